@@ -1,0 +1,208 @@
+//! Devices: open an adapter, query it, synchronize, memory statistics.
+
+use super::boundary::{self, arc, borrow, c_str, out, read_sized, run, to_handle, write_sized, Handle};
+use super::instance::{adapter_info, WgcAdapterInfo, WgcInstance};
+use super::status::WgcStatus;
+use crate::runtime::device::{Device, DeviceOptions};
+use crate::runtime::instance::{choose, Preference};
+use std::ffi::c_char;
+
+/// A GPU device opened on one adapter. Safe to use from many threads at once.
+pub struct WgcDevice {
+    _private: [u8; 0],
+}
+
+impl Handle for WgcDevice {
+    type Rust = Device;
+    const NAME: &'static str = "WgcDevice";
+}
+
+/// How to choose an adapter when `adapter_index` is negative.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WgcPowerPreference {
+    /// `WGC_ADAPTER` if set (an index or part of the adapter's name), else the
+    /// fastest kind of adapter present (discrete, integrated, virtual, software).
+    #[default]
+    Default = 0,
+    HighPerformance = 1,
+    LowPower = 2,
+    /// Only a software driver (e.g. lavapipe).
+    Software = 3,
+}
+
+/// Options for `wgc_device_create`. Zero-initialise, then set `struct_size`
+/// to `sizeof(WgcDeviceOptions)`; fields a smaller (older) struct lacks take
+/// their defaults.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct WgcDeviceOptions {
+    pub struct_size: u32,
+    /// Index into the instance's adapters; negative: choose by `preference`.
+    pub adapter_index: i32,
+    pub preference: WgcPowerPreference,
+    /// If not NULL and the adapter supports it, the driver's pipeline cache
+    /// is loaded from this file and saved to it when the device is released
+    /// (or by `wgc_device_save_pipeline_cache`). Copied; need not outlive the call.
+    pub pipeline_cache_path: *const c_char,
+    /// Most bytes kept in the buffer pool for reuse (0: 1 GiB).
+    pub pool_limit_bytes: u64,
+}
+
+impl Default for WgcDeviceOptions {
+    fn default() -> Self {
+        WgcDeviceOptions {
+            struct_size: std::mem::size_of::<Self>() as u32,
+            adapter_index: -1,
+            preference: WgcPowerPreference::Default,
+            pipeline_cache_path: std::ptr::null(),
+            pool_limit_bytes: 0,
+        }
+    }
+}
+
+/// Memory accounting of one device, in bytes (allocation sizes, which are
+/// rounded up from the requested sizes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WgcMemoryStats {
+    pub struct_size: u32,
+    /// Bytes in buffers that are alive now.
+    pub live_bytes: u64,
+    /// Highest `live_bytes` so far.
+    pub peak_bytes: u64,
+    /// Bytes of freed buffers kept for reuse.
+    pub pooled_bytes: u64,
+    /// Allocations made from the driver, and requests served from the pool.
+    pub driver_allocations: u64,
+    pub pool_hits: u64,
+}
+
+/// Open a device. `options` may be NULL for the defaults. Returns
+/// `WGC_ERROR_NOT_FOUND` if no adapter matches (none at all, a bad index, no
+/// software driver when asked for one, or no name matching `WGC_ADAPTER`).
+/// The device enables the adapter's full limits and the optional features
+/// wgcompute uses (f16, subgroups, timestamps, pipeline cache, cooperative
+/// matrices). `*out_device` holds one reference. Blocks while the driver opens the device.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_device_create(
+    instance: *const WgcInstance,
+    options: *const WgcDeviceOptions,
+    out_device: *mut *mut WgcDevice,
+) -> WgcStatus {
+    run(|| {
+        let inst = unsafe { borrow(instance) }?;
+        let out = unsafe { out(out_device, "out_device") }?;
+        let opts = if options.is_null() { WgcDeviceOptions::default() } else { unsafe { read_sized(options, "options") }? };
+        let preference = match opts.preference as u32 {
+            0 => Preference::Default,
+            1 => Preference::HighPerformance,
+            2 => Preference::LowPower,
+            3 => Preference::Software,
+            v => return Err(crate::Error::InvalidArgument(format!("unknown power preference {v}"))),
+        };
+        let index = (opts.adapter_index >= 0).then_some(opts.adapter_index as usize);
+        let adapter = choose(&inst.adapters, index, preference)?;
+        let path = if opts.pipeline_cache_path.is_null() {
+            None
+        } else {
+            Some(std::path::PathBuf::from(unsafe { c_str(opts.pipeline_cache_path, "pipeline_cache_path") }?))
+        };
+        let device = Device::create(
+            &adapter,
+            DeviceOptions {
+                pipeline_cache_path: path,
+                pool_limit: if opts.pool_limit_bytes == 0 { 1 << 30 } else { opts.pool_limit_bytes },
+            },
+        )?;
+        *out = to_handle::<WgcDevice>(device);
+        Ok(())
+    })
+}
+
+/// Add a reference. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_device_retain(device: *mut WgcDevice) {
+    unsafe { boundary::retain(device) }
+}
+
+/// Drop a reference. NULL is ignored. Buffers, kernels, streams and events
+/// keep their device alive; it closes when the last of them is released
+/// (saving the pipeline cache if one was configured).
+#[no_mangle]
+pub unsafe extern "C" fn wgc_device_release(device: *mut WgcDevice) {
+    unsafe { boundary::release(device) }
+}
+
+/// Describe the device's adapter, with the limits and features enabled on
+/// the device. Set `info->struct_size` first.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_device_info(device: *const WgcDevice, info: *mut WgcAdapterInfo) -> WgcStatus {
+    run(|| {
+        let dev = unsafe { borrow(device) }?;
+        let value = adapter_info(&dev.adapter, dev.features, &dev.limits);
+        unsafe { write_sized(info, &value, "info") }
+    })
+}
+
+/// Submit the recorded work of every stream of the device and block until
+/// the GPU has finished all of it. Returns the first error a submission hit.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_device_synchronize(device: *const WgcDevice) -> WgcStatus {
+    run(|| unsafe { borrow(device) }?.synchronize())
+}
+
+/// Memory statistics. Set `stats->struct_size` first.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_device_memory_stats(device: *const WgcDevice, stats: *mut WgcMemoryStats) -> WgcStatus {
+    run(|| {
+        let dev = unsafe { borrow(device) }?;
+        let s = dev.pool.stats();
+        let value = WgcMemoryStats {
+            struct_size: std::mem::size_of::<WgcMemoryStats>() as u32,
+            live_bytes: s.live_bytes,
+            peak_bytes: s.peak_bytes,
+            pooled_bytes: s.pooled_bytes,
+            driver_allocations: s.allocations,
+            pool_hits: s.pool_hits,
+        };
+        unsafe { write_sized(stats, &value, "stats") }
+    })
+}
+
+/// Return pooled memory to the driver until at most `keep_bytes` stay pooled.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_device_trim_pool(device: *const WgcDevice, keep_bytes: u64) -> WgcStatus {
+    run(|| {
+        let dev = unsafe { borrow(device) }?;
+        dev.pool.trim(keep_bytes, &dev.bind_groups);
+        Ok(())
+    })
+}
+
+/// Save the driver's pipeline cache to the path given in the options now.
+/// `*out_saved` (may be NULL) is 1 if a file was written, 0 if the device has
+/// no pipeline cache (no path given, or the adapter does not support one).
+#[no_mangle]
+pub unsafe extern "C" fn wgc_device_save_pipeline_cache(device: *const WgcDevice, out_saved: *mut u32) -> WgcStatus {
+    run(|| {
+        let dev = unsafe { borrow(device) }?;
+        let saved = dev.save_pipeline_cache()?;
+        if !out_saved.is_null() {
+            unsafe { *out_saved = saved as u32 };
+        }
+        Ok(())
+    })
+}
+
+/// Destroy the device's GPU resources now, as if the device were lost. The
+/// handle stays valid (release it as usual), but every later call on it or
+/// its children fails with `WGC_ERROR_DEVICE_LOST`.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_device_destroy(device: *const WgcDevice) -> WgcStatus {
+    run(|| {
+        let dev = unsafe { arc(device) }?;
+        dev.destroy();
+        Ok(())
+    })
+}

@@ -1,0 +1,13 @@
+//! The C ABI: the only code with `extern "C"`, raw pointers and
+//! `#[no_mangle]`. Each function checks and converts its arguments, calls
+//! into `ops` or `runtime`, and turns the result into a `WgcStatus`.
+
+pub mod boundary;
+pub mod buffer;
+pub mod device;
+pub mod event;
+pub mod instance;
+pub mod kernel;
+pub mod status;
+pub mod stream;
+pub mod tensor;

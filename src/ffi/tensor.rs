@@ -1,0 +1,116 @@
+//! Tensor views as C sees them, and their conversion to `ops::tensor::Tensor`.
+
+use super::boundary::{borrow, out, run};
+use super::buffer::WgcBuffer;
+use super::status::WgcStatus;
+use crate::error::{Error, Result};
+use crate::ops::tensor::{contiguous_strides, DType, Tensor};
+
+/// Most dimensions a tensor view may have.
+pub const WGC_MAX_RANK: u32 = 8;
+
+/// Element types.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WgcDtype {
+    F32 = 0,
+    F16 = 1,
+    I32 = 2,
+    U32 = 3,
+}
+
+/// A view of a buffer as a tensor: element `[i0, ..., i(rank-1)]` lives at
+/// element index `offset + sum(ik * strides[k])` of `buffer`. Strides and
+/// offset count elements, not bytes; strides may be 0 (broadcast) or
+/// negative. Only the first `rank` entries of `shape` and `strides` are read.
+/// Fill one with `wgc_tensor_contiguous`, then change what you need
+/// (transpose by swapping shape and stride entries, slice by moving `offset`).
+/// A view that reaches outside its buffer is rejected with
+/// `WGC_ERROR_OUT_OF_RANGE`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct WgcTensor {
+    pub buffer: *const WgcBuffer,
+    pub dtype: WgcDtype,
+    pub rank: u32,
+    pub shape: [i64; 8],
+    pub strides: [i64; 8],
+    pub offset: i64,
+}
+
+/// Fill `*out` with a row-major (C order) view of `buffer` from element 0.
+/// Does not check that the buffer is large enough (operators do).
+#[no_mangle]
+pub unsafe extern "C" fn wgc_tensor_contiguous(
+    buffer: *const WgcBuffer,
+    dtype: WgcDtype,
+    rank: u32,
+    shape: *const i64,
+    out_tensor: *mut WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let out = unsafe { out(out_tensor, "out_tensor") }?;
+        if rank > WGC_MAX_RANK {
+            return Err(Error::InvalidArgument(format!("rank {rank} exceeds WGC_MAX_RANK ({WGC_MAX_RANK})")));
+        }
+        if rank > 0 && shape.is_null() {
+            return Err(Error::NullPointer("shape is NULL".into()));
+        }
+        let dims: &[i64] = if rank == 0 { &[] } else { unsafe { std::slice::from_raw_parts(shape, rank as usize) } };
+        if let Some(d) = dims.iter().find(|&&d| d < 0) {
+            return Err(Error::InvalidArgument(format!("negative dimension {d}")));
+        }
+        dtype_of(dtype as u32)?;
+        let dims_usize: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+        let strides = contiguous_strides(&dims_usize);
+        let mut t = WgcTensor { buffer, dtype, rank, shape: [0; 8], strides: [0; 8], offset: 0 };
+        for i in 0..rank as usize {
+            t.shape[i] = dims[i];
+            t.strides[i] = strides[i] as i64;
+        }
+        *out = t;
+        Ok(())
+    })
+}
+
+pub(crate) fn dtype_of(v: u32) -> Result<DType> {
+    Ok(match v {
+        0 => DType::F32,
+        1 => DType::F16,
+        2 => DType::I32,
+        3 => DType::U32,
+        _ => return Err(Error::InvalidArgument(format!("unknown dtype {v}"))),
+    })
+}
+
+/// Convert and validate a C tensor view.
+///
+/// # Safety
+/// `t` must be NULL or point to a `WgcTensor` whose buffer is NULL or live.
+pub(crate) unsafe fn tensor<'a>(t: *const WgcTensor, what: &str) -> Result<Tensor<'a>> {
+    if t.is_null() {
+        return Err(Error::NullPointer(format!("tensor {what} is NULL")));
+    }
+    let t = unsafe { &*t };
+    let buffer = unsafe { borrow(t.buffer) }.map_err(|_| Error::NullPointer(format!("tensor {what}: buffer is NULL")))?;
+    if t.rank > WGC_MAX_RANK {
+        return Err(Error::InvalidArgument(format!("tensor {what}: rank {} exceeds {WGC_MAX_RANK}", t.rank)));
+    }
+    let dtype = dtype_of(t.dtype as u32)?;
+    let r = t.rank as usize;
+    if let Some(d) = t.shape[..r].iter().find(|&&d| d < 0) {
+        return Err(Error::InvalidArgument(format!("tensor {what}: negative dimension {d}")));
+    }
+    if t.offset < 0 {
+        return Err(Error::OutOfRange(format!("tensor {what}: negative offset {}", t.offset)));
+    }
+    let view = Tensor {
+        buffer,
+        dtype,
+        shape: t.shape[..r].iter().map(|&d| d as usize).collect(),
+        strides: t.strides[..r].iter().map(|&s| s as isize).collect(),
+        offset: t.offset as usize,
+    };
+    view.validate(&format!("tensor {what}"))?;
+    Ok(view)
+}

@@ -1,0 +1,246 @@
+//! Tensor views: a buffer plus dtype, shape, strides (in elements, may be
+//! negative or zero) and an offset (in elements). Views are checked against
+//! their buffer here, once, so kernels can index without bounds checks.
+
+use crate::bail;
+use crate::error::{Error, Result};
+use crate::runtime::buffer::Buffer;
+use crate::runtime::device::Device;
+
+pub const MAX_RANK: usize = 8;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    F32,
+    F16,
+    I32,
+    U32,
+}
+
+impl DType {
+    pub fn size(self) -> usize {
+        match self {
+            DType::F16 => 2,
+            _ => 4,
+        }
+    }
+
+    /// The WGSL scalar type.
+    pub fn wgsl(self) -> &'static str {
+        match self {
+            DType::F32 => "f32",
+            DType::F16 => "f16",
+            DType::I32 => "i32",
+            DType::U32 => "u32",
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F32 | DType::F16)
+    }
+
+    /// `enable f16;` where the dtype needs it, else nothing.
+    pub fn enable(self) -> &'static str {
+        if self == DType::F16 {
+            "enable f16;"
+        } else {
+            ""
+        }
+    }
+
+    /// Fail with `Unsupported` if the device cannot compute in this dtype.
+    pub fn check_device(self, dev: &Device) -> Result<()> {
+        if self == DType::F16 && !dev.features.contains(wgpu::Features::SHADER_F16) {
+            bail!(Unsupported, "this adapter has no f16 support in shaders");
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone)]
+pub struct Tensor<'a> {
+    pub buffer: &'a Buffer,
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+    pub strides: Vec<isize>,
+    pub offset: usize,
+}
+
+pub fn numel(shape: &[usize]) -> usize {
+    shape.iter().product()
+}
+
+pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
+    let mut strides = vec![0isize; shape.len()];
+    let mut acc = 1isize;
+    for i in (0..shape.len()).rev() {
+        strides[i] = acc;
+        acc *= shape[i].max(1) as isize;
+    }
+    strides
+}
+
+impl<'a> Tensor<'a> {
+    /// Check the view: rank, and every element it reaches lies in the buffer.
+    /// Element indices must also fit the kernels' i32 arithmetic.
+    pub fn validate(&self, what: &str) -> Result<()> {
+        if self.shape.len() > MAX_RANK || self.strides.len() != self.shape.len() {
+            bail!(InvalidArgument, "{what}: rank {} (at most {MAX_RANK})", self.shape.len());
+        }
+        if self.numel() == 0 {
+            return Ok(());
+        }
+        let mut lo = self.offset as i128;
+        let mut hi = self.offset as i128;
+        for (&d, &s) in self.shape.iter().zip(&self.strides) {
+            let span = (d as i128 - 1) * s as i128;
+            if span < 0 {
+                lo += span;
+            } else {
+                hi += span;
+            }
+        }
+        let elems = (self.buffer.size / self.dtype.size() as u64) as i128;
+        if lo < 0 || hi >= elems {
+            bail!(
+                OutOfRange,
+                "{what}: the view reaches elements [{lo}, {hi}] of a buffer holding {elems} {} elements",
+                self.dtype.wgsl()
+            );
+        }
+        if hi > i32::MAX as i128 {
+            bail!(TooLarge, "{what}: element index {hi} exceeds 2^31-1");
+        }
+        Ok(())
+    }
+
+    pub fn numel(&self) -> usize {
+        numel(&self.shape)
+    }
+
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+
+    pub fn is_contiguous(&self) -> bool {
+        let c = contiguous_strides(&self.shape);
+        self.shape.iter().zip(self.strides.iter().zip(&c)).all(|(&d, (s, c))| d <= 1 || s == c)
+    }
+
+    pub fn same_buffer(&self, other: &Tensor) -> bool {
+        std::ptr::eq(self.buffer, other.buffer) || self.buffer.alloc_id() == other.buffer.alloc_id()
+    }
+
+    /// The half-open range of elements the view can touch.
+    pub fn element_span(&self) -> (i128, i128) {
+        if self.numel() == 0 {
+            return (0, 0);
+        }
+        let mut lo = self.offset as i128;
+        let mut hi = self.offset as i128;
+        for (&d, &s) in self.shape.iter().zip(&self.strides) {
+            let span = (d as i128 - 1) * s as i128;
+            if span < 0 {
+                lo += span
+            } else {
+                hi += span
+            }
+        }
+        (lo, hi + 1)
+    }
+
+    /// True if the two views may touch the same memory (conservative: by byte span).
+    pub fn may_overlap(&self, other: &Tensor) -> bool {
+        if !self.same_buffer(other) || self.numel() == 0 || other.numel() == 0 {
+            return false;
+        }
+        let (a0, a1) = self.element_span();
+        let (b0, b1) = other.element_span();
+        let (a0, a1) = (a0 * self.dtype.size() as i128, a1 * self.dtype.size() as i128);
+        let (b0, b1) = (b0 * other.dtype.size() as i128, b1 * other.dtype.size() as i128);
+        a0 < b1 && b0 < a1
+    }
+
+    /// The same view with its dims reordered.
+    pub fn permuted(&self, perm: &[usize]) -> Tensor<'a> {
+        Tensor {
+            buffer: self.buffer,
+            dtype: self.dtype,
+            shape: perm.iter().map(|&p| self.shape[p]).collect(),
+            strides: perm.iter().map(|&p| self.strides[p]).collect(),
+            offset: self.offset,
+        }
+    }
+}
+
+/// NumPy broadcasting of several shapes into one.
+pub fn broadcast_shapes(shapes: &[&[usize]]) -> Result<Vec<usize>> {
+    let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    let mut out = vec![1usize; rank];
+    for s in shapes {
+        for (i, &d) in s.iter().enumerate() {
+            let o = &mut out[rank - s.len() + i];
+            if *o == 1 {
+                *o = d;
+            } else if d != 1 && d != *o {
+                return Err(Error::ShapeMismatch(format!("shapes {:?} do not broadcast", shapes)));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Strides of `t` seen as broadcast to `shape` (0 on broadcast dims).
+pub fn broadcast_strides(t: &Tensor, shape: &[usize]) -> Vec<isize> {
+    let pad = shape.len() - t.rank();
+    (0..shape.len())
+        .map(|i| if i < pad || t.shape[i - pad] == 1 { 0 } else { t.strides[i - pad] })
+        .collect()
+}
+
+/// Merge adjacent dims that are contiguous in every operand, so kernels
+/// index with as few divisions as possible. `strides[k]` are per operand.
+pub fn coalesce(shape: &[usize], strides: &[Vec<isize>]) -> (Vec<usize>, Vec<Vec<isize>>) {
+    let mut out_shape: Vec<usize> = Vec::new();
+    let mut out_strides: Vec<Vec<isize>> = vec![Vec::new(); strides.len()];
+    for i in 0..shape.len() {
+        if shape[i] == 1 {
+            continue;
+        }
+        let merge = !out_shape.is_empty()
+            && strides
+                .iter()
+                .zip(&out_strides)
+                .all(|(s, o)| *o.last().unwrap() == s[i] * shape[i] as isize);
+        if merge {
+            *out_shape.last_mut().unwrap() *= shape[i];
+            for (k, s) in strides.iter().enumerate() {
+                *out_strides[k].last_mut().unwrap() = s[i];
+            }
+        } else {
+            out_shape.push(shape[i]);
+            for (k, s) in strides.iter().enumerate() {
+                out_strides[k].push(s[i]);
+            }
+        }
+    }
+    (out_shape, out_strides)
+}
+
+/// Check that an output view has exactly the expected shape.
+pub fn expect_shape(t: &Tensor, shape: &[usize], what: &str) -> Result<()> {
+    if t.shape != shape {
+        bail!(ShapeMismatch, "{what} has shape {:?}; expected {:?}", t.shape, shape);
+    }
+    Ok(())
+}
+
+/// Check that every view is on the stream's device.
+pub fn same_device(dev: &Device, tensors: &[&Tensor]) -> Result<()> {
+    for t in tensors {
+        if !t.buffer.device.same(dev) {
+            bail!(DeviceMismatch, "a tensor's buffer belongs to another device than the stream");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,230 @@
+//! Buffers: a caller-visible size over a pooled allocation, with blocking host
+//! reads and ordered host writes.
+
+use super::device::{next_id, Device};
+use super::pool::{size_class, Allocation};
+use crate::bail;
+use crate::error::{Error, Result};
+use std::sync::Arc;
+
+/// How a buffer may be used, beyond copies (always allowed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Usage {
+    pub storage: bool,
+    pub uniform: bool,
+    pub indirect: bool,
+}
+
+impl Usage {
+    pub const ALL: Usage = Usage { storage: true, uniform: true, indirect: true };
+
+    fn wgpu(self) -> wgpu::BufferUsages {
+        let mut u = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        if self.storage {
+            u |= wgpu::BufferUsages::STORAGE;
+        }
+        if self.uniform {
+            u |= wgpu::BufferUsages::UNIFORM;
+        }
+        if self.indirect {
+            u |= wgpu::BufferUsages::INDIRECT;
+        }
+        u
+    }
+}
+
+pub struct Buffer {
+    pub device: Arc<Device>,
+    alloc: Option<Allocation>,
+    /// The size the caller asked for; the allocation may be larger.
+    pub size: u64,
+    pub usage: Usage,
+}
+
+/// Copies and host writes need 4-byte multiples.
+pub const COPY_ALIGN: u64 = wgpu::COPY_BUFFER_ALIGNMENT;
+
+impl Buffer {
+    /// Create a buffer whose contents read as zero.
+    pub fn create(device: &Arc<Device>, size: u64, usage: Usage) -> Result<Arc<Buffer>> {
+        let b = Self::create_uninit(device, size, usage)?;
+        if b.reused {
+            // A reused allocation holds old data: clear it, ordered after all recorded work.
+            device.flush_all()?;
+            let mut enc = device.wgpu.create_command_encoder(&Default::default());
+            enc.clear_buffer(b.buffer.raw(), 0, None);
+            device.queue.submit([enc.finish()]);
+        }
+        Ok(b.buffer)
+    }
+
+    /// Create a buffer whose contents are unspecified (operators' scratch space).
+    pub fn create_uninit(device: &Arc<Device>, size: u64, usage: Usage) -> Result<NewBuffer> {
+        device.check_alive()?;
+        if size == 0 {
+            bail!(InvalidArgument, "buffer size must be greater than zero");
+        }
+        let max = device.limits.max_buffer_size;
+        if size > max {
+            bail!(TooLarge, "buffer of {size} bytes requested; this adapter allows at most {max}");
+        }
+        let class = size_class(size).min(max.max(size));
+        let wusage = usage.wgpu();
+        if let Some(alloc) = device.pool.take(class, wusage) {
+            return Ok(NewBuffer {
+                buffer: Arc::new(Buffer { device: device.clone(), alloc: Some(alloc), size, usage }),
+                reused: true,
+            });
+        }
+        let raw = device.scoped(|| {
+            device.wgpu.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: class,
+                usage: wusage,
+                mapped_at_creation: false,
+            })
+        });
+        let raw = match raw {
+            Ok(raw) => raw,
+            Err(Error::OutOfMemory(m)) => {
+                // Give the pooled memory back to the driver and try once more.
+                device.pool.trim(0, &device.bind_groups);
+                device
+                    .scoped(|| {
+                        device.wgpu.create_buffer(&wgpu::BufferDescriptor {
+                            label: None,
+                            size: class,
+                            usage: wusage,
+                            mapped_at_creation: false,
+                        })
+                    })
+                    .map_err(|_| Error::OutOfMemory(format!("{size} bytes: {m}")))?
+            }
+            Err(e) => return Err(e),
+        };
+        device.pool.note_new(class);
+        Ok(NewBuffer {
+            buffer: Arc::new(Buffer {
+                device: device.clone(),
+                alloc: Some(Allocation { raw, id: next_id() }),
+                size,
+                usage,
+            }),
+            reused: false,
+        })
+    }
+
+    pub fn raw(&self) -> &wgpu::Buffer {
+        &self.alloc.as_ref().unwrap().raw
+    }
+
+    /// The allocation's id: the bind group cache keys on it.
+    pub fn alloc_id(&self) -> u64 {
+        self.alloc.as_ref().unwrap().id
+    }
+
+    pub fn check_range(&self, offset: u64, size: u64, what: &str) -> Result<()> {
+        match offset.checked_add(size) {
+            Some(end) if end <= self.size => Ok(()),
+            _ => Err(Error::OutOfRange(format!(
+                "{what}: bytes [{offset}, {offset}+{size}) reach past the end of a {}-byte buffer",
+                self.size
+            ))),
+        }
+    }
+
+    /// Write host bytes. Ordered after all work recorded so far on any stream
+    /// of the device; returns once `data` has been copied (not waiting for the GPU).
+    pub fn write(&self, offset: u64, data: &[u8]) -> Result<()> {
+        self.device.check_alive()?;
+        let size = data.len() as u64;
+        self.check_range(offset, size, "write")?;
+        if offset % COPY_ALIGN != 0 || size % COPY_ALIGN != 0 {
+            bail!(Alignment, "write offset ({offset}) and size ({size}) must be multiples of 4");
+        }
+        if size == 0 {
+            return Ok(());
+        }
+        self.device.flush_all()?;
+        self.device.scoped(|| self.device.queue.write_buffer(self.raw(), offset, data))
+    }
+
+    /// Read into host memory. Blocks until all work recorded so far on any
+    /// stream of the device has finished and the bytes have arrived.
+    pub fn read(&self, offset: u64, out: &mut [u8]) -> Result<()> {
+        self.device.check_alive()?;
+        let size = out.len() as u64;
+        self.check_range(offset, size, "read")?;
+        if size == 0 {
+            return Ok(());
+        }
+        let dev = &self.device;
+        dev.flush_all()?;
+        // Copy an aligned superset of the range to a staging buffer.
+        let start = offset / COPY_ALIGN * COPY_ALIGN;
+        let end = (offset + size).div_ceil(COPY_ALIGN) * COPY_ALIGN;
+        let end = end.min(self.raw().size());
+        let len = end - start;
+        let usage = wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST;
+        let class = size_class(len);
+        let staging = match dev.pool.take(class, usage) {
+            Some(a) => a,
+            None => {
+                let raw = dev.scoped(|| {
+                    dev.wgpu.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("wgcompute read staging"),
+                        size: class,
+                        usage,
+                        mapped_at_creation: false,
+                    })
+                })?;
+                dev.pool.note_new(class);
+                Allocation { raw, id: next_id() }
+            }
+        };
+        let result = (|| {
+            let mut enc = dev.wgpu.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(self.raw(), start, &staging.raw, 0, len);
+            let index = dev.scoped(|| dev.queue.submit([enc.finish()]))?;
+            let (tx, rx) = std::sync::mpsc::channel();
+            staging.raw.slice(0..len).map_async(wgpu::MapMode::Read, move |r| {
+                let _ = tx.send(r);
+            });
+            dev.wait_for(index)?;
+            match rx.try_recv() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => bail!(DeviceLost, "mapping the read-back buffer failed: {e}"),
+                Err(_) => bail!(Internal, "the read-back buffer was not mapped after the wait"),
+            }
+            {
+                let view = staging
+                    .raw
+                    .slice(0..len)
+                    .get_mapped_range()
+                    .map_err(|e| Error::Internal(format!("mapped range: {e:?}")))?;
+                let skip = (offset - start) as usize;
+                out.copy_from_slice(&view[skip..skip + size as usize]);
+            }
+            staging.raw.unmap();
+            Ok(())
+        })();
+        dev.pool.give_back(staging, &dev.bind_groups);
+        result
+    }
+}
+
+/// A freshly created buffer and whether its allocation came from the pool.
+pub struct NewBuffer {
+    pub buffer: Arc<Buffer>,
+    pub reused: bool,
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        if let Some(a) = self.alloc.take() {
+            if self.device.check_alive().is_ok() {
+                self.device.pool.give_back(a, &self.device.bind_groups);
+            }
+        }
+    }
+}

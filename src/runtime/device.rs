@@ -1,0 +1,259 @@
+//! A device: the wgpu device and queue of one adapter, plus everything that is
+//! shared by its children: the buffer pool, the kernel and bind group caches,
+//! the list of streams (so that host reads and writes see all recorded work),
+//! the optional on-disk pipeline cache, and the device-lost state.
+
+use super::block_on::block_on;
+use super::instance::{summarize, AdapterSummary};
+use super::kernel::KernelCache;
+use super::pool::BufferPool;
+use super::stream::StreamShared;
+use crate::error::{Error, Result};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A process-unique id for devices, allocations and kernels; cache keys use it.
+pub fn next_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+pub struct DeviceOptions {
+    pub pipeline_cache_path: Option<PathBuf>,
+    /// Most bytes the buffer pool keeps for reuse.
+    pub pool_limit: u64,
+}
+
+impl Default for DeviceOptions {
+    fn default() -> Self {
+        DeviceOptions { pipeline_cache_path: None, pool_limit: 1 << 30 }
+    }
+}
+
+pub struct Device {
+    pub id: u64,
+    pub wgpu: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub adapter: AdapterSummary,
+    /// Limits and features actually enabled on the device.
+    pub limits: wgpu::Limits,
+    pub features: wgpu::Features,
+    pub pool: BufferPool,
+    pub kernels: KernelCache,
+    pub bind_groups: super::bind_cache::BindGroupCache,
+    lost: Arc<Mutex<Option<String>>>,
+    destroyed: AtomicBool,
+    /// Errors that escaped every error scope (the default handler would panic).
+    uncaptured: Arc<Mutex<Vec<String>>>,
+    streams: Mutex<Vec<Weak<StreamShared>>>,
+    pipeline_cache: Option<(wgpu::PipelineCache, PathBuf)>,
+}
+
+/// The features wgcompute enables when the adapter offers them.
+fn wanted_features() -> wgpu::Features {
+    wgpu::Features::SHADER_F16
+        | wgpu::Features::SUBGROUP
+        | wgpu::Features::TIMESTAMP_QUERY
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
+        | wgpu::Features::PIPELINE_CACHE
+        | wgpu::Features::IMMEDIATES
+        | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX
+}
+
+impl Device {
+    pub fn create(adapter: &wgpu::Adapter, options: DeviceOptions) -> Result<Arc<Device>> {
+        let summary = summarize(adapter);
+        let features = adapter.features() & wanted_features();
+        let experimental = if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
+            // SAFETY: only the cooperative-matrix feature is experimental, and only
+            // kernels that check `features` use it.
+            unsafe { wgpu::ExperimentalFeatures::enabled() }
+        } else {
+            wgpu::ExperimentalFeatures::disabled()
+        };
+        let desc = wgpu::DeviceDescriptor {
+            label: Some("wgcompute"),
+            required_features: features,
+            required_limits: adapter.limits(),
+            experimental_features: experimental,
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        };
+        let (device, queue) = block_on(adapter.request_device(&desc))
+            .map_err(|e| Error::Internal(format!("could not open the device: {e}")))?;
+
+        let uncaptured = Arc::new(Mutex::new(Vec::new()));
+        let sink = uncaptured.clone();
+        // Replace wgpu's default handler, which panics.
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut v = sink.lock().unwrap();
+            if v.len() < 16 {
+                v.push(e.to_string());
+            }
+        }));
+        let lost = Arc::new(Mutex::new(None));
+        let lost_sink = lost.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            *lost_sink.lock().unwrap() = Some(format!("{reason:?}: {msg}"));
+        });
+
+        let pipeline_cache = match options.pipeline_cache_path {
+            Some(path) if features.contains(wgpu::Features::PIPELINE_CACHE) => {
+                let data = std::fs::read(&path).ok();
+                // SAFETY: the data is only used by wgpu if its header matches this
+                // adapter and driver (wgpu checks the key); otherwise it is ignored.
+                let cache = unsafe {
+                    device.create_pipeline_cache(&wgpu::PipelineCacheDescriptor {
+                        label: Some("wgcompute pipeline cache"),
+                        data: data.as_deref(),
+                        fallback: true,
+                    })
+                };
+                Some((cache, path))
+            }
+            _ => None,
+        };
+
+        let limits = device.limits();
+        Ok(Arc::new(Device {
+            id: next_id(),
+            features: device.features(),
+            limits,
+            wgpu: device,
+            queue,
+            adapter: summary,
+            pool: BufferPool::new(options.pool_limit),
+            kernels: KernelCache::default(),
+            bind_groups: Default::default(),
+            lost,
+            destroyed: AtomicBool::new(false),
+            uncaptured,
+            streams: Mutex::new(Vec::new()),
+            pipeline_cache,
+        }))
+    }
+
+    /// Fails with `DeviceLost` once the device is lost or destroyed.
+    pub fn check_alive(&self) -> Result<()> {
+        if self.destroyed.load(Ordering::Acquire) {
+            return Err(Error::DeviceLost("the device was destroyed".into()));
+        }
+        if let Some(reason) = self.lost.lock().unwrap().as_ref() {
+            return Err(Error::DeviceLost(reason.clone()));
+        }
+        Ok(())
+    }
+
+    /// Release the GPU resources now; every later call on this device or
+    /// its children fails with `DeviceLost`.
+    pub fn destroy(&self) {
+        self.destroyed.store(true, Ordering::Release);
+        self.pool.trim(0, &self.bind_groups);
+        self.wgpu.destroy();
+    }
+
+    pub fn pipeline_cache(&self) -> Option<&wgpu::PipelineCache> {
+        self.pipeline_cache.as_ref().map(|(c, _)| c)
+    }
+
+    /// Write the driver's pipeline cache to the path given at creation.
+    pub fn save_pipeline_cache(&self) -> Result<bool> {
+        let Some((cache, path)) = &self.pipeline_cache else { return Ok(false) };
+        let Some(data) = cache.get_data() else { return Ok(false) };
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, &data)
+            .and_then(|_| std::fs::rename(&tmp, path))
+            .map_err(|e| Error::InvalidArgument(format!("cannot write pipeline cache {}: {e}", path.display())))?;
+        Ok(true)
+    }
+
+    /// Run `f` inside out-of-memory and validation error scopes and turn what
+    /// they catch into an `Error`. Scopes are per thread, so this is safe to
+    /// call from many threads at once.
+    pub fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
+        let oom = self.wgpu.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.wgpu.push_error_scope(wgpu::ErrorFilter::Validation);
+        let internal = self.wgpu.push_error_scope(wgpu::ErrorFilter::Internal);
+        let value = f();
+        let e3 = block_on(internal.pop());
+        let e2 = block_on(validation.pop());
+        let e1 = block_on(oom.pop());
+        match e1.or(e2).or(e3) {
+            Some(e) => Err(Error::from_wgpu(e)),
+            None => Ok(value),
+        }
+    }
+
+    /// Take the errors that no scope caught since the last call.
+    pub fn take_uncaptured(&self) -> Option<String> {
+        let mut v = self.uncaptured.lock().unwrap();
+        if v.is_empty() {
+            None
+        } else {
+            Some(std::mem::take(&mut *v).join("; "))
+        }
+    }
+
+    pub(crate) fn register_stream(&self, s: &Arc<StreamShared>) {
+        let mut list = self.streams.lock().unwrap();
+        list.retain(|w| w.strong_count() > 0);
+        list.push(Arc::downgrade(s));
+    }
+
+    /// Submit the recorded work of every stream of this device, so that what
+    /// happens next on the queue comes after everything recorded so far.
+    pub fn flush_all(&self) -> Result<()> {
+        let streams: Vec<_> = self.streams.lock().unwrap().iter().filter_map(|w| w.upgrade()).collect();
+        let mut first_err = None;
+        for s in streams {
+            if let Err(e) = s.flush() {
+                first_err.get_or_insert(e);
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    }
+
+    /// Block until the GPU has finished every submission so far.
+    pub fn wait_idle(&self) -> Result<()> {
+        self.wgpu
+            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
+            .map(|_| ())
+            .map_err(|e| Error::DeviceLost(format!("waiting for the GPU failed: {e}")))?;
+        self.check_alive()
+    }
+
+    /// Block until one submission has finished.
+    pub fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<()> {
+        self.wgpu
+            .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
+            .map(|_| ())
+            .map_err(|e| Error::DeviceLost(format!("waiting for the GPU failed: {e}")))?;
+        self.check_alive()
+    }
+
+    /// Flush every stream and wait for the GPU to finish.
+    pub fn synchronize(&self) -> Result<()> {
+        self.check_alive()?;
+        self.flush_all()?;
+        // Push any pending host writes even when no stream had work.
+        self.queue.submit(std::iter::empty());
+        self.wait_idle()
+    }
+
+    pub fn same(&self, other: &Device) -> bool {
+        self.id == other.id
+    }
+
+    pub fn adapter_summary(adapter: &wgpu::Adapter) -> AdapterSummary {
+        summarize(adapter)
+    }
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        let _ = self.save_pipeline_cache();
+    }
+}

@@ -1,0 +1,120 @@
+//! The buffer pool: freed allocations are kept by (size class, usage) and
+//! handed out again, so that operators and callers that allocate in a loop do
+//! not pay for a driver allocation each time. Also keeps the memory statistics.
+
+use super::bind_cache::BindGroupCache;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// A GPU allocation with a process-unique id (bind group cache keys use it).
+pub struct Allocation {
+    pub raw: wgpu::Buffer,
+    pub id: u64,
+}
+
+#[derive(Default, Clone, Copy, Debug)]
+pub struct MemoryStats {
+    pub live_bytes: u64,
+    pub peak_bytes: u64,
+    pub pooled_bytes: u64,
+    pub allocations: u64,
+    pub pool_hits: u64,
+}
+
+pub struct BufferPool {
+    free: Mutex<HashMap<(u64, u32), Vec<Allocation>>>,
+    limit: AtomicU64,
+    live: AtomicU64,
+    peak: AtomicU64,
+    pooled: AtomicU64,
+    allocations: AtomicU64,
+    hits: AtomicU64,
+}
+
+/// Round a request up to its size class: multiples of 256 bytes below 64 KiB,
+/// then steps of 1/8 of the power of two (at most 12.5 % slack).
+pub fn size_class(size: u64) -> u64 {
+    let size = size.max(16);
+    if size <= 65536 {
+        return size.div_ceil(256) * 256;
+    }
+    let step = (size.next_power_of_two() / 8).max(256);
+    size.div_ceil(step) * step
+}
+
+impl BufferPool {
+    pub fn new(limit: u64) -> Self {
+        BufferPool {
+            free: Mutex::new(HashMap::new()),
+            limit: AtomicU64::new(limit),
+            live: AtomicU64::new(0),
+            peak: AtomicU64::new(0),
+            pooled: AtomicU64::new(0),
+            allocations: AtomicU64::new(0),
+            hits: AtomicU64::new(0),
+        }
+    }
+
+    /// Take a pooled allocation of exactly this class and usage, if one is free.
+    pub fn take(&self, class: u64, usage: wgpu::BufferUsages) -> Option<Allocation> {
+        let a = self.free.lock().unwrap().get_mut(&(class, usage.bits()))?.pop()?;
+        self.pooled.fetch_sub(class, Ordering::Relaxed);
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        self.note_live(class);
+        Some(a)
+    }
+
+    /// Count a fresh driver allocation as live.
+    pub fn note_new(&self, class: u64) {
+        self.allocations.fetch_add(1, Ordering::Relaxed);
+        self.note_live(class);
+    }
+
+    fn note_live(&self, class: u64) {
+        let now = self.live.fetch_add(class, Ordering::Relaxed) + class;
+        self.peak.fetch_max(now, Ordering::Relaxed);
+    }
+
+    /// Give an allocation back; it is destroyed if the pool is full.
+    pub fn give_back(&self, a: Allocation, bind_groups: &BindGroupCache) {
+        let class = a.raw.size();
+        self.live.fetch_sub(class, Ordering::Relaxed);
+        if self.pooled.load(Ordering::Relaxed) + class > self.limit.load(Ordering::Relaxed) {
+            bind_groups.forget_allocation(a.id);
+            a.raw.destroy();
+            return;
+        }
+        self.pooled.fetch_add(class, Ordering::Relaxed);
+        self.free.lock().unwrap().entry((class, a.raw.usage().bits())).or_default().push(a);
+    }
+
+    /// Destroy pooled allocations until at most `keep` bytes remain pooled.
+    pub fn trim(&self, keep: u64, bind_groups: &BindGroupCache) {
+        let mut free = self.free.lock().unwrap();
+        for list in free.values_mut() {
+            while self.pooled.load(Ordering::Relaxed) > keep {
+                let Some(a) = list.pop() else { break };
+                self.pooled.fetch_sub(a.raw.size(), Ordering::Relaxed);
+                bind_groups.forget_allocation(a.id);
+                a.raw.destroy();
+            }
+        }
+        free.retain(|_, l| !l.is_empty());
+    }
+
+    pub fn set_limit(&self, limit: u64, bind_groups: &BindGroupCache) {
+        self.limit.store(limit, Ordering::Relaxed);
+        self.trim(limit, bind_groups);
+    }
+
+    pub fn stats(&self) -> MemoryStats {
+        MemoryStats {
+            live_bytes: self.live.load(Ordering::Relaxed),
+            peak_bytes: self.peak.load(Ordering::Relaxed),
+            pooled_bytes: self.pooled.load(Ordering::Relaxed),
+            allocations: self.allocations.load(Ordering::Relaxed),
+            pool_hits: self.hits.load(Ordering::Relaxed),
+        }
+    }
+}
