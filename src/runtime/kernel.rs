@@ -50,12 +50,15 @@ struct Key {
     trusted: bool,
 }
 
+type VariantKey = (&'static str, String, Vec<(String, String)>);
+
 #[derive(Default)]
 pub struct KernelCache {
     map: Mutex<HashMap<Key, Arc<Kernel>>>,
-    /// Built-in kernel variants by (file, entry, substitutions): a lookup
-    /// that needs no rendering or hashing of the source.
-    variants: Mutex<HashMap<(&'static str, String, Vec<(String, String)>), Arc<Kernel>>>,
+    /// Built-in kernel variants by a hash of (file, entry, substitutions): a
+    /// lookup that allocates nothing and renders nothing (operators call it
+    /// on every launch). The full key is kept to rule out collisions.
+    variants: Mutex<HashMap<u64, Vec<(VariantKey, Arc<Kernel>)>>>,
 }
 
 impl KernelCache {
@@ -82,12 +85,26 @@ impl KernelCache {
         values: &[(&str, &str)],
         render: impl FnOnce() -> String,
     ) -> Result<Arc<Kernel>> {
-        let key = (file, entry.to_owned(), values.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect());
-        if let Some(k) = self.variants.lock().unwrap().get(&key) {
-            return Ok(k.clone());
+        let hash = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            (file, entry, values).hash(&mut h);
+            h.finish()
+        };
+        let matches = |k: &VariantKey| {
+            k.0 == file
+                && k.1 == entry
+                && k.2.len() == values.len()
+                && k.2.iter().zip(values).all(|(a, b)| a.0 == b.0 && a.1 == b.1)
+        };
+        if let Some(list) = self.variants.lock().unwrap().get(&hash) {
+            if let Some((_, k)) = list.iter().find(|(key, _)| matches(key)) {
+                return Ok(k.clone());
+            }
         }
         let k = self.get(device, &render(), entry, true)?;
-        self.variants.lock().unwrap().insert(key, k.clone());
+        let key = (file, entry.to_owned(), values.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect());
+        self.variants.lock().unwrap().entry(hash).or_default().push((key, k.clone()));
         Ok(k)
     }
 
