@@ -6,6 +6,7 @@
 /// Every shader file, by name (used by the naga validation test).
 pub const ALL: &[(&str, &str)] = &[
     ("fill.wgsl", include_str!("../shaders/fill.wgsl")),
+    ("gemm_coop_f16.wgsl", include_str!("../shaders/gemm_coop_f16.wgsl")),
 ];
 
 pub fn source(name: &str) -> &'static str {

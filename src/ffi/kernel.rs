@@ -30,11 +30,16 @@ pub struct WgcKernelDesc {
     pub source: *const c_char,
     /// NUL-terminated name of a `@compute` function in `source`.
     pub entry_point: *const c_char,
+    /// 1: compile without the runtime bounds checks that otherwise clamp
+    /// every array index, and without zero-initialising workgroup memory.
+    /// Faster, but an out-of-bounds access is then undefined behaviour on the
+    /// GPU: only for kernels whose indexing the caller has proven in bounds.
+    pub skip_bounds_checks: u32,
 }
 
 impl Default for WgcKernelDesc {
     fn default() -> Self {
-        WgcKernelDesc { struct_size: 0, source: std::ptr::null(), entry_point: std::ptr::null() }
+        WgcKernelDesc { struct_size: 0, source: std::ptr::null(), entry_point: std::ptr::null(), skip_bounds_checks: 0 }
     }
 }
 
@@ -57,7 +62,7 @@ pub unsafe extern "C" fn wgc_kernel_create(
         let desc = unsafe { read_sized(desc, "desc") }?;
         let source = unsafe { c_str(desc.source, "desc->source") }?;
         let entry = unsafe { c_str(desc.entry_point, "desc->entry_point") }?;
-        let kernel = dev.kernels.get(&dev, source, entry, false)?;
+        let kernel = dev.kernels.get(&dev, source, entry, desc.skip_bounds_checks != 0)?;
         *out = to_handle::<WgcKernel>(Arc::new(KernelRef { device: dev, kernel }));
         Ok(())
     })

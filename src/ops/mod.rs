@@ -3,5 +3,6 @@
 
 pub mod common;
 pub mod fill;
+pub mod gemm_coop;
 pub mod grid;
 pub mod tensor;
