@@ -69,7 +69,11 @@ int main(int argc, char **argv) {
         WgcKernelDesc d = {0};
         d.struct_size = sizeof d; d.source = slurp(argv[v]); d.entry_point = "gemm_coop_f16"; d.skip_bounds_checks = 1;
         WgcKernel *k;
-        CHECK(wgc_kernel_create(dev, &d, &k));
+        WgcStatus ks = wgc_kernel_create(dev, &d, &k);
+        if (ks != WGC_OK) {
+            printf("coop %s: %s: %.200s\n", argv[v], wgc_status_string(ks), wgc_last_error_message());
+            continue;
+        }
         uint32_t params[9] = {n, n, n, 0, 0, 0, 0, 0, 0};
         WgcBinding bind[3] = {{0, a, 0, 0}, {1, b, 0, 0}, {2, c, 0, 0}};
         WgcLaunch l = {0};
@@ -95,7 +99,7 @@ int main(int argc, char **argv) {
             wgc_event_release(e0); wgc_event_release(e1);
         }
         qsort(ms, 10, sizeof(double), cmpd);
-        printf("coop %dx%dx%dx%d n=%u: %.3f ms, %.1f TFLOP/s, check %s\n", fm, fn_, sgm, sgn, n, ms[5],
+        printf("%s n=%u: %.3f ms, %.1f TFLOP/s, check %s\n", argv[v], n, ms[5],
                2.0 * n * n * n / (ms[5] * 1e9), bad ? "WRONG" : "ok");
         wgc_kernel_release(k);
     }

@@ -16,6 +16,10 @@ pub struct Tile {
     pub fn_: u32,
     pub sgm: u32,
     pub sgn: u32,
+    /// K consumed per staged tile.
+    pub bk: u32,
+    /// Two tile buffers in workgroup memory: one barrier per step instead of two.
+    pub double: bool,
 }
 
 impl Tile {
@@ -26,12 +30,12 @@ impl Tile {
         (16 * self.fn_ * self.sgn) as usize
     }
     fn name(self) -> String {
-        format!("{}x{}x{}x{}", self.fm, self.fn_, self.sgm, self.sgn)
+        format!("{}x{}x{}x{}x{}{}", self.fm, self.fn_, self.sgm, self.sgn, self.bk, if self.double { "d" } else { "" })
     }
 }
 
 /// The tile used; chosen by measurement on an H200 (BENCHMARKS.md).
-pub const TILE: Tile = Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2 };
+pub const TILE: Tile = Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 32, double: false };
 
 /// True if the adapter can run this kernel at all.
 pub fn available(dev: &Device) -> bool {
@@ -42,41 +46,101 @@ pub fn available(dev: &Device) -> bool {
 }
 
 /// True if this problem fits the kernel's tiling exactly.
+/// (Offsets must also be multiples of 8 elements.)
 pub fn fits(m: usize, n: usize, k: usize) -> bool {
-    m % TILE.block_m() == 0 && n % TILE.block_n() == 0 && k % 16 == 0 && k > 0
+    m % TILE.block_m() == 0 && n % TILE.block_n() == 0 && k % TILE.bk as usize == 0 && k > 0
 }
 
 pub fn source(t: Tile) -> String {
-    let Tile { fm: FM, fn_: FN, sgm: SGM, sgn: SGN } = t;
+    let Tile { fm, fn_, sgm, sgn, bk, double } = t;
+    let (bm, bn) = (t.block_m() as u32, t.block_n() as u32);
+    let threads = 32 * sgm * sgn;
+    // 16-byte vectors per tile, and how many each invocation moves.
+    let a_vecs = bm * bk / 8;
+    let b_vecs = bk * bn / 8;
+    assert!(a_vecs % threads == 0 && b_vecs % threads == 0, "tile {t:?} does not divide among its invocations");
+    let (a_per, b_per) = (a_vecs / threads, b_vecs / threads);
     let mut decl = String::new();
     let mut body = String::new();
     let mut store = String::new();
-    for i in 0..FM {
-        body += &format!("        let ia{i} = oa + {}u * ks + kk;\n        let a{i} = coopLoadT<coop_mat16x16<f16, A>>(&a[ia{i}], ks);\n", i * 16);
+    let mut prefetch_decl = String::new();
+    let mut prefetch = String::new();
+    let mut stage = String::new();
+    // A tile: BM rows of bk/8 vectors; B tile: bk rows of BN/8 vectors.
+    let a_fetch = |i: u32, t: &str| {
+        let v = format!("(lid + {}u)", i * threads);
+        format!(
+            "a[a_base + ({v} / {row}u) * a_row_vecs + {t} * {bkv}u + {v} % {row}u]",
+            row = bk / 8,
+            bkv = bk / 8
+        )
+    };
+    let b_fetch = |i: u32, t: &str| {
+        let v = format!("(lid + {}u)", i * threads);
+        format!("b[b_base + ({t} * {bk}u + {v} / {row}u) * b_row_vecs + {v} % {row}u]", bk = bk, row = bn / 8)
+    };
+    for i in 0..a_per {
+        prefetch_decl += &format!("    var ra{i} = {};\n", a_fetch(i, "0u"));
+        prefetch += &format!("            ra{i} = {};\n", a_fetch(i, "(t + 1u)"));
+        let v = format!("(lid + {}u)", i * threads);
+        stage += &format!("        store8(true, sa + ({v} / {row}u) * AS + ({v} % {row}u) * 8u, ra{i});\n", row = bk / 8);
     }
-    for j in 0..FN {
-        body += &format!("        let ib{j} = ob + kk * ns + {}u;\n        let b{j} = coopLoadT<coop_mat16x16<f16, B>>(&b[ib{j}], ns);\n", j * 16);
+    for i in 0..b_per {
+        prefetch_decl += &format!("    var rb{i} = {};\n", b_fetch(i, "0u"));
+        prefetch += &format!("            rb{i} = {};\n", b_fetch(i, "(t + 1u)"));
+        let v = format!("(lid + {}u)", i * threads);
+        stage += &format!("        store8(false, sb + ({v} / {row}u) * BS + ({v} % {row}u) * 8u, rb{i});\n", row = bn / 8);
     }
-    for i in 0..FM {
-        for j in 0..FN {
+    for i in 0..fm {
+        body += &format!(
+            "            let fa{i} = coopLoadT<coop_mat16x16<f16, A>>(&ta[ca + (sub_row + {}u) * AS + kk], AS);\n",
+            i * 16
+        );
+    }
+    for j in 0..fn_ {
+        body += &format!(
+            "            let fb{j} = coopLoadT<coop_mat16x16<f16, B>>(&tb[cb + kk * BS + sub_col + {}u], BS);\n",
+            j * 16
+        );
+    }
+    for i in 0..fm {
+        for j in 0..fn_ {
             decl += &format!("    var c{i}{j} = coop_mat16x16<f32, C>();\n");
-            body += &format!("        c{i}{j} = coopMultiplyAdd(a{i}, b{j}, c{i}{j});\n");
+            body += &format!("            c{i}{j} = coopMultiplyAdd(fa{i}, fb{j}, c{i}{j});\n");
             store += &format!("    let ic{i}{j} = oc + {}u * ns + {}u;\n    coopStoreT(c{i}{j}, &c[ic{i}{j}], ns);\n", i * 16, j * 16);
         }
     }
-    let threads = (32 * SGM * SGN).to_string();
     crate::shaders::render(
         crate::shaders::source("gemm_coop_f16.wgsl"),
         &[
-            ("THREADS", &threads),
-            ("SM", &(16 * FM).to_string()),
-            ("SN", &(16 * FN).to_string()),
-            ("SGM", &SGM.to_string()),
-            ("SGN", &SGN.to_string()),
+            ("THREADS", &threads.to_string()),
+            ("BM", &bm.to_string()),
+            ("BN", &bn.to_string()),
+            ("BK", &bk.to_string()),
+            ("BUFS", if double { "2" } else { "1" }),
+            ("LOOP", &if double { loop_double(&stage, &prefetch, &body) } else { loop_single(&stage, &prefetch, &body) }),
+            ("SM", &(16 * fm).to_string()),
+            ("SN", &(16 * fn_).to_string()),
+            ("SGN", &sgn.to_string()),
             ("DECL", &decl),
-            ("BODY", &body),
+            ("PREFETCH_DECL", &prefetch_decl),
             ("STORE", &store),
         ],
+    )
+}
+
+/// Stage, then multiply: two barriers a step.
+fn loop_single(stage: &str, prefetch: &str, body: &str) -> String {
+    format!(
+        "    let sa = 0u;\n    let sb = 0u;\n    let ca = 0u;\n    let cb = 0u;\n    for (var t = 0u; t < steps; t++) {{\n        workgroupBarrier();\n{stage}        workgroupBarrier();\n        if (t + 1u < steps) {{\n{prefetch}        }}\n        for (var kk = 0u; kk < BK; kk += 16u) {{\n{body}        }}\n    }}\n"
+    )
+}
+
+/// Multiply from one buffer while staging the next tile into the other:
+/// one barrier a step.
+fn loop_double(stage: &str, prefetch: &str, body: &str) -> String {
+    format!(
+        "    {{\n        let sa = 0u;\n        let sb = 0u;\n{stage}    }}\n    workgroupBarrier();\n    for (var t = 0u; t < steps; t++) {{\n        let ca = (t % 2u) * A_TILE;\n        let cb = (t % 2u) * B_TILE;\n        let more = t + 1u < steps;\n        if (more) {{\n{prefetch}        }}\n        for (var kk = 0u; kk < BK; kk += 16u) {{\n{body}        }}\n        if (more) {{\n            let sa = A_TILE - ca;\n            let sb = B_TILE - cb;\n{stage}        }}\n        workgroupBarrier();\n    }}\n"
     )
 }
 
@@ -115,11 +179,13 @@ pub fn record(
 mod tests {
     use super::*;
 
-    const PROBES: [Tile; 4] = [
+    const PROBES: [Tile; 6] = [
+        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 32, double: true },
+        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 64, double: true },
         TILE,
-        Tile { fm: 2, fn_: 4, sgm: 2, sgn: 2 },
-        Tile { fm: 4, fn_: 2, sgm: 2, sgn: 4 },
-        Tile { fm: 2, fn_: 2, sgm: 4, sgn: 2 },
+        Tile { fm: 4, fn_: 4, sgm: 4, sgn: 2, bk: 32, double: false },
+        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 4, bk: 32, double: false },
+        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 64, double: false },
     ];
 
     #[test]

@@ -159,11 +159,18 @@ fn reflect(device: &Device, source: &str, entry: &str) -> Result<(Vec<BindingInf
     }
     let uses = info.get_entry_point(ep_index);
     let mut bindings = Vec::new();
+    let mut workgroup_bytes = 0u64;
     for (handle, var) in module.global_variables.iter() {
         if uses[handle].is_empty() {
             continue;
         }
         let kind = match var.space {
+            naga::AddressSpace::WorkGroup => {
+                // wgpu does not check this at pipeline creation, and some
+                // drivers hang on a dispatch that asks for too much.
+                workgroup_bytes += module.types[var.ty].inner.size(module.to_ctx()) as u64;
+                continue;
+            }
             naga::AddressSpace::Storage { access } => {
                 if access.contains(naga::StorageAccess::STORE) {
                     BindingKind::StorageReadWrite
@@ -187,6 +194,13 @@ fn reflect(device: &Device, source: &str, entry: &str) -> Result<(Vec<BindingInf
             kind,
             min_size: min_size.max(4),
         });
+    }
+    if workgroup_bytes > l.max_compute_workgroup_storage_size as u64 {
+        bail!(
+            LimitExceeded,
+            "entry point {entry:?} uses {workgroup_bytes} bytes of workgroup memory; this adapter allows {}",
+            l.max_compute_workgroup_storage_size
+        );
     }
     bindings.sort_by_key(|b| b.binding);
     if bindings.iter().filter(|b| b.kind == BindingKind::Uniform).count() > 1 {
