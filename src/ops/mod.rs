@@ -4,4 +4,10 @@
 pub mod common;
 pub mod fill;
 pub mod grid;
+pub mod norm;
+pub mod norm_batch;
+pub mod reduce;
+pub mod reduce_axes;
+pub mod reduce_kernels;
+pub mod softmax;
 pub mod tensor;

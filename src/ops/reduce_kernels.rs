@@ -1,0 +1,76 @@
+//! Kernel variants shared by the reduction, softmax and normalisation
+//! operators: each template gets the subgroup primitives (or their
+//! workgroup-memory-only twins) appended, and launches bind explicit slots.
+
+use super::common::Params;
+use super::tensor::DType;
+use crate::error::Result;
+use crate::runtime::buffer::Buffer;
+use crate::runtime::device::Device;
+use crate::runtime::kernel::Kernel;
+use crate::runtime::stream::{Bind, Groups, StreamShared};
+use crate::shaders;
+use std::sync::Arc;
+
+/// Workgroup size of every reduction-family kernel.
+pub const WG: u32 = 256;
+
+/// Set `WGC_DISABLE_SUBGROUPS` (to anything but "0") before the first call
+/// to force the workgroup-memory-only kernels, e.g. to test them.
+pub fn use_subgroups(dev: &Device) -> bool {
+    dev.features.contains(wgpu::Features::SUBGROUP)
+        && std::env::var_os("WGC_DISABLE_SUBGROUPS").is_none_or(|v| v == "0")
+}
+
+/// `enable` directives for a dtype and the subgroup choice.
+pub fn enables(dtype: DType, subgroups: bool) -> String {
+    let mut s = dtype.enable().to_owned();
+    if subgroups {
+        s.push_str(" enable subgroups;");
+    }
+    s
+}
+
+/// The kernel `entry` of template `file` with the subgroup primitives (and,
+/// when `allreduce`, the f32 workgroup all-reduce helpers) appended.
+/// `values` must include ENABLES from [`enables`], which also keys the cache.
+pub fn kernel(
+    dev: &Device,
+    file: &'static str,
+    entry: &str,
+    values: &[(&str, &str)],
+    subgroups: bool,
+    allreduce: bool,
+) -> Result<Arc<Kernel>> {
+    dev.kernels.get_variant(dev, file, entry, values, || {
+        let mut src = shaders::source(file).to_owned();
+        if allreduce {
+            src.push_str(shaders::source("reduce_wg_allreduce.wgsl"));
+        }
+        src.push_str(shaders::source(if subgroups { "reduce_wg_subgroups.wgsl" } else { "reduce_wg_shared.wgsl" }));
+        shaders::render(&src, values)
+    })
+}
+
+/// Launch with `(binding, buffer)` pairs bound whole and `params` as the uniform.
+pub fn launch(stream: &StreamShared, kernel: &Kernel, binds: &[(u32, &Buffer)], params: &Params, groups: [u32; 3]) -> Result<()> {
+    let binds: Vec<Bind> = binds.iter().map(|&(binding, buffer)| Bind { binding, buffer, offset: 0, size: None }).collect();
+    stream.launch(kernel, &binds, Some(params.bytes()), Groups::Direct(groups))
+}
+
+/// A grid of `x` groups by `rows` rows, rows spread over y and z because one
+/// grid dimension is limited. Kernels compute `row = wid.z * rows_per_y + wid.y`.
+pub fn row_grid(x: u32, rows: usize, max_per_dim: u32) -> ([u32; 3], u32) {
+    let per_y = (rows as u64).clamp(1, max_per_dim as u64);
+    let z = (rows as u64).div_ceil(per_y).max(1);
+    ([x, per_y as u32, z as u32], per_y as u32)
+}
+
+/// WGSL expressions of the lowest and highest finite-or-infinite values of an accumulator type.
+pub fn extremes(acc: &str) -> (&'static str, &'static str) {
+    match acc {
+        "i32" => ("i32(-2147483647 - 1)", "2147483647i"),
+        "u32" => ("0u", "4294967295u"),
+        _ => ("bitcast<f32>(0xff800000u)", "bitcast<f32>(0x7f800000u)"),
+    }
+}
