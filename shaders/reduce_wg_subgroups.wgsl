@@ -1,6 +1,6 @@
-// Subgroup primitives, for adapters with the SUBGROUP feature. Appended to
-// a reduction template (which puts `enable subgroups;` first); the
-// workgroup-memory-only twin is reduce_wg_shared.wgsl, with the same names.
+// Subgroup primitives, for adapters with the SUBGROUP feature, appended to a
+// reduction template (naga accepts these builtins without an enable
+// directive). The workgroup-memory-only twin is reduce_wg_shared.wgsl.
 
 // Lanes in the calling subgroup (a power of two).
 fn sg_size() -> u32 {

@@ -12,6 +12,7 @@ use crate::runtime::stream::{Bind, Groups, StreamShared};
 use crate::shaders;
 use std::sync::Arc;
 
+
 /// Workgroup size of every reduction-family kernel.
 pub const WG: u32 = 256;
 
@@ -22,18 +23,15 @@ pub fn use_subgroups(dev: &Device) -> bool {
         && std::env::var_os("WGC_DISABLE_SUBGROUPS").is_none_or(|v| v == "0")
 }
 
-/// `enable` directives for a dtype and the subgroup choice.
-pub fn enables(dtype: DType, subgroups: bool) -> String {
-    let mut s = dtype.enable().to_owned();
-    if subgroups {
-        s.push_str(" enable subgroups;");
-    }
-    s
+/// `enable` directives for a dtype. (naga takes the subgroup builtins
+/// without `enable subgroups;`, and rejects that directive.)
+pub fn enables(dtype: DType, _subgroups: bool) -> String {
+    dtype.enable().to_owned()
 }
 
 /// The kernel `entry` of template `file` with the subgroup primitives (and,
 /// when `allreduce`, the f32 workgroup all-reduce helpers) appended.
-/// `values` must include ENABLES from [`enables`], which also keys the cache.
+/// The subgroup choice is added to `values`, which key the cache.
 pub fn kernel(
     dev: &Device,
     file: &'static str,
@@ -42,7 +40,9 @@ pub fn kernel(
     subgroups: bool,
     allreduce: bool,
 ) -> Result<Arc<Kernel>> {
-    dev.kernels.get_variant(dev, file, entry, values, || {
+    let mut keyed = values.to_vec();
+    keyed.push(("SUBGROUPS", if subgroups { "1" } else { "0" }));
+    dev.kernels.get_variant(dev, file, entry, &keyed, || {
         let mut src = shaders::source(file).to_owned();
         if allreduce {
             src.push_str(shaders::source("reduce_wg_allreduce.wgsl"));
