@@ -460,6 +460,9 @@ static void test_errors(void) {
     EXPECT_STATUS(wgc_op_std(env.stream, &in, dup, 2, 0, 1, &out), WGC_ERROR_INVALID_ARGUMENT);
     WgcTensor alias = tensor_of(b, WGC_DTYPE_F32, 1, oshape);
     EXPECT_STATUS(wgc_op_reduce(env.stream, WGC_REDUCE_OP_SUM, &in, &a1, 1, 0, &alias), WGC_ERROR_INVALID_ARGUMENT);
+    WgcTensor after = alias; /* same buffer, past the input: allowed */
+    after.offset = 32;
+    CHECK(wgc_op_reduce(env.stream, WGC_REDUCE_OP_SUM, &in, &a1, 1, 0, &after));
     WgcTensor past = in;
     past.offset = 40;
     EXPECT_STATUS(wgc_op_reduce(env.stream, WGC_REDUCE_OP_SUM, &past, &a1, 1, 0, &out), WGC_ERROR_OUT_OF_RANGE);

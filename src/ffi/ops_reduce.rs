@@ -154,13 +154,14 @@ unsafe fn softmax_call(stream: *const WgcStream, input: *const WgcTensor, axis: 
 }
 
 /// Softmax of `in` along `axis` (Python-style) into `out` (same shape and
-/// dtype; `out` may be `in` itself, exactly, but not partly overlap it).
+/// dtype, in a buffer of its own: sharing `in`'s buffer is
+/// WGC_ERROR_INVALID_ARGUMENT, so it is never computed in place).
 /// Numerically stable: the row maximum is subtracted before exponentiating.
 /// f32 and f16 (computed in f32); other dtypes: WGC_ERROR_UNSUPPORTED.
 /// Rows contiguous along `axis` are read once when they fit in registers
 /// (up to 16384 elements), else twice; other axes use a strided path.
 /// Accuracy: relative error ~1e-6 (f32); f16: rounding of the result.
-/// Statuses: WGC_ERROR_INVALID_ARGUMENT (axis, partial overlap),
+/// Statuses: WGC_ERROR_INVALID_ARGUMENT (axis, shared buffer),
 /// WGC_ERROR_SHAPE_MISMATCH, WGC_ERROR_DTYPE_MISMATCH, WGC_ERROR_UNSUPPORTED,
 /// WGC_ERROR_OUT_OF_RANGE, WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH.
 /// Records work; does not block.

@@ -89,6 +89,8 @@ pub fn reduce(stream: &StreamShared, op: ReduceOp, input: &Tensor, axes: &[i32],
     if out.shape.iter().zip(&out.strides).any(|(&d, &s)| d > 1 && s == 0) {
         bail!(InvalidArgument, "out has a zero stride on a dim larger than 1 (its elements would alias)");
     }
+    // The input is read in the split pass and out written in the finishing
+    // pass, so they may share a buffer; overlapping views are still refused.
     if out.may_overlap(input) {
         bail!(InvalidArgument, "out overlaps the input");
     }

@@ -81,6 +81,9 @@ pub fn check_rowwise(stream: &StreamShared, input: &Tensor, out: &Tensor, what: 
 pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out: &Tensor) -> Result<()> {
     let what = if log { "log_softmax" } else { "softmax" };
     check_rowwise(stream, input, out, what)?;
+    if out.same_buffer(input) {
+        bail!(InvalidArgument, "{what}: out shares a buffer with in (out must have its own buffer)");
+    }
     // A rank-0 tensor is one row of one element.
     let (input, out) = if input.rank() == 0 {
         fn lift<'a>(t: &Tensor<'a>) -> Tensor<'a> {
