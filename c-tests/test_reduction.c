@@ -384,6 +384,13 @@ static void test_large(void) {
     static const int32_t last = 1;
     check_reduce(WGC_REDUCE_OP_SUM, WGC_DTYPE_F32, &r, &last, 1, 0, 0, -1, 1);
     check_reduce(OP_VAR, WGC_DTYPE_F32, &r, &last, 1, 1, 0, -1, 1);
+    /* Column reductions (outputs contiguous): one invocation per output. */
+    static const int64_t cols[2] = {3001, 300};
+    Layout c = layout(2, cols);
+    static const int32_t first = 0;
+    check_reduce(WGC_REDUCE_OP_SUM, WGC_DTYPE_F32, &c, &first, 1, 0, 0, -1, 1);
+    check_reduce(WGC_REDUCE_OP_ARGMAX, WGC_DTYPE_F32, &c, &first, 1, 1, 0, -1, 1);
+    check_reduce(OP_VAR, WGC_DTYPE_F16, &c, &first, 1, 0, 1, -1, 1);
 }
 
 static void test_ties_and_empty(void) {
@@ -563,8 +570,11 @@ static void run_all(void) {
 }
 
 static void run_fallback(void) {
+    static const int64_t big[1] = {3000001};
+    Layout l = layout(1, big);
+    check_reduce(WGC_REDUCE_OP_SUM, WGC_DTYPE_F32, &l, NULL, 0, 0, 0, -1, 1);
+    check_reduce(WGC_REDUCE_OP_ARGMIN, WGC_DTYPE_F32, &l, NULL, 0, 0, 0, -1, 1);
     test_layouts();
-    test_large();
     test_ties_and_empty();
     test_softmax();
 }

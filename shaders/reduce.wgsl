@@ -4,8 +4,9 @@
 // The host orders the input's dims as [kept..., reduced...] (coalesced),
 // so output row `row` reduces K elements at
 //   in_offset + kept_offset(row) + reduced_offset(k),  k in [0, K).
-// Pass 1 (reduce_strided, or reduce_vec4 when the reduced range is one
-// contiguous, 4-aligned run): workgroup (chunk, row) folds a grid-strided
+// Pass 1 (reduce_strided; reduce_vec4 when the reduced range is one
+// contiguous, 4-aligned run; reduce_columns when instead the outputs are
+// contiguous in the input): workgroup (chunk, row) folds a grid-strided
 // share of the row into a State and stores it in partials[row * chunks + chunk].
 // Pass 2 (reduce_finish): one workgroup per row folds its chunks' States and
 // writes the finished value. Each pass ends with a workgroup reduction: a
@@ -233,6 +234,24 @@ fn reduce_strided(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_
     if (lid == 0u) {
         partials[row * p.chunks + wid.x] = s;
     }
+}
+
+// The input's innermost kept dim is contiguous and the reduced dims are
+// not: invocation `lid` of workgroup (chunk, block) folds output row
+// block * WG + lid on its own, so neighbouring invocations read
+// neighbouring elements, and stores its partial without a workgroup step.
+@compute @workgroup_size(WG)
+fn reduce_columns(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let row = row_of(wid) * WG + lid;
+    if (row >= p.rows) {
+        return;
+    }
+    let base = i32(p.in_offset) + kept_offsets(row).x;
+    var s = identity();
+    for (var k = wid.x; k < p.k_total; k += p.chunks) {
+        s = accumulate(s, {{ACC}}(x[u32(base + reduced_offset(k))]), k);
+    }
+    partials[row * p.chunks + wid.x] = s;
 }
 
 fn accumulate4(s: State, v: vec4<{{T}}>, k: u32) -> State {

@@ -29,6 +29,7 @@ pub fn check_param(stream: &StreamShared, p: Option<&Tensor>, input: &Tensor, ou
 
 /// Layer norm (`rms` false) or RMS norm (`rms` true, `bias` must be None)
 /// over the last `normalized_dims` dims of `input`.
+#[allow(clippy::too_many_arguments)]
 pub fn norm(
     stream: &StreamShared,
     input: &Tensor,

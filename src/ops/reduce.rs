@@ -130,8 +130,16 @@ pub fn reduce(stream: &StreamShared, op: ReduceOp, input: &Tensor, axes: &[i32],
         && k_total >= 4
         && input.offset % 4 == 0
         && kept_strides[0].iter().all(|s| s % 4 == 0);
-    let want = k_total.div_ceil(WG as usize * ELEMS_PER_THREAD).max(1);
-    let chunks = want.min((TARGET_GROUPS / rows).max(1)).min(dev.limits.max_compute_workgroups_per_dimension as usize);
+    // Outputs adjacent in memory and reductions across rows: one invocation per output.
+    let columns = !vec4
+        && kept_shape.last().is_some()
+        && kept_strides[0].last() == Some(&1)
+        && red_in.iter().all(|&s| s.unsigned_abs() > 1)
+        && rows >= WG as usize / 4;
+    let (per_group, row_groups) =
+        if columns { (ELEMS_PER_THREAD, rows.div_ceil(WG as usize)) } else { (WG as usize * ELEMS_PER_THREAD, rows) };
+    let want = k_total.div_ceil(per_group).max(1);
+    let chunks = want.min((TARGET_GROUPS / row_groups).max(1)).min(dev.limits.max_compute_workgroups_per_dimension as usize);
 
     let parts_bytes = rows as u64 * chunks as u64 * STATE_BYTES;
     if parts_bytes > dev.limits.max_storage_buffer_binding_size as u64 {
@@ -155,12 +163,19 @@ pub fn reduce(stream: &StreamShared, op: ReduceOp, input: &Tensor, axes: &[i32],
         ("LOWEST", lowest),
         ("HIGHEST", highest),
     ];
-    let split = kernel(dev, "reduce.wgsl", if vec4 { "reduce_vec4" } else { "reduce_strided" }, &values, sg, false)?;
+    let entry = match (vec4, columns) {
+        (true, _) => "reduce_vec4",
+        (false, true) => "reduce_columns",
+        (false, false) => "reduce_strided",
+    };
+    let split = kernel(dev, "reduce.wgsl", entry, &values, sg, false)?;
     let finish = kernel(dev, "reduce.wgsl", "reduce_finish", &values, sg, false)?;
 
     let unbiased = matches!(op, ReduceOp::Var { unbiased: true } | ReduceOp::Std { unbiased: true });
-    let (groups, rows_per_y) = row_grid(chunks as u32, rows, dev.limits.max_compute_workgroups_per_dimension);
-    let params = Params::new()
+    let max_dim = dev.limits.max_compute_workgroups_per_dimension;
+    let (groups, rows_per_y) = row_grid(chunks as u32, row_groups, max_dim);
+    let (finish_groups, finish_rows_per_y) = row_grid(1, rows, max_dim);
+    let params = |rows_per_y: u32| Params::new()
         .u32(k_total as u32)
         .u32(rows as u32)
         .u32(chunks as u32)
@@ -183,6 +198,6 @@ pub fn reduce(stream: &StreamShared, op: ReduceOp, input: &Tensor, axes: &[i32],
     if vec4 {
         binds.push((1, input.buffer));
     }
-    launch(stream, &split, &binds, &params, groups)?;
-    launch(stream, &finish, &[(2, &*parts), (4, out.buffer)], &params, [1, groups[1], groups[2]])
+    launch(stream, &split, &binds, &params(rows_per_y), groups)?;
+    launch(stream, &finish, &[(2, &*parts), (4, out.buffer)], &params(finish_rows_per_y), finish_groups)
 }
