@@ -126,7 +126,19 @@ pub unsafe extern "C" fn wgc_op_var(
     unbiased: u32,
     out: *const WgcTensor,
 ) -> WgcStatus {
-    unsafe { reduce_call(stream, Ok(ReduceOp::Var { unbiased: unbiased != 0 }), input, axes, axis_count, keepdim, out) }
+    unsafe {
+        reduce_call(
+            stream,
+            Ok(ReduceOp::Var {
+                unbiased: unbiased != 0,
+            }),
+            input,
+            axes,
+            axis_count,
+            keepdim,
+            out,
+        )
+    }
 }
 
 /// Standard deviation: the square root of `wgc_op_var`, same arguments,
@@ -141,10 +153,28 @@ pub unsafe extern "C" fn wgc_op_std(
     unbiased: u32,
     out: *const WgcTensor,
 ) -> WgcStatus {
-    unsafe { reduce_call(stream, Ok(ReduceOp::Std { unbiased: unbiased != 0 }), input, axes, axis_count, keepdim, out) }
+    unsafe {
+        reduce_call(
+            stream,
+            Ok(ReduceOp::Std {
+                unbiased: unbiased != 0,
+            }),
+            input,
+            axes,
+            axis_count,
+            keepdim,
+            out,
+        )
+    }
 }
 
-unsafe fn softmax_call(stream: *const WgcStream, input: *const WgcTensor, axis: i32, out: *const WgcTensor, log: bool) -> WgcStatus {
+unsafe fn softmax_call(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    axis: i32,
+    out: *const WgcTensor,
+    log: bool,
+) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let x = unsafe { tensor(input, "in") }?;
@@ -166,13 +196,23 @@ unsafe fn softmax_call(stream: *const WgcStream, input: *const WgcTensor, axis: 
 /// WGC_ERROR_OUT_OF_RANGE, WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH.
 /// Records work; does not block.
 #[no_mangle]
-pub unsafe extern "C" fn wgc_op_softmax(stream: *const WgcStream, input: *const WgcTensor, axis: i32, out: *const WgcTensor) -> WgcStatus {
+pub unsafe extern "C" fn wgc_op_softmax(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    axis: i32,
+    out: *const WgcTensor,
+) -> WgcStatus {
     unsafe { softmax_call(stream, input, axis, out, false) }
 }
 
 /// Log-softmax: `x - max - log(sum(exp(x - max)))` along `axis`; arguments,
 /// dtypes and statuses as for `wgc_op_softmax`. Records work; does not block.
 #[no_mangle]
-pub unsafe extern "C" fn wgc_op_log_softmax(stream: *const WgcStream, input: *const WgcTensor, axis: i32, out: *const WgcTensor) -> WgcStatus {
+pub unsafe extern "C" fn wgc_op_log_softmax(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    axis: i32,
+    out: *const WgcTensor,
+) -> WgcStatus {
     unsafe { softmax_call(stream, input, axis, out, true) }
 }

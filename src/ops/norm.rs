@@ -14,15 +14,30 @@ const WG: usize = 256;
 const MAX_CACHE: usize = 16;
 
 /// Check an optional per-element parameter (weight, bias) against the normalised shape.
-pub fn check_param(stream: &StreamShared, p: Option<&Tensor>, input: &Tensor, out: &Tensor, shape: &[usize], what: &str) -> Result<()> {
+pub fn check_param(
+    stream: &StreamShared,
+    p: Option<&Tensor>,
+    input: &Tensor,
+    out: &Tensor,
+    shape: &[usize],
+    what: &str,
+) -> Result<()> {
     let Some(p) = p else { return Ok(()) };
     same_device(&stream.device, &[p])?;
     if p.dtype != input.dtype {
-        bail!(DtypeMismatch, "{what} is {}, in is {}", p.dtype.wgsl(), input.dtype.wgsl());
+        bail!(
+            DtypeMismatch,
+            "{what} is {}, in is {}",
+            p.dtype.wgsl(),
+            input.dtype.wgsl()
+        );
     }
     expect_shape(p, shape, what)?;
     if p.same_buffer(out) {
-        bail!(InvalidArgument, "{what} shares a buffer with out (out must have its own buffer)");
+        bail!(
+            InvalidArgument,
+            "{what} shares a buffer with out (out must have its own buffer)"
+        );
     }
     Ok(())
 }
@@ -45,7 +60,10 @@ pub fn norm(
     let rank = input.rank();
     let nd = normalized_dims as usize;
     if nd == 0 || nd > rank {
-        bail!(InvalidArgument, "{what}: normalized_dims {normalized_dims} must be in [1, {rank}] for a rank-{rank} input");
+        bail!(
+            InvalidArgument,
+            "{what}: normalized_dims {normalized_dims} must be in [1, {rank}] for a rank-{rank} input"
+        );
     }
     if !eps.is_finite() || eps < 0.0 {
         bail!(InvalidArgument, "{what}: eps {eps} must be finite and >= 0");
@@ -55,20 +73,31 @@ pub fn norm(
     check_param(stream, weight, input, out, &inner, "weight")?;
     check_param(stream, bias, input, out, &inner, "bias")?;
     if out.same_buffer(input) {
-        bail!(InvalidArgument, "{what}: out shares a buffer with in (out must have its own buffer)");
+        bail!(
+            InvalidArgument,
+            "{what}: out shares a buffer with in (out must have its own buffer)"
+        );
     }
     let rows: usize = input.shape[..split].iter().product();
     let len: usize = inner.iter().product();
     if rows == 0 || len == 0 {
         return Ok(());
     }
-    let (outer_shape, outer) = coalesce(&input.shape[..split], &[input.strides[..split].to_vec(), out.strides[..split].to_vec()]);
+    let (outer_shape, outer) = coalesce(
+        &input.shape[..split],
+        &[input.strides[..split].to_vec(), out.strides[..split].to_vec()],
+    );
     let dense = contiguous_strides(&inner);
     let w_strides = weight.map_or(dense.clone(), |w| w.strides.clone());
     let b_strides = bias.map_or(dense.clone(), |b| b.strides.clone());
     let (inner_shape, inner_s) = coalesce(
         &inner,
-        &[input.strides[split..].to_vec(), out.strides[split..].to_vec(), w_strides, b_strides],
+        &[
+            input.strides[split..].to_vec(),
+            out.strides[split..].to_vec(),
+            w_strides,
+            b_strides,
+        ],
     );
     let aligned = |t: Option<&Tensor>| t.is_none_or(|t| t.offset % 4 == 0);
     let vec4 = inner_shape.len() == 1

@@ -25,7 +25,10 @@ pub fn batch_norm(
     check_rowwise(stream, input, out, "batch_norm")?;
     let rank = input.rank();
     if rank < 2 {
-        bail!(InvalidArgument, "batch_norm: input of rank {rank}; expected (N, C, ...)");
+        bail!(
+            InvalidArgument,
+            "batch_norm: input of rank {rank}; expected (N, C, ...)"
+        );
     }
     if !eps.is_finite() || eps < 0.0 {
         bail!(InvalidArgument, "batch_norm: eps {eps} must be finite and >= 0");
@@ -36,7 +39,10 @@ pub fn batch_norm(
     check_param(stream, weight, input, out, &c, "weight")?;
     check_param(stream, bias, input, out, &c, "bias")?;
     if out.same_buffer(input) {
-        bail!(InvalidArgument, "batch_norm: out shares a buffer with in (out must have its own buffer)");
+        bail!(
+            InvalidArgument,
+            "batch_norm: out shares a buffer with in (out must have its own buffer)"
+        );
     }
     let count = input.numel();
     if count == 0 {
@@ -79,6 +85,13 @@ pub fn batch_norm(
         .array8_i32(&strides[0])
         .array8_i32(&strides[1])
         .array8_i32(&strides[2]);
-    let binds = [(0, input.buffer), (1, out.buffer), (3, mean.buffer), (4, var.buffer), (5, w.buffer), (6, b.buffer)];
+    let binds = [
+        (0, input.buffer),
+        (1, out.buffer),
+        (3, mean.buffer),
+        (4, var.buffer),
+        (5, w.buffer),
+        (6, b.buffer),
+    ];
     launch(stream, &k, &binds, &params, groups)
 }

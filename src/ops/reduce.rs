@@ -22,8 +22,12 @@ pub enum ReduceOp {
     Argmax,
     Argmin,
     /// Variance; `unbiased` divides by n - 1 instead of n.
-    Var { unbiased: bool },
-    Std { unbiased: bool },
+    Var {
+        unbiased: bool,
+    },
+    Std {
+        unbiased: bool,
+    },
 }
 
 impl ReduceOp {
@@ -48,7 +52,10 @@ impl ReduceOp {
         matches!(self, ReduceOp::Mean | ReduceOp::Var { .. } | ReduceOp::Std { .. })
     }
     fn needs_elements(self) -> bool {
-        matches!(self, ReduceOp::Max | ReduceOp::Min | ReduceOp::Argmax | ReduceOp::Argmin)
+        matches!(
+            self,
+            ReduceOp::Max | ReduceOp::Min | ReduceOp::Argmax | ReduceOp::Argmin
+        )
     }
 }
 
@@ -60,34 +67,73 @@ const TARGET_GROUPS: usize = 4096;
 const ELEMS_PER_THREAD: usize = 16;
 
 /// Reduce `input` over `axes` (Python-style, none = all) into `out`.
-pub fn reduce(stream: &StreamShared, op: ReduceOp, input: &Tensor, axes: &[i32], keepdim: bool, out: &Tensor) -> Result<()> {
+pub fn reduce(
+    stream: &StreamShared,
+    op: ReduceOp,
+    input: &Tensor,
+    axes: &[i32],
+    keepdim: bool,
+    out: &Tensor,
+) -> Result<()> {
     let dev = &stream.device;
     dev.check_alive()?;
     same_device(dev, &[input, out])?;
     input.dtype.check_device(dev)?;
     if op.floats_only() && !input.dtype.is_float() {
-        bail!(Unsupported, "{op:?} of {} tensors is not supported (floating-point inputs only)", input.dtype.wgsl());
+        bail!(
+            Unsupported,
+            "{op:?} of {} tensors is not supported (floating-point inputs only)",
+            input.dtype.wgsl()
+        );
     }
     let out_dtype = if op.is_arg() { DType::I32 } else { input.dtype };
     if out.dtype != out_dtype {
-        bail!(DtypeMismatch, "{op:?} of a {} tensor writes {}; out is {}", input.dtype.wgsl(), out_dtype.wgsl(), out.dtype.wgsl());
+        bail!(
+            DtypeMismatch,
+            "{op:?} of a {} tensor writes {}; out is {}",
+            input.dtype.wgsl(),
+            out_dtype.wgsl(),
+            out.dtype.wgsl()
+        );
     }
     if op.is_arg() && axes.len() > 1 {
-        bail!(InvalidArgument, "{op:?} takes one axis (or none, for the flattened tensor); {} given", axes.len());
+        bail!(
+            InvalidArgument,
+            "{op:?} takes one axis (or none, for the flattened tensor); {} given",
+            axes.len()
+        );
     }
     let rank = input.rank();
     let mask = reduced_mask(rank, axes)?;
     expect_shape(out, &reduced_shape(&input.shape, &mask, keepdim), "out")?;
-    let k_total: usize = input.shape.iter().zip(&mask).filter(|(_, &m)| m).map(|(&d, _)| d).product();
-    let rows: usize = input.shape.iter().zip(&mask).filter(|(_, &m)| !m).map(|(&d, _)| d).product();
+    let k_total: usize = input
+        .shape
+        .iter()
+        .zip(&mask)
+        .filter(|(_, &m)| m)
+        .map(|(&d, _)| d)
+        .product();
+    let rows: usize = input
+        .shape
+        .iter()
+        .zip(&mask)
+        .filter(|(_, &m)| !m)
+        .map(|(&d, _)| d)
+        .product();
     if k_total == 0 && op.needs_elements() {
         bail!(InvalidArgument, "{op:?} over an empty set of elements is undefined");
     }
     if k_total > i32::MAX as usize || rows > i32::MAX as usize {
-        bail!(TooLarge, "reduction of {k_total} elements into {rows} outputs exceeds 2^31-1");
+        bail!(
+            TooLarge,
+            "reduction of {k_total} elements into {rows} outputs exceeds 2^31-1"
+        );
     }
     if out.shape.iter().zip(&out.strides).any(|(&d, &s)| d > 1 && s == 0) {
-        bail!(InvalidArgument, "out has a zero stride on a dim larger than 1 (its elements would alias)");
+        bail!(
+            InvalidArgument,
+            "out has a zero stride on a dim larger than 1 (its elements would alias)"
+        );
     }
     // The input is read in the split pass and out written in the finishing
     // pass, so they may share a buffer; overlapping views are still refused.
@@ -136,14 +182,23 @@ pub fn reduce(stream: &StreamShared, op: ReduceOp, input: &Tensor, axes: &[i32],
         && kept_strides[0].last() == Some(&1)
         && red_in.iter().all(|&s| s.unsigned_abs() > 1)
         && rows >= WG as usize / 4;
-    let (per_group, row_groups) =
-        if columns { (ELEMS_PER_THREAD, rows.div_ceil(WG as usize)) } else { (WG as usize * ELEMS_PER_THREAD, rows) };
+    let (per_group, row_groups) = if columns {
+        (ELEMS_PER_THREAD, rows.div_ceil(WG as usize))
+    } else {
+        (WG as usize * ELEMS_PER_THREAD, rows)
+    };
     let want = k_total.div_ceil(per_group).max(1);
-    let chunks = want.min((TARGET_GROUPS / row_groups).max(1)).min(dev.limits.max_compute_workgroups_per_dimension as usize);
+    let chunks = want
+        .min((TARGET_GROUPS / row_groups).max(1))
+        .min(dev.limits.max_compute_workgroups_per_dimension as usize);
 
     let parts_bytes = rows as u64 * chunks as u64 * STATE_BYTES;
     if parts_bytes > dev.limits.max_storage_buffer_binding_size as u64 {
-        bail!(TooLarge, "reduction into {rows} outputs needs {parts_bytes} bytes of scratch; the adapter binds at most {}", dev.limits.max_storage_buffer_binding_size);
+        bail!(
+            TooLarge,
+            "reduction into {rows} outputs needs {parts_bytes} bytes of scratch; the adapter binds at most {}",
+            dev.limits.max_storage_buffer_binding_size
+        );
     }
     let acc = match input.dtype {
         DType::F32 | DType::F16 => "f32",
@@ -175,29 +230,46 @@ pub fn reduce(stream: &StreamShared, op: ReduceOp, input: &Tensor, axes: &[i32],
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
     let (groups, rows_per_y) = row_grid(chunks as u32, row_groups, max_dim);
     let (finish_groups, finish_rows_per_y) = row_grid(1, rows, max_dim);
-    let params = |rows_per_y: u32| Params::new()
-        .u32(k_total as u32)
-        .u32(rows as u32)
-        .u32(chunks as u32)
-        .u32(input.offset as u32)
-        .u32(out.offset as u32)
-        .u32(rows_per_y)
-        .u32(kept_shape.len() as u32)
-        .u32(red_shape.len() as u32)
-        .u32(unbiased as u32)
-        .f32(k_total as f32)
-        .align16()
-        .array8_u32(&kept_shape, 1)
-        .array8_i32(&kept_strides[0])
-        .array8_i32(&kept_strides[1])
-        .array8_u32(&red_shape, 1)
-        .array8_i32(red_in);
+    let params = |rows_per_y: u32| {
+        Params::new()
+            .u32(k_total as u32)
+            .u32(rows as u32)
+            .u32(chunks as u32)
+            .u32(input.offset as u32)
+            .u32(out.offset as u32)
+            .u32(rows_per_y)
+            .u32(kept_shape.len() as u32)
+            .u32(red_shape.len() as u32)
+            .u32(unbiased as u32)
+            .f32(k_total as f32)
+            .align16()
+            .array8_u32(&kept_shape, 1)
+            .array8_i32(&kept_strides[0])
+            .array8_i32(&kept_strides[1])
+            .array8_u32(&red_shape, 1)
+            .array8_i32(red_in)
+    };
 
-    let parts = Buffer::create_uninit(dev, parts_bytes, Usage { storage: true, uniform: false, indirect: false })?.buffer;
+    let parts = Buffer::create_uninit(
+        dev,
+        parts_bytes,
+        Usage {
+            storage: true,
+            uniform: false,
+            indirect: false,
+        },
+    )?
+    .buffer;
     let mut binds = vec![(0, input.buffer), (2, &*parts)];
     if vec4 {
         binds.push((1, input.buffer));
     }
     launch(stream, &split, &binds, &params(rows_per_y), groups)?;
-    launch(stream, &finish, &[(2, &*parts), (4, out.buffer)], &params(finish_rows_per_y), finish_groups)
+    launch(
+        stream,
+        &finish,
+        &[(2, &*parts), (4, out.buffer)],
+        &params(finish_rows_per_y),
+        finish_groups,
+    )
 }

@@ -12,7 +12,6 @@ use crate::runtime::stream::{Bind, Groups, StreamShared};
 use crate::shaders;
 use std::sync::Arc;
 
-
 /// Workgroup size of every reduction-family kernel.
 pub const WG: u32 = 256;
 
@@ -47,14 +46,32 @@ pub fn kernel(
         if allreduce {
             src.push_str(shaders::source("reduce_wg_allreduce.wgsl"));
         }
-        src.push_str(shaders::source(if subgroups { "reduce_wg_subgroups.wgsl" } else { "reduce_wg_shared.wgsl" }));
+        src.push_str(shaders::source(if subgroups {
+            "reduce_wg_subgroups.wgsl"
+        } else {
+            "reduce_wg_shared.wgsl"
+        }));
         shaders::render(&src, values)
     })
 }
 
 /// Launch with `(binding, buffer)` pairs bound whole and `params` as the uniform.
-pub fn launch(stream: &StreamShared, kernel: &Kernel, binds: &[(u32, &Buffer)], params: &Params, groups: [u32; 3]) -> Result<()> {
-    let binds: Vec<Bind> = binds.iter().map(|&(binding, buffer)| Bind { binding, buffer, offset: 0, size: None }).collect();
+pub fn launch(
+    stream: &StreamShared,
+    kernel: &Kernel,
+    binds: &[(u32, &Buffer)],
+    params: &Params,
+    groups: [u32; 3],
+) -> Result<()> {
+    let binds: Vec<Bind> = binds
+        .iter()
+        .map(|&(binding, buffer)| Bind {
+            binding,
+            buffer,
+            offset: 0,
+            size: None,
+        })
+        .collect();
     stream.launch(kernel, &binds, Some(params.bytes()), Groups::Direct(groups))
 }
 
@@ -72,5 +89,70 @@ pub fn extremes(acc: &str) -> (&'static str, &'static str) {
         "i32" => ("i32(-2147483647 - 1)", "2147483647i"),
         "u32" => ("0u", "4294967295u"),
         _ => ("bitcast<f32>(0xff800000u)", "bitcast<f32>(0x7f800000u)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::runtime::kernel::parse_and_validate;
+    use crate::shaders;
+
+    /// Every template, rendered for each dtype, with both subgroup choices, passes naga.
+    #[test]
+    fn templates_validate() {
+        for sg in [true, false] {
+            let prims = shaders::source(if sg {
+                "reduce_wg_subgroups.wgsl"
+            } else {
+                "reduce_wg_shared.wgsl"
+            });
+            let allreduce = shaders::source("reduce_wg_allreduce.wgsl");
+            for (t, acc, en) in [
+                ("f32", "f32", ""),
+                ("f16", "f32", "enable f16;"),
+                ("i32", "i32", ""),
+                ("u32", "u32", ""),
+            ] {
+                let (lo, hi) = super::extremes(acc);
+                for op in 0..9 {
+                    let out = if op == 5 || op == 6 { "i32" } else { t };
+                    let src = format!("{}{}", shaders::source("reduce.wgsl"), prims);
+                    let vals = [
+                        ("ENABLES", en),
+                        ("T", t),
+                        ("ACC", acc),
+                        ("OUT", out),
+                        ("OP", &op.to_string()),
+                        ("WG", "256"),
+                        ("LOWEST", lo),
+                        ("HIGHEST", hi),
+                    ];
+                    parse_and_validate(&shaders::render(&src, &vals))
+                        .unwrap_or_else(|e| panic!("reduce {t} op {op}: {e}"));
+                }
+                if acc != "f32" {
+                    continue;
+                }
+                for log in ["true", "false"] {
+                    let src = format!("{}{}{}", shaders::source("softmax.wgsl"), allreduce, prims);
+                    let vals = [("ENABLES", en), ("T", t), ("WG", "256"), ("CACHE", "4"), ("LOG", log)];
+                    parse_and_validate(&shaders::render(&src, &vals)).unwrap_or_else(|e| panic!("softmax {t}: {e}"));
+                    let src = format!("{}{}{}", shaders::source("norm.wgsl"), allreduce, prims);
+                    let vals = [
+                        ("ENABLES", en),
+                        ("T", t),
+                        ("WG", "128"),
+                        ("CACHE", "2"),
+                        ("RMS", log),
+                        ("HAS_W", log),
+                        ("HAS_B", "true"),
+                    ];
+                    parse_and_validate(&shaders::render(&src, &vals)).unwrap_or_else(|e| panic!("norm {t}: {e}"));
+                }
+                let vals = [("ENABLES", en), ("T", t), ("HAS_W", "true"), ("HAS_B", "false")];
+                parse_and_validate(&shaders::render(shaders::source("norm_batch.wgsl"), &vals))
+                    .unwrap_or_else(|e| panic!("batch_norm {t}: {e}"));
+            }
+        }
     }
 }

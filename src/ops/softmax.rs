@@ -62,15 +62,27 @@ pub fn check_rowwise(stream: &StreamShared, input: &Tensor, out: &Tensor, what: 
     dev.check_alive()?;
     same_device(dev, &[input, out])?;
     if !input.dtype.is_float() {
-        bail!(Unsupported, "{what} of {} tensors is not supported (f32 and f16 only)", input.dtype.wgsl());
+        bail!(
+            Unsupported,
+            "{what} of {} tensors is not supported (f32 and f16 only)",
+            input.dtype.wgsl()
+        );
     }
     input.dtype.check_device(dev)?;
     if out.dtype != input.dtype {
-        bail!(DtypeMismatch, "{what}: out is {}, in is {}", out.dtype.wgsl(), input.dtype.wgsl());
+        bail!(
+            DtypeMismatch,
+            "{what}: out is {}, in is {}",
+            out.dtype.wgsl(),
+            input.dtype.wgsl()
+        );
     }
     expect_shape(out, &input.shape, "out")?;
     if out.shape.iter().zip(&out.strides).any(|(&d, &s)| d > 1 && s == 0) {
-        bail!(InvalidArgument, "out has a zero stride on a dim larger than 1 (its elements would alias)");
+        bail!(
+            InvalidArgument,
+            "out has a zero stride on a dim larger than 1 (its elements would alias)"
+        );
     }
     if out.may_overlap(input) {
         bail!(InvalidArgument, "{what}: out overlaps the input");
@@ -82,12 +94,19 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
     let what = if log { "log_softmax" } else { "softmax" };
     check_rowwise(stream, input, out, what)?;
     if out.same_buffer(input) {
-        bail!(InvalidArgument, "{what}: out shares a buffer with in (out must have its own buffer)");
+        bail!(
+            InvalidArgument,
+            "{what}: out shares a buffer with in (out must have its own buffer)"
+        );
     }
     // A rank-0 tensor is one row of one element.
     let (input, out) = if input.rank() == 0 {
         fn lift<'a>(t: &Tensor<'a>) -> Tensor<'a> {
-            Tensor { shape: vec![1], strides: vec![1], ..t.clone() }
+            Tensor {
+                shape: vec![1],
+                strides: vec![1],
+                ..t.clone()
+            }
         }
         (lift(input), lift(out))
     } else {
@@ -131,6 +150,10 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
         .array8_u32(&layout.outer_shape, 1)
         .array8_i32(&layout.outer_in)
         .array8_i32(&layout.outer_out);
-    let binds = if vec4 { [(1, input.buffer), (4, out.buffer)] } else { [(0, input.buffer), (2, out.buffer)] };
+    let binds = if vec4 {
+        [(1, input.buffer), (4, out.buffer)]
+    } else {
+        [(0, input.buffer), (2, out.buffer)]
+    };
     launch(stream, &k, &binds, &params, groups)
 }
