@@ -168,14 +168,23 @@ fn wg_reduce(s_in: State, lid: u32) -> State {
     if (lid % lanes == 0u) {
         wg_states[lid / lanes] = s;
     }
-    var n = WG / workgroupUniformLoad(&wg_lanes);
-    while (n > 1u) {
-        let half = n / 2u;
+    let n = WG / workgroupUniformLoad(&wg_lanes);
+    if (n <= 32u) {
+        // Few subgroups: invocation 0 folds their states itself, no more barriers.
+        var r = wg_states[0];
+        for (var i = 1u; i < n; i++) {
+            r = combine(r, wg_states[i]);
+        }
+        return r;
+    }
+    var m = n;
+    while (m > 1u) {
+        let half = m / 2u;
         if (lid < half) {
             wg_states[lid] = combine(wg_states[lid], wg_states[lid + half]);
         }
         workgroupBarrier();
-        n = half;
+        m = half;
     }
     return wg_states[0];
 }

@@ -19,18 +19,28 @@ fn wg_allreduce_f32(v: f32, lid: u32, is_max: bool) -> f32 {
     if (lid % lanes == 0u) {
         wg_vals[lid / lanes] = x;
     }
-    var n = WG / workgroupUniformLoad(&wg_lanes);
-    while (n > 1u) {
-        let half = n / 2u;
-        if (lid < half) {
-            let a = wg_vals[lid];
-            let b = wg_vals[lid + half];
-            wg_vals[lid] = select(a + b, max(a, b), is_max);
+    let n = WG / workgroupUniformLoad(&wg_lanes);
+    var r = wg_vals[0];
+    if (n <= 32u) {
+        // Few subgroups: every invocation folds their values itself, no more barriers.
+        for (var i = 1u; i < n; i++) {
+            let b = wg_vals[i];
+            r = select(r + b, max(r, b), is_max);
         }
-        workgroupBarrier();
-        n = half;
+    } else {
+        var m = n;
+        while (m > 1u) {
+            let half = m / 2u;
+            if (lid < half) {
+                let a = wg_vals[lid];
+                let b = wg_vals[lid + half];
+                wg_vals[lid] = select(a + b, max(a, b), is_max);
+            }
+            workgroupBarrier();
+            m = half;
+        }
+        r = wg_vals[0];
     }
-    let r = wg_vals[0];
     workgroupBarrier();
     return r;
 }
