@@ -2,14 +2,13 @@
 //! rows cached in registers when contiguous and short enough (see shaders/norm.wgsl).
 
 use super::common::Params;
-use super::reduce_kernels::{enables, kernel, launch, row_grid, use_subgroups};
+use super::reduce_kernels::{enables, kernel, launch, row_grid, row_workgroup, use_subgroups};
 use super::softmax::check_rowwise;
 use super::tensor::{coalesce, contiguous_strides, expect_shape, same_device, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
 
-const WG: usize = 256;
 /// Most vec4 slots per invocation kept in registers.
 const MAX_CACHE: usize = 16;
 
@@ -108,7 +107,8 @@ pub fn norm(
         && aligned(weight)
         && aligned(bias)
         && outer.iter().flatten().all(|s| s % 4 == 0);
-    let slots = (len / 4).div_ceil(WG).next_power_of_two();
+    let wg = row_workgroup(if vec4 { len / 4 } else { len });
+    let slots = (len / 4).div_ceil(wg).next_power_of_two();
     let (entry, cache) = match (vec4, slots <= MAX_CACHE) {
         (true, true) => ("norm_cached", slots),
         (true, false) => ("norm_vec4", 1),
@@ -117,7 +117,7 @@ pub fn norm(
     let dev = &stream.device;
     let sg = use_subgroups(dev);
     let en = enables(input.dtype, sg);
-    let (wg, cache) = (WG.to_string(), cache.to_string());
+    let (wg, cache) = (wg.to_string(), cache.to_string());
     let flag = |b: bool| if b { "true" } else { "false" };
     let values = [
         ("ENABLES", en.as_str()),

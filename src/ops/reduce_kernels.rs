@@ -15,6 +15,16 @@ use std::sync::Arc;
 /// Workgroup size of every reduction-family kernel.
 pub const WG: u32 = 256;
 
+/// Workgroup size for one row of `units` loads (vec4s or scalars): short
+/// rows get smaller workgroups so fewer invocations idle.
+pub fn row_workgroup(units: usize) -> usize {
+    match units {
+        1024.. => 256,
+        256.. => 128,
+        _ => 64,
+    }
+}
+
 /// Set `WGC_DISABLE_SUBGROUPS` (to anything but "0") before the first call
 /// to force the workgroup-memory-only kernels, e.g. to test them.
 pub fn use_subgroups(dev: &Device) -> bool {

@@ -3,13 +3,12 @@
 
 use super::common::Params;
 use super::reduce_axes::single_axis;
-use super::reduce_kernels::{enables, kernel, launch, row_grid, use_subgroups};
+use super::reduce_kernels::{enables, kernel, launch, row_grid, row_workgroup, use_subgroups};
 use super::tensor::{coalesce, expect_shape, same_device, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
 
-const WG: usize = 256;
 /// Most vec4 slots per invocation kept in registers.
 const MAX_CACHE: usize = 16;
 
@@ -120,7 +119,8 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
     let dev = &stream.device;
     let vec4 = layout.vec4_ok(input.offset, out.offset);
     let len4 = layout.len / 4;
-    let slots = len4.div_ceil(WG).next_power_of_two();
+    let wg = row_workgroup(if vec4 { len4 } else { layout.len });
+    let slots = len4.div_ceil(wg).next_power_of_two();
     let (entry, cache) = match (vec4, slots <= MAX_CACHE) {
         (true, true) => ("softmax_cached", slots),
         (true, false) => ("softmax_vec4", 1),
@@ -128,7 +128,7 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
     };
     let sg = use_subgroups(dev);
     let en = enables(input.dtype, sg);
-    let (wg, cache) = (WG.to_string(), cache.to_string());
+    let (wg, cache) = (wg.to_string(), cache.to_string());
     let values = [
         ("ENABLES", en.as_str()),
         ("T", input.dtype.wgsl()),
