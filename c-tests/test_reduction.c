@@ -467,6 +467,12 @@ static void test_errors(void) {
     EXPECT_STATUS(wgc_op_std(env.stream, &in, dup, 2, 0, 1, &out), WGC_ERROR_INVALID_ARGUMENT);
     WgcTensor alias = tensor_of(b, WGC_DTYPE_F32, 1, oshape);
     EXPECT_STATUS(wgc_op_reduce(env.stream, WGC_REDUCE_OP_SUM, &in, &a1, 1, 0, &alias), WGC_ERROR_INVALID_ARGUMENT);
+    WgcTensor bcast = out; /* out whose elements alias each other */
+    bcast.strides[0] = 0;
+    EXPECT_STATUS(wgc_op_reduce(env.stream, WGC_REDUCE_OP_SUM, &in, &a1, 1, 0, &bcast), WGC_ERROR_INVALID_ARGUMENT);
+    WgcTensor scalar_in = tensor_of(b, WGC_DTYPE_F32, 0, NULL), scalar_out = tensor_of(ob, WGC_DTYPE_F32, 0, NULL);
+    int32_t a0 = 0;
+    EXPECT_STATUS(wgc_op_reduce(env.stream, WGC_REDUCE_OP_SUM, &scalar_in, &a0, 1, 0, &scalar_out), WGC_ERROR_INVALID_ARGUMENT);
     WgcTensor after = alias; /* same buffer, past the input: allowed */
     after.offset = 32;
     CHECK(wgc_op_reduce(env.stream, WGC_REDUCE_OP_SUM, &in, &a1, 1, 0, &after));

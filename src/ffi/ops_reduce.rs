@@ -73,7 +73,9 @@ unsafe fn reduce_call(
 /// `axes` holds `axis_count` Python-style axes (negative counts from the
 /// end); `axis_count` 0 (with `axes` NULL allowed) reduces over all axes.
 /// `out` has the input's shape with the reduced dims removed (`keepdim` 0;
-/// a full reduction gives rank 0) or set to 1 (`keepdim` 1), exactly.
+/// a full reduction gives rank 0) or set to 1 (`keepdim` 1), exactly. A
+/// rank-0 input takes no axes. `out` may share `in`'s buffer but not
+/// overlap its view, and must not alias itself (zero strides).
 ///
 /// Dtypes: SUM, MAX, MIN, PROD take f32, f16 (accumulated in f32), i32 and
 /// u32 (integer sums and products wrap), and write the input's dtype. MEAN
@@ -96,6 +98,11 @@ unsafe fn reduce_call(
 /// dtype), WGC_ERROR_UNSUPPORTED, WGC_ERROR_OUT_OF_RANGE (view outside its
 /// buffer), WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH. On failure
 /// nothing is recorded. Records work on `stream`; does not block.
+///
+/// Kernels use subgroup operations where the adapter has them; setting the
+/// environment variable WGC_DISABLE_SUBGROUPS=1 (for testing) selects the
+/// workgroup-memory-only kernels for this family (reductions, variance,
+/// softmax, layer and RMS norm).
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_reduce(
     stream: *const WgcStream,
