@@ -74,7 +74,7 @@
 #define WGC_MAX_RANK 8
 
 /**
- * Workgroup size of every reduction-family kernel.
+ * Workgroup size of the axis reductions (reduce.wgsl).
  */
 #define WG 256
 

@@ -2,7 +2,7 @@
 //! rows cached in registers when contiguous and short enough (see shaders/norm.wgsl).
 
 use super::common::Params;
-use super::reduce_kernels::{enables, kernel, launch, row_grid, row_workgroup, use_subgroups};
+use super::reduce_kernels::{kernel, launch, row_grid, row_workgroup, use_subgroups};
 use super::softmax::check_rowwise;
 use super::tensor::{coalesce, contiguous_strides, expect_shape, same_device, Tensor};
 use crate::bail;
@@ -116,11 +116,10 @@ pub fn norm(
     };
     let dev = &stream.device;
     let sg = use_subgroups(dev);
-    let en = enables(input.dtype, sg);
     let (wg, cache) = (wg.to_string(), cache.to_string());
     let flag = |b: bool| if b { "true" } else { "false" };
     let values = [
-        ("ENABLES", en.as_str()),
+        ("ENABLES", input.dtype.enable()),
         ("T", input.dtype.wgsl()),
         ("WG", wg.as_str()),
         ("CACHE", cache.as_str()),

@@ -5,7 +5,7 @@
 
 use super::common::Params;
 use super::reduce_axes::{reduced_mask, reduced_shape};
-use super::reduce_kernels::{enables, extremes, kernel, launch, row_grid, use_subgroups, WG};
+use super::reduce_kernels::{extremes, kernel, launch, row_grid, use_subgroups, WG};
 use super::tensor::{coalesce, expect_shape, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
@@ -206,10 +206,9 @@ pub fn reduce(
     };
     let (lowest, highest) = extremes(acc);
     let sg = use_subgroups(dev);
-    let en = enables(input.dtype, sg);
     let (op_code, wg) = (op.code().to_string(), WG.to_string());
     let values = [
-        ("ENABLES", en.as_str()),
+        ("ENABLES", input.dtype.enable()),
         ("T", input.dtype.wgsl()),
         ("ACC", acc),
         ("OUT", out_dtype.wgsl()),

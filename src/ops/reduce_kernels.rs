@@ -3,7 +3,6 @@
 //! workgroup-memory-only twins) appended, and launches bind explicit slots.
 
 use super::common::Params;
-use super::tensor::DType;
 use crate::error::Result;
 use crate::runtime::buffer::Buffer;
 use crate::runtime::device::Device;
@@ -12,7 +11,7 @@ use crate::runtime::stream::{Bind, Groups, StreamShared};
 use crate::shaders;
 use std::sync::Arc;
 
-/// Workgroup size of every reduction-family kernel.
+/// Workgroup size of the axis reductions (reduce.wgsl).
 pub const WG: u32 = 256;
 
 /// Workgroup size for one row of `units` loads (vec4s or scalars): short
@@ -25,17 +24,12 @@ pub fn row_workgroup(units: usize) -> usize {
     }
 }
 
-/// Set `WGC_DISABLE_SUBGROUPS` (to anything but "0") before the first call
-/// to force the workgroup-memory-only kernels, e.g. to test them.
+/// Whether to use the subgroup kernels. Setting `WGC_DISABLE_SUBGROUPS` (to
+/// anything but "0") forces the workgroup-memory-only ones from the next call
+/// on, e.g. to test them on an adapter that has subgroups.
 pub fn use_subgroups(dev: &Device) -> bool {
     dev.features.contains(wgpu::Features::SUBGROUP)
         && std::env::var_os("WGC_DISABLE_SUBGROUPS").is_none_or(|v| v == "0")
-}
-
-/// `enable` directives for a dtype. (naga takes the subgroup builtins
-/// without `enable subgroups;`, and rejects that directive.)
-pub fn enables(dtype: DType, _subgroups: bool) -> String {
-    dtype.enable().to_owned()
 }
 
 /// The kernel `entry` of template `file` with the subgroup primitives (and,

@@ -3,7 +3,7 @@
 
 use super::common::Params;
 use super::reduce_axes::single_axis;
-use super::reduce_kernels::{enables, kernel, launch, row_grid, row_workgroup, use_subgroups};
+use super::reduce_kernels::{kernel, launch, row_grid, row_workgroup, use_subgroups};
 use super::tensor::{coalesce, expect_shape, same_device, Tensor};
 use crate::bail;
 use crate::error::Result;
@@ -111,7 +111,7 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
     } else {
         (input.clone(), out.clone())
     };
-    let axis = single_axis(input.rank(), if input.rank() == 1 && axis == 0 { 0 } else { axis })?;
+    let axis = single_axis(input.rank(), axis)?;
     let layout = RowLayout::along(&input, &out, axis);
     if layout.rows == 0 || layout.len == 0 {
         return Ok(());
@@ -127,10 +127,9 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
         (false, _) => ("softmax_strided", 1),
     };
     let sg = use_subgroups(dev);
-    let en = enables(input.dtype, sg);
     let (wg, cache) = (wg.to_string(), cache.to_string());
     let values = [
-        ("ENABLES", en.as_str()),
+        ("ENABLES", input.dtype.enable()),
         ("T", input.dtype.wgsl()),
         ("WG", wg.as_str()),
         ("CACHE", cache.as_str()),
