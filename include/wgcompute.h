@@ -73,6 +73,11 @@
  */
 #define WGC_MAX_RANK 8
 
+/**
+ * Workgroup size of the axis reductions (reduce.wgsl).
+ */
+#define WG 256
+
 #define MAX_RANK 8
 
 
@@ -273,6 +278,30 @@ typedef uint32_t WgcDtype;
 #endif // __cplusplus
 
 /**
+ * Reduction operators of `wgc_op_reduce`.
+ */
+enum WgcReduceOp
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  WGC_REDUCE_OP_SUM = 0,
+  WGC_REDUCE_OP_MEAN = 1,
+  WGC_REDUCE_OP_MAX = 2,
+  WGC_REDUCE_OP_MIN = 3,
+  WGC_REDUCE_OP_PROD = 4,
+  WGC_REDUCE_OP_ARGMAX = 5,
+  WGC_REDUCE_OP_ARGMIN = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcReduceOp WgcReduceOp;
+#else
+typedef uint32_t WgcReduceOp;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A tile shape: fragments per subgroup (rows x cols of 16x16) and
  * subgroups per workgroup (rows x cols).
  */
@@ -459,6 +488,25 @@ typedef struct WgcKernelDesc {
 } WgcKernelDesc;
 
 /**
+ * A view of a buffer as a tensor: element `[i0, ..., i(rank-1)]` lives at
+ * element index `offset + sum(ik * strides[k])` of `buffer`. Strides and
+ * offset count elements, not bytes; strides may be 0 (broadcast) or
+ * negative. Only the first `rank` entries of `shape` and `strides` are read.
+ * Fill one with `wgc_tensor_contiguous`, then change what you need
+ * (transpose by swapping shape and stride entries, slice by moving `offset`).
+ * A view that reaches outside its buffer is rejected with
+ * `WGC_ERROR_OUT_OF_RANGE`.
+ */
+typedef struct WgcTensor {
+  const struct WgcBuffer *buffer;
+  WgcDtype dtype;
+  uint32_t rank;
+  int64_t shape[8];
+  int64_t strides[8];
+  int64_t offset;
+} WgcTensor;
+
+/**
  * One buffer range bound to a kernel binding.
  */
 typedef struct WgcBinding {
@@ -503,25 +551,6 @@ typedef struct WgcLaunch {
   const struct WgcBuffer *indirect_buffer;
   uint64_t indirect_offset;
 } WgcLaunch;
-
-/**
- * A view of a buffer as a tensor: element `[i0, ..., i(rank-1)]` lives at
- * element index `offset + sum(ik * strides[k])` of `buffer`. Strides and
- * offset count elements, not bytes; strides may be 0 (broadcast) or
- * negative. Only the first `rank` entries of `shape` and `strides` are read.
- * Fill one with `wgc_tensor_contiguous`, then change what you need
- * (transpose by swapping shape and stride entries, slice by moving `offset`).
- * A view that reaches outside its buffer is rejected with
- * `WGC_ERROR_OUT_OF_RANGE`.
- */
-typedef struct WgcTensor {
-  const struct WgcBuffer *buffer;
-  WgcDtype dtype;
-  uint32_t rank;
-  int64_t shape[8];
-  int64_t strides[8];
-  int64_t offset;
-} WgcTensor;
 
 
 
@@ -751,6 +780,163 @@ WgcStatus wgc_kernel_workgroup_size(const struct WgcKernel *kernel, uint32_t *ou
  * Number of bindings the entry point uses (storage and uniform).
  */
 WgcStatus wgc_kernel_binding_count(const struct WgcKernel *kernel, uint32_t *out_count);
+
+/**
+ * Layer norm over the last `normalized_dims` dims of `in`:
+ * `out = (x - mean) / sqrt(var + eps) * weight + bias`, with the biased
+ * variance (divide by n), as torch.nn.functional.layer_norm.
+ * `weight` and `bias` (each may be NULL: 1 and 0) have exactly the shape of
+ * those dims and `in`'s dtype. `out` has `in`'s shape and dtype and its own
+ * buffer (sharing a buffer with any input: WGC_ERROR_INVALID_ARGUMENT).
+ * f32 and f16 (statistics in f32); others: WGC_ERROR_UNSUPPORTED.
+ * `normalized_dims` in [1, rank]; `eps` finite and >= 0.
+ * Contiguous rows of up to 16384 elements are read once. Accuracy: ~1e-5
+ * relative (f32); f16: rounding of the result.
+ * Statuses: WGC_ERROR_INVALID_ARGUMENT, WGC_ERROR_SHAPE_MISMATCH,
+ * WGC_ERROR_DTYPE_MISMATCH, WGC_ERROR_UNSUPPORTED, WGC_ERROR_OUT_OF_RANGE,
+ * WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH; nothing is recorded on
+ * failure. Records work on `stream`; does not block.
+ */
+WgcStatus wgc_op_layer_norm(const struct WgcStream *stream,
+                            const struct WgcTensor *input,
+                            const struct WgcTensor *weight,
+                            const struct WgcTensor *bias,
+                            uint32_t normalized_dims,
+                            float eps,
+                            const struct WgcTensor *out);
+
+/**
+ * RMS norm over the last `normalized_dims` dims of `in`:
+ * `out = x / sqrt(mean(x^2) + eps) * weight` (`weight` may be NULL: 1).
+ * Arguments, dtypes, accuracy and statuses as for `wgc_op_layer_norm`.
+ * Records work; does not block.
+ */
+WgcStatus wgc_op_rms_norm(const struct WgcStream *stream,
+                          const struct WgcTensor *input,
+                          const struct WgcTensor *weight,
+                          uint32_t normalized_dims,
+                          float eps,
+                          const struct WgcTensor *out);
+
+/**
+ * Batch norm, inference form, for `in` of shape (N, C, ...):
+ * `out = (x - running_mean[c]) / sqrt(running_var[c] + eps) * weight[c] + bias[c]`
+ * with c the index along dim 1. `running_mean` and `running_var` are
+ * required, `weight` and `bias` may be NULL (1 and 0); all have shape (C)
+ * and `in`'s dtype. `out` as for `wgc_op_layer_norm`. f32 and f16.
+ * Accuracy: ~1e-6 relative (f32). Statuses as for `wgc_op_layer_norm`
+ * (rank below 2: WGC_ERROR_INVALID_ARGUMENT). Records work; does not block.
+ */
+WgcStatus wgc_op_batch_norm(const struct WgcStream *stream,
+                            const struct WgcTensor *input,
+                            const struct WgcTensor *running_mean,
+                            const struct WgcTensor *running_var,
+                            const struct WgcTensor *weight,
+                            const struct WgcTensor *bias,
+                            float eps,
+                            const struct WgcTensor *out);
+
+/**
+ * Reduce `in` over `axes` into `out`.
+ *
+ * `axes` holds `axis_count` Python-style axes (negative counts from the
+ * end); `axis_count` 0 (with `axes` NULL allowed) reduces over all axes.
+ * `out` has the input's shape with the reduced dims removed (`keepdim` 0;
+ * a full reduction gives rank 0) or set to 1 (`keepdim` 1), exactly. A
+ * rank-0 input takes no axes. `out` may share `in`'s buffer but not
+ * overlap its view, and must not alias itself (zero strides).
+ *
+ * Dtypes: SUM, MAX, MIN, PROD take f32, f16 (accumulated in f32), i32 and
+ * u32 (integer sums and products wrap), and write the input's dtype. MEAN
+ * takes f32 and f16 only (integers: WGC_ERROR_UNSUPPORTED). ARGMAX and
+ * ARGMIN take every dtype, reduce one axis (`axis_count` 1) or the
+ * flattened tensor (`axis_count` 0: row-major flat index), write i32, and
+ * return the first index among equal values. NaN ordering in MAX/MIN/ARG*
+ * is unspecified.
+ *
+ * Empty reduced sets: SUM gives 0, PROD 1, MEAN NaN; MAX, MIN, ARGMAX and
+ * ARGMIN fail with WGC_ERROR_INVALID_ARGUMENT.
+ *
+ * Accuracy (f32): sums are combined as a tree over 4096 partials, so the
+ * error grows like log(n), not n; expect relative error around 1e-6 for
+ * well-conditioned sums (f16 input: rounding of the f16 result).
+ *
+ * Statuses: WGC_ERROR_INVALID_ARGUMENT (unknown op, duplicate or out-of-range
+ * axis, several axes for ARG*, empty MAX/MIN/ARG*, out overlapping in),
+ * WGC_ERROR_SHAPE_MISMATCH (out shape), WGC_ERROR_DTYPE_MISMATCH (out
+ * dtype), WGC_ERROR_UNSUPPORTED, WGC_ERROR_OUT_OF_RANGE (view outside its
+ * buffer), WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH. On failure
+ * nothing is recorded. Records work on `stream`; does not block.
+ *
+ * Kernels use subgroup operations where the adapter has them; setting the
+ * environment variable WGC_DISABLE_SUBGROUPS=1 (for testing) selects the
+ * workgroup-memory-only kernels for this family (reductions, variance,
+ * softmax, layer and RMS norm).
+ */
+WgcStatus wgc_op_reduce(const struct WgcStream *stream,
+                        WgcReduceOp op,
+                        const struct WgcTensor *input,
+                        const int32_t *axes,
+                        uint32_t axis_count,
+                        uint32_t keepdim,
+                        const struct WgcTensor *out);
+
+/**
+ * Variance of `in` over `axes` into `out` (axes, `keepdim` and the out
+ * shape as for `wgc_op_reduce`). `unbiased` 1 divides by n - 1 (Bessel),
+ * 0 by n; a divisor <= 0 gives NaN. Computed with Welford's update per
+ * invocation and Chan's parallel combination, in f32, so it stays accurate
+ * for data with a large mean (relative error ~1e-5 in f32). f32 and f16
+ * only (others: WGC_ERROR_UNSUPPORTED); out has the input's dtype.
+ * Statuses as for `wgc_op_reduce`. Records work; does not block.
+ */
+WgcStatus wgc_op_var(const struct WgcStream *stream,
+                     const struct WgcTensor *input,
+                     const int32_t *axes,
+                     uint32_t axis_count,
+                     uint32_t keepdim,
+                     uint32_t unbiased,
+                     const struct WgcTensor *out);
+
+/**
+ * Standard deviation: the square root of `wgc_op_var`, same arguments,
+ * dtypes and statuses. Records work; does not block.
+ */
+WgcStatus wgc_op_std(const struct WgcStream *stream,
+                     const struct WgcTensor *input,
+                     const int32_t *axes,
+                     uint32_t axis_count,
+                     uint32_t keepdim,
+                     uint32_t unbiased,
+                     const struct WgcTensor *out);
+
+/**
+ * Softmax of `in` along `axis` (Python-style) into `out` (same shape and
+ * dtype, in a buffer of its own: sharing `in`'s buffer is
+ * WGC_ERROR_INVALID_ARGUMENT, so it is never computed in place).
+ * Numerically stable: the row maximum is subtracted before exponentiating.
+ * f32 and f16 (computed in f32); other dtypes: WGC_ERROR_UNSUPPORTED.
+ * Rows contiguous along `axis` are read once when they fit in registers
+ * (up to 16384 elements), else twice; other axes use a strided path.
+ * Accuracy: relative error ~1e-6 (f32); f16: rounding of the result.
+ * Statuses: WGC_ERROR_INVALID_ARGUMENT (axis, shared buffer),
+ * WGC_ERROR_SHAPE_MISMATCH, WGC_ERROR_DTYPE_MISMATCH, WGC_ERROR_UNSUPPORTED,
+ * WGC_ERROR_OUT_OF_RANGE, WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH.
+ * Records work; does not block.
+ */
+WgcStatus wgc_op_softmax(const struct WgcStream *stream,
+                         const struct WgcTensor *input,
+                         int32_t axis,
+                         const struct WgcTensor *out);
+
+/**
+ * Log-softmax: `x - max - log(sum(exp(x - max)))` along `axis`; arguments,
+ * dtypes and statuses as for `wgc_op_softmax`. Records work; does not block.
+ */
+WgcStatus wgc_op_log_softmax(const struct WgcStream *stream,
+                             const struct WgcTensor *input,
+                             int32_t axis,
+                             const struct WgcTensor *out);
 
 /**
  * The name of a status code, e.g. "WGC_ERROR_OUT_OF_RANGE". Never NULL; the

@@ -7,6 +7,13 @@
 pub const ALL: &[(&str, &str)] = &[
     ("fill.wgsl", include_str!("../shaders/fill.wgsl")),
     ("gemm_coop_f16.wgsl", include_str!("../shaders/gemm_coop_f16.wgsl")),
+    ("norm.wgsl", include_str!("../shaders/norm.wgsl")),
+    ("norm_batch.wgsl", include_str!("../shaders/norm_batch.wgsl")),
+    ("reduce.wgsl", include_str!("../shaders/reduce.wgsl")),
+    ("reduce_wg_allreduce.wgsl", include_str!("../shaders/reduce_wg_allreduce.wgsl")),
+    ("reduce_wg_shared.wgsl", include_str!("../shaders/reduce_wg_shared.wgsl")),
+    ("reduce_wg_subgroups.wgsl", include_str!("../shaders/reduce_wg_subgroups.wgsl")),
+    ("softmax.wgsl", include_str!("../shaders/softmax.wgsl")),
 ];
 
 pub fn source(name: &str) -> &'static str {

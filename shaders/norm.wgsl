@@ -1,0 +1,208 @@
+{{ENABLES}}
+// Layer norm and RMS norm over the trailing `len` elements of each row, one
+// workgroup per row. Row offsets come from decoding the row number over the
+// outer dims; element j of a row from decoding j over the inner
+// (normalised) dims, per operand: x, y, weight w, bias b.
+//
+// norm_cached: x and y rows contiguous and 4-aligned, w and b contiguous and
+//   4-aligned, at most WG * CACHE vec4s: the row is read once into registers.
+// norm_vec4: the same layout, longer rows: three streaming passes.
+// norm_strided: any layout, scalar loads, three passes.
+// Mean and variance are two-pass (sum, then sum of squared deviations), in f32.
+//
+// Substitutions: T, WG, CACHE, RMS (true: RMS norm, no centring, no bias),
+// HAS_W, HAS_B (false: the binding is a dummy and is not read), ENABLES.
+
+const WG: u32 = {{WG}};
+const CACHE: u32 = {{CACHE}};
+const RMS: bool = {{RMS}};
+const HAS_W: bool = {{HAS_W}};
+const HAS_B: bool = {{HAS_B}};
+
+struct Params {
+    len: u32,
+    rows: u32,
+    rows_per_y: u32,
+    outer_rank: u32,
+    in_offset: u32,
+    out_offset: u32,
+    w_offset: u32,
+    b_offset: u32,
+    inner_rank: u32,
+    eps: f32,
+    inv_len: f32,
+    _pad: u32,
+    outer_shape: array<vec4<u32>, 2>,
+    outer_in: array<vec4<i32>, 2>,
+    outer_out: array<vec4<i32>, 2>,
+    inner_shape: array<vec4<u32>, 2>,
+    inner_in: array<vec4<i32>, 2>,
+    inner_out: array<vec4<i32>, 2>,
+    inner_w: array<vec4<i32>, 2>,
+    inner_b: array<vec4<i32>, 2>,
+}
+
+@group(0) @binding(0) var<storage, read> x: array<{{T}}>;
+@group(0) @binding(1) var<storage, read> xv: array<vec4<{{T}}>>;
+@group(0) @binding(2) var<storage, read_write> y: array<{{T}}>;
+@group(0) @binding(3) var<uniform> p: Params;
+@group(0) @binding(4) var<storage, read_write> yv: array<vec4<{{T}}>>;
+@group(0) @binding(5) var<storage, read> w: array<{{T}}>;
+@group(0) @binding(6) var<storage, read> b: array<{{T}}>;
+@group(0) @binding(7) var<storage, read> wv: array<vec4<{{T}}>>;
+@group(0) @binding(8) var<storage, read> bv: array<vec4<{{T}}>>;
+
+fn row_of(wid: vec3<u32>) -> u32 {
+    return wid.z * p.rows_per_y + wid.y;
+}
+
+fn row_bases(row: u32) -> vec2<i32> {
+    var rem = row;
+    var off = vec2<i32>(i32(p.in_offset), i32(p.out_offset));
+    for (var d = i32(p.outer_rank) - 1; d >= 0; d--) {
+        let n = p.outer_shape[d / 4][d % 4];
+        let i = i32(rem % n);
+        rem = rem / n;
+        off += i * vec2<i32>(p.outer_in[d / 4][d % 4], p.outer_out[d / 4][d % 4]);
+    }
+    return off;
+}
+
+// Offsets of inner element j in x, y, w and b (relative to their bases).
+fn inner_offsets(j: u32) -> vec4<i32> {
+    var rem = j;
+    var off = vec4<i32>(0);
+    for (var d = i32(p.inner_rank) - 1; d >= 0; d--) {
+        let n = p.inner_shape[d / 4][d % 4];
+        let i = i32(rem % n);
+        rem = rem / n;
+        off += i * vec4<i32>(p.inner_in[d / 4][d % 4], p.inner_out[d / 4][d % 4], p.inner_w[d / 4][d % 4], p.inner_b[d / 4][d % 4]);
+    }
+    return off;
+}
+
+fn sum4(v: vec4<f32>) -> f32 {
+    return (v.x + v.y) + (v.z + v.w);
+}
+
+// (mean, 1 / sqrt(var + eps)) from the row's sum and sum of squared deviations.
+fn mean_of(total: f32) -> f32 {
+    return select(total * p.inv_len, 0.0, RMS);
+}
+fn rstd_of(sq: f32) -> f32 {
+    return inverseSqrt(sq * p.inv_len + p.eps);
+}
+
+fn affine4(v: vec4<f32>, i: u32) -> vec4<f32> {
+    var r = v;
+    if (HAS_W) {
+        r *= vec4<f32>(wv[p.w_offset / 4u + i]);
+    }
+    if (HAS_B) {
+        r += vec4<f32>(bv[p.b_offset / 4u + i]);
+    }
+    return r;
+}
+
+@compute @workgroup_size(WG)
+fn norm_cached(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let row = row_of(wid);
+    if (row >= p.rows) {
+        return;
+    }
+    let bases = row_bases(row);
+    let in4 = u32(bases.x) / 4u;
+    let out4 = u32(bases.y) / 4u;
+    let len4 = p.len / 4u;
+    var cache: array<vec4<f32>, CACHE>;
+    var s = 0.0;
+    for (var c = 0u; c < CACHE; c++) {
+        let i = c * WG + lid;
+        if (i < len4) {
+            cache[c] = vec4<f32>(xv[in4 + i]);
+            s += sum4(cache[c]);
+        }
+    }
+    var mean = 0.0;
+    if (!RMS) {
+        mean = mean_of(wg_sum(s, lid));
+    }
+    var sq = 0.0;
+    for (var c = 0u; c < CACHE; c++) {
+        let i = c * WG + lid;
+        if (i < len4) {
+            let d = cache[c] - mean;
+            sq += dot(d, d);
+        }
+    }
+    let rstd = rstd_of(wg_sum(sq, lid));
+    for (var c = 0u; c < CACHE; c++) {
+        let i = c * WG + lid;
+        if (i < len4) {
+            yv[out4 + i] = vec4<{{T}}>(affine4((cache[c] - mean) * rstd, i));
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn norm_vec4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let row = row_of(wid);
+    if (row >= p.rows) {
+        return;
+    }
+    let bases = row_bases(row);
+    let in4 = u32(bases.x) / 4u;
+    let out4 = u32(bases.y) / 4u;
+    let len4 = p.len / 4u;
+    var mean = 0.0;
+    if (!RMS) {
+        var s = 0.0;
+        for (var i = lid; i < len4; i += WG) {
+            s += sum4(vec4<f32>(xv[in4 + i]));
+        }
+        mean = mean_of(wg_sum(s, lid));
+    }
+    var sq = 0.0;
+    for (var i = lid; i < len4; i += WG) {
+        let d = vec4<f32>(xv[in4 + i]) - mean;
+        sq += dot(d, d);
+    }
+    let rstd = rstd_of(wg_sum(sq, lid));
+    for (var i = lid; i < len4; i += WG) {
+        yv[out4 + i] = vec4<{{T}}>(affine4((vec4<f32>(xv[in4 + i]) - mean) * rstd, i));
+    }
+}
+
+@compute @workgroup_size(WG)
+fn norm_strided(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let row = row_of(wid);
+    if (row >= p.rows) {
+        return;
+    }
+    let bases = row_bases(row);
+    var mean = 0.0;
+    if (!RMS) {
+        var s = 0.0;
+        for (var j = lid; j < p.len; j += WG) {
+            s += f32(x[u32(bases.x + inner_offsets(j).x)]);
+        }
+        mean = mean_of(wg_sum(s, lid));
+    }
+    var sq = 0.0;
+    for (var j = lid; j < p.len; j += WG) {
+        let d = f32(x[u32(bases.x + inner_offsets(j).x)]) - mean;
+        sq += d * d;
+    }
+    let rstd = rstd_of(wg_sum(sq, lid));
+    for (var j = lid; j < p.len; j += WG) {
+        let o = inner_offsets(j);
+        var r = (f32(x[u32(bases.x + o.x)]) - mean) * rstd;
+        if (HAS_W) {
+            r *= f32(w[u32(i32(p.w_offset) + o.z)]);
+        }
+        if (HAS_B) {
+            r += f32(b[u32(i32(p.b_offset) + o.w)]);
+        }
+        y[u32(bases.y + o.y)] = {{T}}(r);
+    }
+}

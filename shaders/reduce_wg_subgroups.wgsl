@@ -1,0 +1,23 @@
+// Subgroup primitives, for adapters with the SUBGROUP feature, appended to a
+// reduction template (naga accepts these builtins without an enable
+// directive). The workgroup-memory-only twin is reduce_wg_shared.wgsl.
+
+// Lanes in the calling subgroup (a power of two).
+fn sg_size() -> u32 {
+    return subgroupAdd(1u);
+}
+fn sg_xor_f32(v: f32, mask: u32) -> f32 {
+    return subgroupShuffleXor(v, mask);
+}
+fn sg_xor_i32(v: i32, mask: u32) -> i32 {
+    return subgroupShuffleXor(v, mask);
+}
+fn sg_xor_u32(v: u32, mask: u32) -> u32 {
+    return subgroupShuffleXor(v, mask);
+}
+fn sg_sum_f32(v: f32) -> f32 {
+    return subgroupAdd(v);
+}
+fn sg_max_f32(v: f32) -> f32 {
+    return subgroupMax(v);
+}

@@ -1,0 +1,105 @@
+//! Normalisation operators as C sees them.
+
+use super::boundary::{borrow, run};
+use super::status::WgcStatus;
+use super::stream::WgcStream;
+use super::tensor::{tensor, WgcTensor};
+use crate::error::Result;
+use crate::ops::norm::norm;
+use crate::ops::norm_batch::batch_norm;
+use crate::ops::tensor::Tensor;
+
+/// An optional tensor argument: NULL means absent.
+unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<'a>>> {
+    if t.is_null() {
+        Ok(None)
+    } else {
+        Ok(Some(unsafe { tensor(t, what) }?))
+    }
+}
+
+/// Layer norm over the last `normalized_dims` dims of `in`:
+/// `out = (x - mean) / sqrt(var + eps) * weight + bias`, with the biased
+/// variance (divide by n), as torch.nn.functional.layer_norm.
+/// `weight` and `bias` (each may be NULL: 1 and 0) have exactly the shape of
+/// those dims and `in`'s dtype. `out` has `in`'s shape and dtype and its own
+/// buffer (sharing a buffer with any input: WGC_ERROR_INVALID_ARGUMENT).
+/// f32 and f16 (statistics in f32); others: WGC_ERROR_UNSUPPORTED.
+/// `normalized_dims` in [1, rank]; `eps` finite and >= 0.
+/// Contiguous rows of up to 16384 elements are read once. Accuracy: ~1e-5
+/// relative (f32); f16: rounding of the result.
+/// Statuses: WGC_ERROR_INVALID_ARGUMENT, WGC_ERROR_SHAPE_MISMATCH,
+/// WGC_ERROR_DTYPE_MISMATCH, WGC_ERROR_UNSUPPORTED, WGC_ERROR_OUT_OF_RANGE,
+/// WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH; nothing is recorded on
+/// failure. Records work on `stream`; does not block.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_layer_norm(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    weight: *const WgcTensor,
+    bias: *const WgcTensor,
+    normalized_dims: u32,
+    eps: f32,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let x = unsafe { tensor(input, "in") }?;
+        let w = unsafe { optional(weight, "weight") }?;
+        let b = unsafe { optional(bias, "bias") }?;
+        let y = unsafe { tensor(out, "out") }?;
+        norm(s, &x, w.as_ref(), b.as_ref(), normalized_dims, eps, false, &y)
+    })
+}
+
+/// RMS norm over the last `normalized_dims` dims of `in`:
+/// `out = x / sqrt(mean(x^2) + eps) * weight` (`weight` may be NULL: 1).
+/// Arguments, dtypes, accuracy and statuses as for `wgc_op_layer_norm`.
+/// Records work; does not block.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_rms_norm(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    weight: *const WgcTensor,
+    normalized_dims: u32,
+    eps: f32,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let x = unsafe { tensor(input, "in") }?;
+        let w = unsafe { optional(weight, "weight") }?;
+        let y = unsafe { tensor(out, "out") }?;
+        norm(s, &x, w.as_ref(), None, normalized_dims, eps, true, &y)
+    })
+}
+
+/// Batch norm, inference form, for `in` of shape (N, C, ...):
+/// `out = (x - running_mean[c]) / sqrt(running_var[c] + eps) * weight[c] + bias[c]`
+/// with c the index along dim 1. `running_mean` and `running_var` are
+/// required, `weight` and `bias` may be NULL (1 and 0); all have shape (C)
+/// and `in`'s dtype. `out` as for `wgc_op_layer_norm`. f32 and f16.
+/// Accuracy: ~1e-6 relative (f32). Statuses as for `wgc_op_layer_norm`
+/// (rank below 2: WGC_ERROR_INVALID_ARGUMENT). Records work; does not block.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_batch_norm(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    running_mean: *const WgcTensor,
+    running_var: *const WgcTensor,
+    weight: *const WgcTensor,
+    bias: *const WgcTensor,
+    eps: f32,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let x = unsafe { tensor(input, "in") }?;
+        let m = unsafe { tensor(running_mean, "running_mean") }?;
+        let v = unsafe { tensor(running_var, "running_var") }?;
+        let w = unsafe { optional(weight, "weight") }?;
+        let b = unsafe { optional(bias, "bias") }?;
+        let y = unsafe { tensor(out, "out") }?;
+        batch_norm(s, &x, &m, &v, w.as_ref(), b.as_ref(), eps, &y)
+    })
+}

@@ -1,0 +1,225 @@
+//! Reductions, variance and softmax as C sees them.
+
+use super::boundary::{borrow, run};
+use super::status::WgcStatus;
+use super::stream::WgcStream;
+use super::tensor::{tensor, WgcTensor};
+use crate::bail;
+use crate::error::Result;
+use crate::ops::reduce::{reduce, ReduceOp};
+use crate::ops::softmax::softmax;
+
+/// Reduction operators of `wgc_op_reduce`.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WgcReduceOp {
+    Sum = 0,
+    Mean = 1,
+    Max = 2,
+    Min = 3,
+    Prod = 4,
+    Argmax = 5,
+    Argmin = 6,
+}
+
+fn reduce_op_of(v: u32) -> Result<ReduceOp> {
+    Ok(match v {
+        0 => ReduceOp::Sum,
+        1 => ReduceOp::Mean,
+        2 => ReduceOp::Max,
+        3 => ReduceOp::Min,
+        4 => ReduceOp::Prod,
+        5 => ReduceOp::Argmax,
+        6 => ReduceOp::Argmin,
+        _ => bail!(InvalidArgument, "unknown reduce op {v}"),
+    })
+}
+
+/// The axes array of a C call (NULL allowed when `count` is 0).
+unsafe fn axes_of<'a>(axes: *const i32, count: u32) -> Result<&'a [i32]> {
+    if count == 0 {
+        return Ok(&[]);
+    }
+    if axes.is_null() {
+        bail!(NullPointer, "axes is NULL but axis_count is {count}");
+    }
+    if count > 8 {
+        bail!(InvalidArgument, "axis_count {count} exceeds WGC_MAX_RANK");
+    }
+    Ok(unsafe { std::slice::from_raw_parts(axes, count as usize) })
+}
+
+unsafe fn reduce_call(
+    stream: *const WgcStream,
+    op: Result<ReduceOp>,
+    input: *const WgcTensor,
+    axes: *const i32,
+    axis_count: u32,
+    keepdim: u32,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let op = op?;
+        let x = unsafe { tensor(input, "in") }?;
+        let y = unsafe { tensor(out, "out") }?;
+        let axes = unsafe { axes_of(axes, axis_count) }?;
+        reduce(s, op, &x, axes, keepdim != 0, &y)
+    })
+}
+
+/// Reduce `in` over `axes` into `out`.
+///
+/// `axes` holds `axis_count` Python-style axes (negative counts from the
+/// end); `axis_count` 0 (with `axes` NULL allowed) reduces over all axes.
+/// `out` has the input's shape with the reduced dims removed (`keepdim` 0;
+/// a full reduction gives rank 0) or set to 1 (`keepdim` 1), exactly. A
+/// rank-0 input takes no axes. `out` may share `in`'s buffer but not
+/// overlap its view, and must not alias itself (zero strides).
+///
+/// Dtypes: SUM, MAX, MIN, PROD take f32, f16 (accumulated in f32), i32 and
+/// u32 (integer sums and products wrap), and write the input's dtype. MEAN
+/// takes f32 and f16 only (integers: WGC_ERROR_UNSUPPORTED). ARGMAX and
+/// ARGMIN take every dtype, reduce one axis (`axis_count` 1) or the
+/// flattened tensor (`axis_count` 0: row-major flat index), write i32, and
+/// return the first index among equal values. NaN ordering in MAX/MIN/ARG*
+/// is unspecified.
+///
+/// Empty reduced sets: SUM gives 0, PROD 1, MEAN NaN; MAX, MIN, ARGMAX and
+/// ARGMIN fail with WGC_ERROR_INVALID_ARGUMENT.
+///
+/// Accuracy (f32): sums are combined as a tree over 4096 partials, so the
+/// error grows like log(n), not n; expect relative error around 1e-6 for
+/// well-conditioned sums (f16 input: rounding of the f16 result).
+///
+/// Statuses: WGC_ERROR_INVALID_ARGUMENT (unknown op, duplicate or out-of-range
+/// axis, several axes for ARG*, empty MAX/MIN/ARG*, out overlapping in),
+/// WGC_ERROR_SHAPE_MISMATCH (out shape), WGC_ERROR_DTYPE_MISMATCH (out
+/// dtype), WGC_ERROR_UNSUPPORTED, WGC_ERROR_OUT_OF_RANGE (view outside its
+/// buffer), WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH. On failure
+/// nothing is recorded. Records work on `stream`; does not block.
+///
+/// Kernels use subgroup operations where the adapter has them; setting the
+/// environment variable WGC_DISABLE_SUBGROUPS=1 (for testing) selects the
+/// workgroup-memory-only kernels for this family (reductions, variance,
+/// softmax, layer and RMS norm).
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_reduce(
+    stream: *const WgcStream,
+    op: WgcReduceOp,
+    input: *const WgcTensor,
+    axes: *const i32,
+    axis_count: u32,
+    keepdim: u32,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    unsafe { reduce_call(stream, reduce_op_of(op as u32), input, axes, axis_count, keepdim, out) }
+}
+
+/// Variance of `in` over `axes` into `out` (axes, `keepdim` and the out
+/// shape as for `wgc_op_reduce`). `unbiased` 1 divides by n - 1 (Bessel),
+/// 0 by n; a divisor <= 0 gives NaN. Computed with Welford's update per
+/// invocation and Chan's parallel combination, in f32, so it stays accurate
+/// for data with a large mean (relative error ~1e-5 in f32). f32 and f16
+/// only (others: WGC_ERROR_UNSUPPORTED); out has the input's dtype.
+/// Statuses as for `wgc_op_reduce`. Records work; does not block.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_var(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    axes: *const i32,
+    axis_count: u32,
+    keepdim: u32,
+    unbiased: u32,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    unsafe {
+        reduce_call(
+            stream,
+            Ok(ReduceOp::Var {
+                unbiased: unbiased != 0,
+            }),
+            input,
+            axes,
+            axis_count,
+            keepdim,
+            out,
+        )
+    }
+}
+
+/// Standard deviation: the square root of `wgc_op_var`, same arguments,
+/// dtypes and statuses. Records work; does not block.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_std(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    axes: *const i32,
+    axis_count: u32,
+    keepdim: u32,
+    unbiased: u32,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    unsafe {
+        reduce_call(
+            stream,
+            Ok(ReduceOp::Std {
+                unbiased: unbiased != 0,
+            }),
+            input,
+            axes,
+            axis_count,
+            keepdim,
+            out,
+        )
+    }
+}
+
+unsafe fn softmax_call(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    axis: i32,
+    out: *const WgcTensor,
+    log: bool,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let x = unsafe { tensor(input, "in") }?;
+        let y = unsafe { tensor(out, "out") }?;
+        softmax(s, &x, axis, log, &y)
+    })
+}
+
+/// Softmax of `in` along `axis` (Python-style) into `out` (same shape and
+/// dtype, in a buffer of its own: sharing `in`'s buffer is
+/// WGC_ERROR_INVALID_ARGUMENT, so it is never computed in place).
+/// Numerically stable: the row maximum is subtracted before exponentiating.
+/// f32 and f16 (computed in f32); other dtypes: WGC_ERROR_UNSUPPORTED.
+/// Rows contiguous along `axis` are read once when they fit in registers
+/// (up to 16384 elements), else twice; other axes use a strided path.
+/// Accuracy: relative error ~1e-6 (f32); f16: rounding of the result.
+/// Statuses: WGC_ERROR_INVALID_ARGUMENT (axis, shared buffer),
+/// WGC_ERROR_SHAPE_MISMATCH, WGC_ERROR_DTYPE_MISMATCH, WGC_ERROR_UNSUPPORTED,
+/// WGC_ERROR_OUT_OF_RANGE, WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH.
+/// Records work; does not block.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_softmax(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    axis: i32,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    unsafe { softmax_call(stream, input, axis, out, false) }
+}
+
+/// Log-softmax: `x - max - log(sum(exp(x - max)))` along `axis`; arguments,
+/// dtypes and statuses as for `wgc_op_softmax`. Records work; does not block.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_log_softmax(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    axis: i32,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    unsafe { softmax_call(stream, input, axis, out, true) }
+}
