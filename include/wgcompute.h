@@ -68,6 +68,13 @@
  */
 #define WGC_ABI_VERSION 1
 
+/**
+ * Most dimensions a tensor view may have.
+ */
+#define WGC_MAX_RANK 8
+
+#define MAX_RANK 8
+
 
 
 /**
@@ -241,6 +248,27 @@ enum WgcDeviceType
 typedef enum WgcDeviceType WgcDeviceType;
 #else
 typedef uint32_t WgcDeviceType;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Element types.
+ */
+enum WgcDtype
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  WGC_DTYPE_F32 = 0,
+  WGC_DTYPE_F16 = 1,
+  WGC_DTYPE_I32 = 2,
+  WGC_DTYPE_U32 = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcDtype WgcDtype;
+#else
+typedef uint32_t WgcDtype;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -462,6 +490,25 @@ typedef struct WgcLaunch {
   const struct WgcBuffer *indirect_buffer;
   uint64_t indirect_offset;
 } WgcLaunch;
+
+/**
+ * A view of a buffer as a tensor: element `[i0, ..., i(rank-1)]` lives at
+ * element index `offset + sum(ik * strides[k])` of `buffer`. Strides and
+ * offset count elements, not bytes; strides may be 0 (broadcast) or
+ * negative. Only the first `rank` entries of `shape` and `strides` are read.
+ * Fill one with `wgc_tensor_contiguous`, then change what you need
+ * (transpose by swapping shape and stride entries, slice by moving `offset`).
+ * A view that reaches outside its buffer is rejected with
+ * `WGC_ERROR_OUT_OF_RANGE`.
+ */
+typedef struct WgcTensor {
+  const struct WgcBuffer *buffer;
+  WgcDtype dtype;
+  uint32_t rank;
+  int64_t shape[8];
+  int64_t strides[8];
+  int64_t offset;
+} WgcTensor;
 
 
 
@@ -774,6 +821,67 @@ WgcStatus wgc_stream_flush(const struct WgcStream *stream);
  * Submit what has been recorded and block until the GPU has finished it.
  */
 WgcStatus wgc_stream_synchronize(const struct WgcStream *stream);
+
+/**
+ * Fill `*out` with a row-major (C order) view of `buffer` from element 0.
+ * Does not check that the buffer is large enough (operators do).
+ */
+WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
+                                WgcDtype dtype,
+                                uint32_t rank,
+                                const int64_t *shape,
+                                struct WgcTensor *out_tensor);
+
+/**
+ * General matrix product: `c = alpha * op(a) op(b) + beta * c`, where
+ * `op(x)` swaps the last two dims of `x` when its `transpose_*` flag is
+ * non-zero. op(a) is (..., M, K), op(b) is (..., K, N); their batch dims
+ * (all but the last two) broadcast as in NumPy, and `c` must have exactly
+ * the broadcast batch shape followed by (M, N). All three must have rank
+ * >= 2. `c` is read (when `beta != 0`) and written; with `beta == 0` its
+ * old contents are ignored, NaN included. Any strides work; views whose
+ * last two dims are row- or column-major (plain or transposed) are fastest.
+ *
+ * Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16 (products accumulated
+ * in f32). Accuracy: f32 results are within about 1e-6 * K * max|a||b| of
+ * exact; f16 results carry the f16 rounding of the output.
+ *
+ * Records work on `stream` and returns without blocking. The tensors'
+ * buffers must stay alive until it has run (the stream holds no reference
+ * beyond the recorded work's own).
+ *
+ * Statuses: `WGC_ERROR_NULL_POINTER` (NULL stream or tensor),
+ * `WGC_ERROR_DTYPE_MISMATCH` (a and b differ, or f32 inputs with an f16
+ * output), `WGC_ERROR_UNSUPPORTED` (integer dtypes; f16 on an adapter
+ * without f16), `WGC_ERROR_SHAPE_MISMATCH` (rank < 2, inner dims differ,
+ * batch dims that do not broadcast, `c` of the wrong shape),
+ * `WGC_ERROR_INVALID_ARGUMENT` (`c` overlaps or shares a buffer with an
+ * input, or has a zero stride), `WGC_ERROR_OUT_OF_RANGE` (a view outside
+ * its buffer), `WGC_ERROR_TOO_LARGE` (more than
+ * `max_compute_workgroups_per_dimension` batch matrices),
+ * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+ */
+WgcStatus wgc_op_gemm(const struct WgcStream *stream,
+                      float alpha,
+                      const struct WgcTensor *a,
+                      uint32_t transpose_a,
+                      const struct WgcTensor *b,
+                      uint32_t transpose_b,
+                      float beta,
+                      const struct WgcTensor *c);
+
+/**
+ * NumPy `matmul`: `out = a @ b`. Like `wgc_op_gemm` with alpha 1, beta 0
+ * and no transposes, and also accepting 1-D operands: a 1-D `a` (K) is a
+ * row vector and a 1-D `b` (K) a column vector, whose dim is then absent
+ * from `out` (matrix-vector gives (..., M), vector-matrix (..., N), vector-
+ * vector a 0-D scalar). Dtypes, accuracy, blocking and statuses as for
+ * `wgc_op_gemm` (rank 0 operands give `WGC_ERROR_SHAPE_MISMATCH`).
+ */
+WgcStatus wgc_op_matmul(const struct WgcStream *stream,
+                        const struct WgcTensor *a,
+                        const struct WgcTensor *b,
+                        const struct WgcTensor *out);
 
 #ifdef __cplusplus
 }  // extern "C"

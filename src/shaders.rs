@@ -6,6 +6,9 @@
 /// Every shader file, by name (used by the naga validation test).
 pub const ALL: &[(&str, &str)] = &[
     ("fill.wgsl", include_str!("../shaders/fill.wgsl")),
+    ("matmul.wgsl", include_str!("../shaders/matmul.wgsl")),
+    ("conv.wgsl", include_str!("../shaders/conv.wgsl")),
+    ("pool.wgsl", include_str!("../shaders/pool.wgsl")),
 ];
 
 pub fn source(name: &str) -> &'static str {

@@ -11,3 +11,4 @@ pub mod kernel;
 pub mod status;
 pub mod stream;
 pub mod tensor;
+pub mod ops_matmul;

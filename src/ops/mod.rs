@@ -5,3 +5,4 @@ pub mod common;
 pub mod fill;
 pub mod grid;
 pub mod tensor;
+pub mod matmul;

@@ -1,0 +1,190 @@
+// Batched GEMM: C = alpha * A x B + beta * C (+ bias per row), tiled.
+//
+// Each workgroup of 16x16 threads computes a BM x BN tile of C, with
+// BM = 64 * RM and BN = 64 * RN; each thread holds (4*RM) x (4*RN) results
+// in registers. K is walked in steps of BK staged in workgroup memory, A
+// stored transposed (k-major) so that both tiles are read as vec4 rows.
+// A thread's rows are ty*4 + r + i*64 and its columns tx*4 + c + j*64, so a
+// subgroup reads consecutive vec4s of B and broadcasts A.
+//
+// Element (m, k) of A lives at a[a_base + m*a_sm + k*a_sk] (any strides);
+// A_SK / A_SM / B_SK / B_SN are either the literal 1 (contiguous, folded by
+// the compiler) or the uniform's stride. A_K_FAST says that consecutive k
+// are adjacent in memory, choosing which way threads walk for coalescing.
+// Substitutions: IN (f32|f16), OUT (f32|f16), ENABLE, RM, RN, BK, A_SK,
+// A_SM, B_SK, B_SN, A_K_FAST, B_N_FAST, BIAS (true: add bias[m]).
+{{ENABLE}}
+
+struct Params {
+    m: u32,
+    n: u32,
+    k: u32,
+    batch_rank: u32,
+    alpha: f32,
+    beta: f32,
+    a_sm: i32,
+    a_sk: i32,
+    b_sk: i32,
+    b_sn: i32,
+    c_sm: i32,
+    c_sn: i32,
+    a_off: u32,
+    b_off: u32,
+    c_off: u32,
+    bias_off: u32,
+    batch_shape: array<vec4<u32>, 2>,
+    a_bstride: array<vec4<i32>, 2>,
+    b_bstride: array<vec4<i32>, 2>,
+    c_bstride: array<vec4<i32>, 2>,
+    bias_stride: i32,
+};
+
+@group(0) @binding(0) var<storage, read> a: array<{{IN}}>;
+@group(0) @binding(1) var<storage, read> b: array<{{IN}}>;
+@group(0) @binding(2) var<storage, read_write> c: array<{{OUT}}>;
+@group(0) @binding(3) var<storage, read> bias: array<{{OUT}}>;
+@group(0) @binding(4) var<uniform> p: Params;
+
+const RM: u32 = {{RM}}u;
+const RN: u32 = {{RN}}u;
+const BK: u32 = {{BK}}u;
+const BM: u32 = 64u * RM;
+const BN: u32 = 64u * RN;
+const A_LOADS: u32 = BM * BK / 256u;
+const B_LOADS: u32 = BN * BK / 256u;
+
+var<workgroup> As: array<vec4<f32>, BK * BM / 4u>;
+var<workgroup> Bs: array<vec4<f32>, BK * BN / 4u>;
+
+fn vec_at(v: array<vec4<u32>, 2>, i: u32) -> u32 {
+    return v[i / 4u][i % 4u];
+}
+fn ivec_at(v: array<vec4<i32>, 2>, i: u32) -> i32 {
+    return v[i / 4u][i % 4u];
+}
+
+fn set_a(kk: u32, mm: u32, v: f32) {
+    As[kk * (BM / 4u) + mm / 4u][mm % 4u] = v;
+}
+fn set_b(kk: u32, nn: u32, v: f32) {
+    Bs[kk * (BN / 4u) + nn / 4u][nn % 4u] = v;
+}
+
+@compute @workgroup_size(16, 16, 1)
+fn gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let tx = lid.x;
+    let ty = lid.y;
+    let tid = ty * 16u + tx;
+
+    // Batch offsets of this workgroup's matrices (broadcast strides may be 0).
+    var a_base = i32(p.a_off);
+    var b_base = i32(p.b_off);
+    var c_base = i32(p.c_off);
+    var rest = wg.z;
+    for (var d = i32(p.batch_rank) - 1; d >= 0; d--) {
+        let dim = vec_at(p.batch_shape, u32(d));
+        let i = i32(rest % dim);
+        rest = rest / dim;
+        a_base += i * ivec_at(p.a_bstride, u32(d));
+        b_base += i * ivec_at(p.b_bstride, u32(d));
+        c_base += i * ivec_at(p.c_bstride, u32(d));
+    }
+
+    let m0 = wg.y * BM;
+    let n0 = wg.x * BN;
+
+    var acc: array<array<vec4<f32>, RN>, 4u * RM>;
+    for (var r = 0u; r < 4u * RM; r++) {
+        for (var j = 0u; j < RN; j++) {
+            acc[r][j] = vec4<f32>(0.0);
+        }
+    }
+
+    for (var k0 = 0u; k0 < p.k; k0 += BK) {
+        for (var l = 0u; l < A_LOADS; l++) {
+            let idx = l * 256u + tid;
+            var kk: u32;
+            var mm: u32;
+            if ({{A_K_FAST}}) {
+                kk = idx % BK;
+                mm = idx / BK;
+            } else {
+                mm = idx % BM;
+                kk = idx / BM;
+            }
+            let gm = m0 + mm;
+            let gk = k0 + kk;
+            var v = 0.0;
+            if (gm < p.m && gk < p.k) {
+                v = f32(a[a_base + i32(gm) * {{A_SM}} + i32(gk) * {{A_SK}}]);
+            }
+            set_a(kk, mm, v);
+        }
+        for (var l = 0u; l < B_LOADS; l++) {
+            let idx = l * 256u + tid;
+            var kk: u32;
+            var nn: u32;
+            if ({{B_N_FAST}}) {
+                nn = idx % BN;
+                kk = idx / BN;
+            } else {
+                kk = idx % BK;
+                nn = idx / BK;
+            }
+            let gn = n0 + nn;
+            let gk = k0 + kk;
+            var v = 0.0;
+            if (gn < p.n && gk < p.k) {
+                v = f32(b[b_base + i32(gk) * {{B_SK}} + i32(gn) * {{B_SN}}]);
+            }
+            set_b(kk, nn, v);
+        }
+        workgroupBarrier();
+
+        for (var kk = 0u; kk < BK; kk++) {
+            var av: array<vec4<f32>, RM>;
+            var bv: array<vec4<f32>, RN>;
+            for (var i = 0u; i < RM; i++) {
+                av[i] = As[kk * (BM / 4u) + i * 16u + ty];
+            }
+            for (var j = 0u; j < RN; j++) {
+                bv[j] = Bs[kk * (BN / 4u) + j * 16u + tx];
+            }
+            for (var i = 0u; i < RM; i++) {
+                for (var r = 0u; r < 4u; r++) {
+                    let s = av[i][r];
+                    for (var j = 0u; j < RN; j++) {
+                        acc[i * 4u + r][j] = fma(vec4<f32>(s), bv[j], acc[i * 4u + r][j]);
+                    }
+                }
+            }
+        }
+        workgroupBarrier();
+    }
+
+    for (var i = 0u; i < RM; i++) {
+        for (var r = 0u; r < 4u; r++) {
+            let gm = m0 + i * 64u + ty * 4u + r;
+            if (gm >= p.m) {
+                continue;
+            }
+            var add = 0.0;
+            if ({{BIAS}}) {
+                add = f32(bias[i32(p.bias_off) + i32(gm) * p.bias_stride]);
+            }
+            for (var j = 0u; j < RN; j++) {
+                for (var q = 0u; q < 4u; q++) {
+                    let gn = n0 + j * 64u + tx * 4u + q;
+                    if (gn < p.n) {
+                        let ci = c_base + i32(gm) * p.c_sm + i32(gn) * p.c_sn;
+                        var v = p.alpha * acc[i * 4u + r][j][q] + add;
+                        if (p.beta != 0.0) {
+                            v += p.beta * f32(c[ci]);
+                        }
+                        c[ci] = {{OUT}}(v);
+                    }
+                }
+            }
+        }
+    }
+}
