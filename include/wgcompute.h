@@ -510,6 +510,58 @@ typedef struct WgcTensor {
   int64_t offset;
 } WgcTensor;
 
+/**
+ * Parameters of `wgc_op_conv2d`. Set `struct_size = sizeof(WgcConv2dParams)`.
+ * Zero strides, dilations and groups mean 1, so a zeroed struct (with its
+ * size set) is a plain stride-1 unpadded convolution.
+ */
+typedef struct WgcConv2dParams {
+  uint32_t struct_size;
+  uint32_t stride_h;
+  uint32_t stride_w;
+  /**
+   * Zero padding added on both sides.
+   */
+  uint32_t pad_h;
+  uint32_t pad_w;
+  uint32_t dilation_h;
+  uint32_t dilation_w;
+  /**
+   * Input and output channels are split into this many groups; `groups`
+   * equal to the input channels is a depthwise convolution.
+   */
+  uint32_t groups;
+} WgcConv2dParams;
+
+/**
+ * Parameters of `wgc_op_max_pool2d` and `wgc_op_avg_pool2d`. Set
+ * `struct_size = sizeof(WgcPool2dParams)`.
+ */
+typedef struct WgcPool2dParams {
+  uint32_t struct_size;
+  /**
+   * Window size; both must be positive.
+   */
+  uint32_t kernel_h;
+  uint32_t kernel_w;
+  /**
+   * 0 means the window size (PyTorch's default).
+   */
+  uint32_t stride_h;
+  uint32_t stride_w;
+  /**
+   * Padding on both sides, at most half the window. It acts as -inf for
+   * max pooling and as zeros for average pooling.
+   */
+  uint32_t pad_h;
+  uint32_t pad_w;
+  /**
+   * Non-zero: averages divide by the full window, padding included;
+   * zero: by the number of input elements in the window.
+   */
+  uint32_t count_include_pad;
+} WgcPool2dParams;
+
 
 
 #ifdef __cplusplus
@@ -882,6 +934,70 @@ WgcStatus wgc_op_matmul(const struct WgcStream *stream,
                         const struct WgcTensor *a,
                         const struct WgcTensor *b,
                         const struct WgcTensor *out);
+
+/**
+ * 2-D cross-correlation (PyTorch's `conv2d`): `input` (N, C, H, W),
+ * `weight` (O, C/groups, KH, KW), `bias` (O) or NULL, `out` (N, O, OH, OW)
+ * with `OH = (H + 2*pad_h - dilation_h*(KH-1) - 1) / stride_h + 1` (OW
+ * alike). All f32; any strides. Accuracy: within about 1e-5 * (1 +
+ * sqrt(C/groups*KH*KW)) of the exact result for unit-scale data.
+ *
+ * Records work on `stream` without blocking. Statuses:
+ * `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, weight or out),
+ * `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4; `out` overlaps or shares
+ * a buffer with an operand), `WGC_ERROR_DTYPE_MISMATCH` (operands of
+ * different dtypes), `WGC_ERROR_UNSUPPORTED` (not f32),
+ * `WGC_ERROR_SHAPE_MISMATCH` (ranks, channels not divisible by groups,
+ * weight/bias/out of the wrong shape, input smaller than the dilated
+ * kernel), `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
+ * `WGC_ERROR_TOO_LARGE`, `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded
+ * on failure.
+ */
+WgcStatus wgc_op_conv2d(const struct WgcStream *stream,
+                        const struct WgcConv2dParams *params,
+                        const struct WgcTensor *input,
+                        const struct WgcTensor *weight,
+                        const struct WgcTensor *bias,
+                        const struct WgcTensor *out);
+
+/**
+ * 2-D max pooling: `input` (N, C, H, W) f32 to `out` (N, C, OH, OW) with
+ * `OH = (H + 2*pad_h - kernel_h) / stride_h + 1` (floor; OW alike). NaN
+ * in a window gives NaN. Exact. Records work on `stream` without blocking.
+ * Statuses: `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_INVALID_ARGUMENT` (zero
+ * window, padding over half the window, `struct_size` < 4, `out` sharing a
+ * buffer with `input`), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
+ * (not f32), `WGC_ERROR_SHAPE_MISMATCH` (rank not 4, `out` of the wrong
+ * shape, input smaller than the window), `WGC_ERROR_OUT_OF_RANGE`,
+ * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+ */
+WgcStatus wgc_op_max_pool2d(const struct WgcStream *stream,
+                            const struct WgcPool2dParams *params,
+                            const struct WgcTensor *input,
+                            const struct WgcTensor *out);
+
+/**
+ * 2-D average pooling; shapes, blocking and statuses as for
+ * `wgc_op_max_pool2d`, divisor as `count_include_pad` says. Accuracy:
+ * within 1e-6 relative of the exact mean.
+ */
+WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
+                            const struct WgcPool2dParams *params,
+                            const struct WgcTensor *input,
+                            const struct WgcTensor *out);
+
+/**
+ * Mean over H and W: `input` (N, C, H, W) f32 to `out` (N, C, 1, 1).
+ * Records work on `stream` without blocking. Statuses:
+ * `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DTYPE_MISMATCH`,
+ * `WGC_ERROR_UNSUPPORTED` (not f32), `WGC_ERROR_SHAPE_MISMATCH` (rank not
+ * 4, `out` not (N, C, 1, 1), H or W zero with N*C > 0),
+ * `WGC_ERROR_INVALID_ARGUMENT` (`out` sharing a buffer with `input`),
+ * `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_DEVICE_MISMATCH`.
+ */
+WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
+                                   const struct WgcTensor *input,
+                                   const struct WgcTensor *out);
 
 #ifdef __cplusplus
 }  // extern "C"

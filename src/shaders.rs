@@ -8,6 +8,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("fill.wgsl", include_str!("../shaders/fill.wgsl")),
     ("matmul.wgsl", include_str!("../shaders/matmul.wgsl")),
     ("conv.wgsl", include_str!("../shaders/conv.wgsl")),
+    ("conv_direct.wgsl", include_str!("../shaders/conv_direct.wgsl")),
     ("pool.wgsl", include_str!("../shaders/pool.wgsl")),
 ];
 

@@ -12,3 +12,4 @@ pub mod status;
 pub mod stream;
 pub mod tensor;
 pub mod ops_matmul;
+pub mod ops_conv;

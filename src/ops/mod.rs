@@ -6,3 +6,5 @@ pub mod fill;
 pub mod grid;
 pub mod tensor;
 pub mod matmul;
+pub mod conv;
+pub mod pool;
