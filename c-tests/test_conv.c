@@ -118,6 +118,12 @@ static void test_conv(void) {
     V4 out1 = {{2, 6, 7, 9}, {6 * 7 * 9, 1, 9 * 6, 6}, 0};
     conv_case("1x1, channels-last in and out", nhwc, 6, 1, 1, cp(1, 1, 0, 0, 1, 1, 1), 1, &out1);
     conv_case("depthwise channels-last", nhwc, 5, 3, 3, cp(1, 1, 1, 1, 1, 1, 5), 1, NULL);
+    /* Few output tiles and a long K: split over workgroups, then summed. */
+    conv_case("split K, bias", v4(1, 128, 6, 5), 20, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, NULL);
+    conv_case("split K, groups 2, no bias", v4(2, 256, 5, 4), 6, 3, 3, cp(1, 1, 1, 0, 1, 1, 2), 0, NULL);
+    V4 big_c = {{1, 200, 4, 3}, {200 * 4 * 3, 1, 3 * 200, 200}, 0};
+    V4 out_s = {{1, 7, 4, 3}, {7 * 4 * 3 * 2, 4 * 3 * 2, 3 * 2, 2}, 3};
+    conv_case("split K, channels-last in, strided out", big_c, 7, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, &out_s);
 }
 
 static void pool_case(const char *name, int max, V4 in, uint32_t kh, uint32_t kw, uint32_t sh, uint32_t sw, uint32_t ph,

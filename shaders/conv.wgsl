@@ -4,6 +4,9 @@
 // The tiling is that of matmul.wgsl (16x16 threads, BM = 64*RM, BN = 64*RN,
 // BK staged in workgroup memory); A's elements are gathered from the input
 // (zero outside it, which is the padding), B's from the weight.
+// When the output has too few tiles to fill the GPU, K is split over
+// several workgroups writing partial sums (no bias) to scratch, which
+// conv_reduce.wgsl adds up.
 // Substitutions: RM, RN, BK, KH, KW (compile-time so the k decode divides by
 // constants), BIAS (true: add bias[o]).
 
@@ -27,10 +30,12 @@ struct Params {
     out_off: u32,
     bias_off: u32,
     bias_stride: i32,
-    _pad: u32,
+    splits: u32,       // K is split over this many workgroups (grid z = group * splits + split)
     in_s: vec4<i32>,   // strides of the input (n, c, h, w)
     w_s: vec4<i32>,    // of the weight (o, c, kh, kw)
     out_s: vec4<i32>,  // of the output (n, o, oh, ow)
+    k_chunk: u32,      // K range of one split, a multiple of BK
+    split_stride: u32, // elements between the splits' partial outputs
 };
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -49,21 +54,60 @@ const BN: u32 = 64u * RN;
 const A_LOADS: u32 = BM * BK / 256u;
 const B_LOADS: u32 = BN * BK / 256u;
 
-var<workgroup> As: array<vec4<f32>, BK * BM / 4u>;
-var<workgroup> Bs: array<vec4<f32>, BK * BN / 4u>;
+// One vec4 of padding per k row keeps transposing stores off one bank.
+const A_ROW: u32 = BM / 4u + 1u;
+const B_ROW: u32 = BN / 4u + 1u;
+var<workgroup> As: array<vec4<f32>, BK * A_ROW>;
+var<workgroup> Bs: array<vec4<f32>, BK * B_ROW>;
+
+// A loads walk m fastest (adjacent output pixels read adjacent input);
+// B loads walk k fastest (a contiguous weight is (o, k) row-major).
+fn load_tiles(k0: u32, k_end: u32, tid: u32, a_valid: bool, a_base: i32, ih0: i32, iw0: i32, n0: u32, o_base: u32,
+              a_regs: ptr<function, array<f32, A_LOADS>>, b_regs: ptr<function, array<f32, B_LOADS>>) {
+    for (var l = 0u; l < A_LOADS; l++) {
+        let gk = k0 + l * (256u / BM) + tid / BM;
+        var v = 0.0;
+        if (a_valid && gk < k_end) {
+            let c = gk / (KH * KW);
+            let rem = gk % (KH * KW);
+            let ih = ih0 + i32(rem / KW) * p.dil_h;
+            let iw = iw0 + i32(rem % KW) * p.dil_w;
+            if (ih >= 0 && ih < p.h && iw >= 0 && iw < p.w) {
+                v = x[a_base + i32(c) * p.in_s.y + ih * p.in_s.z + iw * p.in_s.w];
+            }
+        }
+        (*a_regs)[l] = v;
+    }
+    for (var l = 0u; l < B_LOADS; l++) {
+        let idx = l * 256u + tid;
+        let gn = n0 + idx / BK;
+        let gk = k0 + idx % BK;
+        var v = 0.0;
+        if (gn < p.o_per_group && gk < k_end) {
+            let c = gk / (KH * KW);
+            let rem = gk % (KH * KW);
+            v = wt[i32(p.w_off) + i32(o_base + gn) * p.w_s.x + i32(c) * p.w_s.y + i32(rem / KW) * p.w_s.z
+                   + i32(rem % KW) * p.w_s.w];
+        }
+        (*b_regs)[l] = v;
+    }
+}
 
 @compute @workgroup_size(16, 16, 1)
 fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let tx = lid.x;
     let ty = lid.y;
     let tid = ty * 16u + tx;
-    let g = wg.z;
+    let g = wg.z / p.splits;
+    let split = wg.z % p.splits;
+    let k_begin = split * p.k_chunk;
+    let k_end = min(k_begin + p.k_chunk, p.k);
     let m0 = wg.y * BM;
     let n0 = wg.x * BN;
     let ohw = p.oh * p.ow;
 
-    // A loads walk m fastest (adjacent output pixels read adjacent input),
-    // so each thread's m is the same for every load: decode it once.
+    // A loads walk m fastest, so each thread's m is the same for every
+    // load: decode it once.
     let a_mm = tid % BM;
     let a_k_step = 256u / BM;
     let am = m0 + a_mm;
@@ -82,48 +126,32 @@ fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
         }
     }
 
-    for (var k0 = 0u; k0 < p.k; k0 += BK) {
+    // The next K step's loads are in flight while a step is computed.
+    var a_next: array<f32, A_LOADS>;
+    var b_next: array<f32, B_LOADS>;
+    load_tiles(k_begin, k_end, tid, a_valid, a_base, ih0, iw0, n0, o_base, &a_next, &b_next);
+    for (var k0 = k_begin; k0 < k_end; k0 += BK) {
         for (var l = 0u; l < A_LOADS; l++) {
-            let kk = l * a_k_step + tid / BM;
-            let gk = k0 + kk;
-            var v = 0.0;
-            if (a_valid && gk < p.k) {
-                let c = gk / (KH * KW);
-                let rem = gk % (KH * KW);
-                let ih = ih0 + i32(rem / KW) * p.dil_h;
-                let iw = iw0 + i32(rem % KW) * p.dil_w;
-                if (ih >= 0 && ih < p.h && iw >= 0 && iw < p.w) {
-                    v = x[a_base + i32(c) * p.in_s.y + ih * p.in_s.z + iw * p.in_s.w];
-                }
-            }
-            As[kk * (BM / 4u) + a_mm / 4u][a_mm % 4u] = v;
+            As[(l * a_k_step + tid / BM) * A_ROW + a_mm / 4u][a_mm % 4u] = a_next[l];
         }
-        // B loads walk k fastest: a contiguous weight is (o, k) row-major.
         for (var l = 0u; l < B_LOADS; l++) {
             let idx = l * 256u + tid;
-            let kk = idx % BK;
             let nn = idx / BK;
-            let gn = n0 + nn;
-            let gk = k0 + kk;
-            var v = 0.0;
-            if (gn < p.o_per_group && gk < p.k) {
-                let c = gk / (KH * KW);
-                let rem = gk % (KH * KW);
-                v = wt[i32(p.w_off) + i32(o_base + gn) * p.w_s.x + i32(c) * p.w_s.y + i32(rem / KW) * p.w_s.z
-                       + i32(rem % KW) * p.w_s.w];
-            }
-            Bs[kk * (BN / 4u) + nn / 4u][nn % 4u] = v;
+            Bs[(idx % BK) * B_ROW + nn / 4u][nn % 4u] = b_next[l];
         }
         workgroupBarrier();
+        if (k0 + BK < k_end) {
+            load_tiles(k0 + BK, k_end, tid, a_valid, a_base, ih0, iw0, n0, o_base, &a_next, &b_next);
+        }
 
         for (var kk = 0u; kk < BK; kk++) {
             var av: array<vec4<f32>, RM>;
             var bv: array<vec4<f32>, RN>;
             for (var i = 0u; i < RM; i++) {
-                av[i] = As[kk * (BM / 4u) + i * 16u + ty];
+                av[i] = As[kk * A_ROW + i * 16u + ty];
             }
             for (var j = 0u; j < RN; j++) {
-                bv[j] = Bs[kk * (BN / 4u) + j * 16u + tx];
+                bv[j] = Bs[kk * B_ROW + j * 16u + tx];
             }
             for (var i = 0u; i < RM; i++) {
                 for (var r = 0u; r < 4u; r++) {
@@ -145,7 +173,7 @@ fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
             }
             let n = gm / ohw;
             let pix = gm % ohw;
-            let row = i32(p.out_off) + i32(n) * p.out_s.x + i32(pix / p.ow) * p.out_s.z + i32(pix % p.ow) * p.out_s.w;
+            let row = i32(p.out_off + split * p.split_stride) + i32(n) * p.out_s.x + i32(pix / p.ow) * p.out_s.z + i32(pix % p.ow) * p.out_s.w;
             for (var j = 0u; j < RN; j++) {
                 for (var q = 0u; q < 4u; q++) {
                     let gn = n0 + j * 64u + tx * 4u + q;

@@ -4,6 +4,7 @@
 // BM = 64 * RM and BN = 64 * RN; each thread holds (4*RM) x (4*RN) results
 // in registers. K is walked in steps of BK staged in workgroup memory, A
 // stored transposed (k-major) so that both tiles are read as vec4 rows.
+// The next step's global loads are in flight while a step is computed.
 // A thread's rows are ty*4 + r + i*64 and its columns tx*4 + c + j*64, so a
 // subgroup reads consecutive vec4s of B and broadcasts A.
 //
@@ -53,8 +54,12 @@ const BN: u32 = 64u * RN;
 const A_LOADS: u32 = BM * BK / 256u;
 const B_LOADS: u32 = BN * BK / 256u;
 
-var<workgroup> As: array<vec4<f32>, BK * BM / 4u>;
-var<workgroup> Bs: array<vec4<f32>, BK * BN / 4u>;
+// One vec4 of padding per k row keeps the transposing stores from all
+// landing in one memory bank.
+const A_ROW: u32 = BM / 4u + 1u;
+const B_ROW: u32 = BN / 4u + 1u;
+var<workgroup> As: array<vec4<f32>, BK * A_ROW>;
+var<workgroup> Bs: array<vec4<f32>, BK * B_ROW>;
 
 fn vec_at(v: array<vec4<u32>, 2>, i: u32) -> u32 {
     return v[i / 4u][i % 4u];
@@ -63,11 +68,56 @@ fn ivec_at(v: array<vec4<i32>, 2>, i: u32) -> i32 {
     return v[i / 4u][i % 4u];
 }
 
-fn set_a(kk: u32, mm: u32, v: f32) {
-    As[kk * (BM / 4u) + mm / 4u][mm % 4u] = v;
+// Which (k, m) of the A tile the l-th load of thread tid fetches: threads
+// walk the dim that is adjacent in memory so that loads coalesce.
+fn a_coord(l: u32, tid: u32) -> vec2<u32> {
+    let idx = l * 256u + tid;
+    if ({{A_K_FAST}}) {
+        return vec2<u32>(idx % BK, idx / BK);
+    }
+    return vec2<u32>(idx / BM, idx % BM);
 }
-fn set_b(kk: u32, nn: u32, v: f32) {
-    Bs[kk * (BN / 4u) + nn / 4u][nn % 4u] = v;
+fn b_coord(l: u32, tid: u32) -> vec2<u32> {
+    let idx = l * 256u + tid;
+    if ({{B_N_FAST}}) {
+        return vec2<u32>(idx / BN, idx % BN);
+    }
+    return vec2<u32>(idx % BK, idx / BK);
+}
+
+fn load_tiles(k0: u32, m0: u32, n0: u32, tid: u32, a_base: i32, b_base: i32,
+              a_regs: ptr<function, array<f32, A_LOADS>>, b_regs: ptr<function, array<f32, B_LOADS>>) {
+    for (var l = 0u; l < A_LOADS; l++) {
+        let km = a_coord(l, tid);
+        let gk = k0 + km.x;
+        let gm = m0 + km.y;
+        var v = 0.0;
+        if (gm < p.m && gk < p.k) {
+            v = f32(a[a_base + i32(gm) * {{A_SM}} + i32(gk) * {{A_SK}}]);
+        }
+        (*a_regs)[l] = v;
+    }
+    for (var l = 0u; l < B_LOADS; l++) {
+        let kn = b_coord(l, tid);
+        let gk = k0 + kn.x;
+        let gn = n0 + kn.y;
+        var v = 0.0;
+        if (gn < p.n && gk < p.k) {
+            v = f32(b[b_base + i32(gk) * {{B_SK}} + i32(gn) * {{B_SN}}]);
+        }
+        (*b_regs)[l] = v;
+    }
+}
+
+fn store_tiles(tid: u32, a_regs: ptr<function, array<f32, A_LOADS>>, b_regs: ptr<function, array<f32, B_LOADS>>) {
+    for (var l = 0u; l < A_LOADS; l++) {
+        let km = a_coord(l, tid);
+        As[km.x * A_ROW + km.y / 4u][km.y % 4u] = (*a_regs)[l];
+    }
+    for (var l = 0u; l < B_LOADS; l++) {
+        let kn = b_coord(l, tid);
+        Bs[kn.x * B_ROW + kn.y / 4u][kn.y % 4u] = (*b_regs)[l];
+    }
 }
 
 @compute @workgroup_size(16, 16, 1)
@@ -100,55 +150,26 @@ fn gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
         }
     }
 
+    // Software pipelining: the next K step's global loads are issued into
+    // registers before the current step's products, hiding their latency.
+    var a_next: array<f32, A_LOADS>;
+    var b_next: array<f32, B_LOADS>;
+    load_tiles(0u, m0, n0, tid, a_base, b_base, &a_next, &b_next);
     for (var k0 = 0u; k0 < p.k; k0 += BK) {
-        for (var l = 0u; l < A_LOADS; l++) {
-            let idx = l * 256u + tid;
-            var kk: u32;
-            var mm: u32;
-            if ({{A_K_FAST}}) {
-                kk = idx % BK;
-                mm = idx / BK;
-            } else {
-                mm = idx % BM;
-                kk = idx / BM;
-            }
-            let gm = m0 + mm;
-            let gk = k0 + kk;
-            var v = 0.0;
-            if (gm < p.m && gk < p.k) {
-                v = f32(a[a_base + i32(gm) * {{A_SM}} + i32(gk) * {{A_SK}}]);
-            }
-            set_a(kk, mm, v);
-        }
-        for (var l = 0u; l < B_LOADS; l++) {
-            let idx = l * 256u + tid;
-            var kk: u32;
-            var nn: u32;
-            if ({{B_N_FAST}}) {
-                nn = idx % BN;
-                kk = idx / BN;
-            } else {
-                kk = idx % BK;
-                nn = idx / BK;
-            }
-            let gn = n0 + nn;
-            let gk = k0 + kk;
-            var v = 0.0;
-            if (gn < p.n && gk < p.k) {
-                v = f32(b[b_base + i32(gk) * {{B_SK}} + i32(gn) * {{B_SN}}]);
-            }
-            set_b(kk, nn, v);
-        }
+        store_tiles(tid, &a_next, &b_next);
         workgroupBarrier();
+        if (k0 + BK < p.k) {
+            load_tiles(k0 + BK, m0, n0, tid, a_base, b_base, &a_next, &b_next);
+        }
 
         for (var kk = 0u; kk < BK; kk++) {
             var av: array<vec4<f32>, RM>;
             var bv: array<vec4<f32>, RN>;
             for (var i = 0u; i < RM; i++) {
-                av[i] = As[kk * (BM / 4u) + i * 16u + ty];
+                av[i] = As[kk * A_ROW + i * 16u + ty];
             }
             for (var j = 0u; j < RN; j++) {
-                bv[j] = Bs[kk * (BN / 4u) + j * 16u + tx];
+                bv[j] = Bs[kk * B_ROW + j * 16u + tx];
             }
             for (var i = 0u; i < RM; i++) {
                 for (var r = 0u; r < 4u; r++) {

@@ -194,6 +194,7 @@ pub fn gemm_views(
     let big = tiles64 >= 1024;
     let rm = if big && m > 64 { 2 } else { 1 };
     let rn = if big && n > 64 { 2 } else { 1 };
+    // Measured on an H200: BK 8 suits 128x128 tiles, 16 the smaller ones.
     let bk = if rm * rn == 4 { 8 } else { 16 };
 
     let out_t = c.dtype.wgsl();
