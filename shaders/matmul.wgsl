@@ -13,7 +13,7 @@
 // the compiler) or the uniform's stride. A_K_FAST says that consecutive k
 // are adjacent in memory, choosing which way threads walk for coalescing.
 // Substitutions: IN (f32|f16), OUT (f32|f16), ENABLE, RM, RN, BK, A_SK,
-// A_SM, B_SK, B_SN, A_K_FAST, B_N_FAST, BIAS (true: add bias[m]).
+// A_SM, B_SK, B_SN, C_SM, C_SN, A_K_FAST, B_N_FAST, BIAS (true: add bias[m]).
 {{ENABLE}}
 
 struct Params {
@@ -197,7 +197,7 @@ fn gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
                 for (var q = 0u; q < 4u; q++) {
                     let gn = n0 + j * 64u + tx * 4u + q;
                     if (gn < p.n) {
-                        let ci = c_base + i32(gm) * p.c_sm + i32(gn) * p.c_sn;
+                        let ci = c_base + i32(gm) * {{C_SM}} + i32(gn) * {{C_SN}};
                         var v = p.alpha * acc[i * 4u + r][j][q] + add;
                         if (p.beta != 0.0) {
                             v += p.beta * f32(c[ci]);

@@ -186,6 +186,8 @@ pub fn gemm_views(
     let (a_sk_e, a_sk) = stride_expr(k, a.strides[ra - 1], "p.a_sk");
     let (b_sk_e, b_sk) = stride_expr(k, b.strides[rb - 2], "p.b_sk");
     let (b_sn_e, b_sn) = stride_expr(n, b.strides[rb - 1], "p.b_sn");
+    let (c_sm_e, c_sm) = stride_expr(m, c.strides[rank_b], "p.c_sm");
+    let (c_sn_e, c_sn) = stride_expr(n, c.strides[rank_b + 1], "p.c_sn");
     let a_k_fast = a_sk_e == "1" || (a_sm_e != "1" && a_sk.abs() <= a_sm.abs());
     let b_n_fast = b_sn_e == "1" || (b_sk_e != "1" && b_sn.abs() <= b_sk.abs());
 
@@ -215,6 +217,8 @@ pub fn gemm_views(
             ("A_SK", a_sk_e),
             ("B_SK", b_sk_e),
             ("B_SN", b_sn_e),
+            ("C_SM", c_sm_e),
+            ("C_SN", c_sn_e),
             ("A_K_FAST", if a_k_fast { "true" } else { "false" }),
             ("B_N_FAST", if b_n_fast { "true" } else { "false" }),
             ("BIAS", if bias.is_some() { "true" } else { "false" }),
@@ -232,8 +236,8 @@ pub fn gemm_views(
         .i32(a_sk as i32)
         .i32(b_sk as i32)
         .i32(b_sn as i32)
-        .i32(c.strides[rank_b] as i32)
-        .i32(c.strides[rank_b + 1] as i32)
+        .i32(c_sm as i32)
+        .i32(c_sn as i32)
         .u32(a.offset as u32)
         .u32(b.offset as u32)
         .u32(c.offset as u32)
