@@ -110,7 +110,7 @@ static void test_conv(void) {
     conv_case("zeroed params", v4(1, 2, 6, 5), 3, 2, 2, cp(0, 0, 0, 0, 0, 0, 0), 0, NULL);
     conv_case("C=1", v4(2, 1, 8, 8), 4, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, NULL);
     /* Large enough for 128x128 tiles. */
-    conv_case("large tiles", v4(2, 2, 128, 128), 130, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, NULL);
+    conv_case("large tiles", v4(2, 1, 128, 128), 130, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, NULL);
     /* Channels-last storage seen as NCHW, and a strided output. */
     V4 nhwc = {{2, 5, 7, 9}, {7 * 9 * 5, 1, 9 * 5, 5}, 0};
     V4 out = {{2, 6, 7, 9}, {6 * 7 * 9 * 2, 7 * 9 * 2, 9 * 2, 2}, 1};
