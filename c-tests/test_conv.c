@@ -103,7 +103,9 @@ static void test_conv(void) {
     conv_case("groups 2", v4(1, 6, 9, 8), 4, 3, 3, cp(1, 1, 1, 1, 1, 1, 2), 1, NULL);
     conv_case("depthwise", v4(2, 8, 13, 11), 8, 3, 3, cp(2, 2, 1, 1, 1, 1, 8), 1, NULL);
     conv_case("depthwise x2 multiplier, dilated", v4(1, 5, 12, 12), 10, 3, 3, cp(1, 1, 2, 2, 2, 2, 5), 0, NULL);
-    conv_case("1x1 (gemm) bias", v4(3, 17, 9, 10), 33, 1, 1, cp(1, 1, 0, 0, 1, 1, 1), 1, NULL);
+    conv_case("1x1 small image bias", v4(3, 17, 9, 10), 33, 1, 1, cp(1, 1, 0, 0, 1, 1, 1), 1, NULL);
+    conv_case("1x1 as GEMM, bias", v4(2, 19, 17, 16), 9, 1, 1, cp(1, 1, 0, 0, 1, 1, 1), 1, NULL);
+    conv_case("1x1 as GEMM, no bias", v4(1, 3, 16, 21), 70, 1, 1, cp(1, 1, 0, 0, 1, 1, 1), 0, NULL);
     conv_case("1x1 no bias", v4(2, 4, 1, 7), 3, 1, 1, cp(0, 0, 0, 0, 0, 0, 0), 0, NULL);
     conv_case("1x1 stride 2", v4(2, 9, 9, 10), 6, 1, 1, cp(2, 2, 0, 0, 1, 1, 1), 1, NULL);
     conv_case("7x7 stride 2 pad 3", v4(1, 3, 21, 19), 9, 7, 7, cp(2, 2, 3, 3, 1, 1, 1), 1, NULL);

@@ -5,9 +5,9 @@
 // BK staged in workgroup memory); A's elements are gathered from the input
 // (zero outside it, which is the padding), B's from the weight.
 // When the output has too few tiles to fill the GPU, K is split over
-// several workgroups writing partial sums (no bias) to scratch, which
-// conv_reduce.wgsl adds up.
-// Substitutions: RM, RN, BK, KH, KW (compile-time so the k decode divides by
+// several workgroups that add their partial sums into the output, which
+// conv_init.wgsl first sets to the bias (SPLIT true, BIAS false).
+// Substitutions: RM, RN, BK, SPLIT, KH, KW (compile-time so the k decode divides by
 // constants), BIAS (true: add bias[o]).
 
 struct Params {
@@ -35,13 +35,14 @@ struct Params {
     w_s: vec4<i32>,    // of the weight (o, c, kh, kw)
     out_s: vec4<i32>,  // of the output (n, o, oh, ow)
     k_chunk: u32,      // K range of one split, a multiple of BK
-    split_stride: u32, // elements between the splits' partial outputs
 };
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> wt: array<f32>;
 @group(0) @binding(2) var<storage, read> bias: array<f32>;
-@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+// Output words as atomics: plain results are stored with atomicStore (a
+// plain store on GPUs), split sums are added with a compare-exchange loop.
+@group(0) @binding(3) var<storage, read_write> y: array<atomic<u32>>;
 @group(0) @binding(4) var<uniform> p: Params;
 
 const RM: u32 = {{RM}}u;
@@ -90,6 +91,17 @@ fn load_tiles(k0: u32, k_end: u32, tid: u32, a_valid: bool, a_base: i32, ih0: i3
                    + i32(rem % KW) * p.w_s.w];
         }
         (*b_regs)[l] = v;
+    }
+}
+
+fn add_out(i: i32, v: f32) {
+    var old = atomicLoad(&y[i]);
+    loop {
+        let r = atomicCompareExchangeWeak(&y[i], old, bitcast<u32>(bitcast<f32>(old) + v));
+        if (r.exchanged) {
+            break;
+        }
+        old = r.old_value;
     }
 }
 
@@ -173,7 +185,7 @@ fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
             }
             let n = gm / ohw;
             let pix = gm % ohw;
-            let row = i32(p.out_off + split * p.split_stride) + i32(n) * p.out_s.x + i32(pix / p.ow) * p.out_s.z + i32(pix % p.ow) * p.out_s.w;
+            let row = i32(p.out_off) + i32(n) * p.out_s.x + i32(pix / p.ow) * p.out_s.z + i32(pix % p.ow) * p.out_s.w;
             for (var j = 0u; j < RN; j++) {
                 for (var q = 0u; q < 4u; q++) {
                     let gn = n0 + j * 64u + tx * 4u + q;
@@ -183,7 +195,12 @@ fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
                         if ({{BIAS}}) {
                             v += bias[i32(p.bias_off) + i32(o) * p.bias_stride];
                         }
-                        y[row + i32(o) * p.out_s.y] = v;
+                        let yi = row + i32(o) * p.out_s.y;
+                        if ({{SPLIT}}) {
+                            add_out(yi, v);
+                        } else {
+                            atomicStore(&y[yi], bitcast<u32>(v));
+                        }
                     }
                 }
             }

@@ -9,7 +9,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("matmul.wgsl", include_str!("../shaders/matmul.wgsl")),
     ("conv.wgsl", include_str!("../shaders/conv.wgsl")),
     ("conv_direct.wgsl", include_str!("../shaders/conv_direct.wgsl")),
-    ("conv_reduce.wgsl", include_str!("../shaders/conv_reduce.wgsl")),
+    ("conv_init.wgsl", include_str!("../shaders/conv_init.wgsl")),
     ("pool.wgsl", include_str!("../shaders/pool.wgsl")),
 ];
 

@@ -2,13 +2,12 @@
 //! as a batched GEMM, one-input-channel-per-group (depthwise) convolutions
 //! run a direct kernel, everything else an implicit GEMM.
 
-use super::common::{kernel, launch, launch_buffers, Params};
+use super::common::{kernel, launch, Params};
 use super::grid::grid_1d;
 use super::matmul::{check_output, gemm_views, RowBias};
 use super::tensor::{expect_shape, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
-use crate::runtime::buffer::{Buffer, Usage};
 use crate::runtime::stream::StreamShared;
 
 /// Strides, padding, dilation and groups. Zero strides, dilations and
@@ -97,7 +96,8 @@ pub fn conv2d(
     // 1x1 stride-1 unpadded convolution over flat spatial dims: a GEMM per image.
     let flat_in = input.strides[3] == 1 && (h <= 1 || input.strides[2] == w as isize);
     let flat_out = out.strides[3] == 1 && (oh <= 1 || out.strides[2] == ow as isize);
-    if kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && groups == 1 && flat_in && flat_out {
+    // Small images run better through the implicit GEMM, which folds the batch into M.
+    if kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && groups == 1 && flat_in && flat_out && oh * ow >= 256 {
         let a = Tensor { shape: vec![o, c], strides: vec![weight.strides[0], weight.strides[1]], ..weight.clone() };
         let b = Tensor { shape: vec![n, c, h * w], strides: vec![input.strides[0], input.strides[1], 1], ..input.clone() };
         let cv = Tensor { shape: vec![n, o, oh * ow], strides: vec![out.strides[0], out.strides[1], 1], ..out.clone() };
@@ -152,7 +152,7 @@ pub fn conv2d(
     let rn = if big && og > 64 { 2 } else { 1 };
     let bk = if rm * rn == 4 { 8 } else { 16 };
     // Too few output tiles to fill a large GPU and a long K: split K over
-    // workgroups writing partial sums, then add them up in a second pass.
+    // workgroups that add partial sums into the output, set to the bias first.
     let mut splits = if tiles64 < 1024 && k >= 1024 { (1024 / tiles64).clamp(1, k / 512) } else { 1 };
     let k_chunk = k.div_ceil(splits).div_ceil(bk) * bk;
     splits = k.div_ceil(k_chunk).max(1);
@@ -160,63 +160,47 @@ pub fn conv2d(
     if groups_xy.iter().any(|&g| g > max_dim as usize) || groups * splits > max_dim as usize {
         bail!(TooLarge, "conv2d: the output needs more workgroups than this adapter allows per dimension");
     }
-    let total = out.numel();
-    let contiguous_out = [(o * oh * ow) as isize, (oh * ow) as isize, ow as isize, 1];
     p = p.u32(splits as u32);
-    let out_strides: &[isize] = if splits > 1 { &contiguous_out } else { &out.strides };
-    for s in [&input.strides[..], &weight.strides[..], out_strides] {
+    for s in [&input.strides, &weight.strides, &out.strides] {
         for v in ivec4(s) {
             p = p.i32(v);
         }
     }
-    p = p.u32(k_chunk as u32).u32(total as u32).align16();
+    p = p.u32(k_chunk as u32).align16();
+    let split = splits > 1;
+    if split {
+        let total = out.numel() as u64;
+        let (grid, row) = grid_1d(total, 256, max_dim);
+        let mut ip = Params::new()
+            .u32(total as u32)
+            .u32(o as u32)
+            .u32((oh * ow) as u32)
+            .u32(ow as u32)
+            .u32(out.offset as u32)
+            .u32(bias.map_or(0, |b| b.offset as u32))
+            .i32(bias.map_or(0, |b| b.strides[0] as i32))
+            .u32(row);
+        for v in ivec4(&out.strides) {
+            ip = ip.i32(v);
+        }
+        let init = kernel(dev, "conv_init.wgsl", "conv_init", &[("BIAS", bias_flag)])?;
+        launch(stream, &init, &[bias_t, out], ip.bytes(), grid)?;
+    }
     let (rm_s, rn_s, bk_s, kh_s, kw_s) = (rm.to_string(), rn.to_string(), bk.to_string(), kh.to_string(), kw.to_string());
-    let grid = [groups_xy[0] as u32, groups_xy[1] as u32, (groups * splits) as u32];
-    if splits == 1 {
-        let kern = kernel(
-            dev,
-            "conv.wgsl",
-            "conv_gemm",
-            &[("RM", &rm_s), ("RN", &rn_s), ("BK", &bk_s), ("KH", &kh_s), ("KW", &kw_s), ("BIAS", bias_flag)],
-        )?;
-        return launch(stream, &kern, &[input, weight, bias_t, out], p.bytes(), grid);
-    }
-
-    let bytes = (splits * total * 4) as u64;
-    if bytes > dev.limits.max_storage_buffer_binding_size as u64 {
-        bail!(TooLarge, "conv2d: split-K scratch of {bytes} bytes exceeds this adapter's binding limit");
-    }
-    let scratch = Buffer::create_uninit(&stream.device, bytes, Usage { storage: true, uniform: false, indirect: false })?.buffer;
     let kern = kernel(
         dev,
         "conv.wgsl",
         "conv_gemm",
-        &[("RM", &rm_s), ("RN", &rn_s), ("BK", &bk_s), ("KH", &kh_s), ("KW", &kw_s), ("BIAS", "false")],
+        &[
+            ("RM", &rm_s),
+            ("RN", &rn_s),
+            ("BK", &bk_s),
+            ("KH", &kh_s),
+            ("KW", &kw_s),
+            ("BIAS", if split { "false" } else { bias_flag }),
+            ("SPLIT", if split { "true" } else { "false" }),
+        ],
     )?;
-    // The partial sums start at element 0 of the scratch buffer.
-    let mut bytes_p = p.bytes().to_vec();
-    bytes_p[16 * 4..17 * 4].copy_from_slice(&0u32.to_le_bytes());
-    launch_buffers(stream, &kern, &[input.buffer, weight.buffer, bias_t.buffer, &scratch], &bytes_p, grid)?;
-
-    let (rgrid, row) = grid_1d(total as u64, 256, max_dim);
-    let rp = Params::new()
-        .u32(total as u32)
-        .u32(splits as u32)
-        .u32(o as u32)
-        .u32((oh * ow) as u32)
-        .u32(ow as u32)
-        .u32(out.offset as u32)
-        .u32(bias.map_or(0, |b| b.offset as u32))
-        .i32(bias.map_or(0, |b| b.strides[0] as i32))
-        .i32(out.strides[0] as i32)
-        .i32(out.strides[1] as i32)
-        .i32(out.strides[2] as i32)
-        .i32(out.strides[3] as i32)
-        .u32(row)
-        .align16();
-    let reduce = kernel(dev, "conv_reduce.wgsl", "conv_reduce", &[("BIAS", bias_flag)])?;
-    launch_buffers(stream, &reduce, &[&scratch, bias_t.buffer, out.buffer], rp.bytes(), rgrid)?;
-    // Submit now, so the scratch goes back to the pool only after the work
-    // that uses it is queued ahead of any later user.
-    stream.flush()
+    let grid = [groups_xy[0] as u32, groups_xy[1] as u32, (groups * splits) as u32];
+    launch(stream, &kern, &[input, weight, bias_t, out], p.bytes(), grid)
 }
