@@ -56,11 +56,10 @@ pub struct WgcPool2dParams {
 /// 1x1 stride-1 unpadded convolutions run as a GEMM, one input channel per
 /// group (depthwise) a direct kernel, others an implicit GEMM; when the
 /// output is small and C/groups*KH*KW long, the sum is split over
-/// workgroups into scratch space and added up in a second pass.
+/// workgroups that add their parts into `out` (in no fixed order, so such
+/// results may differ between runs in the last bits).
 ///
-/// Records work on `stream` without blocking (the split path also submits
-/// the stream's recorded work, so its scratch space can be reused safely).
-/// Statuses:
+/// Records work on `stream` without blocking. Statuses:
 /// `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, weight or out),
 /// `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4; `out` overlaps or shares
 /// a buffer with an operand), `WGC_ERROR_DTYPE_MISMATCH` (operands of
@@ -148,11 +147,10 @@ pub unsafe extern "C" fn wgc_op_avg_pool2d(
 /// 1x1 stride-1 unpadded convolutions run as a GEMM, one input channel per
 /// group (depthwise) a direct kernel, others an implicit GEMM; when the
 /// output is small and C/groups*KH*KW long, the sum is split over
-/// workgroups into scratch space and added up in a second pass.
+/// workgroups that add their parts into `out` (in no fixed order, so such
+/// results may differ between runs in the last bits).
 ///
-/// Records work on `stream` without blocking (the split path also submits
-/// the stream's recorded work, so its scratch space can be reused safely).
-/// Statuses:
+/// Records work on `stream` without blocking. Statuses:
 /// `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DTYPE_MISMATCH`,
 /// `WGC_ERROR_UNSUPPORTED` (not f32), `WGC_ERROR_SHAPE_MISMATCH` (rank not
 /// 4, `out` not (N, C, 1, 1), H or W zero with N*C > 0),
