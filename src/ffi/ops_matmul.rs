@@ -10,8 +10,8 @@ use crate::ops::matmul;
 /// `op(x)` swaps the last two dims of `x` when its `transpose_*` flag is
 /// non-zero. op(a) is (..., M, K), op(b) is (..., K, N); their batch dims
 /// (all but the last two) broadcast as in NumPy, and `c` must have exactly
-/// the broadcast batch shape followed by (M, N). All three must have rank
-/// >= 2. `c` is read (when `beta != 0`) and written; with `beta == 0` its
+/// the broadcast batch shape followed by (M, N). All three need at least
+/// two dims. `c` is read (when `beta != 0`) and written; with `beta == 0` its
 /// old contents are ignored, NaN included. Any strides work; views whose
 /// last two dims are row- or column-major (plain or transposed) are fastest.
 ///
