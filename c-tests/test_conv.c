@@ -3,7 +3,7 @@
  * 1x1 (GEMM path), strided views, and every error status.
  * Tolerances: conv |err| <= 1e-5 * (1 + sqrt(K)) + 1e-5*|ref| with K =
  * C/groups*KH*KW on inputs in [-1, 1); max pooling exact; average pooling
- * 1e-6 + 1e-6*|ref|. */
+ * 1e-6 + 1e-6*|ref|; f16 pooling 1e-3 + 2e-3*|ref|. */
 #include "test_util.h"
 
 static TestEnv env;
@@ -211,6 +211,61 @@ static void test_pool(void) {
     global_case("global large plane", v4(1, 2, 40, 37));
 }
 
+/* f16 pooling: references on the f16-rounded inputs; outputs carry the
+ * f16 rounding (2e-3 relative). */
+static void test_pool_f16(void) {
+    if (!env.info.has_f16) {
+        printf("no f16 on this adapter: f16 pooling skipped\n");
+        return;
+    }
+    enum { N = 2, C = 3, H = 9, W = 8 };
+    float x[N * C * H * W];
+    uint16_t xh[N * C * H * W];
+    fill_uniform_f32(x, N * C * H * W, -4, 4);
+    for (int i = 0; i < N * C * H * W; i++) xh[i] = f32_to_f16(x[i]), x[i] = f16_to_f32(xh[i]);
+    WgcBuffer *bi = upload(env.device, xh, sizeof xh);
+    WgcTensor ti = tensor_of(bi, WGC_DTYPE_F16, 4, (int64_t[]){N, C, H, W});
+    for (int kind = 0; kind < 3; kind++) {
+        /* 0: max 3x3 s2 p1 -> 5x4; 1: avg 2x2 s1 p1 include pad -> 10x9; 2: global. */
+        int64_t OH = kind == 0 ? 5 : kind == 1 ? 10 : 1, OW = kind == 0 ? 4 : kind == 1 ? 9 : 1;
+        int64_t no = N * C * OH * OW;
+        uint16_t *oh = calloc(no + 2, 2);
+        WgcBuffer *bo = upload(env.device, oh, (no * 2 + 3) & ~3);
+        WgcTensor to = tensor_of(bo, WGC_DTYPE_F16, 4, (int64_t[]){N, C, OH, OW});
+        WgcPool2dParams pm = {sizeof pm, 3, 3, 2, 2, 1, 1, 0}, pa = {sizeof pa, 2, 2, 1, 1, 1, 1, 1};
+        if (kind == 0) CHECK(wgc_op_max_pool2d(env.stream, &pm, &ti, &to));
+        if (kind == 1) CHECK(wgc_op_avg_pool2d(env.stream, &pa, &ti, &to));
+        if (kind == 2) CHECK(wgc_op_global_avg_pool2d(env.stream, &ti, &to));
+        CHECK(wgc_buffer_read(bo, 0, oh, (no * 2 + 3) & ~3));
+        float *got = malloc(no * 4);
+        double *ref = malloc(no * 8);
+        int64_t i = 0;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t c = 0; c < C; c++)
+                for (int64_t y = 0; y < OH; y++)
+                    for (int64_t z = 0; z < OW; z++, i++) {
+                        int k = kind == 0 ? 3 : kind == 1 ? 2 : 0, st = kind == 0 ? 2 : 1, pd = kind == 2 ? 0 : 1;
+                        int kh = kind == 2 ? H : k, kw = kind == 2 ? W : k;
+                        double best = -INFINITY, sum = 0;
+                        for (int a = 0; a < kh; a++)
+                            for (int b = 0; b < kw; b++) {
+                                int64_t iy = y * st - pd + a, ix = z * st - pd + b;
+                                if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+                                double v = x[((n * C + c) * H + iy) * W + ix];
+                                best = v > best ? v : best;
+                                sum += v;
+                            }
+                        ref[i] = kind == 0 ? best : sum / (double)(kh * kw);
+                        got[i] = f16_to_f32(oh[i]);
+                    }
+        compare_f32(kind == 0 ? "f16 max pool" : kind == 1 ? "f16 avg pool" : "f16 global avg pool", got, ref, no, 1e-3,
+                    2e-3);
+        free(oh), free(got), free(ref);
+        wgc_buffer_release(bo);
+    }
+    wgc_buffer_release(bi);
+}
+
 static void test_nan_max(void) {
     float x[16];
     for (int i = 0; i < 16; i++) x[i] = (float)i;
@@ -324,6 +379,7 @@ int main(void) {
     env = test_env();
     test_conv();
     test_pool();
+    test_pool_f16();
     test_nan_max();
     test_errors();
     test_env_release(&env);

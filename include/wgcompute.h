@@ -967,13 +967,13 @@ WgcStatus wgc_op_conv2d(const struct WgcStream *stream,
                         const struct WgcTensor *out);
 
 /**
- * 2-D max pooling: `input` (N, C, H, W) f32 to `out` (N, C, OH, OW) with
- * `OH = (H + 2*pad_h - kernel_h) / stride_h + 1` (floor; OW alike). NaN
- * in a window gives NaN. Exact. Records work on `stream` without blocking.
+ * 2-D max pooling: `input` (N, C, H, W) to `out` (N, C, OH, OW), both f32
+ * or both f16, with `OH = (H + 2*pad_h - kernel_h) / stride_h + 1` (floor;
+ * OW alike). NaN in a window gives NaN. Exact. Records work on `stream` without blocking.
  * Statuses: `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_INVALID_ARGUMENT` (zero
  * window, padding over half the window, `struct_size` < 4, `out` sharing a
  * buffer with `input`), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
- * (not f32), `WGC_ERROR_SHAPE_MISMATCH` (rank not 4, `out` of the wrong
+ * (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not 4, `out` of the wrong
  * shape, input smaller than the window), `WGC_ERROR_OUT_OF_RANGE`,
  * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
  */
@@ -984,8 +984,9 @@ WgcStatus wgc_op_max_pool2d(const struct WgcStream *stream,
 
 /**
  * 2-D average pooling; shapes, blocking and statuses as for
- * `wgc_op_max_pool2d`, divisor as `count_include_pad` says. Accuracy:
- * within 1e-6 relative of the exact mean.
+ * `wgc_op_max_pool2d`, divisor as `count_include_pad` says. Sums run in
+ * f32. Accuracy: within 1e-6 relative of the exact mean for f32, the f16
+ * rounding of the output for f16.
  */
 WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
                             const struct WgcPool2dParams *params,
@@ -993,16 +994,12 @@ WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
                             const struct WgcTensor *out);
 
 /**
- * Mean over H and W: `input` (N, C, H, W) f32 to `out` (N, C, 1, 1).
- * 1x1 stride-1 unpadded convolutions run as a GEMM, one input channel per
- * group (depthwise) a direct kernel, others an implicit GEMM; when the
- * output is small and C/groups*KH*KW long, the sum is split over
- * workgroups that add their parts into `out` (in no fixed order, so such
- * results may differ between runs in the last bits).
- *
+ * Mean over H and W: `input` (N, C, H, W) to `out` (N, C, 1, 1), f32 or
+ * f16 (summed in f32). Accuracy: within 1e-6 relative of the exact mean
+ * for f32, the f16 rounding of the output for f16.
  * Records work on `stream` without blocking. Statuses:
  * `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DTYPE_MISMATCH`,
- * `WGC_ERROR_UNSUPPORTED` (not f32), `WGC_ERROR_SHAPE_MISMATCH` (rank not
+ * `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not
  * 4, `out` not (N, C, 1, 1), H or W zero with N*C > 0),
  * `WGC_ERROR_INVALID_ARGUMENT` (`out` sharing a buffer with `input`),
  * `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_DEVICE_MISMATCH`.

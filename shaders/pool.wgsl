@@ -2,6 +2,8 @@
 // max_pool2d / avg_pool2d: one invocation per output element.
 // global_avg_pool2d: one 64-wide workgroup per (n, c) plane, reduced in
 // workgroup memory.
+// Substitutions: T (f32|f16; sums and comparisons run in f32), ENABLE.
+{{ENABLE}}
 
 struct Params {
     total: u32,        // output elements (windowed) or planes (global)
@@ -24,8 +26,8 @@ struct Params {
     out_s: vec4<i32>,
 };
 
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(0) @binding(0) var<storage, read> x: array<{{T}}>;
+@group(0) @binding(1) var<storage, read_write> y: array<{{T}}>;
 @group(0) @binding(2) var<uniform> p: Params;
 
 struct Window {
@@ -66,13 +68,13 @@ fn max_pool2d(@builtin(global_invocation_id) gid: vec3<u32>) {
     var best = bitcast<f32>(0xff800000u);
     for (var a = max(win.h0, 0); a < min(win.h0 + p.kh, p.h); a++) {
         for (var b = max(win.w0, 0); b < min(win.w0 + p.kw, p.w); b++) {
-            let v = x[win.base + a * p.in_s.z + b * p.in_s.w];
+            let v = f32(x[win.base + a * p.in_s.z + b * p.in_s.w]);
             if (v > best || is_nan(v)) {
                 best = v;
             }
         }
     }
-    y[win.out_index] = best;
+    y[win.out_index] = {{T}}(best);
 }
 
 @compute @workgroup_size(256)
@@ -89,7 +91,7 @@ fn avg_pool2d(@builtin(global_invocation_id) gid: vec3<u32>) {
     var sum = 0.0;
     for (var a = h_lo; a < h_hi; a++) {
         for (var b = w_lo; b < w_hi; b++) {
-            sum += x[win.base + a * p.in_s.z + b * p.in_s.w];
+            sum += f32(x[win.base + a * p.in_s.z + b * p.in_s.w]);
         }
     }
     // Windows never reach past the padding, so with padding counted the
@@ -98,7 +100,7 @@ fn avg_pool2d(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (p.include_pad == 0u) {
         count = max(h_hi - h_lo, 0) * max(w_hi - w_lo, 0);
     }
-    y[win.out_index] = sum / f32(max(count, 1));
+    y[win.out_index] = {{T}}(sum / f32(max(count, 1)));
 }
 
 var<workgroup> partial: array<f32, 64>;
@@ -123,7 +125,7 @@ fn global_avg_pool2d(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoca
         } else {
             idx = i32(e / u32(p.w)) * p.in_s.z + i32(e % u32(p.w)) * p.in_s.w;
         }
-        sum += x[base + idx];
+        sum += f32(x[base + idx]);
     }
     partial[lid.x] = sum;
     workgroupBarrier();
@@ -134,6 +136,6 @@ fn global_avg_pool2d(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoca
         workgroupBarrier();
     }
     if (lid.x == 0u) {
-        y[i32(p.out_off) + i32(n) * p.out_s.x + i32(c) * p.out_s.y] = partial[0] / f32(hw);
+        y[i32(p.out_off) + i32(n) * p.out_s.x + i32(c) * p.out_s.y] = {{T}}(partial[0] / f32(hw));
     }
 }

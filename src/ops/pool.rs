@@ -1,9 +1,10 @@
-//! 2-D max, average and global average pooling over NCHW f32 tensors.
+//! 2-D max, average and global average pooling over NCHW f32 or f16
+//! tensors (f16 summed in f32).
 
 use super::common::{kernel, launch, Params};
 use super::grid::grid_1d;
 use super::matmul::check_output;
-use super::tensor::{expect_shape, same_device, DType, Tensor};
+use super::tensor::{expect_shape, same_device, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
@@ -28,9 +29,10 @@ fn check_io(stream: &StreamShared, input: &Tensor, out: &Tensor, what: &str) -> 
     if input.dtype != out.dtype {
         bail!(DtypeMismatch, "{what}: input is {} and out is {}", input.dtype.wgsl(), out.dtype.wgsl());
     }
-    if input.dtype != DType::F32 {
-        bail!(Unsupported, "{what}: {} is not supported (f32 only)", input.dtype.wgsl());
+    if !input.dtype.is_float() {
+        bail!(Unsupported, "{what}: {} is not supported (f32 or f16)", input.dtype.wgsl());
     }
+    input.dtype.check_device(&stream.device)?;
     if input.rank() != 4 {
         bail!(ShapeMismatch, "{what}: input has rank {}; expected 4 (N, C, H, W)", input.rank());
     }
@@ -96,7 +98,7 @@ pub fn pool2d(stream: &StreamShared, kind: PoolKind, params: &Pool2dParams, inpu
         .u32(params.count_include_pad as u32);
     let p = push_strides(p, input, out);
     let entry = if kind == PoolKind::Max { "max_pool2d" } else { "avg_pool2d" };
-    let kern = kernel(dev, "pool.wgsl", entry, &[])?;
+    let kern = kernel(dev, "pool.wgsl", entry, &[("T", input.dtype.wgsl()), ("ENABLE", input.dtype.enable())])?;
     launch(stream, &kern, &[input, out], p.bytes(), grid)
 }
 
@@ -134,6 +136,6 @@ pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) ->
         .u32(row)
         .u32(flat as u32);
     let p = push_strides(p, input, out);
-    let kern = kernel(dev, "pool.wgsl", "global_avg_pool2d", &[])?;
+    let kern = kernel(dev, "pool.wgsl", "global_avg_pool2d", &[("T", input.dtype.wgsl()), ("ENABLE", input.dtype.enable())])?;
     launch(stream, &kern, &[input, out], p.bytes(), grid)
 }
