@@ -201,7 +201,8 @@ pub fn gemm_views(
 
     let out_t = c.dtype.wgsl();
     let enable = if a.dtype == DType::F16 || c.dtype == DType::F16 { "enable f16;" } else { "" };
-    let (rm_s, rn_s, bk_s) = (rm.to_string(), rn.to_string(), bk.to_string());
+    let digit = |v: usize| if v == 2 { "2" } else { "1" };
+    let bk_s = if bk == 8 { "8" } else { "16" };
     let kern = kernel(
         dev,
         "matmul.wgsl",
@@ -210,9 +211,9 @@ pub fn gemm_views(
             ("ENABLE", enable),
             ("IN", a.dtype.wgsl()),
             ("OUT", out_t),
-            ("RM", &rm_s),
-            ("RN", &rn_s),
-            ("BK", &bk_s),
+            ("RM", digit(rm)),
+            ("RN", digit(rn)),
+            ("BK", bk_s),
             ("A_SM", a_sm_e),
             ("A_SK", a_sk_e),
             ("B_SK", b_sk_e),
