@@ -552,6 +552,58 @@ typedef struct WgcLaunch {
   uint64_t indirect_offset;
 } WgcLaunch;
 
+/**
+ * Parameters of `wgc_op_conv2d`. Set `struct_size = sizeof(WgcConv2dParams)`.
+ * Zero strides, dilations and groups mean 1, so a zeroed struct (with its
+ * size set) is a plain stride-1 unpadded convolution.
+ */
+typedef struct WgcConv2dParams {
+  uint32_t struct_size;
+  uint32_t stride_h;
+  uint32_t stride_w;
+  /**
+   * Zero padding added on both sides.
+   */
+  uint32_t pad_h;
+  uint32_t pad_w;
+  uint32_t dilation_h;
+  uint32_t dilation_w;
+  /**
+   * Input and output channels are split into this many groups; `groups`
+   * equal to the input channels is a depthwise convolution.
+   */
+  uint32_t groups;
+} WgcConv2dParams;
+
+/**
+ * Parameters of `wgc_op_max_pool2d` and `wgc_op_avg_pool2d`. Set
+ * `struct_size = sizeof(WgcPool2dParams)`.
+ */
+typedef struct WgcPool2dParams {
+  uint32_t struct_size;
+  /**
+   * Window size; both must be positive.
+   */
+  uint32_t kernel_h;
+  uint32_t kernel_w;
+  /**
+   * 0 means the window size (PyTorch's default).
+   */
+  uint32_t stride_h;
+  uint32_t stride_w;
+  /**
+   * Padding on both sides, at most half the window. It acts as -inf for
+   * max pooling and as zeros for average pooling.
+   */
+  uint32_t pad_h;
+  uint32_t pad_w;
+  /**
+   * Non-zero: averages divide by the full window, padding included;
+   * zero: by the number of input elements in the window.
+   */
+  uint32_t count_include_pad;
+} WgcPool2dParams;
+
 
 
 
@@ -1032,6 +1084,130 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
                                 uint32_t rank,
                                 const int64_t *shape,
                                 struct WgcTensor *out_tensor);
+
+/**
+ * General matrix product: `c = alpha * op(a) op(b) + beta * c`, where
+ * `op(x)` swaps the last two dims of `x` when its `transpose_*` flag is
+ * non-zero. op(a) is (..., M, K), op(b) is (..., K, N); their batch dims
+ * (all but the last two) broadcast as in NumPy, and `c` must have exactly
+ * the broadcast batch shape followed by (M, N). All three need at least
+ * two dims. `c` is read (when `beta != 0`) and written; with `beta == 0` its
+ * old contents are ignored, NaN included. Any strides work; views whose
+ * last two dims are row- or column-major (plain or transposed) are fastest.
+ *
+ * Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16 (products accumulated
+ * in f32). Accuracy: f32 results are within about 1e-6 * K * max|a||b| of
+ * exact; f16 results carry the f16 rounding of the output.
+ *
+ * Records work on `stream` and returns without blocking. The tensors'
+ * buffers must stay alive until it has run (the stream holds no reference
+ * beyond the recorded work's own).
+ *
+ * Statuses: `WGC_ERROR_NULL_POINTER` (NULL stream or tensor),
+ * `WGC_ERROR_DTYPE_MISMATCH` (a and b differ, or f32 inputs with an f16
+ * output), `WGC_ERROR_UNSUPPORTED` (integer dtypes; f16 on an adapter
+ * without f16), `WGC_ERROR_SHAPE_MISMATCH` (rank < 2, inner dims differ,
+ * batch dims that do not broadcast, `c` of the wrong shape),
+ * `WGC_ERROR_INVALID_ARGUMENT` (`c` overlaps or shares a buffer with an
+ * input, or has a zero stride), `WGC_ERROR_OUT_OF_RANGE` (a view outside
+ * its buffer), `WGC_ERROR_TOO_LARGE` (more than
+ * `max_compute_workgroups_per_dimension` batch matrices),
+ * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+ */
+WgcStatus wgc_op_gemm(const struct WgcStream *stream,
+                      float alpha,
+                      const struct WgcTensor *a,
+                      uint32_t transpose_a,
+                      const struct WgcTensor *b,
+                      uint32_t transpose_b,
+                      float beta,
+                      const struct WgcTensor *c);
+
+/**
+ * NumPy `matmul`: `out = a @ b`. Like `wgc_op_gemm` with alpha 1, beta 0
+ * and no transposes, and also accepting 1-D operands: a 1-D `a` (K) is a
+ * row vector and a 1-D `b` (K) a column vector, whose dim is then absent
+ * from `out` (matrix-vector gives (..., M), vector-matrix (..., N), vector-
+ * vector a 0-D scalar). Dtypes, accuracy, blocking and statuses as for
+ * `wgc_op_gemm` (rank 0 operands give `WGC_ERROR_SHAPE_MISMATCH`).
+ */
+WgcStatus wgc_op_matmul(const struct WgcStream *stream,
+                        const struct WgcTensor *a,
+                        const struct WgcTensor *b,
+                        const struct WgcTensor *out);
+
+/**
+ * 2-D cross-correlation (PyTorch's `conv2d`): `input` (N, C, H, W),
+ * `weight` (O, C/groups, KH, KW), `bias` (O) or NULL, `out` (N, O, OH, OW)
+ * with `OH = (H + 2*pad_h - dilation_h*(KH-1) - 1) / stride_h + 1` (OW
+ * alike). All f32; any strides. Accuracy: within about 1e-5 * (1 +
+ * sqrt(C/groups*KH*KW)) of the exact result for unit-scale data.
+ *
+ * 1x1 stride-1 unpadded convolutions run as a GEMM, one input channel per
+ * group (depthwise) a direct kernel, others an implicit GEMM; when the
+ * output is small and C/groups*KH*KW long, the sum is split over
+ * workgroups that add their parts into `out` (in no fixed order, so such
+ * results may differ between runs in the last bits).
+ *
+ * Records work on `stream` without blocking. Statuses:
+ * `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, weight or out),
+ * `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4; `out` overlaps or shares
+ * a buffer with an operand), `WGC_ERROR_DTYPE_MISMATCH` (operands of
+ * different dtypes), `WGC_ERROR_UNSUPPORTED` (not f32),
+ * `WGC_ERROR_SHAPE_MISMATCH` (ranks, channels not divisible by groups,
+ * weight/bias/out of the wrong shape, input smaller than the dilated
+ * kernel), `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
+ * `WGC_ERROR_TOO_LARGE`, `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded
+ * on failure.
+ */
+WgcStatus wgc_op_conv2d(const struct WgcStream *stream,
+                        const struct WgcConv2dParams *params,
+                        const struct WgcTensor *input,
+                        const struct WgcTensor *weight,
+                        const struct WgcTensor *bias,
+                        const struct WgcTensor *out);
+
+/**
+ * 2-D max pooling: `input` (N, C, H, W) to `out` (N, C, OH, OW), both f32
+ * or both f16, with `OH = (H + 2*pad_h - kernel_h) / stride_h + 1` (floor;
+ * OW alike). NaN in a window gives NaN. Exact. Records work on `stream` without blocking.
+ * Statuses: `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_INVALID_ARGUMENT` (zero
+ * window, padding over half the window, `struct_size` < 4, `out` sharing a
+ * buffer with `input`), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
+ * (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not 4, `out` of the wrong
+ * shape, input smaller than the window), `WGC_ERROR_OUT_OF_RANGE`,
+ * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+ */
+WgcStatus wgc_op_max_pool2d(const struct WgcStream *stream,
+                            const struct WgcPool2dParams *params,
+                            const struct WgcTensor *input,
+                            const struct WgcTensor *out);
+
+/**
+ * 2-D average pooling; shapes, blocking and statuses as for
+ * `wgc_op_max_pool2d`, divisor as `count_include_pad` says. Sums run in
+ * f32. Accuracy: within 1e-6 relative of the exact mean for f32, the f16
+ * rounding of the output for f16.
+ */
+WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
+                            const struct WgcPool2dParams *params,
+                            const struct WgcTensor *input,
+                            const struct WgcTensor *out);
+
+/**
+ * Mean over H and W: `input` (N, C, H, W) to `out` (N, C, 1, 1), f32 or
+ * f16 (summed in f32). Accuracy: within 1e-6 relative of the exact mean
+ * for f32, the f16 rounding of the output for f16.
+ * Records work on `stream` without blocking. Statuses:
+ * `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DTYPE_MISMATCH`,
+ * `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not
+ * 4, `out` not (N, C, 1, 1), H or W zero with N*C > 0),
+ * `WGC_ERROR_INVALID_ARGUMENT` (`out` sharing a buffer with `input`),
+ * `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_DEVICE_MISMATCH`.
+ */
+WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
+                                   const struct WgcTensor *input,
+                                   const struct WgcTensor *out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -14,6 +14,11 @@ pub const ALL: &[(&str, &str)] = &[
     ("reduce_wg_shared.wgsl", include_str!("../shaders/reduce_wg_shared.wgsl")),
     ("reduce_wg_subgroups.wgsl", include_str!("../shaders/reduce_wg_subgroups.wgsl")),
     ("softmax.wgsl", include_str!("../shaders/softmax.wgsl")),
+    ("matmul.wgsl", include_str!("../shaders/matmul.wgsl")),
+    ("conv.wgsl", include_str!("../shaders/conv.wgsl")),
+    ("conv_direct.wgsl", include_str!("../shaders/conv_direct.wgsl")),
+    ("conv_init.wgsl", include_str!("../shaders/conv_init.wgsl")),
+    ("pool.wgsl", include_str!("../shaders/pool.wgsl")),
 ];
 
 pub fn source(name: &str) -> &'static str {

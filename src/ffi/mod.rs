@@ -13,3 +13,5 @@ pub mod ops_reduce;
 pub mod status;
 pub mod stream;
 pub mod tensor;
+pub mod ops_matmul;
+pub mod ops_conv;

@@ -12,3 +12,6 @@ pub mod reduce_axes;
 pub mod reduce_kernels;
 pub mod softmax;
 pub mod tensor;
+pub mod matmul;
+pub mod conv;
+pub mod pool;

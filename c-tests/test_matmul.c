@@ -1,0 +1,319 @@
+/* wgc_op_gemm and wgc_op_matmul against double-precision references:
+ * odd sizes, transposes (flags and strided views), alpha/beta, broadcast
+ * batches, 1-D operands, f16 inputs, and every error status.
+ * Tolerances: f32 |err| <= 1e-5 + 1e-5*|ref| per unit-scale inputs
+ * (times 1 + sqrt(K)); f16 inputs with f32 output the same (references use
+ * the f16-rounded inputs, and products of f16 values are exact in f32); f16
+ * output adds the f16 rounding: 2e-3 + 2e-3*|ref|. */
+#include "test_util.h"
+
+static TestEnv env;
+
+/* A host-side view: the same numbers given to the GPU. */
+typedef struct {
+    uint32_t rank;
+    int64_t shape[8];
+    int64_t strides[8];
+    int64_t offset;
+} View;
+
+static View view_contig(uint32_t rank, const int64_t *shape) {
+    View v;
+    memset(&v, 0, sizeof v);
+    v.rank = rank;
+    int64_t acc = 1;
+    for (int i = (int)rank - 1; i >= 0; i--) {
+        v.shape[i] = shape[i];
+        v.strides[i] = acc;
+        acc *= shape[i] > 0 ? shape[i] : 1;
+    }
+    return v;
+}
+
+static int64_t view_span(const View *v) {
+    int64_t hi = v->offset;
+    for (uint32_t i = 0; i < v->rank; i++)
+        if (v->shape[i] > 0 && v->strides[i] > 0) hi += (v->shape[i] - 1) * v->strides[i];
+    return hi + 1;
+}
+
+static WgcTensor gpu_view(WgcBuffer *b, WgcDtype dt, const View *v) {
+    WgcTensor t;
+    memset(&t, 0, sizeof t);
+    t.buffer = b;
+    t.dtype = dt;
+    t.rank = v->rank;
+    for (uint32_t i = 0; i < v->rank; i++) {
+        t.shape[i] = v->shape[i];
+        t.strides[i] = v->strides[i];
+    }
+    t.offset = v->offset;
+    return t;
+}
+
+/* Element of a batch-broadcast matrix view: batch index aligned right. */
+static double mat_at(const float *d, const View *v, const int64_t *bidx, uint32_t brank, int64_t r, int64_t c) {
+    int64_t off = v->offset;
+    uint32_t vb = v->rank - 2;
+    for (uint32_t i = 0; i < vb; i++) {
+        int64_t idx = bidx[brank - vb + i];
+        if (v->shape[i] == 1) idx = 0;
+        off += idx * v->strides[i];
+    }
+    off += r * v->strides[vb] + c * v->strides[vb + 1];
+    return d[off];
+}
+
+static uint16_t *to_f16(const float *x, size_t n, float *rounded) {
+    uint16_t *h = malloc(n * 2 + 2);
+    for (size_t i = 0; i < n; i++) {
+        h[i] = f32_to_f16(x[i]);
+        rounded[i] = f16_to_f32(h[i]);
+    }
+    return h;
+}
+
+/* One gemm case. Data buffers are sized from the views; c starts with
+ * random content (or NaN when beta == 0, which must be ignored). */
+static void gemm_case(const char *name, WgcDtype in_dt, WgcDtype out_dt, View av, int ta, View bv, int tb, View cv,
+                      float alpha, float beta) {
+    int64_t na = view_span(&av), nb = view_span(&bv), nc = view_span(&cv);
+    float *ha = malloc(na * 4 + 4), *hb = malloc(nb * 4 + 4), *hc = malloc(nc * 4 + 4);
+    fill_uniform_f32(ha, na, -1, 1);
+    fill_uniform_f32(hb, nb, -1, 1);
+    fill_uniform_f32(hc, nc, -1, 1);
+    if (beta == 0.0f)
+        for (int64_t i = 0; i < nc; i++) hc[i] = NAN;
+    WgcBuffer *ba, *bb, *bc;
+    if (in_dt == WGC_DTYPE_F16) {
+        uint16_t *fa = to_f16(ha, na, ha), *fb = to_f16(hb, nb, hb);
+        ba = upload(env.device, fa, na * 2);
+        bb = upload(env.device, fb, nb * 2);
+        free(fa);
+        free(fb);
+    } else {
+        ba = upload(env.device, ha, na * 4);
+        bb = upload(env.device, hb, nb * 4);
+    }
+    if (out_dt == WGC_DTYPE_F16) {
+        uint16_t *fc = to_f16(hc, nc, hc);
+        bc = upload(env.device, fc, nc * 2);
+        free(fc);
+    } else {
+        bc = upload(env.device, hc, nc * 4);
+    }
+    WgcTensor ta_ = gpu_view(ba, in_dt, &av), tb_ = gpu_view(bb, in_dt, &bv), tc_ = gpu_view(bc, out_dt, &cv);
+    CHECK(wgc_op_gemm(env.stream, alpha, &ta_, (uint32_t)ta, &tb_, (uint32_t)tb, beta, &tc_));
+
+    uint32_t cr = cv.rank, brank = cr - 2;
+    int64_t M = cv.shape[cr - 2], N = cv.shape[cr - 1];
+    int64_t K = ta ? av.shape[av.rank - 2] : av.shape[av.rank - 1];
+    int64_t batches = 1;
+    for (uint32_t i = 0; i < brank; i++) batches *= cv.shape[i];
+    size_t total = (size_t)(batches * M * N);
+    double *ref = malloc(total * 8 + 8);
+    float *got = malloc(total * 4 + 4);
+    float *raw = malloc(nc * 4 + 4);
+    if (out_dt == WGC_DTYPE_F16) {
+        uint16_t *h = malloc(nc * 2 + 4);
+        CHECK(wgc_buffer_read(bc, 0, h, ((nc * 2) + 3) & ~3));
+        for (int64_t i = 0; i < nc; i++) raw[i] = f16_to_f32(h[i]);
+        free(h);
+    } else {
+        CHECK(wgc_buffer_read(bc, 0, raw, nc * 4));
+    }
+    size_t o = 0;
+    for (int64_t bi = 0; bi < batches; bi++) {
+        int64_t bidx[8], rest = bi;
+        for (int i = (int)brank - 1; i >= 0; i--) {
+            bidx[i] = rest % cv.shape[i];
+            rest /= cv.shape[i];
+        }
+        int64_t coff = cv.offset;
+        for (uint32_t i = 0; i < brank; i++) coff += bidx[i] * cv.strides[i];
+        for (int64_t m = 0; m < M; m++)
+            for (int64_t n = 0; n < N; n++, o++) {
+                double s = 0;
+                for (int64_t k = 0; k < K; k++) {
+                    double x = ta ? mat_at(ha, &av, bidx, brank, k, m) : mat_at(ha, &av, bidx, brank, m, k);
+                    double y = tb ? mat_at(hb, &bv, bidx, brank, n, k) : mat_at(hb, &bv, bidx, brank, k, n);
+                    s += x * y;
+                }
+                int64_t ci = coff + m * cv.strides[brank] + n * cv.strides[brank + 1];
+                ref[o] = alpha * s + (beta != 0.0f ? beta * (double)hc[ci] : 0.0);
+                got[o] = raw[ci];
+            }
+    }
+    double tol = (out_dt == WGC_DTYPE_F16) ? 2e-3 : 1e-5 * (1 + sqrt((double)K));
+    compare_f32(name, got, ref, total, tol, out_dt == WGC_DTYPE_F16 ? 2e-3 : 1e-5);
+    free(ha), free(hb), free(hc), free(ref), free(got), free(raw);
+    wgc_buffer_release(ba), wgc_buffer_release(bb), wgc_buffer_release(bc);
+}
+
+#define SHAPE(...) ((int64_t[]){__VA_ARGS__})
+#define V(rank, ...) view_contig(rank, SHAPE(__VA_ARGS__))
+
+static void test_gemm_f32(void) {
+    gemm_case("odd 67x33x129", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 67, 33), 0, V(2, 33, 129), 0, V(2, 67, 129), 1, 0);
+    gemm_case("1xKx1", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 1, 50), 0, V(2, 50, 1), 0, V(2, 1, 1), 1, 0);
+    gemm_case("long odd K", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 33, 517), 0, V(2, 517, 45), 0, V(2, 33, 45), 1, 0);
+    gemm_case("K=1", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 37, 1), 0, V(2, 1, 45), 0, V(2, 37, 45), 1, 0);
+    gemm_case("transpose a", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 33, 67), 1, V(2, 33, 70), 0, V(2, 67, 70), 0.5f, -1.5f);
+    gemm_case("transpose b", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 67, 33), 0, V(2, 70, 33), 1, V(2, 67, 70), 2.0f, 1.0f);
+    gemm_case("transpose both", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 19, 41), 1, V(2, 23, 19), 1, V(2, 41, 23), 1, 0.25f);
+    gemm_case("broadcast batch", WGC_DTYPE_F32, WGC_DTYPE_F32, V(4, 3, 1, 20, 17), 0, V(3, 4, 17, 23), 0,
+              V(4, 3, 4, 20, 23), 1, 0);
+    gemm_case("broadcast batch, transposed, beta", WGC_DTYPE_F32, WGC_DTYPE_F32, V(3, 2, 17, 20), 1, V(2, 23, 17), 1,
+              V(3, 2, 20, 23), -1, 0.5f);
+    /* Large enough for the 128x128 tiles, with b broadcast over 41 matrices. */
+    gemm_case("batched 128 tiles", WGC_DTYPE_F32, WGC_DTYPE_F32, V(3, 41, 257, 20), 0, V(2, 20, 257), 0,
+              V(3, 41, 257, 257), 1, 0);
+    gemm_case("tall skinny", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 65600, 10), 0, V(2, 10, 3), 0, V(2, 65600, 3), 1, 0);
+    gemm_case("short wide", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 5, 7), 0, V(2, 7, 65600), 0, V(2, 5, 65600), 1, 0);
+    gemm_case("K=0 scales c", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 9, 0), 0, V(2, 0, 11), 0, V(2, 9, 11), 1, 3.0f);
+    gemm_case("M=0", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 0, 5), 0, V(2, 5, 11), 0, V(2, 0, 11), 1, 0);
+
+    /* Strided views: a as a transposed view (column-major), b with every
+     * other column (no unit stride), c column-major with an offset. */
+    View a = V(2, 45, 31);
+    a.shape[0] = 31, a.shape[1] = 45, a.strides[0] = 1, a.strides[1] = 31;
+    View b = V(2, 45, 2 * 29);
+    b.shape[1] = 29, b.strides[1] = 2, b.offset = 1;
+    View c = V(2, 31, 29);
+    c.strides[0] = 1, c.strides[1] = 31, c.offset = 7;
+    gemm_case("strided views", WGC_DTYPE_F32, WGC_DTYPE_F32, a, 0, b, 0, c, 1.5f, -0.5f);
+    /* Rows of a with a gap (row stride > K) and a negative stride in b. */
+    View a2 = V(2, 21, 40);
+    a2.shape[1] = 33;
+    View b2 = V(2, 33, 18);
+    b2.strides[0] = -18, b2.offset = 32 * 18;
+    gemm_case("padded rows, negative stride", WGC_DTYPE_F32, WGC_DTYPE_F32, a2, 0, b2, 0, V(2, 21, 18), 1, 0);
+}
+
+static void test_gemm_f16(void) {
+    if (!env.info.has_f16) {
+        printf("no f16 on this adapter: f16 cases skipped\n");
+        return;
+    }
+    gemm_case("f16 -> f32", WGC_DTYPE_F16, WGC_DTYPE_F32, V(2, 45, 70), 0, V(2, 70, 38), 0, V(2, 45, 38), 1, 0);
+    gemm_case("f16 -> f16, transposed", WGC_DTYPE_F16, WGC_DTYPE_F16, V(2, 70, 45), 1, V(2, 38, 70), 1, V(2, 45, 38), 1,
+              0);
+    View ht = V(2, 40, 30);
+    ht.shape[0] = 30, ht.shape[1] = 40, ht.strides[0] = 1, ht.strides[1] = 30;
+    gemm_case("f16 transposed view, long K", WGC_DTYPE_F16, WGC_DTYPE_F32, V(2, 21, 300), 0, V(2, 300, 19), 0,
+              V(2, 21, 19), 1, 0);
+    gemm_case("f16 strided view", WGC_DTYPE_F16, WGC_DTYPE_F32, ht, 0, V(2, 40, 11), 0, V(2, 30, 11), 1, 0);
+    gemm_case("f16 -> f16 batched, beta", WGC_DTYPE_F16, WGC_DTYPE_F16, V(3, 3, 17, 9), 0, V(3, 1, 9, 13), 0,
+              V(3, 3, 17, 13), 0.5f, 0.5f);
+}
+
+/* matmul with 1-D operands: compare with gemm on explicit 2-D shapes. */
+static void matmul_case(const char *name, uint32_t ra, const int64_t *sa, uint32_t rb, const int64_t *sb, uint32_t rc,
+                        const int64_t *sc, int64_t M, int64_t K, int64_t N, int64_t batches) {
+    int64_t na = 1, nb = 1, nc = 1;
+    for (uint32_t i = 0; i < ra; i++) na *= sa[i];
+    for (uint32_t i = 0; i < rb; i++) nb *= sb[i];
+    for (uint32_t i = 0; i < rc; i++) nc *= sc[i];
+    float *ha = malloc(na * 4), *hb = malloc(nb * 4), *hc = malloc(nc * 4);
+    double *ref = malloc(nc * 8);
+    fill_uniform_f32(ha, na, -1, 1);
+    fill_uniform_f32(hb, nb, -1, 1);
+    WgcBuffer *ba = upload(env.device, ha, na * 4), *bb = upload(env.device, hb, nb * 4);
+    memset(hc, 0, nc * 4);
+    WgcBuffer *bc = upload(env.device, hc, nc * 4);
+    WgcTensor ta = tensor_of(ba, WGC_DTYPE_F32, ra, sa), tb = tensor_of(bb, WGC_DTYPE_F32, rb, sb),
+              tc = tensor_of(bc, WGC_DTYPE_F32, rc, sc);
+    CHECK(wgc_op_matmul(env.stream, &ta, &tb, &tc));
+    CHECK(wgc_buffer_read(bc, 0, hc, nc * 4));
+    /* a is batches x M x K (or K), b is K x N (or K): row-major either way. */
+    int64_t a_batch = na / (M * K);
+    for (int64_t bi = 0; bi < batches; bi++)
+        for (int64_t m = 0; m < M; m++)
+            for (int64_t n = 0; n < N; n++) {
+                double s = 0;
+                for (int64_t k = 0; k < K; k++)
+                    s += (double)ha[(a_batch > 1 ? bi : 0) * M * K + m * K + k] * hb[k * N + n];
+                ref[(bi * M + m) * N + n] = s;
+            }
+    compare_f32(name, hc, ref, nc, 1e-5 * (1 + sqrt((double)K)), 1e-5);
+    free(ha), free(hb), free(hc), free(ref);
+    wgc_buffer_release(ba), wgc_buffer_release(bb), wgc_buffer_release(bc);
+}
+
+static void test_matmul_1d(void) {
+    matmul_case("vector x matrix", 1, SHAPE(37), 2, SHAPE(37, 29), 1, SHAPE(29), 1, 37, 29, 1);
+    matmul_case("matrix x vector", 2, SHAPE(29, 37), 1, SHAPE(37), 1, SHAPE(29), 29, 37, 1, 1);
+    matmul_case("vector x vector", 1, SHAPE(53), 1, SHAPE(53), 0, SHAPE(0), 1, 53, 1, 1);
+    matmul_case("batched matrix x vector", 3, SHAPE(2, 13, 37), 1, SHAPE(37), 2, SHAPE(2, 13), 13, 37, 1, 2);
+    matmul_case("plain 2-D", 2, SHAPE(31, 9), 2, SHAPE(9, 40), 2, SHAPE(31, 40), 31, 9, 40, 1);
+}
+
+static void test_errors(void) {
+    float ones[64 * 64];
+    for (int i = 0; i < 64 * 64; i++) ones[i] = 1.0f;
+    WgcBuffer *ba = upload(env.device, ones, sizeof ones), *bb = upload(env.device, ones, sizeof ones);
+    WgcBuffer *bc = upload(env.device, ones, sizeof ones);
+    WgcTensor a = tensor_of(ba, WGC_DTYPE_F32, 2, SHAPE(4, 5)), b = tensor_of(bb, WGC_DTYPE_F32, 2, SHAPE(5, 6));
+    WgcTensor c = tensor_of(bc, WGC_DTYPE_F32, 2, SHAPE(4, 6));
+    WgcTensor t;
+
+    t = tensor_of(bb, WGC_DTYPE_F32, 2, SHAPE(6, 6));
+    EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &a, 0, &t, 0, 0, &c), WGC_ERROR_SHAPE_MISMATCH);
+    t = tensor_of(bc, WGC_DTYPE_F32, 2, SHAPE(4, 7));
+    EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &a, 0, &b, 0, 0, &t), WGC_ERROR_SHAPE_MISMATCH);
+    EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &a, 1, &b, 0, 0, &c), WGC_ERROR_SHAPE_MISMATCH);
+    t = tensor_of(ba, WGC_DTYPE_F32, 1, SHAPE(5));
+    EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &t, 0, &b, 0, 0, &c), WGC_ERROR_SHAPE_MISMATCH);
+    WgcTensor a3 = tensor_of(ba, WGC_DTYPE_F32, 3, SHAPE(2, 4, 5)), b3 = tensor_of(bb, WGC_DTYPE_F32, 3, SHAPE(3, 5, 6));
+    t = tensor_of(bc, WGC_DTYPE_F32, 3, SHAPE(2, 4, 6));
+    EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &a3, 0, &b3, 0, 0, &t), WGC_ERROR_SHAPE_MISMATCH);
+    t = tensor_of(bb, WGC_DTYPE_F16, 2, SHAPE(5, 6));
+    EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &a, 0, &t, 0, 0, &c), WGC_ERROR_DTYPE_MISMATCH);
+    if (env.info.has_f16) {
+        WgcTensor a16 = tensor_of(ba, WGC_DTYPE_F16, 2, SHAPE(4, 5)), c16 = tensor_of(bc, WGC_DTYPE_F16, 2, SHAPE(4, 6));
+        EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &a, 0, &b, 0, 0, &c16), WGC_ERROR_DTYPE_MISMATCH);
+        (void)a16;
+    }
+    WgcTensor ai = tensor_of(ba, WGC_DTYPE_I32, 2, SHAPE(4, 5)), bi = tensor_of(bb, WGC_DTYPE_I32, 2, SHAPE(5, 6));
+    EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &ai, 0, &bi, 0, 0, &c), WGC_ERROR_UNSUPPORTED);
+    t = tensor_of(bc, WGC_DTYPE_I32, 2, SHAPE(4, 6));
+    EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &a, 0, &b, 0, 0, &t), WGC_ERROR_UNSUPPORTED);
+    /* Output over an input: overlapping, and in the same buffer. */
+    t = tensor_of(ba, WGC_DTYPE_F32, 2, SHAPE(4, 6));
+    EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &a, 0, &b, 0, 0, &t), WGC_ERROR_INVALID_ARGUMENT);
+    t.offset = 1000;
+    EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &a, 0, &b, 0, 0, &t), WGC_ERROR_INVALID_ARGUMENT);
+    t = c;
+    t.strides[0] = 0;
+    EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &a, 0, &b, 0, 0, &t), WGC_ERROR_INVALID_ARGUMENT);
+    t = c;
+    t.offset = 64 * 64;
+    EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &a, 0, &b, 0, 0, &t), WGC_ERROR_OUT_OF_RANGE);
+    EXPECT_STATUS(wgc_op_gemm(env.stream, 1, NULL, 0, &b, 0, 0, &c), WGC_ERROR_NULL_POINTER);
+    EXPECT_STATUS(wgc_op_gemm(NULL, 1, &a, 0, &b, 0, 0, &c), WGC_ERROR_NULL_POINTER);
+    /* matmul: 1-D shapes that do not fit, rank 0. */
+    WgcTensor v = tensor_of(ba, WGC_DTYPE_F32, 1, SHAPE(5)), w = tensor_of(bc, WGC_DTYPE_F32, 1, SHAPE(5));
+    EXPECT_STATUS(wgc_op_matmul(env.stream, &v, &b, &w), WGC_ERROR_SHAPE_MISMATCH);
+    t = tensor_of(ba, WGC_DTYPE_F32, 0, NULL);
+    EXPECT_STATUS(wgc_op_matmul(env.stream, &t, &b, &c), WGC_ERROR_SHAPE_MISMATCH);
+    t = tensor_of(bb, WGC_DTYPE_F16, 1, SHAPE(5));
+    EXPECT_STATUS(wgc_op_matmul(env.stream, &v, &t, &w), WGC_ERROR_DTYPE_MISMATCH);
+
+    /* Nothing was written by the failed calls. */
+    float back[64 * 64];
+    CHECK(wgc_buffer_read(bc, 0, back, sizeof back));
+    EXPECT(memcmp(back, ones, sizeof back) == 0);
+    CHECK(wgc_buffer_read(ba, 0, back, sizeof back));
+    EXPECT(memcmp(back, ones, sizeof back) == 0);
+    wgc_buffer_release(ba), wgc_buffer_release(bb), wgc_buffer_release(bc);
+}
+
+int main(void) {
+    env = test_env();
+    test_gemm_f32();
+    test_gemm_f16();
+    test_matmul_1d();
+    test_errors();
+    test_env_release(&env);
+    return test_finish("test_matmul");
+}

@@ -1,0 +1,168 @@
+//! Convolution and pooling.
+
+use super::boundary::{borrow, read_sized, run};
+use super::status::WgcStatus;
+use super::stream::WgcStream;
+use super::tensor::{tensor, WgcTensor};
+use crate::ops::conv::{conv2d, Conv2dParams};
+use crate::ops::pool::{global_avg_pool2d, pool2d, Pool2dParams, PoolKind};
+
+/// Parameters of `wgc_op_conv2d`. Set `struct_size = sizeof(WgcConv2dParams)`.
+/// Zero strides, dilations and groups mean 1, so a zeroed struct (with its
+/// size set) is a plain stride-1 unpadded convolution.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WgcConv2dParams {
+    pub struct_size: u32,
+    pub stride_h: u32,
+    pub stride_w: u32,
+    /// Zero padding added on both sides.
+    pub pad_h: u32,
+    pub pad_w: u32,
+    pub dilation_h: u32,
+    pub dilation_w: u32,
+    /// Input and output channels are split into this many groups; `groups`
+    /// equal to the input channels is a depthwise convolution.
+    pub groups: u32,
+}
+
+/// Parameters of `wgc_op_max_pool2d` and `wgc_op_avg_pool2d`. Set
+/// `struct_size = sizeof(WgcPool2dParams)`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WgcPool2dParams {
+    pub struct_size: u32,
+    /// Window size; both must be positive.
+    pub kernel_h: u32,
+    pub kernel_w: u32,
+    /// 0 means the window size (PyTorch's default).
+    pub stride_h: u32,
+    pub stride_w: u32,
+    /// Padding on both sides, at most half the window. It acts as -inf for
+    /// max pooling and as zeros for average pooling.
+    pub pad_h: u32,
+    pub pad_w: u32,
+    /// Non-zero: averages divide by the full window, padding included;
+    /// zero: by the number of input elements in the window.
+    pub count_include_pad: u32,
+}
+
+/// 2-D cross-correlation (PyTorch's `conv2d`): `input` (N, C, H, W),
+/// `weight` (O, C/groups, KH, KW), `bias` (O) or NULL, `out` (N, O, OH, OW)
+/// with `OH = (H + 2*pad_h - dilation_h*(KH-1) - 1) / stride_h + 1` (OW
+/// alike). All f32; any strides. Accuracy: within about 1e-5 * (1 +
+/// sqrt(C/groups*KH*KW)) of the exact result for unit-scale data.
+///
+/// 1x1 stride-1 unpadded convolutions run as a GEMM, one input channel per
+/// group (depthwise) a direct kernel, others an implicit GEMM; when the
+/// output is small and C/groups*KH*KW long, the sum is split over
+/// workgroups that add their parts into `out` (in no fixed order, so such
+/// results may differ between runs in the last bits).
+///
+/// Records work on `stream` without blocking. Statuses:
+/// `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, weight or out),
+/// `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4; `out` overlaps or shares
+/// a buffer with an operand), `WGC_ERROR_DTYPE_MISMATCH` (operands of
+/// different dtypes), `WGC_ERROR_UNSUPPORTED` (not f32),
+/// `WGC_ERROR_SHAPE_MISMATCH` (ranks, channels not divisible by groups,
+/// weight/bias/out of the wrong shape, input smaller than the dilated
+/// kernel), `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
+/// `WGC_ERROR_TOO_LARGE`, `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded
+/// on failure.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_conv2d(
+    stream: *const WgcStream,
+    params: *const WgcConv2dParams,
+    input: *const WgcTensor,
+    weight: *const WgcTensor,
+    bias: *const WgcTensor,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let p = unsafe { read_sized(params, "params") }?;
+        let input = unsafe { tensor(input, "input") }?;
+        let weight = unsafe { tensor(weight, "weight") }?;
+        let bias = if bias.is_null() { None } else { Some(unsafe { tensor(bias, "bias") }?) };
+        let out = unsafe { tensor(out, "out") }?;
+        let cp = Conv2dParams {
+            stride: [p.stride_h, p.stride_w],
+            pad: [p.pad_h, p.pad_w],
+            dilation: [p.dilation_h, p.dilation_w],
+            groups: p.groups,
+        };
+        conv2d(s, &cp, &input, &weight, bias.as_ref(), &out)
+    })
+}
+
+unsafe fn pool(stream: *const WgcStream, params: *const WgcPool2dParams, input: *const WgcTensor, out: *const WgcTensor, kind: PoolKind) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let p = unsafe { read_sized(params, "params") }?;
+        let input = unsafe { tensor(input, "input") }?;
+        let out = unsafe { tensor(out, "out") }?;
+        let pp = Pool2dParams {
+            kernel: [p.kernel_h, p.kernel_w],
+            stride: [p.stride_h, p.stride_w],
+            pad: [p.pad_h, p.pad_w],
+            count_include_pad: p.count_include_pad != 0,
+        };
+        pool2d(s, kind, &pp, &input, &out)
+    })
+}
+
+/// 2-D max pooling: `input` (N, C, H, W) to `out` (N, C, OH, OW), both f32
+/// or both f16, with `OH = (H + 2*pad_h - kernel_h) / stride_h + 1` (floor;
+/// OW alike). NaN in a window gives NaN. Exact. Records work on `stream` without blocking.
+/// Statuses: `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_INVALID_ARGUMENT` (zero
+/// window, padding over half the window, `struct_size` < 4, `out` sharing a
+/// buffer with `input`), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
+/// (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not 4, `out` of the wrong
+/// shape, input smaller than the window), `WGC_ERROR_OUT_OF_RANGE`,
+/// `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_max_pool2d(
+    stream: *const WgcStream,
+    params: *const WgcPool2dParams,
+    input: *const WgcTensor,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    unsafe { pool(stream, params, input, out, PoolKind::Max) }
+}
+
+/// 2-D average pooling; shapes, blocking and statuses as for
+/// `wgc_op_max_pool2d`, divisor as `count_include_pad` says. Sums run in
+/// f32. Accuracy: within 1e-6 relative of the exact mean for f32, the f16
+/// rounding of the output for f16.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_avg_pool2d(
+    stream: *const WgcStream,
+    params: *const WgcPool2dParams,
+    input: *const WgcTensor,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    unsafe { pool(stream, params, input, out, PoolKind::Avg) }
+}
+
+/// Mean over H and W: `input` (N, C, H, W) to `out` (N, C, 1, 1), f32 or
+/// f16 (summed in f32). Accuracy: within 1e-6 relative of the exact mean
+/// for f32, the f16 rounding of the output for f16.
+/// Records work on `stream` without blocking. Statuses:
+/// `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DTYPE_MISMATCH`,
+/// `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not
+/// 4, `out` not (N, C, 1, 1), H or W zero with N*C > 0),
+/// `WGC_ERROR_INVALID_ARGUMENT` (`out` sharing a buffer with `input`),
+/// `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_DEVICE_MISMATCH`.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_global_avg_pool2d(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let input = unsafe { tensor(input, "input") }?;
+        let out = unsafe { tensor(out, "out") }?;
+        global_avg_pool2d(s, &input, &out)
+    })
+}

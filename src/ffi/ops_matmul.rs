@@ -1,0 +1,77 @@
+//! Matrix products.
+
+use super::boundary::{borrow, run};
+use super::status::WgcStatus;
+use super::stream::WgcStream;
+use super::tensor::{tensor, WgcTensor};
+use crate::ops::matmul;
+
+/// General matrix product: `c = alpha * op(a) op(b) + beta * c`, where
+/// `op(x)` swaps the last two dims of `x` when its `transpose_*` flag is
+/// non-zero. op(a) is (..., M, K), op(b) is (..., K, N); their batch dims
+/// (all but the last two) broadcast as in NumPy, and `c` must have exactly
+/// the broadcast batch shape followed by (M, N). All three need at least
+/// two dims. `c` is read (when `beta != 0`) and written; with `beta == 0` its
+/// old contents are ignored, NaN included. Any strides work; views whose
+/// last two dims are row- or column-major (plain or transposed) are fastest.
+///
+/// Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16 (products accumulated
+/// in f32). Accuracy: f32 results are within about 1e-6 * K * max|a||b| of
+/// exact; f16 results carry the f16 rounding of the output.
+///
+/// Records work on `stream` and returns without blocking. The tensors'
+/// buffers must stay alive until it has run (the stream holds no reference
+/// beyond the recorded work's own).
+///
+/// Statuses: `WGC_ERROR_NULL_POINTER` (NULL stream or tensor),
+/// `WGC_ERROR_DTYPE_MISMATCH` (a and b differ, or f32 inputs with an f16
+/// output), `WGC_ERROR_UNSUPPORTED` (integer dtypes; f16 on an adapter
+/// without f16), `WGC_ERROR_SHAPE_MISMATCH` (rank < 2, inner dims differ,
+/// batch dims that do not broadcast, `c` of the wrong shape),
+/// `WGC_ERROR_INVALID_ARGUMENT` (`c` overlaps or shares a buffer with an
+/// input, or has a zero stride), `WGC_ERROR_OUT_OF_RANGE` (a view outside
+/// its buffer), `WGC_ERROR_TOO_LARGE` (more than
+/// `max_compute_workgroups_per_dimension` batch matrices),
+/// `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn wgc_op_gemm(
+    stream: *const WgcStream,
+    alpha: f32,
+    a: *const WgcTensor,
+    transpose_a: u32,
+    b: *const WgcTensor,
+    transpose_b: u32,
+    beta: f32,
+    c: *const WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let a = unsafe { tensor(a, "a") }?;
+        let b = unsafe { tensor(b, "b") }?;
+        let c = unsafe { tensor(c, "c") }?;
+        matmul::gemm(s, alpha, &a, transpose_a != 0, &b, transpose_b != 0, beta, &c)
+    })
+}
+
+/// NumPy `matmul`: `out = a @ b`. Like `wgc_op_gemm` with alpha 1, beta 0
+/// and no transposes, and also accepting 1-D operands: a 1-D `a` (K) is a
+/// row vector and a 1-D `b` (K) a column vector, whose dim is then absent
+/// from `out` (matrix-vector gives (..., M), vector-matrix (..., N), vector-
+/// vector a 0-D scalar). Dtypes, accuracy, blocking and statuses as for
+/// `wgc_op_gemm` (rank 0 operands give `WGC_ERROR_SHAPE_MISMATCH`).
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_matmul(
+    stream: *const WgcStream,
+    a: *const WgcTensor,
+    b: *const WgcTensor,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let a = unsafe { tensor(a, "a") }?;
+        let b = unsafe { tensor(b, "b") }?;
+        let out = unsafe { tensor(out, "out") }?;
+        matmul::matmul(s, &a, &b, &out)
+    })
+}
