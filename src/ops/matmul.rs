@@ -3,6 +3,7 @@
 //! copies); unit strides in the two inner dims select a variant where the
 //! stride is a compile-time 1 and the loads are coalesced.
 
+use super::gemm_coop;
 use super::common::{kernel, launch, Params};
 use super::tensor::{broadcast_shapes, broadcast_strides, expect_shape, numel, same_device, DType, Tensor};
 use crate::bail;
@@ -182,6 +183,10 @@ pub fn gemm_views(
     let b_bs = broadcast_strides(&b_batch, &batch);
     let c_bs: Vec<isize> = c.strides[..rank_b].to_vec();
 
+    if let Some(strides) = coop_batch_strides(dev, alpha, a, b, beta, c, &bias, (m, n, k), &a_bs, &b_bs, &c_bs) {
+        return gemm_coop::record(stream, a, b, c, (m, n, k), batch_count, strides);
+    }
+
     let (a_sm_e, a_sm) = stride_expr(m, a.strides[ra - 2], "p.a_sm");
     let (a_sk_e, a_sk) = stride_expr(k, a.strides[ra - 1], "p.a_sk");
     let (b_sk_e, b_sk) = stride_expr(k, b.strides[rb - 2], "p.b_sk");
@@ -255,4 +260,48 @@ pub fn gemm_views(
         bail!(TooLarge, "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension");
     }
     launch(stream, &kern, &[a, b, c, bias_t], params.bytes(), groups)
+}
+
+/// The tensor-core path takes plain f16 products into f32: row-major
+/// operands whose sizes fit its tiles, at most one batch dim, alpha 1,
+/// beta 0, no bias. Returns the batch strides when it applies.
+#[allow(clippy::too_many_arguments)]
+fn coop_batch_strides(
+    dev: &crate::runtime::device::Device,
+    alpha: f32,
+    a: &Tensor,
+    b: &Tensor,
+    beta: f32,
+    c: &Tensor,
+    bias: &Option<RowBias>,
+    (m, n, k): (usize, usize, usize),
+    a_bs: &[isize],
+    b_bs: &[isize],
+    c_bs: &[isize],
+) -> Option<[usize; 3]> {
+    let row_major = |t: &Tensor, cols: usize| {
+        let r = t.rank();
+        t.strides[r - 1] == 1 && t.strides[r - 2] == cols as isize && t.offset % 8 == 0
+    };
+    let simple = a.dtype == DType::F16
+        && b.dtype == DType::F16
+        && c.dtype == DType::F32
+        && alpha == 1.0
+        && beta == 0.0
+        && bias.is_none()
+        && a_bs.len() <= 1
+        && row_major(a, k)
+        && row_major(b, n)
+        && row_major(c, n)
+        && gemm_coop::fits(m, n, k)
+        && gemm_coop::available(dev);
+    if !simple {
+        return None;
+    }
+    let stride = |s: &[isize]| s.first().copied().unwrap_or(0);
+    let strides = [stride(a_bs), stride(b_bs), stride(c_bs)];
+    if strides.iter().any(|&s| s < 0 || s % 8 != 0) {
+        return None;
+    }
+    Some(strides.map(|s| s as usize))
 }
