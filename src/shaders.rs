@@ -6,6 +6,8 @@
 /// Every shader file, by name (used by the naga validation test).
 pub const ALL: &[(&str, &str)] = &[
     ("fill.wgsl", include_str!("../shaders/fill.wgsl")),
+    ("elementwise.wgsl", include_str!("../shaders/elementwise.wgsl")),
+    ("random.wgsl", include_str!("../shaders/random.wgsl")),
 ];
 
 pub fn source(name: &str) -> &'static str {

@@ -8,6 +8,8 @@ pub mod device;
 pub mod event;
 pub mod instance;
 pub mod kernel;
+pub mod ops_elementwise;
+pub mod ops_movement;
 pub mod status;
 pub mod stream;
 pub mod tensor;

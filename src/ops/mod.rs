@@ -2,6 +2,10 @@
 //! record its launches on a stream. Everything runs on the GPU.
 
 pub mod common;
+pub mod elementwise;
+pub mod elementwise_map;
 pub mod fill;
 pub mod grid;
+pub mod movement;
+pub mod random;
 pub mod tensor;

@@ -1,0 +1,108 @@
+// Elementwise map: out = OP(x0, x1, x2) over up to three inputs, with NumPy
+// broadcasting. The op is an expression substituted at {{OP}} so each op
+// compiles to straight-line code. Two entry points:
+//  - `contiguous`: every operand dense and of the output's shape; element
+//    types may be vec4 (then each invocation handles 4 elements).
+//  - `strided`: any views, rank <= 8 after coalescing; offsets are computed
+//    per operand from the logical index.
+// Unused inputs are declared but never read, so they are not bindings of
+// the entry point.
+{{ENABLE}}
+
+alias V0 = {{V0}};
+alias V1 = {{V1}};
+alias V2 = {{V2}};
+alias VO = {{VO}};
+alias VI = {{VI}}; // the logical element index: u32, or vec4<u32> in the vec4 path
+alias C = {{C}};   // float compute type of the helpers: f32 or vec4<f32>
+
+struct Params {
+    n: u32,      // work items of this launch
+    row: u32,    // work items per row of the 2-D grid
+    rank: u32,   // strided: dims after coalescing
+    base: u32,   // contiguous: logical index of this launch's first element
+    s0: u32,     // scalar operands, as bits
+    s1: u32,
+    nan: u32,    // 0x7fc00000: NaN made at run time (constants cannot be NaN)
+    inf: u32,    // 0x7f800000
+    off: vec4<u32>,                // offsets of in0, in1, in2, out (in binding elements)
+    shape: array<vec4<u32>, 2>,    // strided: dim d at [d / 4][d % 4]
+    strides: array<vec4<i32>, 8>,  // strided: dim d -> (in0, in1, in2, out)
+}
+
+@group(0) @binding({{B0}}) var<storage, {{ACC0}}> in0: array<V0>;
+@group(0) @binding({{B1}}) var<storage, {{ACC1}}> in1: array<V1>;
+@group(0) @binding({{B2}}) var<storage, {{ACC2}}> in2: array<V2>;
+@group(0) @binding({{BO}}) var<storage, read_write> out: array<VO>;
+@group(0) @binding({{BP}}) var<uniform> p: Params;
+
+fn load0(o: u32) -> V0 { return {{LOAD0}}; }
+fn load1(o: u32) -> V1 { return {{LOAD1}}; }
+fn load2(o: u32) -> V2 { return {{LOAD2}}; }
+
+fn nan_c() -> C { return C(bitcast<f32>(p.nan)); }
+fn inf_c() -> C { return C(bitcast<f32>(p.inf)); }
+
+// erf by Abramowitz-Stegun 7.1.26: |error| <= 1.5e-7.
+fn erf_c(x: C) -> C {
+    let a = abs(x);
+    let t = 1.0 / (1.0 + 0.3275911 * a);
+    let poly = ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t;
+    return sign(x) * (1.0 - poly * exp(-a * a));
+}
+
+// tanh saturates to +-1 in f32 beyond |x| = 15; clamping keeps drivers that
+// compute it through exp from returning inf/inf = NaN.
+fn tanh_c(x: C) -> C {
+    return tanh(clamp(x, C(-15.0), C(15.0)));
+}
+
+fn sigmoid_c(x: C) -> C {
+    return 1.0 / (1.0 + exp(-x));
+}
+
+// x^y with C pow semantics for x <= 0: negative x with integral y keeps the
+// sign of an odd power, negative x with fractional y is NaN, 0^y is 0 or inf.
+fn pow_c(x: C, y: C) -> C {
+    let y_int = floor(y) == y;
+    let y_odd = y_int & (floor(y * 0.5) != y * 0.5);
+    let r = exp2(y * log2(abs(x)));
+    var res = select(r, -r, (x < C(0.0)) & y_odd);
+    res = select(res, nan_c(), (x < C(0.0)) & !y_int);
+    res = select(res, select(C(0.0), inf_c(), y < C(0.0)), (x == C(0.0)) & (y != C(0.0)));
+    return select(res, C(1.0), y == C(0.0));
+}
+
+fn compute(x0: V0, x1: V1, x2: V2, ix: VI) -> VO {
+    let s0 = {{S0}};
+    let s1 = {{S1}};
+    return {{OP}};
+}
+
+@compute @workgroup_size(256)
+fn contiguous(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.y * p.row + gid.x;
+    if (i >= p.n) {
+        return;
+    }
+    let ix = {{IX}};
+    let v = compute(load0(p.off.x + i), load1(p.off.y + i), load2(p.off.z + i), ix);
+    out[p.off.w + i] = v;
+}
+
+@compute @workgroup_size(256)
+fn strided(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.y * p.row + gid.x;
+    if (i >= p.n) {
+        return;
+    }
+    var rem = i;
+    var o = vec4<i32>(p.off);
+    for (var d = i32(p.rank) - 1; d >= 0; d--) {
+        let n = p.shape[d >> 2u][d & 3];
+        o += i32(rem % n) * p.strides[d];
+        rem = rem / n;
+    }
+    let v = compute(load0(u32(o.x)), load1(u32(o.y)), load2(u32(o.z)), VI(i));
+    out[u32(o.w)] = v;
+}

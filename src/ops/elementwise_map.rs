@@ -1,0 +1,267 @@
+//! The engine behind every elementwise operator: `out = OP(x0, x1, x2)` over
+//! up to three broadcast inputs. Validates aliasing and shapes, coalesces
+//! dims, and picks the vec4 contiguous, scalar contiguous or strided kernel
+//! of `shaders/elementwise.wgsl`.
+
+use super::common::{kernel, launch, Params};
+use super::grid::grid_1d;
+use super::tensor::{broadcast_shapes, broadcast_strides, coalesce, expect_shape, same_device, DType, Tensor};
+use crate::bail;
+use crate::error::Result;
+use crate::runtime::stream::StreamShared;
+
+const WG: u32 = 256;
+
+/// A scalar operand: its dtype in the kernel and its 32-bit pattern
+/// (f16 scalars travel as f32 bits and are converted on the GPU).
+#[derive(Clone, Copy)]
+pub struct Scalar {
+    pub dtype: DType,
+    pub bits: u32,
+}
+
+impl Scalar {
+    /// `v` converted to `dtype`: floats round to nearest, integers truncate
+    /// toward zero and saturate to the type's range (NaN gives 0).
+    pub fn of(dtype: DType, v: f64) -> Scalar {
+        let bits = match dtype {
+            DType::F32 | DType::F16 => (v as f32).to_bits(),
+            DType::I32 => (v as i32) as u32,
+            DType::U32 => v as u32,
+        };
+        Scalar { dtype, bits }
+    }
+}
+
+/// One elementwise operation. `expr` is a WGSL expression of `x0..x2`
+/// (inputs), `s0`, `s1` (scalars), `ix` (logical index), yielding the
+/// output's type; it may use the type aliases `V0..V2`, `VO`, `C`.
+pub struct Map<'t, 'a> {
+    pub inputs: &'t [&'t Tensor<'a>],
+    pub out: &'t Tensor<'a>,
+    pub expr: &'t str,
+    pub scalars: [Option<Scalar>; 2],
+}
+
+/// True if two views address exactly the same elements in the same order.
+fn same_view(a: &Tensor, b: &Tensor) -> bool {
+    if !a.same_buffer(b) || a.dtype.size() != b.dtype.size() || a.offset != b.offset || a.numel() != b.numel() {
+        return false;
+    }
+    let sa = broadcast_strides(a, &b.shape);
+    a.rank() <= b.rank()
+        && b.shape.iter().zip(sa.iter().zip(&b.strides)).all(|(&d, (x, y))| d <= 1 || x == y)
+}
+
+/// Reject output views where two elements share memory (a race on write).
+/// Sufficient test: sorted by |stride|, each dim steps past all smaller ones.
+pub fn check_output_view(out: &Tensor, what: &str) -> Result<()> {
+    let mut dims: Vec<(usize, usize)> =
+        out.shape.iter().zip(&out.strides).filter(|(&d, _)| d > 1).map(|(&d, &s)| (s.unsigned_abs(), d)).collect();
+    dims.sort();
+    let mut span = 0usize;
+    for (s, d) in dims {
+        if s <= span {
+            bail!(InvalidArgument, "{what}: the output view has elements that share memory (strides {:?})", out.strides);
+        }
+        span += s * (d - 1);
+    }
+    Ok(())
+}
+
+/// Check everything that does not depend on the op: devices, dtypes the
+/// device supports, output shape, output and input aliasing.
+/// Returns each input's storage access ("read" or "read_write").
+fn validate(stream: &StreamShared, m: &Map) -> Result<Vec<&'static str>> {
+    let dev = &stream.device;
+    dev.check_alive()?;
+    let mut all: Vec<&Tensor> = m.inputs.to_vec();
+    all.push(m.out);
+    same_device(dev, &all)?;
+    for t in &all {
+        t.dtype.check_device(dev)?;
+    }
+    let shapes: Vec<&[usize]> = m.inputs.iter().map(|t| t.shape.as_slice()).collect();
+    let shape = if shapes.is_empty() { m.out.shape.clone() } else { broadcast_shapes(&shapes)? };
+    expect_shape(m.out, &shape, "the output")?;
+    check_output_view(m.out, "out")?;
+    let mut access = Vec::new();
+    for (k, t) in m.inputs.iter().enumerate() {
+        if !t.same_buffer(m.out) {
+            access.push("read");
+        } else if same_view(t, m.out) || !t.may_overlap(m.out) {
+            // Bound writable too: a buffer cannot be read-only and writable in one launch.
+            access.push("read_write");
+        } else {
+            bail!(InvalidArgument, "input {k} overlaps the output without being the same view (in-place needs identical views)");
+        }
+    }
+    Ok(access)
+}
+
+fn scalar_expr(s: Option<Scalar>, idx: usize, vec: bool) -> String {
+    let Some(s) = s else { return "0u".into() };
+    let conv = match s.dtype {
+        DType::F32 => format!("bitcast<f32>(p.s{idx})"),
+        DType::F16 => format!("f16(bitcast<f32>(p.s{idx}))"),
+        DType::I32 => format!("bitcast<i32>(p.s{idx})"),
+        DType::U32 => format!("p.s{idx}"),
+    };
+    let t = s.dtype.wgsl();
+    if vec {
+        format!("vec4<{t}>({conv})")
+    } else {
+        format!("{t}({conv})")
+    }
+}
+
+fn vec_type(d: DType, vec: bool) -> String {
+    if vec {
+        format!("vec4<{}>", d.wgsl())
+    } else {
+        d.wgsl().to_string()
+    }
+}
+
+/// Record the operation. Empty outputs validate and launch nothing.
+pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
+    let access = validate(stream, m)?;
+    let n = m.out.numel();
+    if n == 0 {
+        return Ok(());
+    }
+    let shape = &m.out.shape;
+    let mut strides: Vec<Vec<isize>> = m.inputs.iter().map(|t| broadcast_strides(t, shape)).collect();
+    strides.push(m.out.strides.clone());
+    let (cshape, cstrides) = coalesce(shape, &strides);
+    let dense = cshape.len() <= 1 && cstrides.iter().all(|s| s.iter().all(|&x| x == 1));
+    let mut offsets: Vec<usize> = m.inputs.iter().map(|t| t.offset).collect();
+    offsets.push(m.out.offset);
+    if !dense {
+        return launch_strided(stream, m, &access, &cshape, &cstrides, &offsets);
+    }
+    let n4 = if n >= 4 && offsets.iter().all(|o| o % 4 == 0) { n / 4 } else { 0 };
+    if n4 > 0 {
+        let offs: Vec<usize> = offsets.iter().map(|o| o / 4).collect();
+        launch_contiguous(stream, m, &access, true, n4, 0, &offs)?;
+    }
+    let done = n4 * 4;
+    if done < n {
+        let offs: Vec<usize> = offsets.iter().map(|o| o + done).collect();
+        launch_contiguous(stream, m, &access, false, n - done, done, &offs)?;
+    }
+    Ok(())
+}
+
+fn render_values(m: &Map, access: &[&'static str], vec: bool) -> Vec<(&'static str, String)> {
+    let nin = m.inputs.len();
+    let mut v: Vec<(&'static str, String)> = Vec::new();
+    let any_f16 = m.inputs.iter().any(|t| t.dtype == DType::F16)
+        || m.out.dtype == DType::F16
+        || m.scalars.iter().flatten().any(|s| s.dtype == DType::F16);
+    v.push(("ENABLE", if any_f16 { "enable f16;".into() } else { String::new() }));
+    const NAMES: [(&str, &str, &str, &str); 3] =
+        [("V0", "ACC0", "B0", "LOAD0"), ("V1", "ACC1", "B1", "LOAD1"), ("V2", "ACC2", "B2", "LOAD2")];
+    for (k, (tv, acc, b, load)) in NAMES.iter().enumerate() {
+        if k < nin {
+            v.push((tv, vec_type(m.inputs[k].dtype, vec)));
+            v.push((acc, access[k].into()));
+            v.push((b, k.to_string()));
+            v.push((load, format!("in{k}[o]")));
+        } else {
+            v.push((tv, "u32".into()));
+            v.push((acc, "read".into()));
+            v.push((b, (8 + k).to_string()));
+            v.push((load, "0u".into()));
+        }
+    }
+    v.push(("VO", vec_type(m.out.dtype, vec)));
+    v.push(("BO", nin.to_string()));
+    v.push(("BP", (nin + 1).to_string()));
+    v.push(("VI", if vec { "vec4<u32>".into() } else { "u32".into() }));
+    v.push(("C", if vec { "vec4<f32>".into() } else { "f32".into() }));
+    v.push((
+        "IX",
+        if vec { "vec4<u32>(p.base + 4u * i) + vec4<u32>(0u, 1u, 2u, 3u)".into() } else { "p.base + i".into() },
+    ));
+    v.push(("S0", scalar_expr(m.scalars[0], 0, vec)));
+    v.push(("S1", scalar_expr(m.scalars[1], 1, vec)));
+    v.push(("OP", m.expr.to_string()));
+    v
+}
+
+fn header(m: &Map, n: usize, row: u32, rank: usize, base: usize, offsets: &[usize]) -> Params {
+    let nin = m.inputs.len();
+    let off = |k: usize| if k < nin { offsets[k] as u32 } else { 0 };
+    Params::new()
+        .u32(n as u32)
+        .u32(row)
+        .u32(rank as u32)
+        .u32(base as u32)
+        .u32(m.scalars[0].map_or(0, |s| s.bits))
+        .u32(m.scalars[1].map_or(0, |s| s.bits))
+        .u32(0x7fc0_0000)
+        .u32(0x7f80_0000)
+        .u32(off(0))
+        .u32(off(1))
+        .u32(off(2))
+        .u32(offsets[nin] as u32)
+}
+
+fn dispatch(stream: &StreamShared, m: &Map, access: &[&'static str], vec: bool, entry: &str, n: usize) -> Result<(std::sync::Arc<crate::runtime::kernel::Kernel>, [u32; 3], u32)> {
+    let dev = &stream.device;
+    let values = render_values(m, access, vec);
+    let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let k = kernel(dev, "elementwise.wgsl", entry, &refs)?;
+    let (groups, row) = grid_1d(n as u64, WG, dev.limits.max_compute_workgroups_per_dimension);
+    Ok((k, groups, row))
+}
+
+fn tensors<'t, 'a>(m: &Map<'t, 'a>) -> Vec<&'t Tensor<'a>> {
+    let mut all: Vec<&Tensor> = m.inputs.to_vec();
+    all.push(m.out);
+    all
+}
+
+fn launch_contiguous(
+    stream: &StreamShared,
+    m: &Map,
+    access: &[&'static str],
+    vec: bool,
+    n: usize,
+    base: usize,
+    offsets: &[usize],
+) -> Result<()> {
+    let (k, groups, row) = dispatch(stream, m, access, vec, "contiguous", n)?;
+    let params = header(m, n, row, 0, base, offsets).array8_u32(&[], 1).array8_i32(&[]).array8_i32(&[]).array8_i32(&[]).array8_i32(&[]);
+    launch(stream, &k, &tensors(m), params.bytes(), groups)
+}
+
+fn launch_strided(
+    stream: &StreamShared,
+    m: &Map,
+    access: &[&'static str],
+    shape: &[usize],
+    strides: &[Vec<isize>],
+    offsets: &[usize],
+) -> Result<()> {
+    let n: usize = shape.iter().product();
+    let (k, groups, row) = dispatch(stream, m, access, false, "strided", n)?;
+    let nin = m.inputs.len();
+    let mut params = header(m, n, row, shape.len(), 0, offsets).array8_u32(shape, 1);
+    // Per dim: (in0, in1, in2, out) strides.
+    let mut per_dim: Vec<isize> = Vec::with_capacity(32);
+    for d in 0..8 {
+        for k in 0..4 {
+            let op = if k < nin { Some(k) } else if k == 3 { Some(nin) } else { None };
+            per_dim.push(match op {
+                Some(o) if d < shape.len() => strides[o][d],
+                _ => 0,
+            });
+        }
+    }
+    for chunk in per_dim.chunks(8) {
+        params = params.array8_i32(chunk);
+    }
+    launch(stream, &k, &tensors(m), params.bytes(), groups)
+}
