@@ -15,6 +15,8 @@ alias V2 = {{V2}};
 alias VO = {{VO}};
 alias VI = {{VI}}; // the logical element index: u32, or vec4<u32> in the vec4 path
 alias C = {{C}};   // float compute type of the helpers: f32 or vec4<f32>
+alias CU = {{CU}}; // u32 of C's width
+alias CB = {{CB}}; // bool of C's width
 
 struct Params {
     n: u32,      // work items of this launch
@@ -39,6 +41,11 @@ struct Params {
 fn load0(o: u32) -> V0 { return {{LOAD0}}; }
 fn load1(o: u32) -> V1 { return {{LOAD1}}; }
 fn load2(o: u32) -> V2 { return {{LOAD2}}; }
+
+// By bits: comparisons with NaN are not reliable on every driver.
+fn isnan_c(x: C) -> CB {
+    return (bitcast<CU>(x) & CU(0x7fffffffu)) > CU(0x7f800000u);
+}
 
 fn nan_c() -> C { return C(bitcast<f32>(p.nan)); }
 fn inf_c() -> C { return C(bitcast<f32>(p.inf)); }

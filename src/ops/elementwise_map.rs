@@ -180,6 +180,8 @@ fn render_values(m: &Map, access: &[&'static str], vec: bool) -> Vec<(&'static s
     v.push(("BP", (nin + 1).to_string()));
     v.push(("VI", if vec { "vec4<u32>".into() } else { "u32".into() }));
     v.push(("C", if vec { "vec4<f32>".into() } else { "f32".into() }));
+    v.push(("CU", if vec { "vec4<u32>".into() } else { "u32".into() }));
+    v.push(("CB", if vec { "vec4<bool>".into() } else { "bool".into() }));
     v.push((
         "IX",
         if vec { "vec4<u32>(p.base + 4u * i) + vec4<u32>(0u, 1u, 2u, 3u)".into() } else { "p.base + i".into() },

@@ -58,8 +58,8 @@ pub fn transpose(stream: &StreamShared, a: &Tensor, dim0: i32, dim1: i32, out: &
 fn cast_expr(from: DType, to: DType) -> &'static str {
     match (from.is_float(), to) {
         _ if from == to => "x0",
-        (true, DType::I32) => "select(VO(clamp(C(x0), C(-2147483648.0), C(2147483520.0))), VO(0), x0 != x0)",
-        (true, DType::U32) => "select(VO(clamp(C(x0), C(0.0), C(4294967040.0))), VO(0u), x0 != x0)",
+        (true, DType::I32) => "select(VO(clamp(C(x0), C(-2147483648.0), C(2147483520.0))), VO(0), isnan_c(C(x0)))",
+        (true, DType::U32) => "select(VO(clamp(C(x0), C(0.0), C(4294967040.0))), VO(0u), isnan_c(C(x0)))",
         _ => "VO(x0)",
     }
 }
