@@ -833,6 +833,20 @@ WgcStatus wgc_kernel_binding_count(const struct WgcKernel *kernel, uint32_t *out
  * i32, u32; `WGC_ERROR_DTYPE_MISMATCH` otherwise); out has that dtype, or
  * U32 (0/1) for comparisons. Integer arithmetic wraps. POW on integers:
  * `WGC_ERROR_UNSUPPORTED`. Unknown op: `WGC_ERROR_INVALID_ARGUMENT`.
+ *
+ * Rules common to every `wgc_op_*` function (elementwise, movement,
+ * random): tensors are views on buffers of the stream's device
+ * (`WGC_ERROR_DEVICE_MISMATCH`); inputs broadcast with NumPy rules and out's
+ * shape must be the broadcast shape (`WGC_ERROR_SHAPE_MISMATCH`). out may
+ * be the very same view as an input (in place); out overlapping an input
+ * without being the same view (judged by byte range), or out having
+ * elements that share memory (a 0 stride), is `WGC_ERROR_INVALID_ARGUMENT`.
+ * NULL pointers: `WGC_ERROR_NULL_POINTER`; a view reaching outside its
+ * buffer: `WGC_ERROR_OUT_OF_RANGE`; an unsupported dtype, or f16 on an
+ * adapter without it: `WGC_ERROR_UNSUPPORTED`. Everything is checked before
+ * anything is recorded, so a failed call writes nothing. Empty tensors
+ * succeed and launch nothing. Nothing blocks: the work is recorded on the
+ * stream. f16 tolerances: about 2 half ulps (2e-3 relative).
  */
 WgcStatus wgc_op_binary(const struct WgcStream *stream,
                         WgcBinaryOp op,
@@ -966,10 +980,11 @@ WgcStatus wgc_op_transpose(const struct WgcStream *stream,
 /**
  * Convert in's elements to out's dtype (any of f32, f16, i32, u32; same
  * shape). Float -> integer truncates toward zero and saturates at the
- * integer range (NaN -> 0; f32 values at or above 2^31 give 2147483520
- * or INT32_MAX-ish, exactly: the largest f32 below 2^31 / 2^32). i32 <-> u32
- * reinterpret the bits. To f16: rounded to nearest, out of range gives
- * +-inf on common adapters.
+ * integer range as f32 sees it (NaN -> 0; above the range gives the
+ * largest f32 below 2^31, 2147483520, for i32 and the largest below 2^32,
+ * 4294967040, for u32; below gives INT32_MIN or 0). i32 <-> u32 reinterpret
+ * the bits. To f16: rounded to nearest; beyond the f16 range the result is
+ * the adapter's (usually +-inf). Common rules: see `wgc_op_binary`.
  */
 WgcStatus wgc_op_cast(const struct WgcStream *stream,
                       const struct WgcTensor *input,

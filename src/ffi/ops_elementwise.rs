@@ -105,6 +105,20 @@ fn unary_op(op: WgcUnaryOp) -> Result<UnaryOp> {
 /// i32, u32; `WGC_ERROR_DTYPE_MISMATCH` otherwise); out has that dtype, or
 /// U32 (0/1) for comparisons. Integer arithmetic wraps. POW on integers:
 /// `WGC_ERROR_UNSUPPORTED`. Unknown op: `WGC_ERROR_INVALID_ARGUMENT`.
+///
+/// Rules common to every `wgc_op_*` function (elementwise, movement,
+/// random): tensors are views on buffers of the stream's device
+/// (`WGC_ERROR_DEVICE_MISMATCH`); inputs broadcast with NumPy rules and out's
+/// shape must be the broadcast shape (`WGC_ERROR_SHAPE_MISMATCH`). out may
+/// be the very same view as an input (in place); out overlapping an input
+/// without being the same view (judged by byte range), or out having
+/// elements that share memory (a 0 stride), is `WGC_ERROR_INVALID_ARGUMENT`.
+/// NULL pointers: `WGC_ERROR_NULL_POINTER`; a view reaching outside its
+/// buffer: `WGC_ERROR_OUT_OF_RANGE`; an unsupported dtype, or f16 on an
+/// adapter without it: `WGC_ERROR_UNSUPPORTED`. Everything is checked before
+/// anything is recorded, so a failed call writes nothing. Empty tensors
+/// succeed and launch nothing. Nothing blocks: the work is recorded on the
+/// stream. f16 tolerances: about 2 half ulps (2e-3 relative).
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_binary(
     stream: *const WgcStream,

@@ -69,10 +69,11 @@ pub unsafe extern "C" fn wgc_op_transpose(
 
 /// Convert in's elements to out's dtype (any of f32, f16, i32, u32; same
 /// shape). Float -> integer truncates toward zero and saturates at the
-/// integer range (NaN -> 0; f32 values at or above 2^31 give 2147483520
-/// or INT32_MAX-ish, exactly: the largest f32 below 2^31 / 2^32). i32 <-> u32
-/// reinterpret the bits. To f16: rounded to nearest, out of range gives
-/// +-inf on common adapters.
+/// integer range as f32 sees it (NaN -> 0; above the range gives the
+/// largest f32 below 2^31, 2147483520, for i32 and the largest below 2^32,
+/// 4294967040, for u32; below gives INT32_MIN or 0). i32 <-> u32 reinterpret
+/// the bits. To f16: rounded to nearest; beyond the f16 range the result is
+/// the adapter's (usually +-inf). Common rules: see `wgc_op_binary`.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_cast(stream: *const WgcStream, input: *const WgcTensor, out: *const WgcTensor) -> WgcStatus {
     run(|| {
