@@ -86,15 +86,30 @@ fn compute(x0: V0, x1: V1, x2: V2, ix: VI) -> VO {
     return {{OP}};
 }
 
-@compute @workgroup_size(256)
-fn contiguous(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.y * p.row + gid.x;
-    if (i >= p.n) {
-        return;
-    }
+// Each invocation handles 4 items, one grid apart (coalesced), with all
+// loads issued before any store so that they overlap in flight.
+fn item(i: u32) -> VO {
+    let j = min(i, p.n - 1u); // clamped: a read past the end is never needed
     let ix = {{IX}};
-    let v = compute(load0(p.off.x + i), load1(p.off.y + i), load2(p.off.z + i), ix);
-    out[p.off.w + i] = v;
+    return compute(load0(p.off.x + j), load1(p.off.y + j), load2(p.off.z + j), ix);
+}
+
+@compute @workgroup_size(256)
+fn contiguous(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let t = gid.y * p.row + gid.x;
+    let grid = p.row * groups.y;
+    let i0 = t;
+    let i1 = t + grid;
+    let i2 = t + 2u * grid;
+    let i3 = t + 3u * grid;
+    let v0 = item(i0);
+    let v1 = item(i1);
+    let v2 = item(i2);
+    let v3 = item(i3);
+    if (i0 < p.n) { out[p.off.w + i0] = v0; }
+    if (i1 < p.n) { out[p.off.w + i1] = v1; }
+    if (i2 < p.n) { out[p.off.w + i2] = v2; }
+    if (i3 < p.n) { out[p.off.w + i3] = v3; }
 }
 
 @compute @workgroup_size(256)

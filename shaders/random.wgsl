@@ -5,7 +5,8 @@
 // outputs become logical elements 4t .. 4t+3 of the output.
 {{ENABLE}}
 
-alias TO = {{TO}};
+alias TE = {{TE}}; // the output dtype
+alias TS = {{TS}}; // stored element: the dtype, or vec4 of it for dense outputs
 
 struct Params {
     n: u32,            // elements
@@ -22,19 +23,19 @@ struct Params {
     strides: array<vec4<i32>, 2>,
 }
 
-@group(0) @binding(0) var<storage, read_write> out: array<TO>;
+@group(0) @binding(0) var<storage, read_write> out: array<TS>;
 @group(0) @binding(1) var<uniform> p: Params;
 
-// (high, low) words of the 64-bit product a * b.
+// (high, low) words of the 64-bit product a * b, from 16-bit halves
+// (WGSL has no mulhi); arranged so each step maps to a multiply-add.
 fn mulhilo(a: u32, b: u32) -> vec2<u32> {
     let a0 = a & 0xffffu;
     let a1 = a >> 16u;
     let b0 = b & 0xffffu;
     let b1 = b >> 16u;
-    let lh = a0 * b1;
-    let hl = a1 * b0;
-    let mid = ((a0 * b0) >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
-    let hi = a1 * b1 + (lh >> 16u) + (hl >> 16u) + (mid >> 16u);
+    let cross = a0 * b1 + ((a0 * b0) >> 16u);       // < 2^32
+    let cross2 = a1 * b0 + (cross & 0xffffu);       // < 2^32
+    let hi = a1 * b1 + (cross >> 16u) + (cross2 >> 16u);
     return vec2<u32>(hi, a * b);
 }
 
@@ -75,13 +76,18 @@ fn address(e: u32) -> u32 {
     return u32(o);
 }
 
-fn store(first: u32, v: vec4<f32>) {
+fn store_scalar(first: u32, v: vec4<f32>) {
     for (var l = 0u; l < 4u; l++) {
         let e = first + l;
         if (e < p.n) {
-            out[address(e)] = TO(v[l]);
+            out[address(e)] = TS(TE(v[l]));
         }
     }
+}
+
+// Block t (logical elements 4t .. 4t+3): one vec4 store when dense.
+fn store(t: u32, v: vec4<f32>) {
+    {{STORE}}
 }
 
 @compute @workgroup_size(256)
@@ -91,7 +97,7 @@ fn random_uniform(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let u = unit(bits_for(t));
-    store(4u * t, p.a + p.b * u);
+    store(t, p.a + p.b * u);
 }
 
 // Box-Muller: words (0, 1) give elements 0 and 1, words (2, 3) elements 2 and 3.
@@ -106,5 +112,5 @@ fn random_normal(@builtin(global_invocation_id) gid: vec3<u32>) {
     let radius = sqrt(-2.0 * log(u1));
     let theta = 6.283185307179586 * vec2<f32>(u.y, u.w);
     let z = vec4<f32>(radius.x * cos(theta.x), radius.x * sin(theta.x), radius.y * cos(theta.y), radius.y * sin(theta.y));
-    store(4u * t, p.a + p.b * z);
+    store(t, p.a + p.b * z);
 }

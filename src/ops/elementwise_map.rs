@@ -11,6 +11,8 @@ use crate::error::Result;
 use crate::runtime::stream::StreamShared;
 
 const WG: u32 = 256;
+/// Items each invocation of the contiguous kernel handles (see the shader).
+const ITEMS_PER_INVOCATION: usize = 4;
 
 /// A scalar operand: its dtype in the kernel and its 32-bit pattern
 /// (f16 scalars travel as f32 bits and are converted on the GPU).
@@ -184,7 +186,7 @@ fn render_values(m: &Map, access: &[&'static str], vec: bool) -> Vec<(&'static s
     v.push(("CB", if vec { "vec4<bool>".into() } else { "bool".into() }));
     v.push((
         "IX",
-        if vec { "vec4<u32>(p.base + 4u * i) + vec4<u32>(0u, 1u, 2u, 3u)".into() } else { "p.base + i".into() },
+        if vec { "vec4<u32>(p.base + 4u * j) + vec4<u32>(0u, 1u, 2u, 3u)".into() } else { "p.base + j".into() },
     ));
     v.push(("S0", scalar_expr(m.scalars[0], 0, vec)));
     v.push(("S1", scalar_expr(m.scalars[1], 1, vec)));
@@ -234,7 +236,7 @@ fn launch_contiguous(
     base: usize,
     offsets: &[usize],
 ) -> Result<()> {
-    let (k, groups, row) = dispatch(stream, m, access, vec, "contiguous", n)?;
+    let (k, groups, row) = dispatch(stream, m, access, vec, "contiguous", n.div_ceil(ITEMS_PER_INVOCATION))?;
     let params = header(m, n, row, 0, base, offsets).array8_u32(&[], 1).array8_i32(&[]).array8_i32(&[]).array8_i32(&[]).array8_i32(&[]);
     launch(stream, &k, &tensors(m), params.bytes(), groups)
 }

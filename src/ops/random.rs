@@ -41,24 +41,57 @@ pub fn random(stream: &StreamShared, out: &Tensor, dist: Distribution, seed: u64
         Distribution::Uniform => "random_uniform",
         Distribution::Normal => "random_normal",
     };
-    let k = kernel(dev, "random.wgsl", entry, &[("ENABLE", out.dtype.enable()), ("TO", out.dtype.wgsl())])?;
-    let threads = n.div_ceil(4) as u64;
-    let (groups, row) = grid_1d(threads, 256, dev.limits.max_compute_workgroups_per_dimension);
     let scale = if dist == Distribution::Uniform { b - a } else { b };
+    let seed_words = (seed as u32, (seed >> 32) as u32);
+    let dense_blocks = if contiguous && out.offset % 4 == 0 { n / 4 } else { 0 };
+    if dense_blocks > 0 {
+        launch_blocks(stream, out, entry, true, dense_blocks * 4, seed_words, offset, out.offset / 4, a, scale, &shape, &strides[0])?;
+    }
+    let done = dense_blocks * 4;
+    if done < n {
+        // The rest (all of it for strided views): counters continue after the dense blocks.
+        launch_blocks(stream, out, entry, false, n - done, seed_words, offset.wrapping_add(dense_blocks as u64), out.offset + done, a, scale, &shape, &strides[0])?;
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn launch_blocks(
+    stream: &StreamShared,
+    out: &Tensor,
+    entry: &str,
+    vec: bool,
+    n: usize,
+    seed: (u32, u32),
+    counter: u64,
+    first: usize,
+    a: f64,
+    b: f64,
+    shape: &[usize],
+    strides: &[isize],
+) -> Result<()> {
+    let dev = &stream.device;
+    let t = out.dtype.wgsl();
+    let ts = if vec { format!("vec4<{t}>") } else { t.to_string() };
+    let store = if vec { "out[p.off + t] = TS(v);" } else { "store_scalar(4u * t, v);" };
+    let k = kernel(dev, "random.wgsl", entry, &[("ENABLE", out.dtype.enable()), ("TE", t), ("TS", &ts), ("STORE", store)])?;
+    let (groups, row) = grid_1d(n.div_ceil(4) as u64, 256, dev.limits.max_compute_workgroups_per_dimension);
+    // Strided views keep their logical order; the dense tail starts at `first`.
+    let contiguous = vec || shape.len() <= 1 && strides.iter().all(|&s| s == 1);
     let params = Params::new()
         .u32(n as u32)
         .u32(row)
         .u32(shape.len() as u32)
         .u32(contiguous as u32)
-        .u32(seed as u32)
-        .u32((seed >> 32) as u32)
-        .u32(offset as u32)
-        .u32((offset >> 32) as u32)
+        .u32(seed.0)
+        .u32(seed.1)
+        .u32(counter as u32)
+        .u32((counter >> 32) as u32)
         .f32(a as f32)
-        .f32(scale as f32)
-        .u32(out.offset as u32)
+        .f32(b as f32)
+        .u32(first as u32)
         .u32(0)
-        .array8_u32(&shape, 1)
-        .array8_i32(&strides[0]);
+        .array8_u32(shape, 1)
+        .array8_i32(strides);
     launch(stream, &k, &[out], params.bytes(), groups)
 }
