@@ -112,19 +112,40 @@ fn contiguous(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     if (i3 < p.n) { out[p.off.w + i3] = v3; }
 }
 
-@compute @workgroup_size(256)
-fn strided(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.y * p.row + gid.x;
-    if (i >= p.n) {
-        return;
-    }
+// Operand offsets of logical element i. The rank is a constant of the
+// variant, so the loop unrolls and the uniform reads become static.
+fn offsets(i: u32) -> vec4<i32> {
     var rem = i;
     var o = vec4<i32>(p.off);
-    for (var d = i32(p.rank) - 1; d >= 0; d--) {
+    for (var d = {{RANK}} - 1; d >= 0; d--) {
         let n = p.shape[d >> 2u][d & 3];
         o += i32(rem % n) * p.strides[d];
         rem = rem / n;
     }
-    let v = compute(load0(u32(o.x)), load1(u32(o.y)), load2(u32(o.z)), VI(i));
-    out[u32(o.w)] = v;
+    return o;
+}
+
+fn strided_value(o: vec4<i32>, i: u32) -> VO {
+    return compute(load0(u32(o.x)), load1(u32(o.y)), load2(u32(o.z)), VI(i));
+}
+
+// 4 items per invocation, one grid apart, loads before stores. Items past
+// the end compute on the last element and store nothing.
+@compute @workgroup_size(256)
+fn strided(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let t = gid.y * p.row + gid.x;
+    let grid = p.row * groups.y;
+    let last = p.n - 1u;
+    let o0 = offsets(min(t, last));
+    let o1 = offsets(min(t + grid, last));
+    let o2 = offsets(min(t + 2u * grid, last));
+    let o3 = offsets(min(t + 3u * grid, last));
+    let v0 = strided_value(o0, t);
+    let v1 = strided_value(o1, t + grid);
+    let v2 = strided_value(o2, t + 2u * grid);
+    let v3 = strided_value(o3, t + 3u * grid);
+    if (t < p.n) { out[u32(o0.w)] = v0; }
+    if (t + grid < p.n) { out[u32(o1.w)] = v1; }
+    if (t + 2u * grid < p.n) { out[u32(o2.w)] = v2; }
+    if (t + 3u * grid < p.n) { out[u32(o3.w)] = v3; }
 }

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::runtime::stream::StreamShared;
 
 const WG: u32 = 256;
-/// Items each invocation of the contiguous kernel handles (see the shader).
+/// Items each invocation handles (see the shader).
 const ITEMS_PER_INVOCATION: usize = 4;
 
 /// A scalar operand: its dtype in the kernel and its 32-bit pattern
@@ -155,9 +155,10 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     Ok(())
 }
 
-fn render_values(m: &Map, access: &[&'static str], vec: bool) -> Vec<(&'static str, String)> {
+fn render_values(m: &Map, access: &[&'static str], vec: bool, rank: usize) -> Vec<(&'static str, String)> {
     let nin = m.inputs.len();
     let mut v: Vec<(&'static str, String)> = Vec::new();
+    v.push(("RANK", rank.to_string()));
     let any_f16 = m.inputs.iter().any(|t| t.dtype == DType::F16)
         || m.out.dtype == DType::F16
         || m.scalars.iter().flatten().any(|s| s.dtype == DType::F16);
@@ -212,9 +213,9 @@ fn header(m: &Map, n: usize, row: u32, rank: usize, base: usize, offsets: &[usiz
         .u32(offsets[nin] as u32)
 }
 
-fn dispatch(stream: &StreamShared, m: &Map, access: &[&'static str], vec: bool, entry: &str, n: usize) -> Result<(std::sync::Arc<crate::runtime::kernel::Kernel>, [u32; 3], u32)> {
+fn dispatch(stream: &StreamShared, m: &Map, access: &[&'static str], vec: bool, rank: usize, entry: &str, n: usize) -> Result<(std::sync::Arc<crate::runtime::kernel::Kernel>, [u32; 3], u32)> {
     let dev = &stream.device;
-    let values = render_values(m, access, vec);
+    let values = render_values(m, access, vec, rank);
     let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let k = kernel(dev, "elementwise.wgsl", entry, &refs)?;
     let (groups, row) = grid_1d(n as u64, WG, dev.limits.max_compute_workgroups_per_dimension);
@@ -236,7 +237,7 @@ fn launch_contiguous(
     base: usize,
     offsets: &[usize],
 ) -> Result<()> {
-    let (k, groups, row) = dispatch(stream, m, access, vec, "contiguous", n.div_ceil(ITEMS_PER_INVOCATION))?;
+    let (k, groups, row) = dispatch(stream, m, access, vec, 0, "contiguous", n.div_ceil(ITEMS_PER_INVOCATION))?;
     let params = header(m, n, row, 0, base, offsets).array8_u32(&[], 1).array8_i32(&[]).array8_i32(&[]).array8_i32(&[]).array8_i32(&[]);
     launch(stream, &k, &tensors(m), params.bytes(), groups)
 }
@@ -250,7 +251,7 @@ fn launch_strided(
     offsets: &[usize],
 ) -> Result<()> {
     let n: usize = shape.iter().product();
-    let (k, groups, row) = dispatch(stream, m, access, false, "strided", n)?;
+    let (k, groups, row) = dispatch(stream, m, access, false, shape.len(), "strided", n.div_ceil(ITEMS_PER_INVOCATION))?;
     let nin = m.inputs.len();
     let mut params = header(m, n, row, shape.len(), 0, offsets).array8_u32(shape, 1);
     // Per dim: (in0, in1, in2, out) strides.
