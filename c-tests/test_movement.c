@@ -187,6 +187,22 @@ static void test_permute(WgcDtype d) {
             for (size_t k = 0; k < 9; k++) tref[(i * 4 + j) * 9 + k] = t.val[(k * 4 + j) * 6 + i];
     snprintf(what, sizeof what, "transpose %s", dname(d));
     expect_equal(what, &to, tref);
+    /* Batched transpose with partial 32 x 32 tiles: [3, 40, 70] -> [3, 70, 40]. */
+    int64_t bs[3] = {3, 40, 70}, bts[3] = {3, 70, 40};
+    uint32_t bperm[3] = {0, 2, 1};
+    Arr bt = make_arr(&env, d, 3, bs, CONTIG, 0, 1000, 1);
+    Arr bto = make_arr(&env, d, 3, bts, CONTIG, 0, 0, 1);
+    CHECK(wgc_op_permute(env.stream, &bt.t, bperm, 3, &bto.t));
+    read_arr(&bto);
+    double *bref = malloc(bto.n * sizeof(double));
+    for (size_t b = 0; b < 3; b++)
+        for (size_t i = 0; i < 70; i++)
+            for (size_t j = 0; j < 40; j++) bref[(b * 70 + i) * 40 + j] = bt.val[(b * 40 + j) * 70 + i];
+    snprintf(what, sizeof what, "batched transpose %s", dname(d));
+    expect_equal(what, &bto, bref);
+    free(bref);
+    free_arr(&bt);
+    free_arr(&bto);
     free(ref);
     free(tref);
     free_arr(&a);

@@ -149,3 +149,36 @@ fn strided(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     if (t + 2u * grid < p.n) { out[u32(o2.w)] = v2; }
     if (t + 3u * grid < p.n) { out[u32(o3.w)] = v3; }
 }
+
+// One input whose dim R (the second-to-last of three: batch, R, C) is the
+// dense one while the output is dense along C, e.g. a transpose: a 32 x 32
+// tile is read along R, staged in workgroup memory and written along C, so
+// both sides stay coalesced. shape[0] = (batch, R, C); strides[0], [1],
+// [2] are the (in0, -, -, out) strides of batch, R and C.
+var<workgroup> tile: array<array<VO, 33>, 32>;
+
+@compute @workgroup_size(32, 8)
+fn tiled(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+    let rows = p.shape[0].y;
+    let cols = p.shape[0].z;
+    let r0 = wg.y * 32u;
+    let c0 = wg.x * 32u;
+    let base = vec4<i32>(p.off) + i32(wg.z) * p.strides[0];
+    for (var k = 0u; k < 32u; k += 8u) {
+        let r = r0 + l.x;
+        let c = c0 + l.y + k;
+        if (r < rows && c < cols) {
+            let o = base + i32(r) * p.strides[1] + i32(c) * p.strides[2];
+            tile[l.y + k][l.x] = compute(load0(u32(o.x)), load1(0u), load2(0u), VI((wg.z * rows + r) * cols + c));
+        }
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < 32u; k += 8u) {
+        let r = r0 + l.y + k;
+        let c = c0 + l.x;
+        if (r < rows && c < cols) {
+            let o = base + i32(r) * p.strides[1] + i32(c) * p.strides[2];
+            out[u32(o.w)] = tile[l.x][l.y + k];
+        }
+    }
+}

@@ -140,6 +140,9 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     let mut offsets: Vec<usize> = m.inputs.iter().map(|t| t.offset).collect();
     offsets.push(m.out.offset);
     if !dense {
+        if let Some(dims) = transpose_dims(stream, m, &cshape, &cstrides) {
+            return launch_tiled(stream, m, &access, dims, &cstrides, &offsets);
+        }
         return launch_strided(stream, m, &access, &cshape, &cstrides, &offsets);
     }
     let n4 = if n >= 4 && offsets.iter().all(|o| o % 4 == 0) { n / 4 } else { 0 };
@@ -268,5 +271,51 @@ fn launch_strided(
     for chunk in per_dim.chunks(8) {
         params = params.array8_i32(chunk);
     }
+    launch(stream, &k, &tensors(m), params.bytes(), groups)
+}
+
+/// (batch, R, C) if the tiled kernel fits: one input, rank 2 or 3 after
+/// coalescing, the input dense along R and the output dense along C.
+fn transpose_dims(stream: &StreamShared, m: &Map, shape: &[usize], strides: &[Vec<isize>]) -> Option<[usize; 3]> {
+    let r = shape.len();
+    if m.inputs.len() != 1 || !(2..=3).contains(&r) {
+        return None;
+    }
+    let (input, out) = (&strides[0], &strides[1]);
+    if input[r - 2] != 1 || out[r - 1] != 1 || input[r - 1] == 1 {
+        return None;
+    }
+    let batch = if r == 3 { shape[0] } else { 1 };
+    let max = stream.device.limits.max_compute_workgroups_per_dimension as usize;
+    let (rows, cols) = (shape[r - 2], shape[r - 1]);
+    (batch <= max && rows.div_ceil(32) <= max && cols.div_ceil(32) <= max).then_some([batch, rows, cols])
+}
+
+fn launch_tiled(
+    stream: &StreamShared,
+    m: &Map,
+    access: &[&'static str],
+    dims: [usize; 3],
+    strides: &[Vec<isize>],
+    offsets: &[usize],
+) -> Result<()> {
+    let dev = &stream.device;
+    let values = render_values(m, access, false, 0);
+    let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let k = kernel(dev, "elementwise.wgsl", "tiled", &refs)?;
+    let [batch, rows, cols] = dims;
+    let r = strides[0].len();
+    let stride = |op: usize, d: Option<usize>| d.map_or(0, |d| strides[op][d]);
+    let batch_dim = (r == 3).then_some(0);
+    let mut per_dim: Vec<isize> = Vec::with_capacity(32);
+    for d in [batch_dim, Some(r - 2), Some(r - 1)] {
+        per_dim.extend_from_slice(&[stride(0, d), 0, 0, stride(1, d)]);
+    }
+    per_dim.resize(32, 0);
+    let mut params = header(m, batch * rows * cols, 0, 3, 0, offsets).array8_u32(&dims, 1);
+    for chunk in per_dim.chunks(8) {
+        params = params.array8_i32(chunk);
+    }
+    let groups = [cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, batch as u32];
     launch(stream, &k, &tensors(m), params.bytes(), groups)
 }
