@@ -1,10 +1,12 @@
 // Elementwise map: out = OP(x0, x1, x2) over up to three inputs, with NumPy
 // broadcasting. The op is an expression substituted at {{OP}} so each op
 // compiles to straight-line code. Two entry points:
-//  - `contiguous`: every operand dense and of the output's shape; element
-//    types may be vec4 (then each invocation handles 4 elements).
-//  - `strided`: any views, rank <= 8 after coalescing; offsets are computed
-//    per operand from the logical index.
+//  - `strided`: any views, rank <= 8 after coalescing (the rank is fixed
+//    per variant); offsets are computed per operand from the logical index.
+//    Element types are vec4 when every operand is dense along the innermost
+//    dim with 4-aligned sizes and offsets (dense tensors are rank 1).
+//  - `tiled`: one input read dense along another dim than the output
+//    (transposes), through workgroup memory.
 // Unused inputs are declared but never read, so they are not bindings of
 // the entry point.
 {{ENABLE}}
@@ -21,15 +23,15 @@ alias CB = {{CB}}; // bool of C's width
 struct Params {
     n: u32,      // work items of this launch
     row: u32,    // work items per row of the 2-D grid
-    rank: u32,   // strided: dims after coalescing
-    base: u32,   // contiguous: logical index of this launch's first element
+    rank: u32,   // dims after coalescing (informational: variants fix it)
+    base: u32,   // logical index of this launch's first element (a dense tail)
     s0: u32,     // scalar operands, as bits
     s1: u32,
     nan: u32,    // 0x7fc00000: NaN made at run time (constants cannot be NaN)
     inf: u32,    // 0x7f800000
     off: vec4<u32>,                // offsets of in0, in1, in2, out (in binding elements)
-    shape: array<vec4<u32>, 2>,    // strided: dim d at [d / 4][d % 4]
-    strides: array<vec4<i32>, 8>,  // strided: dim d -> (in0, in1, in2, out)
+    shape: array<vec4<u32>, 2>,    // dim d at [d / 4][d % 4]
+    strides: array<vec4<i32>, 8>,  // dim d -> (in0, in1, in2, out)
 }
 
 @group(0) @binding({{B0}}) var<storage, {{ACC0}}> in0: array<V0>;
@@ -86,37 +88,14 @@ fn compute(x0: V0, x1: V1, x2: V2, ix: VI) -> VO {
     return {{OP}};
 }
 
-// Each invocation handles 4 items, one grid apart (coalesced), with all
-// loads issued before any store so that they overlap in flight.
-fn item(i: u32) -> VO {
-    let j = min(i, p.n - 1u); // clamped: a read past the end is never needed
-    let ix = {{IX}};
-    return compute(load0(p.off.x + j), load1(p.off.y + j), load2(p.off.z + j), ix);
-}
-
-@compute @workgroup_size(256)
-fn contiguous(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let t = gid.y * p.row + gid.x;
-    let grid = p.row * groups.y;
-    let i0 = t;
-    let i1 = t + grid;
-    let i2 = t + 2u * grid;
-    let i3 = t + 3u * grid;
-    let v0 = item(i0);
-    let v1 = item(i1);
-    let v2 = item(i2);
-    let v3 = item(i3);
-    if (i0 < p.n) { out[p.off.w + i0] = v0; }
-    if (i1 < p.n) { out[p.off.w + i1] = v1; }
-    if (i2 < p.n) { out[p.off.w + i2] = v2; }
-    if (i3 < p.n) { out[p.off.w + i3] = v3; }
-}
-
 // Operand offsets of logical element i. The rank is a constant of the
 // variant, so the loop unrolls and the uniform reads become static.
 fn offsets(i: u32) -> vec4<i32> {
-    var rem = i;
     var o = vec4<i32>(p.off);
+    if ({{RANK}} == 1) {
+        return o + i32(i) * p.strides[0]; // i < n: no division needed
+    }
+    var rem = i;
     for (var d = {{RANK}} - 1; d >= 0; d--) {
         let n = p.shape[d >> 2u][d & 3];
         o += i32(rem % n) * p.strides[d];
@@ -126,28 +105,31 @@ fn offsets(i: u32) -> vec4<i32> {
 }
 
 fn strided_value(o: vec4<i32>, i: u32) -> VO {
-    return compute(load0(u32(o.x)), load1(u32(o.y)), load2(u32(o.z)), VI(i));
+    return compute(load0(u32(o.x)), load1(u32(o.y)), load2(u32(o.z)), {{IX_S}});
 }
 
-// 4 items per invocation, one grid apart, loads before stores. Items past
-// the end compute on the last element and store nothing.
+// ITEMS items per invocation, one grid apart (coalesced), all loads before
+// any store so they are in flight together. Items past the end compute on
+// the last element and store nothing.
+const ITEMS: u32 = {{ITEMS}}u;
+
 @compute @workgroup_size(256)
 fn strided(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let t = gid.y * p.row + gid.x;
     let grid = p.row * groups.y;
     let last = p.n - 1u;
-    let o0 = offsets(min(t, last));
-    let o1 = offsets(min(t + grid, last));
-    let o2 = offsets(min(t + 2u * grid, last));
-    let o3 = offsets(min(t + 3u * grid, last));
-    let v0 = strided_value(o0, t);
-    let v1 = strided_value(o1, t + grid);
-    let v2 = strided_value(o2, t + 2u * grid);
-    let v3 = strided_value(o3, t + 3u * grid);
-    if (t < p.n) { out[u32(o0.w)] = v0; }
-    if (t + grid < p.n) { out[u32(o1.w)] = v1; }
-    if (t + 2u * grid < p.n) { out[u32(o2.w)] = v2; }
-    if (t + 3u * grid < p.n) { out[u32(o3.w)] = v3; }
+    var o: array<vec4<i32>, ITEMS>;
+    var v: array<VO, ITEMS>;
+    for (var k = 0u; k < ITEMS; k++) {
+        let i = t + k * grid;
+        o[k] = offsets(min(i, last));
+        v[k] = strided_value(o[k], i);
+    }
+    for (var k = 0u; k < ITEMS; k++) {
+        if (t + k * grid < p.n) {
+            out[u32(o[k].w)] = v[k];
+        }
+    }
 }
 
 // One input whose dim R (the second-to-last of three: batch, R, C) is the

@@ -1,18 +1,27 @@
 //! The engine behind every elementwise operator: `out = OP(x0, x1, x2)` over
 //! up to three broadcast inputs. Validates aliasing and shapes, coalesces
-//! dims, and picks the vec4 contiguous, scalar contiguous or strided kernel
-//! of `shaders/elementwise.wgsl`.
+//! dims, and picks a variant of `shaders/elementwise.wgsl`: strided in vec4
+//! units where layouts allow (dense tensors become rank 1), strided per
+//! element otherwise, or tiled through workgroup memory for transposes.
 
 use super::common::{kernel, launch, Params};
 use super::grid::grid_1d;
 use super::tensor::{broadcast_shapes, broadcast_strides, coalesce, expect_shape, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
+use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
 
 const WG: u32 = 256;
-/// Items each invocation handles (see the shader).
-const ITEMS_PER_INVOCATION: usize = 4;
+/// Items each invocation handles (see the shader): several keep more loads
+/// in flight on GPUs; CPU drivers gain nothing and compile slower.
+fn items_per_invocation(dev: &Device) -> usize {
+    if dev.adapter.info.device_type == wgpu::DeviceType::Cpu {
+        1
+    } else {
+        4
+    }
+}
 
 /// A scalar operand: its dtype in the kernel and its 32-bit pattern
 /// (f16 scalars travel as f32 bits and are converted on the GPU).
@@ -143,24 +152,30 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
         if let Some(dims) = transpose_dims(stream, m, &cshape, &cstrides) {
             return launch_tiled(stream, m, &access, dims, &cstrides, &offsets);
         }
-        return launch_strided(stream, m, &access, &cshape, &cstrides, &offsets);
+        if let Some((vshape, vstrides, voffsets)) = vec4_view(&cshape, &cstrides, &offsets) {
+            return launch_strided(stream, m, &access, true, 0, &vshape, &vstrides, &voffsets);
+        }
+        return launch_strided(stream, m, &access, false, 0, &cshape, &cstrides, &offsets);
     }
+    // Dense: vec4 units for the 4-aligned bulk, then the tail element-wise.
     let n4 = if n >= 4 && offsets.iter().all(|o| o % 4 == 0) { n / 4 } else { 0 };
+    let ones = vec![vec![1isize]; offsets.len()];
     if n4 > 0 {
         let offs: Vec<usize> = offsets.iter().map(|o| o / 4).collect();
-        launch_contiguous(stream, m, &access, true, n4, 0, &offs)?;
+        launch_strided(stream, m, &access, true, 0, &[n4], &ones, &offs)?;
     }
     let done = n4 * 4;
     if done < n {
         let offs: Vec<usize> = offsets.iter().map(|o| o + done).collect();
-        launch_contiguous(stream, m, &access, false, n - done, done, &offs)?;
+        launch_strided(stream, m, &access, false, done, &[n - done], &ones, &offs)?;
     }
     Ok(())
 }
 
-fn render_values(m: &Map, access: &[&'static str], vec: bool, rank: usize) -> Vec<(&'static str, String)> {
+fn render_values(dev: &Device, m: &Map, access: &[&'static str], vec: bool, rank: usize) -> Vec<(&'static str, String)> {
     let nin = m.inputs.len();
     let mut v: Vec<(&'static str, String)> = Vec::new();
+    v.push(("ITEMS", items_per_invocation(dev).to_string()));
     v.push(("RANK", rank.to_string()));
     let any_f16 = m.inputs.iter().any(|t| t.dtype == DType::F16)
         || m.out.dtype == DType::F16
@@ -189,8 +204,8 @@ fn render_values(m: &Map, access: &[&'static str], vec: bool, rank: usize) -> Ve
     v.push(("CU", if vec { "vec4<u32>".into() } else { "u32".into() }));
     v.push(("CB", if vec { "vec4<bool>".into() } else { "bool".into() }));
     v.push((
-        "IX",
-        if vec { "vec4<u32>(p.base + 4u * j) + vec4<u32>(0u, 1u, 2u, 3u)".into() } else { "p.base + j".into() },
+        "IX_S",
+        if vec { "vec4<u32>(p.base + 4u * i) + vec4<u32>(0u, 1u, 2u, 3u)".into() } else { "p.base + i".into() },
     ));
     v.push(("S0", scalar_expr(m.scalars[0], 0, vec)));
     v.push(("S1", scalar_expr(m.scalars[1], 1, vec)));
@@ -218,7 +233,7 @@ fn header(m: &Map, n: usize, row: u32, rank: usize, base: usize, offsets: &[usiz
 
 fn dispatch(stream: &StreamShared, m: &Map, access: &[&'static str], vec: bool, rank: usize, entry: &str, n: usize) -> Result<(std::sync::Arc<crate::runtime::kernel::Kernel>, [u32; 3], u32)> {
     let dev = &stream.device;
-    let values = render_values(m, access, vec, rank);
+    let values = render_values(dev, m, access, vec, rank);
     let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let k = kernel(dev, "elementwise.wgsl", entry, &refs)?;
     let (groups, row) = grid_1d(n as u64, WG, dev.limits.max_compute_workgroups_per_dimension);
@@ -231,32 +246,21 @@ fn tensors<'t, 'a>(m: &Map<'t, 'a>) -> Vec<&'t Tensor<'a>> {
     all
 }
 
-fn launch_contiguous(
-    stream: &StreamShared,
-    m: &Map,
-    access: &[&'static str],
-    vec: bool,
-    n: usize,
-    base: usize,
-    offsets: &[usize],
-) -> Result<()> {
-    let (k, groups, row) = dispatch(stream, m, access, vec, 0, "contiguous", n.div_ceil(ITEMS_PER_INVOCATION))?;
-    let params = header(m, n, row, 0, base, offsets).array8_u32(&[], 1).array8_i32(&[]).array8_i32(&[]).array8_i32(&[]).array8_i32(&[]);
-    launch(stream, &k, &tensors(m), params.bytes(), groups)
-}
-
+#[allow(clippy::too_many_arguments)]
 fn launch_strided(
     stream: &StreamShared,
     m: &Map,
     access: &[&'static str],
+    vec: bool,
+    base: usize,
     shape: &[usize],
     strides: &[Vec<isize>],
     offsets: &[usize],
 ) -> Result<()> {
     let n: usize = shape.iter().product();
-    let (k, groups, row) = dispatch(stream, m, access, false, shape.len(), "strided", n.div_ceil(ITEMS_PER_INVOCATION))?;
+    let (k, groups, row) = dispatch(stream, m, access, vec, shape.len(), "strided", n.div_ceil(items_per_invocation(&stream.device)))?;
     let nin = m.inputs.len();
-    let mut params = header(m, n, row, shape.len(), 0, offsets).array8_u32(shape, 1);
+    let mut params = header(m, n, row, shape.len(), base, offsets).array8_u32(shape, 1);
     // Per dim: (in0, in1, in2, out) strides.
     let mut per_dim: Vec<isize> = Vec::with_capacity(32);
     for d in 0..8 {
@@ -272,6 +276,27 @@ fn launch_strided(
         params = params.array8_i32(chunk);
     }
     launch(stream, &k, &tensors(m), params.bytes(), groups)
+}
+
+/// The same strided problem in vec4 units, when every operand is dense
+/// along the innermost dim (e.g. a bias added to rows) and everything else
+/// is a multiple of 4 elements.
+fn vec4_view(shape: &[usize], strides: &[Vec<isize>], offsets: &[usize]) -> Option<(Vec<usize>, Vec<Vec<isize>>, Vec<usize>)> {
+    let last = shape.len().checked_sub(1)?;
+    let ok = shape[last] % 4 == 0
+        && offsets.iter().all(|o| o % 4 == 0)
+        && strides.iter().all(|s| s[last] == 1 && s[..last].iter().all(|x| x % 4 == 0));
+    if !ok {
+        return None;
+    }
+    let mut vshape = shape.to_vec();
+    vshape[last] /= 4;
+    let vstrides = strides
+        .iter()
+        .map(|s| s.iter().enumerate().map(|(d, x)| if d == last { 1 } else { x / 4 }).collect())
+        .collect();
+    let voffsets = offsets.iter().map(|o| o / 4).collect();
+    Some((vshape, vstrides, voffsets))
 }
 
 /// (batch, R, C) if the tiled kernel fits: one input, rank 2 or 3 after
@@ -300,7 +325,7 @@ fn launch_tiled(
     offsets: &[usize],
 ) -> Result<()> {
     let dev = &stream.device;
-    let values = render_values(m, access, false, 0);
+    let values = render_values(dev, m, access, false, 0);
     let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let k = kernel(dev, "elementwise.wgsl", "tiled", &refs)?;
     let [batch, rows, cols] = dims;
