@@ -325,6 +325,7 @@ typedef uint32_t WgcDtype;
  * silu ~ 1e-6 rel; sin, cos ~ 1e-6 abs for |x| < 100; tanh ~ 1e-6 abs
  * (exactly +-1 beyond |x| = 15, never NaN); GELU_ERF uses the
  * Abramowitz-Stegun 7.1.26 erf (|erf error| <= 1.5e-7), ~ 1e-6 abs overall.
+ * f16: within 2e-3 absolute + 2e-3 relative (the tests' bounds).
  */
 enum WgcUnaryOp
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L

@@ -53,6 +53,7 @@ pub enum WgcBinaryOp {
 /// silu ~ 1e-6 rel; sin, cos ~ 1e-6 abs for |x| < 100; tanh ~ 1e-6 abs
 /// (exactly +-1 beyond |x| = 15, never NaN); GELU_ERF uses the
 /// Abramowitz-Stegun 7.1.26 erf (|erf error| <= 1.5e-7), ~ 1e-6 abs overall.
+/// f16: within 2e-3 absolute + 2e-3 relative (the tests' bounds).
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WgcUnaryOp {

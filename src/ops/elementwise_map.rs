@@ -59,9 +59,11 @@ fn same_view(a: &Tensor, b: &Tensor) -> bool {
     if !a.same_buffer(b) || a.dtype.size() != b.dtype.size() || a.offset != b.offset || a.numel() != b.numel() {
         return false;
     }
+    if a.rank() > b.rank() {
+        return false;
+    }
     let sa = broadcast_strides(a, &b.shape);
-    a.rank() <= b.rank()
-        && b.shape.iter().zip(sa.iter().zip(&b.strides)).all(|(&d, (x, y))| d <= 1 || x == y)
+    b.shape.iter().zip(sa.iter().zip(&b.strides)).all(|(&d, (x, y))| d <= 1 || x == y)
 }
 
 /// Reject output views where two elements share memory (a race on write).
