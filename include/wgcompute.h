@@ -302,6 +302,98 @@ typedef uint32_t WgcReduceOp;
 #endif // __cplusplus
 
 /**
+ * Binary elementwise operations.
+ */
+enum WgcBinaryOp
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  WGC_BINARY_OP_ADD = 0,
+  WGC_BINARY_OP_SUB = 1,
+  WGC_BINARY_OP_MUL = 2,
+  /**
+   * Floats: IEEE division. Integers: truncation toward zero; x / 0 = 0;
+   * INT32_MIN / -1 = INT32_MIN.
+   */
+  WGC_BINARY_OP_DIV = 3,
+  /**
+   * f32 and f16 only. Computed as exp2(y * log2|x|) in f32 (relative error
+   * about 1e-6 for moderate results); negative x with integral y keeps
+   * the sign of odd powers, negative x with fractional y gives NaN,
+   * pow(x, 0) = 1, pow(0, y<0) = inf.
+   */
+  WGC_BINARY_OP_POW = 4,
+  /**
+   * NaN propagation is not guaranteed for maximum and minimum.
+   */
+  WGC_BINARY_OP_MAXIMUM = 5,
+  WGC_BINARY_OP_MINIMUM = 6,
+  /**
+   * Comparisons write a U32 tensor of 0 or 1.
+   */
+  WGC_BINARY_OP_EQ = 7,
+  WGC_BINARY_OP_NE = 8,
+  WGC_BINARY_OP_LT = 9,
+  WGC_BINARY_OP_LE = 10,
+  WGC_BINARY_OP_GT = 11,
+  WGC_BINARY_OP_GE = 12,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcBinaryOp WgcBinaryOp;
+#else
+typedef uint32_t WgcBinaryOp;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Unary elementwise operations. All take f32 and f16 (f16 is computed in
+ * f32 and rounded once); NEG, ABS and RELU also take i32 (ABS(INT32_MIN) wraps).
+ * Accuracy in f32 (absolute + relative): exp, log, sqrt, rsqrt, sigmoid,
+ * silu ~ 1e-6 rel; sin, cos ~ 1e-6 abs for |x| < 100; tanh ~ 1e-6 abs
+ * (exactly +-1 beyond |x| = 15, never NaN); GELU_ERF uses the
+ * Abramowitz-Stegun 7.1.26 erf (|erf error| <= 1.5e-7), ~ 1e-6 abs overall.
+ * f16: within 2e-3 absolute + 2e-3 relative (the tests' bounds).
+ */
+enum WgcUnaryOp
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  WGC_UNARY_OP_NEG = 0,
+  WGC_UNARY_OP_ABS = 1,
+  WGC_UNARY_OP_EXP = 2,
+  WGC_UNARY_OP_LOG = 3,
+  WGC_UNARY_OP_SQRT = 4,
+  WGC_UNARY_OP_RSQRT = 5,
+  WGC_UNARY_OP_SIN = 6,
+  WGC_UNARY_OP_COS = 7,
+  WGC_UNARY_OP_TANH = 8,
+  WGC_UNARY_OP_SIGMOID = 9,
+  WGC_UNARY_OP_RELU = 10,
+  /**
+   * x * Phi(x) with the exact (erf) normal CDF.
+   */
+  WGC_UNARY_OP_GELU_ERF = 11,
+  /**
+   * 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+   */
+  WGC_UNARY_OP_GELU_TANH = 12,
+  /**
+   * x * sigmoid(x).
+   */
+  WGC_UNARY_OP_SILU = 13,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcUnaryOp WgcUnaryOp;
+#else
+typedef uint32_t WgcUnaryOp;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A tile shape: fragments per subgroup (rows x cols of 16x16) and
  * subgroups per workgroup (rows x cols).
  */
@@ -989,6 +1081,186 @@ WgcStatus wgc_op_log_softmax(const struct WgcStream *stream,
                              const struct WgcTensor *input,
                              int32_t axis,
                              const struct WgcTensor *out);
+
+/**
+ * out = a OP b with broadcasting. a and b have the same dtype (f32, f16,
+ * i32, u32; `WGC_ERROR_DTYPE_MISMATCH` otherwise); out has that dtype, or
+ * U32 (0/1) for comparisons. Integer arithmetic wraps. POW on integers:
+ * `WGC_ERROR_UNSUPPORTED`. Unknown op: `WGC_ERROR_INVALID_ARGUMENT`.
+ *
+ * Rules common to every `wgc_op_*` function (elementwise, movement,
+ * random): tensors are views on buffers of the stream's device
+ * (`WGC_ERROR_DEVICE_MISMATCH`); inputs broadcast with NumPy rules and out's
+ * shape must be the broadcast shape (`WGC_ERROR_SHAPE_MISMATCH`). out may
+ * be the very same view as an input (in place); out overlapping an input
+ * without being the same view (judged by byte range), or out having
+ * elements that share memory (a 0 stride), is `WGC_ERROR_INVALID_ARGUMENT`.
+ * NULL pointers: `WGC_ERROR_NULL_POINTER`; a view reaching outside its
+ * buffer: `WGC_ERROR_OUT_OF_RANGE`; an unsupported dtype, or f16 on an
+ * adapter without it: `WGC_ERROR_UNSUPPORTED`. Everything is checked before
+ * anything is recorded, so a failed call writes nothing. Empty tensors
+ * succeed and launch nothing. Nothing blocks: the work is recorded on the
+ * stream. f16 tolerances: about 2 half ulps (2e-3 relative).
+ */
+WgcStatus wgc_op_binary(const struct WgcStream *stream,
+                        WgcBinaryOp op,
+                        const struct WgcTensor *a,
+                        const struct WgcTensor *b,
+                        const struct WgcTensor *out);
+
+/**
+ * out = a OP scalar, as `wgc_op_binary` with b a scalar converted to a's
+ * dtype (floats: rounded to nearest; integers: truncated toward zero and
+ * saturated to the type's range, NaN -> 0).
+ */
+WgcStatus wgc_op_binary_scalar(const struct WgcStream *stream,
+                               WgcBinaryOp op,
+                               const struct WgcTensor *a,
+                               double scalar,
+                               const struct WgcTensor *out);
+
+/**
+ * out = OP(in); in and out have the same dtype and shape (see `WgcUnaryOp`
+ * for dtypes and accuracy).
+ */
+WgcStatus wgc_op_unary(const struct WgcStream *stream,
+                       WgcUnaryOp op,
+                       const struct WgcTensor *input,
+                       const struct WgcTensor *out);
+
+/**
+ * out = in >= 0 ? in : in * slope. f32 and f16.
+ */
+WgcStatus wgc_op_leaky_relu(const struct WgcStream *stream,
+                            const struct WgcTensor *input,
+                            float slope,
+                            const struct WgcTensor *out);
+
+/**
+ * out = min(max(in, lo), hi) for every dtype; lo and hi are converted to
+ * the dtype as in `wgc_op_binary_scalar`. lo > hi gives hi. NaN bounds:
+ * `WGC_ERROR_INVALID_ARGUMENT`.
+ */
+WgcStatus wgc_op_clamp(const struct WgcStream *stream,
+                       const struct WgcTensor *input,
+                       double lo,
+                       double hi,
+                       const struct WgcTensor *out);
+
+/**
+ * out = a * b + c, all four broadcast, one dtype. Floats use a fused
+ * multiply-add (one rounding where the adapter fuses); integers wrap.
+ */
+WgcStatus wgc_op_fma(const struct WgcStream *stream,
+                     const struct WgcTensor *a,
+                     const struct WgcTensor *b,
+                     const struct WgcTensor *c,
+                     const struct WgcTensor *out);
+
+/**
+ * out = mask != 0 ? a : b, all four broadcast. mask is U32; a, b and out
+ * share one dtype (any).
+ */
+WgcStatus wgc_op_where(const struct WgcStream *stream,
+                       const struct WgcTensor *mask,
+                       const struct WgcTensor *a,
+                       const struct WgcTensor *b,
+                       const struct WgcTensor *out);
+
+/**
+ * Fill out (f32 or f16, any view) with uniform numbers in [lo, hi) from
+ * Philox4x32-10: logical element i (row-major) is 32-bit word i % 4 of
+ * the block for counter `offset + i / 4` (a 128-bit counter with the upper
+ * 64 bits 0) under key `seed`; the word w becomes u = (w >> 8) * 2^-24 and
+ * then lo + (hi - lo) * u in f32 (which can round up to hi). The integer
+ * stream and u are bit-identical on every adapter. To continue a sequence,
+ * advance `offset` by ceil(n / 4). Non-finite lo/hi:
+ * `WGC_ERROR_INVALID_ARGUMENT`; integer dtypes: `WGC_ERROR_UNSUPPORTED`.
+ */
+WgcStatus wgc_op_random_uniform(const struct WgcStream *stream,
+                                const struct WgcTensor *out,
+                                uint64_t seed,
+                                uint64_t offset,
+                                double lo,
+                                double hi);
+
+/**
+ * Fill out (f32 or f16, any view) with normal numbers: the Philox block of
+ * counter `offset + i / 4` (as in `wgc_op_random_uniform`) gives words
+ * w0..w3; u1 = ((w0 >> 8) + 1) 2^-24, u2 = (w1 >> 8) 2^-24, and elements
+ * 4k, 4k+1 are mean + std * sqrt(-2 ln u1) * (cos, sin)(2 pi u2); elements
+ * 4k+2, 4k+3 likewise from w2, w3. The integers are identical everywhere;
+ * the floats depend on the adapter's log/sin/cos (about 1e-6 relative).
+ * std < 0 or non-finite parameters: `WGC_ERROR_INVALID_ARGUMENT`.
+ */
+WgcStatus wgc_op_random_normal(const struct WgcStream *stream,
+                               const struct WgcTensor *out,
+                               uint64_t seed,
+                               uint64_t offset,
+                               double mean,
+                               double std);
+
+/**
+ * Copy any view into any view of the same shape and dtype (for example to
+ * make a strided view contiguous). `WGC_ERROR_SHAPE_MISMATCH`,
+ * `WGC_ERROR_DTYPE_MISMATCH` (use `wgc_op_cast` to convert).
+ */
+WgcStatus wgc_op_copy(const struct WgcStream *stream,
+                      const struct WgcTensor *input,
+                      const struct WgcTensor *out);
+
+/**
+ * out[i_0, ..., i_{r-1}] = in[...] with out's dim k being in's dim
+ * perm[k], materialised. `rank` must equal in's rank and perm must be a
+ * permutation of 0..rank-1 (`WGC_ERROR_INVALID_ARGUMENT`); out's shape
+ * must be the permuted shape (`WGC_ERROR_SHAPE_MISMATCH`).
+ */
+WgcStatus wgc_op_permute(const struct WgcStream *stream,
+                         const struct WgcTensor *input,
+                         const uint32_t *perm,
+                         uint32_t rank,
+                         const struct WgcTensor *out);
+
+/**
+ * out = in with dims dim0 and dim1 swapped, materialised. Negative dims
+ * count from the end; out of range: `WGC_ERROR_OUT_OF_RANGE`.
+ */
+WgcStatus wgc_op_transpose(const struct WgcStream *stream,
+                           const struct WgcTensor *input,
+                           int32_t dim0,
+                           int32_t dim1,
+                           const struct WgcTensor *out);
+
+/**
+ * Convert in's elements to out's dtype (any of f32, f16, i32, u32; same
+ * shape). Float -> integer truncates toward zero and saturates at the
+ * integer range as f32 sees it (NaN -> 0; above the range gives the
+ * largest f32 below 2^31, 2147483520, for i32 and the largest below 2^32,
+ * 4294967040, for u32; below gives INT32_MIN or 0). i32 <-> u32 reinterpret
+ * the bits. To f16: rounded to nearest; beyond the f16 range the result is
+ * the adapter's (usually +-inf). Common rules: see `wgc_op_binary`.
+ */
+WgcStatus wgc_op_cast(const struct WgcStream *stream,
+                      const struct WgcTensor *input,
+                      const struct WgcTensor *out);
+
+/**
+ * Set every element of the view `out` (any dtype) to `value`, converted
+ * as in `wgc_op_binary_scalar`.
+ */
+WgcStatus wgc_op_fill(const struct WgcStream *stream, const struct WgcTensor *out, double value);
+
+/**
+ * out[i] = start + i * step for a 1-D out (else `WGC_ERROR_INVALID_ARGUMENT`).
+ * f32/f16 compute start + f32(i) * step in f32 (exact while i < 2^24);
+ * i32/u32 truncate start and step toward zero and use wrapping integer
+ * arithmetic (a negative step works for u32). Non-finite start or step:
+ * `WGC_ERROR_INVALID_ARGUMENT`.
+ */
+WgcStatus wgc_op_arange(const struct WgcStream *stream,
+                        const struct WgcTensor *out,
+                        double start,
+                        double step);
 
 /**
  * The name of a status code, e.g. "WGC_ERROR_OUT_OF_RANGE". Never NULL; the

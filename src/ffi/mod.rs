@@ -10,6 +10,8 @@ pub mod instance;
 pub mod kernel;
 pub mod ops_norm;
 pub mod ops_reduce;
+pub mod ops_elementwise;
+pub mod ops_movement;
 pub mod status;
 pub mod stream;
 pub mod tensor;

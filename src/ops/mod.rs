@@ -2,6 +2,8 @@
 //! record its launches on a stream. Everything runs on the GPU.
 
 pub mod common;
+pub mod elementwise;
+pub mod elementwise_map;
 pub mod fill;
 pub mod gemm_coop;
 pub mod grid;
@@ -11,6 +13,8 @@ pub mod reduce;
 pub mod reduce_axes;
 pub mod reduce_kernels;
 pub mod softmax;
+pub mod movement;
+pub mod random;
 pub mod tensor;
 pub mod matmul;
 pub mod conv;

@@ -1,0 +1,166 @@
+// Elementwise map: out = OP(x0, x1, x2) over up to three inputs, with NumPy
+// broadcasting. The op is an expression substituted at {{OP}} so each op
+// compiles to straight-line code. Two entry points:
+//  - `strided`: any views, rank <= 8 after coalescing (the rank is fixed
+//    per variant); offsets are computed per operand from the logical index.
+//    Element types are vec4 when every operand is dense along the innermost
+//    dim with 4-aligned sizes and offsets (dense tensors are rank 1).
+//  - `tiled`: one input read dense along another dim than the output
+//    (transposes), through workgroup memory.
+// Unused inputs are declared but never read, so they are not bindings of
+// the entry point.
+{{ENABLE}}
+
+alias V0 = {{V0}};
+alias V1 = {{V1}};
+alias V2 = {{V2}};
+alias VO = {{VO}};
+alias VI = {{VI}}; // the logical element index: u32, or vec4<u32> in the vec4 path
+alias C = {{C}};   // float compute type of the helpers: f32 or vec4<f32>
+alias CU = {{CU}}; // u32 of C's width
+alias CB = {{CB}}; // bool of C's width
+
+struct Params {
+    n: u32,      // work items of this launch
+    row: u32,    // work items per row of the 2-D grid
+    rank: u32,   // dims after coalescing (informational: variants fix it)
+    base: u32,   // logical index of this launch's first element (a dense tail)
+    s0: u32,     // scalar operands, as bits
+    s1: u32,
+    nan: u32,    // 0x7fc00000: NaN made at run time (constants cannot be NaN)
+    inf: u32,    // 0x7f800000
+    off: vec4<u32>,                // offsets of in0, in1, in2, out (in binding elements)
+    shape: array<vec4<u32>, 2>,    // dim d at [d / 4][d % 4]
+    strides: array<vec4<i32>, 8>,  // dim d -> (in0, in1, in2, out)
+}
+
+@group(0) @binding({{B0}}) var<storage, {{ACC0}}> in0: array<V0>;
+@group(0) @binding({{B1}}) var<storage, {{ACC1}}> in1: array<V1>;
+@group(0) @binding({{B2}}) var<storage, {{ACC2}}> in2: array<V2>;
+@group(0) @binding({{BO}}) var<storage, read_write> out: array<VO>;
+@group(0) @binding({{BP}}) var<uniform> p: Params;
+
+fn load0(o: u32) -> V0 { return {{LOAD0}}; }
+fn load1(o: u32) -> V1 { return {{LOAD1}}; }
+fn load2(o: u32) -> V2 { return {{LOAD2}}; }
+
+// By bits: comparisons with NaN are not reliable on every driver.
+fn isnan_c(x: C) -> CB {
+    return (bitcast<CU>(x) & CU(0x7fffffffu)) > CU(0x7f800000u);
+}
+
+fn nan_c() -> C { return C(bitcast<f32>(p.nan)); }
+fn inf_c() -> C { return C(bitcast<f32>(p.inf)); }
+
+// erf by Abramowitz-Stegun 7.1.26: |error| <= 1.5e-7.
+fn erf_c(x: C) -> C {
+    let a = abs(x);
+    let t = 1.0 / (1.0 + 0.3275911 * a);
+    let poly = ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t;
+    return sign(x) * (1.0 - poly * exp(-a * a));
+}
+
+// tanh saturates to +-1 in f32 beyond |x| = 15; clamping keeps drivers that
+// compute it through exp from returning inf/inf = NaN.
+fn tanh_c(x: C) -> C {
+    return tanh(clamp(x, C(-15.0), C(15.0)));
+}
+
+fn sigmoid_c(x: C) -> C {
+    return 1.0 / (1.0 + exp(-x));
+}
+
+// x^y with C pow semantics for x <= 0: negative x with integral y keeps the
+// sign of an odd power, negative x with fractional y is NaN, 0^y is 0 or inf.
+fn pow_c(x: C, y: C) -> C {
+    let y_int = floor(y) == y;
+    let y_odd = y_int & (floor(y * 0.5) != y * 0.5);
+    let r = exp2(y * log2(abs(x)));
+    var res = select(r, -r, (x < C(0.0)) & y_odd);
+    res = select(res, nan_c(), (x < C(0.0)) & !y_int);
+    res = select(res, select(C(0.0), inf_c(), y < C(0.0)), (x == C(0.0)) & (y != C(0.0)));
+    return select(res, C(1.0), y == C(0.0));
+}
+
+fn compute(x0: V0, x1: V1, x2: V2, ix: VI) -> VO {
+    let s0 = {{S0}};
+    let s1 = {{S1}};
+    return {{OP}};
+}
+
+// Operand offsets of logical element i. The rank is a constant of the
+// variant, so the loop unrolls and the uniform reads become static.
+fn offsets(i: u32) -> vec4<i32> {
+    var o = vec4<i32>(p.off);
+    if ({{RANK}} == 1) {
+        return o + i32(i) * p.strides[0]; // i < n: no division needed
+    }
+    var rem = i;
+    for (var d = {{RANK}} - 1; d >= 0; d--) {
+        let n = p.shape[d >> 2u][d & 3];
+        o += i32(rem % n) * p.strides[d];
+        rem = rem / n;
+    }
+    return o;
+}
+
+fn strided_value(o: vec4<i32>, i: u32) -> VO {
+    return compute(load0(u32(o.x)), load1(u32(o.y)), load2(u32(o.z)), {{IX_S}});
+}
+
+// ITEMS items per invocation, one grid apart (coalesced), all loads before
+// any store so they are in flight together. Items past the end compute on
+// the last element and store nothing.
+const ITEMS: u32 = {{ITEMS}}u;
+
+@compute @workgroup_size(256)
+fn strided(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let t = gid.y * p.row + gid.x;
+    let grid = p.row * groups.y;
+    let last = p.n - 1u;
+    var o: array<vec4<i32>, ITEMS>;
+    var v: array<VO, ITEMS>;
+    for (var k = 0u; k < ITEMS; k++) {
+        let i = t + k * grid;
+        o[k] = offsets(min(i, last));
+        v[k] = strided_value(o[k], i);
+    }
+    for (var k = 0u; k < ITEMS; k++) {
+        if (t + k * grid < p.n) {
+            out[u32(o[k].w)] = v[k];
+        }
+    }
+}
+
+// One input whose dim R (the second-to-last of three: batch, R, C) is the
+// dense one while the output is dense along C, e.g. a transpose: a 32 x 32
+// tile is read along R, staged in workgroup memory and written along C, so
+// both sides stay coalesced. shape[0] = (batch, R, C); strides[0], [1],
+// [2] are the (in0, -, -, out) strides of batch, R and C.
+var<workgroup> tile: array<array<VO, 33>, 32>;
+
+@compute @workgroup_size(32, 8)
+fn tiled(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+    let rows = p.shape[0].y;
+    let cols = p.shape[0].z;
+    let r0 = wg.y * 32u;
+    let c0 = wg.x * 32u;
+    let base = vec4<i32>(p.off) + i32(wg.z) * p.strides[0];
+    for (var k = 0u; k < 32u; k += 8u) {
+        let r = r0 + l.x;
+        let c = c0 + l.y + k;
+        if (r < rows && c < cols) {
+            let o = base + i32(r) * p.strides[1] + i32(c) * p.strides[2];
+            tile[l.y + k][l.x] = compute(load0(u32(o.x)), load1(0u), load2(0u), VI((wg.z * rows + r) * cols + c));
+        }
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < 32u; k += 8u) {
+        let r = r0 + l.y + k;
+        let c = c0 + l.x;
+        if (r < rows && c < cols) {
+            let o = base + i32(r) * p.strides[1] + i32(c) * p.strides[2];
+            out[u32(o.w)] = tile[l.x][l.y + k];
+        }
+    }
+}

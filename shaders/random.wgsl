@@ -1,0 +1,116 @@
+// Counter-based random numbers: Philox4x32-10 (Salmon et al., "Parallel
+// random numbers: as easy as 1, 2, 3", SC'11), integer-only so every adapter
+// produces the same bits. Invocation t uses counter (offset + t, 0, 0) as a
+// 128-bit little-endian number and key = seed (lo, hi); its four 32-bit
+// outputs become logical elements 4t .. 4t+3 of the output.
+{{ENABLE}}
+
+alias TE = {{TE}}; // the output dtype
+alias TS = {{TS}}; // stored element: the dtype, or vec4 of it for dense outputs
+
+struct Params {
+    n: u32,            // elements
+    row: u32,          // invocations per grid row
+    rank: u32,         // output dims after coalescing (0 or 1 with contiguous = 1: dense)
+    contiguous: u32,
+    key: vec2<u32>,    // seed (lo, hi)
+    ctr: vec2<u32>,    // offset (lo, hi)
+    a: f32,            // uniform: lo; normal: mean
+    b: f32,            // uniform: hi - lo; normal: std
+    off: u32,          // output offset in elements
+    pad: u32,
+    shape: array<vec4<u32>, 2>,
+    strides: array<vec4<i32>, 2>,
+}
+
+@group(0) @binding(0) var<storage, read_write> out: array<TS>;
+@group(0) @binding(1) var<uniform> p: Params;
+
+// (high, low) words of the 64-bit product a * b, from 16-bit halves
+// (WGSL has no mulhi); arranged so each step maps to a multiply-add.
+fn mulhilo(a: u32, b: u32) -> vec2<u32> {
+    let a0 = a & 0xffffu;
+    let a1 = a >> 16u;
+    let b0 = b & 0xffffu;
+    let b1 = b >> 16u;
+    let cross = a0 * b1 + ((a0 * b0) >> 16u);       // < 2^32
+    let cross2 = a1 * b0 + (cross & 0xffffu);       // < 2^32
+    let hi = a1 * b1 + (cross >> 16u) + (cross2 >> 16u);
+    return vec2<u32>(hi, a * b);
+}
+
+fn philox(counter: vec4<u32>, seed: vec2<u32>) -> vec4<u32> {
+    var c = counter;
+    var k = seed;
+    for (var r = 0u; r < 10u; r++) {
+        let p0 = mulhilo(0xD2511F53u, c.x);
+        let p1 = mulhilo(0xCD9E8D57u, c.z);
+        c = vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y);
+        k += vec2<u32>(0x9E3779B9u, 0xBB67AE85u);
+    }
+    return c;
+}
+
+fn bits_for(t: u32) -> vec4<u32> {
+    let lo = p.ctr.x + t;
+    let carry = select(0u, 1u, lo < t);
+    return philox(vec4<u32>(lo, p.ctr.y + carry, 0u, 0u), p.key);
+}
+
+// The top 24 bits as a float in [0, 1): exact, so identical everywhere.
+fn unit(x: vec4<u32>) -> vec4<f32> {
+    return vec4<f32>(x >> vec4<u32>(8u)) * (1.0 / 16777216.0);
+}
+
+fn address(e: u32) -> u32 {
+    if (p.contiguous != 0u) {
+        return p.off + e;
+    }
+    var rem = e;
+    var o = i32(p.off);
+    for (var d = i32(p.rank) - 1; d >= 0; d--) {
+        let n = p.shape[d >> 2u][d & 3];
+        o += i32(rem % n) * p.strides[d >> 2u][d & 3];
+        rem = rem / n;
+    }
+    return u32(o);
+}
+
+fn store_scalar(first: u32, v: vec4<f32>) {
+    for (var l = 0u; l < 4u; l++) {
+        let e = first + l;
+        if (e < p.n) {
+            out[address(e)] = TS(TE(v[l]));
+        }
+    }
+}
+
+// Block t (logical elements 4t .. 4t+3): one vec4 store when dense.
+fn store(t: u32, v: vec4<f32>) {
+    {{STORE}}
+}
+
+@compute @workgroup_size(256)
+fn random_uniform(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let t = gid.y * p.row + gid.x;
+    if (t >= (p.n + 3u) / 4u) {
+        return;
+    }
+    let u = unit(bits_for(t));
+    store(t, p.a + p.b * u);
+}
+
+// Box-Muller: words (0, 1) give elements 0 and 1, words (2, 3) elements 2 and 3.
+@compute @workgroup_size(256)
+fn random_normal(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let t = gid.y * p.row + gid.x;
+    if (t >= (p.n + 3u) / 4u) {
+        return;
+    }
+    let u = unit(bits_for(t));
+    let u1 = vec2<f32>(u.x, u.z) + (1.0 / 16777216.0); // (0, 1]: log stays finite
+    let radius = sqrt(-2.0 * log(u1));
+    let theta = 6.283185307179586 * vec2<f32>(u.y, u.w);
+    let z = vec4<f32>(radius.x * cos(theta.x), radius.x * sin(theta.x), radius.y * cos(theta.y), radius.y * sin(theta.y));
+    store(t, p.a + p.b * z);
+}

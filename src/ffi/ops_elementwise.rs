@@ -1,0 +1,287 @@
+//! Elementwise operators and random tensors.
+//!
+//! Common rules: tensors are views (`WgcTensor`) on buffers of the stream's
+//! device; inputs broadcast with NumPy rules and the output's shape must be
+//! the broadcast shape (`WGC_ERROR_SHAPE_MISMATCH`). The output may be the
+//! very same view as an input (in place); an output that overlaps an input
+//! without being the same view, or whose elements share memory (a 0 stride),
+//! fails with `WGC_ERROR_INVALID_ARGUMENT`. Every check runs before anything
+//! is recorded. Empty tensors succeed and launch nothing. None of these
+//! functions blocks: the work is recorded on the stream.
+//! Other statuses: `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_OUT_OF_RANGE` (a view
+//! past its buffer), `WGC_ERROR_DEVICE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
+//! (a dtype the op does not support, or f16 on an adapter without it).
+
+use super::boundary::{borrow, run};
+use super::status::WgcStatus;
+use super::stream::WgcStream;
+use super::tensor::{tensor, WgcTensor};
+use crate::error::{Error, Result};
+use crate::ops::elementwise::{self as ew, BinaryOp, UnaryOp};
+use crate::ops::random::{random, Distribution};
+
+/// Binary elementwise operations.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WgcBinaryOp {
+    Add = 0,
+    Sub = 1,
+    Mul = 2,
+    /// Floats: IEEE division. Integers: truncation toward zero; x / 0 = 0;
+    /// INT32_MIN / -1 = INT32_MIN.
+    Div = 3,
+    /// f32 and f16 only. Computed as exp2(y * log2|x|) in f32 (relative error
+    /// about 1e-6 for moderate results); negative x with integral y keeps
+    /// the sign of odd powers, negative x with fractional y gives NaN,
+    /// pow(x, 0) = 1, pow(0, y<0) = inf.
+    Pow = 4,
+    /// NaN propagation is not guaranteed for maximum and minimum.
+    Maximum = 5,
+    Minimum = 6,
+    /// Comparisons write a U32 tensor of 0 or 1.
+    Eq = 7,
+    Ne = 8,
+    Lt = 9,
+    Le = 10,
+    Gt = 11,
+    Ge = 12,
+}
+
+/// Unary elementwise operations. All take f32 and f16 (f16 is computed in
+/// f32 and rounded once); NEG, ABS and RELU also take i32 (ABS(INT32_MIN) wraps).
+/// Accuracy in f32 (absolute + relative): exp, log, sqrt, rsqrt, sigmoid,
+/// silu ~ 1e-6 rel; sin, cos ~ 1e-6 abs for |x| < 100; tanh ~ 1e-6 abs
+/// (exactly +-1 beyond |x| = 15, never NaN); GELU_ERF uses the
+/// Abramowitz-Stegun 7.1.26 erf (|erf error| <= 1.5e-7), ~ 1e-6 abs overall.
+/// f16: within 2e-3 absolute + 2e-3 relative (the tests' bounds).
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WgcUnaryOp {
+    Neg = 0,
+    Abs = 1,
+    Exp = 2,
+    Log = 3,
+    Sqrt = 4,
+    Rsqrt = 5,
+    Sin = 6,
+    Cos = 7,
+    Tanh = 8,
+    Sigmoid = 9,
+    Relu = 10,
+    /// x * Phi(x) with the exact (erf) normal CDF.
+    GeluErf = 11,
+    /// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+    GeluTanh = 12,
+    /// x * sigmoid(x).
+    Silu = 13,
+}
+
+fn binary_op(op: WgcBinaryOp) -> Result<BinaryOp> {
+    Ok(match op as u32 {
+        0 => BinaryOp::Add,
+        1 => BinaryOp::Sub,
+        2 => BinaryOp::Mul,
+        3 => BinaryOp::Div,
+        4 => BinaryOp::Pow,
+        5 => BinaryOp::Maximum,
+        6 => BinaryOp::Minimum,
+        7 => BinaryOp::Eq,
+        8 => BinaryOp::Ne,
+        9 => BinaryOp::Lt,
+        10 => BinaryOp::Le,
+        11 => BinaryOp::Gt,
+        12 => BinaryOp::Ge,
+        v => return Err(Error::InvalidArgument(format!("unknown binary op {v}"))),
+    })
+}
+
+fn unary_op(op: WgcUnaryOp) -> Result<UnaryOp> {
+    use UnaryOp::*;
+    const ALL: [UnaryOp; 14] =
+        [Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, GeluErf, GeluTanh, Silu];
+    ALL.get(op as u32 as usize).copied().ok_or_else(|| Error::InvalidArgument(format!("unknown unary op {}", op as u32)))
+}
+
+/// out = a OP b with broadcasting. a and b have the same dtype (f32, f16,
+/// i32, u32; `WGC_ERROR_DTYPE_MISMATCH` otherwise); out has that dtype, or
+/// U32 (0/1) for comparisons. Integer arithmetic wraps. POW on integers:
+/// `WGC_ERROR_UNSUPPORTED`. Unknown op: `WGC_ERROR_INVALID_ARGUMENT`.
+///
+/// Rules common to every `wgc_op_*` function (elementwise, movement,
+/// random): tensors are views on buffers of the stream's device
+/// (`WGC_ERROR_DEVICE_MISMATCH`); inputs broadcast with NumPy rules and out's
+/// shape must be the broadcast shape (`WGC_ERROR_SHAPE_MISMATCH`). out may
+/// be the very same view as an input (in place); out overlapping an input
+/// without being the same view (judged by byte range), or out having
+/// elements that share memory (a 0 stride), is `WGC_ERROR_INVALID_ARGUMENT`.
+/// NULL pointers: `WGC_ERROR_NULL_POINTER`; a view reaching outside its
+/// buffer: `WGC_ERROR_OUT_OF_RANGE`; an unsupported dtype, or f16 on an
+/// adapter without it: `WGC_ERROR_UNSUPPORTED`. Everything is checked before
+/// anything is recorded, so a failed call writes nothing. Empty tensors
+/// succeed and launch nothing. Nothing blocks: the work is recorded on the
+/// stream. f16 tolerances: about 2 half ulps (2e-3 relative).
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_binary(
+    stream: *const WgcStream,
+    op: WgcBinaryOp,
+    a: *const WgcTensor,
+    b: *const WgcTensor,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let op = binary_op(op)?;
+        let (a, b, out) = unsafe { (tensor(a, "a")?, tensor(b, "b")?, tensor(out, "out")?) };
+        ew::binary(s, op, &a, &b, &out)
+    })
+}
+
+/// out = a OP scalar, as `wgc_op_binary` with b a scalar converted to a's
+/// dtype (floats: rounded to nearest; integers: truncated toward zero and
+/// saturated to the type's range, NaN -> 0).
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_binary_scalar(
+    stream: *const WgcStream,
+    op: WgcBinaryOp,
+    a: *const WgcTensor,
+    scalar: f64,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let op = binary_op(op)?;
+        let (a, out) = unsafe { (tensor(a, "a")?, tensor(out, "out")?) };
+        ew::binary_scalar(s, op, &a, scalar, &out)
+    })
+}
+
+/// out = OP(in); in and out have the same dtype and shape (see `WgcUnaryOp`
+/// for dtypes and accuracy).
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_unary(
+    stream: *const WgcStream,
+    op: WgcUnaryOp,
+    input: *const WgcTensor,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let op = unary_op(op)?;
+        let (a, out) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
+        ew::unary(s, op, &a, &out)
+    })
+}
+
+/// out = in >= 0 ? in : in * slope. f32 and f16.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_leaky_relu(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    slope: f32,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let (a, out) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
+        ew::leaky_relu(s, &a, slope, &out)
+    })
+}
+
+/// out = min(max(in, lo), hi) for every dtype; lo and hi are converted to
+/// the dtype as in `wgc_op_binary_scalar`. lo > hi gives hi. NaN bounds:
+/// `WGC_ERROR_INVALID_ARGUMENT`.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_clamp(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    lo: f64,
+    hi: f64,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let (a, out) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
+        ew::clamp(s, &a, lo, hi, &out)
+    })
+}
+
+/// out = a * b + c, all four broadcast, one dtype. Floats use a fused
+/// multiply-add (one rounding where the adapter fuses); integers wrap.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_fma(
+    stream: *const WgcStream,
+    a: *const WgcTensor,
+    b: *const WgcTensor,
+    c: *const WgcTensor,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let (a, b, c, out) = unsafe { (tensor(a, "a")?, tensor(b, "b")?, tensor(c, "c")?, tensor(out, "out")?) };
+        ew::fma(s, &a, &b, &c, &out)
+    })
+}
+
+/// out = mask != 0 ? a : b, all four broadcast. mask is U32; a, b and out
+/// share one dtype (any).
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_where(
+    stream: *const WgcStream,
+    mask: *const WgcTensor,
+    a: *const WgcTensor,
+    b: *const WgcTensor,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let (m, a, b, out) = unsafe { (tensor(mask, "mask")?, tensor(a, "a")?, tensor(b, "b")?, tensor(out, "out")?) };
+        ew::where_(s, &m, &a, &b, &out)
+    })
+}
+
+/// Fill out (f32 or f16, any view) with uniform numbers in [lo, hi) from
+/// Philox4x32-10: logical element i (row-major) is 32-bit word i % 4 of
+/// the block for counter `offset + i / 4` (a 128-bit counter with the upper
+/// 64 bits 0) under key `seed`; the word w becomes u = (w >> 8) * 2^-24 and
+/// then lo + (hi - lo) * u in f32 (which can round up to hi). The integer
+/// stream and u are bit-identical on every adapter. To continue a sequence,
+/// advance `offset` by ceil(n / 4). Non-finite lo/hi:
+/// `WGC_ERROR_INVALID_ARGUMENT`; integer dtypes: `WGC_ERROR_UNSUPPORTED`.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_random_uniform(
+    stream: *const WgcStream,
+    out: *const WgcTensor,
+    seed: u64,
+    offset: u64,
+    lo: f64,
+    hi: f64,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let out = unsafe { tensor(out, "out") }?;
+        random(s, &out, Distribution::Uniform, seed, offset, lo, hi)
+    })
+}
+
+/// Fill out (f32 or f16, any view) with normal numbers: the Philox block of
+/// counter `offset + i / 4` (as in `wgc_op_random_uniform`) gives words
+/// w0..w3; u1 = ((w0 >> 8) + 1) 2^-24, u2 = (w1 >> 8) 2^-24, and elements
+/// 4k, 4k+1 are mean + std * sqrt(-2 ln u1) * (cos, sin)(2 pi u2); elements
+/// 4k+2, 4k+3 likewise from w2, w3. The integers are identical everywhere;
+/// the floats depend on the adapter's log/sin/cos (about 1e-6 relative).
+/// std < 0 or non-finite parameters: `WGC_ERROR_INVALID_ARGUMENT`.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_op_random_normal(
+    stream: *const WgcStream,
+    out: *const WgcTensor,
+    seed: u64,
+    offset: u64,
+    mean: f64,
+    std: f64,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let out = unsafe { tensor(out, "out") }?;
+        random(s, &out, Distribution::Normal, seed, offset, mean, std)
+    })
+}
