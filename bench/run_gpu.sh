@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Run on the GPU machine from the project root, after `source .gpu/setup.sh`
-# (see BENCHMARKS.md): our benchmark and PyTorch's, then one table.
-# Arguments select cases by substring (none: all).
+# Runs both benchmarks on the GPU machine and prints one table. Expects
+# wgc_bench, libwgcompute.so and the Python scripts beside it (the folder
+# .gpu/ that bench/prepare_gpu.sh fills). Arguments select cases by substring.
 set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp}
-wgc_bench "$@" > "$out/wgc.jsonl" 2> "$out/wgc.err"; echo "wgc_bench exit $?"; tail -3 "$out/wgc.err"
-python3 bench/torch_bench.py "$@" > "$out/torch.jsonl" 2> "$out/torch.err"; echo "torch exit $?"; tail -3 "$out/torch.err"
-python3 bench/compare.py "$out/wgc.jsonl" "$out/torch.jsonl" | tee "$out/table.md"
+export LD_LIBRARY_PATH="$here${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+"$here/wgc_bench" "$@" > "$out/wgc.jsonl" 2> "$out/wgc.err"
+echo "wgc_bench exit $?"; grep -v XDG_RUNTIME "$out/wgc.err" | tail -5
+PYTHONUNBUFFERED=1 python3 "$here/torch_bench.py" "$@" > "$out/torch.jsonl" 2> "$out/torch.err"
+echo "torch_bench exit $?"; tail -3 "$out/torch.err"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+python3 "$here/compare.py" "$out/wgc.jsonl" "$out/torch.jsonl" | tee "$out/table.md"

@@ -2,6 +2,7 @@
  * reference first, then timed with GPU timestamps (events around each run,
  * median of repeated runs after a warm-up). Prints one JSON object per case:
  * {"case", "size", "ms", "check"}. Arguments select cases by substring. */
+#define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -103,8 +104,82 @@ static void emit(const char *name, const char *size, double ms, const char *chec
     fflush(stdout);
 }
 
-/* ---- elementwise add ---- */
+/* ---- timing diagnostics: the same work timed three ways ---- */
+static double time_batch(RunFn fn, void *ctx, int reps) {
+    WgcEvent *e0, *e1;
+    double ms;
+    fn(ctx);
+    CHECK(wgc_stream_synchronize(g_stream));
+    CHECK(wgc_stream_record_event(g_stream, &e0));
+    for (int i = 0; i < reps; i++) fn(ctx);
+    CHECK(wgc_stream_record_event(g_stream, &e1));
+    CHECK(wgc_event_elapsed_ms(e0, e1, &ms));
+    wgc_event_release(e0); wgc_event_release(e1);
+    return ms / reps;
+}
+static double now_ms(void);
+static double time_wall(RunFn fn, void *ctx, int reps) {
+    fn(ctx);
+    CHECK(wgc_stream_synchronize(g_stream));
+    double t0 = now_ms();
+    for (int i = 0; i < reps; i++) fn(ctx);
+    CHECK(wgc_stream_synchronize(g_stream));
+    return (now_ms() - t0) / reps;
+}
+
+static const char *VADD =
+    "@group(0) @binding(0) var<storage, read> a: array<vec4<f32>>;\n"
+    "@group(0) @binding(1) var<storage, read> b: array<vec4<f32>>;\n"
+    "@group(0) @binding(2) var<storage, read_write> o: array<vec4<f32>>;\n"
+    "struct P { n: u32, row: u32 }\n"
+    "@group(0) @binding(3) var<uniform> p: P;\n"
+    "@compute @workgroup_size(256)\n"
+    "fn vadd(@builtin(global_invocation_id) g: vec3<u32>) {\n"
+    "    let i = g.y * p.row + g.x;\n"
+    "    if (i < p.n) { o[i] = a[i] + b[i]; }\n"
+    "}\n";
+typedef struct { WgcKernel *k; WgcLaunch l; } Custom;
+static void run_custom(void *p) { Custom *c = p; CHECK(wgc_stream_launch(g_stream, c->k, &c->l)); }
+
 typedef struct { WgcTensor a, b, out; } Bin;
+static void run_add(void *p);
+static void run_matmul(void *p);
+
+static void bench_diag(void) {
+    size_t n = (size_t)1 << 28;
+    int64_t shape[1] = {(int64_t)n};
+    WgcBuffer *a = buffer_empty(n * 4), *b = buffer_empty(n * 4), *o = buffer_empty(n * 4);
+    Bin c = {view(a, WGC_DTYPE_F32, 1, shape), view(b, WGC_DTYPE_F32, 1, shape), view(o, WGC_DTYPE_F32, 1, shape)};
+    CHECK(wgc_op_fill(g_stream, &c.a, 1.0));
+    CHECK(wgc_op_fill(g_stream, &c.b, 2.0));
+    fprintf(stderr, "diag add op: events/rep %.4f ms, batch %.4f ms, wall %.4f ms\n", time_gpu(run_add, &c, 3, 10),
+            time_batch(run_add, &c, 10), time_wall(run_add, &c, 10));
+    Custom k;
+    memset(&k, 0, sizeof k);
+    WgcKernelDesc d = {0};
+    d.struct_size = sizeof d; d.source = VADD; d.entry_point = "vadd"; d.skip_bounds_checks = 1;
+    CHECK(wgc_kernel_create(g_dev, &d, &k.k));
+    static WgcBinding bind[3];
+    bind[0].binding = 0; bind[0].buffer = a; bind[1].binding = 1; bind[1].buffer = b; bind[2].binding = 2; bind[2].buffer = o;
+    static uint32_t params[2];
+    uint32_t groups = (uint32_t)(n / 4 / 256);
+    params[0] = (uint32_t)(n / 4); params[1] = 32768 * 256;
+    k.l.struct_size = sizeof k.l; k.l.bindings = bind; k.l.binding_count = 3; k.l.params = params; k.l.params_size = 8;
+    k.l.workgroups[0] = 32768; k.l.workgroups[1] = groups / 32768; k.l.workgroups[2] = 1;
+    fprintf(stderr, "diag add vec4 kernel: events/rep %.4f ms, batch %.4f ms, wall %.4f ms\n", time_gpu(run_custom, &k, 3, 10),
+            time_batch(run_custom, &k, 10), time_wall(run_custom, &k, 10));
+    wgc_kernel_release(k.k);
+    wgc_buffer_release(a); wgc_buffer_release(b); wgc_buffer_release(o);
+    size_t m = 4096;
+    int64_t ms[2] = {(int64_t)m, (int64_t)m};
+    WgcBuffer *x = buffer_random(m * m), *y = buffer_random(m * m), *z = buffer_empty(m * m * 4);
+    Bin g = {view(x, WGC_DTYPE_F32, 2, ms), view(y, WGC_DTYPE_F32, 2, ms), view(z, WGC_DTYPE_F32, 2, ms)};
+    fprintf(stderr, "diag sgemm 4096: events/rep %.4f ms, batch %.4f ms, wall %.4f ms\n", time_gpu(run_matmul, &g, 3, 10),
+            time_batch(run_matmul, &g, 10), time_wall(run_matmul, &g, 10));
+    wgc_buffer_release(x); wgc_buffer_release(y); wgc_buffer_release(z);
+}
+
+/* ---- elementwise add ---- */
 static void run_add(void *p) { Bin *c = p; CHECK(wgc_op_binary(g_stream, WGC_BINARY_OP_ADD, &c->a, &c->b, &c->out)); }
 
 static void bench_add(void) {
@@ -374,6 +449,7 @@ int main(int argc, char **argv) {
             info.driver, info.driver_info, info.has_f16, info.has_subgroups, info.subgroup_min_size,
             info.subgroup_max_size, info.has_timestamps, info.has_cooperative_matrix);
     CHECK(wgc_stream_create(g_dev, &g_stream));
+    if (g_argc > 1 && !strcmp(g_argv[1], "diag")) { bench_diag(); return 0; }
     if (want("add_f32")) bench_add();
     if (want("sum_f32")) bench_sum();
     if (want("softmax_f32") || want("layer_norm_f32")) bench_rows();

@@ -81,15 +81,17 @@ impl BufferPool {
         let class = a.raw.size();
         self.live.fetch_sub(class, Ordering::Relaxed);
         if self.pooled.load(Ordering::Relaxed) + class > self.limit.load(Ordering::Relaxed) {
+            // Dropped, not destroyed: recorded work may still use it, and
+            // wgpu frees it once that work is done.
             bind_groups.forget_allocation(a.id);
-            a.raw.destroy();
             return;
         }
         self.pooled.fetch_add(class, Ordering::Relaxed);
         self.free.lock().unwrap().entry((class, a.raw.usage().bits())).or_default().push(a);
     }
 
-    /// Destroy pooled allocations until at most `keep` bytes remain pooled.
+    /// Release pooled allocations until at most `keep` bytes remain pooled
+/// (wgpu frees each once no submitted work uses it).
     pub fn trim(&self, keep: u64, bind_groups: &BindGroupCache) {
         let mut free = self.free.lock().unwrap();
         for list in free.values_mut() {
@@ -97,7 +99,7 @@ impl BufferPool {
                 let Some(a) = list.pop() else { break };
                 self.pooled.fetch_sub(a.raw.size(), Ordering::Relaxed);
                 bind_groups.forget_allocation(a.id);
-                a.raw.destroy();
+                drop(a);
             }
         }
         free.retain(|_, l| !l.is_empty());
