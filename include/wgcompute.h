@@ -68,6 +68,11 @@
  */
 #define WGC_ABI_VERSION 1
 
+/**
+ * Most dimensions a tensor view may have.
+ */
+#define WGC_MAX_RANK 8
+
 
 
 /**
@@ -245,9 +250,25 @@ typedef uint32_t WgcDeviceType;
 #endif // __cplusplus
 
 /**
- * How a buffer may be used, beyond copies (always allowed).
+ * Element types.
  */
-typedef struct Usage Usage;
+enum WgcDtype
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  WGC_DTYPE_F32 = 0,
+  WGC_DTYPE_F16 = 1,
+  WGC_DTYPE_I32 = 2,
+  WGC_DTYPE_U32 = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcDtype WgcDtype;
+#else
+typedef uint32_t WgcDtype;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
 
 /**
  * A region of GPU memory. Safe to use from many threads; the library orders
@@ -462,6 +483,25 @@ typedef struct WgcLaunch {
   const struct WgcBuffer *indirect_buffer;
   uint64_t indirect_offset;
 } WgcLaunch;
+
+/**
+ * A view of a buffer as a tensor: element `[i0, ..., i(rank-1)]` lives at
+ * element index `offset + sum(ik * strides[k])` of `buffer`. Strides and
+ * offset count elements, not bytes; strides may be 0 (broadcast) or
+ * negative. Only the first `rank` entries of `shape` and `strides` are read.
+ * Fill one with `wgc_tensor_contiguous`, then change what you need
+ * (transpose by swapping shape and stride entries, slice by moving `offset`).
+ * A view that reaches outside its buffer is rejected with
+ * `WGC_ERROR_OUT_OF_RANGE`.
+ */
+typedef struct WgcTensor {
+  const struct WgcBuffer *buffer;
+  WgcDtype dtype;
+  uint32_t rank;
+  int64_t shape[8];
+  int64_t strides[8];
+  int64_t offset;
+} WgcTensor;
 
 
 
@@ -774,6 +814,16 @@ WgcStatus wgc_stream_flush(const struct WgcStream *stream);
  * Submit what has been recorded and block until the GPU has finished it.
  */
 WgcStatus wgc_stream_synchronize(const struct WgcStream *stream);
+
+/**
+ * Fill `*out` with a row-major (C order) view of `buffer` from element 0.
+ * Does not check that the buffer is large enough (operators do).
+ */
+WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
+                                WgcDtype dtype,
+                                uint32_t rank,
+                                const int64_t *shape,
+                                struct WgcTensor *out_tensor);
 
 #ifdef __cplusplus
 }  // extern "C"

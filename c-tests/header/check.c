@@ -1,0 +1,10 @@
+/* The public header must compile as strict C99 with every warning an error. */
+#include "wgcompute.h"
+
+int main(void) {
+    WgcStatus s = WGC_OK;
+    WgcLaunch launch = {0};
+    launch.struct_size = sizeof launch;
+    (void)launch;
+    return (int)s + (WGC_ABI_VERSION > 0 ? 0 : 1);
+}
