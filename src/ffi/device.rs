@@ -187,6 +187,7 @@ pub unsafe extern "C" fn wgc_device_trim_pool(device: *const WgcDevice, keep_byt
 pub unsafe extern "C" fn wgc_device_save_pipeline_cache(device: *const WgcDevice, out_saved: *mut u32) -> WgcStatus {
     run(|| {
         let dev = unsafe { borrow(device) }?;
+        dev.check_alive()?;
         let saved = dev.save_pipeline_cache()?;
         if !out_saved.is_null() {
             unsafe { *out_saved = saved as u32 };

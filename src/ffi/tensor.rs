@@ -50,6 +50,9 @@ pub unsafe extern "C" fn wgc_tensor_contiguous(
 ) -> WgcStatus {
     run(|| {
         let out = unsafe { out(out_tensor, "out_tensor") }?;
+        if buffer.is_null() {
+            return Err(Error::NullPointer("buffer is NULL".into()));
+        }
         if rank > WGC_MAX_RANK {
             return Err(Error::InvalidArgument(format!("rank {rank} exceeds WGC_MAX_RANK ({WGC_MAX_RANK})")));
         }
