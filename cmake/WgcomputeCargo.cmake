@@ -34,6 +34,15 @@ else()
   set(WGCOMPUTE_STATIC_SYSTEM_LIBS pthread dl m)
 endif()
 
+# With the C tests on, cargo's test targets are built in the same step: cargo
+# unifies dependency features differently when dev-dependencies take part,
+# and building both sets here means `cargo test` afterwards reuses this
+# build instead of compiling wgpu a second time.
+set(_wgc_cargo_targets --lib)
+if(WGCOMPUTE_BUILD_TESTS)
+  list(APPEND _wgc_cargo_targets --tests)
+endif()
+
 # Programs linked in the build tree look for the SONAME next to the library.
 set(_wgc_soname_link "")
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
@@ -43,7 +52,7 @@ endif()
 
 add_custom_target(wgcompute_cargo ALL
   COMMAND ${CMAKE_COMMAND} -E env CARGO_TARGET_DIR=${WGCOMPUTE_CARGO_TARGET_DIR}
-          ${CARGO_EXECUTABLE} build ${_wgc_profile_flag} --lib
+          ${CARGO_EXECUTABLE} build ${_wgc_profile_flag} ${_wgc_cargo_targets}
           --manifest-path ${CMAKE_CURRENT_SOURCE_DIR}/Cargo.toml
   ${_wgc_soname_link}
   BYPRODUCTS ${WGCOMPUTE_SHARED_LIB} ${WGCOMPUTE_STATIC_LIB}
