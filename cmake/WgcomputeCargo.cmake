@@ -4,7 +4,10 @@
 # cargo runs on every build; it is incremental, so an up-to-date tree costs
 # about a second.
 
-find_program(CARGO_EXECUTABLE cargo HINTS "$ENV{HOME}/.cargo/bin" REQUIRED)
+find_program(CARGO_EXECUTABLE cargo HINTS "$ENV{HOME}/.cargo/bin")
+if(NOT CARGO_EXECUTABLE)
+  message(FATAL_ERROR "cargo not found: install the Rust toolchain (https://rustup.rs)")
+endif()
 
 if(WGCOMPUTE_DEBUG)
   set(_wgc_profile_flag "")
