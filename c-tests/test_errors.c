@@ -431,6 +431,8 @@ static void test_streams_events(TestEnv *e) {
     EXPECT_STATUS(wgc_tensor_contiguous(b, WGC_DTYPE_F32, 2, shape, NULL), NP);
     EXPECT_STATUS(wgc_tensor_contiguous(b, WGC_DTYPE_F32, 2, NULL, &t), NP);
     EXPECT_STATUS(wgc_tensor_contiguous(b, WGC_DTYPE_F32, WGC_MAX_RANK + 1, shape, &t), WGC_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(wgc_tensor_contiguous(b, 99, 2, shape, &t), WGC_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(wgc_tensor_contiguous(b, 0xffffffffu, 2, shape, &t), WGC_ERROR_INVALID_ARGUMENT);
     shape[1] = -1;
     EXPECT_STATUS(wgc_tensor_contiguous(b, WGC_DTYPE_F32, 2, shape, &t), WGC_ERROR_INVALID_ARGUMENT);
     wgc_buffer_release(b);

@@ -175,34 +175,6 @@ typedef uint32_t WgcStatus;
 #endif // __cplusplus
 
 /**
- * How to choose an adapter when `adapter_index` is negative.
- */
-enum WgcPowerPreference
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * `WGC_ADAPTER` if set (an index or part of the adapter's name), else the
-   * fastest kind of adapter present (discrete, integrated, virtual, software).
-   */
-  WGC_POWER_PREFERENCE_DEFAULT = 0,
-  WGC_POWER_PREFERENCE_HIGH_PERFORMANCE = 1,
-  WGC_POWER_PREFERENCE_LOW_POWER = 2,
-  /**
-   * Only a software driver (e.g. lavapipe).
-   */
-  WGC_POWER_PREFERENCE_SOFTWARE = 3,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum WgcPowerPreference WgcPowerPreference;
-#else
-typedef uint32_t WgcPowerPreference;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
  * Graphics API an adapter runs on.
  */
 enum WgcBackend
@@ -246,6 +218,34 @@ enum WgcDeviceType
 typedef enum WgcDeviceType WgcDeviceType;
 #else
 typedef uint32_t WgcDeviceType;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How to choose an adapter when `adapter_index` is negative.
+ */
+enum WgcPowerPreference
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `WGC_ADAPTER` if set (an index or part of the adapter's name), else the
+   * fastest kind of adapter present (discrete, integrated, virtual, software).
+   */
+  WGC_POWER_PREFERENCE_DEFAULT = 0,
+  WGC_POWER_PREFERENCE_HIGH_PERFORMANCE = 1,
+  WGC_POWER_PREFERENCE_LOW_POWER = 2,
+  /**
+   * Only a software driver (e.g. lavapipe).
+   */
+  WGC_POWER_PREFERENCE_SOFTWARE = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcPowerPreference WgcPowerPreference;
+#else
+typedef uint32_t WgcPowerPreference;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -317,7 +317,11 @@ typedef struct WgcDeviceOptions {
    * Index into the instance's adapters; negative: choose by `preference`.
    */
   int32_t adapter_index;
-  WgcPowerPreference preference;
+  /**
+   * A `WgcPowerPreference` (read as an integer so that an unknown value
+   * is reported, not undefined behaviour).
+   */
+  uint32_t preference;
   /**
    * If not NULL and the adapter supports it, the driver's pipeline cache
    * is loaded from this file and saved to it when the device is released
@@ -496,7 +500,10 @@ typedef struct WgcLaunch {
  */
 typedef struct WgcTensor {
   const struct WgcBuffer *buffer;
-  WgcDtype dtype;
+  /**
+   * A `WgcDtype` (an integer so that an unknown value is reported).
+   */
+  uint32_t dtype;
   uint32_t rank;
   int64_t shape[8];
   int64_t strides[8];
@@ -734,7 +741,7 @@ WgcStatus wgc_kernel_binding_count(const struct WgcKernel *kernel, uint32_t *out
  * The name of a status code, e.g. "WGC_ERROR_OUT_OF_RANGE". Never NULL; the
  * string is static.
  */
-const char *wgc_status_string(WgcStatus status);
+const char *wgc_status_string(uint32_t status);
 
 /**
  * The detailed message of the last call that failed on the calling thread
@@ -820,7 +827,7 @@ WgcStatus wgc_stream_synchronize(const struct WgcStream *stream);
  * Does not check that the buffer is large enough (operators do).
  */
 WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
-                                WgcDtype dtype,
+                                uint32_t dtype,
                                 uint32_t rank,
                                 const int64_t *shape,
                                 struct WgcTensor *out_tensor);
