@@ -4,7 +4,11 @@
 int main(void) {
     WgcStatus s = WGC_OK;
     WgcLaunch launch = {0};
+    WgcDeviceOptions options = {0};
     launch.struct_size = sizeof launch;
+    options.preference = WGC_POWER_PREFERENCE_SOFTWARE;
     (void)launch;
+    (void)options;
+    (void)wgc_status_string(s);
     return (int)s + (WGC_ABI_VERSION > 0 ? 0 : 1);
 }

@@ -5,7 +5,10 @@ int main() {
     WgcStatus s = WGC_OK;
     WgcLaunch launch = WgcLaunch();
     launch.struct_size = sizeof launch;
-    const char *(*name)(WgcStatus) = &wgc_status_string;
+    WgcDeviceOptions options = WgcDeviceOptions();
+    options.preference = WGC_POWER_PREFERENCE_SOFTWARE;
+    const char *name = wgc_status_string(s);
     (void)name;
+    (void)options;
     return static_cast<int>(s) + (WGC_ABI_VERSION > 0 ? 0 : 1);
 }
