@@ -78,8 +78,6 @@
  */
 #define WG 256
 
-#define MAX_RANK 8
-
 
 
 /**
@@ -182,34 +180,6 @@ typedef uint32_t WgcStatus;
 #endif // __cplusplus
 
 /**
- * How to choose an adapter when `adapter_index` is negative.
- */
-enum WgcPowerPreference
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * `WGC_ADAPTER` if set (an index or part of the adapter's name), else the
-   * fastest kind of adapter present (discrete, integrated, virtual, software).
-   */
-  WGC_POWER_PREFERENCE_DEFAULT = 0,
-  WGC_POWER_PREFERENCE_HIGH_PERFORMANCE = 1,
-  WGC_POWER_PREFERENCE_LOW_POWER = 2,
-  /**
-   * Only a software driver (e.g. lavapipe).
-   */
-  WGC_POWER_PREFERENCE_SOFTWARE = 3,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum WgcPowerPreference WgcPowerPreference;
-#else
-typedef uint32_t WgcPowerPreference;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
  * Graphics API an adapter runs on.
  */
 enum WgcBackend
@@ -253,27 +223,6 @@ enum WgcDeviceType
 typedef enum WgcDeviceType WgcDeviceType;
 #else
 typedef uint32_t WgcDeviceType;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * Element types.
- */
-enum WgcDtype
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  WGC_DTYPE_F32 = 0,
-  WGC_DTYPE_F16 = 1,
-  WGC_DTYPE_I32 = 2,
-  WGC_DTYPE_U32 = 3,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum WgcDtype WgcDtype;
-#else
-typedef uint32_t WgcDtype;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -394,15 +343,59 @@ typedef uint32_t WgcUnaryOp;
 #endif // __cplusplus
 
 /**
+ * How to choose an adapter when `adapter_index` is negative.
+ */
+enum WgcPowerPreference
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `WGC_ADAPTER` if set (an index or part of the adapter's name), else the
+   * fastest kind of adapter present (discrete, integrated, virtual, software).
+   */
+  WGC_POWER_PREFERENCE_DEFAULT = 0,
+  WGC_POWER_PREFERENCE_HIGH_PERFORMANCE = 1,
+  WGC_POWER_PREFERENCE_LOW_POWER = 2,
+  /**
+   * Only a software driver (e.g. lavapipe).
+   */
+  WGC_POWER_PREFERENCE_SOFTWARE = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcPowerPreference WgcPowerPreference;
+#else
+typedef uint32_t WgcPowerPreference;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Element types.
+ */
+enum WgcDtype
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  WGC_DTYPE_F32 = 0,
+  WGC_DTYPE_F16 = 1,
+  WGC_DTYPE_I32 = 2,
+  WGC_DTYPE_U32 = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcDtype WgcDtype;
+#else
+typedef uint32_t WgcDtype;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A tile shape: fragments per subgroup (rows x cols of 16x16) and
  * subgroups per workgroup (rows x cols).
  */
 typedef struct Tile Tile;
-
-/**
- * How a buffer may be used, beyond copies (always allowed).
- */
-typedef struct Usage Usage;
 
 /**
  * A region of GPU memory. Safe to use from many threads; the library orders
@@ -451,7 +444,11 @@ typedef struct WgcDeviceOptions {
    * Index into the instance's adapters; negative: choose by `preference`.
    */
   int32_t adapter_index;
-  WgcPowerPreference preference;
+  /**
+   * A `WgcPowerPreference` (read as an integer so that an unknown value
+   * is reported, not undefined behaviour).
+   */
+  uint32_t preference;
   /**
    * If not NULL and the adapter supports it, the driver's pipeline cache
    * is loaded from this file and saved to it when the device is released
@@ -591,7 +588,10 @@ typedef struct WgcKernelDesc {
  */
 typedef struct WgcTensor {
   const struct WgcBuffer *buffer;
-  WgcDtype dtype;
+  /**
+   * A `WgcDtype` (an integer so that an unknown value is reported).
+   */
+  uint32_t dtype;
   uint32_t rank;
   int64_t shape[8];
   int64_t strides[8];
@@ -1266,7 +1266,7 @@ WgcStatus wgc_op_arange(const struct WgcStream *stream,
  * The name of a status code, e.g. "WGC_ERROR_OUT_OF_RANGE". Never NULL; the
  * string is static.
  */
-const char *wgc_status_string(WgcStatus status);
+const char *wgc_status_string(uint32_t status);
 
 /**
  * The detailed message of the last call that failed on the calling thread
@@ -1352,7 +1352,7 @@ WgcStatus wgc_stream_synchronize(const struct WgcStream *stream);
  * Does not check that the buffer is large enough (operators do).
  */
 WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
-                                WgcDtype dtype,
+                                uint32_t dtype,
                                 uint32_t rank,
                                 const int64_t *shape,
                                 struct WgcTensor *out_tensor);

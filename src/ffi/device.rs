@@ -40,7 +40,9 @@ pub struct WgcDeviceOptions {
     pub struct_size: u32,
     /// Index into the instance's adapters; negative: choose by `preference`.
     pub adapter_index: i32,
-    pub preference: WgcPowerPreference,
+    /// A `WgcPowerPreference` (read as an integer so that an unknown value
+    /// is reported, not undefined behaviour).
+    pub preference: u32,
     /// If not NULL and the adapter supports it, the driver's pipeline cache
     /// is loaded from this file and saved to it when the device is released
     /// (or by `wgc_device_save_pipeline_cache`). Copied; need not outlive the call.
@@ -54,7 +56,7 @@ impl Default for WgcDeviceOptions {
         WgcDeviceOptions {
             struct_size: std::mem::size_of::<Self>() as u32,
             adapter_index: -1,
-            preference: WgcPowerPreference::Default,
+            preference: WgcPowerPreference::Default as u32,
             pipeline_cache_path: std::ptr::null(),
             pool_limit_bytes: 0,
         }
@@ -94,7 +96,7 @@ pub unsafe extern "C" fn wgc_device_create(
         let inst = unsafe { borrow(instance) }?;
         let out = unsafe { out(out_device, "out_device") }?;
         let opts = if options.is_null() { WgcDeviceOptions::default() } else { unsafe { read_sized(options, "options") }? };
-        let preference = match opts.preference as u32 {
+        let preference = match opts.preference {
             0 => Preference::Default,
             1 => Preference::HighPerformance,
             2 => Preference::LowPower,
@@ -187,6 +189,7 @@ pub unsafe extern "C" fn wgc_device_trim_pool(device: *const WgcDevice, keep_byt
 pub unsafe extern "C" fn wgc_device_save_pipeline_cache(device: *const WgcDevice, out_saved: *mut u32) -> WgcStatus {
     run(|| {
         let dev = unsafe { borrow(device) }?;
+        dev.check_alive()?;
         let saved = dev.save_pipeline_cache()?;
         if !out_saved.is_null() {
             unsafe { *out_saved = saved as u32 };

@@ -59,6 +59,8 @@ pub unsafe extern "C" fn wgc_kernel_create(
     run(|| {
         let dev = unsafe { boundary::arc(device) }?;
         let out = unsafe { out(out_kernel, "out_kernel") }?;
+        // The kernel cache would otherwise hand out pipelines of a destroyed device.
+        dev.check_alive()?;
         let desc = unsafe { read_sized(desc, "desc") }?;
         let source = unsafe { c_str(desc.source, "desc->source") }?;
         let entry = unsafe { c_str(desc.entry_point, "desc->entry_point") }?;

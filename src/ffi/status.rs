@@ -93,8 +93,9 @@ pub const WGC_ABI_VERSION: u32 = 1;
 /// The name of a status code, e.g. "WGC_ERROR_OUT_OF_RANGE". Never NULL; the
 /// string is static.
 #[no_mangle]
-pub extern "C" fn wgc_status_string(status: WgcStatus) -> *const c_char {
-    let s: &'static [u8] = match status as u32 {
+pub extern "C" fn wgc_status_string(status: u32) -> *const c_char {
+    // An integer, not `WgcStatus`: callers may pass any value.
+    let s: &'static [u8] = match status {
         0 => b"WGC_OK\0",
         1 => b"WGC_ERROR_INVALID_ARGUMENT\0",
         2 => b"WGC_ERROR_NULL_POINTER\0",

@@ -180,7 +180,12 @@ pub unsafe extern "C" fn wgc_stream_fill_buffer(
 /// layer found in the batch (`WGC_ERROR_VALIDATION`).
 #[no_mangle]
 pub unsafe extern "C" fn wgc_stream_flush(stream: *const WgcStream) -> WgcStatus {
-    run(|| unsafe { borrow(stream) }?.flush())
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        // A destroyed device dropped the recorded work: say so, not OK.
+        s.device.check_alive()?;
+        s.flush()
+    })
 }
 
 /// Submit what has been recorded and block until the GPU has finished it.

@@ -31,7 +31,8 @@ pub enum WgcDtype {
 #[derive(Clone, Copy, Debug)]
 pub struct WgcTensor {
     pub buffer: *const WgcBuffer,
-    pub dtype: WgcDtype,
+    /// A `WgcDtype` (an integer so that an unknown value is reported).
+    pub dtype: u32,
     pub rank: u32,
     pub shape: [i64; 8],
     pub strides: [i64; 8],
@@ -43,13 +44,16 @@ pub struct WgcTensor {
 #[no_mangle]
 pub unsafe extern "C" fn wgc_tensor_contiguous(
     buffer: *const WgcBuffer,
-    dtype: WgcDtype,
+    dtype: u32,
     rank: u32,
     shape: *const i64,
     out_tensor: *mut WgcTensor,
 ) -> WgcStatus {
     run(|| {
         let out = unsafe { out(out_tensor, "out_tensor") }?;
+        if buffer.is_null() {
+            return Err(Error::NullPointer("buffer is NULL".into()));
+        }
         if rank > WGC_MAX_RANK {
             return Err(Error::InvalidArgument(format!("rank {rank} exceeds WGC_MAX_RANK ({WGC_MAX_RANK})")));
         }
@@ -60,7 +64,7 @@ pub unsafe extern "C" fn wgc_tensor_contiguous(
         if let Some(d) = dims.iter().find(|&&d| d < 0) {
             return Err(Error::InvalidArgument(format!("negative dimension {d}")));
         }
-        dtype_of(dtype as u32)?;
+        dtype_of(dtype)?;
         let dims_usize: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
         let strides = contiguous_strides(&dims_usize);
         let mut t = WgcTensor { buffer, dtype, rank, shape: [0; 8], strides: [0; 8], offset: 0 };
@@ -96,7 +100,7 @@ pub(crate) unsafe fn tensor<'a>(t: *const WgcTensor, what: &str) -> Result<Tenso
     if t.rank > WGC_MAX_RANK {
         return Err(Error::InvalidArgument(format!("tensor {what}: rank {} exceeds {WGC_MAX_RANK}", t.rank)));
     }
-    let dtype = dtype_of(t.dtype as u32)?;
+    let dtype = dtype_of(t.dtype)?;
     let r = t.rank as usize;
     if let Some(d) = t.shape[..r].iter().find(|&&d| d < 0) {
         return Err(Error::InvalidArgument(format!("tensor {what}: negative dimension {d}")));

@@ -322,10 +322,23 @@ impl StreamShared {
         if size == 0 {
             return Ok(());
         }
+        // wgpu rejects copies within one buffer: go through a scratch buffer.
+        let scratch = if std::ptr::eq(src, dst) {
+            let usage = super::buffer::Usage { storage: true, uniform: false, indirect: false };
+            Some(Buffer::create_uninit(&self.device, size, usage)?.buffer)
+        } else {
+            None
+        };
         let mut st = self.state.lock().unwrap();
         let batch = self.batch(&mut st);
         batch.pass = None;
-        batch.encoder.copy_buffer_to_buffer(src.raw(), src_offset, dst.raw(), dst_offset, size);
+        match &scratch {
+            Some(tmp) => {
+                batch.encoder.copy_buffer_to_buffer(src.raw(), src_offset, tmp.raw(), 0, size);
+                batch.encoder.copy_buffer_to_buffer(tmp.raw(), 0, dst.raw(), dst_offset, size);
+            }
+            None => batch.encoder.copy_buffer_to_buffer(src.raw(), src_offset, dst.raw(), dst_offset, size),
+        }
         Ok(())
     }
 
