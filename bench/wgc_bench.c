@@ -75,10 +75,24 @@ static int cmp_double(const void *a, const void *b) {
 
 typedef void (*RunFn)(void *ctx);
 
+static double now_ms(void);
+
+/* Keep the GPU busy with `fn` for at least 300 ms, so that it runs at full
+ * clocks when timing starts: after the host has spent seconds preparing
+ * inputs the GPU has idled down, and a few warm-up runs do not bring it back. */
+static void warm_up(RunFn fn, void *ctx, int min_runs) {
+    double t0 = now_ms();
+    int runs = 0;
+    while (runs < min_runs || now_ms() - t0 < 300.0) {
+        fn(ctx);
+        if (++runs % 4 == 0) CHECK(wgc_stream_synchronize(g_stream));
+    }
+    CHECK(wgc_stream_synchronize(g_stream));
+}
+
 /* Median GPU milliseconds of `fn` over `reps` runs, each between two events. */
 static double time_gpu(RunFn fn, void *ctx, int warmup, int reps) {
-    for (int i = 0; i < warmup; i++) fn(ctx);
-    CHECK(wgc_stream_synchronize(g_stream));
+    warm_up(fn, ctx, warmup);
     double *ms = malloc(sizeof(double) * reps);
     WgcEvent **ev = malloc(sizeof(WgcEvent *) * 2 * reps);
     for (int i = 0; i < reps; i++) {
@@ -108,8 +122,7 @@ static void emit(const char *name, const char *size, double ms, const char *chec
 static double time_batch(RunFn fn, void *ctx, int reps) {
     WgcEvent *e0, *e1;
     double ms;
-    fn(ctx);
-    CHECK(wgc_stream_synchronize(g_stream));
+    warm_up(fn, ctx, 1);
     CHECK(wgc_stream_record_event(g_stream, &e0));
     for (int i = 0; i < reps; i++) fn(ctx);
     CHECK(wgc_stream_record_event(g_stream, &e1));
@@ -117,10 +130,8 @@ static double time_batch(RunFn fn, void *ctx, int reps) {
     wgc_event_release(e0); wgc_event_release(e1);
     return ms / reps;
 }
-static double now_ms(void);
 static double time_wall(RunFn fn, void *ctx, int reps) {
-    fn(ctx);
-    CHECK(wgc_stream_synchronize(g_stream));
+    warm_up(fn, ctx, 1);
     double t0 = now_ms();
     for (int i = 0; i < reps; i++) fn(ctx);
     CHECK(wgc_stream_synchronize(g_stream));

@@ -73,11 +73,6 @@
  */
 #define WGC_MAX_RANK 8
 
-/**
- * Workgroup size of the axis reductions (reduce.wgsl).
- */
-#define WG 256
-
 
 
 /**
@@ -392,12 +387,6 @@ typedef uint32_t WgcDtype;
 #endif // __cplusplus
 
 /**
- * A tile shape: fragments per subgroup (rows x cols of 16x16) and
- * subgroups per workgroup (rows x cols).
- */
-typedef struct Tile Tile;
-
-/**
  * A region of GPU memory. Safe to use from many threads; the library orders
  * host reads and writes after all work recorded before them (see
  * `wgc_buffer_write`).
@@ -695,8 +684,6 @@ typedef struct WgcPool2dParams {
    */
   uint32_t count_include_pad;
 } WgcPool2dParams;
-
-
 
 
 

@@ -26,3 +26,26 @@ fn header_matches_sources() {
         "include/wgcompute.h differs from what cbindgen generates; run WGC_REGENERATE_HEADER=1 cargo test --test header"
     );
 }
+
+/// Every name the header defines carries the library's prefix, so nothing
+/// internal leaks into C (a bare `#define WG 256` once did).
+#[test]
+fn header_names_are_prefixed() {
+    let header = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("include/wgcompute.h")).unwrap();
+    for line in header.lines() {
+        let line = line.trim();
+        let name = if let Some(rest) = line.strip_prefix("#define ") {
+            rest.split_whitespace().next().unwrap_or("")
+        } else if let Some(rest) = line.strip_prefix("typedef struct ") {
+            rest.split_whitespace().next().unwrap_or("")
+        } else if let Some(rest) = line.strip_prefix("enum ") {
+            rest.split_whitespace().next().unwrap_or("")
+        } else {
+            continue;
+        };
+        assert!(
+            name.starts_with("WGC") || name.starts_with("Wgc") || name == "WGCOMPUTE_H",
+            "header defines {name:?} without the WGC/Wgc prefix"
+        );
+    }
+}

@@ -19,7 +19,7 @@ fn items_per_invocation(dev: &Device) -> usize {
     if dev.adapter.info.device_type == wgpu::DeviceType::Cpu {
         1
     } else {
-        std::env::var("WGC_PROBE_ITEMS").ok().and_then(|v| v.parse().ok()).unwrap_or(4)
+        4
     }
 }
 

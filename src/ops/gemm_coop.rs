@@ -35,7 +35,7 @@ impl Tile {
 }
 
 /// The tile used; chosen by measurement on an H200 (BENCHMARKS.md).
-pub const TILE: Tile = Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 32, double: false };
+pub(crate) const TILE: Tile = Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 32, double: false };
 
 /// True if the adapter can run this kernel at all.
 pub fn available(dev: &Device) -> bool {

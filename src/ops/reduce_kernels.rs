@@ -12,7 +12,7 @@ use crate::shaders;
 use std::sync::Arc;
 
 /// Workgroup size of the axis reductions (reduce.wgsl).
-pub const WG: u32 = 256;
+pub(crate) const WG: u32 = 256;
 
 /// Workgroup size for one row of `units` loads (vec4s or scalars): short
 /// rows get smaller workgroups so fewer invocations idle.
