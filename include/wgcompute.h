@@ -222,26 +222,51 @@ typedef uint32_t WgcDeviceType;
 #endif // __cplusplus
 
 /**
- * Reduction operators of `wgc_op_reduce`.
+ * How to choose an adapter when `adapter_index` is negative.
  */
-enum WgcReduceOp
+enum WgcPowerPreference
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
-  WGC_REDUCE_OP_SUM = 0,
-  WGC_REDUCE_OP_MEAN = 1,
-  WGC_REDUCE_OP_MAX = 2,
-  WGC_REDUCE_OP_MIN = 3,
-  WGC_REDUCE_OP_PROD = 4,
-  WGC_REDUCE_OP_ARGMAX = 5,
-  WGC_REDUCE_OP_ARGMIN = 6,
+  /**
+   * `WGC_ADAPTER` if set (an index or part of the adapter's name), else the
+   * fastest kind of adapter present (discrete, integrated, virtual, software).
+   */
+  WGC_POWER_PREFERENCE_DEFAULT = 0,
+  WGC_POWER_PREFERENCE_HIGH_PERFORMANCE = 1,
+  WGC_POWER_PREFERENCE_LOW_POWER = 2,
+  /**
+   * Only a software driver (e.g. lavapipe).
+   */
+  WGC_POWER_PREFERENCE_SOFTWARE = 3,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
-typedef enum WgcReduceOp WgcReduceOp;
+typedef enum WgcPowerPreference WgcPowerPreference;
 #else
-typedef uint32_t WgcReduceOp;
+typedef uint32_t WgcPowerPreference;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Element types.
+ */
+enum WgcDtype
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  WGC_DTYPE_F32 = 0,
+  WGC_DTYPE_F16 = 1,
+  WGC_DTYPE_I32 = 2,
+  WGC_DTYPE_U32 = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcDtype WgcDtype;
+#else
+typedef uint32_t WgcDtype;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -338,51 +363,26 @@ typedef uint32_t WgcUnaryOp;
 #endif // __cplusplus
 
 /**
- * How to choose an adapter when `adapter_index` is negative.
+ * Reduction operators of `wgc_op_reduce`.
  */
-enum WgcPowerPreference
+enum WgcReduceOp
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
-  /**
-   * `WGC_ADAPTER` if set (an index or part of the adapter's name), else the
-   * fastest kind of adapter present (discrete, integrated, virtual, software).
-   */
-  WGC_POWER_PREFERENCE_DEFAULT = 0,
-  WGC_POWER_PREFERENCE_HIGH_PERFORMANCE = 1,
-  WGC_POWER_PREFERENCE_LOW_POWER = 2,
-  /**
-   * Only a software driver (e.g. lavapipe).
-   */
-  WGC_POWER_PREFERENCE_SOFTWARE = 3,
+  WGC_REDUCE_OP_SUM = 0,
+  WGC_REDUCE_OP_MEAN = 1,
+  WGC_REDUCE_OP_MAX = 2,
+  WGC_REDUCE_OP_MIN = 3,
+  WGC_REDUCE_OP_PROD = 4,
+  WGC_REDUCE_OP_ARGMAX = 5,
+  WGC_REDUCE_OP_ARGMIN = 6,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
-typedef enum WgcPowerPreference WgcPowerPreference;
+typedef enum WgcReduceOp WgcReduceOp;
 #else
-typedef uint32_t WgcPowerPreference;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * Element types.
- */
-enum WgcDtype
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  WGC_DTYPE_F32 = 0,
-  WGC_DTYPE_F16 = 1,
-  WGC_DTYPE_I32 = 2,
-  WGC_DTYPE_U32 = 3,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum WgcDtype WgcDtype;
-#else
-typedef uint32_t WgcDtype;
+typedef uint32_t WgcReduceOp;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -1005,7 +1005,7 @@ WgcStatus wgc_op_batch_norm(const struct WgcStream *stream,
  * softmax, layer and RMS norm).
  */
 WgcStatus wgc_op_reduce(const struct WgcStream *stream,
-                        WgcReduceOp op,
+                        uint32_t op,
                         const struct WgcTensor *input,
                         const int32_t *axes,
                         uint32_t axis_count,
@@ -1070,7 +1070,7 @@ WgcStatus wgc_op_log_softmax(const struct WgcStream *stream,
                              const struct WgcTensor *out);
 
 /**
- * out = a OP b with broadcasting. a and b have the same dtype (f32, f16,
+ * out = a OP b with broadcasting; `op` is a `WgcBinaryOp` value. a and b have the same dtype (f32, f16,
  * i32, u32; `WGC_ERROR_DTYPE_MISMATCH` otherwise); out has that dtype, or
  * U32 (0/1) for comparisons. Integer arithmetic wraps. POW on integers:
  * `WGC_ERROR_UNSUPPORTED`. Unknown op: `WGC_ERROR_INVALID_ARGUMENT`.
@@ -1090,7 +1090,7 @@ WgcStatus wgc_op_log_softmax(const struct WgcStream *stream,
  * stream. f16 tolerances: about 2 half ulps (2e-3 relative).
  */
 WgcStatus wgc_op_binary(const struct WgcStream *stream,
-                        WgcBinaryOp op,
+                        uint32_t op,
                         const struct WgcTensor *a,
                         const struct WgcTensor *b,
                         const struct WgcTensor *out);
@@ -1101,7 +1101,7 @@ WgcStatus wgc_op_binary(const struct WgcStream *stream,
  * saturated to the type's range, NaN -> 0).
  */
 WgcStatus wgc_op_binary_scalar(const struct WgcStream *stream,
-                               WgcBinaryOp op,
+                               uint32_t op,
                                const struct WgcTensor *a,
                                double scalar,
                                const struct WgcTensor *out);
@@ -1111,7 +1111,7 @@ WgcStatus wgc_op_binary_scalar(const struct WgcStream *stream,
  * for dtypes and accuracy).
  */
 WgcStatus wgc_op_unary(const struct WgcStream *stream,
-                       WgcUnaryOp op,
+                       uint32_t op,
                        const struct WgcTensor *input,
                        const struct WgcTensor *out);
 

@@ -1,3 +1,4 @@
+// Fragment: appended to another shader, not compiled on its own.
 // Workgroup-wide f32 sum and max, returned to every invocation: a subgroup
 // stage (sg_* from the appended primitives), then a tree in workgroup memory
 // over one value per subgroup. Needs `const WG: u32` (a power of two).

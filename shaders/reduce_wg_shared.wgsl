@@ -1,3 +1,4 @@
+// Fragment: appended to another shader, not compiled on its own.
 // Subgroup primitives for adapters without subgroups: every invocation is
 // its own subgroup of one lane, so the workgroup-memory stage does all the work.
 

@@ -1,3 +1,4 @@
+// Fragment: appended to another shader, not compiled on its own.
 // Subgroup primitives, for adapters with the SUBGROUP feature, appended to a
 // reduction template (naga accepts these builtins without an enable
 // directive). The workgroup-memory-only twin is reduce_wg_shared.wgsl.

@@ -76,8 +76,10 @@ pub enum WgcUnaryOp {
     Silu = 13,
 }
 
-fn binary_op(op: WgcBinaryOp) -> Result<BinaryOp> {
-    Ok(match op as u32 {
+/// Read from a u32, not the enum: C may pass any value, and an invalid
+/// value in a Rust enum is undefined behaviour.
+fn binary_op(op: u32) -> Result<BinaryOp> {
+    Ok(match op {
         0 => BinaryOp::Add,
         1 => BinaryOp::Sub,
         2 => BinaryOp::Mul,
@@ -95,14 +97,14 @@ fn binary_op(op: WgcBinaryOp) -> Result<BinaryOp> {
     })
 }
 
-fn unary_op(op: WgcUnaryOp) -> Result<UnaryOp> {
+fn unary_op(op: u32) -> Result<UnaryOp> {
     use UnaryOp::*;
     const ALL: [UnaryOp; 14] =
         [Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, GeluErf, GeluTanh, Silu];
-    ALL.get(op as u32 as usize).copied().ok_or_else(|| Error::InvalidArgument(format!("unknown unary op {}", op as u32)))
+    ALL.get(op as usize).copied().ok_or_else(|| Error::InvalidArgument(format!("unknown unary op {op}")))
 }
 
-/// out = a OP b with broadcasting. a and b have the same dtype (f32, f16,
+/// out = a OP b with broadcasting; `op` is a `WgcBinaryOp` value. a and b have the same dtype (f32, f16,
 /// i32, u32; `WGC_ERROR_DTYPE_MISMATCH` otherwise); out has that dtype, or
 /// U32 (0/1) for comparisons. Integer arithmetic wraps. POW on integers:
 /// `WGC_ERROR_UNSUPPORTED`. Unknown op: `WGC_ERROR_INVALID_ARGUMENT`.
@@ -123,7 +125,7 @@ fn unary_op(op: WgcUnaryOp) -> Result<UnaryOp> {
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_binary(
     stream: *const WgcStream,
-    op: WgcBinaryOp,
+    op: u32,
     a: *const WgcTensor,
     b: *const WgcTensor,
     out: *const WgcTensor,
@@ -142,7 +144,7 @@ pub unsafe extern "C" fn wgc_op_binary(
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_binary_scalar(
     stream: *const WgcStream,
-    op: WgcBinaryOp,
+    op: u32,
     a: *const WgcTensor,
     scalar: f64,
     out: *const WgcTensor,
@@ -160,7 +162,7 @@ pub unsafe extern "C" fn wgc_op_binary_scalar(
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_unary(
     stream: *const WgcStream,
-    op: WgcUnaryOp,
+    op: u32,
     input: *const WgcTensor,
     out: *const WgcTensor,
 ) -> WgcStatus {

@@ -106,14 +106,14 @@ unsafe fn reduce_call(
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_reduce(
     stream: *const WgcStream,
-    op: WgcReduceOp,
+    op: u32,
     input: *const WgcTensor,
     axes: *const i32,
     axis_count: u32,
     keepdim: u32,
     out: *const WgcTensor,
 ) -> WgcStatus {
-    unsafe { reduce_call(stream, reduce_op_of(op as u32), input, axes, axis_count, keepdim, out) }
+    unsafe { reduce_call(stream, reduce_op_of(op), input, axes, axis_count, keepdim, out) }
 }
 
 /// Variance of `in` over `axes` into `out` (axes, `keepdim` and the out

@@ -13,10 +13,12 @@ use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
 
 const WG: u32 = 256;
-/// Items each invocation handles (see the shader): several keep more loads
-/// in flight on GPUs; CPU drivers gain nothing and compile slower.
-fn items_per_invocation(dev: &Device) -> usize {
-    if dev.adapter.info.device_type == wgpu::DeviceType::Cpu {
+/// Items each invocation handles (see the shader) for `n` items: several
+/// keep more loads in flight on GPUs for large tensors; smaller ones need
+/// every invocation they can get to fill the GPU; CPU drivers gain nothing
+/// and compile slower.
+fn items_per_invocation(dev: &Device, n: usize) -> usize {
+    if dev.adapter.info.device_type == wgpu::DeviceType::Cpu || n < (1 << 22) {
         1
     } else {
         4
@@ -174,10 +176,10 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     Ok(())
 }
 
-fn render_values(dev: &Device, m: &Map, access: &[&'static str], vec: bool, rank: usize) -> Vec<(&'static str, String)> {
+fn render_values(items: usize, m: &Map, access: &[&'static str], vec: bool, rank: usize) -> Vec<(&'static str, String)> {
     let nin = m.inputs.len();
     let mut v: Vec<(&'static str, String)> = Vec::new();
-    v.push(("ITEMS", items_per_invocation(dev).to_string()));
+    v.push(("ITEMS", items.to_string()));
     v.push(("RANK", rank.to_string()));
     let any_f16 = m.inputs.iter().any(|t| t.dtype == DType::F16)
         || m.out.dtype == DType::F16
@@ -233,9 +235,12 @@ fn header(m: &Map, n: usize, row: u32, rank: usize, base: usize, offsets: &[usiz
         .u32(offsets[nin] as u32)
 }
 
+/// The strided kernel for `n` items, with its grid.
 fn dispatch(stream: &StreamShared, m: &Map, access: &[&'static str], vec: bool, rank: usize, entry: &str, n: usize) -> Result<(std::sync::Arc<crate::runtime::kernel::Kernel>, [u32; 3], u32)> {
     let dev = &stream.device;
-    let values = render_values(dev, m, access, vec, rank);
+    let items = items_per_invocation(dev, n);
+    let n = n.div_ceil(items);
+    let values = render_values(items, m, access, vec, rank);
     let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let k = kernel(dev, "elementwise.wgsl", entry, &refs)?;
     let (groups, row) = grid_1d(n as u64, WG, dev.limits.max_compute_workgroups_per_dimension);
@@ -260,7 +265,7 @@ fn launch_strided(
     offsets: &[usize],
 ) -> Result<()> {
     let n: usize = shape.iter().product();
-    let (k, groups, row) = dispatch(stream, m, access, vec, shape.len(), "strided", n.div_ceil(items_per_invocation(&stream.device)))?;
+    let (k, groups, row) = dispatch(stream, m, access, vec, shape.len(), "strided", n)?;
     let nin = m.inputs.len();
     let mut params = header(m, n, row, shape.len(), base, offsets).array8_u32(shape, 1);
     // Per dim: (in0, in1, in2, out) strides.
@@ -327,7 +332,7 @@ fn launch_tiled(
     offsets: &[usize],
 ) -> Result<()> {
     let dev = &stream.device;
-    let values = render_values(dev, m, access, false, 0);
+    let values = render_values(1, m, access, false, 0);
     let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let k = kernel(dev, "elementwise.wgsl", "tiled", &refs)?;
     let [batch, rows, cols] = dims;
