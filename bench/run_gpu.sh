@@ -6,6 +6,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp}
 export LD_LIBRARY_PATH="$here${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The library's SONAME is libwgcompute.so.0; the carried file is libwgcompute.so.
+[ -e "$here/libwgcompute.so.0" ] || ln -sf libwgcompute.so "$here/libwgcompute.so.0"
 "$here/wgc_bench" "$@" > "$out/wgc.jsonl" 2> "$out/wgc.err"
 echo "wgc_bench exit $?"; grep -v XDG_RUNTIME "$out/wgc.err" | tail -5
 PYTHONUNBUFFERED=1 python3 "$here/torch_bench.py" "$@" > "$out/torch.jsonl" 2> "$out/torch.err"
