@@ -4,7 +4,7 @@
 //! units where layouts allow (dense tensors become rank 1), strided per
 //! element otherwise, or tiled through workgroup memory for transposes.
 
-use super::common::{kernel, launch, Params};
+use super::common::{launch, Params};
 use super::grid::grid_1d;
 use super::tensor::{broadcast_shapes, broadcast_strides, coalesce, expect_shape, same_device, DType, Tensor};
 use crate::bail;
@@ -235,14 +235,42 @@ fn header(m: &Map, n: usize, row: u32, rank: usize, base: usize, offsets: &[usiz
         .u32(offsets[nin] as u32)
 }
 
+/// The kernel variant for this map. Looked up by a short signature of
+/// everything the rendered source depends on, so the hot path builds one
+/// small string instead of rendering ~30 substitutions on every launch.
+fn variant(
+    dev: &Device,
+    entry: &str,
+    items: usize,
+    m: &Map,
+    access: &[&'static str],
+    vec: bool,
+    rank: usize,
+) -> Result<std::sync::Arc<crate::runtime::kernel::Kernel>> {
+    use std::fmt::Write;
+    let mut sig = String::with_capacity(64 + m.expr.len());
+    let _ = write!(sig, "{items}|{rank}|{vec}|{:?}", m.out.dtype);
+    for (t, a) in m.inputs.iter().zip(access) {
+        let _ = write!(sig, "|{:?}:{a}", t.dtype);
+    }
+    for s in &m.scalars {
+        let _ = write!(sig, "|{:?}", s.map(|s| s.dtype));
+    }
+    sig.push('|');
+    sig.push_str(m.expr);
+    dev.kernels.get_variant(dev, "elementwise.wgsl", entry, &[("SIG", &sig)], || {
+        let values = render_values(items, m, access, vec, rank);
+        let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        crate::shaders::render(crate::shaders::source("elementwise.wgsl"), &refs)
+    })
+}
+
 /// The strided kernel for `n` items, with its grid.
 fn dispatch(stream: &StreamShared, m: &Map, access: &[&'static str], vec: bool, rank: usize, entry: &str, n: usize) -> Result<(std::sync::Arc<crate::runtime::kernel::Kernel>, [u32; 3], u32)> {
     let dev = &stream.device;
     let items = items_per_invocation(dev, n);
     let n = n.div_ceil(items);
-    let values = render_values(items, m, access, vec, rank);
-    let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let k = kernel(dev, "elementwise.wgsl", entry, &refs)?;
+    let k = variant(dev, entry, items, m, access, vec, rank)?;
     let (groups, row) = grid_1d(n as u64, WG, dev.limits.max_compute_workgroups_per_dimension);
     Ok((k, groups, row))
 }
@@ -332,9 +360,7 @@ fn launch_tiled(
     offsets: &[usize],
 ) -> Result<()> {
     let dev = &stream.device;
-    let values = render_values(1, m, access, false, 0);
-    let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let k = kernel(dev, "elementwise.wgsl", "tiled", &refs)?;
+    let k = variant(dev, "tiled", 1, m, access, false, 0)?;
     let [batch, rows, cols] = dims;
     let r = strides[0].len();
     let stride = |op: usize, d: Option<usize>| d.map_or(0, |d| strides[op][d]);

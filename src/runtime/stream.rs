@@ -15,8 +15,9 @@ use std::sync::{Arc, Mutex};
 
 /// Bytes of uniform data one batch can carry; a full arena flushes the batch.
 const ARENA_BYTES: u64 = 1 << 20;
-/// Launches per batch before an automatic flush.
-const MAX_BATCH_LAUNCHES: u32 = 8192;
+/// Launches per batch before an automatic flush: early enough that the GPU
+/// starts on a long recording while the host is still adding to it.
+const MAX_BATCH_LAUNCHES: u32 = 256;
 
 /// A buffer range bound to one of a kernel's bindings.
 pub struct Bind<'a> {
