@@ -7,33 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wgcompute.h"
+#include "bench_util.h"
 
-#define CHECK(call)                                                                     \
-    do {                                                                                \
-        WgcStatus s_ = (call);                                                          \
-        if (s_ != WGC_OK) {                                                             \
-            fprintf(stderr, "%s -> %s: %s\n", #call, wgc_status_string(s_),             \
-                    wgc_last_error_message());                                          \
-            exit(1);                                                                    \
-        }                                                                               \
-    } while (0)
 
-static uint16_t to_half(float f) {
-    uint32_t x; memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000u;
-    int32_t e = (int32_t)((x >> 23) & 0xff) - 112;
-    if (e <= 0) return (uint16_t)sign;
-    uint32_t h = sign | ((uint32_t)e << 10) | ((x & 0x7fffffu) >> 13);
-    uint32_t rem = x & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++;
-    return (uint16_t)h;
-}
-static float from_half(uint16_t h) {
-    uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ff, x = (uint32_t)(h & 0x8000u) << 16;
-    if (e) x |= ((e + 112) << 23) | (m << 13);
-    float f; memcpy(&f, &x, 4); return f;
-}
 static char *slurp(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) { perror(path); exit(1); }
@@ -41,7 +17,6 @@ static char *slurp(const char *path) {
     char *s = malloc(n + 1); if (fread(s, 1, n, f) != (size_t)n) exit(1); s[n] = 0; fclose(f);
     return s;
 }
-static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 
 int main(int argc, char **argv) {
     if (argc < 7) { fprintf(stderr, "usage: coop_probe N file FM FN SGM SGN ...\n"); return 2; }
@@ -98,7 +73,7 @@ int main(int argc, char **argv) {
             CHECK(wgc_event_elapsed_ms(e0, e1, &ms[rep]));
             wgc_event_release(e0); wgc_event_release(e1);
         }
-        qsort(ms, 10, sizeof(double), cmpd);
+        qsort(ms, 10, sizeof(double), cmp_double);
         printf("%s n=%u: %.3f ms, %.1f TFLOP/s, check %s\n", argv[v], n, ms[5],
                2.0 * n * n * n / (ms[5] * 1e9), bad ? "WRONG" : "ok");
         wgc_kernel_release(k);

@@ -10,17 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "wgcompute.h"
+#include "bench_util.h"
 
-#define CHECK(call)                                                                     \
-    do {                                                                                \
-        WgcStatus s_ = (call);                                                          \
-        if (s_ != WGC_OK) {                                                             \
-            fprintf(stderr, "%s:%d: %s -> %s: %s\n", __FILE__, __LINE__, #call,         \
-                    wgc_status_string(s_), wgc_last_error_message());                   \
-            exit(1);                                                                    \
-        }                                                                               \
-    } while (0)
 
 static WgcDevice *g_dev;
 static WgcStream *g_stream;
@@ -68,10 +59,6 @@ static WgcTensor view(WgcBuffer *b, WgcDtype dt, uint32_t rank, const int64_t *s
     return t;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef void (*RunFn)(void *ctx);
 
@@ -283,21 +270,6 @@ static void bench_rows(void) {
 /* ---- matmul ---- */
 static void run_matmul(void *p) { Bin *c = p; CHECK(wgc_op_matmul(g_stream, &c->a, &c->b, &c->out)); }
 
-static uint16_t to_half(float f) { /* round to nearest even, normal range only (inputs are in [-1,1)) */
-    uint32_t x; memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000u;
-    int32_t e = (int32_t)((x >> 23) & 0xff) - 112;
-    if (e <= 0) return (uint16_t)sign;
-    uint32_t h = sign | ((uint32_t)e << 10) | ((x & 0x7fffffu) >> 13);
-    uint32_t rem = x & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++;
-    return (uint16_t)h;
-}
-static float from_half(uint16_t h) {
-    uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ff, x = (uint32_t)(h & 0x8000u) << 16;
-    if (e) x |= ((e + 112) << 23) | (m << 13);
-    float f; memcpy(&f, &x, 4); return f;
-}
 
 static void bench_gemm(size_t n, int half) {
     char size[32];

@@ -6,116 +6,9 @@
  *   f16 everything: 2e-3 + 2e-3 rel (a few half ulps).
  * Random: bit-exact against a C Philox4x32-10 for uniform in [0, 1); normal
  * within 1e-5 of a double Box-Muller on the same bits; moments within 5 sigma. */
-#include "test_util.h"
+#include "test_arrays.h"
 
 #define PI 3.14159265358979323846
-
-/* Typed host arrays mirrored by tensor views of any layout. */
-enum { CONTIG = 0, TRANSPOSED = 1, OFFSET3 = 2, OFFSET4 = 3, REVERSED = 4 };
-
-typedef struct Arr {
-    WgcBuffer *buf;
-    WgcTensor t;
-    double *val; /* logical values, row-major over the shape */
-    size_t n;
-    size_t phys; /* elements in the buffer */
-} Arr;
-
-static size_t dsize(WgcDtype d) { return d == WGC_DTYPE_F16 ? 2 : 4; }
-
-static void store_elem(void *p, WgcDtype d, size_t i, double v) {
-    switch (d) {
-    case WGC_DTYPE_F32: ((float *)p)[i] = (float)v; break;
-    case WGC_DTYPE_F16: ((uint16_t *)p)[i] = f32_to_f16((float)v); break;
-    case WGC_DTYPE_I32: ((int32_t *)p)[i] = (int32_t)v; break;
-    default: ((uint32_t *)p)[i] = (uint32_t)v; break;
-    }
-}
-static double load_elem(const void *p, WgcDtype d, size_t i) {
-    switch (d) {
-    case WGC_DTYPE_F32: return ((const float *)p)[i];
-    case WGC_DTYPE_F16: return f16_to_f32(((const uint16_t *)p)[i]);
-    case WGC_DTYPE_I32: return ((const int32_t *)p)[i];
-    default: return ((const uint32_t *)p)[i];
-    }
-}
-/* The value as the dtype stores it. */
-static double quant(WgcDtype d, double v) {
-    uint32_t tmp;
-    store_elem(&tmp, d, 0, v);
-    return load_elem(&tmp, d, 0);
-}
-static size_t numel(int rank, const int64_t *shape) {
-    size_t n = 1;
-    for (int i = 0; i < rank; i++) n *= (size_t)shape[i];
-    return n;
-}
-/* Physical element index of logical row-major index li. */
-static int64_t phys_index(const WgcTensor *t, size_t li) {
-    int64_t o = t->offset;
-    for (int d = (int)t->rank - 1; d >= 0; d--) {
-        int64_t c = (int64_t)(li % (size_t)t->shape[d]);
-        li /= (size_t)t->shape[d];
-        o += c * t->strides[d];
-    }
-    return o;
-}
-
-/* A tensor of `shape` laid out as `layout`, filled with values in [lo, hi)
- * (integers if `integral`), already quantized to the dtype. */
-static Arr make_arr(TestEnv *env, WgcDtype d, int rank, const int64_t *shape, int layout, double lo, double hi,
-                    int integral) {
-    Arr a;
-    memset(&a, 0, sizeof a);
-    a.n = numel(rank, shape);
-    a.t.dtype = d;
-    a.t.rank = (uint32_t)rank;
-    for (int i = 0; i < rank; i++) a.t.shape[i] = shape[i];
-    int64_t acc = 1;
-    if (layout == TRANSPOSED && rank >= 2) {
-        /* Physically [.., s[r-1], s[r-2]]: the last two dims are swapped. */
-        a.t.strides[rank - 2] = 1;
-        a.t.strides[rank - 1] = shape[rank - 2];
-        acc = shape[rank - 2] * shape[rank - 1];
-        for (int i = rank - 3; i >= 0; i--) { a.t.strides[i] = acc; acc *= shape[i]; }
-    } else {
-        for (int i = rank - 1; i >= 0; i--) { a.t.strides[i] = acc; acc *= shape[i]; }
-    }
-    if (layout == OFFSET3) a.t.offset = 3;
-    if (layout == OFFSET4) a.t.offset = 4;
-    if (layout == REVERSED && rank >= 1 && shape[0] > 0) {
-        a.t.offset = (shape[0] - 1) * a.t.strides[0];
-        a.t.strides[0] = -a.t.strides[0];
-    }
-    a.phys = (size_t)acc + (size_t)(layout == OFFSET3 ? 3 : layout == OFFSET4 ? 4 : 0) + 1;
-    a.val = calloc(a.n + 1, sizeof(double));
-    void *host = calloc(a.phys, 4);
-    for (size_t i = 0; i < a.phys; i++) store_elem(host, d, i, -7); /* padding */
-    for (size_t i = 0; i < a.n; i++) {
-        double v = rng_uniform(lo, hi);
-        if (integral) v = floor(v);
-        a.val[i] = quant(d, v);
-        store_elem(host, d, (size_t)phys_index(&a.t, i), a.val[i]);
-    }
-    a.buf = upload(env->device, host, a.phys * dsize(d));
-    a.t.buffer = a.buf;
-    free(host);
-    return a;
-}
-
-/* Read the view's logical values back into a->val. */
-static void read_arr(Arr *a) {
-    size_t bytes = (a->phys * dsize(a->t.dtype) + 3) & ~(size_t)3;
-    void *host = malloc(bytes);
-    CHECK(wgc_buffer_read(a->buf, 0, host, bytes));
-    for (size_t i = 0; i < a->n; i++) a->val[i] = load_elem(host, a->t.dtype, (size_t)phys_index(&a->t, i));
-    free(host);
-}
-
-static void free_arr(Arr *a) {
-    wgc_buffer_release(a->buf);
-    free(a->val);
-}
 
 /* Logical index into x (rank rx, shape sx) of output index oi of shape so (rank ro), broadcasting. */
 static size_t bcast_index(size_t oi, int ro, const int64_t *so, int rx, const int64_t *sx) {
@@ -132,22 +25,6 @@ static size_t bcast_index(size_t oi, int ro, const int64_t *so, int rx, const in
     return idx;
 }
 
-static int compare_d(const char *what, const double *got, const double *ref, size_t n, double atol, double rtol) {
-    int bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        double g = got[i], r = ref[i];
-        int ok = (isnan(r) && isnan(g)) || (isinf(r) && g == r) || fabs(g - r) <= atol + rtol * fabs(r);
-        if (!ok) {
-            if (bad < 5) fprintf(stderr, "%s: element %zu: got %.9g, expected %.9g\n", what, i, g, r);
-            bad++;
-        }
-    }
-    if (bad) {
-        fprintf(stderr, "%s: %d of %zu elements wrong\n", what, bad, n);
-        g_failures++;
-    }
-    return bad;
-}
 
 static const char *dname(WgcDtype d) {
     return d == WGC_DTYPE_F32 ? "f32" : d == WGC_DTYPE_F16 ? "f16" : d == WGC_DTYPE_I32 ? "i32" : "u32";
@@ -249,7 +126,7 @@ static void test_binary(WgcDtype d, WgcBinaryOp op) {
         char what[96];
         snprintf(what, sizeof what, "binary op %d %s case %zu", (int)op, dname(d), c);
         double rt = op == WGC_BINARY_OP_POW ? 1e-5 : 1e-6;
-        compare_d(what, o.val, ref, o.n, is_cmp(op) ? 0 : tol_atol(d, 1e-6), is_cmp(op) ? 0 : tol_rtol(d, rt));
+        compare_f64(what, o.val, ref, o.n, is_cmp(op) ? 0 : tol_atol(d, 1e-6), is_cmp(op) ? 0 : tol_rtol(d, rt));
         free(ref);
         free_arr(&a);
         free_arr(&b);
@@ -270,7 +147,7 @@ static void test_binary_scalar(WgcDtype d, WgcBinaryOp op, double s) {
     for (size_t i = 0; i < o.n; i++) ref[i] = binary_ref(op, d, a.val[i], quant(d, s));
     char what[96];
     snprintf(what, sizeof what, "binary_scalar op %d %s", (int)op, dname(d));
-    compare_d(what, o.val, ref, o.n, is_cmp(op) ? 0 : tol_atol(d, 1e-6), is_cmp(op) ? 0 : tol_rtol(d, 1e-5));
+    compare_f64(what, o.val, ref, o.n, is_cmp(op) ? 0 : tol_atol(d, 1e-6), is_cmp(op) ? 0 : tol_rtol(d, 1e-5));
     free(ref);
     free_arr(&a);
     free_arr(&o);
@@ -313,7 +190,7 @@ static void test_unary(WgcDtype d, WgcUnaryOp op) {
         for (size_t i = 0; i < o.n; i++) ref[i] = unary_ref(op, a.val[i]);
         char what[96];
         snprintf(what, sizeof what, "unary op %d %s case %d", (int)op, dname(d), c);
-        compare_d(what, o.val, ref, o.n, tol_atol(d, 1e-5), tol_rtol(d, 1e-5));
+        compare_f64(what, o.val, ref, o.n, tol_atol(d, 1e-5), tol_rtol(d, 1e-5));
         free(ref);
         free_arr(&a);
         free_arr(&o);
@@ -338,7 +215,7 @@ static void test_saturation(WgcDtype d) {
         for (int i = 0; i < 8; i++) ref[i] = quant(d, unary_ref(ops[k], a.val[i]));
         char what[64];
         snprintf(what, sizeof what, "saturation op %d %s", (int)ops[k], dname(d));
-        compare_d(what, o.val, ref, 8, 1e-6, 1e-6);
+        compare_f64(what, o.val, ref, 8, 1e-6, 1e-6);
         free_arr(&a);
         free_arr(&o);
     }
@@ -354,7 +231,7 @@ static void test_leaky_clamp(WgcDtype d) {
         CHECK(wgc_op_leaky_relu(env.stream, &a.t, 0.1f, &o.t));
         read_arr(&o);
         for (size_t i = 0; i < o.n; i++) ref[i] = a.val[i] >= 0 ? a.val[i] : a.val[i] * (double)0.1f;
-        compare_d("leaky_relu", o.val, ref, o.n, tol_atol(d, 1e-6), tol_rtol(d, 1e-6));
+        compare_f64("leaky_relu", o.val, ref, o.n, tol_atol(d, 1e-6), tol_rtol(d, 1e-6));
     }
     double clo = d == WGC_DTYPE_U32 ? 300.7 : -1.5, chi = d == WGC_DTYPE_U32 ? 700.2 : 2.5;
     CHECK(wgc_op_clamp(env.stream, &a.t, clo, chi, &o.t));
@@ -363,7 +240,7 @@ static void test_leaky_clamp(WgcDtype d) {
     for (size_t i = 0; i < o.n; i++) ref[i] = a.val[i] < ql ? ql : a.val[i] > qh ? qh : a.val[i];
     char what[64];
     snprintf(what, sizeof what, "clamp %s", dname(d));
-    compare_d(what, o.val, ref, o.n, 0, 0);
+    compare_f64(what, o.val, ref, o.n, 0, 0);
     free(ref);
     free_arr(&a);
     free_arr(&o);
@@ -392,7 +269,7 @@ static void test_fma_where(WgcDtype d) {
         }
         char what[64];
         snprintf(what, sizeof what, "fma %s case %d", dname(d), c);
-        compare_d(what, o.val, ref, o.n, tol_atol(d, 1e-5), tol_rtol(d, 1e-6));
+        compare_f64(what, o.val, ref, o.n, tol_atol(d, 1e-5), tol_rtol(d, 1e-6));
         /* where: the mask takes a's place, u32 0/1. */
         Arr m = big ? make_arr(&env, WGC_DTYPE_U32, 1, flat, OFFSET3, 0, 2, 1) : make_arr(&env, WGC_DTYPE_U32, 3, sa, CONTIG, 0, 2, 1);
         CHECK(wgc_op_where(env.stream, &m.t, &b.t, &cc.t, &o.t));
@@ -404,7 +281,7 @@ static void test_fma_where(WgcDtype d) {
             ref[i] = mk != 0 ? y : z;
         }
         snprintf(what, sizeof what, "where %s case %d", dname(d), c);
-        compare_d(what, o.val, ref, o.n, 0, 0);
+        compare_f64(what, o.val, ref, o.n, 0, 0);
         free(ref);
         free_arr(&m);
         free_arr(&a);
@@ -460,12 +337,12 @@ static void test_in_place(void) {
         if (c == 2) {
             CHECK(wgc_op_binary(env.stream, WGC_BINARY_OP_SUB, &a.t, &b.t, &b.t)); /* b = a - b */
             read_arr(&b);
-            compare_d("in-place second operand", b.val, ref, b.n, 1e-6, 1e-6);
+            compare_f64("in-place second operand", b.val, ref, b.n, 1e-6, 1e-6);
         } else {
             CHECK(wgc_op_binary(env.stream, WGC_BINARY_OP_MUL, &a.t, &b.t, &a.t));
             CHECK(wgc_op_unary(env.stream, WGC_UNARY_OP_EXP, &a.t, &a.t));
             read_arr(&a);
-            compare_d("in-place mul then exp", a.val, ref, a.n, 1e-5, 1e-5);
+            compare_f64("in-place mul then exp", a.val, ref, a.n, 1e-5, 1e-5);
         }
         free(ref);
         free_arr(&a);

@@ -239,6 +239,15 @@ static void test_kernels(TestEnv *e) {
     snprintf(src, sizeof src, "@compute @workgroup_size(%u) fn main() {}\n",
              e->info.limits.max_compute_workgroup_size_x + 1);
     EXPECT_STATUS(try_compile(e->device, src, "main"), WGC_ERROR_LIMIT_EXCEEDED);
+    /* More workgroup memory than the adapter allows (wgpu does not check
+     * this itself; a driver was seen to hang on such a dispatch). */
+    snprintf(src, sizeof src,
+             "var<workgroup> big: array<f32, %u>;\n"
+             "@group(0) @binding(0) var<storage, read_write> x: array<f32>;\n"
+             "@compute @workgroup_size(1) fn main() { big[0] = 1.0; x[0] = big[0]; }\n",
+             e->info.limits.max_compute_workgroup_storage_size / 4 + 1);
+    EXPECT_STATUS(try_compile(e->device, src, "main"), WGC_ERROR_LIMIT_EXCEEDED);
+    EXPECT(strstr(wgc_last_error_message(), "workgroup memory") != NULL);
     /* Other groups and textures are not supported. */
     EXPECT_STATUS(try_compile(e->device,
                               "@group(1) @binding(0) var<storage, read_write> x: array<u32>;\n"

@@ -143,9 +143,10 @@ static inline float f16_to_f32(uint16_t h) {
     return f;
 }
 
-/* Compare n results with a double reference: |got - ref| <= atol + rtol*|ref|.
- * Reports the first few mismatches; returns the number of mismatches. */
-static inline int compare_f32(const char *what, const float *got, const double *ref, size_t n, double atol,
+/* Compare n results with a double reference: |got - ref| <= atol + rtol*|ref|
+ * (NaN matches NaN, infinities match exactly). Reports the first few
+ * mismatches; returns the number of mismatches. */
+static inline int compare_f64(const char *what, const double *got, const double *ref, size_t n, double atol,
                               double rtol) {
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
@@ -160,6 +161,16 @@ static inline int compare_f32(const char *what, const float *got, const double *
         fprintf(stderr, "%s: %d of %zu elements wrong\n", what, bad, n);
         g_failures++;
     }
+    return bad;
+}
+
+/* The same for f32 results. */
+static inline int compare_f32(const char *what, const float *got, const double *ref, size_t n, double atol,
+                              double rtol) {
+    double *g = (double *)malloc((n ? n : 1) * sizeof(double));
+    for (size_t i = 0; i < n; i++) g[i] = got[i];
+    int bad = compare_f64(what, g, ref, n, atol, rtol);
+    free(g);
     return bad;
 }
 

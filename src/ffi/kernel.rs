@@ -46,10 +46,10 @@ impl Default for WgcKernelDesc {
 /// Compile a kernel. The same source and entry point on the same device
 /// compile once: later calls return the cached pipeline. Returns
 /// `WGC_ERROR_SHADER_COMPILATION` with the compiler's diagnostic (line and
-/// column) in `wgc_last_error_message()`, `WGC_ERROR_NOT_FOUND` for a missing
-/// entry point, `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size beyond the
-/// adapter's limits, `WGC_ERROR_UNSUPPORTED` for textures or bind groups other
-/// than 0. Blocks while the driver compiles.
+/// column) in `wgc_last_error_message()`, `WGC_ERROR_NOT_FOUND` for a
+/// missing entry point, `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size or
+/// workgroup memory beyond the adapter's limits, `WGC_ERROR_UNSUPPORTED` for
+/// textures or bind groups other than 0. Blocks while the driver compiles.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_kernel_create(
     device: *const WgcDevice,
