@@ -883,10 +883,10 @@ WgcStatus wgc_instance_adapter_info(const struct WgcInstance *instance,
  * Compile a kernel. The same source and entry point on the same device
  * compile once: later calls return the cached pipeline. Returns
  * `WGC_ERROR_SHADER_COMPILATION` with the compiler's diagnostic (line and
- * column) in `wgc_last_error_message()`, `WGC_ERROR_NOT_FOUND` for a missing
- * entry point, `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size beyond the
- * adapter's limits, `WGC_ERROR_UNSUPPORTED` for textures or bind groups other
- * than 0. Blocks while the driver compiles.
+ * column) in `wgc_last_error_message()`, `WGC_ERROR_NOT_FOUND` for a
+ * missing entry point, `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size or
+ * workgroup memory beyond the adapter's limits, `WGC_ERROR_UNSUPPORTED` for
+ * textures or bind groups other than 0. Blocks while the driver compiles.
  */
 WgcStatus wgc_kernel_create(const struct WgcDevice *device,
                             const struct WgcKernelDesc *desc,
@@ -1356,11 +1356,15 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  *
  * Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16 (products accumulated
  * in f32). Accuracy: f32 results are within about 1e-6 * K * max|a||b| of
- * exact; f16 results carry the f16 rounding of the output.
+ * exact; f16 results carry the f16 rounding of the output. On adapters with
+ * 16x16x16 f16 cooperative matrices and 32-wide subgroups
+ * (`WgcAdapterInfo.has_cooperative_matrix`), f16 x f16 -> f32 with alpha 1,
+ * beta 0, row-major operands, at most one batch dim, M and N multiples of
+ * 128 and K a multiple of 32 runs on the tensor cores, with the same f32
+ * accumulation.
  *
- * Records work on `stream` and returns without blocking. The tensors'
- * buffers must stay alive until it has run (the stream holds no reference
- * beyond the recorded work's own).
+ * Records work on `stream` and returns without blocking. Releasing a
+ * tensor's buffer afterwards is safe: the recorded work keeps what it uses.
  *
  * Statuses: `WGC_ERROR_NULL_POINTER` (NULL stream or tensor),
  * `WGC_ERROR_DTYPE_MISMATCH` (a and b differ, or f32 inputs with an f16

@@ -17,11 +17,15 @@ use crate::ops::matmul;
 ///
 /// Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16 (products accumulated
 /// in f32). Accuracy: f32 results are within about 1e-6 * K * max|a||b| of
-/// exact; f16 results carry the f16 rounding of the output.
+/// exact; f16 results carry the f16 rounding of the output. On adapters with
+/// 16x16x16 f16 cooperative matrices and 32-wide subgroups
+/// (`WgcAdapterInfo.has_cooperative_matrix`), f16 x f16 -> f32 with alpha 1,
+/// beta 0, row-major operands, at most one batch dim, M and N multiples of
+/// 128 and K a multiple of 32 runs on the tensor cores, with the same f32
+/// accumulation.
 ///
-/// Records work on `stream` and returns without blocking. The tensors'
-/// buffers must stay alive until it has run (the stream holds no reference
-/// beyond the recorded work's own).
+/// Records work on `stream` and returns without blocking. Releasing a
+/// tensor's buffer afterwards is safe: the recorded work keeps what it uses.
 ///
 /// Statuses: `WGC_ERROR_NULL_POINTER` (NULL stream or tensor),
 /// `WGC_ERROR_DTYPE_MISMATCH` (a and b differ, or f32 inputs with an f16
