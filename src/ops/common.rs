@@ -49,8 +49,10 @@ pub struct Params {
 }
 
 impl Params {
+    /// Room for the largest parameter block any operator builds, so filling
+    /// it never reallocates (operators build one per launch).
     pub fn new() -> Self {
-        Self::default()
+        Params { words: Vec::with_capacity(128) }
     }
     pub fn u32(mut self, v: u32) -> Self {
         self.words.push(v);

@@ -235,9 +235,9 @@ fn header(m: &Map, n: usize, row: u32, rank: usize, base: usize, offsets: &[usiz
         .u32(offsets[nin] as u32)
 }
 
-/// The kernel variant for this map. Looked up by a short signature of
-/// everything the rendered source depends on, so the hot path builds one
-/// small string instead of rendering ~30 substitutions on every launch.
+/// The kernel variant for this map. Looked up by a short key of everything
+/// the rendered source depends on, so the hot path builds a few bytes
+/// instead of rendering ~30 substitutions on every launch.
 fn variant(
     dev: &Device,
     entry: &str,
@@ -247,18 +247,19 @@ fn variant(
     vec: bool,
     rank: usize,
 ) -> Result<std::sync::Arc<crate::runtime::kernel::Kernel>> {
-    use std::fmt::Write;
-    let mut sig = String::with_capacity(64 + m.expr.len());
-    let _ = write!(sig, "{items}|{rank}|{vec}|{:?}", m.out.dtype);
+    // One ASCII byte per property, then the op's expression.
+    let dtype = |d: DType| b'0' + d as u8;
+    let mut key = Vec::with_capacity(16 + m.expr.len());
+    key.extend_from_slice(&[b'0' + items as u8, b'0' + rank as u8, vec as u8 + b'0', dtype(m.out.dtype)]);
     for (t, a) in m.inputs.iter().zip(access) {
-        let _ = write!(sig, "|{:?}:{a}", t.dtype);
+        key.extend_from_slice(&[dtype(t.dtype), if *a == "read" { b'r' } else { b'w' }]);
     }
     for s in &m.scalars {
-        let _ = write!(sig, "|{:?}", s.map(|s| s.dtype));
+        key.push(s.map_or(b'-', |s| dtype(s.dtype)));
     }
-    sig.push('|');
-    sig.push_str(m.expr);
-    dev.kernels.get_variant(dev, "elementwise.wgsl", entry, &[("SIG", &sig)], || {
+    key.push(b'|');
+    key.extend_from_slice(m.expr.as_bytes());
+    dev.kernels.get_keyed(dev, "elementwise.wgsl", entry, &key, || {
         let values = render_values(items, m, access, vec, rank);
         let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
         crate::shaders::render(crate::shaders::source("elementwise.wgsl"), &refs)

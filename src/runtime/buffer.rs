@@ -191,10 +191,8 @@ impl Buffer {
                 let _ = tx.send(r);
             });
             dev.wait_for(index)?;
-            match rx.try_recv() {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => bail!(DeviceLost, "mapping the read-back buffer failed: {e}"),
-                Err(_) => bail!(Internal, "the read-back buffer was not mapped after the wait"),
+            if let Err(e) = dev.wait_callback(&rx, "mapping the read-back buffer")? {
+                bail!(DeviceLost, "mapping the read-back buffer failed: {e}");
             }
             {
                 let view = staging

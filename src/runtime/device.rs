@@ -234,6 +234,26 @@ impl Device {
         self.check_alive()
     }
 
+    /// Wait for a wgpu callback's result. Another thread's poll may be the
+    /// one that runs the callback, and it may not have run it yet when our
+    /// own wait returns: keep polling until the result arrives.
+    pub fn wait_callback<T>(&self, rx: &std::sync::mpsc::Receiver<T>, what: &str) -> Result<T> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            if let Ok(v) = rx.try_recv() {
+                return Ok(v);
+            }
+            self.check_alive()?;
+            let _ = self.wgpu.poll(wgpu::PollType::Poll);
+            if let Ok(v) = rx.recv_timeout(std::time::Duration::from_micros(200)) {
+                return Ok(v);
+            }
+            if std::time::Instant::now() > deadline {
+                return Err(Error::Timeout(format!("{what} did not complete within 60 s")));
+            }
+        }
+    }
+
     /// Flush every stream and wait for the GPU to finish.
     pub fn synchronize(&self) -> Result<()> {
         self.check_alive()?;

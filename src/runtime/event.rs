@@ -89,20 +89,17 @@ impl Event {
     /// True once the GPU has passed the event (does not block).
     pub fn is_complete(&self) -> Result<bool> {
         self.device.check_alive()?;
-        let _ = self.device.wgpu.poll(wgpu::PollType::Poll);
-        match &*self.status.lock().unwrap() {
-            Status::Recorded => Ok(false),
-            Status::Failed(e) => Err(e.clone()),
-            Status::Submitted(_) => {
-                let (tx, rx) = std::sync::mpsc::channel();
-                self.device.queue.on_submitted_work_done(move || {
-                    let _ = tx.send(());
-                });
-                // Work done callbacks fire in submission order: the new one only
-                // fires once everything before it (this event included) is done.
-                let _ = self.device.wgpu.poll(wgpu::PollType::Poll);
-                Ok(rx.try_recv().is_ok())
-            }
+        let index = match &*self.status.lock().unwrap() {
+            Status::Recorded => return Ok(false),
+            Status::Failed(e) => return Err(e.clone()),
+            Status::Submitted(i) => i.clone(),
+        };
+        // A wait with a zero timeout asks about exactly this submission.
+        let poll = wgpu::PollType::Wait { submission_index: Some(index), timeout: Some(std::time::Duration::ZERO) };
+        match self.device.wgpu.poll(poll) {
+            Ok(_) => Ok(true),
+            Err(wgpu::PollError::Timeout) => Ok(false),
+            Err(e) => Err(Error::DeviceLost(format!("querying the GPU failed: {e}"))),
         }
     }
 
@@ -138,9 +135,8 @@ impl Event {
             let _ = tx.send(r);
         });
         self.device.wait_idle()?;
-        match rx.try_recv() {
-            Ok(Ok(())) => {}
-            _ => bail!(Internal, "could not read the event's timestamp"),
+        if let Err(e) = self.device.wait_callback(&rx, "reading the event's timestamp")? {
+            bail!(DeviceLost, "could not read the event's timestamp: {e}");
         }
         let ticks = {
             let view = ts

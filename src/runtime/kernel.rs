@@ -52,6 +52,17 @@ struct Key {
 
 type VariantKey = (&'static str, String, Vec<(String, String)>);
 
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a: a fast hash for short keys looked up on every launch.
+fn fnv1a(bytes: &[u8], mut h: u64) -> u64 {
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
 #[derive(Default)]
 pub struct KernelCache {
     map: Mutex<HashMap<Key, Arc<Kernel>>>,
@@ -105,6 +116,30 @@ impl KernelCache {
         let k = self.get(device, &render(), entry, true)?;
         let key = (file, entry.to_owned(), values.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect());
         self.variants.lock().unwrap().entry(hash).or_default().push((key, k.clone()));
+        Ok(k)
+    }
+
+    /// A built-in kernel variant identified by caller-made `key` bytes (which
+    /// must determine the rendered source) for hot paths that can describe a
+    /// variant more cheaply than as substitution strings.
+    pub fn get_keyed(
+        &self,
+        device: &Device,
+        file: &'static str,
+        entry: &str,
+        key: &[u8],
+        render: impl FnOnce() -> String,
+    ) -> Result<Arc<Kernel>> {
+        let hash = fnv1a(file.as_bytes(), fnv1a(entry.as_bytes(), fnv1a(key, FNV_OFFSET)));
+        let matches = |k: &VariantKey| k.0 == file && k.1 == entry && k.2.len() == 1 && k.2[0].1.as_bytes() == key;
+        if let Some(list) = self.variants.lock().unwrap().get(&hash) {
+            if let Some((_, k)) = list.iter().find(|(k, _)| matches(k)) {
+                return Ok(k.clone());
+            }
+        }
+        let k = self.get(device, &render(), entry, true)?;
+        let owned = (file, entry.to_owned(), vec![(String::new(), String::from_utf8_lossy(key).into_owned())]);
+        self.variants.lock().unwrap().entry(hash).or_default().push((owned, k.clone()));
         Ok(k)
     }
 
