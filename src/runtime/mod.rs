@@ -2,6 +2,7 @@
 //! cache, streams and events. Knows nothing about C.
 
 pub mod bind_cache;
+pub mod binding;
 pub mod block_on;
 pub mod buffer;
 pub mod device;
