@@ -225,7 +225,7 @@ static void bench_rows(void) {
     WgcBuffer *x = buffer_random(n), *o = buffer_empty(n * 4);
     float *hx = download(x, n);
     const size_t rows[3] = {0, 12345, R - 1};
-    if (want("softmax")) {
+    if (want("softmax_f32")) {
         Un c = {view(x, WGC_DTYPE_F32, 2, shape), view(o, WGC_DTYPE_F32, 2, shape)};
         run_softmax(&c);
         float *ho = download(o, n);
@@ -239,8 +239,10 @@ static void bench_rows(void) {
         }
         free(ho);
         emit("softmax_f32", "65536x4096", time_gpu(run_softmax, &c, 3, 10), bad ? "WRONG" : "ok");
+        if (getenv("WGC_BENCH_REPEAT"))
+            for (int r = 0; r < 3; r++) fprintf(stderr, "softmax again: %.4f ms\n", time_gpu(run_softmax, &c, 3, 10));
     }
-    if (want("layer_norm")) {
+    if (want("layer_norm_f32")) {
         WgcBuffer *w = buffer_random(C), *b = buffer_random(C);
         Ln c = {view(x, WGC_DTYPE_F32, 2, shape), view(w, WGC_DTYPE_F32, 1, wshape), view(b, WGC_DTYPE_F32, 1, wshape),
                 view(o, WGC_DTYPE_F32, 2, shape)};

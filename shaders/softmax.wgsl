@@ -94,8 +94,7 @@ fn softmax_cached(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_
     }
     m = wg_max(m, lid);
     // The exponentials are computed again when writing rather than stored
-    // back into `cache`, which stays read-only once loaded: on an H200 this
-    // took softmax over 65536 x 4096 f32 from 1.33 ms to 0.56 ms.
+    // back into `cache`, which stays read-only once loaded.
     var s = 0.0;
     for (var c = 0u; c < CACHE; c++) {
         let i = c * WG + lid;
