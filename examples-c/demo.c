@@ -1,5 +1,6 @@
 /* wgcompute demo: pick an adapter, say what it is, run a WGSL kernel on a
- * million numbers, time it on the GPU, and check the result on the CPU.
+ * million numbers, time it on the GPU, check the result on the CPU, then run
+ * two built-in operators (softmax and a row sum) on views of the result.
  * Choose the adapter with WGC_ADAPTER=<index or part of the name>. */
 #include <math.h>
 #include <stdio.h>
@@ -113,6 +114,29 @@ int main(void) {
         bad += fabs(y[i] - ref) > 1e-5 * (1.0 + fabs(ref));
     }
     printf("result check: %s (%d of %d wrong; y[%d] = %g)\n", bad ? "FAILED" : "ok", bad, N, N - 1, y[N - 1]);
+
+    /* Built-in operators on tensor views of the same buffers: softmax over
+     * the rows of y seen as a 1024 x 1024 matrix, then the sum of each row,
+     * which must be 1. */
+    int64_t shape[2] = {1024, 1024}, rows_shape[1] = {1024};
+    WgcBuffer *bs = NULL, *bsum = NULL;
+    CHECK(wgc_buffer_create(device, N * sizeof(float), WGC_BUFFER_USAGE_STORAGE, &bs));
+    CHECK(wgc_buffer_create(device, 1024 * sizeof(float), WGC_BUFFER_USAGE_STORAGE, &bsum));
+    WgcTensor ty, ts, tsum;
+    CHECK(wgc_tensor_contiguous(by, WGC_DTYPE_F32, 2, shape, &ty));
+    CHECK(wgc_tensor_contiguous(bs, WGC_DTYPE_F32, 2, shape, &ts));
+    CHECK(wgc_tensor_contiguous(bsum, WGC_DTYPE_F32, 1, rows_shape, &tsum));
+    int32_t last_axis = 1;
+    CHECK(wgc_op_softmax(stream, &ty, -1, &ts));
+    CHECK(wgc_op_reduce(stream, WGC_REDUCE_OP_SUM, &ts, &last_axis, 1, 0, &tsum));
+    float sums[1024];
+    CHECK(wgc_buffer_read(bsum, 0, sums, sizeof sums));
+    int bad_rows = 0;
+    for (int r = 0; r < 1024; r++) bad_rows += fabs(sums[r] - 1.0) > 1e-4;
+    printf("softmax rows sum to 1: %s (%d of 1024 rows off)\n", bad_rows ? "FAILED" : "ok", bad_rows);
+    bad += bad_rows;
+    wgc_buffer_release(bs);
+    wgc_buffer_release(bsum);
 
     wgc_event_release(start);
     wgc_event_release(end);
