@@ -17,8 +17,10 @@ use std::sync::{Arc, Mutex};
 /// Bytes of uniform data one batch can carry; a full arena flushes the batch.
 const ARENA_BYTES: u64 = 1 << 20;
 /// Launches per batch before an automatic flush: early enough that the GPU
-/// starts on a long recording while the host is still adding to it.
-const MAX_BATCH_LAUNCHES: u32 = 256;
+/// starts on a long recording while the host is still adding to it. On an
+/// H200, 1000 small dependent operators took 4.7-5.0 us each (wall clock)
+/// with 128, 5.3-6.3 with 32 or 64, 6.1 with 256 and 8.0-8.6 with 1024.
+const MAX_BATCH_LAUNCHES: u32 = 128;
 
 /// A buffer range bound to one of a kernel's bindings.
 pub struct Bind<'a> {
@@ -295,3 +297,4 @@ impl StreamShared {
         }
     }
 }
+
