@@ -139,8 +139,29 @@ static const char *VADD =
     "    let i = g.y * p.row + g.x;\n"
     "    if (i < p.n) { o[i] = a[i] + b[i]; }\n"
     "}\n";
-typedef struct { WgcKernel *k; WgcLaunch l; } Custom;
+typedef struct { WgcKernel *k; WgcLaunch l; WgcBinding bind[3]; uint32_t params[2]; } Custom;
 static void run_custom(void *p) { Custom *c = p; CHECK(wgc_stream_launch(g_stream, c->k, &c->l)); }
+
+static WgcKernel *vadd_kernel(void) {
+    WgcKernelDesc d = {0};
+    WgcKernel *k;
+    d.struct_size = sizeof d; d.source = VADD; d.entry_point = "vadd"; d.skip_bounds_checks = 1;
+    CHECK(wgc_kernel_create(g_dev, &d, &k));
+    return k;
+}
+
+/* A launch of `k` (VADD) adding n f32 elements (n a multiple of 4 * 256 * 32768). */
+static void vadd_launch(Custom *c, WgcKernel *k, WgcBuffer *a, WgcBuffer *b, WgcBuffer *o, size_t n) {
+    memset(c, 0, sizeof *c);
+    c->k = k;
+    c->bind[0].binding = 0; c->bind[0].buffer = a;
+    c->bind[1].binding = 1; c->bind[1].buffer = b;
+    c->bind[2].binding = 2; c->bind[2].buffer = o;
+    c->params[0] = (uint32_t)(n / 4); c->params[1] = 32768 * 256;
+    c->l.struct_size = sizeof c->l; c->l.bindings = c->bind; c->l.binding_count = 3;
+    c->l.params = c->params; c->l.params_size = sizeof c->params;
+    c->l.workgroups[0] = 32768; c->l.workgroups[1] = (uint32_t)(n / 4 / 256 / 32768); c->l.workgroups[2] = 1;
+}
 
 typedef struct { WgcTensor a, b, out; } Bin;
 static void run_add(void *p);
@@ -156,17 +177,7 @@ static void bench_diag(void) {
     fprintf(stderr, "diag add op: events/rep %.4f ms, batch %.4f ms, wall %.4f ms\n", time_gpu(run_add, &c, 3, 10),
             time_batch(run_add, &c, 10), time_wall(run_add, &c, 10));
     Custom k;
-    memset(&k, 0, sizeof k);
-    WgcKernelDesc d = {0};
-    d.struct_size = sizeof d; d.source = VADD; d.entry_point = "vadd"; d.skip_bounds_checks = 1;
-    CHECK(wgc_kernel_create(g_dev, &d, &k.k));
-    static WgcBinding bind[3];
-    bind[0].binding = 0; bind[0].buffer = a; bind[1].binding = 1; bind[1].buffer = b; bind[2].binding = 2; bind[2].buffer = o;
-    static uint32_t params[2];
-    uint32_t groups = (uint32_t)(n / 4 / 256);
-    params[0] = (uint32_t)(n / 4); params[1] = 32768 * 256;
-    k.l.struct_size = sizeof k.l; k.l.bindings = bind; k.l.binding_count = 3; k.l.params = params; k.l.params_size = 8;
-    k.l.workgroups[0] = 32768; k.l.workgroups[1] = groups / 32768; k.l.workgroups[2] = 1;
+    vadd_launch(&k, vadd_kernel(), a, b, o, n);
     fprintf(stderr, "diag add vec4 kernel: events/rep %.4f ms, batch %.4f ms, wall %.4f ms\n", time_gpu(run_custom, &k, 3, 10),
             time_batch(run_custom, &k, 10), time_wall(run_custom, &k, 10));
     wgc_kernel_release(k.k);
@@ -185,22 +196,12 @@ static void bench_diag(void) {
 static void bench_diag2(void) {
     size_t n = (size_t)1 << 28;
     int64_t shape[1] = {(int64_t)n};
-    WgcKernelDesc d = {0};
-    d.struct_size = sizeof d; d.source = VADD; d.entry_point = "vadd"; d.skip_bounds_checks = 1;
-    WgcKernel *kernel;
-    CHECK(wgc_kernel_create(g_dev, &d, &kernel));
+    WgcKernel *kernel = vadd_kernel();
     for (int set = 0; set < 2; set++) {
         WgcBuffer *a = buffer_random(n), *b = buffer_random(n), *o = buffer_empty(n * 4);
         Bin c = {view(a, WGC_DTYPE_F32, 1, shape), view(b, WGC_DTYPE_F32, 1, shape), view(o, WGC_DTYPE_F32, 1, shape)};
         Custom k;
-        memset(&k, 0, sizeof k);
-        k.k = kernel;
-        static WgcBinding bind[3];
-        bind[0].binding = 0; bind[0].buffer = a; bind[1].binding = 1; bind[1].buffer = b; bind[2].binding = 2; bind[2].buffer = o;
-        static uint32_t params[2];
-        params[0] = (uint32_t)(n / 4); params[1] = 32768 * 256;
-        k.l.struct_size = sizeof k.l; k.l.bindings = bind; k.l.binding_count = 3; k.l.params = params; k.l.params_size = 8;
-        k.l.workgroups[0] = 32768; k.l.workgroups[1] = (uint32_t)(n / 4 / 256 / 32768); k.l.workgroups[2] = 1;
+        vadd_launch(&k, kernel, a, b, o, n);
         double op1 = time_gpu(run_add, &c, 3, 10), ker = time_gpu(run_custom, &k, 3, 10), op2 = time_gpu(run_add, &c, 3, 10);
         fprintf(stderr, "diag2 set %d: add op %.4f ms, vec4 kernel %.4f ms, add op again %.4f ms\n", set, op1, ker, op2);
         wgc_buffer_release(a); wgc_buffer_release(b); wgc_buffer_release(o);

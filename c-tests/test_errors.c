@@ -7,17 +7,6 @@
 
 #define SENTINEL ((void *)(uintptr_t)0x5a5a5a5a)
 
-static WgcKernel *compile(WgcDevice *dev, const char *src, const char *entry) {
-    WgcKernelDesc d;
-    memset(&d, 0, sizeof d);
-    d.struct_size = sizeof d;
-    d.source = src;
-    d.entry_point = entry;
-    WgcKernel *k = NULL;
-    CHECK(wgc_kernel_create(dev, &d, &k));
-    return k;
-}
-
 static WgcStatus try_compile(WgcDevice *dev, const char *src, const char *entry) {
     WgcKernelDesc d;
     memset(&d, 0, sizeof d);

@@ -7,17 +7,6 @@
 
 #include "test_util.h"
 
-static WgcKernel *compile(WgcDevice *dev, const char *src, const char *entry) {
-    WgcKernelDesc d;
-    memset(&d, 0, sizeof d);
-    d.struct_size = sizeof d;
-    d.source = src;
-    d.entry_point = entry;
-    WgcKernel *k = NULL;
-    CHECK(wgc_kernel_create(dev, &d, &k));
-    return k;
-}
-
 static WgcLaunch launch_of(const WgcBinding *b, uint32_t n, const void *params, uint64_t psize, uint32_t gx,
                            uint32_t gy) {
     WgcLaunch l;

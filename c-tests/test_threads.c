@@ -27,17 +27,6 @@ typedef struct {
     int failures;
 } Job;
 
-static WgcKernel *compile(WgcDevice *dev, const char *src, const char *entry) {
-    WgcKernelDesc d;
-    memset(&d, 0, sizeof d);
-    d.struct_size = sizeof d;
-    d.source = src;
-    d.entry_point = entry;
-    WgcKernel *k = NULL;
-    CHECK(wgc_kernel_create(dev, &d, &k));
-    return k;
-}
-
 static void launch_acc(WgcStream *st, WgcKernel *k, WgcBuffer *x, WgcBuffer *y, float kf) {
     struct { float k; uint32_t n; } p = {kf, N};
     WgcBinding b[2] = {{0, x, 0, 0}, {1, y, 0, 0}};

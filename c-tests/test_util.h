@@ -174,6 +174,18 @@ static inline int compare_f32(const char *what, const float *got, const double *
     return bad;
 }
 
+/* Compile `entry` of WGSL `src`; the test stops if it does not compile. */
+static inline WgcKernel *compile(WgcDevice *dev, const char *src, const char *entry) {
+    WgcKernelDesc d;
+    memset(&d, 0, sizeof d);
+    d.struct_size = sizeof d;
+    d.source = src;
+    d.entry_point = entry;
+    WgcKernel *k = NULL;
+    CHECK(wgc_kernel_create(dev, &d, &k));
+    return k;
+}
+
 /* Create a buffer holding `bytes` of host data. */
 static inline WgcBuffer *upload(WgcDevice *dev, const void *data, size_t bytes) {
     WgcBuffer *b = NULL;

@@ -685,8 +685,6 @@ typedef struct WgcPool2dParams {
   uint32_t count_include_pad;
 } WgcPool2dParams;
 
-
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

@@ -26,22 +26,6 @@ pub fn launch(stream: &StreamShared, kernel: &Kernel, tensors: &[&Tensor], param
     stream.launch(kernel, &binds, Some(params), Groups::Direct(groups))
 }
 
-/// Launch with explicit buffers (scratch space) bound whole.
-pub fn launch_buffers(
-    stream: &StreamShared,
-    kernel: &Kernel,
-    buffers: &[&crate::runtime::buffer::Buffer],
-    params: &[u8],
-    groups: [u32; 3],
-) -> Result<()> {
-    let binds: Vec<Bind> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| Bind { binding: i as u32, buffer: b, offset: 0, size: None })
-        .collect();
-    stream.launch(kernel, &binds, Some(params), Groups::Direct(groups))
-}
-
 /// Pack little-endian 32-bit words for a uniform.
 #[derive(Default)]
 pub struct Params {

@@ -16,8 +16,6 @@ pub struct Usage {
 }
 
 impl Usage {
-    pub const ALL: Usage = Usage { storage: true, uniform: true, indirect: true };
-
     fn wgpu(self) -> wgpu::BufferUsages {
         let mut u = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         if self.storage {

@@ -267,9 +267,6 @@ impl Device {
         self.id == other.id
     }
 
-    pub fn adapter_summary(adapter: &wgpu::Adapter) -> AdapterSummary {
-        summarize(adapter)
-    }
 }
 
 impl Drop for Device {

@@ -143,13 +143,6 @@ impl KernelCache {
         Ok(k)
     }
 
-    pub fn len(&self) -> usize {
-        self.map.lock().unwrap().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// Parse and validate WGSL with naga, so diagnostics name line and column.
