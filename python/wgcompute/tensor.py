@@ -444,7 +444,7 @@ def asarray(obj: Any, dtype: Optional[DTypeLike] = None, device: Optional[Device
         info = np.iinfo(dt.numpy)
         if arr.min() < info.min or arr.max() > info.max:
             raise OverflowError(f"values outside the {dt.name} range [{info.min}, {info.max}]")
-    host = np.ascontiguousarray(arr, dtype=dt.numpy)
+    host = np.asarray(arr, dtype=dt.numpy, order="C")  # keeps 0-d arrays 0-d
     t = empty(host.shape, dt, device)
     if host.nbytes:
         data = host.tobytes() if host.nbytes % 4 == 0 else host.tobytes() + bytes(4 - host.nbytes % 4)
