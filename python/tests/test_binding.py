@@ -67,3 +67,11 @@ def test_a_file_that_is_not_a_library_is_reported(tmp_path: Path):
     env = dict(os.environ, WGC_LIBRARY_PATH=str(bogus))
     r = subprocess.run([sys.executable, "-c", "import wgcompute"], env=env, capture_output=True, text=True)
     assert r.returncode != 0 and str(bogus) in r.stderr and re.search(r"invalid ELF|file too short|cannot", r.stderr)
+
+
+def test_the_installed_package_loads_its_bundled_library():
+    if os.environ.get("WGC_LIBRARY_PATH"):
+        return  # an explicit library was chosen for this run
+    package = Path(wg.__file__).parent
+    assert Path(wg.library_path).parent == package, wg.library_path
+    assert (package / "include" / "wgcompute.h").is_file()
