@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.bdist_wheel import bdist_wheel as _bdist_wheel
 from setuptools.command.build_py import build_py as _build_py
 
@@ -68,17 +68,20 @@ class build_py(_build_py):
         shutil.copyfile(ROOT / "include" / "wgcompute.h", package / "include" / "wgcompute.h")
 
 
-class bdist_wheel(_bdist_wheel):
-    """A platform wheel (it holds a native library) for any Python 3: the
-    binding uses cffi's ABI mode, so nothing is compiled against Python."""
+class BinaryDistribution(Distribution):
+    """The package holds a native library: a platform wheel, installed to platlib."""
 
-    def finalize_options(self) -> None:
-        super().finalize_options()
-        self.root_is_pure = False
+    def has_ext_modules(self) -> bool:
+        return True
+
+
+class bdist_wheel(_bdist_wheel):
+    """A platform wheel for any Python 3: the binding uses cffi's ABI mode,
+    so nothing is compiled against Python."""
 
     def get_tag(self):
         _, _, platform = super().get_tag()
         return "py3", "none", platform
 
 
-setup(version=project_version(), cmdclass={"build_py": build_py, "bdist_wheel": bdist_wheel})
+setup(version=project_version(), distclass=BinaryDistribution, cmdclass={"build_py": build_py, "bdist_wheel": bdist_wheel})
