@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from ._ffi import ffi, lib
+from ._ffi import lib
 
 
 class Handle:
@@ -21,15 +21,6 @@ class Handle:
         self.kind = kind
         self._release: Callable[[Any], None] = getattr(lib, f"wgc_{kind}_release")
         self._lock = threading.Lock()
-
-    @classmethod
-    def create(cls, kind: str, fn: Callable[..., int], *args: Any) -> "Handle":
-        """Call ``fn(*args, &out)`` and own the handle it returns."""
-        from .errors import check
-
-        out = ffi.new(f"Wgc{kind.capitalize()} **")
-        check(fn(*args, out))
-        return cls(out[0], kind)
 
     @property
     def alive(self) -> bool:
