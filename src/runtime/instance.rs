@@ -60,13 +60,58 @@ pub fn instance() -> &'static Instance {
 }
 
 fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
+    let vulkan = backends.contains(wgpu::Backends::VULKAN);
+    let others = backends - wgpu::Backends::VULKAN;
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    desc.backends = backends;
+    desc.backends = others;
     desc.flags = wgpu::InstanceFlags::empty();
     let inst = wgpu::Instance::new(desc);
-    let mut list = super::block_on::block_on(inst.enumerate_adapters(backends));
+    let mut list = if others.is_empty() {
+        Vec::new()
+    } else {
+        super::block_on::block_on(inst.enumerate_adapters(others))
+    };
+    if vulkan {
+        list.extend(vulkan_compute_adapters(&inst));
+    }
     list.sort_by_key(|a| backend_rank(a.get_info().backend));
     list
+}
+
+/// Window-system surface extensions, useless to a compute library. Enabling
+/// them makes Mesa's device-select layer connect to a Wayland/X11 display
+/// while listing devices, and libwayland then prints "error: XDG_RUNTIME_DIR
+/// is invalid or not set" to stderr on machines without a desktop session.
+const WSI_EXTENSIONS: [&std::ffi::CStr; 3] =
+    [c"VK_KHR_wayland_surface", c"VK_KHR_xcb_surface", c"VK_KHR_xlib_surface"];
+
+/// The Vulkan adapters of an instance created without `WSI_EXTENSIONS`,
+/// wrapped by `inst` (whose flags, and so device behaviour, stay ours).
+/// wgpu-hal only uses those extensions to create surfaces, and checks that
+/// they were enabled before it does, so leaving them out is safe.
+fn vulkan_compute_adapters(inst: &wgpu::Instance) -> Vec<wgpu::Adapter> {
+    use wgpu::hal::{self, Instance as _};
+    let desc = hal::InstanceDescriptor {
+        name: "wgcompute",
+        flags: wgpu::InstanceFlags::empty(),
+        memory_budget_thresholds: Default::default(),
+        backend_options: Default::default(),
+        telemetry: None,
+        display: None,
+    };
+    let drop_wsi: Box<hal::vulkan::CreateInstanceCallback> =
+        Box::new(|args| args.extensions.retain(|e| !WSI_EXTENSIONS.contains(e)));
+    // SAFETY: the callback only removes extensions wgpu-hal checks for before use.
+    let Ok(vk) = (unsafe { hal::vulkan::Instance::init_with_callback(&desc, Some(drop_wsi)) }) else {
+        return Vec::new(); // no Vulkan loader or driver: as wgpu::Instance::new would find
+    };
+    // SAFETY: the adapters keep their Vulkan instance alive (wgpu-hal shares it by
+    // reference count); wgcompute never creates surfaces, the only use of the
+    // wrapping instance's own handles.
+    unsafe { vk.enumerate_adapters(None) }
+        .into_iter()
+        .map(|a| unsafe { inst.create_adapter_from_hal(a) })
+        .collect()
 }
 
 impl Instance {
