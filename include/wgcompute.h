@@ -448,6 +448,19 @@ typedef struct WgcDeviceOptions {
    * Most bytes kept in the buffer pool for reuse (0: 1 GiB).
    */
   uint64_t pool_limit_bytes;
+  /**
+   * Longest, in milliseconds, that a call blocks waiting for the GPU (0:
+   * no limit): `wgc_buffer_read`, `wgc_stream_synchronize`,
+   * `wgc_device_synchronize`, `wgc_event_wait` and `wgc_event_elapsed_ms`
+   * return `WGC_ERROR_TIMEOUT` when the GPU has not finished the work they
+   * wait for by then (the read's output is left untouched). The device is
+   * not lost: the work keeps running, later calls may be made as usual,
+   * and a later wait succeeds once the work has finished. A kernel that
+   * never finishes keeps the GPU busy: on GPUs the driver may then reset
+   * it (the device is lost, `WGC_ERROR_DEVICE_LOST`); a software driver
+   * keeps running it until the process exits.
+   */
+  uint64_t gpu_timeout_ms;
 } WgcDeviceOptions;
 
 /**
@@ -798,7 +811,8 @@ WgcStatus wgc_device_save_pipeline_cache(const struct WgcDevice *device, uint32_
 /**
  * Destroy the device's GPU resources now, as if the device were lost. The
  * handle stays valid (release it as usual), but every later call on it or
- * its children fails with `WGC_ERROR_DEVICE_LOST`.
+ * its children fails with `WGC_ERROR_DEVICE_LOST`, a second
+ * `wgc_device_destroy` included.
  */
 WgcStatus wgc_device_destroy(const struct WgcDevice *device);
 

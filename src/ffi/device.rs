@@ -49,6 +49,17 @@ pub struct WgcDeviceOptions {
     pub pipeline_cache_path: *const c_char,
     /// Most bytes kept in the buffer pool for reuse (0: 1 GiB).
     pub pool_limit_bytes: u64,
+    /// Longest, in milliseconds, that a call blocks waiting for the GPU (0:
+    /// no limit): `wgc_buffer_read`, `wgc_stream_synchronize`,
+    /// `wgc_device_synchronize`, `wgc_event_wait` and `wgc_event_elapsed_ms`
+    /// return `WGC_ERROR_TIMEOUT` when the GPU has not finished the work they
+    /// wait for by then (the read's output is left untouched). The device is
+    /// not lost: the work keeps running, later calls may be made as usual,
+    /// and a later wait succeeds once the work has finished. A kernel that
+    /// never finishes keeps the GPU busy: on GPUs the driver may then reset
+    /// it (the device is lost, `WGC_ERROR_DEVICE_LOST`); a software driver
+    /// keeps running it until the process exits.
+    pub gpu_timeout_ms: u64,
 }
 
 impl Default for WgcDeviceOptions {
@@ -59,6 +70,7 @@ impl Default for WgcDeviceOptions {
             preference: WgcPowerPreference::Default as u32,
             pipeline_cache_path: std::ptr::null(),
             pool_limit_bytes: 0,
+            gpu_timeout_ms: 0,
         }
     }
 }
@@ -115,6 +127,7 @@ pub unsafe extern "C" fn wgc_device_create(
             DeviceOptions {
                 pipeline_cache_path: path,
                 pool_limit: if opts.pool_limit_bytes == 0 { 1 << 30 } else { opts.pool_limit_bytes },
+                gpu_timeout: (opts.gpu_timeout_ms != 0).then(|| std::time::Duration::from_millis(opts.gpu_timeout_ms)),
             },
         )?;
         *out = to_handle::<WgcDevice>(device);
@@ -200,12 +213,15 @@ pub unsafe extern "C" fn wgc_device_save_pipeline_cache(device: *const WgcDevice
 
 /// Destroy the device's GPU resources now, as if the device were lost. The
 /// handle stays valid (release it as usual), but every later call on it or
-/// its children fails with `WGC_ERROR_DEVICE_LOST`.
+/// its children fails with `WGC_ERROR_DEVICE_LOST`, a second
+/// `wgc_device_destroy` included.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_device_destroy(device: *const WgcDevice) -> WgcStatus {
     run(|| {
         let dev = unsafe { arc(device) }?;
-        dev.destroy();
+        if !dev.destroy() {
+            return Err(crate::Error::DeviceLost("the device was already destroyed".into()));
+        }
         Ok(())
     })
 }
