@@ -94,7 +94,8 @@ pub struct WgcMemoryStats {
 
 /// Open a device. `options` may be NULL for the defaults. Returns
 /// `WGC_ERROR_NOT_FOUND` if no adapter matches (none at all, a bad index, no
-/// software driver when asked for one, or no name matching `WGC_ADAPTER`).
+/// software driver when asked for one, or no name matching `WGC_ADAPTER`),
+/// `WGC_ERROR_INVALID_ARGUMENT` if `WGC_ADAPTER` is consulted and is not UTF-8.
 /// The device enables the adapter's full limits and the optional features
 /// wgcompute uses (f16, subgroups, timestamps, pipeline cache, cooperative
 /// matrices). `*out_device` holds one reference. Blocks while the driver opens the device.

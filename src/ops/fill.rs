@@ -26,6 +26,14 @@ pub fn fill_words(
         return Ok(());
     }
     let kernel = dev.kernels.get_builtin(dev, "fill.wgsl", "fill_words")?;
+    // A fill is a write: allowed whatever the buffer's usage.
+    let alias;
+    let buffer = if buffer.usage.storage {
+        buffer
+    } else {
+        alias = buffer.as_storage();
+        &alias
+    };
     // Bind from a 256-byte aligned start so any word offset works.
     let bind_start = offset / 256 * 256;
     let first_word = ((offset - bind_start) / 4) as u32;

@@ -8,7 +8,7 @@ use crate::bail;
 use crate::error::{Error, Result};
 use std::sync::Arc;
 
-/// How a buffer may be used, beyond copies (always allowed).
+/// How a caller may use a buffer, beyond copies (always allowed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Usage {
     pub storage: bool,
@@ -17,11 +17,12 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// Every allocation can be bound as storage by the library itself: fills
+    /// write buffers of any usage, and indirect counts are checked by a
+    /// kernel that reads them (`indirect_counts`). Callers still need
+    /// `storage` to bind a buffer as storage.
     fn wgpu(self) -> wgpu::BufferUsages {
-        let mut u = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-        if self.storage {
-            u |= wgpu::BufferUsages::STORAGE;
-        }
+        let mut u = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::STORAGE;
         if self.uniform {
             u |= wgpu::BufferUsages::UNIFORM;
         }
@@ -128,6 +129,13 @@ impl Buffer {
     /// The allocation's id: the bind group cache keys on it.
     pub fn alloc_id(&self) -> u64 {
         self.lease.id()
+    }
+
+    /// The same memory, bindable as storage by the library's own kernels
+    /// whatever the caller's usage (see `Usage::wgpu`).
+    pub fn as_storage(&self) -> Buffer {
+        let usage = Usage { storage: true, ..self.usage };
+        Buffer { device: self.device.clone(), lease: self.lease.clone(), size: self.size, usage }
     }
 
     /// Recorded work that uses the buffer holds this until it has run.
