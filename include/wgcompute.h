@@ -458,7 +458,9 @@ typedef struct WgcDeviceOptions {
    * and a later wait succeeds once the work has finished. A kernel that
    * never finishes keeps the GPU busy: on GPUs the driver may then reset
    * it (the device is lost, `WGC_ERROR_DEVICE_LOST`); a software driver
-   * keeps running it until the process exits.
+   * keeps running it until the process exits. Calls that only submit work
+   * do not wait for the GPU, except where the driver itself makes a
+   * submission wait for running work it depends on (lavapipe does).
    */
   uint64_t gpu_timeout_ms;
 } WgcDeviceOptions;

@@ -22,7 +22,9 @@ impl Usage {
     /// kernel that reads them (`indirect_counts`). Callers still need
     /// `storage` to bind a buffer as storage.
     fn wgpu(self) -> wgpu::BufferUsages {
-        let mut u = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::STORAGE;
+        let mut u = wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::STORAGE;
         if self.uniform {
             u |= wgpu::BufferUsages::UNIFORM;
         }
@@ -134,8 +136,16 @@ impl Buffer {
     /// The same memory, bindable as storage by the library's own kernels
     /// whatever the caller's usage (see `Usage::wgpu`).
     pub fn as_storage(&self) -> Buffer {
-        let usage = Usage { storage: true, ..self.usage };
-        Buffer { device: self.device.clone(), lease: self.lease.clone(), size: self.size, usage }
+        let usage = Usage {
+            storage: true,
+            ..self.usage
+        };
+        Buffer {
+            device: self.device.clone(),
+            lease: self.lease.clone(),
+            size: self.size,
+            usage,
+        }
     }
 
     /// Recorded work that uses the buffer holds this until it has run.
@@ -184,6 +194,12 @@ impl Buffer {
         }
         let dev = &self.device;
         dev.flush_all()?;
+        if dev.has_gpu_timeout() {
+            // Wait (at most the timeout) before submitting the copy: some
+            // drivers (lavapipe) block a submission until the work whose
+            // results it reads has finished.
+            dev.wait_idle()?;
+        }
         // Copy an aligned superset of the range to a staging buffer.
         let start = offset / COPY_ALIGN * COPY_ALIGN;
         let end = (offset + size).div_ceil(COPY_ALIGN) * COPY_ALIGN;

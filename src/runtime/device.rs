@@ -250,6 +250,10 @@ impl Device {
         Ok(())
     }
 
+    pub fn has_gpu_timeout(&self) -> bool {
+        self.gpu_timeout.is_some()
+    }
+
     /// Block until the GPU has finished every submission so far.
     pub fn wait_idle(&self) -> Result<()> {
         self.wait(None)
@@ -321,6 +325,11 @@ impl Device {
             if let Err(e) = s.flush() {
                 first_err.get_or_insert(e);
             }
+        }
+        if self.gpu_timeout.is_some() {
+            // Some drivers (lavapipe) block the submission below until the
+            // running work has finished: wait for it first, within the timeout.
+            self.wait_idle()?;
         }
         // Push any pending host writes even when no stream had work.
         self.queue.submit(std::iter::empty());
