@@ -553,6 +553,16 @@ typedef struct WgcMemoryStats {
    */
   uint64_t driver_allocations;
   uint64_t pool_hits;
+  /**
+   * Compiled kernels the device keeps: the library's own, and callers'
+   * kernels while a handle to them is alive (a released kernel leaves).
+   */
+  uint64_t cached_kernels;
+  /**
+   * Cached bind groups (at most 8192): entries leave with the buffer
+   * memory, stream or kernel they refer to.
+   */
+  uint64_t cached_bind_groups;
 } WgcMemoryStats;
 
 /**

@@ -92,6 +92,12 @@ pub struct WgcMemoryStats {
     /// Allocations made from the driver, and requests served from the pool.
     pub driver_allocations: u64,
     pub pool_hits: u64,
+    /// Compiled kernels the device keeps: the library's own, and callers'
+    /// kernels while a handle to them is alive (a released kernel leaves).
+    pub cached_kernels: u64,
+    /// Cached bind groups (at most 8192): entries leave with the buffer
+    /// memory, stream or kernel they refer to.
+    pub cached_bind_groups: u64,
 }
 
 /// Open a device. `options` may be NULL for the defaults. Returns
@@ -183,6 +189,8 @@ pub unsafe extern "C" fn wgc_device_memory_stats(device: *const WgcDevice, stats
             pooled_bytes: s.pooled_bytes,
             driver_allocations: s.allocations,
             pool_hits: s.pool_hits,
+            cached_kernels: dev.kernels.cached_count() as u64,
+            cached_bind_groups: dev.bind_groups.count() as u64,
         };
         unsafe { write_sized(stats, &value, "stats") }
     })
