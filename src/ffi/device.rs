@@ -46,6 +46,18 @@ pub struct WgcDeviceOptions {
     /// If not NULL and the adapter supports it, the driver's pipeline cache
     /// is loaded from this file and saved to it when the device is released
     /// (or by `wgc_device_save_pipeline_cache`). Copied; need not outlive the call.
+    ///
+    /// The path must name a regular file or nothing yet (it is then created).
+    /// Anything else (a symbolic link, a directory, a device such as
+    /// /dev/null, a FIFO, a socket) is refused: `wgc_device_create` and
+    /// `wgc_device_save_pipeline_cache` return `WGC_ERROR_INVALID_ARGUMENT`
+    /// and the path is neither followed, read, replaced nor blocked on. A
+    /// save writes a new file named `.NAME.PID.N.tmp` in the same directory
+    /// and renames it over the path, so readers see the old or the new
+    /// contents, never a partial file; if writing or renaming fails, that
+    /// file is removed and the status is `WGC_ERROR_INVALID_ARGUMENT`. The
+    /// save when the device is released is skipped silently if refused. A
+    /// file whose contents do not match the adapter and driver is ignored.
     pub pipeline_cache_path: *const c_char,
     /// Most bytes kept in the buffer pool for reuse (0: 1 GiB).
     pub pool_limit_bytes: u64,
@@ -209,6 +221,9 @@ pub unsafe extern "C" fn wgc_device_trim_pool(device: *const WgcDevice, keep_byt
 /// Save the driver's pipeline cache to the path given in the options now.
 /// `*out_saved` (may be NULL) is 1 if a file was written, 0 if the device has
 /// no pipeline cache (no path given, or the adapter does not support one).
+/// `WGC_ERROR_INVALID_ARGUMENT` if the path is no longer a regular file (or
+/// absent) or the file cannot be written; see
+/// `WgcDeviceOptions.pipeline_cache_path`.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_device_save_pipeline_cache(device: *const WgcDevice, out_saved: *mut u32) -> WgcStatus {
     run(|| {

@@ -8,6 +8,7 @@ use super::block_on::block_on;
 use super::in_flight::InFlight;
 use super::instance::{summarize, AdapterSummary};
 use super::kernel::KernelCache;
+use super::pipeline_cache_file;
 use super::pool::BufferPool;
 use super::stream::StreamShared;
 use crate::error::{Error, Result};
@@ -77,6 +78,9 @@ fn wanted_features() -> wgpu::Features {
 
 impl Device {
     pub fn create(adapter: &wgpu::Adapter, options: DeviceOptions) -> Result<Arc<Device>> {
+        if let Some(path) = &options.pipeline_cache_path {
+            pipeline_cache_file::check(path)?;
+        }
         let summary = summarize(adapter);
         let features = adapter.features() & wanted_features();
         let experimental = if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
@@ -114,7 +118,7 @@ impl Device {
 
         let pipeline_cache = match options.pipeline_cache_path {
             Some(path) if features.contains(wgpu::Features::PIPELINE_CACHE) => {
-                let data = std::fs::read(&path).ok();
+                let data = pipeline_cache_file::load(&path)?;
                 // SAFETY: the data is only used by wgpu if its header matches this
                 // adapter and driver (wgpu checks the key); otherwise it is ignored.
                 let cache = unsafe {
@@ -177,7 +181,8 @@ impl Device {
         self.pipeline_cache.as_ref().map(|(c, _)| c)
     }
 
-    /// Write the driver's pipeline cache to the path given at creation.
+    /// Write the driver's pipeline cache to the path given at creation
+    /// (see `pipeline_cache_file` for what is refused).
     pub fn save_pipeline_cache(&self) -> Result<bool> {
         let Some((cache, path)) = &self.pipeline_cache else {
             return Ok(false);
@@ -185,15 +190,7 @@ impl Device {
         let Some(data) = cache.get_data() else {
             return Ok(false);
         };
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, &data)
-            .and_then(|_| std::fs::rename(&tmp, path))
-            .map_err(|e| {
-                Error::InvalidArgument(format!(
-                    "cannot write pipeline cache {}: {e}",
-                    path.display()
-                ))
-            })?;
+        pipeline_cache_file::save(path, &data)?;
         Ok(true)
     }
 

@@ -13,6 +13,7 @@ pub mod indirect_counts;
 pub mod instance;
 pub mod kernel;
 pub mod lease;
+pub mod pipeline_cache_file;
 pub mod pool;
 pub mod stream;
 pub mod user_kernels;
