@@ -408,3 +408,7 @@ impl Drop for StreamShared {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "stream_salvage_test.rs"]
+mod salvage_test;
