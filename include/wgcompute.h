@@ -442,12 +442,39 @@ typedef struct WgcDeviceOptions {
    * If not NULL and the adapter supports it, the driver's pipeline cache
    * is loaded from this file and saved to it when the device is released
    * (or by `wgc_device_save_pipeline_cache`). Copied; need not outlive the call.
+   *
+   * The path must name a regular file or nothing yet (it is then created).
+   * Anything else (a symbolic link, a directory, a device such as
+   * /dev/null, a FIFO, a socket) is refused: `wgc_device_create` and
+   * `wgc_device_save_pipeline_cache` return `WGC_ERROR_INVALID_ARGUMENT`
+   * and the path is neither followed, read, replaced nor blocked on. A
+   * save writes a new file named `.NAME.PID.N.tmp` in the same directory
+   * and renames it over the path, so readers see the old or the new
+   * contents, never a partial file; if writing or renaming fails, that
+   * file is removed and the status is `WGC_ERROR_INVALID_ARGUMENT`. The
+   * save when the device is released is skipped silently if refused. A
+   * file whose contents do not match the adapter and driver is ignored.
    */
   const char *pipeline_cache_path;
   /**
    * Most bytes kept in the buffer pool for reuse (0: 1 GiB).
    */
   uint64_t pool_limit_bytes;
+  /**
+   * Longest, in milliseconds, that a call blocks waiting for the GPU (0:
+   * no limit): `wgc_buffer_read`, `wgc_stream_synchronize`,
+   * `wgc_device_synchronize`, `wgc_event_wait` and `wgc_event_elapsed_ms`
+   * return `WGC_ERROR_TIMEOUT` when the GPU has not finished the work they
+   * wait for by then (the read's output is left untouched). The device is
+   * not lost: the work keeps running, later calls may be made as usual,
+   * and a later wait succeeds once the work has finished. A kernel that
+   * never finishes keeps the GPU busy: on GPUs the driver may then reset
+   * it (the device is lost, `WGC_ERROR_DEVICE_LOST`); a software driver
+   * keeps running it until the process exits. Calls that only submit work
+   * do not wait for the GPU, except where the driver itself makes a
+   * submission wait for running work it depends on (lavapipe does).
+   */
+  uint64_t gpu_timeout_ms;
 } WgcDeviceOptions;
 
 /**
@@ -538,6 +565,16 @@ typedef struct WgcMemoryStats {
    */
   uint64_t driver_allocations;
   uint64_t pool_hits;
+  /**
+   * Compiled kernels the device keeps: the library's own, and callers'
+   * kernels while a handle to them is alive (a released kernel leaves).
+   */
+  uint64_t cached_kernels;
+  /**
+   * Cached bind groups (at most 8192): entries leave with the buffer
+   * memory, stream or kernel they refer to.
+   */
+  uint64_t cached_bind_groups;
 } WgcMemoryStats;
 
 /**
@@ -745,7 +782,8 @@ WgcStatus wgc_buffer_read(const struct WgcBuffer *buffer,
 /**
  * Open a device. `options` may be NULL for the defaults. Returns
  * `WGC_ERROR_NOT_FOUND` if no adapter matches (none at all, a bad index, no
- * software driver when asked for one, or no name matching `WGC_ADAPTER`).
+ * software driver when asked for one, or no name matching `WGC_ADAPTER`),
+ * `WGC_ERROR_INVALID_ARGUMENT` if `WGC_ADAPTER` is consulted and is not UTF-8.
  * The device enables the adapter's full limits and the optional features
  * wgcompute uses (f16, subgroups, timestamps, pipeline cache, cooperative
  * matrices). `*out_device` holds one reference. Blocks while the driver opens the device.
@@ -792,13 +830,17 @@ WgcStatus wgc_device_trim_pool(const struct WgcDevice *device, uint64_t keep_byt
  * Save the driver's pipeline cache to the path given in the options now.
  * `*out_saved` (may be NULL) is 1 if a file was written, 0 if the device has
  * no pipeline cache (no path given, or the adapter does not support one).
+ * `WGC_ERROR_INVALID_ARGUMENT` if the path is no longer a regular file (or
+ * absent) or the file cannot be written; see
+ * `WgcDeviceOptions.pipeline_cache_path`.
  */
 WgcStatus wgc_device_save_pipeline_cache(const struct WgcDevice *device, uint32_t *out_saved);
 
 /**
  * Destroy the device's GPU resources now, as if the device were lost. The
  * handle stays valid (release it as usual), but every later call on it or
- * its children fails with `WGC_ERROR_DEVICE_LOST`.
+ * its children fails with `WGC_ERROR_DEVICE_LOST`, a second
+ * `wgc_device_destroy` included.
  */
 WgcStatus wgc_device_destroy(const struct WgcDevice *device);
 
@@ -848,7 +890,8 @@ WgcStatus wgc_event_elapsed_ms(const struct WgcEvent *start,
  * compiled with; otherwise this fails with `WGC_ERROR_ABI_MISMATCH`.
  * On success `*out_instance` holds one reference; release it with
  * `wgc_instance_release`. Returns `WGC_ERROR_INVALID_ARGUMENT` for a bad
- * `WGC_BACKEND`. Enumeration may take a moment; later calls are quick.
+ * `WGC_BACKEND` (an unknown name, or a value that is not UTF-8).
+ * Enumeration may take a moment; later calls are quick.
  */
 WgcStatus wgc_instance_create(uint32_t abi_version, struct WgcInstance **out_instance);
 
@@ -1289,11 +1332,16 @@ void wgc_stream_release(struct WgcStream *stream);
  * Record a launch of `kernel`. Every binding the entry point uses must be
  * bound once, with a buffer of the stream's device. Checked here, before
  * anything is recorded: `WGC_ERROR_BINDING_MISMATCH` (a binding missing,
- * unknown, repeated, too small, of the wrong usage, or one buffer bound
- * both read-only and writable), `WGC_ERROR_OUT_OF_RANGE`,
- * `WGC_ERROR_ALIGNMENT`, `WGC_ERROR_LIMIT_EXCEEDED` (workgroup counts or a
- * binding above the adapter's limits), `WGC_ERROR_DEVICE_MISMATCH`. Does not
- * block; the launch is submitted with its batch.
+ * unknown, repeated, too small (a uniform's range included), of the wrong
+ * usage, or a buffer bound writable that the launch also uses in another
+ * way: bound read-only, as its uniform buffer or as its indirect buffer,
+ * whatever the ranges), `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_ALIGNMENT`,
+ * `WGC_ERROR_LIMIT_EXCEEDED` (workgroup counts or a binding above the
+ * adapter's limits), `WGC_ERROR_DEVICE_MISMATCH`, `WGC_ERROR_OUT_OF_MEMORY`.
+ * Indirect workgroup counts are read on the GPU when the launch runs; if
+ * any of them exceeds `max_compute_workgroups_per_dimension` the launch runs
+ * no workgroups at all (no status can report it: the counts are not known
+ * on the host). Does not block; the launch is submitted with its batch.
  */
 WgcStatus wgc_stream_launch(const struct WgcStream *stream,
                             const struct WgcKernel *kernel,
@@ -1313,7 +1361,8 @@ WgcStatus wgc_stream_copy_buffer(const struct WgcStream *stream,
 
 /**
  * Record a fill of `size` bytes at `offset` with the 32-bit `pattern`
- * (e.g. the bits of a float). Offset and size must be multiples of 4.
+ * (e.g. the bits of a float). Offset and size must be multiples of 4
+ * (`WGC_ERROR_ALIGNMENT`). Like a write, it works on buffers of any usage.
  */
 WgcStatus wgc_stream_fill_buffer(const struct WgcStream *stream,
                                  const struct WgcBuffer *buffer,
@@ -1322,13 +1371,26 @@ WgcStatus wgc_stream_fill_buffer(const struct WgcStream *stream,
                                  uint32_t pattern);
 
 /**
- * Submit what has been recorded. Does not wait. Reports errors the GPU
- * layer found in the batch (`WGC_ERROR_VALIDATION`).
+ * Submit what has been recorded. Does not wait.
+ *
+ * Everything the GPU layer checks at submit is checked when work is
+ * recorded, so a batch is not expected to fail here. If the GPU layer still
+ * rejects one (or runs out of memory), the batch's commands are submitted
+ * one by one and only those it rejects are dropped: work recorded before
+ * and after them still runs. The error (`WGC_ERROR_VALIDATION`,
+ * `WGC_ERROR_OUT_OF_MEMORY`, with how many commands were dropped) is
+ * reported by this stream's next `wgc_stream_flush` or
+ * `wgc_stream_synchronize` (or `wgc_device_synchronize`), whichever comes
+ * first, even when another call submitted the batch (a host read or write,
+ * or a full batch); those other calls do not fail because of it.
  */
 WgcStatus wgc_stream_flush(const struct WgcStream *stream);
 
 /**
- * Submit what has been recorded and block until the GPU has finished it.
+ * Submit what has been recorded and block until the GPU has finished it,
+ * at most `WgcDeviceOptions.gpu_timeout_ms` (then `WGC_ERROR_TIMEOUT`).
+ * Reports batch errors as `wgc_stream_flush` does, after waiting for what
+ * was submitted.
  */
 WgcStatus wgc_stream_synchronize(const struct WgcStream *stream);
 

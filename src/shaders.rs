@@ -6,6 +6,7 @@
 /// Every shader file, by name (used by the naga validation test).
 pub const ALL: &[(&str, &str)] = &[
     ("fill.wgsl", include_str!("../shaders/fill.wgsl")),
+    ("indirect_counts.wgsl", include_str!("../shaders/indirect_counts.wgsl")),
     ("gemm_coop_f16.wgsl", include_str!("../shaders/gemm_coop_f16.wgsl")),
     ("norm.wgsl", include_str!("../shaders/norm.wgsl")),
     ("norm_batch.wgsl", include_str!("../shaders/norm_batch.wgsl")),

@@ -5,23 +5,51 @@
 
 use super::status::WgcStatus;
 use crate::error::{Error, Result};
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 thread_local! {
-    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+    // A raw pointer in a `Cell` has no destructor, so it stays usable while
+    // the thread's storage is being torn down: a call made from a thread-exit
+    // (pthread key) destructor can still record and read its message.
+    static LAST_ERROR: Cell<*mut c_char> = const { Cell::new(std::ptr::null_mut()) };
+    static FREE_AT_EXIT: FreeLastError = const { FreeLastError };
+}
+
+/// Frees the thread's last message when the thread exits. A message set
+/// after this ran (from a later thread-exit destructor) is freed by the next
+/// one set, so at most one small string per such thread is never freed.
+struct FreeLastError;
+
+impl Drop for FreeLastError {
+    fn drop(&mut self) {
+        let p = LAST_ERROR.with(|c| c.replace(std::ptr::null_mut()));
+        if !p.is_null() {
+            drop(unsafe { CString::from_raw(p) });
+        }
+    }
 }
 
 fn set_last_error(msg: String) {
-    let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
-    LAST_ERROR.with(|e| *e.borrow_mut() = c);
+    let new = CString::new(msg.replace('\0', " ")).unwrap_or_default().into_raw();
+    let old = LAST_ERROR.with(|c| c.replace(new));
+    if !old.is_null() {
+        drop(unsafe { CString::from_raw(old) });
+    }
+    // Registers the destructor on first use; fails harmlessly during thread exit.
+    let _ = FREE_AT_EXIT.try_with(|_| ());
 }
 
 /// The calling thread's last error message; valid until its next failing call.
 pub(crate) fn last_error_ptr() -> *const c_char {
-    LAST_ERROR.with(|e| e.borrow().as_ptr())
+    let p = LAST_ERROR.with(|c| c.get());
+    if p.is_null() {
+        c"".as_ptr()
+    } else {
+        p
+    }
 }
 
 /// Run an export's body: errors become a status and a message, panics become

@@ -191,7 +191,8 @@ pub(crate) fn adapter_info(s: &AdapterSummary, features: wgpu::Features, limits:
 /// compiled with; otherwise this fails with `WGC_ERROR_ABI_MISMATCH`.
 /// On success `*out_instance` holds one reference; release it with
 /// `wgc_instance_release`. Returns `WGC_ERROR_INVALID_ARGUMENT` for a bad
-/// `WGC_BACKEND`. Enumeration may take a moment; later calls are quick.
+/// `WGC_BACKEND` (an unknown name, or a value that is not UTF-8).
+/// Enumeration may take a moment; later calls are quick.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_instance_create(abi_version: u32, out_instance: *mut *mut WgcInstance) -> WgcStatus {
     run(|| {

@@ -30,11 +30,23 @@ pub struct Instance {
     adapters: Mutex<HashMap<wgpu::Backends, Vec<wgpu::Adapter>>>,
 }
 
+/// An environment variable: `None` if unset; an error if it is not UTF-8
+/// (ignoring it would silently pick another adapter than asked for).
+fn env_var(name: &str) -> Result<Option<String>> {
+    match std::env::var(name) {
+        Ok(v) => Ok(Some(v)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(v)) => Err(Error::InvalidArgument(format!(
+            "{name}={v:?} is not valid UTF-8"
+        ))),
+    }
+}
+
 /// Parse `WGC_BACKEND` (vulkan, metal, dx12, gl); unset means every backend.
 pub fn backends_from_env() -> Result<wgpu::Backends> {
-    match std::env::var("WGC_BACKEND") {
-        Err(_) => Ok(wgpu::Backends::all()),
-        Ok(v) => parse_backend(&v),
+    match env_var("WGC_BACKEND")? {
+        None => Ok(wgpu::Backends::all()),
+        Some(v) => parse_backend(&v),
     }
 }
 
@@ -53,7 +65,9 @@ fn parse_backend(v: &str) -> Result<wgpu::Backends> {
     })
 }
 
-static INSTANCE: Lazy<Instance> = Lazy::new(|| Instance { adapters: Mutex::new(HashMap::new()) });
+static INSTANCE: Lazy<Instance> = Lazy::new(|| Instance {
+    adapters: Mutex::new(HashMap::new()),
+});
 
 pub fn instance() -> &'static Instance {
     &INSTANCE
@@ -119,65 +133,82 @@ impl Instance {
     /// APIs (Vulkan, Metal, DX12) are used, and OpenGL only if they find none:
     /// GL adapters duplicate native ones and their start-up is noisy.
     pub fn adapters(&self) -> Result<Vec<wgpu::Adapter>> {
-        let explicit = std::env::var("WGC_BACKEND").is_ok();
         let backends = backends_from_env()?;
+        let explicit = std::env::var_os("WGC_BACKEND").is_some();
         let mut cache = self.adapters.lock().unwrap();
         let mut get = |b: wgpu::Backends| cache.entry(b).or_insert_with(|| enumerate(b)).clone();
         if explicit {
             return Ok(get(backends));
         }
         let native = get(wgpu::Backends::PRIMARY);
-        Ok(if native.is_empty() { get(wgpu::Backends::GL) } else { native })
+        Ok(if native.is_empty() {
+            get(wgpu::Backends::GL)
+        } else {
+            native
+        })
     }
 }
 
 /// Choose an adapter: an explicit index wins; otherwise `WGC_ADAPTER`
 /// (an index or part of the name); otherwise the preference.
-pub fn choose(list: &[wgpu::Adapter], index: Option<usize>, preference: Preference) -> Result<wgpu::Adapter> {
-        if list.is_empty() {
-            return Err(Error::NotFound(
-                "no GPU adapter found (for a software driver on Linux install mesa-vulkan-drivers)".into(),
-            ));
-        }
-        if let Some(i) = index {
+pub fn choose(
+    list: &[wgpu::Adapter],
+    index: Option<usize>,
+    preference: Preference,
+) -> Result<wgpu::Adapter> {
+    if list.is_empty() {
+        return Err(Error::NotFound(
+            "no GPU adapter found (for a software driver on Linux install mesa-vulkan-drivers)"
+                .into(),
+        ));
+    }
+    if let Some(i) = index {
+        return list.get(i).cloned().ok_or_else(|| {
+            Error::NotFound(format!(
+                "adapter index {i} out of range: {} adapter(s)",
+                list.len()
+            ))
+        });
+    }
+    if let Some(sel) = env_var("WGC_ADAPTER")? {
+        let sel = sel.trim();
+        if let Ok(i) = sel.parse::<usize>() {
             return list.get(i).cloned().ok_or_else(|| {
-                Error::NotFound(format!("adapter index {i} out of range: {} adapter(s)", list.len()))
+                Error::NotFound(format!(
+                    "WGC_ADAPTER={i} out of range: {} adapter(s)",
+                    list.len()
+                ))
             });
         }
-        if let Ok(sel) = std::env::var("WGC_ADAPTER") {
-            let sel = sel.trim();
-            if let Ok(i) = sel.parse::<usize>() {
-                return list.get(i).cloned().ok_or_else(|| {
-                    Error::NotFound(format!("WGC_ADAPTER={i} out of range: {} adapter(s)", list.len()))
-                });
-            }
-            let needle = sel.to_ascii_lowercase();
-            return list
-                .iter()
-                .find(|a| a.get_info().name.to_ascii_lowercase().contains(&needle))
-                .cloned()
-                .ok_or_else(|| Error::NotFound(format!("no adapter name contains WGC_ADAPTER={sel:?}")));
-        }
-        let rank = |a: &wgpu::Adapter| -> (u32, u32) {
-            let info = a.get_info();
-            let kind = match (preference, info.device_type) {
-                (Preference::Software, wgpu::DeviceType::Cpu) => 0,
-                (Preference::Software, _) => 1,
-                (Preference::LowPower, wgpu::DeviceType::IntegratedGpu) => 0,
-                (Preference::LowPower, wgpu::DeviceType::DiscreteGpu) => 1,
-                (_, wgpu::DeviceType::DiscreteGpu) => 0,
-                (_, wgpu::DeviceType::IntegratedGpu) => 1,
-                (_, wgpu::DeviceType::VirtualGpu) => 2,
-                (_, wgpu::DeviceType::Other) => 3,
-                (_, wgpu::DeviceType::Cpu) => 4,
-            };
-            (kind, backend_rank(info.backend))
+        let needle = sel.to_ascii_lowercase();
+        return list
+            .iter()
+            .find(|a| a.get_info().name.to_ascii_lowercase().contains(&needle))
+            .cloned()
+            .ok_or_else(|| {
+                Error::NotFound(format!("no adapter name contains WGC_ADAPTER={sel:?}"))
+            });
+    }
+    let rank = |a: &wgpu::Adapter| -> (u32, u32) {
+        let info = a.get_info();
+        let kind = match (preference, info.device_type) {
+            (Preference::Software, wgpu::DeviceType::Cpu) => 0,
+            (Preference::Software, _) => 1,
+            (Preference::LowPower, wgpu::DeviceType::IntegratedGpu) => 0,
+            (Preference::LowPower, wgpu::DeviceType::DiscreteGpu) => 1,
+            (_, wgpu::DeviceType::DiscreteGpu) => 0,
+            (_, wgpu::DeviceType::IntegratedGpu) => 1,
+            (_, wgpu::DeviceType::VirtualGpu) => 2,
+            (_, wgpu::DeviceType::Other) => 3,
+            (_, wgpu::DeviceType::Cpu) => 4,
         };
-        let best = list.iter().min_by_key(|a| rank(a)).unwrap();
-        if preference == Preference::Software && best.get_info().device_type != wgpu::DeviceType::Cpu {
-            return Err(Error::NotFound("no software adapter found".into()));
-        }
-        Ok(best.clone())
+        (kind, backend_rank(info.backend))
+    };
+    let best = list.iter().min_by_key(|a| rank(a)).unwrap();
+    if preference == Preference::Software && best.get_info().device_type != wgpu::DeviceType::Cpu {
+        return Err(Error::NotFound("no software adapter found".into()));
+    }
+    Ok(best.clone())
 }
 
 fn backend_rank(b: wgpu::Backend) -> u32 {
@@ -194,7 +225,15 @@ pub fn summarize(a: &wgpu::Adapter) -> AdapterSummary {
     let features = a.features();
     let coop_f16 = features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
         && a.cooperative_matrix_properties().iter().any(|p| {
-            p.ab_type == wgpu::CooperativeScalarType::F16 && p.m_size == 16 && p.n_size == 16 && p.k_size == 16
+            p.ab_type == wgpu::CooperativeScalarType::F16
+                && p.m_size == 16
+                && p.n_size == 16
+                && p.k_size == 16
         });
-    AdapterSummary { info: a.get_info(), limits: a.limits(), features, coop_f16 }
+    AdapterSummary {
+        info: a.get_info(),
+        limits: a.limits(),
+        features,
+        coop_f16,
+    }
 }

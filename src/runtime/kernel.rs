@@ -65,7 +65,10 @@ fn fnv1a(bytes: &[u8], mut h: u64) -> u64 {
 
 #[derive(Default)]
 pub struct KernelCache {
+    /// The library's own kernels, kept for the device's lifetime.
     map: Mutex<HashMap<Key, Arc<Kernel>>>,
+    /// Callers' kernels, kept while a handle to them is alive.
+    pub user: super::user_kernels::UserKernels,
     /// Built-in kernel variants by a hash of (file, entry, substitutions): a
     /// lookup that allocates nothing and renders nothing (operators call it
     /// on every launch). The full key is kept to rule out collisions.
@@ -73,10 +76,26 @@ pub struct KernelCache {
 }
 
 impl KernelCache {
+    /// A caller's kernel: compiled once while handles to it are alive. Each
+    /// successful call must be matched by one `KernelRef` (whose drop lets go).
+    pub fn get(&self, device: &Device, source: &str, entry: &str, trusted: bool) -> Result<Arc<Kernel>> {
+        self.user.get(source, entry, trusted, || compile(device, source, entry, trusted))
+    }
+
+    /// One of the library's own plain (untemplated) shaders.
+    pub fn get_builtin(&self, device: &Device, file: &'static str, entry: &str) -> Result<Arc<Kernel>> {
+        self.get_variant(device, file, entry, &[], || crate::shaders::source(file).to_owned())
+    }
+
+    /// Kernels cached now (the library's and callers').
+    pub fn cached_count(&self) -> usize {
+        self.map.lock().unwrap().len() + self.user.count()
+    }
+
     /// Compile (or find in the cache) `entry` of `source`.
     /// `trusted` drops the shader's runtime bounds checks: only for the
     /// library's own kernels whose indexing is checked on the host.
-    pub fn get(&self, device: &Device, source: &str, entry: &str, trusted: bool) -> Result<Arc<Kernel>> {
+    fn get_cached(&self, device: &Device, source: &str, entry: &str, trusted: bool) -> Result<Arc<Kernel>> {
         let key = Key { source: source.to_owned(), entry: entry.to_owned(), trusted };
         if let Some(k) = self.map.lock().unwrap().get(&key) {
             return Ok(k.clone());
@@ -113,7 +132,7 @@ impl KernelCache {
                 return Ok(k.clone());
             }
         }
-        let k = self.get(device, &render(), entry, true)?;
+        let k = self.get_cached(device, &render(), entry, true)?;
         let key = (file, entry.to_owned(), values.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect());
         self.variants.lock().unwrap().entry(hash).or_default().push((key, k.clone()));
         Ok(k)
@@ -137,7 +156,7 @@ impl KernelCache {
                 return Ok(k.clone());
             }
         }
-        let k = self.get(device, &render(), entry, true)?;
+        let k = self.get_cached(device, &render(), entry, true)?;
         let owned = (file, entry.to_owned(), vec![(String::new(), String::from_utf8_lossy(key).into_owned())]);
         self.variants.lock().unwrap().entry(hash).or_default().push((owned, k.clone()));
         Ok(k)
