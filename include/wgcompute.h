@@ -10,7 +10,10 @@
  *    keep it alive. Passing a handle of one device with a handle of another
  *    fails with WGC_ERROR_DEVICE_MISMATCH.
  *  - Structs that begin with struct_size: set it to sizeof(the struct) so the
- *    library can grow them without breaking older callers.
+ *    library can grow them without breaking older callers. Fields past
+ *    struct_size keep their defaults (or, in output structs, are not
+ *    written); a struct_size under 4 or one that ends inside a field fails
+ *    with WGC_ERROR_INVALID_ARGUMENT.
  *  - Booleans are uint32_t (0 or 1). Enums are 32-bit with fixed values.
  *  - Devices, buffers, kernels and events may be used from any thread at
  *    once. A stream is meant for one thread at a time (concurrent calls on one
@@ -46,6 +49,24 @@
  * All of the above.
  */
 #define WGC_BUFFER_USAGE_ALL 7
+
+/**
+ * Most private memory one invocation of a kernel may use, in bytes: the
+ * `var<private>` globals its entry point uses, plus its function variables
+ * and those of the deepest chain of functions it calls, plus arrays indexed
+ * by value with a computed index (which compilers copy into a variable).
+ * Drivers compile large private arrays very slowly or crash on them.
+ */
+#define WGC_MAX_PRIVATE_MEMORY_BYTES 16384
+
+/**
+ * Most nesting a kernel's source may have: per statement, its operators,
+ * `.`, `[` and `(` (each character counts), plus the enclosing `{` blocks
+ * and `else` branches. Deeper sources (e.g. an expression chaining over
+ * 16,000 `+`) fail with `WGC_ERROR_SHADER_COMPILATION`; split such
+ * expressions into `let` statements.
+ */
+#define WGC_MAX_KERNEL_NESTING 16384
 
 /**
  * Major version of the library this header describes.
@@ -881,9 +902,13 @@ WgcStatus wgc_instance_adapter_info(const struct WgcInstance *instance,
  * Compile a kernel. The same source and entry point on the same device
  * compile once: later calls return the cached pipeline. Returns
  * `WGC_ERROR_SHADER_COMPILATION` with the compiler's diagnostic (line and
- * column) in `wgc_last_error_message()`, `WGC_ERROR_NOT_FOUND` for a
- * missing entry point, `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size or
- * workgroup memory beyond the adapter's limits, `WGC_ERROR_UNSUPPORTED` for
+ * column) in `wgc_last_error_message()` (also for a source nesting deeper
+ * than `WGC_MAX_KERNEL_NESTING`, and for an `override` without a default:
+ * kernels get no pipeline constants, so every `override` takes its default),
+ * `WGC_ERROR_NOT_FOUND` for a missing entry point,
+ * `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size or workgroup memory
+ * beyond the adapter's limits (both as the overrides make them) or private
+ * memory beyond `WGC_MAX_PRIVATE_MEMORY_BYTES`, `WGC_ERROR_UNSUPPORTED` for
  * textures or bind groups other than 0. Blocks while the driver compiles.
  */
 WgcStatus wgc_kernel_create(const struct WgcDevice *device,
@@ -901,7 +926,8 @@ void wgc_kernel_retain(struct WgcKernel *kernel);
 void wgc_kernel_release(struct WgcKernel *kernel);
 
 /**
- * The entry point's `@workgroup_size` (x, y, z) into `out_size[3]`.
+ * The entry point's `@workgroup_size` (x, y, z) into `out_size[3]`, with
+ * `override` values applied.
  */
 WgcStatus wgc_kernel_workgroup_size(const struct WgcKernel *kernel, uint32_t *out_size);
 
@@ -1412,7 +1438,7 @@ WgcStatus wgc_op_matmul(const struct WgcStream *stream,
  *
  * Records work on `stream` without blocking. Statuses:
  * `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, weight or out),
- * `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4; `out` overlaps or shares
+ * `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4 or ending inside a field; `out` overlaps or shares
  * a buffer with an operand), `WGC_ERROR_DTYPE_MISMATCH` (operands of
  * different dtypes), `WGC_ERROR_UNSUPPORTED` (not f32),
  * `WGC_ERROR_SHAPE_MISMATCH` (ranks, channels not divisible by groups,
@@ -1433,7 +1459,7 @@ WgcStatus wgc_op_conv2d(const struct WgcStream *stream,
  * or both f16, with `OH = (H + 2*pad_h - kernel_h) / stride_h + 1` (floor;
  * OW alike). NaN in a window gives NaN. Exact. Records work on `stream` without blocking.
  * Statuses: `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_INVALID_ARGUMENT` (zero
- * window, padding over half the window, `struct_size` < 4, `out` sharing a
+ * window, padding over half the window, `struct_size` < 4 or ending inside a field, `out` sharing a
  * buffer with `input`), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
  * (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not 4, `out` of the wrong
  * shape, input smaller than the window), `WGC_ERROR_OUT_OF_RANGE`,
