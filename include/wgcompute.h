@@ -94,6 +94,12 @@
  */
 #define WGC_MAX_RANK 8
 
+/**
+ * Most elements (or iterations) one dim, count or index of a kernel may
+ * have: kernels compute in 32-bit integers, signed where they index.
+ */
+#define MAX_KERNEL_COUNT (size_t)INT32_MAX
+
 
 
 /**
@@ -593,8 +599,17 @@ typedef struct WgcKernelDesc {
  * negative. Only the first `rank` entries of `shape` and `strides` are read.
  * Fill one with `wgc_tensor_contiguous`, then change what you need
  * (transpose by swapping shape and stride entries, slice by moving `offset`).
- * A view that reaches outside its buffer is rejected with
- * `WGC_ERROR_OUT_OF_RANGE`.
+ * A view that reaches outside its buffer, or whose element count overflows
+ * 64 bits, is rejected with `WGC_ERROR_OUT_OF_RANGE`.
+ *
+ * Operators bind the part of a buffer a view touches, so views of buffers
+ * larger than the adapter's `max_storage_buffer_binding_size` work as long
+ * as the elements one view spans fit in one binding
+ * (`WGC_ERROR_LIMIT_EXCEEDED` otherwise) and number at most 2^31
+ * (`WGC_ERROR_TOO_LARGE`). Zero strides let a view's dims grow far past
+ * its buffer; operators whose kernels count such dims in 32 bits (matmul's
+ * K, conv2d's channels, kernel and padded input, pooling windows and
+ * planes) refuse counts past 2^31-1 with `WGC_ERROR_TOO_LARGE`.
  */
 typedef struct WgcTensor {
   const struct WgcBuffer *buffer;
@@ -1339,7 +1354,8 @@ WgcStatus wgc_stream_copy_buffer(const struct WgcStream *stream,
 
 /**
  * Record a fill of `size` bytes at `offset` with the 32-bit `pattern`
- * (e.g. the bits of a float). Offset and size must be multiples of 4.
+ * (e.g. the bits of a float). Offset and size must be multiples of 4. Any
+ * size works: fills larger than one storage binding take several launches.
  */
 WgcStatus wgc_stream_fill_buffer(const struct WgcStream *stream,
                                  const struct WgcBuffer *buffer,
@@ -1398,7 +1414,8 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * `WGC_ERROR_INVALID_ARGUMENT` (`c` overlaps or shares a buffer with an
  * input, or has a zero stride), `WGC_ERROR_OUT_OF_RANGE` (a view outside
  * its buffer), `WGC_ERROR_TOO_LARGE` (more than
- * `max_compute_workgroups_per_dimension` batch matrices),
+ * `max_compute_workgroups_per_dimension` batch matrices, or K past 2^31-1
+ * through zero strides),
  * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
  */
 WgcStatus wgc_op_gemm(const struct WgcStream *stream,
@@ -1444,8 +1461,9 @@ WgcStatus wgc_op_matmul(const struct WgcStream *stream,
  * `WGC_ERROR_SHAPE_MISMATCH` (ranks, channels not divisible by groups,
  * weight/bias/out of the wrong shape, input smaller than the dilated
  * kernel), `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
- * `WGC_ERROR_TOO_LARGE`, `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded
- * on failure.
+ * `WGC_ERROR_TOO_LARGE` (too many workgroups, or channels, a padded input,
+ * stride, dilated kernel or C/groups*KH*KW past 2^31-1 through zero
+ * strides), `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
  */
 WgcStatus wgc_op_conv2d(const struct WgcStream *stream,
                         const struct WgcConv2dParams *params,
@@ -1463,7 +1481,9 @@ WgcStatus wgc_op_conv2d(const struct WgcStream *stream,
  * buffer with `input`), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
  * (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not 4, `out` of the wrong
  * shape, input smaller than the window), `WGC_ERROR_OUT_OF_RANGE`,
- * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+ * `WGC_ERROR_TOO_LARGE` (a padded input, stride or window past 2^31-1
+ * through zero strides), `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded
+ * on failure.
  */
 WgcStatus wgc_op_max_pool2d(const struct WgcStream *stream,
                             const struct WgcPool2dParams *params,
@@ -1490,7 +1510,8 @@ WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
  * `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not
  * 4, `out` not (N, C, 1, 1), H or W zero with N*C > 0),
  * `WGC_ERROR_INVALID_ARGUMENT` (`out` sharing a buffer with `input`),
- * `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_DEVICE_MISMATCH`.
+ * `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_TOO_LARGE` (H*W past 2^31-1 through
+ * zero strides), `WGC_ERROR_DEVICE_MISMATCH`.
  */
 WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
                                    const struct WgcTensor *input,

@@ -72,8 +72,9 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// `WGC_ERROR_SHAPE_MISMATCH` (ranks, channels not divisible by groups,
 /// weight/bias/out of the wrong shape, input smaller than the dilated
 /// kernel), `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
-/// `WGC_ERROR_TOO_LARGE`, `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded
-/// on failure.
+/// `WGC_ERROR_TOO_LARGE` (too many workgroups, or channels, a padded input,
+/// stride, dilated kernel or C/groups*KH*KW past 2^31-1 through zero
+/// strides), `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_conv2d(
     stream: *const WgcStream,
@@ -124,7 +125,9 @@ unsafe fn pool(stream: *const WgcStream, params: *const WgcPool2dParams, input: 
 /// buffer with `input`), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
 /// (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not 4, `out` of the wrong
 /// shape, input smaller than the window), `WGC_ERROR_OUT_OF_RANGE`,
-/// `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+/// `WGC_ERROR_TOO_LARGE` (a padded input, stride or window past 2^31-1
+/// through zero strides), `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded
+/// on failure.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_max_pool2d(
     stream: *const WgcStream,
@@ -157,7 +160,8 @@ pub unsafe extern "C" fn wgc_op_avg_pool2d(
 /// `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not
 /// 4, `out` not (N, C, 1, 1), H or W zero with N*C > 0),
 /// `WGC_ERROR_INVALID_ARGUMENT` (`out` sharing a buffer with `input`),
-/// `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_DEVICE_MISMATCH`.
+/// `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_TOO_LARGE` (H*W past 2^31-1 through
+/// zero strides), `WGC_ERROR_DEVICE_MISMATCH`.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_global_avg_pool2d(
     stream: *const WgcStream,

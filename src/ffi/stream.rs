@@ -164,7 +164,8 @@ pub unsafe extern "C" fn wgc_stream_copy_buffer(
 }
 
 /// Record a fill of `size` bytes at `offset` with the 32-bit `pattern`
-/// (e.g. the bits of a float). Offset and size must be multiples of 4.
+/// (e.g. the bits of a float). Offset and size must be multiples of 4. Any
+/// size works: fills larger than one storage binding take several launches.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_stream_fill_buffer(
     stream: *const WgcStream,
