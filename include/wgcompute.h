@@ -94,12 +94,6 @@
  */
 #define WGC_MAX_RANK 8
 
-/**
- * Most elements (or iterations) one dim, count or index of a kernel may
- * have: kernels compute in 32-bit integers, signed where they index.
- */
-#define MAX_KERNEL_COUNT (size_t)INT32_MAX
-
 
 
 /**

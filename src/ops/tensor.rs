@@ -83,7 +83,7 @@ pub fn numel(shape: &[usize]) -> usize {
 
 /// Most elements (or iterations) one dim, count or index of a kernel may
 /// have: kernels compute in 32-bit integers, signed where they index.
-pub const MAX_KERNEL_COUNT: usize = i32::MAX as usize;
+const MAX_KERNEL_COUNT: usize = i32::MAX as usize;
 
 /// Fail with `TooLarge` naming the first size past `MAX_KERNEL_COUNT`.
 /// Views with zero (broadcast) strides can have dims far past 2^32 over a
