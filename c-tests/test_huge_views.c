@@ -172,16 +172,16 @@ static void test_views_of_a_buffer_past_the_binding_limit(TestEnv *e) {
     for (int i = 0; i < 3; i++) v[i] = view(big, 1, &four, &unit, at[i]);
 
     /* Fill every byte (several launches), then views. */
-    CHECK(wgc_stream_fill_buffer(e->stream, big, 0, size, 0x3f800000u)); /* 1.0f */
+    EXPECT_STATUS(wgc_stream_fill_buffer(e->stream, big, 0, size, 0x3f800000u), WGC_OK); /* 1.0f */
     float got[4];
     uint64_t probes[3] = {0, size / 2, size - 16};
     for (int i = 0; i < 3; i++) {
         CHECK(wgc_buffer_read(big, probes[i], got, sizeof got));
         EXPECT(got[0] == 1.0f && got[3] == 1.0f);
     }
-    CHECK(wgc_op_fill(e->stream, &v[0], 2.5));
-    CHECK(wgc_op_arange(e->stream, &v[1], 10.0, 1.0));
-    CHECK(wgc_op_binary(e->stream, WGC_BINARY_OP_ADD, &v[0], &v[1], &v[2]));
+    EXPECT_STATUS(wgc_op_fill(e->stream, &v[0], 2.5), WGC_OK);
+    EXPECT_STATUS(wgc_op_arange(e->stream, &v[1], 10.0, 1.0), WGC_OK);
+    EXPECT_STATUS(wgc_op_binary(e->stream, WGC_BINARY_OP_ADD, &v[0], &v[1], &v[2]), WGC_OK);
     CHECK(wgc_buffer_read(big, (uint64_t)at[2] * 4, got, sizeof got));
     for (int i = 0; i < 4; i++) EXPECT(got[i] == 12.5f + (float)i);
     CHECK(wgc_buffer_read(big, (uint64_t)(at[0] - 1) * 4, got, 4));
@@ -189,16 +189,16 @@ static void test_views_of_a_buffer_past_the_binding_limit(TestEnv *e) {
 
     /* Reduction, softmax and matmul on views far into the buffer. */
     WgcTensor s = view(small, 0, &unit, &unit, 0);
-    CHECK(wgc_op_reduce(e->stream, WGC_REDUCE_OP_SUM, &v[1], NULL, 0, 0, &s));
+    EXPECT_STATUS(wgc_op_reduce(e->stream, WGC_REDUCE_OP_SUM, &v[1], NULL, 0, 0, &s), WGC_OK);
     CHECK(wgc_buffer_read(small, 0, got, 4));
     EXPECT(got[0] == 46.0f);
     WgcTensor sm = view(small, 1, &four, &unit, 4);
-    CHECK(wgc_op_softmax(e->stream, &v[0], 0, &sm));
+    EXPECT_STATUS(wgc_op_softmax(e->stream, &v[0], 0, &sm), WGC_OK);
     CHECK(wgc_buffer_read(small, 16, got, 16));
     for (int i = 0; i < 4; i++) EXPECT(fabsf(got[i] - 0.25f) < 1e-6f);
     int64_t sq[2] = {2, 2}, sq_strides[2] = {2, 1};
     WgcTensor ma = view(big, 2, sq, sq_strides, at[1]), mc = view(small, 2, sq, sq_strides, 0);
-    CHECK(wgc_op_matmul(e->stream, &ma, &ma, &mc)); /* [[10,11],[12,13]]^2 */
+    EXPECT_STATUS(wgc_op_matmul(e->stream, &ma, &ma, &mc), WGC_OK); /* [[10,11],[12,13]]^2 */
     CHECK(wgc_buffer_read(small, 0, got, sizeof got));
     EXPECT(got[0] == 232.0f && got[1] == 253.0f && got[2] == 276.0f && got[3] == 301.0f);
     wgc_buffer_release(big);
