@@ -10,7 +10,10 @@
  *    keep it alive. Passing a handle of one device with a handle of another
  *    fails with WGC_ERROR_DEVICE_MISMATCH.
  *  - Structs that begin with struct_size: set it to sizeof(the struct) so the
- *    library can grow them without breaking older callers.
+ *    library can grow them without breaking older callers. Fields past
+ *    struct_size keep their defaults (or, in output structs, are not
+ *    written); a struct_size under 4 or one that ends inside a field fails
+ *    with WGC_ERROR_INVALID_ARGUMENT.
  *  - Booleans are uint32_t (0 or 1). Enums are 32-bit with fixed values.
  *  - Devices, buffers, kernels and events may be used from any thread at
  *    once. A stream is meant for one thread at a time (concurrent calls on one
@@ -46,6 +49,24 @@
  * All of the above.
  */
 #define WGC_BUFFER_USAGE_ALL 7
+
+/**
+ * Most private memory one invocation of a kernel may use, in bytes: the
+ * `var<private>` globals its entry point uses, plus its function variables
+ * and those of the deepest chain of functions it calls, plus arrays indexed
+ * by value with a computed index (which compilers copy into a variable).
+ * Drivers compile large private arrays very slowly or crash on them.
+ */
+#define WGC_MAX_PRIVATE_MEMORY_BYTES 16384
+
+/**
+ * Most nesting a kernel's source may have: per statement, its operators,
+ * `.`, `[` and `(` (each character counts), plus the enclosing `{` blocks
+ * and `else` branches. Deeper sources (e.g. an expression chaining over
+ * 16,000 `+`) fail with `WGC_ERROR_SHADER_COMPILATION`; split such
+ * expressions into `let` statements.
+ */
+#define WGC_MAX_KERNEL_NESTING 16384
 
 /**
  * Major version of the library this header describes.
@@ -609,8 +630,17 @@ typedef struct WgcKernelDesc {
  * negative. Only the first `rank` entries of `shape` and `strides` are read.
  * Fill one with `wgc_tensor_contiguous`, then change what you need
  * (transpose by swapping shape and stride entries, slice by moving `offset`).
- * A view that reaches outside its buffer is rejected with
- * `WGC_ERROR_OUT_OF_RANGE`.
+ * A view that reaches outside its buffer, or whose element count overflows
+ * 64 bits, is rejected with `WGC_ERROR_OUT_OF_RANGE`.
+ *
+ * Operators bind the part of a buffer a view touches, so views of buffers
+ * larger than the adapter's `max_storage_buffer_binding_size` work as long
+ * as the elements one view spans fit in one binding
+ * (`WGC_ERROR_LIMIT_EXCEEDED` otherwise) and number at most 2^31
+ * (`WGC_ERROR_TOO_LARGE`). Zero strides let a view's dims grow far past
+ * its buffer; operators whose kernels count such dims in 32 bits (matmul's
+ * K, conv2d's channels, kernel and padded input, pooling windows and
+ * planes) refuse counts past 2^31-1 with `WGC_ERROR_TOO_LARGE`.
  */
 typedef struct WgcTensor {
   const struct WgcBuffer *buffer;
@@ -924,9 +954,13 @@ WgcStatus wgc_instance_adapter_info(const struct WgcInstance *instance,
  * Compile a kernel. The same source and entry point on the same device
  * compile once: later calls return the cached pipeline. Returns
  * `WGC_ERROR_SHADER_COMPILATION` with the compiler's diagnostic (line and
- * column) in `wgc_last_error_message()`, `WGC_ERROR_NOT_FOUND` for a
- * missing entry point, `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size or
- * workgroup memory beyond the adapter's limits, `WGC_ERROR_UNSUPPORTED` for
+ * column) in `wgc_last_error_message()` (also for a source nesting deeper
+ * than `WGC_MAX_KERNEL_NESTING`, and for an `override` without a default:
+ * kernels get no pipeline constants, so every `override` takes its default),
+ * `WGC_ERROR_NOT_FOUND` for a missing entry point,
+ * `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size or workgroup memory
+ * beyond the adapter's limits (both as the overrides make them) or private
+ * memory beyond `WGC_MAX_PRIVATE_MEMORY_BYTES`, `WGC_ERROR_UNSUPPORTED` for
  * textures or bind groups other than 0. Blocks while the driver compiles.
  */
 WgcStatus wgc_kernel_create(const struct WgcDevice *device,
@@ -944,7 +978,8 @@ void wgc_kernel_retain(struct WgcKernel *kernel);
 void wgc_kernel_release(struct WgcKernel *kernel);
 
 /**
- * The entry point's `@workgroup_size` (x, y, z) into `out_size[3]`.
+ * The entry point's `@workgroup_size` (x, y, z) into `out_size[3]`, with
+ * `override` values applied.
  */
 WgcStatus wgc_kernel_workgroup_size(const struct WgcKernel *kernel, uint32_t *out_size);
 
@@ -1362,7 +1397,9 @@ WgcStatus wgc_stream_copy_buffer(const struct WgcStream *stream,
 /**
  * Record a fill of `size` bytes at `offset` with the 32-bit `pattern`
  * (e.g. the bits of a float). Offset and size must be multiples of 4
- * (`WGC_ERROR_ALIGNMENT`). Like a write, it works on buffers of any usage.
+ * (`WGC_ERROR_ALIGNMENT`). Like a write, it works on buffers of any usage,
+ * and any size works: fills larger than one storage binding take several
+ * launches.
  */
 WgcStatus wgc_stream_fill_buffer(const struct WgcStream *stream,
                                  const struct WgcBuffer *buffer,
@@ -1434,7 +1471,8 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * `WGC_ERROR_INVALID_ARGUMENT` (`c` overlaps or shares a buffer with an
  * input, or has a zero stride), `WGC_ERROR_OUT_OF_RANGE` (a view outside
  * its buffer), `WGC_ERROR_TOO_LARGE` (more than
- * `max_compute_workgroups_per_dimension` batch matrices),
+ * `max_compute_workgroups_per_dimension` batch matrices, or K past 2^31-1
+ * through zero strides),
  * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
  */
 WgcStatus wgc_op_gemm(const struct WgcStream *stream,
@@ -1474,14 +1512,15 @@ WgcStatus wgc_op_matmul(const struct WgcStream *stream,
  *
  * Records work on `stream` without blocking. Statuses:
  * `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, weight or out),
- * `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4; `out` overlaps or shares
+ * `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4 or ending inside a field; `out` overlaps or shares
  * a buffer with an operand), `WGC_ERROR_DTYPE_MISMATCH` (operands of
  * different dtypes), `WGC_ERROR_UNSUPPORTED` (not f32),
  * `WGC_ERROR_SHAPE_MISMATCH` (ranks, channels not divisible by groups,
  * weight/bias/out of the wrong shape, input smaller than the dilated
  * kernel), `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
- * `WGC_ERROR_TOO_LARGE`, `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded
- * on failure.
+ * `WGC_ERROR_TOO_LARGE` (too many workgroups, or channels, a padded input,
+ * stride, dilated kernel or C/groups*KH*KW past 2^31-1 through zero
+ * strides), `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
  */
 WgcStatus wgc_op_conv2d(const struct WgcStream *stream,
                         const struct WgcConv2dParams *params,
@@ -1495,11 +1534,13 @@ WgcStatus wgc_op_conv2d(const struct WgcStream *stream,
  * or both f16, with `OH = (H + 2*pad_h - kernel_h) / stride_h + 1` (floor;
  * OW alike). NaN in a window gives NaN. Exact. Records work on `stream` without blocking.
  * Statuses: `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_INVALID_ARGUMENT` (zero
- * window, padding over half the window, `struct_size` < 4, `out` sharing a
+ * window, padding over half the window, `struct_size` < 4 or ending inside a field, `out` sharing a
  * buffer with `input`), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
  * (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not 4, `out` of the wrong
  * shape, input smaller than the window), `WGC_ERROR_OUT_OF_RANGE`,
- * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+ * `WGC_ERROR_TOO_LARGE` (a padded input, stride or window past 2^31-1
+ * through zero strides), `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded
+ * on failure.
  */
 WgcStatus wgc_op_max_pool2d(const struct WgcStream *stream,
                             const struct WgcPool2dParams *params,
@@ -1526,7 +1567,8 @@ WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
  * `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not
  * 4, `out` not (N, C, 1, 1), H or W zero with N*C > 0),
  * `WGC_ERROR_INVALID_ARGUMENT` (`out` sharing a buffer with `input`),
- * `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_DEVICE_MISMATCH`.
+ * `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_TOO_LARGE` (H*W past 2^31-1 through
+ * zero strides), `WGC_ERROR_DEVICE_MISMATCH`.
  */
 WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
                                    const struct WgcTensor *input,

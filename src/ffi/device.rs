@@ -1,7 +1,8 @@
 //! Devices: open an adapter, query it, synchronize, memory statistics.
 
-use super::boundary::{self, arc, borrow, c_str, out, read_sized, run, to_handle, write_sized, Handle};
+use super::boundary::{self, arc, borrow, c_str, out, run, to_handle, Handle};
 use super::instance::{adapter_info, WgcAdapterInfo, WgcInstance};
+use super::sized::{read_sized, sized_struct, write_sized};
 use super::status::WgcStatus;
 use crate::runtime::device::{Device, DeviceOptions};
 use crate::runtime::instance::{choose, Preference};
@@ -76,6 +77,8 @@ pub struct WgcDeviceOptions {
     pub gpu_timeout_ms: u64,
 }
 
+sized_struct!(WgcDeviceOptions { adapter_index, preference, pipeline_cache_path, pool_limit_bytes });
+
 impl Default for WgcDeviceOptions {
     fn default() -> Self {
         WgcDeviceOptions {
@@ -111,6 +114,8 @@ pub struct WgcMemoryStats {
     /// memory, stream or kernel they refer to.
     pub cached_bind_groups: u64,
 }
+
+sized_struct!(WgcMemoryStats { live_bytes, peak_bytes, pooled_bytes, driver_allocations, pool_hits });
 
 /// Open a device. `options` may be NULL for the defaults. Returns
 /// `WGC_ERROR_NOT_FOUND` if no adapter matches (none at all, a bad index, no

@@ -1,6 +1,7 @@
 //! Instances and adapter information.
 
-use super::boundary::{self, out, run, to_handle, write_sized, Handle};
+use super::boundary::{self, out, run, to_handle, Handle};
+use super::sized::{sized_struct, write_sized};
 use super::status::{WgcStatus, WGC_ABI_VERSION};
 use crate::error::Error;
 use crate::runtime::instance::{instance, summarize, AdapterSummary};
@@ -97,6 +98,25 @@ pub struct WgcAdapterInfo {
     pub has_pipeline_cache: u32,
     pub has_immediates: u32,
 }
+
+sized_struct!(WgcAdapterInfo {
+    backend,
+    device_type,
+    vendor_id,
+    device_id,
+    name,
+    driver,
+    driver_info,
+    limits,
+    has_f16,
+    has_subgroups,
+    subgroup_min_size,
+    subgroup_max_size,
+    has_timestamps,
+    has_cooperative_matrix,
+    has_pipeline_cache,
+    has_immediates,
+});
 
 impl Default for WgcAdapterInfo {
     fn default() -> Self {

@@ -12,6 +12,7 @@ pub mod ops_norm;
 pub mod ops_reduce;
 pub mod ops_elementwise;
 pub mod ops_movement;
+pub mod sized;
 pub mod status;
 pub mod stream;
 pub mod tensor;

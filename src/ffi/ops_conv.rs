@@ -1,6 +1,7 @@
 //! Convolution and pooling.
 
-use super::boundary::{borrow, read_sized, run};
+use super::boundary::{borrow, run};
+use super::sized::{read_sized, sized_struct};
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
@@ -26,6 +27,8 @@ pub struct WgcConv2dParams {
     pub groups: u32,
 }
 
+sized_struct!(WgcConv2dParams { stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups });
+
 /// Parameters of `wgc_op_max_pool2d` and `wgc_op_avg_pool2d`. Set
 /// `struct_size = sizeof(WgcPool2dParams)`.
 #[repr(C)]
@@ -47,6 +50,8 @@ pub struct WgcPool2dParams {
     pub count_include_pad: u32,
 }
 
+sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, count_include_pad });
+
 /// 2-D cross-correlation (PyTorch's `conv2d`): `input` (N, C, H, W),
 /// `weight` (O, C/groups, KH, KW), `bias` (O) or NULL, `out` (N, O, OH, OW)
 /// with `OH = (H + 2*pad_h - dilation_h*(KH-1) - 1) / stride_h + 1` (OW
@@ -61,14 +66,15 @@ pub struct WgcPool2dParams {
 ///
 /// Records work on `stream` without blocking. Statuses:
 /// `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, weight or out),
-/// `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4; `out` overlaps or shares
+/// `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4 or ending inside a field; `out` overlaps or shares
 /// a buffer with an operand), `WGC_ERROR_DTYPE_MISMATCH` (operands of
 /// different dtypes), `WGC_ERROR_UNSUPPORTED` (not f32),
 /// `WGC_ERROR_SHAPE_MISMATCH` (ranks, channels not divisible by groups,
 /// weight/bias/out of the wrong shape, input smaller than the dilated
 /// kernel), `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
-/// `WGC_ERROR_TOO_LARGE`, `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded
-/// on failure.
+/// `WGC_ERROR_TOO_LARGE` (too many workgroups, or channels, a padded input,
+/// stride, dilated kernel or C/groups*KH*KW past 2^31-1 through zero
+/// strides), `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_conv2d(
     stream: *const WgcStream,
@@ -115,11 +121,13 @@ unsafe fn pool(stream: *const WgcStream, params: *const WgcPool2dParams, input: 
 /// or both f16, with `OH = (H + 2*pad_h - kernel_h) / stride_h + 1` (floor;
 /// OW alike). NaN in a window gives NaN. Exact. Records work on `stream` without blocking.
 /// Statuses: `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_INVALID_ARGUMENT` (zero
-/// window, padding over half the window, `struct_size` < 4, `out` sharing a
+/// window, padding over half the window, `struct_size` < 4 or ending inside a field, `out` sharing a
 /// buffer with `input`), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
 /// (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not 4, `out` of the wrong
 /// shape, input smaller than the window), `WGC_ERROR_OUT_OF_RANGE`,
-/// `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+/// `WGC_ERROR_TOO_LARGE` (a padded input, stride or window past 2^31-1
+/// through zero strides), `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded
+/// on failure.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_max_pool2d(
     stream: *const WgcStream,
@@ -152,7 +160,8 @@ pub unsafe extern "C" fn wgc_op_avg_pool2d(
 /// `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not
 /// 4, `out` not (N, C, 1, 1), H or W zero with N*C > 0),
 /// `WGC_ERROR_INVALID_ARGUMENT` (`out` sharing a buffer with `input`),
-/// `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_DEVICE_MISMATCH`.
+/// `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_TOO_LARGE` (H*W past 2^31-1 through
+/// zero strides), `WGC_ERROR_DEVICE_MISMATCH`.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_global_avg_pool2d(
     stream: *const WgcStream,

@@ -35,7 +35,8 @@ use crate::ops::matmul;
 /// `WGC_ERROR_INVALID_ARGUMENT` (`c` overlaps or shares a buffer with an
 /// input, or has a zero stride), `WGC_ERROR_OUT_OF_RANGE` (a view outside
 /// its buffer), `WGC_ERROR_TOO_LARGE` (more than
-/// `max_compute_workgroups_per_dimension` batch matrices),
+/// `max_compute_workgroups_per_dimension` batch matrices, or K past 2^31-1
+/// through zero strides),
 /// `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]

@@ -1,9 +1,10 @@
 //! Streams: record launches, copies, fills and events; flush; synchronize.
 
-use super::boundary::{self, arc, borrow, out, read_sized, run, to_handle, Handle};
+use super::boundary::{self, arc, borrow, out, run, to_handle, Handle};
 use super::buffer::WgcBuffer;
 use super::device::WgcDevice;
 use super::kernel::WgcKernel;
+use super::sized::{read_sized, sized_struct};
 use super::status::WgcStatus;
 use crate::error::Error;
 use crate::runtime::stream::{Bind, Groups, StreamShared};
@@ -53,6 +54,8 @@ pub struct WgcLaunch {
     pub indirect_buffer: *const WgcBuffer,
     pub indirect_offset: u64,
 }
+
+sized_struct!(WgcLaunch { bindings, binding_count, params, params_size, workgroups, indirect_buffer, indirect_offset });
 
 impl Default for WgcLaunch {
     fn default() -> Self {
@@ -167,7 +170,9 @@ pub unsafe extern "C" fn wgc_stream_copy_buffer(
 
 /// Record a fill of `size` bytes at `offset` with the 32-bit `pattern`
 /// (e.g. the bits of a float). Offset and size must be multiples of 4
-/// (`WGC_ERROR_ALIGNMENT`). Like a write, it works on buffers of any usage.
+/// (`WGC_ERROR_ALIGNMENT`). Like a write, it works on buffers of any usage,
+/// and any size works: fills larger than one storage binding take several
+/// launches.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_stream_fill_buffer(
     stream: *const WgcStream,

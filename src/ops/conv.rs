@@ -5,7 +5,7 @@
 use super::common::{kernel, launch, Params};
 use super::grid::grid_1d;
 use super::matmul::{check_output, gemm_views, RowBias};
-use super::tensor::{expect_shape, same_device, DType, Tensor};
+use super::tensor::{check_kernel_counts, expect_shape, numel, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
@@ -22,12 +22,17 @@ pub struct Conv2dParams {
 
 /// Output size of one spatial dim, or None when the input is too small.
 pub fn out_size(input: usize, kernel: usize, stride: usize, pad: usize, dilation: usize) -> Option<usize> {
-    let span = dilation * (kernel.max(1) - 1) + 1;
+    let span = dilated(kernel, dilation);
     let padded = input + 2 * pad;
     if padded < span {
         return None;
     }
     Some((padded - span) / stride + 1)
+}
+
+/// Input rows (or columns) one window spans, saturating.
+fn dilated(kernel: usize, dilation: usize) -> usize {
+    dilation.saturating_mul(kernel.max(1) - 1).saturating_add(1)
 }
 
 fn ivec4(s: &[isize]) -> [i32; 4] {
@@ -83,6 +88,20 @@ pub fn conv2d(
         bail!(ShapeMismatch, "conv2d: the padded input {h}x{w} is smaller than the dilated {kh}x{kw} kernel");
     };
     expect_shape(out, &[n, o, oh, ow], "conv2d: out")?;
+    // Dims of out are bounded by its buffer; those of input and weight may
+    // be broadcast (zero strides) far past what the kernels count.
+    check_kernel_counts(
+        "conv2d",
+        &[
+            ("the padded input height", h + 2 * ph),
+            ("the padded input width", w + 2 * pw),
+            ("the input channels", c),
+            ("the dilated kernel height", dilated(kh, dh)),
+            ("the dilated kernel width", dilated(kw, dw)),
+            ("a stride", sh.max(sw)),
+            ("C/groups * KH * KW", numel(&[cg, kh, kw])),
+        ],
+    )?;
     let mut inputs = vec![input, weight];
     if let Some(b) = bias {
         inputs.push(b);
@@ -124,10 +143,10 @@ pub fn conv2d(
         .i32(pw as i32)
         .i32(dh as i32)
         .i32(dw as i32)
-        .u32(input.offset as u32)
-        .u32(weight.offset as u32)
-        .u32(out.offset as u32)
-        .u32(bias.map_or(0, |b| b.offset as u32))
+        .u32(input.bound_offset())
+        .u32(weight.bound_offset())
+        .u32(out.bound_offset())
+        .u32(bias.map_or(0, |b| b.bound_offset()))
         .i32(bias.map_or(0, |b| b.strides[0] as i32));
     let bias_flag = if bias.is_some() { "true" } else { "false" };
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
@@ -178,8 +197,8 @@ pub fn conv2d(
             .u32(o as u32)
             .u32((oh * ow) as u32)
             .u32(ow as u32)
-            .u32(out.offset as u32)
-            .u32(bias.map_or(0, |b| b.offset as u32))
+            .u32(out.bound_offset())
+            .u32(bias.map_or(0, |b| b.bound_offset()))
             .i32(bias.map_or(0, |b| b.strides[0] as i32))
             .u32(row);
         for v in ivec4(&out.strides) {

@@ -79,7 +79,7 @@ pub fn check_output_view(out: &Tensor, what: &str) -> Result<()> {
         if s <= span {
             bail!(InvalidArgument, "{what}: the output view has elements that share memory (strides {:?})", out.strides);
         }
-        span += s * (d - 1);
+        span = span.saturating_add(s.saturating_mul(d - 1));
     }
     Ok(())
 }
@@ -150,8 +150,9 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     strides.push(m.out.strides.clone());
     let (cshape, cstrides) = coalesce(shape, &strides);
     let dense = cshape.len() <= 1 && cstrides.iter().all(|s| s.iter().all(|&x| x == 1));
-    let mut offsets: Vec<usize> = m.inputs.iter().map(|t| t.offset).collect();
-    offsets.push(m.out.offset);
+    // Offsets from where each view is bound (multiples of 4 apart from the absolute ones).
+    let mut offsets: Vec<usize> = m.inputs.iter().map(|t| t.bound_offset() as usize).collect();
+    offsets.push(m.out.bound_offset() as usize);
     if !dense {
         if let Some(dims) = transpose_dims(stream, m, &cshape, &cstrides) {
             return launch_tiled(stream, m, &access, dims, &cstrides, &offsets);

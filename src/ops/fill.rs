@@ -34,21 +34,26 @@ pub fn fill_words(
         alias = buffer.as_storage();
         &alias
     };
-    // Bind from a 256-byte aligned start so any word offset works.
-    let bind_start = offset / 256 * 256;
-    let first_word = ((offset - bind_start) / 4) as u32;
-    let count = size / 4;
-    let (groups, row) = grid_1d(count, 256, dev.limits.max_compute_workgroups_per_dimension);
-    let params: [u32; 4] = [first_word, count as u32, pattern, row];
-    stream.launch(
-        &kernel,
-        &[Bind {
-            binding: 0,
-            buffer,
-            offset: bind_start,
-            size: Some(offset + size - bind_start),
-        }],
-        Some(bytemuck::cast_slice(&params)),
-        Groups::Direct(groups),
-    )
+    // A launch binds at most the adapter's storage binding size (and counts
+    // words in 32 bits): larger fills take several.
+    let max_bind = dev.limits.max_storage_buffer_binding_size.min(1 << 32) / 256 * 256;
+    let end = offset + size;
+    let mut start = offset;
+    while start < end {
+        // Bind from a 256-byte aligned start so any word offset works.
+        let bind_start = start / 256 * 256;
+        let stop = end.min(bind_start + max_bind);
+        let first_word = ((start - bind_start) / 4) as u32;
+        let count = (stop - start) / 4;
+        let (groups, row) = grid_1d(count, 256, dev.limits.max_compute_workgroups_per_dimension);
+        let params: [u32; 4] = [first_word, count as u32, pattern, row];
+        stream.launch(
+            &kernel,
+            &[Bind { binding: 0, buffer, offset: bind_start, size: Some(stop - bind_start) }],
+            Some(bytemuck::cast_slice(&params)),
+            Groups::Direct(groups),
+        )?;
+        start = stop;
+    }
+    Ok(())
 }

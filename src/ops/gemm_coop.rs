@@ -168,9 +168,9 @@ pub fn record(
         .u32(batch_strides[0] as u32)
         .u32(batch_strides[1] as u32)
         .u32(batch_strides[2] as u32)
-        .u32(a.offset as u32)
-        .u32(b.offset as u32)
-        .u32(c.offset as u32);
+        .u32(a.bound_offset())
+        .u32(b.bound_offset())
+        .u32(c.bound_offset());
     let groups = [(n / TILE.block_n()) as u32, (m / TILE.block_m()) as u32, batch as u32];
     launch(stream, &kern, &[a, b, c], params.bytes(), groups)
 }

@@ -5,7 +5,9 @@
 
 use super::gemm_coop;
 use super::common::{kernel, launch, Params};
-use super::tensor::{broadcast_shapes, broadcast_strides, expect_shape, numel, same_device, DType, Tensor};
+use super::tensor::{
+    broadcast_shapes, broadcast_strides, check_kernel_counts, expect_shape, numel, same_device, DType, Tensor,
+};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
@@ -166,6 +168,8 @@ pub fn gemm_views(
         inputs.push(bb.tensor);
     }
     check_output(c, &inputs, "gemm")?;
+    // M and N are dims of c, which has no zero strides; K may be broadcast.
+    check_kernel_counts("gemm", &[("the inner dim K", k)])?;
     let batch_count = numel(&batch);
     if m == 0 || n == 0 || batch_count == 0 {
         return Ok(());
@@ -230,7 +234,7 @@ pub fn gemm_views(
             ("BIAS", if bias.is_some() { "true" } else { "false" }),
         ],
     )?;
-    let (bias_off, bias_stride) = bias.as_ref().map_or((0, 0), |bb| (bb.tensor.offset, bb.stride));
+    let (bias_off, bias_stride) = bias.as_ref().map_or((0, 0), |bb| (bb.tensor.bound_offset(), bb.stride));
     let params = Params::new()
         .u32(m as u32)
         .u32(n as u32)
@@ -244,10 +248,10 @@ pub fn gemm_views(
         .i32(b_sn as i32)
         .i32(c_sm as i32)
         .i32(c_sn as i32)
-        .u32(a.offset as u32)
-        .u32(b.offset as u32)
-        .u32(c.offset as u32)
-        .u32(bias_off as u32)
+        .u32(a.bound_offset())
+        .u32(b.bound_offset())
+        .u32(c.bound_offset())
+        .u32(bias_off)
         .array8_u32(&batch, 1)
         .array8_i32(&a_bs)
         .array8_i32(&b_bs)

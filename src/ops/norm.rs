@@ -134,10 +134,10 @@ pub fn norm(
         .u32(rows as u32)
         .u32(rows_per_y)
         .u32(outer_shape.len() as u32)
-        .u32(input.offset as u32)
-        .u32(out.offset as u32)
-        .u32(weight.map_or(0, |w| w.offset as u32))
-        .u32(bias.map_or(0, |b| b.offset as u32))
+        .u32(input.bound_offset())
+        .u32(out.bound_offset())
+        .u32(weight.map_or(0, |w| w.bound_offset()))
+        .u32(bias.map_or(0, |b| b.bound_offset()))
         .u32(inner_shape.len() as u32)
         .f32(eps)
         .f32(1.0 / len as f32)
@@ -150,12 +150,12 @@ pub fn norm(
         .array8_i32(&inner_s[1])
         .array8_i32(&inner_s[2])
         .array8_i32(&inner_s[3]);
-    let w_buf = weight.map_or(input.buffer, |w| w.buffer);
-    let b_buf = bias.map_or(input.buffer, |b| b.buffer);
+    // Absent parameters bind the input in their place (unread).
+    let (w, b) = (weight.unwrap_or(input), bias.unwrap_or(input));
     let binds = if vec4 {
-        [(1, input.buffer), (4, out.buffer), (7, w_buf), (8, b_buf)]
+        [input.bind(1), out.bind(4), w.bind(7), b.bind(8)]
     } else {
-        [(0, input.buffer), (2, out.buffer), (5, w_buf), (6, b_buf)]
+        [input.bind(0), out.bind(2), w.bind(5), b.bind(6)]
     };
     launch(stream, &k, &binds, &params, groups)
 }

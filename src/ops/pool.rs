@@ -4,7 +4,7 @@
 use super::common::{kernel, launch, Params};
 use super::grid::grid_1d;
 use super::matmul::check_output;
-use super::tensor::{expect_shape, same_device, Tensor};
+use super::tensor::{check_kernel_counts, expect_shape, numel, same_device, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
@@ -75,6 +75,16 @@ pub fn pool2d(stream: &StreamShared, kind: PoolKind, params: &Pool2dParams, inpu
     }
     let (oh, ow) = ((h + 2 * ph - kh) / sh + 1, (w + 2 * pw - kw) / sw + 1);
     expect_shape(out, &[n, c, oh, ow], &format!("{what}: out"))?;
+    // Input dims may be broadcast (zero strides) far past what the kernel counts.
+    check_kernel_counts(
+        what,
+        &[
+            ("the padded input height", h + 2 * ph),
+            ("the padded input width", w + 2 * pw),
+            ("a stride", sh.max(sw)),
+            ("the window", kh * kw),
+        ],
+    )?;
     check_output(out, &[input], what)?;
     let dev = &stream.device;
     dev.check_alive()?;
@@ -92,8 +102,8 @@ pub fn pool2d(stream: &StreamShared, kind: PoolKind, params: &Pool2dParams, inpu
         .i32(sw as i32)
         .i32(ph as i32)
         .i32(pw as i32)
-        .u32(input.offset as u32)
-        .u32(out.offset as u32)
+        .u32(input.bound_offset())
+        .u32(out.bound_offset())
         .u32(row)
         .u32(params.count_include_pad as u32);
     let p = push_strides(p, input, out);
@@ -108,6 +118,7 @@ pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) ->
     let [n, c, h, w] = [input.shape[0], input.shape[1], input.shape[2], input.shape[3]];
     expect_shape(out, &[n, c, 1, 1], &format!("{what}: out"))?;
     check_output(out, &[input], what)?;
+    check_kernel_counts(what, &[("the plane (H * W)", numel(&[h, w]))])?;
     if h == 0 || w == 0 {
         if n * c > 0 {
             bail!(ShapeMismatch, "{what}: the input has no spatial elements to average");
@@ -131,8 +142,8 @@ pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) ->
         .i32(1)
         .i32(0)
         .i32(0)
-        .u32(input.offset as u32)
-        .u32(out.offset as u32)
+        .u32(input.bound_offset())
+        .u32(out.bound_offset())
         .u32(row)
         .u32(flat as u32);
     let p = push_strides(p, input, out);

@@ -43,14 +43,15 @@ pub fn random(stream: &StreamShared, out: &Tensor, dist: Distribution, seed: u64
     };
     let scale = if dist == Distribution::Uniform { b - a } else { b };
     let seed_words = (seed as u32, (seed >> 32) as u32);
-    let dense_blocks = if contiguous && out.offset % 4 == 0 { n / 4 } else { 0 };
+    let first = out.bound_offset() as usize;
+    let dense_blocks = if contiguous && first.is_multiple_of(4) { n / 4 } else { 0 };
     if dense_blocks > 0 {
-        launch_blocks(stream, out, entry, true, dense_blocks * 4, seed_words, offset, out.offset / 4, a, scale, &shape, &strides[0])?;
+        launch_blocks(stream, out, entry, true, dense_blocks * 4, seed_words, offset, first / 4, a, scale, &shape, &strides[0])?;
     }
     let done = dense_blocks * 4;
     if done < n {
         // The rest (all of it for strided views): counters continue after the dense blocks.
-        launch_blocks(stream, out, entry, false, n - done, seed_words, offset.wrapping_add(dense_blocks as u64), out.offset + done, a, scale, &shape, &strides[0])?;
+        launch_blocks(stream, out, entry, false, n - done, seed_words, offset.wrapping_add(dense_blocks as u64), first + done, a, scale, &shape, &strides[0])?;
     }
     Ok(())
 }

@@ -3,10 +3,10 @@
 //! shaders/reduce.wgsl): a split pass writes per-chunk partial states to
 //! scratch, a finishing pass combines them. No host round-trip.
 
-use super::common::Params;
+use super::common::{whole, Params};
 use super::reduce_axes::{reduced_mask, reduced_shape};
 use super::reduce_kernels::{extremes, kernel, launch, row_grid, use_subgroups, WG};
-use super::tensor::{coalesce, expect_shape, same_device, DType, Tensor};
+use super::tensor::{coalesce, expect_shape, numel, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::buffer::{Buffer, Usage};
@@ -106,20 +106,10 @@ pub fn reduce(
     let rank = input.rank();
     let mask = reduced_mask(rank, axes)?;
     expect_shape(out, &reduced_shape(&input.shape, &mask, keepdim), "out")?;
-    let k_total: usize = input
-        .shape
-        .iter()
-        .zip(&mask)
-        .filter(|(_, &m)| m)
-        .map(|(&d, _)| d)
-        .product();
-    let rows: usize = input
-        .shape
-        .iter()
-        .zip(&mask)
-        .filter(|(_, &m)| !m)
-        .map(|(&d, _)| d)
-        .product();
+    let dims = |reduced: bool| -> Vec<usize> {
+        input.shape.iter().zip(&mask).filter(|(_, &m)| m == reduced).map(|(&d, _)| d).collect()
+    };
+    let (k_total, rows) = (numel(&dims(true)), numel(&dims(false)));
     if k_total == 0 && op.needs_elements() {
         bail!(InvalidArgument, "{op:?} over an empty set of elements is undefined");
     }
@@ -234,8 +224,8 @@ pub fn reduce(
             .u32(k_total as u32)
             .u32(rows as u32)
             .u32(chunks as u32)
-            .u32(input.offset as u32)
-            .u32(out.offset as u32)
+            .u32(input.bound_offset())
+            .u32(out.bound_offset())
             .u32(rows_per_y)
             .u32(kept_shape.len() as u32)
             .u32(red_shape.len() as u32)
@@ -259,15 +249,15 @@ pub fn reduce(
         },
     )?
     .buffer;
-    let mut binds = vec![(0, input.buffer), (2, &*parts)];
+    let mut binds = vec![input.bind(0), whole(2, &parts)];
     if vec4 {
-        binds.push((1, input.buffer));
+        binds.push(input.bind(1));
     }
     launch(stream, &split, &binds, &params(rows_per_y), groups)?;
     launch(
         stream,
         &finish,
-        &[(2, &*parts), (4, out.buffer)],
+        &[whole(2, &parts), out.bind(4)],
         &params(finish_rows_per_y),
         finish_groups,
     )

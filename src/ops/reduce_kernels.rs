@@ -4,7 +4,6 @@
 
 use super::common::Params;
 use crate::error::Result;
-use crate::runtime::buffer::Buffer;
 use crate::runtime::device::Device;
 use crate::runtime::kernel::Kernel;
 use crate::runtime::stream::{Bind, Groups, StreamShared};
@@ -59,24 +58,9 @@ pub fn kernel(
     })
 }
 
-/// Launch with `(binding, buffer)` pairs bound whole and `params` as the uniform.
-pub fn launch(
-    stream: &StreamShared,
-    kernel: &Kernel,
-    binds: &[(u32, &Buffer)],
-    params: &Params,
-    groups: [u32; 3],
-) -> Result<()> {
-    let binds: Vec<Bind> = binds
-        .iter()
-        .map(|&(binding, buffer)| Bind {
-            binding,
-            buffer,
-            offset: 0,
-            size: None,
-        })
-        .collect();
-    stream.launch(kernel, &binds, Some(params.bytes()), Groups::Direct(groups))
+/// Launch with `binds` (`Tensor::bind`, `common::whole`) and `params` as the uniform.
+pub fn launch(stream: &StreamShared, kernel: &Kernel, binds: &[Bind], params: &Params, groups: [u32; 3]) -> Result<()> {
+    stream.launch(kernel, binds, Some(params.bytes()), Groups::Direct(groups))
 }
 
 /// A grid of `x` groups by `rows` rows, rows spread over y and z because one

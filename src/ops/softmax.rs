@@ -142,17 +142,13 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
         .u32(layout.rows as u32)
         .u32(rows_per_y)
         .u32(layout.outer_shape.len() as u32)
-        .u32(input.offset as u32)
-        .u32(out.offset as u32)
+        .u32(input.bound_offset())
+        .u32(out.bound_offset())
         .i32(layout.in_stride as i32)
         .i32(layout.out_stride as i32)
         .array8_u32(&layout.outer_shape, 1)
         .array8_i32(&layout.outer_in)
         .array8_i32(&layout.outer_out);
-    let binds = if vec4 {
-        [(1, input.buffer), (4, out.buffer)]
-    } else {
-        [(0, input.buffer), (2, out.buffer)]
-    };
+    let binds = if vec4 { [input.bind(1), out.bind(4)] } else { [input.bind(0), out.bind(2)] };
     launch(stream, &k, &binds, &params, groups)
 }
