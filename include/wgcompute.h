@@ -17,6 +17,68 @@
  *    stream are serialized).
  *  - Nothing blocks unless its documentation says so: launches are recorded
  *    on streams and submitted in batches.
+ *
+ * Numerics (every operator; a function's documentation may add to this):
+ *  - Floats are IEEE 754 binary32 and binary16, rounded to nearest even.
+ *    f16 tensors are computed (and accumulated) in f32 and each result is
+ *    rounded once to f16; results beyond the f16 range become +-inf.
+ *    Subnormal values (magnitude below 2^-126 in f32) may be flushed to zero
+ *    on input or output, as the adapter does.
+ *  - NaN propagates, as in PyTorch: a NaN operand gives NaN from arithmetic,
+ *    every unary function, RELU, leaky_relu, clamp, MAXIMUM, MINIMUM, fma,
+ *    pow (but for the C99 cases below), SUM, MEAN, PROD, MAX, MIN, var, std,
+ *    softmax and the norms (over the NaN's row), pooling windows, GEMM and
+ *    convolution. ARGMAX and ARGMIN return the index of the first NaN. EQ,
+ *    LT, LE, GT, GE with a NaN operand are 0 and NE is 1. Float to integer
+ *    casts turn NaN into 0. The sign and payload of a NaN are unspecified.
+ *  - Infinities follow IEEE 754: x / 0 is +-inf for x != 0; inf - inf,
+ *    0 * inf, 0 / 0 are NaN; overflow gives +-inf; exp(-inf) = 0,
+ *    log(0) = -inf, tanh(+-inf) = +-1, sigmoid(-inf) = 0, and GELU and SILU
+ *    of -inf are NaN (-inf * 0, as in PyTorch). A sum holding both +inf and
+ *    -inf is NaN; MAX/MIN/ARG* order +-inf like other numbers.
+ *  - pow follows C99 and NumPy: pow(x, +-0) = 1 and pow(1, y) = 1 for every
+ *    x and y, NaN included; pow(-1, +-inf) = 1; pow(+-0, y < 0) = +-inf and
+ *    pow(+-0, y > 0) = +-0 (the sign kept for odd integers y); pow(x, +-inf)
+ *    is inf or 0 by whether |x| > 1; pow(x < 0, y not an integer) = NaN
+ *    (x finite); a negative x with an odd integer y gives a negative result.
+ *  - Scalars passed as double (fill, binary_scalar, clamp bounds) are
+ *    rounded once to the tensor's dtype: to nearest even for f32 and f16
+ *    (directly from the double; +-inf beyond the range), toward zero with
+ *    saturation for i32 and u32 (NaN gives 0; arange's integer start and
+ *    step wrap modulo 2^32 instead). Integer to float conversions
+ *    round to nearest even (exact up to 2^24). Integer arithmetic wraps
+ *    modulo 2^32.
+ *  - Accumulation is in f32 for float inputs (i32/u32 wrap for integers).
+ *    Float sums in reductions are compensated: each invocation carries the
+ *    rounding error of its running sum and partial sums are merged with
+ *    error-free additions, so SUM and MEAN are within 2e-6 * sum|x| of
+ *    exact at any length. Variance is two-pass: the mean first, then sums
+ *    of (x - mean) and (x - mean)^2, so a large mean costs no accuracy.
+ *  - Tolerances, as |got - exact| <= atol + rtol * |exact| with `exact` the
+ *    real-number result for the (already rounded) inputs, f32; f16 results
+ *    add their rounding (2^-11 relative) and f16 inputs are exact in f32:
+ *     * exact (correctly rounded or bit-exact): add, sub, mul, neg, abs,
+ *       relu, leaky_relu, maximum, minimum, clamp, comparisons, where,
+ *       copy, permute, transpose, cast, fill, integer ops, reduce MAX, MIN,
+ *       ARGMAX, ARGMIN, max_pool2d; fma rounds once where the adapter fuses;
+ *     * div, sqrt, rsqrt: rtol 1e-6;
+ *     * exp, sigmoid, silu: rtol 1e-6 (exp reduces its argument exactly, so
+ *       the error does not grow with |x|); log: rtol 1e-6, atol 2e-7 near 1;
+ *     * pow: rtol 1e-6 * (1 + |y * log2|x||);
+ *     * sin, cos: atol 1e-6 for |x| <= 4e5 (the argument is reduced modulo
+ *       2 pi in extended precision); beyond, the adapter's sin and cos;
+ *     * tanh, GELU (both forms): atol 1e-6, rtol 1e-6;
+ *     * SUM, MEAN: atol 2e-6 * sum|x| (MEAN: divided by n); PROD: rtol
+ *       1e-6 * n; var, std: rtol 1e-5;
+ *     * softmax: rtol 1e-5; log_softmax: atol 1e-5;
+ *     * layer_norm, rms_norm: rtol 1e-5; batch_norm: rtol 1e-6;
+ *     * gemm, matmul: atol 1e-6 * K * max|a| * max|b|;
+ *     * conv2d: atol 1e-5 * (1 + sqrt(C/groups * KH * KW)) for unit-scale data;
+ *     * avg_pool2d, global_avg_pool2d: rtol 1e-6 of the mean; the window sum
+ *       runs in f32, so a sum beyond the f32 range gives +-inf.
+ *    The transcendental functions use the adapter's exp, log, sin and cos
+ *    on reduced arguments: measured on Mesa's lavapipe; WGSL itself only
+ *    promises looser bounds for them (e.g. sin and cos to 2^-11).
  */
 
 #ifndef WGCOMPUTE_H
