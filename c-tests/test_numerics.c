@@ -449,6 +449,37 @@ static void test_exp_extremes(void) {
     vec_free(&o);
 }
 
+/* log is relatively accurate near 1 (where log(x) is near 0), and so is
+ * pow with large exponents, whose error grows with y * log2(x) only. */
+static void test_log_pow_near_one(void) {
+    enum { N = 4096 };
+    static double x[N], y[N], ref[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = (double)(float)rng_uniform(0.6, 1.4);
+        y[i] = (double)(float)rng_uniform(-1e5, 1e5);
+        ref[i] = log(x[i]);
+    }
+    Vec a = vec_of(WGC_DTYPE_F32, x, N, 0), b = vec_of(WGC_DTYPE_F32, y, N, 0), o = vec_zeros(WGC_DTYPE_F32, N, 0);
+    CHECK(wgc_op_unary(env.stream, WGC_UNARY_OP_LOG, &a.t, &o.t));
+    double *got = vec_read(&o);
+    compare_f64("log near 1", got, ref, N, 0, 1e-6);
+    free(got);
+    /* Keep results finite: x within 4e-4 of 1, so |y log x| <= 40. */
+    for (int i = 0; i < N; i++) {
+        x[i] = (double)(float)(1 + (x[i] - 1) / 1000);
+        ref[i] = (double)(float)pow(x[i], y[i]);
+    }
+    vec_free(&a);
+    a = vec_of(WGC_DTYPE_F32, x, N, 0);
+    CHECK(wgc_op_binary(env.stream, WGC_BINARY_OP_POW, &a.t, &b.t, &o.t));
+    got = vec_read(&o);
+    check_pow("pow near 1, |y| <= 1e5", WGC_DTYPE_F32, x, y, got, ref, N);
+    free(got);
+    vec_free(&a);
+    vec_free(&b);
+    vec_free(&o);
+}
+
 /* sin and cos within 1e-6 for |x| <= 4e5, including near multiples of pi. */
 static void test_trig_large(void) {
     enum { N = 8192 };
@@ -481,6 +512,7 @@ int main(void) {
     test_arange_wraps();
     test_uniform_bounds();
     test_exp_extremes();
+    test_log_pow_near_one();
     test_trig_large();
     test_env_release(&env);
     return test_finish("test_numerics");

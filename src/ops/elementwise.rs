@@ -191,7 +191,7 @@ fn unary_expr(op: UnaryOp, dtype: DType) -> Result<&'static str> {
         UnaryOp::Relu if dtype.is_float() => "select(max(x0, V0(0)), x0, isnan_c(C(x0)))",
         UnaryOp::Relu => "max(x0, V0(0))",
         UnaryOp::Exp => "VO(exp_c(C(x0)))",
-        UnaryOp::Log => "VO(log(C(x0)))",
+        UnaryOp::Log => "VO(log_c(C(x0)))",
         UnaryOp::Sqrt => "VO(sqrt(C(x0)))",
         UnaryOp::Rsqrt => "VO(inverseSqrt(C(x0)))",
         UnaryOp::Sin => "VO(sin_c(C(x0)))",
