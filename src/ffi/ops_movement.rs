@@ -72,8 +72,9 @@ pub unsafe extern "C" fn wgc_op_transpose(
 /// integer range as f32 sees it (NaN -> 0; above the range gives the
 /// largest f32 below 2^31, 2147483520, for i32 and the largest below 2^32,
 /// 4294967040, for u32; below gives INT32_MIN or 0). i32 <-> u32 reinterpret
-/// the bits. To f16: rounded to nearest; beyond the f16 range the result is
-/// the adapter's (usually +-inf). Common rules: see `wgc_op_binary`.
+/// the bits. Integer -> float and f32 -> f16 round once to nearest even
+/// (integers are exact up to 2^24 in f32, 2048 in f16); beyond the f16 range
+/// (|x| >= 65520) the result is +-inf. Common rules: see `wgc_op_binary`.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_cast(stream: *const WgcStream, input: *const WgcTensor, out: *const WgcTensor) -> WgcStatus {
     run(|| {
@@ -84,7 +85,8 @@ pub unsafe extern "C" fn wgc_op_cast(stream: *const WgcStream, input: *const Wgc
 }
 
 /// Set every element of the view `out` (any dtype) to `value`, converted
-/// as in `wgc_op_binary_scalar`.
+/// as in `wgc_op_binary_scalar` (floats rounded once; f16 directly from the
+/// double).
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_fill(stream: *const WgcStream, out: *const WgcTensor, value: f64) -> WgcStatus {
     run(|| {
@@ -96,9 +98,10 @@ pub unsafe extern "C" fn wgc_op_fill(stream: *const WgcStream, out: *const WgcTe
 
 /// out[i] = start + i * step for a 1-D out (else `WGC_ERROR_INVALID_ARGUMENT`).
 /// f32/f16 compute start + f32(i) * step in f32 (exact while i < 2^24);
-/// i32/u32 truncate start and step toward zero and use wrapping integer
-/// arithmetic (a negative step works for u32). Non-finite start or step:
-/// `WGC_ERROR_INVALID_ARGUMENT`.
+/// i32/u32 truncate start and step toward zero, reduce them modulo 2^32
+/// (so an i32 start of 3e9 wraps to -1294967296, as the arithmetic that
+/// follows does) and use wrapping integer arithmetic (a negative step works
+/// for u32). Non-finite start or step: `WGC_ERROR_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_arange(stream: *const WgcStream, out: *const WgcTensor, start: f64, step: f64) -> WgcStatus {
     run(|| {
