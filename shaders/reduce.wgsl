@@ -19,7 +19,8 @@
 // (S2 - S1^2 / n) / (n - ddof), exact whatever the mean's rounding error.
 //
 // Float sums are compensated: a State carries the rounding error of each
-// running sum (TwoSum), and partial States merge their sums error-free.
+// running sum (an error-free addition), and partial States merge their
+// sums error-free too.
 // NaN propagates through MAX and MIN; ARGMAX and ARGMIN pick the first NaN.
 //
 // Substitutions: T (input scalar), ACC (accumulator: f32, i32 or u32), OUT

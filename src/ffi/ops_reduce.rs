@@ -117,7 +117,17 @@ pub unsafe extern "C" fn wgc_op_reduce(
     keepdim: u32,
     out: *const WgcTensor,
 ) -> WgcStatus {
-    unsafe { reduce_call(stream, reduce_op_of(op), input, axes, axis_count, keepdim, out) }
+    unsafe {
+        reduce_call(
+            stream,
+            reduce_op_of(op),
+            input,
+            axes,
+            axis_count,
+            keepdim,
+            out,
+        )
+    }
 }
 
 /// Variance of `in` over `axes` into `out` (axes, `keepdim` and the out
