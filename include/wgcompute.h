@@ -20,6 +20,75 @@
  *    stream are serialized).
  *  - Nothing blocks unless its documentation says so: launches are recorded
  *    on streams and submitted in batches.
+ *
+ * Numerics (every operator; a function's documentation may add to this):
+ *  - Floats are IEEE 754 binary32 and binary16, rounded to nearest even.
+ *    f16 tensors are computed (and accumulated) in f32 and each result is
+ *    rounded once to f16; results beyond the f16 range become +-inf.
+ *    Subnormal numbers (magnitude below 2^-126 in f32, 2^-14 in f16) are the
+ *    adapter's: it may flush them to zero, as inputs or as results.
+ *  - NaN propagates, as in PyTorch: a NaN operand gives NaN from arithmetic,
+ *    every unary function, RELU, leaky_relu, clamp, MAXIMUM, MINIMUM, fma,
+ *    pow (but for the C99 cases below), SUM, MEAN, PROD, MAX, MIN, var, std,
+ *    softmax and the norms (over the NaN's row), pooling windows, GEMM and
+ *    convolution. ARGMAX and ARGMIN return the index of the first NaN. EQ,
+ *    LT, LE, GT, GE with a NaN operand are 0 and NE is 1. Float to integer
+ *    casts turn NaN into 0. The sign and payload of a NaN are unspecified.
+ *  - Infinities follow IEEE 754: x / 0 is +-inf for x != 0; inf - inf,
+ *    0 * inf, 0 / 0 are NaN; overflow gives +-inf; exp(-inf) = 0,
+ *    log(0) = -inf, tanh(+-inf) = +-1, sigmoid(-inf) = 0, sin and cos of
+ *    +-inf are NaN, and GELU and SILU of -inf are NaN (-inf * 0, as in
+ *    PyTorch). A sum holding both +inf and -inf is NaN; MAX, MIN and ARG*
+ *    order +-inf like other numbers.
+ *  - pow follows C99 and NumPy: pow(x, +-0) = 1 and pow(1, y) = 1 for every
+ *    x and y, NaN included; pow(-1, +-inf) = 1; pow(+-0, y < 0) = +-inf and
+ *    pow(+-0, y > 0) = +-0 (the sign kept for odd integers y); pow(x, +-inf)
+ *    is inf or 0 by whether |x| > 1; pow(x < 0, y not an integer) = NaN
+ *    (x finite); a negative x with an odd integer y gives a negative result.
+ *  - Scalars passed as double (fill, binary_scalar, clamp bounds) are
+ *    rounded once to the tensor's dtype: to nearest even for f32 and f16
+ *    (directly from the double; +-inf beyond the range), toward zero with
+ *    saturation for i32 and u32 (NaN gives 0). Integer arange instead
+ *    truncates start and step and wraps them modulo 2^32, like the integer
+ *    arithmetic that follows. Integer to float conversions round to nearest
+ *    even (exact up to 2^24 in f32, 2048 in f16). Integer arithmetic wraps
+ *    modulo 2^32.
+ *  - Other edges: random_uniform with lo > hi, or with a bound or hi - lo
+ *    beyond the dtype's range, fails with WGC_ERROR_INVALID_ARGUMENT (as
+ *    PyTorch's uniform_); sin and cos reduce their argument modulo 2 pi
+ *    exactly for |x| <= 4e5 and leave larger |x| (where one ulp of x
+ *    exceeds 0.03) to the adapter; average pooling sums its window in f32,
+ *    so a window whose sum exceeds the f32 range gives +-inf.
+ *  - Accumulation is in f32 for float inputs (i32/u32 wrap for integers).
+ *    Float sums in reductions are compensated: each invocation carries the
+ *    rounding error of its running sum and partial sums are merged with
+ *    error-free additions, so SUM and MEAN are within 2e-6 * sum|x| of
+ *    exact at any length. Variance is two-pass: the mean first, then sums
+ *    of (x - mean) and (x - mean)^2, so a large mean costs no accuracy.
+ *  - Tolerances, as |got - exact| <= atol + rtol * |exact| with `exact` the
+ *    real-number result for the (already rounded) inputs, f32; f16 results
+ *    add their rounding (2^-11 relative) and f16 inputs are exact in f32:
+ *     * exact (correctly rounded or bit-exact): add, sub, mul, neg, abs,
+ *       relu, leaky_relu, maximum, minimum, clamp, comparisons, where,
+ *       copy, permute, transpose, cast, fill, integer ops, reduce MAX, MIN,
+ *       ARGMAX, ARGMIN, max_pool2d; fma rounds once where the adapter fuses;
+ *     * div, sqrt, rsqrt, exp, log, sigmoid, silu: rtol 1e-6 (exp reduces
+ *       its argument exactly, so its error does not grow with |x|; log is
+ *       computed by a series near 1, so it stays relative there);
+ *     * pow: rtol 1e-6 * (1 + |y * log2|x||);
+ *     * sin, cos: atol 1e-6 for |x| <= 4e5;
+ *     * tanh, GELU (both forms): atol 1e-6, rtol 1e-6;
+ *     * SUM, MEAN: atol 2e-6 * sum|x| (MEAN: divided by n); PROD: rtol
+ *       1e-6 * n; var, std: rtol 1e-5;
+ *     * softmax: rtol 1e-5; log_softmax: atol 1e-5;
+ *     * layer_norm, rms_norm: rtol 1e-5; batch_norm: rtol 1e-6;
+ *     * gemm, matmul: atol 1e-6 * K * max|a| * max|b|;
+ *     * conv2d: atol 1e-5 * (1 + sqrt(C/groups * KH * KW)) for unit-scale data;
+ *     * avg_pool2d, global_avg_pool2d: rtol 1e-6 of the mean.
+ *    The transcendental functions call the adapter's exp, log, sin and cos
+ *    on reduced arguments; the bounds above are measured on Mesa's lavapipe
+ *    (WGSL itself promises less for those built-ins, e.g. 2^-11 absolute
+ *    for sin and cos).
  */
 
 #ifndef WGCOMPUTE_H
@@ -308,19 +377,21 @@ enum WgcBinaryOp
    */
   WGC_BINARY_OP_DIV = 3,
   /**
-   * f32 and f16 only. Computed as exp2(y * log2|x|) in f32 (relative error
-   * about 1e-6 for moderate results); negative x with integral y keeps
-   * the sign of odd powers, negative x with fractional y gives NaN,
-   * pow(x, 0) = 1, pow(0, y<0) = inf.
+   * f32 and f16 only. Computed as exp2(y * log2|x|) in f32, log2 near 1
+   * by a series, so the relative error is within 1e-6 * (1 + |y log2|x||);
+   * negative x with an odd integral y gives a negative result, negative
+   * finite x with a non-integral y gives NaN; the special cases (zeros,
+   * infinities, NaN) are C99's, as the header's Numerics section lists.
    */
   WGC_BINARY_OP_POW = 4,
   /**
-   * NaN propagation is not guaranteed for maximum and minimum.
+   * NaN if either operand is NaN (PyTorch's maximum and minimum).
    */
   WGC_BINARY_OP_MAXIMUM = 5,
   WGC_BINARY_OP_MINIMUM = 6,
   /**
-   * Comparisons write a U32 tensor of 0 or 1.
+   * Comparisons write a U32 tensor of 0 or 1. A NaN operand makes EQ,
+   * LT, LE, GT and GE 0 and NE 1 (IEEE 754).
    */
   WGC_BINARY_OP_EQ = 7,
   WGC_BINARY_OP_NE = 8,
@@ -340,11 +411,15 @@ typedef uint32_t WgcBinaryOp;
 /**
  * Unary elementwise operations. All take f32 and f16 (f16 is computed in
  * f32 and rounded once); NEG, ABS and RELU also take i32 (ABS(INT32_MIN) wraps).
- * Accuracy in f32 (absolute + relative): exp, log, sqrt, rsqrt, sigmoid,
- * silu ~ 1e-6 rel; sin, cos ~ 1e-6 abs for |x| < 100; tanh ~ 1e-6 abs
- * (exactly +-1 beyond |x| = 15, never NaN); GELU_ERF uses the
- * Abramowitz-Stegun 7.1.26 erf (|erf error| <= 1.5e-7), ~ 1e-6 abs overall.
- * f16: within 2e-3 absolute + 2e-3 relative (the tests' bounds).
+ * NaN gives NaN for every op (RELU included). Accuracy in f32: exp, log,
+ * sqrt, rsqrt, sigmoid, silu within 1e-6 relative (exp reduces its
+ * argument exactly, log is computed by a series near 1); sin, cos within
+ * 1e-6 absolute for |x| <= 4e5 (the argument is reduced modulo 2 pi in
+ * extended precision; beyond, the adapter's sin and cos); sin, cos of
+ * +-inf are NaN; tanh within 1e-6 absolute + relative (exactly +-1 beyond
+ * |x| = 15); GELU_ERF uses the Abramowitz-Stegun 7.1.26 erf (|erf error| <=
+ * 1.5e-7), within 1e-6 absolute + relative overall. f16: the f16 rounding
+ * of those (2e-3 absolute + relative covers it).
  */
 enum WgcUnaryOp
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -1058,15 +1133,19 @@ WgcStatus wgc_op_batch_norm(const struct WgcStream *stream,
  * takes f32 and f16 only (integers: WGC_ERROR_UNSUPPORTED). ARGMAX and
  * ARGMIN take every dtype, reduce one axis (`axis_count` 1) or the
  * flattened tensor (`axis_count` 0: row-major flat index), write i32, and
- * return the first index among equal values. NaN ordering in MAX/MIN/ARG*
- * is unspecified.
+ * return the first index among equal values. NaN propagates: MAX, MIN,
+ * SUM, MEAN and PROD of a set holding NaN are NaN, and ARGMAX and ARGMIN
+ * return the index of its first NaN (as PyTorch).
  *
  * Empty reduced sets: SUM gives 0, PROD 1, MEAN NaN; MAX, MIN, ARGMAX and
  * ARGMIN fail with WGC_ERROR_INVALID_ARGUMENT.
  *
- * Accuracy (f32): sums are combined as a tree over 4096 partials, so the
- * error grows like log(n), not n; expect relative error around 1e-6 for
- * well-conditioned sums (f16 input: rounding of the f16 result).
+ * Accuracy (f32): float sums are compensated (each partial sum carries its
+ * rounding error, and partials merge error-free), so SUM is within
+ * 2e-6 * sum|x| of exact at any length and MEAN within 2e-6 * mean|x|;
+ * +inf and -inf together give NaN, overflow gives +-inf. PROD: 1e-6 * n
+ * relative. f16 inputs are accumulated in f32; the result carries the f16
+ * rounding.
  *
  * Statuses: WGC_ERROR_INVALID_ARGUMENT (unknown op, duplicate or out-of-range
  * axis, several axes for ARG*, empty MAX/MIN/ARG*, out overlapping in),
@@ -1091,10 +1170,13 @@ WgcStatus wgc_op_reduce(const struct WgcStream *stream,
 /**
  * Variance of `in` over `axes` into `out` (axes, `keepdim` and the out
  * shape as for `wgc_op_reduce`). `unbiased` 1 divides by n - 1 (Bessel),
- * 0 by n; a divisor <= 0 gives NaN. Computed with Welford's update per
- * invocation and Chan's parallel combination, in f32, so it stays accurate
- * for data with a large mean (relative error ~1e-5 in f32). f32 and f16
- * only (others: WGC_ERROR_UNSUPPORTED); out has the input's dtype.
+ * 0 by n; a divisor <= 0 gives NaN, and so does a NaN or infinite
+ * element. Two passes over the input: the mean m, then compensated sums
+ * S1 of (x - m) and S2 of (x - m)^2, giving (S2 - S1^2 / n) / divisor, in
+ * f32; exact whatever m's rounding, so a mean far above the spread costs
+ * no accuracy (within 1e-5 relative in f32, measured at mean 1e4 and 1e6
+ * with std 1). f32 and f16 only (others: WGC_ERROR_UNSUPPORTED); out has
+ * the input's dtype.
  * Statuses as for `wgc_op_reduce`. Records work; does not block.
  */
 WgcStatus wgc_op_var(const struct WgcStream *stream,
@@ -1173,7 +1255,8 @@ WgcStatus wgc_op_binary(const struct WgcStream *stream,
 
 /**
  * out = a OP scalar, as `wgc_op_binary` with b a scalar converted to a's
- * dtype (floats: rounded to nearest; integers: truncated toward zero and
+ * dtype (floats: rounded once to nearest even, f16 directly from the
+ * double, +-inf beyond the range; integers: truncated toward zero and
  * saturated to the type's range, NaN -> 0).
  */
 WgcStatus wgc_op_binary_scalar(const struct WgcStream *stream,
@@ -1192,7 +1275,7 @@ WgcStatus wgc_op_unary(const struct WgcStream *stream,
                        const struct WgcTensor *out);
 
 /**
- * out = in >= 0 ? in : in * slope. f32 and f16.
+ * out = in >= 0 ? in : in * slope. f32 and f16; NaN stays NaN.
  */
 WgcStatus wgc_op_leaky_relu(const struct WgcStream *stream,
                             const struct WgcTensor *input,
@@ -1201,8 +1284,8 @@ WgcStatus wgc_op_leaky_relu(const struct WgcStream *stream,
 
 /**
  * out = min(max(in, lo), hi) for every dtype; lo and hi are converted to
- * the dtype as in `wgc_op_binary_scalar`. lo > hi gives hi. NaN bounds:
- * `WGC_ERROR_INVALID_ARGUMENT`.
+ * the dtype as in `wgc_op_binary_scalar`. lo > hi gives hi. A NaN element
+ * stays NaN. NaN bounds: `WGC_ERROR_INVALID_ARGUMENT`.
  */
 WgcStatus wgc_op_clamp(const struct WgcStream *stream,
                        const struct WgcTensor *input,
@@ -1237,8 +1320,11 @@ WgcStatus wgc_op_where(const struct WgcStream *stream,
  * 64 bits 0) under key `seed`; the word w becomes u = (w >> 8) * 2^-24 and
  * then lo + (hi - lo) * u in f32 (which can round up to hi). The integer
  * stream and u are bit-identical on every adapter. To continue a sequence,
- * advance `offset` by ceil(n / 4). Non-finite lo/hi:
- * `WGC_ERROR_INVALID_ARGUMENT`; integer dtypes: `WGC_ERROR_UNSUPPORTED`.
+ * advance `offset` by ceil(n / 4). lo == hi fills with lo. As PyTorch's
+ * uniform_, lo > hi, a bound outside the dtype's finite range, or hi - lo
+ * beyond it (3.4e38 for f32, 65504 for f16) is
+ * `WGC_ERROR_INVALID_ARGUMENT`, and so are non-finite lo/hi; integer
+ * dtypes: `WGC_ERROR_UNSUPPORTED`.
  */
 WgcStatus wgc_op_random_uniform(const struct WgcStream *stream,
                                 const struct WgcTensor *out,
@@ -1300,8 +1386,9 @@ WgcStatus wgc_op_transpose(const struct WgcStream *stream,
  * integer range as f32 sees it (NaN -> 0; above the range gives the
  * largest f32 below 2^31, 2147483520, for i32 and the largest below 2^32,
  * 4294967040, for u32; below gives INT32_MIN or 0). i32 <-> u32 reinterpret
- * the bits. To f16: rounded to nearest; beyond the f16 range the result is
- * the adapter's (usually +-inf). Common rules: see `wgc_op_binary`.
+ * the bits. Integer -> float and f32 -> f16 round once to nearest even
+ * (integers are exact up to 2^24 in f32, 2048 in f16); beyond the f16 range
+ * (|x| >= 65520) the result is +-inf. Common rules: see `wgc_op_binary`.
  */
 WgcStatus wgc_op_cast(const struct WgcStream *stream,
                       const struct WgcTensor *input,
@@ -1309,16 +1396,18 @@ WgcStatus wgc_op_cast(const struct WgcStream *stream,
 
 /**
  * Set every element of the view `out` (any dtype) to `value`, converted
- * as in `wgc_op_binary_scalar`.
+ * as in `wgc_op_binary_scalar` (floats rounded once; f16 directly from the
+ * double).
  */
 WgcStatus wgc_op_fill(const struct WgcStream *stream, const struct WgcTensor *out, double value);
 
 /**
  * out[i] = start + i * step for a 1-D out (else `WGC_ERROR_INVALID_ARGUMENT`).
  * f32/f16 compute start + f32(i) * step in f32 (exact while i < 2^24);
- * i32/u32 truncate start and step toward zero and use wrapping integer
- * arithmetic (a negative step works for u32). Non-finite start or step:
- * `WGC_ERROR_INVALID_ARGUMENT`.
+ * i32/u32 truncate start and step toward zero, reduce them modulo 2^32
+ * (so an i32 start of 3e9 wraps to -1294967296, as the arithmetic that
+ * follows does) and use wrapping integer arithmetic (a negative step works
+ * for u32). Non-finite start or step: `WGC_ERROR_INVALID_ARGUMENT`.
  */
 WgcStatus wgc_op_arange(const struct WgcStream *stream,
                         const struct WgcTensor *out,

@@ -7,6 +7,7 @@ pub mod elementwise_map;
 pub mod fill;
 pub mod gemm_coop;
 pub mod grid;
+pub mod half;
 pub mod norm;
 pub mod norm_batch;
 pub mod reduce;

@@ -102,7 +102,7 @@ mod tests {
                 ("u32", "u32", ""),
             ] {
                 let (lo, hi) = super::extremes(acc);
-                for op in 0..9 {
+                for op in 0..10 {
                     let out = if op == 5 || op == 6 { "i32" } else { t };
                     let src = format!("{}{}", shaders::source("reduce.wgsl"), prims);
                     let vals = [
@@ -114,6 +114,7 @@ mod tests {
                         ("WG", "256"),
                         ("LOWEST", lo),
                         ("HIGHEST", hi),
+                        ("FLOAT", if acc == "f32" { "true" } else { "false" }),
                     ];
                     parse_and_validate(&shaders::render(&src, &vals))
                         .unwrap_or_else(|e| panic!("reduce {t} op {op}: {e}"));
