@@ -1,0 +1,33 @@
+//! Splitting work that one invocation would otherwise loop over for too
+//! long. A software driver (lavapipe, the CI driver and the no-GPU fallback)
+//! stops an invocation's loops after 65,535 iterations counted over all its
+//! loops and nesting levels, and the results are then silently wrong. So no
+//! kernel lets one invocation's trip count grow with the input: work past
+//! these bounds is cut into chunks over more workgroups, whose partial
+//! results a second pass combines.
+
+use crate::error::Result;
+use crate::runtime::buffer::{Buffer, Usage};
+use crate::runtime::device::Device;
+use std::sync::Arc;
+
+/// Most iterations an invocation's main loop runs in one pass over its data.
+/// Index decoding in the loop body costs up to 9 more (a rank-8 decode) and
+/// a kernel makes up to 3 passes: 3 * 10 * 1024 stays well under 65,535.
+pub const MAX_ITERS: usize = 1024;
+
+/// Workgroup size of the kernels that take one chunk of a long row each.
+pub const SPLIT_WG: usize = 256;
+
+/// Elements one workgroup of `SPLIT_WG` invocations takes per chunk.
+pub const CHUNK_LEN: usize = SPLIT_WG * MAX_ITERS;
+
+/// Scratch space for partial results (contents unspecified until written).
+pub fn scratch(dev: &Arc<Device>, bytes: u64) -> Result<Arc<Buffer>> {
+    let usage = Usage {
+        storage: true,
+        uniform: false,
+        indirect: false,
+    };
+    Ok(Buffer::create_uninit(dev, bytes.max(4), usage)?.buffer)
+}
