@@ -1,7 +1,8 @@
 /* Softmax and log-softmax at the edges, through every kernel (rows cached in
  * registers, long contiguous rows, strided rows, rows cut into chunks):
  *  - a NaN anywhere in a row makes the whole row NaN, whatever its position
- *    (first, last, a whole leading vec4), and leaves other rows alone;
+ *    (first, last, a whole leading vec4), and leaves other rows alone; +inf
+ *    in a row, or a row of only -inf, gives NaN; -inf among finite values 0;
  *  - log-softmax keeps its precision for large logits (rows around -1e4
  *    and 1e3), as (x - max) - log(sum) does.
  * Tolerances (f32): softmax 1e-6 + 1e-5*|ref|; log-softmax 2e-6 + 1e-6*|ref|. */
@@ -69,6 +70,26 @@ static void nan_rows(const char *kernel, int64_t len, int transposed) {
     free(x);
 }
 
+/* Infinities: +inf in row 0 (inf - inf: the row is NaN, as in PyTorch),
+ * only -inf in row 1 (NaN), -inf among finite values in row 2 (exp gives 0
+ * there). */
+static void inf_rows(const char *kernel, int64_t len, int transposed) {
+    int64_t rows = 3;
+    float *x = malloc((size_t)(rows * len) * 4);
+    fill_uniform_f32(x, (size_t)(rows * len), -3, 3);
+    x[len / 2] = INFINITY;
+    for (int64_t j = 0; j < len; j++) x[len + j] = -INFINITY;
+    x[2 * len] = -INFINITY;
+    x[3 * len - 1] = -INFINITY;
+    for (int lg = 0; lg < 2; lg++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s infinities, %s kernel, len %lld", lg ? "log_softmax" : "softmax", kernel,
+                 (long long)len);
+        check_rows(what, x, rows, len, transposed, lg);
+    }
+    free(x);
+}
+
 /* Logits around `center`, spread over [-3, 3): log-softmax must be as
  * precise as for logits around 0. */
 static void large_logits(const char *kernel, int64_t len, int transposed, double center) {
@@ -91,6 +112,10 @@ int main(void) {
     nan_rows("strided", 7, 0);
     nan_rows("strided (transposed)", 7, 1);
     nan_rows("chunked", 300001, 1);
+    inf_rows("cached", 8, 0);
+    inf_rows("vec4", 20000, 0);
+    inf_rows("strided", 7, 0);
+    inf_rows("chunked", 300001, 1);
     static const double centers[2] = {-1e4, 1e3};
     for (int c = 0; c < 2; c++) {
         large_logits("cached", 8, 0, centers[c]);

@@ -106,7 +106,7 @@ fn depthwise(
         );
     }
     let bytes = total * chunks as u64 * 4;
-    if bytes > dev.limits.max_storage_buffer_binding_size as u64 {
+    if bytes > dev.limits.max_storage_buffer_binding_size {
         bail!(
             TooLarge,
             "conv2d: {total} outputs of {taps} taps need {bytes} bytes of partial sums; the adapter binds at most {}",

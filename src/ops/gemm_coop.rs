@@ -216,7 +216,9 @@ pub fn record(
     batch_ab: [usize; 2],
 ) -> Result<()> {
     debug_assert!(a.dtype == DType::F16 && b.dtype == DType::F16);
-    debug_assert!(out.k_chunk % TILE.bk as usize == 0 && out.splits == k.div_ceil(out.k_chunk));
+    debug_assert!(
+        out.k_chunk.is_multiple_of(TILE.bk as usize) && out.splits == k.div_ceil(out.k_chunk)
+    );
     let dev = &stream.device;
     let kern = dev.kernels.get_variant(
         dev,

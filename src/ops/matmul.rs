@@ -464,11 +464,9 @@ impl Split {
             .min(binding)
             .min(dev.limits.max_buffer_size as usize);
         let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
-        let parts = splits
-            .min(budget / slab)
-            .min(max_dim / batch)
-            .min(MAX_PARTS)
-            .max(1);
+        // At least one slab, even over the budget.
+        let cap = (budget / slab).min(max_dim / batch).clamp(1, MAX_PARTS);
+        let parts = splits.min(cap);
         Ok(Split {
             splits,
             k_chunk,

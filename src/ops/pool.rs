@@ -196,7 +196,7 @@ fn pool_windows(
         );
     }
     let bytes = total * chunks as u64 * 4;
-    if bytes > dev.limits.max_storage_buffer_binding_size as u64 {
+    if bytes > dev.limits.max_storage_buffer_binding_size {
         bail!(
             TooLarge,
             "{name}: {total} windows of {window_len} elements need {bytes} bytes of partial results; the adapter binds at most {}",

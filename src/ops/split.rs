@@ -14,20 +14,20 @@ use std::sync::Arc;
 /// Most iterations an invocation's main loop runs in one pass over its data.
 /// Index decoding in the loop body costs up to 9 more (a rank-8 decode) and
 /// a kernel makes up to 3 passes: 3 * 10 * 1024 stays well under 65,535.
-pub const MAX_ITERS: usize = 1024;
+pub(crate) const MAX_ITERS: usize = 1024;
 
 /// Workgroup size of the kernels that take one chunk of a long row each.
-pub const SPLIT_WG: usize = 256;
+pub(crate) const SPLIT_WG: usize = 256;
 
 /// Elements one workgroup of `SPLIT_WG` invocations takes per chunk.
-pub const CHUNK_LEN: usize = SPLIT_WG * MAX_ITERS;
+pub(crate) const CHUNK_LEN: usize = SPLIT_WG * MAX_ITERS;
 
 /// Longest run of a product's K dim one workgroup accumulates (GEMM and
 /// implicit-GEMM convolution). Longer K is split over workgroups whose
 /// partial sums are added afterwards. It bounds the loop (16384 / 8 tile
 /// steps) and the rounding error: a sum of n terms in one f32 accumulator
 /// drifts with n (K = 600,000 same-sign terms lost 11 units in 150,000).
-pub const K_CHUNK: usize = 16384;
+pub(crate) const K_CHUNK: usize = 16384;
 
 /// Scratch space for partial results (contents unspecified until written).
 pub fn scratch(dev: &Arc<Device>, bytes: u64) -> Result<Arc<Buffer>> {
