@@ -4,13 +4,15 @@
  * invocation's loops there, counted over all its loops, and the results
  * come out silently wrong. Shapes make the loops long but the data modest
  * (one long row, a window the size of the input, a few outputs). Also GEMM
- * accuracy for a long same-sign sum (K = 600,000).
+ * accuracy for a long same-sign sum (K = 600,000), and f16 tensors through
+ * the chunked kernels.
  *
  * Tolerances (f32, |got - ref| <= atol + rel * |ref|): softmax 1e-12 +
  * 1e-5 rel; log-softmax 2e-6 + 1e-6 rel; layer/RMS norm 2e-5 + 1e-5 rel;
  * max pooling exact; average pooling and global average pooling 1e-6 *
  * mean(|x|) over the window; depthwise convolution 1e-6 * sum |x w|; GEMM
- * 1e-6 * K * max|a| * max|b| (the header's bound for typical data). */
+ * 1e-6 * K * max|a| * max|b| (the header's bound for typical data); f16
+ * results 2e-3 relative (1e-3 for a mean or max). */
 #include "test_util.h"
 
 static TestEnv env;
@@ -259,6 +261,76 @@ static void test_conv1x1_split(void) {
     wgc_buffer_release(bx), wgc_buffer_release(bw), wgc_buffer_release(bb), wgc_buffer_release(by);
 }
 
+/* f16 tensors through the chunked kernels (statistics and sums in f32):
+ * references on the f16-rounded inputs; results carry the f16 rounding. */
+static WgcBuffer *upload_f16(const float *x, size_t n, float *rounded) {
+    uint16_t *h = malloc(n * 2 + 2);
+    for (size_t i = 0; i < n; i++) {
+        h[i] = f32_to_f16(x[i]);
+        rounded[i] = f16_to_f32(h[i]);
+    }
+    WgcBuffer *b = upload(env.device, h, n * 2);
+    free(h);
+    return b;
+}
+
+static float *read_f16(WgcBuffer *b, size_t n) {
+    uint16_t *h = malloc(n * 2 + 4);
+    CHECK(wgc_buffer_read(b, 0, h, (n * 2 + 3) & ~(size_t)3));
+    float *f = malloc(n * 4 + 4);
+    for (size_t i = 0; i < n; i++) f[i] = f16_to_f32(h[i]);
+    free(h);
+    return f;
+}
+
+static void test_f16_chunks(void) {
+    if (!env.info.has_f16) {
+        printf("no f16 on this adapter: f16 cases skipped\n");
+        return;
+    }
+    const int64_t len = 300001; /* two chunks of a strided row */
+    float *x = malloc((size_t)len * 4);
+    fill_uniform_f32(x, (size_t)len, 0, 2);
+    WgcBuffer *bx = upload_f16(x, (size_t)len, x), *by = zeros((size_t)len * 2 + 4);
+    int64_t shape[2] = {1, len};
+    WgcTensor tx = tensor_of(bx, WGC_DTYPE_F16, 2, shape), ty = tensor_of(by, WGC_DTYPE_F16, 2, shape);
+    double *ref = malloc((size_t)len * sizeof(double)), mean = 0, var = 0, m = -INFINITY, s = 0;
+    for (int64_t j = 0; j < len; j++) mean += x[j], m = fmax(m, x[j]);
+    mean /= (double)len;
+    for (int64_t j = 0; j < len; j++) var += (x[j] - mean) * (x[j] - mean), s += exp(x[j] - m);
+    CHECK(wgc_op_log_softmax(env.stream, &tx, 1, &ty));
+    float *got = read_f16(by, (size_t)len);
+    for (int64_t j = 0; j < len; j++) ref[j] = x[j] - m - log(s);
+    compare_f32("f16 log_softmax of a 300001 row", got, ref, (size_t)len, 1e-2, 2e-3);
+    free(got);
+    CHECK(wgc_op_layer_norm(env.stream, &tx, NULL, NULL, 1, 1e-5f, &ty));
+    got = read_f16(by, (size_t)len);
+    for (int64_t j = 0; j < len; j++) ref[j] = (x[j] - mean) / sqrt(var / (double)len + 1e-5);
+    compare_f32("f16 layer_norm of a 300001 row", got, ref, (size_t)len, 1e-2, 2e-3);
+    free(got);
+    /* 547 x 548 = 299,756 elements: one chunked window, and one plane. */
+    int64_t is[4] = {1, 1, 547, 548}, os[4] = {1, 1, 1, 1};
+    WgcTensor tp = tensor_of(bx, WGC_DTYPE_F16, 4, is), to = tensor_of(by, WGC_DTYPE_F16, 4, os);
+    WgcPool2dParams pp;
+    memset(&pp, 0, sizeof pp);
+    pp.struct_size = sizeof pp;
+    pp.kernel_h = 547, pp.kernel_w = 548;
+    double sum = 0, best = -INFINITY;
+    for (int64_t j = 0; j < 547 * 548; j++) sum += x[j], best = fmax(best, x[j]);
+    for (int kind = 0; kind < 3; kind++) {
+        if (kind == 0) CHECK(wgc_op_max_pool2d(env.stream, &pp, &tp, &to));
+        if (kind == 1) CHECK(wgc_op_avg_pool2d(env.stream, &pp, &tp, &to));
+        if (kind == 2) CHECK(wgc_op_global_avg_pool2d(env.stream, &tp, &to));
+        got = read_f16(by, 1);
+        double r = kind == 0 ? best : sum / (547.0 * 548.0);
+        compare_f32(kind == 0 ? "f16 max pool 547x548" : kind == 1 ? "f16 avg pool 547x548" : "f16 global avg pool",
+                    got, &r, 1, 0, 1e-3);
+        free(got);
+    }
+    free(x), free(ref);
+    wgc_buffer_release(bx), wgc_buffer_release(by);
+}
+
 int main(void) {
     env = test_env();
     test_softmax_row();
@@ -272,6 +344,7 @@ int main(void) {
      * same-sign products drifts by ~1e-4 relative. */
     gemm_dot("gemm 1 x 600000 x 1", 600000);
     test_conv1x1_split();
+    test_f16_chunks();
     test_env_release(&env);
     return test_finish("test_long_loops");
 }
