@@ -1072,8 +1072,14 @@ WgcStatus wgc_kernel_binding_count(const struct WgcKernel *kernel, uint32_t *out
  * buffer (sharing a buffer with any input: WGC_ERROR_INVALID_ARGUMENT).
  * f32 and f16 (statistics in f32); others: WGC_ERROR_UNSUPPORTED.
  * `normalized_dims` in [1, rank]; `eps` finite and >= 0.
- * Contiguous rows of up to 16384 elements are read once. Accuracy: ~1e-5
- * relative (f32); f16: rounding of the result.
+ * Statistics are two-pass, in f32: the mean, then the sum of squared
+ * deviations from it. A NaN in a row makes that row NaN.
+ * Contiguous rows of up to 16384 elements are read once. Rows longer than
+ * 262,144 elements (strided) or 1,048,576 (contiguous) are cut into chunks
+ * of one workgroup each, whose means and squared deviations are combined
+ * exactly (Chan et al.) before a second pass writes; any length works, on
+ * software drivers that cap shader loops too. Accuracy: ~1e-5 relative
+ * (f32); f16: rounding of the result.
  * Statuses: WGC_ERROR_INVALID_ARGUMENT, WGC_ERROR_SHAPE_MISMATCH,
  * WGC_ERROR_DTYPE_MISMATCH, WGC_ERROR_UNSUPPORTED, WGC_ERROR_OUT_OF_RANGE,
  * WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH; nothing is recorded on
@@ -1204,10 +1210,15 @@ WgcStatus wgc_op_std(const struct WgcStream *stream,
  * dtype, in a buffer of its own: sharing `in`'s buffer is
  * WGC_ERROR_INVALID_ARGUMENT, so it is never computed in place).
  * Numerically stable: the row maximum is subtracted before exponentiating.
+ * A NaN anywhere in a row makes that whole row NaN, as in PyTorch (so does
+ * +inf, through inf - inf; a row of only -inf gives NaN).
  * f32 and f16 (computed in f32); other dtypes: WGC_ERROR_UNSUPPORTED.
  * Rows contiguous along `axis` are read once when they fit in registers
- * (up to 16384 elements), else twice; other axes use a strided path.
- * Accuracy: relative error ~1e-6 (f32); f16: rounding of the result.
+ * (up to 16384 elements), else twice; other axes use a strided path. Rows
+ * longer than 262,144 elements (strided) or 1,048,576 (contiguous) are cut
+ * into chunks of one workgroup each and take a second pass, so any length
+ * works, on software drivers that cap shader loops too.
+ * Accuracy: relative error within 1e-5 (f32); f16: rounding of the result.
  * Statuses: WGC_ERROR_INVALID_ARGUMENT (axis, shared buffer),
  * WGC_ERROR_SHAPE_MISMATCH, WGC_ERROR_DTYPE_MISMATCH, WGC_ERROR_UNSUPPORTED,
  * WGC_ERROR_OUT_OF_RANGE, WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH.
@@ -1219,8 +1230,10 @@ WgcStatus wgc_op_softmax(const struct WgcStream *stream,
                          const struct WgcTensor *out);
 
 /**
- * Log-softmax: `x - max - log(sum(exp(x - max)))` along `axis`; arguments,
- * dtypes and statuses as for `wgc_op_softmax`. Records work; does not block.
+ * Log-softmax: `(x - max) - log(sum(exp(x - max)))` along `axis`, in that
+ * order, so large logits keep their precision: within 2e-6 + 1e-6 * |result|
+ * (f32) for logits around 1e4 as around 0. NaN, arguments, dtypes, long rows
+ * and statuses as for `wgc_op_softmax`. Records work; does not block.
  */
 WgcStatus wgc_op_log_softmax(const struct WgcStream *stream,
                              const struct WgcTensor *input,
@@ -1541,13 +1554,22 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * last two dims are row- or column-major (plain or transposed) are fastest.
  *
  * Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16 (products accumulated
- * in f32). Accuracy: f32 results are within about 1e-6 * K * max|a||b| of
- * exact; f16 results carry the f16 rounding of the output. On adapters with
- * 16x16x16 f16 cooperative matrices and 32-wide subgroups
- * (`WgcAdapterInfo.has_cooperative_matrix`), f16 x f16 -> f32 with alpha 1,
- * beta 0, row-major operands, at most one batch dim, M and N multiples of
- * 128 and K a multiple of 32 runs on the tensor cores, with the same f32
- * accumulation.
+ * in f32). Accumulation: each workgroup sums at most 16,384 products along
+ * K, one f32 fused multiply-add at a time; a longer K is split into such
+ * runs, whose sums go to f32 scratch (the output's size per run, up to
+ * 256 MiB at once; beyond, the runs go in waves) and a second pass adds
+ * them in order, then applies alpha and beta. Any K works, on software
+ * drivers that cap shader loops too. Accuracy (f32 results): within about
+ * (min(K, 16384) + runs) * 2^-24 * sum_k |a_mk * b_kn| of exact in the
+ * worst case; in practice within 1e-6 * K * max|a| * max|b|, long
+ * same-sign sums included (tested at K = 600,000). f16 results add the
+ * f16 rounding of the output. On adapters with 16x16x16 f16 cooperative
+ * matrices and 32-wide subgroups (`WgcAdapterInfo.has_cooperative_matrix`),
+ * f16 x f16 -> f32 with alpha 1, beta 0, row-major operands, at most one
+ * batch dim, M and N multiples of 128 and K a multiple of 32 runs on the
+ * tensor cores, with the same f32 accumulation and runs of K. (The
+ * environment variable WGC_GEMM_SCRATCH_BYTES, for testing, lowers the
+ * 256 MiB.)
  *
  * Records work on `stream` and returns without blocking. Releasing a
  * tensor's buffer afterwards is safe: the recorded work keeps what it uses.
@@ -1560,8 +1582,9 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * `WGC_ERROR_INVALID_ARGUMENT` (`c` overlaps or shares a buffer with an
  * input, or has a zero stride), `WGC_ERROR_OUT_OF_RANGE` (a view outside
  * its buffer), `WGC_ERROR_TOO_LARGE` (more than
- * `max_compute_workgroups_per_dimension` batch matrices, or K past 2^31-1
- * through zero strides),
+ * `max_compute_workgroups_per_dimension` batch matrices, K past 2^31-1
+ * through zero strides, or K over 16,384 with an output whose f32 copy
+ * exceeds the adapter's storage binding size),
  * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
  */
 WgcStatus wgc_op_gemm(const struct WgcStream *stream,
@@ -1593,11 +1616,15 @@ WgcStatus wgc_op_matmul(const struct WgcStream *stream,
  * alike). All f32; any strides. Accuracy: within about 1e-5 * (1 +
  * sqrt(C/groups*KH*KW)) of the exact result for unit-scale data.
  *
- * 1x1 stride-1 unpadded convolutions run as a GEMM, one input channel per
- * group (depthwise) a direct kernel, others an implicit GEMM; when the
- * output is small and C/groups*KH*KW long, the sum is split over
- * workgroups that add their parts into `out` (in no fixed order, so such
- * results may differ between runs in the last bits).
+ * 1x1 stride-1 unpadded convolutions run as a GEMM (see `wgc_op_gemm`), one
+ * input channel per group (depthwise) a direct kernel, others an implicit
+ * GEMM. Depthwise kernels of over 4096 taps take a workgroup per output
+ * (beyond 262,144 taps, several, added by a second pass), their products
+ * summed in blocks of 32. The implicit GEMM accumulates at most 16,384
+ * terms of C/groups*KH*KW per workgroup; longer sums, and long ones on a
+ * small output, are split over workgroups that add their parts into `out`
+ * (in no fixed order, so such results may differ between runs in the last
+ * bits). Any size works, on software drivers that cap shader loops too.
  *
  * Records work on `stream` without blocking. Statuses:
  * `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, weight or out),
@@ -1609,7 +1636,9 @@ WgcStatus wgc_op_matmul(const struct WgcStream *stream,
  * kernel), `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
  * `WGC_ERROR_TOO_LARGE` (too many workgroups, or channels, a padded input,
  * stride, dilated kernel or C/groups*KH*KW past 2^31-1 through zero
- * strides), `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+ * strides; partial sums of a depthwise kernel over 262,144 taps beyond the
+ * adapter's storage binding size), `WGC_ERROR_DEVICE_MISMATCH`. Nothing is
+ * recorded on failure.
  */
 WgcStatus wgc_op_conv2d(const struct WgcStream *stream,
                         const struct WgcConv2dParams *params,
@@ -1621,15 +1650,19 @@ WgcStatus wgc_op_conv2d(const struct WgcStream *stream,
 /**
  * 2-D max pooling: `input` (N, C, H, W) to `out` (N, C, OH, OW), both f32
  * or both f16, with `OH = (H + 2*pad_h - kernel_h) / stride_h + 1` (floor;
- * OW alike). NaN in a window gives NaN. Exact. Records work on `stream` without blocking.
+ * OW alike). NaN in a window gives NaN. Exact. Windows of over 4096
+ * elements take a workgroup per output (beyond 262,144 elements, several,
+ * folded by a second pass), so any window works, on software drivers that
+ * cap shader loops too. Records work on `stream` without blocking.
  * Statuses: `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_INVALID_ARGUMENT` (zero
  * window, padding over half the window, `struct_size` < 4 or ending inside a field, `out` sharing a
  * buffer with `input`), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
  * (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not 4, `out` of the wrong
  * shape, input smaller than the window), `WGC_ERROR_OUT_OF_RANGE`,
  * `WGC_ERROR_TOO_LARGE` (a padded input, stride or window past 2^31-1
- * through zero strides), `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded
- * on failure.
+ * through zero strides; windows over 262,144 elements whose partial results
+ * exceed the adapter's storage binding size), `WGC_ERROR_DEVICE_MISMATCH`.
+ * Nothing is recorded on failure.
  */
 WgcStatus wgc_op_max_pool2d(const struct WgcStream *stream,
                             const struct WgcPool2dParams *params,
@@ -1639,8 +1672,10 @@ WgcStatus wgc_op_max_pool2d(const struct WgcStream *stream,
 /**
  * 2-D average pooling; shapes, blocking and statuses as for
  * `wgc_op_max_pool2d`, divisor as `count_include_pad` says. Sums run in
- * f32. Accuracy: within 1e-6 relative of the exact mean for f32, the f16
- * rounding of the output for f16.
+ * f32, a window row at a time (windows over 4096 elements: blocks of 32,
+ * then a tree), so a sum beyond the f32 range gives +-inf. Accuracy (f32):
+ * within 1e-6 * mean(|x|) over the window of the exact mean; f16: the f16
+ * rounding of the output.
  */
 WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
                             const struct WgcPool2dParams *params,
@@ -1649,8 +1684,11 @@ WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
 
 /**
  * Mean over H and W: `input` (N, C, H, W) to `out` (N, C, 1, 1), f32 or
- * f16 (summed in f32). Accuracy: within 1e-6 relative of the exact mean
- * for f32, the f16 rounding of the output for f16.
+ * f16 (summed in f32, in blocks of 32, then a tree). Planes of over 65,536
+ * elements are averaged as `wgc_op_avg_pool2d` with the whole plane as the
+ * window, so any size works, on software drivers that cap shader loops
+ * too. Accuracy (f32): within 1e-6 * mean(|x|) of the exact mean; f16: the
+ * f16 rounding of the output.
  * Records work on `stream` without blocking. Statuses:
  * `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DTYPE_MISMATCH`,
  * `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not

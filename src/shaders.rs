@@ -16,6 +16,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("reduce_wg_subgroups.wgsl", include_str!("../shaders/reduce_wg_subgroups.wgsl")),
     ("softmax.wgsl", include_str!("../shaders/softmax.wgsl")),
     ("matmul.wgsl", include_str!("../shaders/matmul.wgsl")),
+    ("gemm_split_sum.wgsl", include_str!("../shaders/gemm_split_sum.wgsl")),
     ("conv.wgsl", include_str!("../shaders/conv.wgsl")),
     ("conv_direct.wgsl", include_str!("../shaders/conv_direct.wgsl")),
     ("conv_init.wgsl", include_str!("../shaders/conv_init.wgsl")),

@@ -14,6 +14,7 @@ pub mod reduce;
 pub mod reduce_axes;
 pub mod reduce_kernels;
 pub mod softmax;
+pub mod split;
 pub mod movement;
 pub mod random;
 pub mod tensor;
