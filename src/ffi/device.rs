@@ -77,7 +77,7 @@ pub struct WgcDeviceOptions {
     pub gpu_timeout_ms: u64,
 }
 
-sized_struct!(WgcDeviceOptions { adapter_index, preference, pipeline_cache_path, pool_limit_bytes });
+sized_struct!(WgcDeviceOptions { adapter_index, preference, pipeline_cache_path, pool_limit_bytes, gpu_timeout_ms });
 
 impl Default for WgcDeviceOptions {
     fn default() -> Self {
@@ -115,7 +115,7 @@ pub struct WgcMemoryStats {
     pub cached_bind_groups: u64,
 }
 
-sized_struct!(WgcMemoryStats { live_bytes, peak_bytes, pooled_bytes, driver_allocations, pool_hits });
+sized_struct!(WgcMemoryStats { live_bytes, peak_bytes, pooled_bytes, driver_allocations, pool_hits, cached_kernels, cached_bind_groups });
 
 /// Open a device. `options` may be NULL for the defaults. Returns
 /// `WGC_ERROR_NOT_FOUND` if no adapter matches (none at all, a bad index, no
