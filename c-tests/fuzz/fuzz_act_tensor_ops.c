@@ -262,7 +262,7 @@ static void act_reduce(Fuzz *f) {
     uint32_t r = kind >= 2 ? 1 + fz_below(f, 4) : fz_below(f, 5);
     int64_t s[8], so[8];
     nonzero_shape(f, r, s, fz_chance(f, 5) ? 65536 : 4096);
-    int32_t axes[16];
+    int32_t axes[16] = {0};
     uint32_t ro, keep = fz_below(f, 2), unbiased = fz_below(f, 2);
     int32_t axis = r ? (int32_t)fz_below(f, r) - (fz_chance(f, 30) ? (int32_t)r : 0) : 0;
     uint32_t count = 0;
