@@ -1,5 +1,6 @@
 /* Actions on instances and devices, environment variables the library
  * reads, and the calls that take no handle. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,6 +295,42 @@ static void act_misc(Fuzz *f) {
     fz_untouched(f, s, memcmp(&t, &before, sizeof t) == 0, "*out_tensor");
 }
 
+/* Calls made while a thread exits, from a pthread key destructor, when the
+ * thread's own storage is being torn down. They must still just fail. */
+static pthread_key_t g_exit_key;
+static WgcStatus g_exit_status[2];
+
+static void at_thread_exit(void *arg) {
+    (void)arg;
+    uint64_t size = 0;
+    g_exit_status[0] = wgc_buffer_size(NULL, &size);
+    g_exit_status[1] = wgc_tensor_contiguous(NULL, 0, 0, NULL, NULL);
+    (void)wgc_last_error_message();
+}
+
+static void *exiting_thread(void *arg) {
+    (void)arg;
+    uint32_t count = 0;
+    WgcInstance *inst = NULL;
+    (void)wgc_instance_adapter_count(inst, &count); /* this thread's error storage now exists */
+    pthread_setspecific(g_exit_key, &g_exit_key);
+    return NULL;
+}
+
+static void act_thread_exit(Fuzz *f) {
+    static int key_made;
+    if (!key_made) key_made = pthread_key_create(&g_exit_key, at_thread_exit) == 0;
+    fz_describe(f, "failing calls from a pthread key destructor");
+    f->call = "wgc_buffer_size (at thread exit)";
+    pthread_t t;
+    g_exit_status[0] = g_exit_status[1] = WGC_OK;
+    if (!key_made || pthread_create(&t, NULL, exiting_thread, NULL) != 0) return;
+    pthread_join(t, NULL);
+    if (g_exit_status[0] != WGC_ERROR_NULL_POINTER || g_exit_status[1] != WGC_ERROR_NULL_POINTER)
+        fz_finding(f, "calls at thread exit returned %s and %s, expected WGC_ERROR_NULL_POINTER",
+                   wgc_status_string(g_exit_status[0]), wgc_status_string(g_exit_status[1]));
+}
+
 const FzActionDef fz_device_actions[] = {
     {"instance", act_instance, 3},
     {"instance_release", act_instance_release, 1},
@@ -304,5 +341,6 @@ const FzActionDef fz_device_actions[] = {
     {"device_release", act_device_release, 1},
     {"device_destroy", act_device_destroy, 1},
     {"misc", act_misc, 4},
+    {"thread_exit", act_thread_exit, 1},
     {NULL, NULL, 0},
 };
