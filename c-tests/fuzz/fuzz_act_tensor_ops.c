@@ -53,33 +53,51 @@ static void act_gemm(Fuzz *f) {
     uint32_t nb = fz_below(f, 3), in_dt = fz_chance(f, 80) ? WGC_DTYPE_F32 : WGC_DTYPE_F16;
     uint32_t out_dt = in_dt == WGC_DTYPE_F16 && fz_chance(f, 50) ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
     int64_t sa[8], sb[8], sc[8];
-    uint32_t ra, rb, rc;
     uint32_t ta = fz_chance(f, 30), tb = fz_chance(f, 30);
     int a_vec = matmul && fz_chance(f, 25), b_vec = matmul && fz_chance(f, 25);
-    for (uint32_t i = 0; i < nb; i++) sc[i] = sb[i] = 1 + fz_below(f, 3);
-    uint32_t abatch = fz_chance(f, 30) ? fz_below(f, nb + 1) : nb; /* fewer batch dims broadcast */
-    for (uint32_t i = 0; i < abatch; i++) sa[i] = fz_chance(f, 30) ? 1 : sc[nb - abatch + i];
     if (matmul) ta = tb = 0;
-    ra = abatch;
-    if (a_vec) sa[ra++] = K, ra = 1, sa[0] = K;
-    else if (ta) sa[ra++] = K, sa[ra++] = M;
-    else sa[ra++] = M, sa[ra++] = K;
-    rb = nb;
-    if (b_vec) rb = 1, sb[0] = K;
-    else if (tb) sb[rb++] = N, sb[rb++] = K;
-    else sb[rb++] = K, sb[rb++] = N;
-    /* The output's batch dims: the broadcast of both (b's are full). */
-    rc = a_vec && b_vec ? 0 : b_vec ? ra - 1 : a_vec ? rb - 1 : nb;
-    if (b_vec && !a_vec) memcpy(sc, sa, sizeof(int64_t) * rc);
-    else if (a_vec && !b_vec) memcpy(sc, sb, sizeof(int64_t) * rc), sc[rc - 1] = N;
-    else if (!a_vec && !b_vec) sc[rc++] = M, sc[rc++] = N;
+    /* Batch dims: b's are c's; a may have fewer, or 1s, that broadcast. */
+    for (uint32_t i = 0; i < nb; i++) sc[i] = sb[i] = 1 + fz_below(f, 3);
+    uint32_t abatch = fz_chance(f, 30) ? fz_below(f, nb + 1) : nb;
+    for (uint32_t i = 0; i < abatch; i++) sa[i] = fz_chance(f, 30) ? 1 : sc[nb - abatch + i];
+    uint32_t ra = a_vec ? 0 : abatch, rb = b_vec ? 0 : nb, rc = nb;
+    if (a_vec) {
+        sa[ra++] = K;
+    } else {
+        sa[ra++] = ta ? K : M;
+        sa[ra++] = ta ? M : K;
+    }
+    if (b_vec) {
+        sb[rb++] = K;
+    } else {
+        sb[rb++] = tb ? N : K;
+        sb[rb++] = tb ? K : N;
+    }
+    /* NumPy matmul drops the dim of a vector operand from the output. */
+    if (a_vec && b_vec) {
+        rc = 0;
+    } else if (b_vec) {
+        for (rc = 0; rc < abatch; rc++) sc[rc] = sa[rc];
+        sc[rc++] = M;
+    } else if (a_vec) {
+        sc[rc++] = N;
+    } else {
+        sc[rc++] = M;
+        sc[rc++] = N;
+    }
     FzArg c, a, b;
     if (!fz_op_arg(f, &op, &c, FZ_OUT, out_dt, rc, sc)) return;
     if (!fz_op_arg(f, &op, &a, FZ_IN, in_dt, ra, sa)) return;
     if (!fz_op_arg(f, &op, &b, FZ_IN, in_dt, rb, sb)) return;
     float alpha = 1.0f, beta = 0.0f;
-    if (fz_chance(f, 30)) alpha = (float)fz_hostile_double(f), beta = (float)fz_hostile_double(f);
-    if (fz_chance(f, 5)) ta = fz_hostile_u32(f) | 1, op.mutated = 1;
+    if (fz_chance(f, 30)) {
+        alpha = (float)fz_hostile_double(f);
+        beta = (float)fz_hostile_double(f);
+    }
+    if (fz_chance(f, 5)) { /* any non-zero flag transposes: the shapes no longer fit */
+        ta = fz_hostile_u32(f) | 1;
+        op.mutated = 1;
+    }
     fz_op_mutate(f, &op);
     snprintf(op.note, sizeof op.note, "M %lld N %lld K %lld batch %u ta %u tb %u alpha %g beta %g", (long long)M,
              (long long)N, (long long)K, nb, ta, tb, alpha, beta);
@@ -97,7 +115,10 @@ static void act_conv(Fuzz *f) {
     FzOp op;
     if (!fz_op_begin(f, &op)) return;
     int64_t n = 1 + fz_below(f, 2), g = 1 + fz_below(f, 2), cpg = 1 + fz_below(f, 3), opg = 1 + fz_below(f, 3);
-    if (fz_chance(f, 20)) g = 1 + fz_below(f, 4), cpg = 1; /* depthwise */
+    if (fz_chance(f, 20)) { /* depthwise */
+        g = 1 + fz_below(f, 4);
+        cpg = 1;
+    }
     int64_t C = g * cpg, O = g * opg, kh = 1 + fz_below(f, 3), kw = 1 + fz_below(f, 3);
     union {
         WgcConv2dParams p;
@@ -106,9 +127,12 @@ static void act_conv(Fuzz *f) {
     memset(u.bytes, 0xa5, sizeof u.bytes);
     memset(&u.p, 0, sizeof u.p);
     u.p.struct_size = sizeof u.p;
-    u.p.stride_h = fz_below(f, 3), u.p.stride_w = fz_below(f, 3);
-    u.p.pad_h = fz_below(f, 2), u.p.pad_w = fz_below(f, 2);
-    u.p.dilation_h = fz_below(f, 3), u.p.dilation_w = fz_below(f, 3);
+    u.p.stride_h = fz_below(f, 3);
+    u.p.stride_w = fz_below(f, 3);
+    u.p.pad_h = fz_below(f, 2);
+    u.p.pad_w = fz_below(f, 2);
+    u.p.dilation_h = fz_below(f, 3);
+    u.p.dilation_w = fz_below(f, 3);
     u.p.groups = g == 1 && fz_chance(f, 50) ? 0 : (uint32_t)g;
     int64_t sh = u.p.stride_h ? u.p.stride_h : 1, sw = u.p.stride_w ? u.p.stride_w : 1;
     int64_t dh = u.p.dilation_h ? u.p.dilation_h : 1, dw = u.p.dilation_w ? u.p.dilation_w : 1;
@@ -131,7 +155,10 @@ static void act_conv(Fuzz *f) {
         op.mutated = 1;
         set_conv_field(&u.p, fz_below(f, 7), fz_hostile_u32(f));
     }
-    if (fz_chance(f, 8)) u.p.struct_size = fz_struct_size(f, sizeof u.p), op.mutated = 1;
+    if (fz_chance(f, 8)) {
+        u.p.struct_size = fz_struct_size(f, sizeof u.p);
+        op.mutated = 1;
+    }
     int null_params = fz_chance(f, 2);
     if (null_params) op.mutated = 1;
     fz_op_mutate(f, &op);
@@ -158,9 +185,12 @@ static void act_pool(Fuzz *f) {
     memset(u.bytes, 0xa5, sizeof u.bytes);
     memset(&u.p, 0, sizeof u.p);
     u.p.struct_size = sizeof u.p;
-    u.p.kernel_h = 1 + fz_below(f, 3), u.p.kernel_w = 1 + fz_below(f, 3);
-    u.p.stride_h = fz_below(f, 3), u.p.stride_w = fz_below(f, 3);
-    u.p.pad_h = fz_below(f, u.p.kernel_h / 2 + 1), u.p.pad_w = fz_below(f, u.p.kernel_w / 2 + 1);
+    u.p.kernel_h = 1 + fz_below(f, 3);
+    u.p.kernel_w = 1 + fz_below(f, 3);
+    u.p.stride_h = fz_below(f, 3);
+    u.p.stride_w = fz_below(f, 3);
+    u.p.pad_h = fz_below(f, u.p.kernel_h / 2 + 1);
+    u.p.pad_w = fz_below(f, u.p.kernel_w / 2 + 1);
     u.p.count_include_pad = fz_below(f, 2);
     int64_t H = u.p.kernel_h + fz_below(f, 9), W = u.p.kernel_w + fz_below(f, 9);
     int64_t sh = u.p.stride_h ? u.p.stride_h : u.p.kernel_h, sw = u.p.stride_w ? u.p.stride_w : u.p.kernel_w;
@@ -173,7 +203,10 @@ static void act_pool(Fuzz *f) {
         op.mutated = 1;
         set_pool_field(&u.p, fz_below(f, 6), fz_chance(f, 50) ? 0 : fz_hostile_u32(f));
     }
-    if (fz_chance(f, 8)) u.p.struct_size = fz_struct_size(f, sizeof u.p), op.mutated = 1;
+    if (fz_chance(f, 8)) {
+        u.p.struct_size = fz_struct_size(f, sizeof u.p);
+        op.mutated = 1;
+    }
     int null_params = kind != 2 && fz_chance(f, 2);
     if (null_params) op.mutated = 1;
     fz_op_mutate(f, &op);
@@ -202,7 +235,10 @@ static void act_norm(Fuzz *f) {
     int64_t s[8];
     nonzero_shape(f, r, s, 4096);
     float eps = 1e-5f;
-    if (fz_chance(f, 10)) eps = (float)fz_hostile_double(f), op.mutated = 1;
+    if (fz_chance(f, 10)) {
+        eps = (float)fz_hostile_double(f);
+        op.mutated = 1;
+    }
     FzArg out, in, p1, p2, p3, p4;
     if (!fz_op_arg(f, &op, &out, FZ_OUT, dt, r, s)) return;
     if (!fz_op_arg(f, &op, &in, FZ_IN, dt, r, s)) return;
@@ -266,8 +302,12 @@ static void act_reduce(Fuzz *f) {
     uint32_t ro, keep = fz_below(f, 2), unbiased = fz_below(f, 2);
     int32_t axis = r ? (int32_t)fz_below(f, r) - (fz_chance(f, 30) ? (int32_t)r : 0) : 0;
     uint32_t count = 0;
-    if (kind >= 2) memcpy(so, s, sizeof so), ro = r;
-    else count = pick_axes(f, r, arg ? 1 : 8, axes, (int)keep, s, so, &ro);
+    if (kind >= 2) { /* softmax: out has in's shape */
+        memcpy(so, s, sizeof so);
+        ro = r;
+    } else {
+        count = pick_axes(f, r, arg ? 1 : 8, axes, (int)keep, s, so, &ro);
+    }
     FzArg out, in;
     if (!fz_op_arg(f, &op, &out, FZ_OUT, arg ? WGC_DTYPE_I32 : dt, ro, so)) return;
     if (!fz_op_arg(f, &op, &in, FZ_IN, dt, r, s)) return;
@@ -278,12 +318,21 @@ static void act_reduce(Fuzz *f) {
         if (what == 0 && count > 0) axes[count++] = axes[0];
         else if (what == 1) axes[count++] = fz_chance(f, 50) ? (int32_t)r : fz_hostile_i32(f);
         else if (what == 2) count = fz_below(f, 17);
-        else null_axes = 1, count = count ? count : 1;
+        else {
+            null_axes = 1; /* NULL axes with a count */
+            count = count ? count : 1;
+        }
         for (uint32_t i = 0; i < 16; i++)
             if (i >= count) axes[i] = 0;
     }
-    if (kind >= 2 && fz_chance(f, 8)) axis = fz_hostile_i32(f), op.mutated = 1;
-    if (kind == 0) rop = fz_chance(f, 3) ? (op.mutated = 1, fz_enum(f, 7)) : rop;
+    if (kind >= 2 && fz_chance(f, 8)) {
+        axis = fz_hostile_i32(f);
+        op.mutated = 1;
+    }
+    if (kind == 0 && fz_chance(f, 3)) {
+        rop = fz_enum(f, 7);
+        op.mutated = 1;
+    }
     fz_op_mutate(f, &op);
     snprintf(op.note, sizeof op.note, "kind %u op %u axes %u [%d,%d,..] keepdim %u axis %d", kind, rop, count, axes[0],
              count > 1 ? axes[1] : 0, keep, axis);

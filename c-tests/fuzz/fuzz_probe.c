@@ -50,6 +50,12 @@ static int step_ok(Fuzz *f, int dev, const char *call, WgcStatus s) {
         if (!step_ok(f, dev, call_name, (expr))) return 0;                                                             \
     } while (0)
 
+static void expect(FzProbe *p, uint64_t count, double value, double tolerance) {
+    p->count = count;
+    p->expected = value;
+    p->tolerance = tolerance;
+}
+
 /* Record probe `kind` on stream `st` of device `dev` into `p`. */
 static int record(Fuzz *f, int dev, WgcStream *st, uint32_t kind, FzProbe *p) {
     static const uint64_t SIZES[] = {1000, 4096, 70000, 100000, 300000};
@@ -70,7 +76,7 @@ static int record(Fuzz *f, int dev, WgcStream *st, uint32_t kind, FzProbe *p) {
         WgcTensor tout = view(f, dev, out, 0, shape);
         STEP("wgc_op_fill", wgc_op_fill(st, &tin, v));
         STEP("wgc_op_reduce", wgc_op_reduce(st, WGC_REDUCE_OP_SUM, &tin, NULL, 0, 0, &tout));
-        p->count = 1, p->expected = (double)n * v, p->tolerance = 0;
+        expect(p, 1, (double)n * v, 0);
         snprintf(p->what, sizeof p->what, "sum of %llu x %g", (unsigned long long)n, v);
         break;
     }
@@ -83,7 +89,7 @@ static int record(Fuzz *f, int dev, WgcStream *st, uint32_t kind, FzProbe *p) {
         WgcTensor tout = view(f, dev, out, 0, shape);
         STEP("wgc_op_arange", wgc_op_arange(st, &tin, 0.0, 1.0));
         STEP("wgc_op_var", wgc_op_var(st, &tin, NULL, 0, 0, 0, &tout));
-        p->count = 1, p->expected = ((double)n * n - 1) / 12.0, p->tolerance = p->expected * 1e-4;
+        expect(p, 1, ((double)n * n - 1) / 12.0, ((double)n * n - 1) / 12.0 * 1e-4);
         snprintf(p->what, sizeof p->what, "variance of 0..%llu", (unsigned long long)n - 1);
         break;
     }
@@ -97,7 +103,7 @@ static int record(Fuzz *f, int dev, WgcStream *st, uint32_t kind, FzProbe *p) {
         STEP("wgc_op_fill", wgc_op_fill(st, &tin, 1.5));
         STEP("wgc_op_fill", wgc_op_fill(st, &tb, 2.25));
         STEP("wgc_op_binary", wgc_op_binary(st, WGC_BINARY_OP_ADD, &tin, &tb, &tout));
-        p->count = n, p->expected = 3.75, p->tolerance = 0;
+        expect(p, n, 3.75, 0);
         snprintf(p->what, sizeof p->what, "1.5 + 2.25 over %llu elements", (unsigned long long)n);
         break;
     }
@@ -105,14 +111,15 @@ static int record(Fuzz *f, int dev, WgcStream *st, uint32_t kind, FzProbe *p) {
         int64_t M = 1 + fz_below(f, 40), K = 1 + fz_below(f, 300), N = 1 + fz_below(f, 40);
         int64_t sa[2] = {M, K}, sb[2] = {K, N}, sc[2] = {M, N};
         WgcBuffer *a = new_buffer(f, dev, (uint64_t)(M * K) * 4), *b = new_buffer(f, dev, (uint64_t)(K * N) * 4);
-        p->bufs[1] = a, p->bufs[2] = b;
+        p->bufs[1] = a;
+        p->bufs[2] = b;
         out = new_buffer(f, dev, (uint64_t)(M * N) * 4);
         if (!a || !b || !out) return 0;
         WgcTensor ta = view(f, dev, a, 2, sa), tb = view(f, dev, b, 2, sb), tc = view(f, dev, out, 2, sc);
         STEP("wgc_op_fill", wgc_op_fill(st, &ta, 1.0));
         STEP("wgc_op_fill", wgc_op_fill(st, &tb, 1.0));
         STEP("wgc_op_matmul", wgc_op_matmul(st, &ta, &tb, &tc));
-        p->count = (uint64_t)(M * N), p->expected = (double)K, p->tolerance = 0;
+        expect(p, (uint64_t)(M * N), (double)K, 0);
         snprintf(p->what, sizeof p->what, "ones(%lld x %lld) @ ones(%lld x %lld)", (long long)M, (long long)K,
                  (long long)K, (long long)N);
         break;
@@ -125,7 +132,7 @@ static int record(Fuzz *f, int dev, WgcStream *st, uint32_t kind, FzProbe *p) {
         if (!out) return 0;
         STEP("wgc_stream_fill_buffer", wgc_stream_fill_buffer(st, in, 0, n * 4, bits));
         STEP("wgc_stream_copy_buffer", wgc_stream_copy_buffer(st, in, 0, out, 0, n * 4));
-        p->count = n, p->expected = 5.0, p->tolerance = 0;
+        expect(p, n, 5.0, 0);
         snprintf(p->what, sizeof p->what, "fill_buffer 5.0 and copy of %llu elements", (unsigned long long)n);
         break;
     }
@@ -165,7 +172,7 @@ static int record(Fuzz *f, int dev, WgcStream *st, uint32_t kind, FzProbe *p) {
         if (s != WGC_OK) return 0;
         out = in;
         p->bufs[0] = NULL;
-        p->count = n, p->expected = 2.5, p->tolerance = 0;
+        expect(p, n, 2.5, 0);
         snprintf(p->what, sizeof p->what, "kernel y * 2 + 0.5 over %llu elements", (unsigned long long)n);
         break;
     }
@@ -178,7 +185,7 @@ static int record(Fuzz *f, int dev, WgcStream *st, uint32_t kind, FzProbe *p) {
         WgcTensor tout = view(f, dev, out, 2, s2);
         STEP("wgc_op_fill", wgc_op_fill(st, &tin, 3.0));
         STEP("wgc_op_softmax", wgc_op_softmax(st, &tin, -1, &tout));
-        p->count = (uint64_t)(rows * len), p->expected = 1.0 / (double)len, p->tolerance = 1e-6 / (double)len + 1e-9;
+        expect(p, (uint64_t)(rows * len), 1.0 / (double)len, 1e-6 / (double)len + 1e-9);
         snprintf(p->what, sizeof p->what, "softmax of a constant, %lld rows of %lld", (long long)rows, (long long)len);
         break;
     }

@@ -92,7 +92,10 @@ const char *fz_view_invalid(const Fuzz *f, const WgcTensor *t, int role) {
     for (uint32_t k = 0; k < t->rank; k++) {
         if (t->shape[k] == 0) empty = 1;
         count *= (uint64_t)t->shape[k];
-        if (count >> 64) overflow = 1, count = (unsigned __int128)1 << 64;
+        if (count >> 64) {
+            overflow = 1;
+            count = (unsigned __int128)1 << 64;
+        }
     }
     if (empty) return NULL;
     if (overflow) return "an element count above 2^64";
