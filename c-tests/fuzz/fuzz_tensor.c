@@ -139,7 +139,9 @@ void fz_mutate_view(Fuzz *f, WgcTensor *t) {
         case 2: m.rank = fz_chance(f, 80) ? fz_below(f, 10) : fz_hostile_u32(f); break;
         case 3: m.shape[k] = fz_hostile_i64(f); break;
         case 4: m.strides[k] = fz_chance(f, 50) ? fz_hostile_i64(f) : (int64_t)fz_below(f, 3) - 1; break;
-        case 5: m.offset = fz_chance(f, 50) ? fz_hostile_i64(f) : m.offset + (int64_t)fz_below(f, 64) + 1; break;
+        case 5: /* (wrapping: an earlier edit may have left it huge) */
+            m.offset = fz_chance(f, 50) ? fz_hostile_i64(f) : (int64_t)((uint64_t)m.offset + fz_below(f, 64) + 1);
+            break;
         case 6: /* the element count wraps to 0 in 64 bits */
             if (!fz_enabled(f, "view_count_overflow")) break;
             m.rank = 2 + fz_below(f, 2);
@@ -149,7 +151,7 @@ void fz_mutate_view(Fuzz *f, WgcTensor *t) {
             }
             break;
         case 7: /* a dim one past what the buffer holds */
-            if (m.rank > 0) m.shape[k % m.rank] += 1;
+            if (m.rank > 0) m.shape[k % m.rank] = (int64_t)((uint64_t)m.shape[k % m.rank] + 1);
             break;
         default: /* swap two strides (an overlapping or transposed view) */
             if (m.rank > 1) {
