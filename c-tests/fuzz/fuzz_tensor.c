@@ -117,7 +117,7 @@ static uint64_t elements(const WgcTensor *t) {
     uint64_t n = 1;
     for (uint32_t k = 0; k < t->rank && k < 8; k++) {
         if (t->shape[k] <= 0) return 0;
-        if (n > UINT64_MAX / (uint64_t)t->shape[k]) return UINT64_MAX;
+        if (n > UINT64_MAX / (uint64_t)t->shape[k]) return UINT64_MAX; /* overflows */
         n *= (uint64_t)t->shape[k];
     }
     return n;
@@ -162,6 +162,7 @@ void fz_mutate_view(Fuzz *f, WgcTensor *t) {
             break;
         }
         if (fz_view_invalid(f, &m, FZ_IN) == NULL && elements(&m) > (1u << 22)) continue;
+        if (elements(&m) == UINT64_MAX && !fz_enabled(f, "view_count_overflow")) continue;
         *t = m;
         return;
     }
