@@ -34,7 +34,7 @@
 
 static Fuzz g_fuzz;
 static volatile double g_step_started;
-static double g_hang_seconds = 60;
+static double g_hang_seconds = 120; /* a loaded software driver can take seconds per step, never minutes */
 
 static double now(void) {
     struct timespec ts;
