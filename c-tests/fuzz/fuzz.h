@@ -128,8 +128,8 @@ typedef struct Fuzz {
 
 /* ---- random numbers and hostile values (fuzz_values.c) ---- */
 /* Hostile inputs that reach a known, still open defect can be switched off
- * by name (--skip NAME) to look past it. Choices consume the same random
- * numbers either way; CI runs everything. */
+ * by name (--skip NAME) to look past it; the run then takes another course
+ * from the first choice skipped. CI runs everything. */
 int fz_enabled(const Fuzz *f, const char *name);
 int fz_listed(const char *list, const char *name);
 uint64_t fz_u64(Fuzz *f);
