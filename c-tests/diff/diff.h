@@ -127,6 +127,8 @@ typedef struct Expect {
     double ref;
     double tol;
     int kind;
+    int has_alt; /* also accept exactly `alt` (NaN: any NaN) */
+    double alt;
 } Expect;
 
 /* ---- one case ---- */

@@ -61,7 +61,7 @@ double dtype_min_normal(WgcDtype d) { return d == WGC_DTYPE_F16 ? ldexp(1.0, -14
 double scalar_to_dtype(WgcDtype d, double v) {
     if (dtype_is_float(d)) return dtype_round(d, v);
     if (isnan(v)) return 0;
-    double t = trunc(v);
+    double t = trunc(v) + 0.0; /* integers have no -0 */
     if (d == WGC_DTYPE_I32) return t < -2147483648.0 ? -2147483648.0 : t > 2147483647.0 ? 2147483647.0 : t;
     return t < 0 ? 0 : t > 4294967295.0 ? 4294967295.0 : t;
 }

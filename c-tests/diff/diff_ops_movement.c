@@ -92,7 +92,7 @@ void run_transpose(Case *c) { run_permutation(c, 1); }
 
 /* wgc_op_cast's documented conversions. */
 static Expect cast_expect(WgcDtype from, WgcDtype to, double x) {
-    Expect e = {0, 0, EXPECT_CLOSE};
+    Expect e = {0}; /* EXPECT_CLOSE */
     if (from == to || (from == WGC_DTYPE_F16 && to == WGC_DTYPE_F32)) {
         e.kind = EXPECT_SAME;
         e.ref = x;
