@@ -34,13 +34,14 @@ static inline double tol_ftz(WgcDtype d) { return dtype_is_float(d) ? dtype_min_
 #define TOL_F16_RESULT 4.8828125e-4
 
 /* pow: "relative error about 1e-6 for moderate results", computed as
- * exp2(y log2|x|) in f32. The f32 rounding of y log2|x| grows with the size
- * of that exponent, so the bound used is 1e-6 plus 2^-23 per unit of
- * log2|result| (the "moderate" results of the header have a small one). */
+ * exp2(y log2|x|) in f32. For results that are not moderate the header
+ * states nothing; assumed: log2 about as accurate as log (~1e-6 relative),
+ * its error scaled by the exponent t = log2|result| and carried through
+ * exp2 (d result / result = ln 2 * dt). */
 static inline double tol_pow_f32(double ref) {
     double a = fabs(ref);
     if (a == 0 || isinf(a)) return 0;
-    return a * (TOL_ABOUT * 1e-6 + TOL_F32_ROUNDED * fabs(log2(a)));
+    return a * TOL_ABOUT * 1e-6 * (1 + 0.6931471805599453 * fabs(log2(a)));
 }
 
 /* wgc_op_reduce: sums "relative error around 1e-6 for well-conditioned
