@@ -71,11 +71,10 @@ typedef struct DTensor {
     int is_output;
 } DTensor;
 
-/* How a view is laid out in its buffer. */
+/* How a view may be laid out in its buffer. */
 enum {
-    VIEW_ANY = 0,            /* transposed, padded, reversed, offset, inner gaps */
-    VIEW_CONTIGUOUS = 1,     /* row-major at an offset */
-    VIEW_ZERO_STRIDES = 2,   /* may also repeat elements (inputs only) */
+    VIEW_ANY = 0,          /* row-major, transposed, padded, reversed, offset, inner gaps */
+    VIEW_ZERO_STRIDES = 1, /* may also repeat elements (inputs only) */
 };
 
 /* ---- value generators (diff_values.c) ---- */
@@ -99,6 +98,7 @@ typedef struct ValueSpec {
     int no_inf;        /* SPECIAL without infinities */
     double offset;     /* OFFSET: centre */
     double p_special;  /* SPECIAL: share of special values */
+    double min_abs;    /* NORMAL, SPECIAL, OFFSET: smaller magnitudes move up to this */
 } ValueSpec;
 
 /* Flags for value_spec_pick: which kinds an operator's documentation covers. */
@@ -120,7 +120,6 @@ enum {
     EXPECT_CLOSE = 0,       /* |got - ref| <= tol after rounding to the dtype; NaN matches NaN */
     EXPECT_SAME = 1,        /* the same value, sign of zero included; NaN matches NaN */
     EXPECT_NAN_OR_CLOSE = 2,/* the header leaves it open between NaN and the value */
-    EXPECT_UNCHECKED = 3,   /* the header specifies nothing: only that it was written */
 };
 
 typedef struct Expect {
@@ -131,7 +130,7 @@ typedef struct Expect {
     double alt;
 } Expect;
 
-/* ---- one case ---- */
+/* ---- one case (diff_check.c: its life and checks; diff_tensor.c: its tensors) ---- */
 
 typedef struct Case Case;
 /* Prints what a case's inputs were at output element i (for failure reports). */
@@ -197,7 +196,7 @@ size_t broadcast_index(size_t i, const DTensor *out, const DTensor *in);
  * i; c->user must point to the output DTensor. */
 void explain_inputs(Case *c, size_t i, char *buf, size_t len);
 
-/* ---- random shapes (diff_shapes.c) ---- */
+/* ---- random shapes and dtypes (diff_values.c) ---- */
 
 /* A shape of rank in [rmin, rmax] with at most max_numel elements: odd sizes,
  * size-1 dims and (with p_zero) a size-0 dim. */

@@ -151,11 +151,19 @@ void run_reduce(Case *c) {
     /* Sums and products of huge or wide values overflow f32 part-way in an
      * order the header leaves open: those draw values whose partial results
      * stay finite (products: only small ones). */
-    int flags = op == WGC_REDUCE_OP_PROD ? ALLOW_SPECIAL | ALLOW_NAN | ALLOW_INF : ALLOW_ALL;
-    ValueSpec v = default_values(c, d, flags);
-    if (op == WGC_REDUCE_OP_PROD) v.huge = 4, v.tiny = 0.25;
+    ValueSpec v = default_values(c, d, ALLOW_ALL);
     if (op == WGC_REDUCE_OP_SUM || op == WGC_REDUCE_OP_MEAN) v.huge = dtype_max(d) / (double)(x.group + 1) / 4;
     if (v.huge < 4) v.huge = 4;
+    if (op == WGC_REDUCE_OP_PROD && dtype_is_float(d)) {
+        /* Magnitudes in [2^-e, 2^e] keep every partial product within 2^+-60
+         * (and f16 inputs finite), in any order; zeros, infinities and NaN
+         * still come in. */
+        double e = fmin(60.0 / (double)(x.group ? x.group : 1), d == WGC_DTYPE_F16 ? 14 : 60);
+        v.kind = rng_chance(&c->rng, 0.5) ? VAL_SPECIAL : VAL_NORMAL;
+        v.hi = v.huge = exp2(e);
+        v.lo = -v.hi;
+        v.min_abs = v.tiny = exp2(-e);
+    }
     DTensor *a = case_tensor(c, "in", d, r, s, VIEW_ZERO_STRIDES, &v, NULL);
     WgcDtype od = arg ? WGC_DTYPE_I32 : d;
     int share = dtype_size(od) == dtype_size(d) && rng_chance(&c->rng, 0.15);

@@ -72,6 +72,7 @@ double value_draw(Rng *r, const ValueSpec *s) {
         v = rng_range(r, s->lo, s->hi);
         break;
     }
+    if (s->kind != VAL_WIDE && isfinite(v) && v != 0 && fabs(v) < s->min_abs) v = copysign(s->min_abs, v);
     return dtype_round(s->dtype, v);
 }
 
