@@ -123,10 +123,14 @@ static double draw_scalar(Case *c, WgcDtype d) {
     return dtype_is_float(d) ? floats[rng_int(&c->rng, 0, 9)] : ints[rng_int(&c->rng, 0, 9)];
 }
 
-static double g_scalar;
+typedef struct ScalarCall {
+    const DTensor *a;
+    double scalar;
+} ScalarCall;
+
 static void explain_scalar(Case *c, size_t i, char *buf, size_t len) {
-    const DTensor *o = (const DTensor *)c->user;
-    snprintf(buf, len, "a=%.9g scalar=%.17g", c->tensors[0].val[broadcast_index(i, o, &c->tensors[0])], g_scalar);
+    const ScalarCall *call = (const ScalarCall *)c->user;
+    snprintf(buf, len, "a=%.9g scalar=%.17g", call->a->val[i], call->scalar);
 }
 
 void run_binary_scalar(Case *c) {
@@ -148,8 +152,8 @@ void run_binary_scalar(Case *c) {
     case_download(c);
     Expect *e = expect_alloc(o->n);
     for (size_t i = 0; i < o->n; i++) e[i] = binary_expect(op, d, a->val[i], sd);
-    c->user = o;
-    g_scalar = s;
+    ScalarCall call = {a, s};
+    c->user = &call;
     case_check(c, o, e, explain_scalar);
     free(e);
     case_check_untouched(c);
