@@ -549,7 +549,8 @@ typedef struct WgcAdapterInfo {
 typedef struct WgcMemoryStats {
   uint32_t struct_size;
   /**
-   * Bytes in buffers that are alive now.
+   * Bytes in buffers that are alive now, including released buffers and
+   * operators' scratch that recorded or running work still uses.
    */
   uint64_t live_bytes;
   /**
@@ -746,7 +747,8 @@ void wgc_buffer_retain(struct WgcBuffer *buffer);
 
 /**
  * Drop a reference. NULL is ignored. Work already recorded that uses the
- * buffer still completes correctly; its memory returns to the pool.
+ * buffer still completes correctly: its memory returns to the pool (and
+ * can be handed out again) only once that work has run on the GPU.
  */
 void wgc_buffer_release(struct WgcBuffer *buffer);
 
@@ -1299,7 +1301,9 @@ const char *wgc_status_string(uint32_t status);
 /**
  * The detailed message of the last call that failed on the calling thread
  * ("" if none has). Owned by the library; valid until the next failing call
- * on this thread. Shader diagnostics include line and column.
+ * on this thread. Shader diagnostics include line and column. Calls made
+ * while the thread exits (from pthread key destructors) report statuses
+ * and messages as usual.
  */
 const char *wgc_last_error_message(void);
 

@@ -64,7 +64,8 @@ pub unsafe extern "C" fn wgc_buffer_retain(buffer: *mut WgcBuffer) {
 }
 
 /// Drop a reference. NULL is ignored. Work already recorded that uses the
-/// buffer still completes correctly; its memory returns to the pool.
+/// buffer still completes correctly: its memory returns to the pool (and
+/// can be handed out again) only once that work has run on the GPU.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_buffer_release(buffer: *mut WgcBuffer) {
     unsafe { boundary::release(buffer) }

@@ -95,7 +95,8 @@ impl Default for WgcDeviceOptions {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WgcMemoryStats {
     pub struct_size: u32,
-    /// Bytes in buffers that are alive now.
+    /// Bytes in buffers that are alive now, including released buffers and
+    /// operators' scratch that recorded or running work still uses.
     pub live_bytes: u64,
     /// Highest `live_bytes` so far.
     pub peak_bytes: u64,

@@ -251,7 +251,8 @@ impl StreamShared {
         self.check_device(&dst.device, "the destination buffer")?;
         src.check_range(src_offset, size, "copy source")?;
         dst.check_range(dst_offset, size, "copy destination")?;
-        if src_offset % 4 != 0 || dst_offset % 4 != 0 || size % 4 != 0 {
+        if !src_offset.is_multiple_of(4) || !dst_offset.is_multiple_of(4) || !size.is_multiple_of(4)
+        {
             bail!(Alignment, "copy offsets ({src_offset}, {dst_offset}) and size ({size}) must be multiples of 4");
         }
         if std::ptr::eq(src, dst)
