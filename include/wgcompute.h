@@ -773,8 +773,9 @@ WgcStatus wgc_buffer_write(const struct WgcBuffer *buffer,
 /**
  * Copy `size` bytes at `offset` of the buffer into host memory. Blocks
  * until all work recorded before the call, on every stream of the device,
- * has finished. Any offset and size inside the buffer are allowed
- * (`WGC_ERROR_OUT_OF_RANGE` otherwise).
+ * has finished, at most `WgcDeviceOptions.gpu_timeout_ms`: then
+ * `WGC_ERROR_TIMEOUT` and `data` is left untouched. Any offset and size
+ * inside the buffer are allowed (`WGC_ERROR_OUT_OF_RANGE` otherwise).
  */
 WgcStatus wgc_buffer_read(const struct WgcBuffer *buffer,
                           uint64_t offset,
@@ -814,7 +815,10 @@ WgcStatus wgc_device_info(const struct WgcDevice *device, struct WgcAdapterInfo 
 
 /**
  * Submit the recorded work of every stream of the device and block until
- * the GPU has finished all of it. Returns the first error a submission hit.
+ * the GPU has finished all of it (at most `WgcDeviceOptions.gpu_timeout_ms`,
+ * then `WGC_ERROR_TIMEOUT`). Returns the first error a stream's batch hit
+ * that no `wgc_stream_flush` or `wgc_stream_synchronize` has reported yet,
+ * or one the GPU layer reported outside any call.
  */
 WgcStatus wgc_device_synchronize(const struct WgcDevice *device);
 
@@ -865,7 +869,8 @@ void wgc_event_release(struct WgcEvent *event);
 
 /**
  * Block until the GPU has passed the event; flushes its stream if the
- * event has not been submitted yet.
+ * event has not been submitted yet. Waits at most
+ * `WgcDeviceOptions.gpu_timeout_ms` (then `WGC_ERROR_TIMEOUT`).
  */
 WgcStatus wgc_event_wait(const struct WgcEvent *event);
 
@@ -878,7 +883,9 @@ WgcStatus wgc_event_query(const struct WgcEvent *event, uint32_t *out_done);
 /**
  * GPU time in milliseconds from `start` to `end` (both recorded on streams
  * of one device), measured with GPU timestamps. Blocks until both have
- * passed. `WGC_ERROR_UNSUPPORTED` if the adapter has no timestamps.
+ * passed (at most `WgcDeviceOptions.gpu_timeout_ms`, then
+ * `WGC_ERROR_TIMEOUT`). `WGC_ERROR_UNSUPPORTED` if the adapter has no
+ * timestamps. Any number of threads may ask about the same events at once.
  */
 WgcStatus wgc_event_elapsed_ms(const struct WgcEvent *start,
                                const struct WgcEvent *end,

@@ -183,7 +183,10 @@ pub unsafe extern "C" fn wgc_device_info(device: *const WgcDevice, info: *mut Wg
 }
 
 /// Submit the recorded work of every stream of the device and block until
-/// the GPU has finished all of it. Returns the first error a submission hit.
+/// the GPU has finished all of it (at most `WgcDeviceOptions.gpu_timeout_ms`,
+/// then `WGC_ERROR_TIMEOUT`). Returns the first error a stream's batch hit
+/// that no `wgc_stream_flush` or `wgc_stream_synchronize` has reported yet,
+/// or one the GPU layer reported outside any call.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_device_synchronize(device: *const WgcDevice) -> WgcStatus {
     run(|| unsafe { borrow(device) }?.synchronize())
