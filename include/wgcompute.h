@@ -645,7 +645,8 @@ typedef struct WgcAdapterInfo {
 typedef struct WgcMemoryStats {
   uint32_t struct_size;
   /**
-   * Bytes in buffers that are alive now.
+   * Bytes in buffers that are alive now, including released buffers and
+   * operators' scratch that recorded or running work still uses.
    */
   uint64_t live_bytes;
   /**
@@ -851,7 +852,8 @@ void wgc_buffer_retain(struct WgcBuffer *buffer);
 
 /**
  * Drop a reference. NULL is ignored. Work already recorded that uses the
- * buffer still completes correctly; its memory returns to the pool.
+ * buffer still completes correctly: its memory returns to the pool (and
+ * can be handed out again) only once that work has run on the GPU.
  */
 void wgc_buffer_release(struct WgcBuffer *buffer);
 
@@ -876,8 +878,9 @@ WgcStatus wgc_buffer_write(const struct WgcBuffer *buffer,
 /**
  * Copy `size` bytes at `offset` of the buffer into host memory. Blocks
  * until all work recorded before the call, on every stream of the device,
- * has finished. Any offset and size inside the buffer are allowed
- * (`WGC_ERROR_OUT_OF_RANGE` otherwise).
+ * has finished, at most `WgcDeviceOptions.gpu_timeout_ms`: then
+ * `WGC_ERROR_TIMEOUT` and `data` is left untouched. Any offset and size
+ * inside the buffer are allowed (`WGC_ERROR_OUT_OF_RANGE` otherwise).
  */
 WgcStatus wgc_buffer_read(const struct WgcBuffer *buffer,
                           uint64_t offset,
@@ -917,7 +920,10 @@ WgcStatus wgc_device_info(const struct WgcDevice *device, struct WgcAdapterInfo 
 
 /**
  * Submit the recorded work of every stream of the device and block until
- * the GPU has finished all of it. Returns the first error a submission hit.
+ * the GPU has finished all of it (at most `WgcDeviceOptions.gpu_timeout_ms`,
+ * then `WGC_ERROR_TIMEOUT`). Returns the first error a stream's batch hit
+ * that no `wgc_stream_flush` or `wgc_stream_synchronize` has reported yet,
+ * or one the GPU layer reported outside any call.
  */
 WgcStatus wgc_device_synchronize(const struct WgcDevice *device);
 
@@ -968,7 +974,8 @@ void wgc_event_release(struct WgcEvent *event);
 
 /**
  * Block until the GPU has passed the event; flushes its stream if the
- * event has not been submitted yet.
+ * event has not been submitted yet. Waits at most
+ * `WgcDeviceOptions.gpu_timeout_ms` (then `WGC_ERROR_TIMEOUT`).
  */
 WgcStatus wgc_event_wait(const struct WgcEvent *event);
 
@@ -981,7 +988,9 @@ WgcStatus wgc_event_query(const struct WgcEvent *event, uint32_t *out_done);
 /**
  * GPU time in milliseconds from `start` to `end` (both recorded on streams
  * of one device), measured with GPU timestamps. Blocks until both have
- * passed. `WGC_ERROR_UNSUPPORTED` if the adapter has no timestamps.
+ * passed (at most `WgcDeviceOptions.gpu_timeout_ms`, then
+ * `WGC_ERROR_TIMEOUT`). `WGC_ERROR_UNSUPPORTED` if the adapter has no
+ * timestamps. Any number of threads may ask about the same events at once.
  */
 WgcStatus wgc_event_elapsed_ms(const struct WgcEvent *start,
                                const struct WgcEvent *end,
@@ -1436,7 +1445,9 @@ const char *wgc_status_string(uint32_t status);
 /**
  * The detailed message of the last call that failed on the calling thread
  * ("" if none has). Owned by the library; valid until the next failing call
- * on this thread. Shader diagnostics include line and column.
+ * on this thread. Shader diagnostics include line and column. Calls made
+ * while the thread exits (from pthread key destructors) report statuses
+ * and messages as usual.
  */
 const char *wgc_last_error_message(void);
 

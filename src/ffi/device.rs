@@ -98,7 +98,8 @@ impl Default for WgcDeviceOptions {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WgcMemoryStats {
     pub struct_size: u32,
-    /// Bytes in buffers that are alive now.
+    /// Bytes in buffers that are alive now, including released buffers and
+    /// operators' scratch that recorded or running work still uses.
     pub live_bytes: u64,
     /// Highest `live_bytes` so far.
     pub peak_bytes: u64,
@@ -187,7 +188,10 @@ pub unsafe extern "C" fn wgc_device_info(device: *const WgcDevice, info: *mut Wg
 }
 
 /// Submit the recorded work of every stream of the device and block until
-/// the GPU has finished all of it. Returns the first error a submission hit.
+/// the GPU has finished all of it (at most `WgcDeviceOptions.gpu_timeout_ms`,
+/// then `WGC_ERROR_TIMEOUT`). Returns the first error a stream's batch hit
+/// that no `wgc_stream_flush` or `wgc_stream_synchronize` has reported yet,
+/// or one the GPU layer reported outside any call.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_device_synchronize(device: *const WgcDevice) -> WgcStatus {
     run(|| unsafe { borrow(device) }?.synchronize())

@@ -169,7 +169,7 @@ impl Buffer {
         self.device.check_alive()?;
         let size = data.len() as u64;
         self.check_range(offset, size, "write")?;
-        if offset % COPY_ALIGN != 0 || size % COPY_ALIGN != 0 {
+        if !offset.is_multiple_of(COPY_ALIGN) || !size.is_multiple_of(COPY_ALIGN) {
             bail!(
                 Alignment,
                 "write offset ({offset}) and size ({size}) must be multiples of 4"

@@ -4,6 +4,7 @@
 //! buffer, or zeros if any exceeds the adapter's per-dimension limit, and the
 //! launch reads that buffer: a bad count makes it run no workgroups.
 
+use super::batch::{Batch, Cmd, Counts};
 use super::bind_cache::{buffer_entry, BindKey};
 use super::buffer::{Buffer, Usage};
 use super::device::Device;
@@ -15,17 +16,17 @@ pub(super) const COUNTS_PARAMS: u64 = 16;
 
 /// What an indirect launch adds: the dispatch that checks its counts.
 pub(super) struct CountsCheck {
-    pub pipeline: wgpu::ComputePipeline,
-    pub bind_group: wgpu::BindGroup,
-    pub args: Arc<Buffer>,
-    pub params: [u32; 4],
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    args: Arc<Buffer>,
+    params: [u32; 4],
 }
 
-/// Indirect counts are checked on the GPU by a one-invocation dispatch
-/// that copies them into the stream's argument buffer, or zeros if any
-/// exceeds the adapter's limit. wgpu can do this itself
-/// (`InstanceFlags::VALIDATION_INDIRECT_CALL`), but that also caps every
-/// buffer and binding at 4 GiB; this costs direct launches nothing.
+/// Everything the check of the counts at `offset` in `buf` needs (the
+/// stream's argument buffer is made on first use into `args_slot`). wgpu
+/// can check indirect counts itself (`InstanceFlags::VALIDATION_INDIRECT_CALL`),
+/// but that also caps every buffer and binding at 4 GiB; this check costs
+/// direct launches nothing.
 pub(super) fn prepare(
     dev: &Arc<Device>,
     args_slot: &mut Option<Arc<Buffer>>,
@@ -89,4 +90,20 @@ pub(super) fn prepare(
         args,
         params,
     })
+}
+
+impl CountsCheck {
+    /// Record the check of `buf`'s counts; the launch reads what it returns.
+    pub(super) fn record(self, batch: &mut Batch, buf: &Buffer, align: u64) -> Counts {
+        let offset = batch.uniform_slot(bytemuck::cast_slice(&self.params), COUNTS_PARAMS, align);
+        batch.cmds.push(Cmd::Dispatch {
+            pipeline: self.pipeline,
+            bind_group: self.bind_group,
+            uniform_offset: Some(offset),
+            groups: Counts::Direct([1, 1, 1]),
+        });
+        batch.hold(buf.lease());
+        batch.hold(self.args.lease());
+        Counts::Indirect(self.args.raw().clone())
+    }
 }

@@ -183,22 +183,10 @@ impl StreamShared {
 
         // Record: nothing below fails.
         let batch = &mut st.batch;
-        let dispatch_groups = match (&groups, indirect) {
-            (Groups::Direct(g), _) => Counts::Direct(*g),
-            (Groups::Indirect(..), Some((buf, check))) => {
-                let offset =
-                    batch.uniform_slot(bytemuck::cast_slice(&check.params), COUNTS_PARAMS, align);
-                batch.cmds.push(Cmd::Dispatch {
-                    pipeline: check.pipeline,
-                    bind_group: check.bind_group,
-                    uniform_offset: Some(offset),
-                    groups: Counts::Direct([1, 1, 1]),
-                });
-                batch.hold(buf.lease());
-                batch.hold(check.args.lease());
-                Counts::Indirect(check.args.raw().clone())
-            }
-            (Groups::Indirect(..), None) => unreachable!(),
+        let dispatch_groups = match (indirect, &groups) {
+            (Some((buf, check)), _) => check.record(batch, buf, align),
+            (None, Groups::Direct(g)) => Counts::Direct(*g),
+            (None, Groups::Indirect(..)) => unreachable!("indirect counts are always checked"),
         };
         let uniform_offset = match uniform {
             Some((_, _, Some((_, off)))) => Some(off as u32),
@@ -251,7 +239,8 @@ impl StreamShared {
         self.check_device(&dst.device, "the destination buffer")?;
         src.check_range(src_offset, size, "copy source")?;
         dst.check_range(dst_offset, size, "copy destination")?;
-        if src_offset % 4 != 0 || dst_offset % 4 != 0 || size % 4 != 0 {
+        if !src_offset.is_multiple_of(4) || !dst_offset.is_multiple_of(4) || !size.is_multiple_of(4)
+        {
             bail!(Alignment, "copy offsets ({src_offset}, {dst_offset}) and size ({size}) must be multiples of 4");
         }
         if std::ptr::eq(src, dst)
