@@ -39,7 +39,9 @@
  *    log(0) = -inf, tanh(+-inf) = +-1, sigmoid(-inf) = 0, sin and cos of
  *    +-inf are NaN, and GELU and SILU of -inf are NaN (-inf * 0, as in
  *    PyTorch). A sum holding both +inf and -inf is NaN; MAX, MIN and ARG*
- *    order +-inf like other numbers.
+ *    order +-inf like other numbers. Signed zeros follow IEEE 754 in
+ *    arithmetic, but which of -0 and +0 MAXIMUM, MINIMUM, RELU, clamp, MAX
+ *    and MIN return when both compete is unspecified.
  *  - pow follows C99 and NumPy: pow(x, +-0) = 1 and pow(1, y) = 1 for every
  *    x and y, NaN included; pow(-1, +-inf) = 1; pow(+-0, y < 0) = +-inf and
  *    pow(+-0, y > 0) = +-0 (the sign kept for odd integers y); pow(x, +-inf)

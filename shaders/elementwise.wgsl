@@ -111,7 +111,7 @@ fn log2_c(x: C) -> C {
 fn reduce_2pi_c(x: C) -> C {
     let k = round(x * 0.15915494309189535);
     let r = (((x - k * 6.28125) - k * 0.0019378662109375) - k * -2.562999725341797e-6) - k * 3.968374517882012e-9;
-    return select(x, r, (abs(x) > C(3.14159)) & (abs(x) < C(4e5)));
+    return select(x, r, (abs(x) > C(3.14159)) & (abs(x) <= C(4e5)));
 }
 fn sin_c(x: C) -> C {
     return select(sin(reduce_2pi_c(x)), nan_c(), isnan_c(x) | isinf_c(x));
