@@ -123,9 +123,12 @@ static void accumulate(int op, WgcDtype d, Acc *a, double v, size_t pos) {
     a->sum += v;
     a->sumabs += fabs(v);
     a->prod *= v;
-    a->isum += (int64_t)v;
-    a->iprod = (a->iprod * (uint64_t)(int64_t)v) & 0xFFFFFFFFull;
-    (void)d;
+    if (d == WGC_DTYPE_I32 || d == WGC_DTYPE_U32) {
+        /* Integer sums wrap as the library's do; float inputs (NaN, huge)
+         * never reach the integer conversion. */
+        a->isum = (int64_t)((uint64_t)a->isum + (uint64_t)(int64_t)v);
+        a->iprod = (a->iprod * (uint64_t)(int64_t)v) & 0xFFFFFFFFull;
+    }
     if (isnan(v)) {
         if (!a->has_nan) a->nan_pos = pos;
         a->has_nan = 1;
