@@ -19,3 +19,4 @@ pub mod tensor;
 pub mod matmul;
 pub mod conv;
 pub mod pool;
+pub mod spec;

@@ -70,6 +70,8 @@ pub struct KernelCache {
     /// lookup that allocates nothing and renders nothing (operators call it
     /// on every launch). The full key is kept to rule out collisions.
     variants: Mutex<HashMap<u64, Vec<(VariantKey, Arc<Kernel>)>>>,
+    /// Variants described by the kernel spec (src/ops/spec).
+    pub spec: super::kernel_variant::VariantCache,
 }
 
 impl KernelCache {
@@ -160,7 +162,7 @@ pub fn parse_and_validate(source: &str) -> Result<(naga::Module, naga::valid::Mo
     Ok((module, info))
 }
 
-fn reflect(device: &Device, source: &str, entry: &str) -> Result<(Vec<BindingInfo>, [u32; 3])> {
+pub(crate) fn reflect(device: &Device, source: &str, entry: &str) -> Result<(Vec<BindingInfo>, [u32; 3])> {
     let (module, info) = parse_and_validate(source)?;
     let Some((ep_index, ep)) = module.entry_points.iter().enumerate().find(|(_, ep)| ep.name == entry) else {
         let names: Vec<_> = module.entry_points.iter().map(|e| e.name.as_str()).collect();

@@ -9,5 +9,6 @@ pub mod device;
 pub mod event;
 pub mod instance;
 pub mod kernel;
+pub mod kernel_variant;
 pub mod pool;
 pub mod stream;
