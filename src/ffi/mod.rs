@@ -11,6 +11,7 @@ pub mod kernel;
 pub mod ops_norm;
 pub mod ops_reduce;
 pub mod ops_elementwise;
+pub mod ops_index;
 pub mod ops_movement;
 pub mod status;
 pub mod stream;

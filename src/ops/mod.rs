@@ -19,4 +19,5 @@ pub mod tensor;
 pub mod matmul;
 pub mod conv;
 pub mod pool;
+pub mod gather;
 pub mod spec;

@@ -91,13 +91,25 @@ impl VariantCache {
         }
         let (source, constants) = make()?;
         // Compile outside the lock: other threads may use other kernels meanwhile.
-        let kernel = Arc::new(compile_with_constants(device, &source, key.entry, &constants)?);
-        Ok(self.map.lock().unwrap().entry(*key).or_insert(kernel).clone())
+        let kernel = Arc::new(compile_with_constants(
+            device, &source, key.entry, &constants,
+        )?);
+        Ok(self
+            .map
+            .lock()
+            .unwrap()
+            .entry(*key)
+            .or_insert(kernel)
+            .clone())
     }
 }
 
 /// The workgroup size of `entry` once `constants` are applied.
-fn resolved_workgroup_size(source: &str, entry: &str, constants: &[(&str, f64)]) -> Result<[u32; 3]> {
+fn resolved_workgroup_size(
+    source: &str,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> Result<[u32; 3]> {
     let (module, info) = parse_and_validate(source)?;
     let mut pc = naga::back::PipelineConstants::default();
     for &(name, value) in constants {
@@ -109,7 +121,11 @@ fn resolved_workgroup_size(source: &str, entry: &str, constants: &[(&str, f64)])
         Some((naga::ShaderStage::Compute, entry)),
         &pc,
     )
-    .map_err(|e| Error::ShaderCompilation(format!("{entry}: applying override values {constants:?}: {e}")))?;
+    .map_err(|e| {
+        Error::ShaderCompilation(format!(
+            "{entry}: applying override values {constants:?}: {e}"
+        ))
+    })?;
     let ep = module.entry_points.iter().find(|e| e.name == entry);
     Ok(ep.map_or([1, 1, 1], |e| e.workgroup_size))
 }
@@ -119,7 +135,8 @@ fn check_workgroup_size(device: &Device, entry: &str, wg: [u32; 3]) -> Result<()
     if wg[0] > l.max_compute_workgroup_size_x
         || wg[1] > l.max_compute_workgroup_size_y
         || wg[2] > l.max_compute_workgroup_size_z
-        || wg.iter().map(|&v| v as u64).product::<u64>() > l.max_compute_invocations_per_workgroup as u64
+        || wg.iter().map(|&v| v as u64).product::<u64>()
+            > l.max_compute_invocations_per_workgroup as u64
     {
         bail!(
             LimitExceeded,
@@ -135,7 +152,12 @@ fn check_workgroup_size(device: &Device, entry: &str, wg: [u32; 3]) -> Result<()
 
 /// Compile a library kernel (trusted: its indexing is checked on the host,
 /// and its workgroup memory is not zeroed) with pipeline constants.
-pub fn compile_with_constants(device: &Device, source: &str, entry: &str, constants: &[(&str, f64)]) -> Result<Kernel> {
+pub fn compile_with_constants(
+    device: &Device,
+    source: &str,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> Result<Kernel> {
     device.check_alive()?;
     let (bindings, _) = reflect(device, source, entry)?;
     let workgroup_size = resolved_workgroup_size(source, entry, constants)?;
@@ -168,7 +190,9 @@ fn build_pipeline(
             ty: wgpu::BindingType::Buffer {
                 ty: match b.kind {
                     BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
-                    k => wgpu::BufferBindingType::Storage { read_only: k == BindingKind::StorageRead },
+                    k => wgpu::BufferBindingType::Storage {
+                        read_only: k == BindingKind::StorageRead,
+                    },
                 },
                 has_dynamic_offset: b.kind == BindingKind::Uniform,
                 min_binding_size: None,
@@ -179,12 +203,19 @@ fn build_pipeline(
     let dev = &device.wgpu;
     device
         .scoped(|| {
-            let desc =
-                wgpu::ShaderModuleDescriptor { label: Some(entry), source: wgpu::ShaderSource::Wgsl(source.into()) };
+            let desc = wgpu::ShaderModuleDescriptor {
+                label: Some(entry),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            };
             // SAFETY: library kernels guard every index against sizes the
             // host has checked against the bound ranges.
-            let module = unsafe { dev.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) };
-            let layout = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries });
+            let module = unsafe {
+                dev.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+            };
+            let layout = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: None,
+                entries: &entries,
+            });
             let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: None,
                 bind_group_layouts: &[Some(&layout)],
@@ -215,7 +246,12 @@ mod tests {
     use std::hash::{BuildHasher, Hash};
 
     fn key(entry: &'static str, t: u8, o: f64) -> VariantKey {
-        VariantKey { file: "f.wgsl", entry, types: [t, 0, 0, 0], overrides: [o.to_bits(), 0, 0, 0, 0, 0] }
+        VariantKey {
+            file: "f.wgsl",
+            entry,
+            types: [t, 0, 0, 0],
+            overrides: [o.to_bits(), 0, 0, 0, 0, 0],
+        }
     }
 
     fn hash(k: &VariantKey) -> u64 {

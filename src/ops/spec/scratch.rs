@@ -17,7 +17,11 @@ pub struct Scratch<'s> {
 impl<'s> Scratch<'s> {
     /// `bytes` of storage with unspecified contents, for launches on `stream`.
     pub fn new(stream: &'s StreamShared, bytes: u64) -> Result<Self> {
-        let usage = Usage { storage: true, uniform: false, indirect: false };
+        let usage = Usage {
+            storage: true,
+            uniform: false,
+            indirect: false,
+        };
         let buffer = Buffer::create_uninit(&stream.device, bytes.max(4), usage)?.buffer;
         Ok(Scratch { stream, buffer })
     }
