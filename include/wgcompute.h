@@ -76,16 +76,6 @@
 
 
 /**
- * Most element-type substitutions one variant may make.
- */
-#define MAX_TYPES 4
-
-/**
- * Most `override` constants one variant may set.
- */
-#define MAX_OVERRIDES 6
-
-/**
  * The result of every fallible call. Values are fixed and never renumbered.
  * On failure, `wgc_last_error_message()` describes what went wrong.
  *

@@ -20,9 +20,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex};
 
 /// Most element-type substitutions one variant may make.
-pub const MAX_TYPES: usize = 4;
+pub(crate) const MAX_TYPES: usize = 4;
 /// Most `override` constants one variant may set.
-pub const MAX_OVERRIDES: usize = 6;
+pub(crate) const MAX_OVERRIDES: usize = 6;
 
 /// Everything that determines a built-in variant's compiled code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
