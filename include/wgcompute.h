@@ -1068,6 +1068,50 @@ WgcStatus wgc_op_log_softmax(const struct WgcStream *stream,
                              const struct WgcTensor *out);
 
 /**
+ * Join `count` tensors along `axis` into `out` (torch.cat): `inputs` is an
+ * array of `count` views (count >= 1) with out's rank and dtype (any of
+ * f32, f16, i32, u32) and out's shape except along `axis`, where their
+ * lengths sum to out's. Inputs may be empty along `axis` (they add
+ * nothing) and may be any views; out must not share a buffer with any of
+ * them, nor have elements that share memory (`WGC_ERROR_INVALID_ARGUMENT`).
+ * `axis` in [-rank, rank) (else `WGC_ERROR_OUT_OF_RANGE`). One copy per
+ * non-empty input is recorded (four elements at a time where the layouts
+ * allow); everything is checked first, so a failed call records nothing.
+ *
+ * Splitting and slicing need no copy: use `wgc_tensor_slice` to make a
+ * view of a part of a tensor, and `wgc_op_copy` if it must be contiguous.
+ * Statuses: `WGC_ERROR_SHAPE_MISMATCH`, `WGC_ERROR_DTYPE_MISMATCH`,
+ * `WGC_ERROR_INVALID_ARGUMENT` (count 0, rank 0, aliasing),
+ * `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_UNSUPPORTED` (f16 without adapter
+ * support), `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DEVICE_MISMATCH`. Exact.
+ * Records work on `stream`; does not block.
+ */
+WgcStatus wgc_op_concat(const struct WgcStream *stream,
+                        const struct WgcTensor *inputs,
+                        uint32_t count,
+                        int32_t axis,
+                        const struct WgcTensor *out);
+
+/**
+ * Make `*out_view` the part of `*view` with entries start, start + step,
+ * ... (below stop) along `axis`: the same buffer and dtype, no copy, no
+ * GPU work. Negative `start` and `stop` count from the end (as in Python,
+ * but without clamping): after that 0 <= start <= stop <= shape[axis] must
+ * hold (else `WGC_ERROR_OUT_OF_RANGE`), and `step` >= 1
+ * (`WGC_ERROR_INVALID_ARGUMENT`). `axis` in [-rank, rank). Split a tensor
+ * by slicing it once per part. `out_view` may be `view`. Statuses also
+ * `WGC_ERROR_NULL_POINTER` and `WGC_ERROR_INVALID_ARGUMENT` (rank above
+ * `WGC_MAX_RANK`, negative dims). Does not check the buffer (operators
+ * do); does not block.
+ */
+WgcStatus wgc_tensor_slice(const struct WgcTensor *view,
+                           int32_t axis,
+                           int64_t start,
+                           int64_t stop,
+                           int64_t step,
+                           struct WgcTensor *out_view);
+
+/**
  * out = a OP b with broadcasting; `op` is a `WgcBinaryOp` value. a and b have the same dtype (f32, f16,
  * i32, u32; `WGC_ERROR_DTYPE_MISMATCH` otherwise); out has that dtype, or
  * U32 (0/1) for comparisons. Integer arithmetic wraps. POW on integers:

@@ -19,5 +19,6 @@ pub mod tensor;
 pub mod matmul;
 pub mod conv;
 pub mod pool;
+pub mod concat;
 pub mod gather;
 pub mod spec;
