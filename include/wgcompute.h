@@ -387,6 +387,33 @@ typedef uint32_t WgcReduceOp;
 #endif // __cplusplus
 
 /**
+ * Which elements of the last dim rope rotates together. Values are fixed.
+ */
+enum WgcRopeLayout
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Pairs (x[2i], x[2i+1]) (GPT-J, llama.cpp's default, Meta's Llama
+   * reference code).
+   */
+  WGC_ROPE_LAYOUT_INTERLEAVED = 0,
+  /**
+   * Pairs (x[i], x[i + r/2]) with r the rotated dims ("rotate_half":
+   * GPT-NeoX, Hugging Face Llama).
+   */
+  WGC_ROPE_LAYOUT_HALF_SPLIT = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcRopeLayout WgcRopeLayout;
+#else
+typedef uint32_t WgcRopeLayout;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A region of GPU memory. Safe to use from many threads; the library orders
  * host reads and writes after all work recorded before them (see
  * `wgc_buffer_write`).
@@ -586,6 +613,39 @@ typedef struct WgcTensor {
   int64_t strides[8];
   int64_t offset;
 } WgcTensor;
+
+/**
+ * Settings of `wgc_op_rope`. Zero-initialise, set `struct_size` to
+ * `sizeof(WgcRopeDesc)`, then at least `base` and `seq_axis`.
+ */
+typedef struct WgcRopeDesc {
+  uint32_t struct_size;
+  /**
+   * A `WgcRopeLayout` value: which elements are rotated together.
+   */
+  uint32_t layout;
+  /**
+   * The dim along which the position grows by one per entry (e.g. 1 for
+   * [batch, seq, heads, head_dim], -2 for [batch, heads, seq, head_dim]);
+   * any dim but the last; negative counts from the end.
+   */
+  int32_t seq_axis;
+  /**
+   * How many leading elements of the last dim are rotated (even, at most
+   * the last dim and at most 512); the rest are copied unchanged
+   * (partial rotary embedding). 0: the whole last dim.
+   */
+  uint32_t rotary_dims;
+  /**
+   * theta_i = base^(-2i / rotary_dims), e.g. 10000. Finite and > 0.
+   */
+  float base;
+  /**
+   * The position of entry 0 along `seq_axis` (tokens already in the
+   * cache when decoding).
+   */
+  uint32_t position_offset;
+} WgcRopeDesc;
 
 /**
  * One buffer range bound to a kernel binding.
@@ -1066,6 +1126,41 @@ WgcStatus wgc_op_log_softmax(const struct WgcStream *stream,
                              const struct WgcTensor *input,
                              int32_t axis,
                              const struct WgcTensor *out);
+
+/**
+ * Rotary position embedding along the last dim of `in` (rank >= 2):
+ * for every row, with p = `position_offset` + the row's coordinate along
+ * `seq_axis` and r = the rotated dims, pair i in [0, r/2), made of
+ * elements (a, b) = (2i, 2i+1) for `WGC_ROPE_LAYOUT_INTERLEAVED` or
+ * (i, i + r/2) for `WGC_ROPE_LAYOUT_HALF_SPLIT`, becomes
+ * `out[a] = x[a] cos(p theta_i) - x[b] sin(p theta_i)`,
+ * `out[b] = x[a] sin(p theta_i) + x[b] cos(p theta_i)`, with
+ * `theta_i = base^(-2i/r)`; elements r and after are copied.
+ * f32 or f16 (computed in f32); out has in's shape and dtype. out may be
+ * the very same view as in (in place); any other sharing of a buffer
+ * between them, or out elements that share memory, is
+ * `WGC_ERROR_INVALID_ARGUMENT`. Views of any layout.
+ *
+ * Accuracy: angles are reduced exactly (theta_i / 2 pi is held as a 64-bit
+ * fraction, so p theta_i mod 2 pi is exact for every position below
+ * 2^32); the result is within about 2e-6 * (|x[a]| + |x[b]|) of a float64
+ * evaluation of the formula for f32, and within f16 rounding for f16.
+ * (Implementations that round p * theta_i to f32 first, as Hugging Face
+ * does, differ from this by up to p * 6e-8 radians.)
+ *
+ * Statuses: `WGC_ERROR_INVALID_ARGUMENT` (rank below 2, odd or too many
+ * rotated dims, base not finite and positive, unknown layout, aliasing,
+ * `desc->struct_size` below 4), `WGC_ERROR_OUT_OF_RANGE` (seq_axis,
+ * positions past 2^32, views), `WGC_ERROR_SHAPE_MISMATCH`,
+ * `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED` (integer dtypes, f16
+ * without adapter support), `WGC_ERROR_NULL_POINTER`,
+ * `WGC_ERROR_DEVICE_MISMATCH`. Checked before anything is recorded.
+ * Records work on `stream`; does not block.
+ */
+WgcStatus wgc_op_rope(const struct WgcStream *stream,
+                      const struct WgcTensor *input,
+                      const struct WgcRopeDesc *desc,
+                      const struct WgcTensor *out);
 
 /**
  * Join `count` tensors along `axis` into `out` (torch.cat): `inputs` is an

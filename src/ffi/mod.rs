@@ -10,6 +10,7 @@ pub mod instance;
 pub mod kernel;
 pub mod ops_norm;
 pub mod ops_reduce;
+pub mod ops_rope;
 pub mod ops_concat;
 pub mod ops_elementwise;
 pub mod ops_index;

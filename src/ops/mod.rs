@@ -21,4 +21,5 @@ pub mod conv;
 pub mod pool;
 pub mod concat;
 pub mod gather;
+pub mod rope;
 pub mod spec;
