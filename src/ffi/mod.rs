@@ -11,6 +11,7 @@ pub mod kernel;
 pub mod ops_norm;
 pub mod ops_reduce;
 pub mod ops_rope;
+pub mod ops_scan;
 pub mod ops_concat;
 pub mod ops_elementwise;
 pub mod ops_index;

@@ -20,6 +20,7 @@ pub mod matmul;
 pub mod conv;
 pub mod pool;
 pub mod concat;
+pub mod cumsum;
 pub mod gather;
 pub mod rope;
 pub mod spec;
