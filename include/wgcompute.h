@@ -1193,6 +1193,41 @@ WgcStatus wgc_op_cumsum(const struct WgcStream *stream,
                         const struct WgcTensor *out);
 
 /**
+ * The `k` largest (`largest` = 1) or smallest (`largest` = 0) entries of
+ * every row of `in` along its last dim, as torch.topk(sorted=True):
+ * `values` gets them best first (descending for largest, ascending for
+ * smallest) and `indices` their positions along the last dim. Ties go to
+ * the lower index. NaN counts as larger than every number, +inf included
+ * (first when largest, last when smallest); -0.0 and +0.0 are equal.
+ * Values are copied bit for bit from `in`.
+ *
+ * `in`: f32, f16, i32 or u32, rank >= 1 (else
+ * `WGC_ERROR_INVALID_ARGUMENT`). `values`: in's dtype
+ * (`WGC_ERROR_DTYPE_MISMATCH`); `indices`: i32 or u32
+ * (`WGC_ERROR_UNSUPPORTED`); both of in's shape with the last dim k
+ * (`WGC_ERROR_SHAPE_MISMATCH`). k <= the last dim
+ * (`WGC_ERROR_OUT_OF_RANGE`) and k <= 1024 (`WGC_ERROR_UNSUPPORTED`);
+ * `largest` 0 or 1 (`WGC_ERROR_INVALID_ARGUMENT`). k = 0 or no rows:
+ * nothing is launched. Views of any layout; values and indices must have
+ * their own buffers, apart from in and from each other, and no elements
+ * that share memory (`WGC_ERROR_INVALID_ARGUMENT`).
+ *
+ * Rows of up to 2048 entries take one launch; longer rows (any length)
+ * take a few, with temporaries of 8 * k bytes per 2048 entries, and then
+ * the stream is submitted (not waited on) before the call returns.
+ * Statuses also `WGC_ERROR_TOO_LARGE` (temporaries the adapter cannot
+ * bind), `WGC_ERROR_OUT_OF_RANGE` (views), `WGC_ERROR_NULL_POINTER`,
+ * `WGC_ERROR_DEVICE_MISMATCH`. Exact. Checked before anything is recorded.
+ * Records work on `stream`; does not block.
+ */
+WgcStatus wgc_op_topk(const struct WgcStream *stream,
+                      const struct WgcTensor *input,
+                      uint32_t k,
+                      uint32_t largest,
+                      const struct WgcTensor *values,
+                      const struct WgcTensor *indices);
+
+/**
  * Join `count` tensors along `axis` into `out` (torch.cat): `inputs` is an
  * array of `count` views (count >= 1) with out's rank and dtype (any of
  * f32, f16, i32, u32) and out's shape except along `axis`, where their

@@ -12,6 +12,7 @@ pub mod ops_norm;
 pub mod ops_reduce;
 pub mod ops_rope;
 pub mod ops_scan;
+pub mod ops_topk;
 pub mod ops_concat;
 pub mod ops_elementwise;
 pub mod ops_index;

@@ -16,6 +16,7 @@ pub mod softmax;
 pub mod movement;
 pub mod random;
 pub mod tensor;
+pub mod topk;
 pub mod matmul;
 pub mod conv;
 pub mod pool;
