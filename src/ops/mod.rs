@@ -16,7 +16,6 @@ pub mod softmax;
 pub mod movement;
 pub mod random;
 pub mod tensor;
-pub mod topk;
 pub mod matmul;
 pub mod conv;
 pub mod pool;
@@ -25,3 +24,9 @@ pub mod cumsum;
 pub mod gather;
 pub mod rope;
 pub mod spec;
+pub mod topk;
+
+/// Every kernel family on the kernel spec (the offline tests compile each
+/// variant and check each uniform's layout).
+pub static FAMILIES: &[&spec::Family] =
+    &[&concat::FAMILY, &cumsum::FAMILY, &gather::FAMILY, &rope::FAMILY, &topk::FAMILY];
