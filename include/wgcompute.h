@@ -1156,6 +1156,10 @@ WgcStatus wgc_op_log_softmax(const struct WgcStream *stream,
  * without adapter support), `WGC_ERROR_NULL_POINTER`,
  * `WGC_ERROR_DEVICE_MISMATCH`. Checked before anything is recorded.
  * Records work on `stream`; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
  */
 WgcStatus wgc_op_rope(const struct WgcStream *stream,
                       const struct WgcTensor *input,
@@ -1186,6 +1190,10 @@ WgcStatus wgc_op_rope(const struct WgcStream *stream,
  * `WGC_ERROR_TOO_LARGE` (a temporary the adapter cannot bind),
  * `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DEVICE_MISMATCH`. Checked before
  * anything is recorded. Records work on `stream`; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
  */
 WgcStatus wgc_op_cumsum(const struct WgcStream *stream,
                         const struct WgcTensor *input,
@@ -1219,6 +1227,10 @@ WgcStatus wgc_op_cumsum(const struct WgcStream *stream,
  * bind), `WGC_ERROR_OUT_OF_RANGE` (views), `WGC_ERROR_NULL_POINTER`,
  * `WGC_ERROR_DEVICE_MISMATCH`. Exact. Checked before anything is recorded.
  * Records work on `stream`; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
  */
 WgcStatus wgc_op_topk(const struct WgcStream *stream,
                       const struct WgcTensor *input,
@@ -1245,6 +1257,10 @@ WgcStatus wgc_op_topk(const struct WgcStream *stream,
  * `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_UNSUPPORTED` (f16 without adapter
  * support), `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DEVICE_MISMATCH`. Exact.
  * Records work on `stream`; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
  */
 WgcStatus wgc_op_concat(const struct WgcStream *stream,
                         const struct WgcTensor *inputs,
@@ -1263,6 +1279,10 @@ WgcStatus wgc_op_concat(const struct WgcStream *stream,
  * `WGC_ERROR_NULL_POINTER` and `WGC_ERROR_INVALID_ARGUMENT` (rank above
  * `WGC_MAX_RANK`, negative dims). Does not check the buffer (operators
  * do); does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
  */
 WgcStatus wgc_tensor_slice(const struct WgcTensor *view,
                            int32_t axis,
@@ -1416,6 +1436,10 @@ WgcStatus wgc_op_random_normal(const struct WgcStream *stream,
  * `WGC_ERROR_DEVICE_MISMATCH`. Exact (a copy). Empty out: nothing is
  * launched. Everything is checked before anything is recorded. Records
  * work on `stream`; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
  */
 WgcStatus wgc_op_index_select(const struct WgcStream *stream,
                               const struct WgcTensor *input,
@@ -1431,6 +1455,10 @@ WgcStatus wgc_op_index_select(const struct WgcStream *stream,
  * out has index's shape and in's dtype. Out-of-range indices give 0, and
  * the other rules, dtypes and statuses are those of
  * `wgc_op_index_select`. Records work; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
  */
 WgcStatus wgc_op_gather(const struct WgcStream *stream,
                         const struct WgcTensor *input,
@@ -1448,6 +1476,10 @@ WgcStatus wgc_op_gather(const struct WgcStream *stream,
  * at a time. Other rules and statuses as for `wgc_op_index_select`
  * (rank-0 table: `WGC_ERROR_INVALID_ARGUMENT`; V == 0 with a non-empty
  * out: `WGC_ERROR_OUT_OF_RANGE`). Records work; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
  */
 WgcStatus wgc_op_embedding(const struct WgcStream *stream,
                            const struct WgcTensor *table,

@@ -24,6 +24,10 @@ use crate::ops::concat;
 /// `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_UNSUPPORTED` (f16 without adapter
 /// support), `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DEVICE_MISMATCH`. Exact.
 /// Records work on `stream`; does not block.
+///
+/// # Safety
+/// Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+/// live handles.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_concat(
     stream: *const WgcStream,
@@ -56,6 +60,10 @@ pub unsafe extern "C" fn wgc_op_concat(
 /// `WGC_ERROR_NULL_POINTER` and `WGC_ERROR_INVALID_ARGUMENT` (rank above
 /// `WGC_MAX_RANK`, negative dims). Does not check the buffer (operators
 /// do); does not block.
+///
+/// # Safety
+/// Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+/// live handles.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_tensor_slice(
     view: *const WgcTensor,

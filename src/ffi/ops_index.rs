@@ -32,6 +32,10 @@ use crate::ops::gather;
 /// `WGC_ERROR_DEVICE_MISMATCH`. Exact (a copy). Empty out: nothing is
 /// launched. Everything is checked before anything is recorded. Records
 /// work on `stream`; does not block.
+///
+/// # Safety
+/// Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+/// live handles.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_index_select(
     stream: *const WgcStream,
@@ -60,6 +64,10 @@ pub unsafe extern "C" fn wgc_op_index_select(
 /// out has index's shape and in's dtype. Out-of-range indices give 0, and
 /// the other rules, dtypes and statuses are those of
 /// `wgc_op_index_select`. Records work; does not block.
+///
+/// # Safety
+/// Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+/// live handles.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_gather(
     stream: *const WgcStream,
@@ -90,6 +98,10 @@ pub unsafe extern "C" fn wgc_op_gather(
 /// at a time. Other rules and statuses as for `wgc_op_index_select`
 /// (rank-0 table: `WGC_ERROR_INVALID_ARGUMENT`; V == 0 with a non-empty
 /// out: `WGC_ERROR_OUT_OF_RANGE`). Records work; does not block.
+///
+/// # Safety
+/// Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+/// live handles.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_embedding(
     stream: *const WgcStream,

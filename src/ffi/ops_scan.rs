@@ -29,6 +29,10 @@ use crate::ops::cumsum;
 /// `WGC_ERROR_TOO_LARGE` (a temporary the adapter cannot bind),
 /// `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DEVICE_MISMATCH`. Checked before
 /// anything is recorded. Records work on `stream`; does not block.
+///
+/// # Safety
+/// Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+/// live handles.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_cumsum(
     stream: *const WgcStream,

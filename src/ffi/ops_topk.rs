@@ -33,6 +33,10 @@ use crate::ops::topk;
 /// bind), `WGC_ERROR_OUT_OF_RANGE` (views), `WGC_ERROR_NULL_POINTER`,
 /// `WGC_ERROR_DEVICE_MISMATCH`. Exact. Checked before anything is recorded.
 /// Records work on `stream`; does not block.
+///
+/// # Safety
+/// Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+/// live handles.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_topk(
     stream: *const WgcStream,

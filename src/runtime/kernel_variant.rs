@@ -243,7 +243,7 @@ fn build_pipeline(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::hash::{BuildHasher, Hash};
+    use std::hash::BuildHasher;
 
     fn key(entry: &'static str, t: u8, o: f64) -> VariantKey {
         VariantKey {
@@ -255,10 +255,7 @@ mod tests {
     }
 
     fn hash(k: &VariantKey) -> u64 {
-        let b = BuildHasherDefault::<WordHasher>::default();
-        let mut h = b.build_hasher();
-        k.hash(&mut h);
-        h.finish()
+        BuildHasherDefault::<WordHasher>::default().hash_one(k)
     }
 
     /// Keys that differ in any choice differ, and hash apart.
