@@ -4,8 +4,9 @@
 //
 // A "row" is one line along the axis; rows are numbered over the other
 // dims, and row_base() turns a row number into offsets in x and y. Work is
-// split so that no invocation loops more than about 60,000 times (CPU
-// drivers cap loops): the host picks `count` and `chunk` accordingly.
+// split so that no invocation runs more than about 60,000 loop iterations
+// in all (lavapipe stops an invocation's loops after 65,535 iterations
+// counted over all its loops): the host picks `count` and `chunk`.
 //
 // Rows kind (the axis is contiguous, or there are few rows): workgroups
 // scan tiles of TILE = WG * ITEMS elements, each invocation ITEMS
@@ -174,15 +175,22 @@ fn scan_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
     }
     let base = r * p.count;
     var carry = A(0);
-    for (var start = 0u; start < p.count; start += WG) {
-        let i = start + lid;
-        var v = A(0);
-        if (i < p.count) {
-            v = partials[base + i];
+    for (var start = 0u; start < p.count; start += TILE) {
+        // Each invocation: ITEMS consecutive partials, exclusive within it.
+        let first = start + lid * ITEMS;
+        var v: array<A, ITEMS>;
+        var sum = A(0);
+        for (var k = 0u; k < ITEMS; k++) {
+            v[k] = sum;
+            if (first + k < p.count) {
+                sum += partials[base + first + k];
+            }
         }
-        let ex = wg_exclusive(v, lid);
-        if (i < p.count) {
-            partials[base + i] = carry + ex.x;
+        let ex = wg_exclusive(sum, lid);
+        for (var k = 0u; k < ITEMS; k++) {
+            if (first + k < p.count) {
+                partials[base + first + k] = carry + ex.x + v[k];
+            }
         }
         carry += ex.y;
     }

@@ -3,7 +3,7 @@
 //! axes with many rows by one invocation per row and chunk, neighbours
 //! reading neighbouring memory. Long rows are split into tiles or chunks
 //! whose sums are scanned in a second pass and added in a third, so no
-//! invocation loops more than about 60,000 times.
+//! invocation runs more than about 60,000 loop iterations in all.
 
 use super::grid::grid_1d;
 use super::spec::scratch::Scratch;
@@ -19,8 +19,12 @@ use crate::runtime::stream::StreamShared;
 const WG: u32 = 256;
 /// Elements one workgroup scans at a time (WG * ITEMS in the shader).
 const TILE: usize = 1024;
-/// Most iterations of any loop in the kernels (CPU drivers cap loops near 65,535).
+/// Most loop iterations one invocation may run, all its loops counted
+/// together (lavapipe silently stops an invocation's loops at 65,535).
 const MAX_LOOP: usize = 60_000;
+/// Loop iterations per tile in `scan_rows` (two loops of 4 items, 8 scan
+/// steps, the tile loop itself), with room to spare.
+const LOOPS_PER_TILE: usize = 20;
 /// Elements per chunk of the columns kind, at least.
 const CHUNK: usize = 256;
 
@@ -166,7 +170,7 @@ pub fn cumsum(stream: &StreamShared, x: &Tensor, axis: i32, out: &Tensor) -> Res
     let rows_kind = xs[axis].unsigned_abs() == 1 || rows < 64;
     if rows_kind {
         let tiles = len.div_ceil(TILE);
-        if tiles <= 8 || (rows >= 512 && tiles <= MAX_LOOP) {
+        if tiles <= 8 || (rows >= 512 && tiles * LOOPS_PER_TILE <= MAX_LOOP) {
             let (groups, row) = per_group(rows);
             let l = Launch {
                 variant: variant("scan_rows"),
