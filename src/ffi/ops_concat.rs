@@ -41,7 +41,8 @@ pub unsafe extern "C" fn wgc_op_concat(
         if count > 0 && inputs.is_null() {
             return Err(Error::NullPointer("inputs is NULL".into()));
         }
-        let mut views = Vec::with_capacity(count as usize);
+        // Grown as read: `count` is the caller's word, not a size to reserve.
+        let mut views = Vec::new();
         for i in 0..count as usize {
             views.push(unsafe { tensor(inputs.add(i), &format!("inputs[{i}]")) }?);
         }
