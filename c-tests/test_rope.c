@@ -59,6 +59,7 @@ static void compare_rope(const char *what, WgcDtype dt, const double *got, const
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
         double tol = scale[i] ? rel * scale[i] + atol : 0; /* copied elements are exact */
+        if (isnan(ref[i]) && isnan(got[i])) continue;
         if (!(fabs(got[i] - ref[i]) <= tol) && bad++ < 4)
             fprintf(stderr, "%s: out[%zu] = %.9g, expected %.9g\n", what, i, got[i], ref[i]);
     }
@@ -68,8 +69,24 @@ static void compare_rope(const char *what, WgcDtype dt, const double *got, const
     }
 }
 
-static void check(WgcDtype dt, int rank, const int64_t *shape, WgcRopeDesc d, int xl, int ol, int in_place) {
+/* nan_at >= 0: that logical element of x is NaN (it must poison its pair only). */
+static void check_nan(WgcDtype dt, int rank, const int64_t *shape, WgcRopeDesc d, int xl, int ol, int in_place,
+                      long nan_at) {
     Arr x = make_arr(&env, dt, rank, shape, xl, -3, 3, 0);
+    if (nan_at >= 0) {
+        x.val[nan_at] = NAN;
+        float nanf = NAN;
+        uint16_t nanh = 0x7e00;
+        size_t es = dt == WGC_DTYPE_F16 ? 2 : 4;
+        /* Rewrite the whole buffer with the NaN in place. */
+        size_t bytes = (x.phys * es + 3) & ~(size_t)3;
+        unsigned char *host = malloc(bytes);
+        CHECK(wgc_buffer_read(x.buf, 0, host, bytes));
+        memcpy(host + (size_t)phys_index(&x.t, (size_t)nan_at) * es, dt == WGC_DTYPE_F16 ? (void *)&nanh : (void *)&nanf,
+               es);
+        CHECK(wgc_buffer_write(x.buf, 0, host, bytes));
+        free(host);
+    }
     double *ref = malloc((x.n + 1) * sizeof(double)), *scale = malloc((x.n + 1) * sizeof(double));
     reference(&x, &d, ref, scale);
     Arr o;
@@ -89,6 +106,10 @@ static void check(WgcDtype dt, int rank, const int64_t *shape, WgcRopeDesc d, in
     free(ref), free(scale);
     if (!in_place) free_arr(&o);
     free_arr(&x);
+}
+
+static void check(WgcDtype dt, int rank, const int64_t *shape, WgcRopeDesc d, int xl, int ol, int in_place) {
+    check_nan(dt, rank, shape, d, xl, ol, in_place, -1);
 }
 
 static void check_bad_input(void) {
@@ -162,6 +183,7 @@ int main(void) {
             check(dt, 2, sd, desc_of(layout, 0, 64, 10000, 4096), REVERSED, CONTIG, 1);
             check(dt, 4, bshd, desc_of(layout, 1, 0, 10000, 5), CONTIG, CONTIG, 1);
             check(dt, 4, bshd, desc_of(layout, 0, 4, 1.5f, 1000000), TRANSPOSED, CONTIG, 0);
+            check_nan(dt, 4, bshd, desc_of(layout, 1, 0, 10000, 0), CONTIG, CONTIG, 0, 2 * 10 + 3);
         }
     }
     check_bad_input();
