@@ -1135,9 +1135,9 @@ WgcStatus wgc_op_log_softmax(const struct WgcStream *stream,
  * (i, i + r/2) for `WGC_ROPE_LAYOUT_HALF_SPLIT`, becomes
  * `out[a] = x[a] cos(p theta_i) - x[b] sin(p theta_i)`,
  * `out[b] = x[a] sin(p theta_i) + x[b] cos(p theta_i)`, with
- * `theta_i = base^(-2i/r)`; elements r and after are copied. A NaN or
- * infinity in a pair gives NaN in both of its outputs (IEEE arithmetic, as
- * PyTorch).
+ * `theta_i = base^(-2i/r)`; elements r and after are copied. A NaN in a
+ * pair gives NaN in both of its outputs; infinities follow IEEE
+ * arithmetic (as in PyTorch).
  * f32 or f16 (computed in f32); out has in's shape and dtype. out may be
  * the very same view as in (in place); any other sharing of a buffer
  * between them, or out elements that share memory, is
