@@ -5,6 +5,7 @@
  * (times 1 + sqrt(K)); f16 inputs with f32 output the same (references use
  * the f16-rounded inputs, and products of f16 values are exact in f32); f16
  * output adds the f16 rounding: 2e-3 + 2e-3*|ref|. */
+#define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
 static TestEnv env;
@@ -207,6 +208,33 @@ static void test_gemm_f16(void) {
               V(3, 3, 17, 13), 0.5f, 0.5f);
 }
 
+/* K longer than one workgroup accumulates (16384) is split over workgroups
+ * and summed in a second pass: every feature through that path. */
+static void test_gemm_split_k(void) {
+    gemm_case("split K, alpha, beta", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 5, 16401), 0, V(2, 16401, 7), 0, V(2, 5, 7),
+              0.5f, -1.5f);
+    gemm_case("split K, broadcast batch, transposes", WGC_DTYPE_F32, WGC_DTYPE_F32, V(3, 3, 33000, 4), 1,
+              V(2, 6, 33000), 1, V(3, 3, 4, 6), 1, 0);
+    View c = V(2, 6, 5);
+    c.strides[0] = 1, c.strides[1] = 6, c.offset = 3;
+    gemm_case("split K, column-major c with offset, beta", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 6, 20000), 0,
+              V(2, 20000, 5), 0, c, -1, 2);
+    gemm_case("split K, 65 x 70 output", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 65, 16500), 0, V(2, 16500, 70), 0,
+              V(2, 65, 70), 1, 0);
+    if (env.info.has_f16) {
+        gemm_case("split K, f16 -> f16, beta", WGC_DTYPE_F16, WGC_DTYPE_F16, V(2, 3, 17000), 0, V(2, 17000, 5), 0,
+                  V(2, 3, 5), 1, 0.5f);
+        gemm_case("split K, f16 -> f32", WGC_DTYPE_F16, WGC_DTYPE_F32, V(2, 4, 17000), 0, V(2, 17000, 3), 0,
+                  V(2, 4, 3), 1, 0);
+    }
+    /* Scratch for two of the six splits at a time: three waves, later ones
+     * adding into the slabs. */
+    setenv("WGC_GEMM_SCRATCH_BYTES", "300", 1);
+    gemm_case("split K in waves", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 5, 5 * 16384 + 1), 0, V(2, 5 * 16384 + 1, 7), 0,
+              V(2, 5, 7), 1, 0.5f);
+    unsetenv("WGC_GEMM_SCRATCH_BYTES");
+}
+
 /* matmul with 1-D operands: compare with gemm on explicit 2-D shapes. */
 static void matmul_case(const char *name, uint32_t ra, const int64_t *sa, uint32_t rb, const int64_t *sb, uint32_t rc,
                         const int64_t *sc, int64_t M, int64_t K, int64_t N, int64_t batches) {
@@ -312,6 +340,7 @@ int main(void) {
     env = test_env();
     test_gemm_f32();
     test_gemm_f16();
+    test_gemm_split_k();
     test_matmul_1d();
     test_errors();
     test_env_release(&env);

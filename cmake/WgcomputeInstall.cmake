@@ -1,5 +1,5 @@
 # Install a relocatable prefix:
-#   include/wgcompute.h
+#   include/wgcompute.h, include/wgcompute.hpp (the header-only C++ API)
 #   lib/libwgcompute.so.X.Y.Z, libwgcompute.so.X -> ..., libwgcompute.so -> ...
 #   lib/libwgcompute.a
 #   lib/cmake/wgcompute/{wgcompute-config,wgcompute-config-version,wgcompute-targets}.cmake
@@ -13,7 +13,8 @@ set(WGCOMPUTE_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/wgcompute")
 set(_wgc_gen "${CMAKE_CURRENT_BINARY_DIR}/wgcompute-package")
 file(MAKE_DIRECTORY "${_wgc_gen}")
 
-install(FILES "${WGCOMPUTE_INCLUDE_DIR}/wgcompute.h" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+install(FILES "${WGCOMPUTE_INCLUDE_DIR}/wgcompute.h" "${WGCOMPUTE_INCLUDE_DIR}/wgcompute.hpp"
+        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 install(FILES "${WGCOMPUTE_STATIC_LIB}" DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux")

@@ -10,13 +10,87 @@
  *    keep it alive. Passing a handle of one device with a handle of another
  *    fails with WGC_ERROR_DEVICE_MISMATCH.
  *  - Structs that begin with struct_size: set it to sizeof(the struct) so the
- *    library can grow them without breaking older callers.
+ *    library can grow them without breaking older callers. Fields past
+ *    struct_size keep their defaults (or, in output structs, are not
+ *    written); a struct_size under 4 or one that ends inside a field fails
+ *    with WGC_ERROR_INVALID_ARGUMENT.
  *  - Booleans are uint32_t (0 or 1). Enums are 32-bit with fixed values.
  *  - Devices, buffers, kernels and events may be used from any thread at
  *    once. A stream is meant for one thread at a time (concurrent calls on one
  *    stream are serialized).
  *  - Nothing blocks unless its documentation says so: launches are recorded
  *    on streams and submitted in batches.
+ *
+ * Numerics (every operator; a function's documentation may add to this):
+ *  - Floats are IEEE 754 binary32 and binary16, rounded to nearest even.
+ *    f16 tensors are computed (and accumulated) in f32 and each result is
+ *    rounded once to f16; results beyond the f16 range become +-inf.
+ *    Subnormal numbers (magnitude below 2^-126 in f32, 2^-14 in f16) are the
+ *    adapter's: it may flush them to zero, as inputs or as results.
+ *  - NaN propagates, as in PyTorch: a NaN operand gives NaN from arithmetic,
+ *    every unary function, RELU, leaky_relu, clamp, MAXIMUM, MINIMUM, fma,
+ *    pow (but for the C99 cases below), SUM, MEAN, PROD, MAX, MIN, var, std,
+ *    softmax and the norms (over the NaN's row), pooling windows, GEMM and
+ *    convolution. ARGMAX and ARGMIN return the index of the first NaN. EQ,
+ *    LT, LE, GT, GE with a NaN operand are 0 and NE is 1. Float to integer
+ *    casts turn NaN into 0. The sign and payload of a NaN are unspecified.
+ *  - Infinities follow IEEE 754: x / 0 is +-inf for x != 0; inf - inf,
+ *    0 * inf, 0 / 0 are NaN; overflow gives +-inf; exp(-inf) = 0,
+ *    log(0) = -inf, tanh(+-inf) = +-1, sigmoid(-inf) = 0, sin and cos of
+ *    +-inf are NaN, and GELU and SILU of -inf are NaN (-inf * 0, as in
+ *    PyTorch). A sum holding both +inf and -inf is NaN; MAX, MIN and ARG*
+ *    order +-inf like other numbers. Signed zeros follow IEEE 754 in
+ *    arithmetic, but which of -0 and +0 MAXIMUM, MINIMUM, RELU, clamp, MAX
+ *    and MIN return when both compete is unspecified.
+ *  - pow follows C99 and NumPy: pow(x, +-0) = 1 and pow(1, y) = 1 for every
+ *    x and y, NaN included; pow(-1, +-inf) = 1; pow(+-0, y < 0) = +-inf and
+ *    pow(+-0, y > 0) = +-0 (the sign kept for odd integers y); pow(x, +-inf)
+ *    is inf or 0 by whether |x| > 1; pow(x < 0, y not an integer) = NaN
+ *    (x finite); a negative x with an odd integer y gives a negative result.
+ *  - Scalars passed as double (fill, binary_scalar, clamp bounds) are
+ *    rounded once to the tensor's dtype: to nearest even for f32 and f16
+ *    (directly from the double; +-inf beyond the range), toward zero with
+ *    saturation for i32 and u32 (NaN gives 0). Integer arange instead
+ *    truncates start and step and wraps them modulo 2^32, like the integer
+ *    arithmetic that follows. Integer to float conversions round to nearest
+ *    even (exact up to 2^24 in f32, 2048 in f16). Integer arithmetic wraps
+ *    modulo 2^32.
+ *  - Other edges: random_uniform with lo > hi, or with a bound or hi - lo
+ *    beyond the dtype's range, fails with WGC_ERROR_INVALID_ARGUMENT (as
+ *    PyTorch's uniform_); sin and cos reduce their argument modulo 2 pi
+ *    exactly for |x| <= 4e5 and leave larger |x| (where one ulp of x
+ *    exceeds 0.03) to the adapter; average pooling sums its window in f32,
+ *    so a window whose sum exceeds the f32 range gives +-inf.
+ *  - Accumulation is in f32 for float inputs (i32/u32 wrap for integers).
+ *    Float sums in reductions are compensated: each invocation carries the
+ *    rounding error of its running sum and partial sums are merged with
+ *    error-free additions, so SUM and MEAN are within 2e-6 * sum|x| of
+ *    exact at any length. Variance is two-pass: the mean first, then sums
+ *    of (x - mean) and (x - mean)^2, so a large mean costs no accuracy.
+ *  - Tolerances, as |got - exact| <= atol + rtol * |exact| with `exact` the
+ *    real-number result for the (already rounded) inputs, f32; f16 results
+ *    add their rounding (2^-11 relative) and f16 inputs are exact in f32:
+ *     * exact (correctly rounded or bit-exact): add, sub, mul, neg, abs,
+ *       relu, leaky_relu, maximum, minimum, clamp, comparisons, where,
+ *       copy, permute, transpose, cast, fill, integer ops, reduce MAX, MIN,
+ *       ARGMAX, ARGMIN, max_pool2d; fma rounds once where the adapter fuses;
+ *     * div, sqrt, rsqrt, exp, log, sigmoid, silu: rtol 1e-6 (exp reduces
+ *       its argument exactly, so its error does not grow with |x|; log is
+ *       computed by a series near 1, so it stays relative there);
+ *     * pow: rtol 1e-6 * (1 + |y * log2|x||);
+ *     * sin, cos: atol 1e-6 for |x| <= 4e5;
+ *     * tanh, GELU (both forms): atol 1e-6, rtol 1e-6;
+ *     * SUM, MEAN: atol 2e-6 * sum|x| (MEAN: divided by n); PROD: rtol
+ *       1e-6 * n; var, std: rtol 1e-5;
+ *     * softmax: rtol 1e-5; log_softmax: atol 1e-5;
+ *     * layer_norm, rms_norm: rtol 1e-5; batch_norm: rtol 1e-6;
+ *     * gemm, matmul: atol 1e-6 * K * max|a| * max|b|;
+ *     * conv2d: atol 1e-5 * (1 + sqrt(C/groups * KH * KW)) for unit-scale data;
+ *     * avg_pool2d, global_avg_pool2d: rtol 1e-6 of the mean.
+ *    The transcendental functions call the adapter's exp, log, sin and cos
+ *    on reduced arguments; the bounds above are measured on Mesa's lavapipe
+ *    (WGSL itself promises less for those built-ins, e.g. 2^-11 absolute
+ *    for sin and cos).
  */
 
 #ifndef WGCOMPUTE_H
@@ -46,6 +120,24 @@
  * All of the above.
  */
 #define WGC_BUFFER_USAGE_ALL 7
+
+/**
+ * Most private memory one invocation of a kernel may use, in bytes: the
+ * `var<private>` globals its entry point uses, plus its function variables
+ * and those of the deepest chain of functions it calls, plus arrays indexed
+ * by value with a computed index (which compilers copy into a variable).
+ * Drivers compile large private arrays very slowly or crash on them.
+ */
+#define WGC_MAX_PRIVATE_MEMORY_BYTES 16384
+
+/**
+ * Most nesting a kernel's source may have: per statement, its operators,
+ * `.`, `[` and `(` (each character counts), plus the enclosing `{` blocks
+ * and `else` branches. Deeper sources (e.g. an expression chaining over
+ * 16,000 `+`) fail with `WGC_ERROR_SHADER_COMPILATION`; split such
+ * expressions into `let` statements.
+ */
+#define WGC_MAX_KERNEL_NESTING 16384
 
 /**
  * Major version of the library this header describes.
@@ -287,19 +379,21 @@ enum WgcBinaryOp
    */
   WGC_BINARY_OP_DIV = 3,
   /**
-   * f32 and f16 only. Computed as exp2(y * log2|x|) in f32 (relative error
-   * about 1e-6 for moderate results); negative x with integral y keeps
-   * the sign of odd powers, negative x with fractional y gives NaN,
-   * pow(x, 0) = 1, pow(0, y<0) = inf.
+   * f32 and f16 only. Computed as exp2(y * log2|x|) in f32, log2 near 1
+   * by a series, so the relative error is within 1e-6 * (1 + |y log2|x||);
+   * negative x with an odd integral y gives a negative result, negative
+   * finite x with a non-integral y gives NaN; the special cases (zeros,
+   * infinities, NaN) are C99's, as the header's Numerics section lists.
    */
   WGC_BINARY_OP_POW = 4,
   /**
-   * NaN propagation is not guaranteed for maximum and minimum.
+   * NaN if either operand is NaN (PyTorch's maximum and minimum).
    */
   WGC_BINARY_OP_MAXIMUM = 5,
   WGC_BINARY_OP_MINIMUM = 6,
   /**
-   * Comparisons write a U32 tensor of 0 or 1.
+   * Comparisons write a U32 tensor of 0 or 1. A NaN operand makes EQ,
+   * LT, LE, GT and GE 0 and NE 1 (IEEE 754).
    */
   WGC_BINARY_OP_EQ = 7,
   WGC_BINARY_OP_NE = 8,
@@ -319,11 +413,15 @@ typedef uint32_t WgcBinaryOp;
 /**
  * Unary elementwise operations. All take f32 and f16 (f16 is computed in
  * f32 and rounded once); NEG, ABS and RELU also take i32 (ABS(INT32_MIN) wraps).
- * Accuracy in f32 (absolute + relative): exp, log, sqrt, rsqrt, sigmoid,
- * silu ~ 1e-6 rel; sin, cos ~ 1e-6 abs for |x| < 100; tanh ~ 1e-6 abs
- * (exactly +-1 beyond |x| = 15, never NaN); GELU_ERF uses the
- * Abramowitz-Stegun 7.1.26 erf (|erf error| <= 1.5e-7), ~ 1e-6 abs overall.
- * f16: within 2e-3 absolute + 2e-3 relative (the tests' bounds).
+ * NaN gives NaN for every op (RELU included). Accuracy in f32: exp, log,
+ * sqrt, rsqrt, sigmoid, silu within 1e-6 relative (exp reduces its
+ * argument exactly, log is computed by a series near 1); sin, cos within
+ * 1e-6 absolute for |x| <= 4e5 (the argument is reduced modulo 2 pi in
+ * extended precision; beyond, the adapter's sin and cos); sin, cos of
+ * +-inf are NaN; tanh within 1e-6 absolute + relative (exactly +-1 beyond
+ * |x| = 15); GELU_ERF uses the Abramowitz-Stegun 7.1.26 erf (|erf error| <=
+ * 1.5e-7), within 1e-6 absolute + relative overall. f16: the f16 rounding
+ * of those (2e-3 absolute + relative covers it).
  */
 enum WgcUnaryOp
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -469,12 +567,39 @@ typedef struct WgcDeviceOptions {
    * If not NULL and the adapter supports it, the driver's pipeline cache
    * is loaded from this file and saved to it when the device is released
    * (or by `wgc_device_save_pipeline_cache`). Copied; need not outlive the call.
+   *
+   * The path must name a regular file or nothing yet (it is then created).
+   * Anything else (a symbolic link, a directory, a device such as
+   * /dev/null, a FIFO, a socket) is refused: `wgc_device_create` and
+   * `wgc_device_save_pipeline_cache` return `WGC_ERROR_INVALID_ARGUMENT`
+   * and the path is neither followed, read, replaced nor blocked on. A
+   * save writes a new file named `.NAME.PID.N.tmp` in the same directory
+   * and renames it over the path, so readers see the old or the new
+   * contents, never a partial file; if writing or renaming fails, that
+   * file is removed and the status is `WGC_ERROR_INVALID_ARGUMENT`. The
+   * save when the device is released is skipped silently if refused. A
+   * file whose contents do not match the adapter and driver is ignored.
    */
   const char *pipeline_cache_path;
   /**
    * Most bytes kept in the buffer pool for reuse (0: 1 GiB).
    */
   uint64_t pool_limit_bytes;
+  /**
+   * Longest, in milliseconds, that a call blocks waiting for the GPU (0:
+   * no limit): `wgc_buffer_read`, `wgc_stream_synchronize`,
+   * `wgc_device_synchronize`, `wgc_event_wait` and `wgc_event_elapsed_ms`
+   * return `WGC_ERROR_TIMEOUT` when the GPU has not finished the work they
+   * wait for by then (the read's output is left untouched). The device is
+   * not lost: the work keeps running, later calls may be made as usual,
+   * and a later wait succeeds once the work has finished. A kernel that
+   * never finishes keeps the GPU busy: on GPUs the driver may then reset
+   * it (the device is lost, `WGC_ERROR_DEVICE_LOST`); a software driver
+   * keeps running it until the process exits. Calls that only submit work
+   * do not wait for the GPU, except where the driver itself makes a
+   * submission wait for running work it depends on (lavapipe does).
+   */
+  uint64_t gpu_timeout_ms;
 } WgcDeviceOptions;
 
 /**
@@ -549,7 +674,8 @@ typedef struct WgcAdapterInfo {
 typedef struct WgcMemoryStats {
   uint32_t struct_size;
   /**
-   * Bytes in buffers that are alive now.
+   * Bytes in buffers that are alive now, including released buffers and
+   * operators' scratch that recorded or running work still uses.
    */
   uint64_t live_bytes;
   /**
@@ -565,6 +691,16 @@ typedef struct WgcMemoryStats {
    */
   uint64_t driver_allocations;
   uint64_t pool_hits;
+  /**
+   * Compiled kernels the device keeps: the library's own, and callers'
+   * kernels while a handle to them is alive (a released kernel leaves).
+   */
+  uint64_t cached_kernels;
+  /**
+   * Cached bind groups (at most 8192): entries leave with the buffer
+   * memory, stream or kernel they refer to.
+   */
+  uint64_t cached_bind_groups;
 } WgcMemoryStats;
 
 /**
@@ -599,8 +735,17 @@ typedef struct WgcKernelDesc {
  * negative. Only the first `rank` entries of `shape` and `strides` are read.
  * Fill one with `wgc_tensor_contiguous`, then change what you need
  * (transpose by swapping shape and stride entries, slice by moving `offset`).
- * A view that reaches outside its buffer is rejected with
- * `WGC_ERROR_OUT_OF_RANGE`.
+ * A view that reaches outside its buffer, or whose element count overflows
+ * 64 bits, is rejected with `WGC_ERROR_OUT_OF_RANGE`.
+ *
+ * Operators bind the part of a buffer a view touches, so views of buffers
+ * larger than the adapter's `max_storage_buffer_binding_size` work as long
+ * as the elements one view spans fit in one binding
+ * (`WGC_ERROR_LIMIT_EXCEEDED` otherwise) and number at most 2^31
+ * (`WGC_ERROR_TOO_LARGE`). Zero strides let a view's dims grow far past
+ * its buffer; operators whose kernels count such dims in 32 bits (matmul's
+ * K, conv2d's channels, kernel and padded input, pooling windows and
+ * planes) refuse counts past 2^31-1 with `WGC_ERROR_TOO_LARGE`.
  */
 typedef struct WgcTensor {
   const struct WgcBuffer *buffer;
@@ -769,7 +914,8 @@ void wgc_buffer_retain(struct WgcBuffer *buffer);
 
 /**
  * Drop a reference. NULL is ignored. Work already recorded that uses the
- * buffer still completes correctly; its memory returns to the pool.
+ * buffer still completes correctly: its memory returns to the pool (and
+ * can be handed out again) only once that work has run on the GPU.
  */
 void wgc_buffer_release(struct WgcBuffer *buffer);
 
@@ -794,8 +940,9 @@ WgcStatus wgc_buffer_write(const struct WgcBuffer *buffer,
 /**
  * Copy `size` bytes at `offset` of the buffer into host memory. Blocks
  * until all work recorded before the call, on every stream of the device,
- * has finished. Any offset and size inside the buffer are allowed
- * (`WGC_ERROR_OUT_OF_RANGE` otherwise).
+ * has finished, at most `WgcDeviceOptions.gpu_timeout_ms`: then
+ * `WGC_ERROR_TIMEOUT` and `data` is left untouched. Any offset and size
+ * inside the buffer are allowed (`WGC_ERROR_OUT_OF_RANGE` otherwise).
  */
 WgcStatus wgc_buffer_read(const struct WgcBuffer *buffer,
                           uint64_t offset,
@@ -805,7 +952,8 @@ WgcStatus wgc_buffer_read(const struct WgcBuffer *buffer,
 /**
  * Open a device. `options` may be NULL for the defaults. Returns
  * `WGC_ERROR_NOT_FOUND` if no adapter matches (none at all, a bad index, no
- * software driver when asked for one, or no name matching `WGC_ADAPTER`).
+ * software driver when asked for one, or no name matching `WGC_ADAPTER`),
+ * `WGC_ERROR_INVALID_ARGUMENT` if `WGC_ADAPTER` is consulted and is not UTF-8.
  * The device enables the adapter's full limits and the optional features
  * wgcompute uses (f16, subgroups, timestamps, pipeline cache, cooperative
  * matrices). `*out_device` holds one reference. Blocks while the driver opens the device.
@@ -834,7 +982,10 @@ WgcStatus wgc_device_info(const struct WgcDevice *device, struct WgcAdapterInfo 
 
 /**
  * Submit the recorded work of every stream of the device and block until
- * the GPU has finished all of it. Returns the first error a submission hit.
+ * the GPU has finished all of it (at most `WgcDeviceOptions.gpu_timeout_ms`,
+ * then `WGC_ERROR_TIMEOUT`). Returns the first error a stream's batch hit
+ * that no `wgc_stream_flush` or `wgc_stream_synchronize` has reported yet,
+ * or one the GPU layer reported outside any call.
  */
 WgcStatus wgc_device_synchronize(const struct WgcDevice *device);
 
@@ -852,13 +1003,17 @@ WgcStatus wgc_device_trim_pool(const struct WgcDevice *device, uint64_t keep_byt
  * Save the driver's pipeline cache to the path given in the options now.
  * `*out_saved` (may be NULL) is 1 if a file was written, 0 if the device has
  * no pipeline cache (no path given, or the adapter does not support one).
+ * `WGC_ERROR_INVALID_ARGUMENT` if the path is no longer a regular file (or
+ * absent) or the file cannot be written; see
+ * `WgcDeviceOptions.pipeline_cache_path`.
  */
 WgcStatus wgc_device_save_pipeline_cache(const struct WgcDevice *device, uint32_t *out_saved);
 
 /**
  * Destroy the device's GPU resources now, as if the device were lost. The
  * handle stays valid (release it as usual), but every later call on it or
- * its children fails with `WGC_ERROR_DEVICE_LOST`.
+ * its children fails with `WGC_ERROR_DEVICE_LOST`, a second
+ * `wgc_device_destroy` included.
  */
 WgcStatus wgc_device_destroy(const struct WgcDevice *device);
 
@@ -881,7 +1036,8 @@ void wgc_event_release(struct WgcEvent *event);
 
 /**
  * Block until the GPU has passed the event; flushes its stream if the
- * event has not been submitted yet.
+ * event has not been submitted yet. Waits at most
+ * `WgcDeviceOptions.gpu_timeout_ms` (then `WGC_ERROR_TIMEOUT`).
  */
 WgcStatus wgc_event_wait(const struct WgcEvent *event);
 
@@ -894,7 +1050,9 @@ WgcStatus wgc_event_query(const struct WgcEvent *event, uint32_t *out_done);
 /**
  * GPU time in milliseconds from `start` to `end` (both recorded on streams
  * of one device), measured with GPU timestamps. Blocks until both have
- * passed. `WGC_ERROR_UNSUPPORTED` if the adapter has no timestamps.
+ * passed (at most `WgcDeviceOptions.gpu_timeout_ms`, then
+ * `WGC_ERROR_TIMEOUT`). `WGC_ERROR_UNSUPPORTED` if the adapter has no
+ * timestamps. Any number of threads may ask about the same events at once.
  */
 WgcStatus wgc_event_elapsed_ms(const struct WgcEvent *start,
                                const struct WgcEvent *end,
@@ -908,7 +1066,8 @@ WgcStatus wgc_event_elapsed_ms(const struct WgcEvent *start,
  * compiled with; otherwise this fails with `WGC_ERROR_ABI_MISMATCH`.
  * On success `*out_instance` holds one reference; release it with
  * `wgc_instance_release`. Returns `WGC_ERROR_INVALID_ARGUMENT` for a bad
- * `WGC_BACKEND`. Enumeration may take a moment; later calls are quick.
+ * `WGC_BACKEND` (an unknown name, or a value that is not UTF-8).
+ * Enumeration may take a moment; later calls are quick.
  */
 WgcStatus wgc_instance_create(uint32_t abi_version, struct WgcInstance **out_instance);
 
@@ -941,9 +1100,13 @@ WgcStatus wgc_instance_adapter_info(const struct WgcInstance *instance,
  * Compile a kernel. The same source and entry point on the same device
  * compile once: later calls return the cached pipeline. Returns
  * `WGC_ERROR_SHADER_COMPILATION` with the compiler's diagnostic (line and
- * column) in `wgc_last_error_message()`, `WGC_ERROR_NOT_FOUND` for a
- * missing entry point, `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size or
- * workgroup memory beyond the adapter's limits, `WGC_ERROR_UNSUPPORTED` for
+ * column) in `wgc_last_error_message()` (also for a source nesting deeper
+ * than `WGC_MAX_KERNEL_NESTING`, and for an `override` without a default:
+ * kernels get no pipeline constants, so every `override` takes its default),
+ * `WGC_ERROR_NOT_FOUND` for a missing entry point,
+ * `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size or workgroup memory
+ * beyond the adapter's limits (both as the overrides make them) or private
+ * memory beyond `WGC_MAX_PRIVATE_MEMORY_BYTES`, `WGC_ERROR_UNSUPPORTED` for
  * textures or bind groups other than 0. Blocks while the driver compiles.
  */
 WgcStatus wgc_kernel_create(const struct WgcDevice *device,
@@ -961,7 +1124,8 @@ void wgc_kernel_retain(struct WgcKernel *kernel);
 void wgc_kernel_release(struct WgcKernel *kernel);
 
 /**
- * The entry point's `@workgroup_size` (x, y, z) into `out_size[3]`.
+ * The entry point's `@workgroup_size` (x, y, z) into `out_size[3]`, with
+ * `override` values applied.
  */
 WgcStatus wgc_kernel_workgroup_size(const struct WgcKernel *kernel, uint32_t *out_size);
 
@@ -979,8 +1143,14 @@ WgcStatus wgc_kernel_binding_count(const struct WgcKernel *kernel, uint32_t *out
  * buffer (sharing a buffer with any input: WGC_ERROR_INVALID_ARGUMENT).
  * f32 and f16 (statistics in f32); others: WGC_ERROR_UNSUPPORTED.
  * `normalized_dims` in [1, rank]; `eps` finite and >= 0.
- * Contiguous rows of up to 16384 elements are read once. Accuracy: ~1e-5
- * relative (f32); f16: rounding of the result.
+ * Statistics are two-pass, in f32: the mean, then the sum of squared
+ * deviations from it. A NaN in a row makes that row NaN.
+ * Contiguous rows of up to 16384 elements are read once. Rows longer than
+ * 262,144 elements (strided) or 1,048,576 (contiguous) are cut into chunks
+ * of one workgroup each, whose means and squared deviations are combined
+ * exactly (Chan et al.) before a second pass writes; any length works, on
+ * software drivers that cap shader loops too. Accuracy: ~1e-5 relative
+ * (f32); f16: rounding of the result.
  * Statuses: WGC_ERROR_INVALID_ARGUMENT, WGC_ERROR_SHAPE_MISMATCH,
  * WGC_ERROR_DTYPE_MISMATCH, WGC_ERROR_UNSUPPORTED, WGC_ERROR_OUT_OF_RANGE,
  * WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH; nothing is recorded on
@@ -1040,15 +1210,19 @@ WgcStatus wgc_op_batch_norm(const struct WgcStream *stream,
  * takes f32 and f16 only (integers: WGC_ERROR_UNSUPPORTED). ARGMAX and
  * ARGMIN take every dtype, reduce one axis (`axis_count` 1) or the
  * flattened tensor (`axis_count` 0: row-major flat index), write i32, and
- * return the first index among equal values. NaN ordering in MAX/MIN/ARG*
- * is unspecified.
+ * return the first index among equal values. NaN propagates: MAX, MIN,
+ * SUM, MEAN and PROD of a set holding NaN are NaN, and ARGMAX and ARGMIN
+ * return the index of its first NaN (as PyTorch).
  *
  * Empty reduced sets: SUM gives 0, PROD 1, MEAN NaN; MAX, MIN, ARGMAX and
  * ARGMIN fail with WGC_ERROR_INVALID_ARGUMENT.
  *
- * Accuracy (f32): sums are combined as a tree over 4096 partials, so the
- * error grows like log(n), not n; expect relative error around 1e-6 for
- * well-conditioned sums (f16 input: rounding of the f16 result).
+ * Accuracy (f32): float sums are compensated (each partial sum carries its
+ * rounding error, and partials merge error-free), so SUM is within
+ * 2e-6 * sum|x| of exact at any length and MEAN within 2e-6 * mean|x|;
+ * +inf and -inf together give NaN, overflow gives +-inf. PROD: 1e-6 * n
+ * relative. f16 inputs are accumulated in f32; the result carries the f16
+ * rounding.
  *
  * Statuses: WGC_ERROR_INVALID_ARGUMENT (unknown op, duplicate or out-of-range
  * axis, several axes for ARG*, empty MAX/MIN/ARG*, out overlapping in),
@@ -1073,10 +1247,13 @@ WgcStatus wgc_op_reduce(const struct WgcStream *stream,
 /**
  * Variance of `in` over `axes` into `out` (axes, `keepdim` and the out
  * shape as for `wgc_op_reduce`). `unbiased` 1 divides by n - 1 (Bessel),
- * 0 by n; a divisor <= 0 gives NaN. Computed with Welford's update per
- * invocation and Chan's parallel combination, in f32, so it stays accurate
- * for data with a large mean (relative error ~1e-5 in f32). f32 and f16
- * only (others: WGC_ERROR_UNSUPPORTED); out has the input's dtype.
+ * 0 by n; a divisor <= 0 gives NaN, and so does a NaN or infinite
+ * element. Two passes over the input: the mean m, then compensated sums
+ * S1 of (x - m) and S2 of (x - m)^2, giving (S2 - S1^2 / n) / divisor, in
+ * f32; exact whatever m's rounding, so a mean far above the spread costs
+ * no accuracy (within 1e-5 relative in f32, measured at mean 1e4 and 1e6
+ * with std 1). f32 and f16 only (others: WGC_ERROR_UNSUPPORTED); out has
+ * the input's dtype.
  * Statuses as for `wgc_op_reduce`. Records work; does not block.
  */
 WgcStatus wgc_op_var(const struct WgcStream *stream,
@@ -1104,10 +1281,15 @@ WgcStatus wgc_op_std(const struct WgcStream *stream,
  * dtype, in a buffer of its own: sharing `in`'s buffer is
  * WGC_ERROR_INVALID_ARGUMENT, so it is never computed in place).
  * Numerically stable: the row maximum is subtracted before exponentiating.
+ * A NaN anywhere in a row makes that whole row NaN, as in PyTorch (so does
+ * +inf, through inf - inf; a row of only -inf gives NaN).
  * f32 and f16 (computed in f32); other dtypes: WGC_ERROR_UNSUPPORTED.
  * Rows contiguous along `axis` are read once when they fit in registers
- * (up to 16384 elements), else twice; other axes use a strided path.
- * Accuracy: relative error ~1e-6 (f32); f16: rounding of the result.
+ * (up to 16384 elements), else twice; other axes use a strided path. Rows
+ * longer than 262,144 elements (strided) or 1,048,576 (contiguous) are cut
+ * into chunks of one workgroup each and take a second pass, so any length
+ * works, on software drivers that cap shader loops too.
+ * Accuracy: relative error within 1e-5 (f32); f16: rounding of the result.
  * Statuses: WGC_ERROR_INVALID_ARGUMENT (axis, shared buffer),
  * WGC_ERROR_SHAPE_MISMATCH, WGC_ERROR_DTYPE_MISMATCH, WGC_ERROR_UNSUPPORTED,
  * WGC_ERROR_OUT_OF_RANGE, WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH.
@@ -1119,8 +1301,10 @@ WgcStatus wgc_op_softmax(const struct WgcStream *stream,
                          const struct WgcTensor *out);
 
 /**
- * Log-softmax: `x - max - log(sum(exp(x - max)))` along `axis`; arguments,
- * dtypes and statuses as for `wgc_op_softmax`. Records work; does not block.
+ * Log-softmax: `(x - max) - log(sum(exp(x - max)))` along `axis`, in that
+ * order, so large logits keep their precision: within 2e-6 + 1e-6 * |result|
+ * (f32) for logits around 1e4 as around 0. NaN, arguments, dtypes, long rows
+ * and statuses as for `wgc_op_softmax`. Records work; does not block.
  */
 WgcStatus wgc_op_log_softmax(const struct WgcStream *stream,
                              const struct WgcTensor *input,
@@ -1179,8 +1363,9 @@ WgcStatus wgc_op_rope(const struct WgcStream *stream,
  * Any layout and any length: rows along a contiguous axis are scanned by
  * workgroups in tiles of 1024 elements; rows along a strided axis by one
  * invocation per row and chunk; long rows take three passes (chunk sums,
- * their scan, the final scan) with a temporary of 4 bytes per chunk, and
- * then the stream is submitted (not waited on) before the call returns.
+ * their scan, the final scan) with a temporary of 4 bytes per chunk. No
+ * invocation runs more than about 60,000 loop iterations, so software
+ * drivers that cut long loops short give exact results too.
  *
  * Accuracy (floats): summation order is blocked, not sequential; the
  * error is within about 1e-6 * (number of terms)^0.5 * sum(|in|) of the
@@ -1223,8 +1408,7 @@ WgcStatus wgc_op_cumsum(const struct WgcStream *stream,
  * that share memory (`WGC_ERROR_INVALID_ARGUMENT`).
  *
  * Rows of up to 2048 entries take one launch; longer rows (any length)
- * take a few, with temporaries of 8 * k bytes per 2048 entries, and then
- * the stream is submitted (not waited on) before the call returns.
+ * take a few, with temporaries of 8 * k bytes per 2048 entries.
  * Statuses also `WGC_ERROR_TOO_LARGE` (temporaries the adapter cannot
  * bind), `WGC_ERROR_OUT_OF_RANGE` (views), `WGC_ERROR_NULL_POINTER`,
  * `WGC_ERROR_DEVICE_MISMATCH`. Exact. Checked before anything is recorded.
@@ -1321,7 +1505,8 @@ WgcStatus wgc_op_binary(const struct WgcStream *stream,
 
 /**
  * out = a OP scalar, as `wgc_op_binary` with b a scalar converted to a's
- * dtype (floats: rounded to nearest; integers: truncated toward zero and
+ * dtype (floats: rounded once to nearest even, f16 directly from the
+ * double, +-inf beyond the range; integers: truncated toward zero and
  * saturated to the type's range, NaN -> 0).
  */
 WgcStatus wgc_op_binary_scalar(const struct WgcStream *stream,
@@ -1340,7 +1525,7 @@ WgcStatus wgc_op_unary(const struct WgcStream *stream,
                        const struct WgcTensor *out);
 
 /**
- * out = in >= 0 ? in : in * slope. f32 and f16.
+ * out = in >= 0 ? in : in * slope. f32 and f16; NaN stays NaN.
  */
 WgcStatus wgc_op_leaky_relu(const struct WgcStream *stream,
                             const struct WgcTensor *input,
@@ -1349,8 +1534,8 @@ WgcStatus wgc_op_leaky_relu(const struct WgcStream *stream,
 
 /**
  * out = min(max(in, lo), hi) for every dtype; lo and hi are converted to
- * the dtype as in `wgc_op_binary_scalar`. lo > hi gives hi. NaN bounds:
- * `WGC_ERROR_INVALID_ARGUMENT`.
+ * the dtype as in `wgc_op_binary_scalar`. lo > hi gives hi. A NaN element
+ * stays NaN. NaN bounds: `WGC_ERROR_INVALID_ARGUMENT`.
  */
 WgcStatus wgc_op_clamp(const struct WgcStream *stream,
                        const struct WgcTensor *input,
@@ -1385,8 +1570,11 @@ WgcStatus wgc_op_where(const struct WgcStream *stream,
  * 64 bits 0) under key `seed`; the word w becomes u = (w >> 8) * 2^-24 and
  * then lo + (hi - lo) * u in f32 (which can round up to hi). The integer
  * stream and u are bit-identical on every adapter. To continue a sequence,
- * advance `offset` by ceil(n / 4). Non-finite lo/hi:
- * `WGC_ERROR_INVALID_ARGUMENT`; integer dtypes: `WGC_ERROR_UNSUPPORTED`.
+ * advance `offset` by ceil(n / 4). lo == hi fills with lo. As PyTorch's
+ * uniform_, lo > hi, a bound outside the dtype's finite range, or hi - lo
+ * beyond it (3.4e38 for f32, 65504 for f16) is
+ * `WGC_ERROR_INVALID_ARGUMENT`, and so are non-finite lo/hi; integer
+ * dtypes: `WGC_ERROR_UNSUPPORTED`.
  */
 WgcStatus wgc_op_random_uniform(const struct WgcStream *stream,
                                 const struct WgcTensor *out,
@@ -1525,8 +1713,9 @@ WgcStatus wgc_op_transpose(const struct WgcStream *stream,
  * integer range as f32 sees it (NaN -> 0; above the range gives the
  * largest f32 below 2^31, 2147483520, for i32 and the largest below 2^32,
  * 4294967040, for u32; below gives INT32_MIN or 0). i32 <-> u32 reinterpret
- * the bits. To f16: rounded to nearest; beyond the f16 range the result is
- * the adapter's (usually +-inf). Common rules: see `wgc_op_binary`.
+ * the bits. Integer -> float and f32 -> f16 round once to nearest even
+ * (integers are exact up to 2^24 in f32, 2048 in f16); beyond the f16 range
+ * (|x| >= 65520) the result is +-inf. Common rules: see `wgc_op_binary`.
  */
 WgcStatus wgc_op_cast(const struct WgcStream *stream,
                       const struct WgcTensor *input,
@@ -1534,16 +1723,18 @@ WgcStatus wgc_op_cast(const struct WgcStream *stream,
 
 /**
  * Set every element of the view `out` (any dtype) to `value`, converted
- * as in `wgc_op_binary_scalar`.
+ * as in `wgc_op_binary_scalar` (floats rounded once; f16 directly from the
+ * double).
  */
 WgcStatus wgc_op_fill(const struct WgcStream *stream, const struct WgcTensor *out, double value);
 
 /**
  * out[i] = start + i * step for a 1-D out (else `WGC_ERROR_INVALID_ARGUMENT`).
  * f32/f16 compute start + f32(i) * step in f32 (exact while i < 2^24);
- * i32/u32 truncate start and step toward zero and use wrapping integer
- * arithmetic (a negative step works for u32). Non-finite start or step:
- * `WGC_ERROR_INVALID_ARGUMENT`.
+ * i32/u32 truncate start and step toward zero, reduce them modulo 2^32
+ * (so an i32 start of 3e9 wraps to -1294967296, as the arithmetic that
+ * follows does) and use wrapping integer arithmetic (a negative step works
+ * for u32). Non-finite start or step: `WGC_ERROR_INVALID_ARGUMENT`.
  */
 WgcStatus wgc_op_arange(const struct WgcStream *stream,
                         const struct WgcTensor *out,
@@ -1559,7 +1750,9 @@ const char *wgc_status_string(uint32_t status);
 /**
  * The detailed message of the last call that failed on the calling thread
  * ("" if none has). Owned by the library; valid until the next failing call
- * on this thread. Shader diagnostics include line and column.
+ * on this thread. Shader diagnostics include line and column. Calls made
+ * while the thread exits (from pthread key destructors) report statuses
+ * and messages as usual.
  */
 const char *wgc_last_error_message(void);
 
@@ -1592,11 +1785,16 @@ void wgc_stream_release(struct WgcStream *stream);
  * Record a launch of `kernel`. Every binding the entry point uses must be
  * bound once, with a buffer of the stream's device. Checked here, before
  * anything is recorded: `WGC_ERROR_BINDING_MISMATCH` (a binding missing,
- * unknown, repeated, too small, of the wrong usage, or one buffer bound
- * both read-only and writable), `WGC_ERROR_OUT_OF_RANGE`,
- * `WGC_ERROR_ALIGNMENT`, `WGC_ERROR_LIMIT_EXCEEDED` (workgroup counts or a
- * binding above the adapter's limits), `WGC_ERROR_DEVICE_MISMATCH`. Does not
- * block; the launch is submitted with its batch.
+ * unknown, repeated, too small (a uniform's range included), of the wrong
+ * usage, or a buffer bound writable that the launch also uses in another
+ * way: bound read-only, as its uniform buffer or as its indirect buffer,
+ * whatever the ranges), `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_ALIGNMENT`,
+ * `WGC_ERROR_LIMIT_EXCEEDED` (workgroup counts or a binding above the
+ * adapter's limits), `WGC_ERROR_DEVICE_MISMATCH`, `WGC_ERROR_OUT_OF_MEMORY`.
+ * Indirect workgroup counts are read on the GPU when the launch runs; if
+ * any of them exceeds `max_compute_workgroups_per_dimension` the launch runs
+ * no workgroups at all (no status can report it: the counts are not known
+ * on the host). Does not block; the launch is submitted with its batch.
  */
 WgcStatus wgc_stream_launch(const struct WgcStream *stream,
                             const struct WgcKernel *kernel,
@@ -1616,7 +1814,10 @@ WgcStatus wgc_stream_copy_buffer(const struct WgcStream *stream,
 
 /**
  * Record a fill of `size` bytes at `offset` with the 32-bit `pattern`
- * (e.g. the bits of a float). Offset and size must be multiples of 4.
+ * (e.g. the bits of a float). Offset and size must be multiples of 4
+ * (`WGC_ERROR_ALIGNMENT`). Like a write, it works on buffers of any usage,
+ * and any size works: fills larger than one storage binding take several
+ * launches.
  */
 WgcStatus wgc_stream_fill_buffer(const struct WgcStream *stream,
                                  const struct WgcBuffer *buffer,
@@ -1625,13 +1826,26 @@ WgcStatus wgc_stream_fill_buffer(const struct WgcStream *stream,
                                  uint32_t pattern);
 
 /**
- * Submit what has been recorded. Does not wait. Reports errors the GPU
- * layer found in the batch (`WGC_ERROR_VALIDATION`).
+ * Submit what has been recorded. Does not wait.
+ *
+ * Everything the GPU layer checks at submit is checked when work is
+ * recorded, so a batch is not expected to fail here. If the GPU layer still
+ * rejects one (or runs out of memory), the batch's commands are submitted
+ * one by one and only those it rejects are dropped: work recorded before
+ * and after them still runs. The error (`WGC_ERROR_VALIDATION`,
+ * `WGC_ERROR_OUT_OF_MEMORY`, with how many commands were dropped) is
+ * reported by this stream's next `wgc_stream_flush` or
+ * `wgc_stream_synchronize` (or `wgc_device_synchronize`), whichever comes
+ * first, even when another call submitted the batch (a host read or write,
+ * or a full batch); those other calls do not fail because of it.
  */
 WgcStatus wgc_stream_flush(const struct WgcStream *stream);
 
 /**
- * Submit what has been recorded and block until the GPU has finished it.
+ * Submit what has been recorded and block until the GPU has finished it,
+ * at most `WgcDeviceOptions.gpu_timeout_ms` (then `WGC_ERROR_TIMEOUT`).
+ * Reports batch errors as `wgc_stream_flush` does, after waiting for what
+ * was submitted.
  */
 WgcStatus wgc_stream_synchronize(const struct WgcStream *stream);
 
@@ -1656,13 +1870,22 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * last two dims are row- or column-major (plain or transposed) are fastest.
  *
  * Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16 (products accumulated
- * in f32). Accuracy: f32 results are within about 1e-6 * K * max|a||b| of
- * exact; f16 results carry the f16 rounding of the output. On adapters with
- * 16x16x16 f16 cooperative matrices and 32-wide subgroups
- * (`WgcAdapterInfo.has_cooperative_matrix`), f16 x f16 -> f32 with alpha 1,
- * beta 0, row-major operands, at most one batch dim, M and N multiples of
- * 128 and K a multiple of 32 runs on the tensor cores, with the same f32
- * accumulation.
+ * in f32). Accumulation: each workgroup sums at most 16,384 products along
+ * K, one f32 fused multiply-add at a time; a longer K is split into such
+ * runs, whose sums go to f32 scratch (the output's size per run, up to
+ * 256 MiB at once; beyond, the runs go in waves) and a second pass adds
+ * them in order, then applies alpha and beta. Any K works, on software
+ * drivers that cap shader loops too. Accuracy (f32 results): within about
+ * (min(K, 16384) + runs) * 2^-24 * sum_k |a_mk * b_kn| of exact in the
+ * worst case; in practice within 1e-6 * K * max|a| * max|b|, long
+ * same-sign sums included (tested at K = 600,000). f16 results add the
+ * f16 rounding of the output. On adapters with 16x16x16 f16 cooperative
+ * matrices and 32-wide subgroups (`WgcAdapterInfo.has_cooperative_matrix`),
+ * f16 x f16 -> f32 with alpha 1, beta 0, row-major operands, at most one
+ * batch dim, M and N multiples of 128 and K a multiple of 32 runs on the
+ * tensor cores, with the same f32 accumulation and runs of K. (The
+ * environment variable WGC_GEMM_SCRATCH_BYTES, for testing, lowers the
+ * 256 MiB.)
  *
  * Records work on `stream` and returns without blocking. Releasing a
  * tensor's buffer afterwards is safe: the recorded work keeps what it uses.
@@ -1675,7 +1898,9 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * `WGC_ERROR_INVALID_ARGUMENT` (`c` overlaps or shares a buffer with an
  * input, or has a zero stride), `WGC_ERROR_OUT_OF_RANGE` (a view outside
  * its buffer), `WGC_ERROR_TOO_LARGE` (more than
- * `max_compute_workgroups_per_dimension` batch matrices),
+ * `max_compute_workgroups_per_dimension` batch matrices, K past 2^31-1
+ * through zero strides, or K over 16,384 with an output whose f32 copy
+ * exceeds the adapter's storage binding size),
  * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
  */
 WgcStatus wgc_op_gemm(const struct WgcStream *stream,
@@ -1707,22 +1932,29 @@ WgcStatus wgc_op_matmul(const struct WgcStream *stream,
  * alike). All f32; any strides. Accuracy: within about 1e-5 * (1 +
  * sqrt(C/groups*KH*KW)) of the exact result for unit-scale data.
  *
- * 1x1 stride-1 unpadded convolutions run as a GEMM, one input channel per
- * group (depthwise) a direct kernel, others an implicit GEMM; when the
- * output is small and C/groups*KH*KW long, the sum is split over
- * workgroups that add their parts into `out` (in no fixed order, so such
- * results may differ between runs in the last bits).
+ * 1x1 stride-1 unpadded convolutions run as a GEMM (see `wgc_op_gemm`), one
+ * input channel per group (depthwise) a direct kernel, others an implicit
+ * GEMM. Depthwise kernels of over 4096 taps take a workgroup per output
+ * (beyond 262,144 taps, several, added by a second pass), their products
+ * summed in blocks of 32. The implicit GEMM accumulates at most 16,384
+ * terms of C/groups*KH*KW per workgroup; longer sums, and long ones on a
+ * small output, are split over workgroups that add their parts into `out`
+ * (in no fixed order, so such results may differ between runs in the last
+ * bits). Any size works, on software drivers that cap shader loops too.
  *
  * Records work on `stream` without blocking. Statuses:
  * `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, weight or out),
- * `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4; `out` overlaps or shares
+ * `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4 or ending inside a field; `out` overlaps or shares
  * a buffer with an operand), `WGC_ERROR_DTYPE_MISMATCH` (operands of
  * different dtypes), `WGC_ERROR_UNSUPPORTED` (not f32),
  * `WGC_ERROR_SHAPE_MISMATCH` (ranks, channels not divisible by groups,
  * weight/bias/out of the wrong shape, input smaller than the dilated
  * kernel), `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
- * `WGC_ERROR_TOO_LARGE`, `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded
- * on failure.
+ * `WGC_ERROR_TOO_LARGE` (too many workgroups, or channels, a padded input,
+ * stride, dilated kernel or C/groups*KH*KW past 2^31-1 through zero
+ * strides; partial sums of a depthwise kernel over 262,144 taps beyond the
+ * adapter's storage binding size), `WGC_ERROR_DEVICE_MISMATCH`. Nothing is
+ * recorded on failure.
  */
 WgcStatus wgc_op_conv2d(const struct WgcStream *stream,
                         const struct WgcConv2dParams *params,
@@ -1734,13 +1966,19 @@ WgcStatus wgc_op_conv2d(const struct WgcStream *stream,
 /**
  * 2-D max pooling: `input` (N, C, H, W) to `out` (N, C, OH, OW), both f32
  * or both f16, with `OH = (H + 2*pad_h - kernel_h) / stride_h + 1` (floor;
- * OW alike). NaN in a window gives NaN. Exact. Records work on `stream` without blocking.
+ * OW alike). NaN in a window gives NaN. Exact. Windows of over 4096
+ * elements take a workgroup per output (beyond 262,144 elements, several,
+ * folded by a second pass), so any window works, on software drivers that
+ * cap shader loops too. Records work on `stream` without blocking.
  * Statuses: `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_INVALID_ARGUMENT` (zero
- * window, padding over half the window, `struct_size` < 4, `out` sharing a
+ * window, padding over half the window, `struct_size` < 4 or ending inside a field, `out` sharing a
  * buffer with `input`), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
  * (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not 4, `out` of the wrong
  * shape, input smaller than the window), `WGC_ERROR_OUT_OF_RANGE`,
- * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+ * `WGC_ERROR_TOO_LARGE` (a padded input, stride or window past 2^31-1
+ * through zero strides; windows over 262,144 elements whose partial results
+ * exceed the adapter's storage binding size), `WGC_ERROR_DEVICE_MISMATCH`.
+ * Nothing is recorded on failure.
  */
 WgcStatus wgc_op_max_pool2d(const struct WgcStream *stream,
                             const struct WgcPool2dParams *params,
@@ -1750,8 +1988,10 @@ WgcStatus wgc_op_max_pool2d(const struct WgcStream *stream,
 /**
  * 2-D average pooling; shapes, blocking and statuses as for
  * `wgc_op_max_pool2d`, divisor as `count_include_pad` says. Sums run in
- * f32. Accuracy: within 1e-6 relative of the exact mean for f32, the f16
- * rounding of the output for f16.
+ * f32, a window row at a time (windows over 4096 elements: blocks of 32,
+ * then a tree), so a sum beyond the f32 range gives +-inf. Accuracy (f32):
+ * within 1e-6 * mean(|x|) over the window of the exact mean; f16: the f16
+ * rounding of the output.
  */
 WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
                             const struct WgcPool2dParams *params,
@@ -1760,14 +2000,18 @@ WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
 
 /**
  * Mean over H and W: `input` (N, C, H, W) to `out` (N, C, 1, 1), f32 or
- * f16 (summed in f32). Accuracy: within 1e-6 relative of the exact mean
- * for f32, the f16 rounding of the output for f16.
+ * f16 (summed in f32, in blocks of 32, then a tree). Planes of over 65,536
+ * elements are averaged as `wgc_op_avg_pool2d` with the whole plane as the
+ * window, so any size works, on software drivers that cap shader loops
+ * too. Accuracy (f32): within 1e-6 * mean(|x|) of the exact mean; f16: the
+ * f16 rounding of the output.
  * Records work on `stream` without blocking. Statuses:
  * `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DTYPE_MISMATCH`,
  * `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not
  * 4, `out` not (N, C, 1, 1), H or W zero with N*C > 0),
  * `WGC_ERROR_INVALID_ARGUMENT` (`out` sharing a buffer with `input`),
- * `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_DEVICE_MISMATCH`.
+ * `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_TOO_LARGE` (H*W past 2^31-1 through
+ * zero strides), `WGC_ERROR_DEVICE_MISMATCH`.
  */
 WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
                                    const struct WgcTensor *input,

@@ -44,13 +44,81 @@ fn load0(o: u32) -> V0 { return {{LOAD0}}; }
 fn load1(o: u32) -> V1 { return {{LOAD1}}; }
 fn load2(o: u32) -> V2 { return {{LOAD2}}; }
 
-// By bits: comparisons with NaN are not reliable on every driver.
+// By bits: comparisons with NaN are not reliable on every driver (they may
+// assume that no NaN occurs and fold or reorder them).
 fn isnan_c(x: C) -> CB {
     return (bitcast<CU>(x) & CU(0x7fffffffu)) > CU(0x7f800000u);
+}
+fn isinf_c(x: C) -> CB {
+    return (bitcast<CU>(x) & CU(0x7fffffffu)) == CU(0x7f800000u);
+}
+fn signbit_c(x: C) -> CB {
+    return (bitcast<CU>(x) & CU(0x80000000u)) != CU(0u);
+}
+// Neither operand is NaN: what every comparison but NE requires.
+fn ordered_c(a: C, b: C) -> CB {
+    return !(isnan_c(a) | isnan_c(b));
 }
 
 fn nan_c() -> C { return C(bitcast<f32>(p.nan)); }
 fn inf_c() -> C { return C(bitcast<f32>(p.inf)); }
+
+// 2^e for integral e in [-126, 127], by bits.
+fn exp2i_c(e: C) -> C {
+    return bitcast<C>(CU(e + 127.0) << CU(23u));
+}
+
+// e^x as 2^k e^r with k = round(x / ln 2) and r = x - k ln 2 computed
+// exactly (ln 2 in two parts, the first short enough that k times it is
+// exact), so the error stays a few ulp at any |x|: the adapter's exp of the
+// whole argument loses about |x| ulp where it computes exp2(x * log2(e)).
+// 2^k is applied in two halves so that k = 128 stays finite.
+fn exp_c(x: C) -> C {
+    let xc = clamp(x, C(-104.0), C(89.0)); // beyond: 0 and inf anyway
+    let k = round(xc * 1.4426950408889634);
+    let r = (xc - k * 0.693145751953125) - k * 1.4286068203094173e-6;
+    let k1 = floor(k * 0.5);
+    let y = exp(r) * exp2i_c(k1) * exp2i_c(k - k1);
+    return select(y, x, isnan_c(x));
+}
+
+// ln x for x near 1 as 2 atanh(s), s = (x - 1) / (x + 1) with x - 1 exact,
+// by its series (through s^13: below 1e-10 relative for |x - 1| <= 0.4).
+// The adapter's log there has an absolute error (WGSL allows 2^-21), which
+// is a large relative error for results near 0 and, through pow's
+// y * log2(x), a large one for big y.
+fn log_near1_c(x: C) -> C {
+    let s = (x - 1.0) / (x + 1.0);
+    let s2 = s * s;
+    let series = 2.0 + s2 * (0.6666666666666666 + s2 * (0.4 + s2 * (0.2857142857142857 + s2 * (0.2222222222222222 + s2 * (0.18181818181818182 + s2 * 0.15384615384615385)))));
+    return s * series;
+}
+fn near1_c(x: C) -> CB {
+    return abs(x - 1.0) <= C(0.4);
+}
+fn log_c(x: C) -> C {
+    return select(log(x), log_near1_c(x), near1_c(x));
+}
+fn log2_c(x: C) -> C {
+    return select(log2(x), log_near1_c(x) * 1.4426950408889634, near1_c(x));
+}
+
+// x minus the nearest multiple of 2 pi, exactly up to rounding of the
+// result: 2 pi in four parts, the first three short enough that their
+// products with k (|k| < 2^16, so |x| < 4e5) are exact. Larger |x| are left
+// to the adapter (WGSL promises sin and cos only on [-pi, pi]), and so are
+// |x| <= pi, which keeps -0 and tiny arguments exact.
+fn reduce_2pi_c(x: C) -> C {
+    let k = round(x * 0.15915494309189535);
+    let r = (((x - k * 6.28125) - k * 0.0019378662109375) - k * -2.562999725341797e-6) - k * 3.968374517882012e-9;
+    return select(x, r, (abs(x) > C(3.14159)) & (abs(x) <= C(4e5)));
+}
+fn sin_c(x: C) -> C {
+    return select(sin(reduce_2pi_c(x)), nan_c(), isnan_c(x) | isinf_c(x));
+}
+fn cos_c(x: C) -> C {
+    return select(cos(reduce_2pi_c(x)), nan_c(), isnan_c(x) | isinf_c(x));
+}
 
 // erf by Abramowitz-Stegun 7.1.26: |error| <= 1.5e-7.
 fn erf_c(x: C) -> C {
@@ -61,25 +129,32 @@ fn erf_c(x: C) -> C {
 }
 
 // tanh saturates to +-1 in f32 beyond |x| = 15; clamping keeps drivers that
-// compute it through exp from returning inf/inf = NaN.
+// compute it through exp from returning inf/inf = NaN (and would swallow NaN).
 fn tanh_c(x: C) -> C {
-    return tanh(clamp(x, C(-15.0), C(15.0)));
+    return select(tanh(clamp(x, C(-15.0), C(15.0))), x, isnan_c(x));
 }
 
 fn sigmoid_c(x: C) -> C {
-    return 1.0 / (1.0 + exp(-x));
+    return 1.0 / (1.0 + exp_c(-x));
 }
 
-// x^y with C pow semantics for x <= 0: negative x with integral y keeps the
-// sign of an odd power, negative x with fractional y is NaN, 0^y is 0 or inf.
+// x^y as C99 and NumPy define it (the header's Numerics section lists the
+// cases): exp2(y log2|x|) with the sign of odd integral powers of negative
+// x (-0 included, found by its sign bit), and each special case chosen
+// explicitly rather than left to the adapter's log2(0) and exp2(NaN).
 fn pow_c(x: C, y: C) -> C {
-    let y_int = floor(y) == y;
+    let ax = abs(x);
+    let y_int = floor(y) == y; // +-inf count as even integers
     let y_odd = y_int & (floor(y * 0.5) != y * 0.5);
-    let r = exp2(y * log2(abs(x)));
-    var res = select(r, -r, (x < C(0.0)) & y_odd);
-    res = select(res, nan_c(), (x < C(0.0)) & !y_int);
-    res = select(res, select(C(0.0), inf_c(), y < C(0.0)), (x == C(0.0)) & (y != C(0.0)));
-    return select(res, C(1.0), y == C(0.0));
+    let edge = (ax == C(0.0)) | isinf_c(ax);
+    var r = exp2(y * log2_c(ax));
+    // |x| = 0 or inf: 0 or inf by whether the exponent's sign makes it large.
+    r = select(r, select(C(0.0), inf_c(), (ax == C(0.0)) == (y < C(0.0))), edge);
+    r = select(r, -r, signbit_c(x) & y_odd);
+    r = select(r, nan_c(), signbit_c(x) & !y_int & !edge);
+    r = select(r, C(1.0), (ax == C(1.0)) & isinf_c(y));
+    r = select(r, nan_c(), isnan_c(x) | isnan_c(y));
+    return select(r, C(1.0), (x == C(1.0)) | (y == C(0.0)));
 }
 
 fn compute(x0: V0, x1: V1, x2: V2, ix: VI) -> VO {

@@ -12,6 +12,11 @@
 // The host only uses this kernel when M % BM == 0, N % BN == 0,
 // K % BK == 0, every offset is a multiple of 8 elements and the subgroup
 // size is 32: no tile crosses an edge, so nothing is guarded.
+//
+// Long K is split (see matmul.wgsl): workgroup z = batch * splits + split
+// takes K range [split * k_chunk, +k_chunk) (k_chunk a multiple of BK) and
+// stores to C at split * split_c further; the host then sums the splits.
+// With one split (k_chunk = K, split_c = 0) this is the plain product.
 enable f16;
 enable wgpu_cooperative_matrix;
 
@@ -25,6 +30,9 @@ struct Params {
     offset_a: u32,
     offset_b: u32,
     offset_c: u32,
+    k_chunk: u32,
+    splits: u32,
+    split_c: u32,
 }
 
 @group(0) @binding(0) var<storage, read> a: array<vec4<u32>>;
@@ -63,20 +71,23 @@ fn gemm_coop_f16(
 ) {
     let ks = p.k;
     let ns = p.n;
+    let split = wg.z % p.splits;
+    let bz = wg.z / p.splits;
+    let k0 = split * p.k_chunk;
     let sg = lid / 32u;
     let sub_row = (sg / {{SGN}}u) * {{SM}}u;   // the subgroup's rows within the block
     let sub_col = (sg % {{SGN}}u) * {{SN}}u;
     let row0 = wg.y * {{BM}}u;
     let col0 = wg.x * {{BN}}u;
     // Offsets in vec4 units (8 halves) of the block's first A row and B column.
-    let a_base = (p.offset_a + wg.z * p.batch_a + row0 * ks) / 8u;
-    let b_base = (p.offset_b + wg.z * p.batch_b + col0) / 8u;
+    let a_base = (p.offset_a + bz * p.batch_a + row0 * ks + k0) / 8u;
+    let b_base = (p.offset_b + bz * p.batch_b + k0 * ns + col0) / 8u;
     let a_row_vecs = ks / 8u;
     let b_row_vecs = ns / 8u;
 {{DECL}}
     // Prefetch registers: this invocation's share of the A and B tiles.
 {{PREFETCH_DECL}}
-    let steps = ks / BK;
-{{LOOP}}    let oc = p.offset_c + wg.z * p.batch_c + (row0 + sub_row) * ns + col0 + sub_col;
+    let steps = min(p.k_chunk, ks - k0) / BK;
+{{LOOP}}    let oc = p.offset_c + bz * p.batch_c + split * p.split_c + (row0 + sub_row) * ns + col0 + sub_col;
 {{STORE}}
 }

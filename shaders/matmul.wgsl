@@ -8,6 +8,13 @@
 // A thread's rows are ty*4 + r + i*64 and its columns tx*4 + c + j*64, so a
 // subgroup reads consecutive vec4s of B and broadcasts A.
 //
+// K longer than one workgroup should accumulate (software drivers stop an
+// invocation's loops after 65,535 iterations, and one long f32 sum drifts)
+// runs as gemm_split: workgroup z = batch * parts + slab takes the K range
+// of split split0 + slab (k_chunk long) and stores its raw products, or adds
+// them (accumulate != 0, later waves of splits), to slab `slab` of `parts`;
+// gemm_split_sum.wgsl then adds the slabs and applies alpha, beta and bias.
+//
 // Element (m, k) of A lives at a[a_base + m*a_sm + k*a_sk] (any strides);
 // A_SK / A_SM / B_SK / B_SN are either the literal 1 (contiguous, folded by
 // the compiler) or the uniform's stride. A_K_FAST says that consecutive k
@@ -38,6 +45,12 @@ struct Params {
     b_bstride: array<vec4<i32>, 2>,
     c_bstride: array<vec4<i32>, 2>,
     bias_stride: i32,
+    k_chunk: u32,
+    parts: u32,
+    split0: u32,
+    accumulate: u32,
+    batches: u32,
+    row: u32,          // invocations per grid row (gemm_split_sum)
 };
 
 @group(0) @binding(0) var<storage, read> a: array<{{IN}}>;
@@ -45,6 +58,9 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> c: array<{{OUT}}>;
 @group(0) @binding(3) var<storage, read> bias: array<{{OUT}}>;
 @group(0) @binding(4) var<uniform> p: Params;
+// Raw f32 products of gemm_split: element (m, n) of batch matrix b in slab q
+// at ((q * batches + b) * m + m) * n + n.
+@group(0) @binding(5) var<storage, read_write> parts: array<f32>;
 
 const RM: u32 = {{RM}}u;
 const RN: u32 = {{RN}}u;
@@ -85,14 +101,14 @@ fn b_coord(l: u32, tid: u32) -> vec2<u32> {
     return vec2<u32>(idx % BK, idx / BK);
 }
 
-fn load_tiles(k0: u32, m0: u32, n0: u32, tid: u32, a_base: i32, b_base: i32,
+fn load_tiles(k0: u32, k_end: u32, m0: u32, n0: u32, tid: u32, a_base: i32, b_base: i32,
               a_regs: ptr<function, array<f32, A_LOADS>>, b_regs: ptr<function, array<f32, B_LOADS>>) {
     for (var l = 0u; l < A_LOADS; l++) {
         let km = a_coord(l, tid);
         let gk = k0 + km.x;
         let gm = m0 + km.y;
         var v = 0.0;
-        if (gm < p.m && gk < p.k) {
+        if (gm < p.m && gk < k_end) {
             v = f32(a[a_base + i32(gm) * {{A_SM}} + i32(gk) * {{A_SK}}]);
         }
         (*a_regs)[l] = v;
@@ -102,7 +118,7 @@ fn load_tiles(k0: u32, m0: u32, n0: u32, tid: u32, a_base: i32, b_base: i32,
         let gk = k0 + kn.x;
         let gn = n0 + kn.y;
         var v = 0.0;
-        if (gn < p.n && gk < p.k) {
+        if (gn < p.n && gk < k_end) {
             v = f32(b[b_base + i32(gk) * {{B_SK}} + i32(gn) * {{B_SN}}]);
         }
         (*b_regs)[l] = v;
@@ -120,46 +136,34 @@ fn store_tiles(tid: u32, a_regs: ptr<function, array<f32, A_LOADS>>, b_regs: ptr
     }
 }
 
-@compute @workgroup_size(16, 16, 1)
-fn gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let tx = lid.x;
-    let ty = lid.y;
-    let tid = ty * 16u + tx;
-
-    // Batch offsets of this workgroup's matrices (broadcast strides may be 0).
-    var a_base = i32(p.a_off);
-    var b_base = i32(p.b_off);
-    var c_base = i32(p.c_off);
-    var rest = wg.z;
+// Element offsets of batch matrix z in a, b and c (broadcast strides may be 0).
+fn batch_bases(z: u32) -> vec3<i32> {
+    var bases = vec3<i32>(i32(p.a_off), i32(p.b_off), i32(p.c_off));
+    var rest = z;
     for (var d = i32(p.batch_rank) - 1; d >= 0; d--) {
         let dim = vec_at(p.batch_shape, u32(d));
         let i = i32(rest % dim);
         rest = rest / dim;
-        a_base += i * ivec_at(p.a_bstride, u32(d));
-        b_base += i * ivec_at(p.b_bstride, u32(d));
-        c_base += i * ivec_at(p.c_bstride, u32(d));
+        bases += i * vec3<i32>(ivec_at(p.a_bstride, u32(d)), ivec_at(p.b_bstride, u32(d)), ivec_at(p.c_bstride, u32(d)));
     }
+    return bases;
+}
 
-    let m0 = wg.y * BM;
-    let n0 = wg.x * BN;
+alias Acc = array<array<vec4<f32>, RN>, 4u * RM>;
 
-    var acc: array<array<vec4<f32>, RN>, 4u * RM>;
-    for (var r = 0u; r < 4u * RM; r++) {
-        for (var j = 0u; j < RN; j++) {
-            acc[r][j] = vec4<f32>(0.0);
-        }
-    }
-
+// The tile's products over k in [k_begin, k_end), added to `acc`.
+fn tile_products(tid: u32, tx: u32, ty: u32, m0: u32, n0: u32, k_begin: u32, k_end: u32, a_base: i32, b_base: i32,
+                 acc: ptr<function, Acc>) {
     // Software pipelining: the next K step's global loads are issued into
     // registers before the current step's products, hiding their latency.
     var a_next: array<f32, A_LOADS>;
     var b_next: array<f32, B_LOADS>;
-    load_tiles(0u, m0, n0, tid, a_base, b_base, &a_next, &b_next);
-    for (var k0 = 0u; k0 < p.k; k0 += BK) {
+    load_tiles(k_begin, k_end, m0, n0, tid, a_base, b_base, &a_next, &b_next);
+    for (var k0 = k_begin; k0 < k_end; k0 += BK) {
         store_tiles(tid, &a_next, &b_next);
         workgroupBarrier();
-        if (k0 + BK < p.k) {
-            load_tiles(k0 + BK, m0, n0, tid, a_base, b_base, &a_next, &b_next);
+        if (k0 + BK < k_end) {
+            load_tiles(k0 + BK, k_end, m0, n0, tid, a_base, b_base, &a_next, &b_next);
         }
 
         for (var kk = 0u; kk < BK; kk++) {
@@ -175,13 +179,32 @@ fn gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
                 for (var r = 0u; r < 4u; r++) {
                     let s = av[i][r];
                     for (var j = 0u; j < RN; j++) {
-                        acc[i * 4u + r][j] = fma(vec4<f32>(s), bv[j], acc[i * 4u + r][j]);
+                        (*acc)[i * 4u + r][j] = fma(vec4<f32>(s), bv[j], (*acc)[i * 4u + r][j]);
                     }
                 }
             }
         }
         workgroupBarrier();
     }
+}
+
+@compute @workgroup_size(16, 16, 1)
+fn gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let tx = lid.x;
+    let ty = lid.y;
+    let tid = ty * 16u + tx;
+    let bases = batch_bases(wg.z);
+    let c_base = bases.z;
+    let m0 = wg.y * BM;
+    let n0 = wg.x * BN;
+
+    var acc: Acc;
+    for (var r = 0u; r < 4u * RM; r++) {
+        for (var j = 0u; j < RN; j++) {
+            acc[r][j] = vec4<f32>(0.0);
+        }
+    }
+    tile_products(tid, tx, ty, m0, n0, 0u, p.k, bases.x, bases.y, &acc);
 
     for (var i = 0u; i < RM; i++) {
         for (var r = 0u; r < 4u; r++) {
@@ -203,6 +226,53 @@ fn gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
                             v += p.beta * f32(c[ci]);
                         }
                         c[ci] = {{OUT}}(v);
+                    }
+                }
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(16, 16, 1)
+fn gemm_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let tx = lid.x;
+    let ty = lid.y;
+    let tid = ty * 16u + tx;
+    let batch = wg.z / p.parts;
+    let slab = wg.z % p.parts;
+    let k_begin = (p.split0 + slab) * p.k_chunk;
+    // Past the last split (in the last wave): the slab keeps what it holds.
+    if (k_begin >= p.k) {
+        return;
+    }
+    let bases = batch_bases(batch);
+    let m0 = wg.y * BM;
+    let n0 = wg.x * BN;
+
+    var acc: Acc;
+    for (var r = 0u; r < 4u * RM; r++) {
+        for (var j = 0u; j < RN; j++) {
+            acc[r][j] = vec4<f32>(0.0);
+        }
+    }
+    tile_products(tid, tx, ty, m0, n0, k_begin, min(k_begin + p.k_chunk, p.k), bases.x, bases.y, &acc);
+
+    for (var i = 0u; i < RM; i++) {
+        for (var r = 0u; r < 4u; r++) {
+            let gm = m0 + i * 64u + ty * 4u + r;
+            if (gm >= p.m) {
+                continue;
+            }
+            let row = ((slab * p.batches + batch) * p.m + gm) * p.n;
+            for (var j = 0u; j < RN; j++) {
+                for (var q = 0u; q < 4u; q++) {
+                    let gn = n0 + j * 64u + tx * 4u + q;
+                    if (gn < p.n) {
+                        var v = acc[i * 4u + r][j][q];
+                        if (p.accumulate != 0u) {
+                            v += parts[row + gn];
+                        }
+                        parts[row + gn] = v;
                     }
                 }
             }

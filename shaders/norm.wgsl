@@ -9,6 +9,11 @@
 // norm_vec4: the same layout, longer rows: three streaming passes.
 // norm_strided: any layout, scalar loads, three passes.
 // Mean and variance are two-pass (sum, then sum of squared deviations), in f32.
+// Rows too long for one workgroup (a software driver stops each invocation's
+// loops after 65,535 iterations) are cut into chunks of chunk_len elements,
+// one workgroup per (chunk, row):
+// norm_split_stats: each chunk's mean and sum of squared deviations from it;
+// norm_split_write: every chunk combines its row's (Chan et al.), then writes.
 //
 // Substitutions: T, WG, CACHE, RMS (true: RMS norm, no centring, no bias),
 // HAS_W, HAS_B (false: the binding is a dummy and is not read), ENABLES.
@@ -31,7 +36,8 @@ struct Params {
     inner_rank: u32,
     eps: f32,
     inv_len: f32,
-    _pad: u32,
+    chunk_len: u32,
+    chunks: u32,
     outer_shape: array<vec4<u32>, 2>,
     outer_in: array<vec4<i32>, 2>,
     outer_out: array<vec4<i32>, 2>,
@@ -51,6 +57,8 @@ struct Params {
 @group(0) @binding(6) var<storage, read> b: array<{{T}}>;
 @group(0) @binding(7) var<storage, read> wv: array<vec4<{{T}}>>;
 @group(0) @binding(8) var<storage, read> bv: array<vec4<{{T}}>>;
+// (mean, sum of squared deviations from it) of chunk c of row r at r * chunks + c.
+@group(0) @binding(9) var<storage, read_write> stats: array<vec2<f32>>;
 
 fn row_of(wid: vec3<u32>) -> u32 {
     return wid.z * p.rows_per_y + wid.y;
@@ -173,6 +181,19 @@ fn norm_vec4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) w
     }
 }
 
+// (x - mean) * rstd with the weight and bias of inner element j, stored.
+fn write_scalar(bases: vec2<i32>, j: u32, mean: f32, rstd: f32) {
+    let o = inner_offsets(j);
+    var r = (f32(x[u32(bases.x + o.x)]) - mean) * rstd;
+    if (HAS_W) {
+        r *= f32(w[u32(i32(p.w_offset) + o.z)]);
+    }
+    if (HAS_B) {
+        r += f32(b[u32(i32(p.b_offset) + o.w)]);
+    }
+    y[u32(bases.y + o.y)] = {{T}}(r);
+}
+
 @compute @workgroup_size(WG)
 fn norm_strided(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     let row = row_of(wid);
@@ -195,14 +216,70 @@ fn norm_strided(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id
     }
     let rstd = rstd_of(wg_sum(sq, lid));
     for (var j = lid; j < p.len; j += WG) {
-        let o = inner_offsets(j);
-        var r = (f32(x[u32(bases.x + o.x)]) - mean) * rstd;
-        if (HAS_W) {
-            r *= f32(w[u32(i32(p.w_offset) + o.z)]);
+        write_scalar(bases, j, mean, rstd);
+    }
+}
+
+fn chunk_count(c: u32) -> f32 {
+    return f32(min(p.chunk_len, p.len - c * p.chunk_len));
+}
+
+@compute @workgroup_size(WG)
+fn norm_split_stats(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let row = row_of(wid);
+    if (row >= p.rows) {
+        return;
+    }
+    let base = row_bases(row).x;
+    let begin = wid.x * p.chunk_len;
+    let end = min(begin + p.chunk_len, p.len);
+    var mean = 0.0;
+    if (!RMS) {
+        var s = 0.0;
+        for (var j = begin + lid; j < end; j += WG) {
+            s += f32(x[u32(base + inner_offsets(j).x)]);
         }
-        if (HAS_B) {
-            r += f32(b[u32(i32(p.b_offset) + o.w)]);
+        mean = wg_sum(s, lid) / chunk_count(wid.x);
+    }
+    var sq = 0.0;
+    for (var j = begin + lid; j < end; j += WG) {
+        let d = f32(x[u32(base + inner_offsets(j).x)]) - mean;
+        sq += d * d;
+    }
+    let m2 = wg_sum(sq, lid);
+    if (lid == 0u) {
+        stats[row * p.chunks + wid.x] = vec2<f32>(mean, m2);
+    }
+}
+
+@compute @workgroup_size(WG)
+fn norm_split_write(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let row = row_of(wid);
+    if (row >= p.rows) {
+        return;
+    }
+    let bases = row_bases(row);
+    // Every chunk's workgroup combines the row's stats itself: the row's mean
+    // from the chunks' means, then the squared deviations of each chunk from
+    // it, each chunk's own plus count * (its mean - the row's mean)^2.
+    var mean = 0.0;
+    if (!RMS) {
+        var s = 0.0;
+        for (var c = lid; c < p.chunks; c += WG) {
+            s += chunk_count(c) * stats[row * p.chunks + c].x;
         }
-        y[u32(bases.y + o.y)] = {{T}}(r);
+        mean = mean_of(wg_sum(s, lid));
+    }
+    var sq = 0.0;
+    for (var c = lid; c < p.chunks; c += WG) {
+        let st = stats[row * p.chunks + c];
+        let d = st.x - mean;
+        sq += st.y + chunk_count(c) * d * d;
+    }
+    let rstd = rstd_of(wg_sum(sq, lid));
+    let begin = wid.x * p.chunk_len;
+    let end = min(begin + p.chunk_len, p.len);
+    for (var j = begin + lid; j < end; j += WG) {
+        write_scalar(bases, j, mean, rstd);
     }
 }

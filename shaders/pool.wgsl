@@ -2,6 +2,13 @@
 // max_pool2d / avg_pool2d: one invocation per output element.
 // global_avg_pool2d: one 64-wide workgroup per (n, c) plane, reduced in
 // workgroup memory.
+// Large windows (a software driver stops each invocation's loops after
+// 65,535 iterations, and one invocation per window would be slow anyway):
+// {max,avg}_pool2d_window: one 256-wide workgroup per output element,
+//   reduced in workgroup memory;
+// windows over chunk_len elements: {max,avg}_pool2d_chunks, the same per
+//   (chunk of the window, output element), partials to `parts`, then
+//   {max,avg}_pool2d_finish, one invocation per output folding its partials.
 // Substitutions: T (f32|f16; sums and comparisons run in f32), ENABLE.
 {{ENABLE}}
 
@@ -24,11 +31,15 @@ struct Params {
     include_pad: u32,
     in_s: vec4<i32>,
     out_s: vec4<i32>,
+    chunk_len: u32,    // window elements per workgroup (chunked kernels)
+    chunks: u32,
 };
 
 @group(0) @binding(0) var<storage, read> x: array<{{T}}>;
 @group(0) @binding(1) var<storage, read_write> y: array<{{T}}>;
 @group(0) @binding(2) var<uniform> p: Params;
+// Partial max or sum of chunk c of output i's window at i * chunks + c.
+@group(0) @binding(3) var<storage, read_write> parts: array<f32>;
 
 struct Window {
     base: i32,
@@ -88,11 +99,15 @@ fn avg_pool2d(@builtin(global_invocation_id) gid: vec3<u32>) {
     let h_hi = min(win.h0 + p.kh, p.h);
     let w_lo = max(win.w0, 0);
     let w_hi = min(win.w0 + p.kw, p.w);
+    // Each window row summed on its own, then added: the rounding error
+    // grows with the row length plus the row count, not their product.
     var sum = 0.0;
     for (var a = h_lo; a < h_hi; a++) {
+        var row_sum = 0.0;
         for (var b = w_lo; b < w_hi; b++) {
-            sum += f32(x[win.base + a * p.in_s.z + b * p.in_s.w]);
+            row_sum += f32(x[win.base + a * p.in_s.z + b * p.in_s.w]);
         }
+        sum += row_sum;
     }
     // Windows never reach past the padding, so with padding counted the
     // divisor is the full window.
@@ -117,7 +132,10 @@ fn global_avg_pool2d(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoca
     let base = i32(p.in_off) + i32(n) * p.in_s.x + i32(c) * p.in_s.y;
     let hw = u32(p.h * p.w);
     let flat = p.include_pad != 0u; // reused: spatial dims are one run of stride in_s.w
+    // Blocks of 32 values summed on their own, then added (see window_reduce).
     var sum = 0.0;
+    var block = 0.0;
+    var in_block = 0u;
     for (var e = lid.x; e < hw; e += 64u) {
         var idx: i32;
         if (flat) {
@@ -125,9 +143,15 @@ fn global_avg_pool2d(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoca
         } else {
             idx = i32(e / u32(p.w)) * p.in_s.z + i32(e % u32(p.w)) * p.in_s.w;
         }
-        sum += f32(x[base + idx]);
+        block += f32(x[base + idx]);
+        in_block++;
+        if (in_block == 32u) {
+            sum += block;
+            block = 0.0;
+            in_block = 0u;
+        }
     }
-    partial[lid.x] = sum;
+    partial[lid.x] = sum + block;
     workgroupBarrier();
     for (var s = 32u; s > 0u; s >>= 1u) {
         if (lid.x < s) {
@@ -138,4 +162,147 @@ fn global_avg_pool2d(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoca
     if (lid.x == 0u) {
         y[i32(p.out_off) + i32(n) * p.out_s.x + i32(c) * p.out_s.y] = {{T}}(partial[0] / f32(hw));
     }
+}
+
+// The part of output i's window inside the input: rows [lo.x, hi.x), columns [lo.y, hi.y).
+struct Clipped {
+    lo: vec2<i32>,
+    hi: vec2<i32>,
+};
+
+fn clipped(win: Window) -> Clipped {
+    var c: Clipped;
+    c.lo = vec2<i32>(max(win.h0, 0), max(win.w0, 0));
+    c.hi = vec2<i32>(min(win.h0 + p.kh, p.h), min(win.w0 + p.kw, p.w));
+    return c;
+}
+
+fn clipped_count(c: Clipped) -> u32 {
+    return u32(max(c.hi.x - c.lo.x, 0) * max(c.hi.y - c.lo.y, 0));
+}
+
+// NaN wins a max; padding never does (the identity is -inf).
+fn pool_fold(is_max: bool, acc: f32, v: f32) -> f32 {
+    if (is_max) {
+        return select(acc, v, v > acc || is_nan(v));
+    }
+    return acc + v;
+}
+
+// The output from a window's max or sum.
+fn pool_result(is_max: bool, acc: f32, c: Clipped) -> f32 {
+    if (is_max) {
+        return acc;
+    }
+    var count = p.kh * p.kw;
+    if (p.include_pad == 0u) {
+        count = i32(clipped_count(c));
+    }
+    return acc / f32(max(count, 1));
+}
+
+var<workgroup> wg_acc: array<f32, 256>;
+
+// Chunk `chunk` of output i's window, reduced over the workgroup (the
+// result is in invocation 0).
+fn window_reduce(is_max: bool, i: u32, chunk: u32, lid: u32) -> f32 {
+    let win = window(i);
+    let c = clipped(win);
+    let ww = u32(max(c.hi.y - c.lo.y, 1));
+    let begin = chunk * p.chunk_len;
+    let end = min(begin + p.chunk_len, clipped_count(c));
+    // Sums add blocks of 32 values, each summed on its own: the rounding
+    // error then grows with 32 + n / 32 rather than n.
+    var acc = select(0.0, bitcast<f32>(0xff800000u), is_max);
+    var block = acc;
+    var in_block = 0u;
+    for (var e = begin + lid; e < end; e += 256u) {
+        let a = c.lo.x + i32(e / ww);
+        let b = c.lo.y + i32(e % ww);
+        block = pool_fold(is_max, block, f32(x[win.base + a * p.in_s.z + b * p.in_s.w]));
+        in_block++;
+        if (in_block == 32u) {
+            acc = pool_fold(is_max, acc, block);
+            block = select(0.0, block, is_max);
+            in_block = 0u;
+        }
+    }
+    wg_acc[lid] = pool_fold(is_max, acc, block);
+    workgroupBarrier();
+    for (var s = 128u; s > 0u; s >>= 1u) {
+        if (lid < s) {
+            wg_acc[lid] = pool_fold(is_max, wg_acc[lid], wg_acc[lid + s]);
+        }
+        workgroupBarrier();
+    }
+    return wg_acc[0];
+}
+
+// One whole window per workgroup: the output.
+fn pool_window(is_max: bool, lid: u32, wid: vec3<u32>) {
+    let i = wid.z * p.row + wid.y;
+    // Uniform control flow: every invocation of a workgroup has the same output.
+    if (i >= p.total) {
+        return;
+    }
+    let r = window_reduce(is_max, i, 0u, lid);
+    if (lid == 0u) {
+        let win = window(i);
+        y[win.out_index] = {{T}}(pool_result(is_max, r, clipped(win)));
+    }
+}
+
+// One chunk of a window per workgroup: its partial.
+fn pool_chunk(is_max: bool, lid: u32, wid: vec3<u32>) {
+    let i = wid.z * p.row + wid.y;
+    if (i >= p.total) {
+        return;
+    }
+    let r = window_reduce(is_max, i, wid.x, lid);
+    if (lid == 0u) {
+        parts[i * p.chunks + wid.x] = r;
+    }
+}
+
+fn pool_finish(is_max: bool, gid: vec3<u32>) {
+    let i = gid.y * p.row + gid.x;
+    if (i >= p.total) {
+        return;
+    }
+    let win = window(i);
+    var acc = select(0.0, bitcast<f32>(0xff800000u), is_max);
+    for (var k = 0u; k < p.chunks; k++) {
+        acc = pool_fold(is_max, acc, parts[i * p.chunks + k]);
+    }
+    y[win.out_index] = {{T}}(pool_result(is_max, acc, clipped(win)));
+}
+
+@compute @workgroup_size(256)
+fn max_pool2d_window(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    pool_window(true, lid, wid);
+}
+
+@compute @workgroup_size(256)
+fn avg_pool2d_window(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    pool_window(false, lid, wid);
+}
+
+@compute @workgroup_size(256)
+fn max_pool2d_chunks(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    pool_chunk(true, lid, wid);
+}
+
+@compute @workgroup_size(256)
+fn avg_pool2d_chunks(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    pool_chunk(false, lid, wid);
+}
+
+@compute @workgroup_size(256)
+fn max_pool2d_finish(@builtin(global_invocation_id) gid: vec3<u32>) {
+    pool_finish(true, gid);
+}
+
+@compute @workgroup_size(256)
+fn avg_pool2d_finish(@builtin(global_invocation_id) gid: vec3<u32>) {
+    pool_finish(false, gid);
 }

@@ -13,9 +13,20 @@
 // subgroup butterfly (sg_* primitives appended to this file; one-lane
 // no-ops without subgroups), then a tree in workgroup memory.
 //
+// Variance and standard deviation take two such reductions: OP_SHIFT
+// stores each row's mean after the partials (partials[rows * chunks + row]),
+// then OP_VAR / OP_STD sum (x - mean) and (x - mean)^2 and finish with
+// (S2 - S1^2 / n) / (n - ddof), exact whatever the mean's rounding error.
+//
+// Float sums are compensated: a State carries the rounding error of each
+// running sum (an error-free addition), and partial States merge their
+// sums error-free too.
+// NaN propagates through MAX and MIN; ARGMAX and ARGMIN pick the first NaN.
+//
 // Substitutions: T (input scalar), ACC (accumulator: f32, i32 or u32), OUT
 // (output scalar), OP (see below), WG (workgroup size, a power of two),
-// LOWEST / HIGHEST (ACC's extreme values, as WGSL expressions).
+// LOWEST / HIGHEST (ACC's extreme values, as WGSL expressions), FLOAT
+// (whether ACC is f32).
 
 const OP_SUM: u32 = 0u;
 const OP_MEAN: u32 = 1u;
@@ -26,16 +37,21 @@ const OP_ARGMAX: u32 = 5u;
 const OP_ARGMIN: u32 = 6u;
 const OP_VAR: u32 = 7u;
 const OP_STD: u32 = 8u;
+const OP_SHIFT: u32 = 9u; // first pass of OP_VAR / OP_STD: the row means
 
 const OP: u32 = {{OP}};
 const WG: u32 = {{WG}};
 const NONE: u32 = 0xffffffffu;
+const FLOAT: bool = {{FLOAT}};
 
-// v: running value (sum, extreme, product; Welford mean); w: Welford M2;
-// n: arg index (NONE until one is seen) or Welford count.
+// v: running value (sum, extreme, product; var: sum of x - mean);
+// w: var: sum of (x - mean)^2; cv, cw: the rounding errors of the sums v
+// and w; n: arg index (NONE until one is seen).
 struct State {
     v: {{ACC}},
     w: {{ACC}},
+    cv: {{ACC}},
+    cw: {{ACC}},
     n: u32,
 }
 
@@ -50,7 +66,7 @@ struct Params {
     red_rank: u32,
     unbiased: u32,
     k_total_f: f32,
-    _pad0: u32,
+    zero: u32, // 0, unknown to the compiler: see opaque()
     _pad1: u32,
     kept_shape: array<vec4<u32>, 2>,
     kept_in: array<vec4<i32>, 2>,
@@ -69,7 +85,7 @@ var<workgroup> wg_states: array<State, WG>;
 var<workgroup> wg_lanes: u32;
 
 fn identity() -> State {
-    var s = State({{ACC}}(0), {{ACC}}(0), 0u);
+    var s = State({{ACC}}(0), {{ACC}}(0), {{ACC}}(0), {{ACC}}(0), 0u);
     if (OP == OP_PROD) {
         s.v = {{ACC}}(1);
     } else if (OP == OP_MAX || OP == OP_ARGMAX) {
@@ -82,77 +98,144 @@ fn identity() -> State {
     return s;
 }
 
-// Fold element `k` of the row (value `a`) into `s`; a thread sees its k in increasing order.
-fn accumulate(s_in: State, a: {{ACC}}, k: u32) -> State {
+// By bits: drivers may assume that no NaN occurs and fold comparisons.
+fn is_nan(x: {{ACC}}) -> bool {
+    return FLOAT && (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+fn is_finite(x: {{ACC}}) -> bool {
+    return !FLOAT || (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
+}
+
+// x, through an integer OR with a zero the compiler cannot see: drivers
+// that treat float additions as associative (Mesa's NIR does) would
+// otherwise simplify two_sum's error term to 0.
+fn opaque(x: {{ACC}}) -> {{ACC}} {
+    return bitcast<{{ACC}}>(bitcast<u32>(x) | p.zero);
+}
+
+// a + b and its exact rounding error (Fast2Sum on the operands ordered by
+// magnitude; 0 for integers).
+fn two_sum(a: {{ACC}}, b: {{ACC}}) -> vec2<{{ACC}}> {
+    let a_big = abs(a) >= abs(b);
+    let hi = select(b, a, a_big);
+    let lo = select(a, b, a_big);
+    let s = opaque(hi + lo);
+    return vec2<{{ACC}}>(s, lo - (s - hi));
+}
+
+// A compensated sum's value: the error terms are meaningless once the sum
+// is infinite or NaN, and must not turn inf into NaN.
+fn total(sum: {{ACC}}, err: {{ACC}}) -> {{ACC}} {
+    return select(sum, sum + err, is_finite(sum));
+}
+
+// max and min that return NaN when either operand is NaN.
+fn max_nan(a: {{ACC}}, b: {{ACC}}) -> {{ACC}} {
+    return select(max(a, b), a + b, is_nan(a) || is_nan(b));
+}
+fn min_nan(a: {{ACC}}, b: {{ACC}}) -> {{ACC}} {
+    return select(min(a, b), a + b, is_nan(a) || is_nan(b));
+}
+
+// ARGMAX / ARGMIN order: NaN before everything, then the larger (ARGMAX) or
+// smaller (ARGMIN) value; equal values (NaNs alike) go to the lower index.
+fn arg_before(a: {{ACC}}, b: {{ACC}}) -> bool {
+    if (is_nan(b)) {
+        return false;
+    }
+    if (is_nan(a)) {
+        return true;
+    }
+    if (OP == OP_ARGMAX) {
+        return a > b;
+    }
+    return a < b;
+}
+fn arg_tied(a: {{ACC}}, b: {{ACC}}) -> bool {
+    return (is_nan(a) && is_nan(b)) || (!is_nan(a) && !is_nan(b) && a == b);
+}
+
+// Fold element `k` of the row (value `a`) into `s`; a thread sees its k in
+// increasing order. `shift` is the row's mean for OP_VAR / OP_STD.
+fn accumulate(s_in: State, a: {{ACC}}, k: u32, shift: {{ACC}}) -> State {
     var s = s_in;
-    if (OP == OP_SUM || OP == OP_MEAN) {
-        s.v += a;
+    if (OP == OP_SUM || OP == OP_MEAN || OP == OP_SHIFT) {
+        s = add_v(s, a);
     } else if (OP == OP_MAX) {
-        s.v = max(s.v, a);
+        s.v = max_nan(s.v, a);
     } else if (OP == OP_MIN) {
-        s.v = min(s.v, a);
+        s.v = min_nan(s.v, a);
     } else if (OP == OP_PROD) {
         s.v *= a;
-    } else if (OP == OP_ARGMAX) {
-        if (s.n == NONE || a > s.v) {
-            s.v = a;
-            s.n = k;
-        }
-    } else if (OP == OP_ARGMIN) {
-        if (s.n == NONE || a < s.v) {
+    } else if (OP == OP_ARGMAX || OP == OP_ARGMIN) {
+        if (s.n == NONE || arg_before(a, s.v)) {
             s.v = a;
             s.n = k;
         }
     } else {
-        s.n += 1u;
-        let d = a - s.v;
-        s.v += d / {{ACC}}(s.n);
-        s.w += d * (a - s.v);
+        let d = a - shift;
+        s = add_w(add_v(s, d), d * d);
     }
+    return s;
+}
+
+// Add x to the compensated sum v (w), keeping the rounding error in cv (cw).
+fn add_v(s_in: State, x: {{ACC}}) -> State {
+    var s = s_in;
+    let t = two_sum(s.v, x);
+    s.v = t.x;
+    s.cv += t.y;
+    return s;
+}
+fn add_w(s_in: State, x: {{ACC}}) -> State {
+    var s = s_in;
+    let t = two_sum(s.w, x);
+    s.w = t.x;
+    s.cw += t.y;
     return s;
 }
 
 // Merge two partial States (order-independent for arg ops: ties go to the lower index).
 fn combine(a: State, b: State) -> State {
     var s = a;
-    if (OP == OP_SUM || OP == OP_MEAN) {
-        s.v = a.v + b.v;
+    if (OP == OP_SUM || OP == OP_MEAN || OP == OP_SHIFT || OP == OP_VAR || OP == OP_STD) {
+        let t = two_sum(a.v, b.v);
+        s.v = t.x;
+        s.cv = a.cv + b.cv + t.y;
+        if (OP == OP_VAR || OP == OP_STD) {
+            let u = two_sum(a.w, b.w);
+            s.w = u.x;
+            s.cw = a.cw + b.cw + u.y;
+        }
     } else if (OP == OP_MAX) {
-        s.v = max(a.v, b.v);
+        s.v = max_nan(a.v, b.v);
     } else if (OP == OP_MIN) {
-        s.v = min(a.v, b.v);
+        s.v = min_nan(a.v, b.v);
     } else if (OP == OP_PROD) {
         s.v = a.v * b.v;
     } else if (OP == OP_ARGMAX || OP == OP_ARGMIN) {
-        var better = b.v > a.v;
-        if (OP == OP_ARGMIN) {
-            better = b.v < a.v;
-        }
-        if (b.n != NONE && (a.n == NONE || better || (b.v == a.v && b.n < a.n))) {
+        if (b.n != NONE && (a.n == NONE || arg_before(b.v, a.v) || (arg_tied(a.v, b.v) && b.n < a.n))) {
             s = b;
-        }
-    } else {
-        // Chan et al.'s parallel combination of Welford states.
-        let n = a.n + b.n;
-        if (b.n == 0u) {
-            s = a;
-        } else if (a.n == 0u) {
-            s = b;
-        } else {
-            let na = {{ACC}}(a.n);
-            let nb = {{ACC}}(b.n);
-            let nt = {{ACC}}(n);
-            let d = b.v - a.v;
-            s.v = a.v + d * (nb / nt);
-            s.w = a.w + b.w + d * d * (na * nb / nt);
-            s.n = n;
         }
     }
     return s;
 }
 
-fn shuffled(s: State, mask: u32) -> State {
-    return State(sg_xor_{{ACC}}(s.v, mask), sg_xor_{{ACC}}(s.w, mask), sg_xor_u32(s.n, mask));
+// The State of lane `lane ^ mask`: only the fields this OP uses travel.
+fn shuffled(s_in: State, mask: u32) -> State {
+    var s = s_in;
+    s.v = sg_xor_{{ACC}}(s.v, mask);
+    if (OP == OP_SUM || OP == OP_MEAN || OP == OP_SHIFT || OP == OP_VAR || OP == OP_STD) {
+        s.cv = sg_xor_{{ACC}}(s.cv, mask);
+    }
+    if (OP == OP_VAR || OP == OP_STD) {
+        s.w = sg_xor_{{ACC}}(s.w, mask);
+        s.cw = sg_xor_{{ACC}}(s.cw, mask);
+    }
+    if (OP == OP_ARGMAX || OP == OP_ARGMIN) {
+        s.n = sg_xor_u32(s.n, mask);
+    }
+    return s;
 }
 
 // The workgroup's combined State, valid in invocation 0.
@@ -227,6 +310,19 @@ fn row_of(wid: vec3<u32>) -> u32 {
     return wid.z * p.rows_per_y + wid.y;
 }
 
+// Where OP_SHIFT leaves a row's mean, after the rows' partials.
+fn shift_slot(row: u32) -> u32 {
+    return p.rows * p.chunks + row;
+}
+
+// The value OP_VAR / OP_STD subtract from the row's elements: its mean.
+fn row_shift(row: u32) -> {{ACC}} {
+    if (OP == OP_VAR || OP == OP_STD) {
+        return partials[shift_slot(row)].v;
+    }
+    return {{ACC}}(0);
+}
+
 @compute @workgroup_size(WG)
 fn reduce_strided(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     let row = row_of(wid);
@@ -234,10 +330,11 @@ fn reduce_strided(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_
         return;
     }
     let base = i32(p.in_offset) + kept_offsets(row).x;
+    let shift = row_shift(row);
     var s = identity();
     let step = p.chunks * WG;
     for (var k = wid.x * WG + lid; k < p.k_total; k += step) {
-        s = accumulate(s, {{ACC}}(x[u32(base + reduced_offset(k))]), k);
+        s = accumulate(s, {{ACC}}(x[u32(base + reduced_offset(k))]), k, shift);
     }
     s = wg_reduce(s, lid);
     if (lid == 0u) {
@@ -256,23 +353,33 @@ fn reduce_columns(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_
         return;
     }
     let base = i32(p.in_offset) + kept_offsets(row).x;
+    let shift = row_shift(row);
     var s = identity();
     for (var k = wid.x; k < p.k_total; k += p.chunks) {
-        s = accumulate(s, {{ACC}}(x[u32(base + reduced_offset(k))]), k);
+        s = accumulate(s, {{ACC}}(x[u32(base + reduced_offset(k))]), k, shift);
     }
     partials[row * p.chunks + wid.x] = s;
 }
 
-fn accumulate4(s_in: State, v: vec4<{{T}}>, k: u32) -> State {
+fn accumulate4(s: State, v: vec4<{{T}}>, k: u32, shift: {{ACC}}) -> State {
     let a = vec4<{{ACC}}>(v);
-    if (OP == OP_SUM || OP == OP_MEAN) {
-        // Pairwise: a shorter dependency chain, and a little more accurate.
-        var s = s_in;
-        s.v += (a.x + a.y) + (a.z + a.w);
-        return s;
+    // Sums: the four values pairwise (within 2^-23 of their absolute sum),
+    // then one compensated addition: the bound stays independent of the
+    // length, at a quarter of the cost.
+    if (OP == OP_SUM || OP == OP_MEAN || OP == OP_SHIFT) {
+        return add_v(s, (a.x + a.y) + (a.z + a.w));
     }
-    let s = s_in;
-    return accumulate(accumulate(accumulate(accumulate(s, a.x, k), a.y, k + 1u), a.z, k + 2u), a.w, k + 3u);
+    if (OP == OP_VAR || OP == OP_STD) {
+        let d = a - vec4<{{ACC}}>(shift);
+        let d2 = d * d;
+        return add_w(add_v(s, (d.x + d.y) + (d.z + d.w)), (d2.x + d2.y) + (d2.z + d2.w));
+    }
+    return accumulate(
+        accumulate(accumulate(accumulate(s, a.x, k, shift), a.y, k + 1u, shift), a.z, k + 2u, shift),
+        a.w,
+        k + 3u,
+        shift,
+    );
 }
 
 // The reduced range is contiguous and each row starts 4-aligned: vec4 loads,
@@ -286,6 +393,7 @@ fn reduce_vec4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
     let base = u32(i32(p.in_offset) + kept_offsets(row).x);
     let base4 = base / 4u;
     let k4 = p.k_total / 4u;
+    let shift = row_shift(row);
     var s = identity();
     let step = p.chunks * WG;
     var i = wid.x * WG + lid;
@@ -294,17 +402,17 @@ fn reduce_vec4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
         let b = xv[base4 + i + step];
         let c = xv[base4 + i + 2u * step];
         let d = xv[base4 + i + 3u * step];
-        s = accumulate4(s, a, 4u * i);
-        s = accumulate4(s, b, 4u * (i + step));
-        s = accumulate4(s, c, 4u * (i + 2u * step));
-        s = accumulate4(s, d, 4u * (i + 3u * step));
+        s = accumulate4(s, a, 4u * i, shift);
+        s = accumulate4(s, b, 4u * (i + step), shift);
+        s = accumulate4(s, c, 4u * (i + 2u * step), shift);
+        s = accumulate4(s, d, 4u * (i + 3u * step), shift);
     }
     for (; i < k4; i += step) {
-        s = accumulate4(s, xv[base4 + i], 4u * i);
+        s = accumulate4(s, xv[base4 + i], 4u * i, shift);
     }
     let tail = 4u * k4 + lid;
     if (wid.x == 0u && tail < p.k_total) {
-        s = accumulate(s, {{ACC}}(x[base + tail]), tail);
+        s = accumulate(s, {{ACC}}(x[base + tail]), tail, shift);
     }
     s = wg_reduce(s, lid);
     if (lid == 0u) {
@@ -316,23 +424,34 @@ fn nan_f32() -> f32 {
     return bitcast<f32>(0x7fc00000u);
 }
 
+fn mean_of(s: State) -> f32 {
+    return select(nan_f32(), f32(total(s.v, s.cv)) / p.k_total_f, p.k_total > 0u);
+}
+
 fn finish(s: State) -> {{OUT}} {
     if (OP == OP_ARGMAX || OP == OP_ARGMIN) {
         return {{OUT}}(s.n);
     }
-    var r = f32(s.v);
+    if (OP == OP_SUM) {
+        return {{OUT}}(total(s.v, s.cv));
+    }
     if (OP == OP_MEAN) {
-        r = select(nan_f32(), r / p.k_total_f, p.k_total > 0u);
-    } else if (OP == OP_VAR || OP == OP_STD) {
-        let denom = f32(s.n) - f32(p.unbiased);
-        r = select(nan_f32(), f32(s.w) / denom, denom > 0.0);
+        return {{OUT}}(mean_of(s));
+    }
+    if (OP == OP_VAR || OP == OP_STD) {
+        let n = p.k_total_f;
+        let s1 = f32(total(s.v, s.cv));
+        let denom = n - f32(p.unbiased);
+        var r = (f32(total(s.w, s.cw)) - s1 * (s1 / n)) / denom;
+        // Rounding can leave a zero variance slightly negative.
+        r = select(r, 0.0, r < 0.0 && (bitcast<u32>(r) & 0x7fffffffu) <= 0x7f800000u);
+        r = select(nan_f32(), r, denom > 0.0);
         if (OP == OP_STD) {
             r = sqrt(r);
         }
-    } else {
-        return {{OUT}}(s.v);
+        return {{OUT}}(r);
     }
-    return {{OUT}}(r);
+    return {{OUT}}(s.v);
 }
 
 @compute @workgroup_size(WG)
@@ -347,6 +466,12 @@ fn reduce_finish(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_i
     }
     s = wg_reduce(s, lid);
     if (lid == 0u) {
-        out[u32(i32(p.out_offset) + kept_offsets(row).y)] = finish(s);
+        if (OP == OP_SHIFT) {
+            var m = identity();
+            m.v = {{ACC}}(mean_of(s));
+            partials[shift_slot(row)] = m;
+        } else {
+            out[u32(i32(p.out_offset) + kept_offsets(row).y)] = finish(s);
+        }
     }
 }

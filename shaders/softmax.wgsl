@@ -1,13 +1,23 @@
 {{ENABLES}}
-// Softmax and log-softmax along one axis, one workgroup per row.
+// Softmax and log-softmax along one axis.
 // Row `row` starts at in_offset + outer offset (outer dims decoded from the
 // row number) and its element j lies j * in_stride further; likewise out.
 //
+// One workgroup per row:
 // softmax_cached: rows contiguous and 4-aligned, at most WG * CACHE vec4s:
 //   the row is read once into registers; max, sum of exp, then write.
 // softmax_vec4: contiguous, 4-aligned, longer rows: an online max+sum pass
 //   (rescaling the sum when the max grows), then a pass that writes.
 // softmax_strided: any layout, the same two passes with scalar loads.
+// Rows too long for one workgroup (a software driver stops each invocation's
+// loops after 65,535 iterations) are cut into chunks of chunk_len elements,
+// one workgroup per (chunk, row):
+// softmax_split_stats: each chunk's (max, sum of exp(x - max)) to `stats`;
+// softmax_split_write: every chunk folds its row's stats, then writes.
+//
+// NaN anywhere in a row makes the whole row NaN: the running sum becomes NaN
+// and stays so (the max never takes a NaN). Log-softmax is (x - max) -
+// log(sum), so large logits lose no precision to max + log(sum).
 //
 // Substitutions: T (f32 or f16), WG (power of two), CACHE (vec4 slots per
 // invocation), LOG (true for log-softmax), ENABLES. wg_max / wg_sum come
@@ -26,6 +36,8 @@ struct Params {
     out_offset: u32,
     in_stride: i32,
     out_stride: i32,
+    chunk_len: u32,
+    chunks: u32,
     outer_shape: array<vec4<u32>, 2>,
     outer_in: array<vec4<i32>, 2>,
     outer_out: array<vec4<i32>, 2>,
@@ -36,9 +48,20 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> y: array<{{T}}>;
 @group(0) @binding(3) var<uniform> p: Params;
 @group(0) @binding(4) var<storage, read_write> yv: array<vec4<{{T}}>>;
+// (max, sum) of chunk c of row r at r * chunks + c.
+@group(0) @binding(5) var<storage, read_write> stats: array<vec2<f32>>;
 
 fn neg_inf() -> f32 {
     return bitcast<f32>(0xff800000u);
+}
+
+// By bits, so that no fast-math assumption folds it away.
+fn is_nan(v: f32) -> bool {
+    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+fn any_nan4(v: vec4<f32>) -> bool {
+    return any((bitcast<vec4<u32>>(v) & vec4<u32>(0x7fffffffu)) > vec4<u32>(0x7f800000u));
 }
 
 // Element offsets of the row's first element in x and y.
@@ -58,15 +81,69 @@ fn max4(v: vec4<f32>) -> f32 {
     return max(max(v.x, v.y), max(v.z, v.w));
 }
 
+// Fold one value into a running (max, sum of exp(x - max)).
+fn fold(ms: vec2<f32>, v: f32) -> vec2<f32> {
+    if (is_nan(v)) {
+        return vec2<f32>(ms.x, v);
+    }
+    var m = ms.x;
+    var s = ms.y;
+    if (v > m) {
+        s *= exp(m - v);
+        m = v;
+    }
+    if (m > neg_inf()) {
+        s += exp(v - m);
+    }
+    return vec2<f32>(m, s);
+}
+
+fn fold4(ms: vec2<f32>, v: vec4<f32>) -> vec2<f32> {
+    if (any_nan4(v)) {
+        return vec2<f32>(ms.x, bitcast<f32>(0x7fc00000u));
+    }
+    var m = ms.x;
+    var s = ms.y;
+    let mv = max4(v);
+    if (mv > m) {
+        s *= exp(m - mv);
+        m = mv;
+    }
+    if (m > neg_inf()) {
+        let e = exp(v - m);
+        s += (e.x + e.y) + (e.z + e.w);
+    }
+    return vec2<f32>(m, s);
+}
+
+// A running pair's sum rescaled to the max `to` (NaN sums stay NaN).
+fn rescaled(ms: vec2<f32>, to: f32) -> f32 {
+    if (ms.x > neg_inf() || is_nan(ms.y)) {
+        return ms.y * exp(ms.x - to);
+    }
+    return 0.0;
+}
+
 // Fold a running (max, sum of exp(x - max)) pair over the workgroup: every
 // invocation gets the row's max and sum.
-fn wg_max_sum(m: f32, s: f32, lid: u32) -> vec2<f32> {
-    let row_max = wg_max(m, lid);
-    var scaled = 0.0;
-    if (m > neg_inf()) {
-        scaled = s * exp(m - row_max);
+fn wg_max_sum(ms: vec2<f32>, lid: u32) -> vec2<f32> {
+    let row_max = wg_max(ms.x, lid);
+    return vec2<f32>(row_max, wg_sum(rescaled(ms, row_max), lid));
+}
+
+// Softmax (or log-softmax) of v given the row's max and sum.
+fn result(v: f32, ms: vec2<f32>, inv: f32, lg: f32) -> f32 {
+    if (LOG) {
+        return (v - ms.x) - lg;
     }
-    return vec2<f32>(row_max, wg_sum(scaled, lid));
+    return exp(v - ms.x) * inv;
+}
+
+fn result4(v: vec4<f32>, ms: vec2<f32>, inv: f32, lg: f32) -> vec4<f32> {
+    if (LOG) {
+        return (v - ms.x) - lg;
+    }
+    return exp(v - ms.x) * inv;
 }
 
 fn row_of(wid: vec3<u32>) -> u32 {
@@ -94,7 +171,8 @@ fn softmax_cached(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_
     }
     m = wg_max(m, lid);
     // The exponentials are computed again when writing rather than stored
-    // back into `cache`, which stays read-only once loaded.
+    // back into `cache`, which stays read-only once loaded. A NaN, whatever
+    // max() made of it, turns the sum NaN here.
     var s = 0.0;
     for (var c = 0u; c < CACHE; c++) {
         let i = c * WG + lid;
@@ -103,17 +181,13 @@ fn softmax_cached(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_
             s += (e.x + e.y) + (e.z + e.w);
         }
     }
-    s = wg_sum(s, lid);
-    let shift = m + log(s);
-    let inv = 1.0 / s;
+    let ms = vec2<f32>(m, wg_sum(s, lid));
+    let inv = 1.0 / ms.y;
+    let lg = log(ms.y);
     for (var c = 0u; c < CACHE; c++) {
         let i = c * WG + lid;
         if (i < len4) {
-            if (LOG) {
-                yv[out4 + i] = vec4<{{T}}>(cache[c] - shift);
-            } else {
-                yv[out4 + i] = vec4<{{T}}>(exp(cache[c] - m) * inv);
-            }
+            yv[out4 + i] = vec4<{{T}}>(result4(cache[c], ms, inv, lg));
         }
     }
 }
@@ -128,30 +202,15 @@ fn softmax_vec4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id
     let in4 = u32(bases.x) / 4u;
     let out4 = u32(bases.y) / 4u;
     let len4 = p.len / 4u;
-    var m = neg_inf();
-    var s = 0.0;
+    var part = vec2<f32>(neg_inf(), 0.0);
     for (var i = lid; i < len4; i += WG) {
-        let v = vec4<f32>(xv[in4 + i]);
-        let mv = max4(v);
-        if (mv > m) {
-            s *= exp(m - mv);
-            m = mv;
-        }
-        if (m > neg_inf()) {
-            let e = exp(v - m);
-            s += (e.x + e.y) + (e.z + e.w);
-        }
+        part = fold4(part, vec4<f32>(xv[in4 + i]));
     }
-    let ms = wg_max_sum(m, s, lid);
-    let shift = ms.x + log(ms.y);
+    let ms = wg_max_sum(part, lid);
     let inv = 1.0 / ms.y;
+    let lg = log(ms.y);
     for (var i = lid; i < len4; i += WG) {
-        let v = vec4<f32>(xv[in4 + i]);
-        if (LOG) {
-            yv[out4 + i] = vec4<{{T}}>(v - shift);
-        } else {
-            yv[out4 + i] = vec4<{{T}}>(exp(v - ms.x) * inv);
-        }
+        yv[out4 + i] = vec4<{{T}}>(result4(vec4<f32>(xv[in4 + i]), ms, inv, lg));
     }
 }
 
@@ -162,27 +221,59 @@ fn softmax_strided(@builtin(local_invocation_index) lid: u32, @builtin(workgroup
         return;
     }
     let bases = row_bases(row);
-    var m = neg_inf();
-    var s = 0.0;
+    var part = vec2<f32>(neg_inf(), 0.0);
     for (var j = lid; j < p.len; j += WG) {
-        let v = f32(x[u32(bases.x + i32(j) * p.in_stride)]);
-        if (v > m) {
-            s *= exp(m - v);
-            m = v;
-        }
-        if (m > neg_inf()) {
-            s += exp(v - m);
-        }
+        part = fold(part, f32(x[u32(bases.x + i32(j) * p.in_stride)]));
     }
-    let ms = wg_max_sum(m, s, lid);
-    let shift = ms.x + log(ms.y);
+    let ms = wg_max_sum(part, lid);
     let inv = 1.0 / ms.y;
+    let lg = log(ms.y);
     for (var j = lid; j < p.len; j += WG) {
         let v = f32(x[u32(bases.x + i32(j) * p.in_stride)]);
-        var r = exp(v - ms.x) * inv;
-        if (LOG) {
-            r = v - shift;
-        }
-        y[u32(bases.y + i32(j) * p.out_stride)] = {{T}}(r);
+        y[u32(bases.y + i32(j) * p.out_stride)] = {{T}}(result(v, ms, inv, lg));
+    }
+}
+
+@compute @workgroup_size(WG)
+fn softmax_split_stats(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let row = row_of(wid);
+    if (row >= p.rows) {
+        return;
+    }
+    let base = row_bases(row).x;
+    let begin = wid.x * p.chunk_len;
+    let end = min(begin + p.chunk_len, p.len);
+    var part = vec2<f32>(neg_inf(), 0.0);
+    for (var j = begin + lid; j < end; j += WG) {
+        part = fold(part, f32(x[u32(base + i32(j) * p.in_stride)]));
+    }
+    let ms = wg_max_sum(part, lid);
+    if (lid == 0u) {
+        stats[row * p.chunks + wid.x] = ms;
+    }
+}
+
+@compute @workgroup_size(WG)
+fn softmax_split_write(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let row = row_of(wid);
+    if (row >= p.rows) {
+        return;
+    }
+    let bases = row_bases(row);
+    // Every chunk's workgroup combines the row's stats itself: no third pass.
+    var part = vec2<f32>(neg_inf(), 0.0);
+    for (var c = lid; c < p.chunks; c += WG) {
+        let other = stats[row * p.chunks + c];
+        let m = max(part.x, other.x);
+        part = vec2<f32>(m, rescaled(part, m) + rescaled(other, m));
+    }
+    let ms = wg_max_sum(part, lid);
+    let inv = 1.0 / ms.y;
+    let lg = log(ms.y);
+    let begin = wid.x * p.chunk_len;
+    let end = min(begin + p.chunk_len, p.len);
+    for (var j = begin + lid; j < end; j += WG) {
+        let v = f32(x[u32(bases.x + i32(j) * p.in_stride)]);
+        y[u32(bases.y + i32(j) * p.out_stride)] = {{T}}(result(v, ms, inv, lg));
     }
 }

@@ -6,6 +6,7 @@
 /// Every shader file, by name (used by the naga validation test).
 pub const ALL: &[(&str, &str)] = &[
     ("fill.wgsl", include_str!("../shaders/fill.wgsl")),
+    ("indirect_counts.wgsl", include_str!("../shaders/indirect_counts.wgsl")),
     ("gemm_coop_f16.wgsl", include_str!("../shaders/gemm_coop_f16.wgsl")),
     ("norm.wgsl", include_str!("../shaders/norm.wgsl")),
     ("norm_batch.wgsl", include_str!("../shaders/norm_batch.wgsl")),
@@ -15,6 +16,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("reduce_wg_subgroups.wgsl", include_str!("../shaders/reduce_wg_subgroups.wgsl")),
     ("softmax.wgsl", include_str!("../shaders/softmax.wgsl")),
     ("matmul.wgsl", include_str!("../shaders/matmul.wgsl")),
+    ("gemm_split_sum.wgsl", include_str!("../shaders/gemm_split_sum.wgsl")),
     ("conv.wgsl", include_str!("../shaders/conv.wgsl")),
     ("conv_direct.wgsl", include_str!("../shaders/conv_direct.wgsl")),
     ("conv_init.wgsl", include_str!("../shaders/conv_init.wgsl")),

@@ -1,7 +1,8 @@
 # cmake -P script: install the build to a temporary prefix, move the prefix,
 # then build and run c-tests/package against the moved copy with
 # find_package (shared and static) and, if pkg-config is installed, with
-# pkg-config. Inputs: BUILD_DIR WORK_DIR PROJECT_DIR GENERATOR C_COMPILER.
+# pkg-config, and a C++ consumer of wgcompute.hpp when CXX_COMPILER is set.
+# Inputs: BUILD_DIR WORK_DIR PROJECT_DIR GENERATOR C_COMPILER [CXX_COMPILER].
 
 function(run_checked)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -19,7 +20,7 @@ file(MAKE_DIRECTORY "${WORK_DIR}")
 run_checked(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${stage}")
 file(RENAME "${stage}" "${moved}")
 
-foreach(f include/wgcompute.h lib/libwgcompute.a lib/cmake/wgcompute/wgcompute-config.cmake
+foreach(f include/wgcompute.h include/wgcompute.hpp lib/libwgcompute.a lib/cmake/wgcompute/wgcompute-config.cmake
           lib/cmake/wgcompute/wgcompute-config-version.cmake lib/pkgconfig/wgcompute.pc)
   if(NOT EXISTS "${moved}/${f}")
     message(FATAL_ERROR "missing from the installed prefix: ${f}")
@@ -47,12 +48,20 @@ endforeach()
 
 # CMake: find_package from the moved prefix, shared and static.
 set(build "${WORK_DIR}/consumer-cmake")
+set(cxx_args "")
+if(CXX_COMPILER)
+  set(cxx_args "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" -DWGC_CONSUMER_CXX=ON)
+endif()
 run_checked(${CMAKE_COMMAND} -S "${PROJECT_DIR}" -B "${build}" -G "${GENERATOR}"
-  "-DCMAKE_C_COMPILER=${C_COMPILER}" "-DCMAKE_PREFIX_PATH=${moved}" -DCMAKE_BUILD_TYPE=Release)
+  "-DCMAKE_C_COMPILER=${C_COMPILER}" ${cxx_args} "-DCMAKE_PREFIX_PATH=${moved}" -DCMAKE_BUILD_TYPE=Release)
 run_checked(${CMAKE_COMMAND} --build "${build}")
 run_checked("${build}/consumer_shared")
 run_checked("${build}/consumer_static")
 message("find_package(wgcompute): shared and static consumers ran")
+if(CXX_COMPILER)
+  run_checked("${build}/consumer_cpp")
+  message("find_package(wgcompute): the C++ consumer of wgcompute.hpp ran")
+endif()
 
 # pkg-config, when present: shared, and static through Libs.private.
 find_program(PKG_CONFIG pkg-config)

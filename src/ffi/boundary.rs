@@ -5,23 +5,51 @@
 
 use super::status::WgcStatus;
 use crate::error::{Error, Result};
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 thread_local! {
-    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+    // A raw pointer in a `Cell` has no destructor, so it stays usable while
+    // the thread's storage is being torn down: a call made from a thread-exit
+    // (pthread key) destructor can still record and read its message.
+    static LAST_ERROR: Cell<*mut c_char> = const { Cell::new(std::ptr::null_mut()) };
+    static FREE_AT_EXIT: FreeLastError = const { FreeLastError };
+}
+
+/// Frees the thread's last message when the thread exits. A message set
+/// after this ran (from a later thread-exit destructor) is freed by the next
+/// one set, so at most one small string per such thread is never freed.
+struct FreeLastError;
+
+impl Drop for FreeLastError {
+    fn drop(&mut self) {
+        let p = LAST_ERROR.with(|c| c.replace(std::ptr::null_mut()));
+        if !p.is_null() {
+            drop(unsafe { CString::from_raw(p) });
+        }
+    }
 }
 
 fn set_last_error(msg: String) {
-    let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
-    LAST_ERROR.with(|e| *e.borrow_mut() = c);
+    let new = CString::new(msg.replace('\0', " ")).unwrap_or_default().into_raw();
+    let old = LAST_ERROR.with(|c| c.replace(new));
+    if !old.is_null() {
+        drop(unsafe { CString::from_raw(old) });
+    }
+    // Registers the destructor on first use; fails harmlessly during thread exit.
+    let _ = FREE_AT_EXIT.try_with(|_| ());
 }
 
 /// The calling thread's last error message; valid until its next failing call.
 pub(crate) fn last_error_ptr() -> *const c_char {
-    LAST_ERROR.with(|e| e.borrow().as_ptr())
+    let p = LAST_ERROR.with(|c| c.get());
+    if p.is_null() {
+        c"".as_ptr()
+    } else {
+        p
+    }
 }
 
 /// Run an export's body: errors become a status and a message, panics become
@@ -149,45 +177,4 @@ pub(crate) unsafe fn bytes_mut<'a>(p: *mut u8, len: u64, what: &str) -> Result<&
     }
     let len = usize::try_from(len).map_err(|_| Error::InvalidArgument(format!("{what}: size too large")))?;
     Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
-}
-
-/// Read a caller's descriptor that begins with `uint32_t struct_size`: bytes
-/// past what the caller's (older, smaller) struct holds keep their defaults.
-///
-/// # Safety
-/// `p` must be NULL or point to at least `struct_size` readable bytes.
-pub(crate) unsafe fn read_sized<T: Copy + Default>(p: *const T, what: &str) -> Result<T> {
-    let mut value = T::default();
-    if p.is_null() {
-        return Err(Error::NullPointer(format!("{what} is NULL")));
-    }
-    let declared = unsafe { *(p as *const u32) } as usize;
-    if declared < 4 {
-        return Err(Error::InvalidArgument(format!("{what}.struct_size must be set to sizeof the struct")));
-    }
-    let n = declared.min(std::mem::size_of::<T>());
-    unsafe { std::ptr::copy_nonoverlapping(p as *const u8, &mut value as *mut T as *mut u8, n) };
-    // Keep the caller's declared size in the copy: fields past it are defaults.
-    Ok(value)
-}
-
-/// Write an output struct that begins with `uint32_t struct_size`, no more
-/// bytes than the caller's struct declares.
-///
-/// # Safety
-/// `p` must point to at least `struct_size` writable bytes.
-pub(crate) unsafe fn write_sized<T: Copy>(p: *mut T, value: &T, what: &str) -> Result<()> {
-    if p.is_null() {
-        return Err(Error::NullPointer(format!("{what} is NULL")));
-    }
-    let declared = unsafe { *(p as *const u32) } as usize;
-    if declared < 4 {
-        return Err(Error::InvalidArgument(format!("{what}.struct_size must be set to sizeof the struct")));
-    }
-    let n = declared.min(std::mem::size_of::<T>());
-    unsafe {
-        std::ptr::copy_nonoverlapping(value as *const T as *const u8, p as *mut u8, n);
-        *(p as *mut u32) = declared as u32;
-    }
-    Ok(())
 }

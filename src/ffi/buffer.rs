@@ -64,7 +64,8 @@ pub unsafe extern "C" fn wgc_buffer_retain(buffer: *mut WgcBuffer) {
 }
 
 /// Drop a reference. NULL is ignored. Work already recorded that uses the
-/// buffer still completes correctly; its memory returns to the pool.
+/// buffer still completes correctly: its memory returns to the pool (and
+/// can be handed out again) only once that work has run on the GPU.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_buffer_release(buffer: *mut WgcBuffer) {
     unsafe { boundary::release(buffer) }
@@ -102,8 +103,9 @@ pub unsafe extern "C" fn wgc_buffer_write(
 
 /// Copy `size` bytes at `offset` of the buffer into host memory. Blocks
 /// until all work recorded before the call, on every stream of the device,
-/// has finished. Any offset and size inside the buffer are allowed
-/// (`WGC_ERROR_OUT_OF_RANGE` otherwise).
+/// has finished, at most `WgcDeviceOptions.gpu_timeout_ms`: then
+/// `WGC_ERROR_TIMEOUT` and `data` is left untouched. Any offset and size
+/// inside the buffer are allowed (`WGC_ERROR_OUT_OF_RANGE` otherwise).
 #[no_mangle]
 pub unsafe extern "C" fn wgc_buffer_read(
     buffer: *const WgcBuffer,

@@ -1,7 +1,8 @@
 //! Devices: open an adapter, query it, synchronize, memory statistics.
 
-use super::boundary::{self, arc, borrow, c_str, out, read_sized, run, to_handle, write_sized, Handle};
+use super::boundary::{self, arc, borrow, c_str, out, run, to_handle, Handle};
 use super::instance::{adapter_info, WgcAdapterInfo, WgcInstance};
+use super::sized::{read_sized, sized_struct, write_sized};
 use super::status::WgcStatus;
 use crate::runtime::device::{Device, DeviceOptions};
 use crate::runtime::instance::{choose, Preference};
@@ -46,10 +47,37 @@ pub struct WgcDeviceOptions {
     /// If not NULL and the adapter supports it, the driver's pipeline cache
     /// is loaded from this file and saved to it when the device is released
     /// (or by `wgc_device_save_pipeline_cache`). Copied; need not outlive the call.
+    ///
+    /// The path must name a regular file or nothing yet (it is then created).
+    /// Anything else (a symbolic link, a directory, a device such as
+    /// /dev/null, a FIFO, a socket) is refused: `wgc_device_create` and
+    /// `wgc_device_save_pipeline_cache` return `WGC_ERROR_INVALID_ARGUMENT`
+    /// and the path is neither followed, read, replaced nor blocked on. A
+    /// save writes a new file named `.NAME.PID.N.tmp` in the same directory
+    /// and renames it over the path, so readers see the old or the new
+    /// contents, never a partial file; if writing or renaming fails, that
+    /// file is removed and the status is `WGC_ERROR_INVALID_ARGUMENT`. The
+    /// save when the device is released is skipped silently if refused. A
+    /// file whose contents do not match the adapter and driver is ignored.
     pub pipeline_cache_path: *const c_char,
     /// Most bytes kept in the buffer pool for reuse (0: 1 GiB).
     pub pool_limit_bytes: u64,
+    /// Longest, in milliseconds, that a call blocks waiting for the GPU (0:
+    /// no limit): `wgc_buffer_read`, `wgc_stream_synchronize`,
+    /// `wgc_device_synchronize`, `wgc_event_wait` and `wgc_event_elapsed_ms`
+    /// return `WGC_ERROR_TIMEOUT` when the GPU has not finished the work they
+    /// wait for by then (the read's output is left untouched). The device is
+    /// not lost: the work keeps running, later calls may be made as usual,
+    /// and a later wait succeeds once the work has finished. A kernel that
+    /// never finishes keeps the GPU busy: on GPUs the driver may then reset
+    /// it (the device is lost, `WGC_ERROR_DEVICE_LOST`); a software driver
+    /// keeps running it until the process exits. Calls that only submit work
+    /// do not wait for the GPU, except where the driver itself makes a
+    /// submission wait for running work it depends on (lavapipe does).
+    pub gpu_timeout_ms: u64,
 }
+
+sized_struct!(WgcDeviceOptions { adapter_index, preference, pipeline_cache_path, pool_limit_bytes, gpu_timeout_ms });
 
 impl Default for WgcDeviceOptions {
     fn default() -> Self {
@@ -59,6 +87,7 @@ impl Default for WgcDeviceOptions {
             preference: WgcPowerPreference::Default as u32,
             pipeline_cache_path: std::ptr::null(),
             pool_limit_bytes: 0,
+            gpu_timeout_ms: 0,
         }
     }
 }
@@ -69,7 +98,8 @@ impl Default for WgcDeviceOptions {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WgcMemoryStats {
     pub struct_size: u32,
-    /// Bytes in buffers that are alive now.
+    /// Bytes in buffers that are alive now, including released buffers and
+    /// operators' scratch that recorded or running work still uses.
     pub live_bytes: u64,
     /// Highest `live_bytes` so far.
     pub peak_bytes: u64,
@@ -78,11 +108,20 @@ pub struct WgcMemoryStats {
     /// Allocations made from the driver, and requests served from the pool.
     pub driver_allocations: u64,
     pub pool_hits: u64,
+    /// Compiled kernels the device keeps: the library's own, and callers'
+    /// kernels while a handle to them is alive (a released kernel leaves).
+    pub cached_kernels: u64,
+    /// Cached bind groups (at most 8192): entries leave with the buffer
+    /// memory, stream or kernel they refer to.
+    pub cached_bind_groups: u64,
 }
+
+sized_struct!(WgcMemoryStats { live_bytes, peak_bytes, pooled_bytes, driver_allocations, pool_hits, cached_kernels, cached_bind_groups });
 
 /// Open a device. `options` may be NULL for the defaults. Returns
 /// `WGC_ERROR_NOT_FOUND` if no adapter matches (none at all, a bad index, no
-/// software driver when asked for one, or no name matching `WGC_ADAPTER`).
+/// software driver when asked for one, or no name matching `WGC_ADAPTER`),
+/// `WGC_ERROR_INVALID_ARGUMENT` if `WGC_ADAPTER` is consulted and is not UTF-8.
 /// The device enables the adapter's full limits and the optional features
 /// wgcompute uses (f16, subgroups, timestamps, pipeline cache, cooperative
 /// matrices). `*out_device` holds one reference. Blocks while the driver opens the device.
@@ -115,6 +154,7 @@ pub unsafe extern "C" fn wgc_device_create(
             DeviceOptions {
                 pipeline_cache_path: path,
                 pool_limit: if opts.pool_limit_bytes == 0 { 1 << 30 } else { opts.pool_limit_bytes },
+                gpu_timeout: (opts.gpu_timeout_ms != 0).then(|| std::time::Duration::from_millis(opts.gpu_timeout_ms)),
             },
         )?;
         *out = to_handle::<WgcDevice>(device);
@@ -148,7 +188,10 @@ pub unsafe extern "C" fn wgc_device_info(device: *const WgcDevice, info: *mut Wg
 }
 
 /// Submit the recorded work of every stream of the device and block until
-/// the GPU has finished all of it. Returns the first error a submission hit.
+/// the GPU has finished all of it (at most `WgcDeviceOptions.gpu_timeout_ms`,
+/// then `WGC_ERROR_TIMEOUT`). Returns the first error a stream's batch hit
+/// that no `wgc_stream_flush` or `wgc_stream_synchronize` has reported yet,
+/// or one the GPU layer reported outside any call.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_device_synchronize(device: *const WgcDevice) -> WgcStatus {
     run(|| unsafe { borrow(device) }?.synchronize())
@@ -167,6 +210,8 @@ pub unsafe extern "C" fn wgc_device_memory_stats(device: *const WgcDevice, stats
             pooled_bytes: s.pooled_bytes,
             driver_allocations: s.allocations,
             pool_hits: s.pool_hits,
+            cached_kernels: dev.kernels.cached_count() as u64,
+            cached_bind_groups: dev.bind_groups.count() as u64,
         };
         unsafe { write_sized(stats, &value, "stats") }
     })
@@ -185,6 +230,9 @@ pub unsafe extern "C" fn wgc_device_trim_pool(device: *const WgcDevice, keep_byt
 /// Save the driver's pipeline cache to the path given in the options now.
 /// `*out_saved` (may be NULL) is 1 if a file was written, 0 if the device has
 /// no pipeline cache (no path given, or the adapter does not support one).
+/// `WGC_ERROR_INVALID_ARGUMENT` if the path is no longer a regular file (or
+/// absent) or the file cannot be written; see
+/// `WgcDeviceOptions.pipeline_cache_path`.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_device_save_pipeline_cache(device: *const WgcDevice, out_saved: *mut u32) -> WgcStatus {
     run(|| {
@@ -200,12 +248,15 @@ pub unsafe extern "C" fn wgc_device_save_pipeline_cache(device: *const WgcDevice
 
 /// Destroy the device's GPU resources now, as if the device were lost. The
 /// handle stays valid (release it as usual), but every later call on it or
-/// its children fails with `WGC_ERROR_DEVICE_LOST`.
+/// its children fails with `WGC_ERROR_DEVICE_LOST`, a second
+/// `wgc_device_destroy` included.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_device_destroy(device: *const WgcDevice) -> WgcStatus {
     run(|| {
         let dev = unsafe { arc(device) }?;
-        dev.destroy();
+        if !dev.destroy() {
+            return Err(crate::Error::DeviceLost("the device was already destroyed".into()));
+        }
         Ok(())
     })
 }

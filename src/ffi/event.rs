@@ -41,7 +41,8 @@ pub unsafe extern "C" fn wgc_event_release(event: *mut WgcEvent) {
 }
 
 /// Block until the GPU has passed the event; flushes its stream if the
-/// event has not been submitted yet.
+/// event has not been submitted yet. Waits at most
+/// `WgcDeviceOptions.gpu_timeout_ms` (then `WGC_ERROR_TIMEOUT`).
 #[no_mangle]
 pub unsafe extern "C" fn wgc_event_wait(event: *const WgcEvent) -> WgcStatus {
     run(|| unsafe { borrow(event) }?.wait())
@@ -61,7 +62,9 @@ pub unsafe extern "C" fn wgc_event_query(event: *const WgcEvent, out_done: *mut 
 
 /// GPU time in milliseconds from `start` to `end` (both recorded on streams
 /// of one device), measured with GPU timestamps. Blocks until both have
-/// passed. `WGC_ERROR_UNSUPPORTED` if the adapter has no timestamps.
+/// passed (at most `WgcDeviceOptions.gpu_timeout_ms`, then
+/// `WGC_ERROR_TIMEOUT`). `WGC_ERROR_UNSUPPORTED` if the adapter has no
+/// timestamps. Any number of threads may ask about the same events at once.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_event_elapsed_ms(
     start: *const WgcEvent,

@@ -1,6 +1,7 @@
 //! Instances and adapter information.
 
-use super::boundary::{self, out, run, to_handle, write_sized, Handle};
+use super::boundary::{self, out, run, to_handle, Handle};
+use super::sized::{sized_struct, write_sized};
 use super::status::{WgcStatus, WGC_ABI_VERSION};
 use crate::error::Error;
 use crate::runtime::instance::{instance, summarize, AdapterSummary};
@@ -98,6 +99,25 @@ pub struct WgcAdapterInfo {
     pub has_immediates: u32,
 }
 
+sized_struct!(WgcAdapterInfo {
+    backend,
+    device_type,
+    vendor_id,
+    device_id,
+    name,
+    driver,
+    driver_info,
+    limits,
+    has_f16,
+    has_subgroups,
+    subgroup_min_size,
+    subgroup_max_size,
+    has_timestamps,
+    has_cooperative_matrix,
+    has_pipeline_cache,
+    has_immediates,
+});
+
 impl Default for WgcAdapterInfo {
     fn default() -> Self {
         WgcAdapterInfo {
@@ -191,7 +211,8 @@ pub(crate) fn adapter_info(s: &AdapterSummary, features: wgpu::Features, limits:
 /// compiled with; otherwise this fails with `WGC_ERROR_ABI_MISMATCH`.
 /// On success `*out_instance` holds one reference; release it with
 /// `wgc_instance_release`. Returns `WGC_ERROR_INVALID_ARGUMENT` for a bad
-/// `WGC_BACKEND`. Enumeration may take a moment; later calls are quick.
+/// `WGC_BACKEND` (an unknown name, or a value that is not UTF-8).
+/// Enumeration may take a moment; later calls are quick.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_instance_create(abi_version: u32, out_instance: *mut *mut WgcInstance) -> WgcStatus {
     run(|| {

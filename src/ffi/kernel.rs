@@ -1,7 +1,8 @@
 //! Kernels: the caller's own WGSL compute shaders.
 
-use super::boundary::{self, borrow, c_str, out, read_sized, run, to_handle, Handle};
+use super::boundary::{self, borrow, c_str, out, run, to_handle, Handle};
 use super::device::WgcDevice;
+use super::sized::{read_sized, sized_struct};
 use super::status::WgcStatus;
 use crate::runtime::kernel::KernelRef;
 use std::ffi::c_char;
@@ -37,18 +38,38 @@ pub struct WgcKernelDesc {
     pub skip_bounds_checks: u32,
 }
 
+sized_struct!(WgcKernelDesc { source, entry_point, skip_bounds_checks });
+
 impl Default for WgcKernelDesc {
     fn default() -> Self {
         WgcKernelDesc { struct_size: 0, source: std::ptr::null(), entry_point: std::ptr::null(), skip_bounds_checks: 0 }
     }
 }
 
+/// Most private memory one invocation of a kernel may use, in bytes: the
+/// `var<private>` globals its entry point uses, plus its function variables
+/// and those of the deepest chain of functions it calls, plus arrays indexed
+/// by value with a computed index (which compilers copy into a variable).
+/// Drivers compile large private arrays very slowly or crash on them.
+pub const WGC_MAX_PRIVATE_MEMORY_BYTES: u32 = 16384;
+
+/// Most nesting a kernel's source may have: per statement, its operators,
+/// `.`, `[` and `(` (each character counts), plus the enclosing `{` blocks
+/// and `else` branches. Deeper sources (e.g. an expression chaining over
+/// 16,000 `+`) fail with `WGC_ERROR_SHADER_COMPILATION`; split such
+/// expressions into `let` statements.
+pub const WGC_MAX_KERNEL_NESTING: u32 = 16384;
+
 /// Compile a kernel. The same source and entry point on the same device
 /// compile once: later calls return the cached pipeline. Returns
 /// `WGC_ERROR_SHADER_COMPILATION` with the compiler's diagnostic (line and
-/// column) in `wgc_last_error_message()`, `WGC_ERROR_NOT_FOUND` for a
-/// missing entry point, `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size or
-/// workgroup memory beyond the adapter's limits, `WGC_ERROR_UNSUPPORTED` for
+/// column) in `wgc_last_error_message()` (also for a source nesting deeper
+/// than `WGC_MAX_KERNEL_NESTING`, and for an `override` without a default:
+/// kernels get no pipeline constants, so every `override` takes its default),
+/// `WGC_ERROR_NOT_FOUND` for a missing entry point,
+/// `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size or workgroup memory
+/// beyond the adapter's limits (both as the overrides make them) or private
+/// memory beyond `WGC_MAX_PRIVATE_MEMORY_BYTES`, `WGC_ERROR_UNSUPPORTED` for
 /// textures or bind groups other than 0. Blocks while the driver compiles.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_kernel_create(
@@ -82,7 +103,8 @@ pub unsafe extern "C" fn wgc_kernel_release(kernel: *mut WgcKernel) {
     unsafe { boundary::release(kernel) }
 }
 
-/// The entry point's `@workgroup_size` (x, y, z) into `out_size[3]`.
+/// The entry point's `@workgroup_size` (x, y, z) into `out_size[3]`, with
+/// `override` values applied.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_kernel_workgroup_size(kernel: *const WgcKernel, out_size: *mut u32) -> WgcStatus {
     run(|| {
@@ -101,4 +123,14 @@ pub unsafe extern "C" fn wgc_kernel_binding_count(kernel: *const WgcKernel, out_
         *unsafe { out(out_count, "out_count") }? = k.kernel.bindings.len() as u32;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// The limits the header states are the ones enforced.
+    #[test]
+    fn header_limits_match_the_runtime() {
+        assert_eq!(super::WGC_MAX_PRIVATE_MEMORY_BYTES as u64, crate::runtime::private_memory::MAX_PRIVATE_BYTES);
+        assert_eq!(super::WGC_MAX_KERNEL_NESTING as usize, crate::runtime::wgsl_nesting::MAX_NESTING);
+    }
 }

@@ -17,6 +17,7 @@ pub mod ops_concat;
 pub mod ops_elementwise;
 pub mod ops_index;
 pub mod ops_movement;
+pub mod sized;
 pub mod status;
 pub mod stream;
 pub mod tensor;

@@ -1,6 +1,7 @@
 //! Convolution and pooling.
 
-use super::boundary::{borrow, read_sized, run};
+use super::boundary::{borrow, run};
+use super::sized::{read_sized, sized_struct};
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
@@ -26,6 +27,8 @@ pub struct WgcConv2dParams {
     pub groups: u32,
 }
 
+sized_struct!(WgcConv2dParams { stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups });
+
 /// Parameters of `wgc_op_max_pool2d` and `wgc_op_avg_pool2d`. Set
 /// `struct_size = sizeof(WgcPool2dParams)`.
 #[repr(C)]
@@ -47,28 +50,37 @@ pub struct WgcPool2dParams {
     pub count_include_pad: u32,
 }
 
+sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, count_include_pad });
+
 /// 2-D cross-correlation (PyTorch's `conv2d`): `input` (N, C, H, W),
 /// `weight` (O, C/groups, KH, KW), `bias` (O) or NULL, `out` (N, O, OH, OW)
 /// with `OH = (H + 2*pad_h - dilation_h*(KH-1) - 1) / stride_h + 1` (OW
 /// alike). All f32; any strides. Accuracy: within about 1e-5 * (1 +
 /// sqrt(C/groups*KH*KW)) of the exact result for unit-scale data.
 ///
-/// 1x1 stride-1 unpadded convolutions run as a GEMM, one input channel per
-/// group (depthwise) a direct kernel, others an implicit GEMM; when the
-/// output is small and C/groups*KH*KW long, the sum is split over
-/// workgroups that add their parts into `out` (in no fixed order, so such
-/// results may differ between runs in the last bits).
+/// 1x1 stride-1 unpadded convolutions run as a GEMM (see `wgc_op_gemm`), one
+/// input channel per group (depthwise) a direct kernel, others an implicit
+/// GEMM. Depthwise kernels of over 4096 taps take a workgroup per output
+/// (beyond 262,144 taps, several, added by a second pass), their products
+/// summed in blocks of 32. The implicit GEMM accumulates at most 16,384
+/// terms of C/groups*KH*KW per workgroup; longer sums, and long ones on a
+/// small output, are split over workgroups that add their parts into `out`
+/// (in no fixed order, so such results may differ between runs in the last
+/// bits). Any size works, on software drivers that cap shader loops too.
 ///
 /// Records work on `stream` without blocking. Statuses:
 /// `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, weight or out),
-/// `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4; `out` overlaps or shares
+/// `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4 or ending inside a field; `out` overlaps or shares
 /// a buffer with an operand), `WGC_ERROR_DTYPE_MISMATCH` (operands of
 /// different dtypes), `WGC_ERROR_UNSUPPORTED` (not f32),
 /// `WGC_ERROR_SHAPE_MISMATCH` (ranks, channels not divisible by groups,
 /// weight/bias/out of the wrong shape, input smaller than the dilated
 /// kernel), `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
-/// `WGC_ERROR_TOO_LARGE`, `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded
-/// on failure.
+/// `WGC_ERROR_TOO_LARGE` (too many workgroups, or channels, a padded input,
+/// stride, dilated kernel or C/groups*KH*KW past 2^31-1 through zero
+/// strides; partial sums of a depthwise kernel over 262,144 taps beyond the
+/// adapter's storage binding size), `WGC_ERROR_DEVICE_MISMATCH`. Nothing is
+/// recorded on failure.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_conv2d(
     stream: *const WgcStream,
@@ -113,13 +125,19 @@ unsafe fn pool(stream: *const WgcStream, params: *const WgcPool2dParams, input: 
 
 /// 2-D max pooling: `input` (N, C, H, W) to `out` (N, C, OH, OW), both f32
 /// or both f16, with `OH = (H + 2*pad_h - kernel_h) / stride_h + 1` (floor;
-/// OW alike). NaN in a window gives NaN. Exact. Records work on `stream` without blocking.
+/// OW alike). NaN in a window gives NaN. Exact. Windows of over 4096
+/// elements take a workgroup per output (beyond 262,144 elements, several,
+/// folded by a second pass), so any window works, on software drivers that
+/// cap shader loops too. Records work on `stream` without blocking.
 /// Statuses: `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_INVALID_ARGUMENT` (zero
-/// window, padding over half the window, `struct_size` < 4, `out` sharing a
+/// window, padding over half the window, `struct_size` < 4 or ending inside a field, `out` sharing a
 /// buffer with `input`), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
 /// (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not 4, `out` of the wrong
 /// shape, input smaller than the window), `WGC_ERROR_OUT_OF_RANGE`,
-/// `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+/// `WGC_ERROR_TOO_LARGE` (a padded input, stride or window past 2^31-1
+/// through zero strides; windows over 262,144 elements whose partial results
+/// exceed the adapter's storage binding size), `WGC_ERROR_DEVICE_MISMATCH`.
+/// Nothing is recorded on failure.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_max_pool2d(
     stream: *const WgcStream,
@@ -132,8 +150,10 @@ pub unsafe extern "C" fn wgc_op_max_pool2d(
 
 /// 2-D average pooling; shapes, blocking and statuses as for
 /// `wgc_op_max_pool2d`, divisor as `count_include_pad` says. Sums run in
-/// f32. Accuracy: within 1e-6 relative of the exact mean for f32, the f16
-/// rounding of the output for f16.
+/// f32, a window row at a time (windows over 4096 elements: blocks of 32,
+/// then a tree), so a sum beyond the f32 range gives +-inf. Accuracy (f32):
+/// within 1e-6 * mean(|x|) over the window of the exact mean; f16: the f16
+/// rounding of the output.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_avg_pool2d(
     stream: *const WgcStream,
@@ -145,14 +165,18 @@ pub unsafe extern "C" fn wgc_op_avg_pool2d(
 }
 
 /// Mean over H and W: `input` (N, C, H, W) to `out` (N, C, 1, 1), f32 or
-/// f16 (summed in f32). Accuracy: within 1e-6 relative of the exact mean
-/// for f32, the f16 rounding of the output for f16.
+/// f16 (summed in f32, in blocks of 32, then a tree). Planes of over 65,536
+/// elements are averaged as `wgc_op_avg_pool2d` with the whole plane as the
+/// window, so any size works, on software drivers that cap shader loops
+/// too. Accuracy (f32): within 1e-6 * mean(|x|) of the exact mean; f16: the
+/// f16 rounding of the output.
 /// Records work on `stream` without blocking. Statuses:
 /// `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DTYPE_MISMATCH`,
 /// `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not
 /// 4, `out` not (N, C, 1, 1), H or W zero with N*C > 0),
 /// `WGC_ERROR_INVALID_ARGUMENT` (`out` sharing a buffer with `input`),
-/// `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_DEVICE_MISMATCH`.
+/// `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_TOO_LARGE` (H*W past 2^31-1 through
+/// zero strides), `WGC_ERROR_DEVICE_MISMATCH`.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_global_avg_pool2d(
     stream: *const WgcStream,

@@ -30,15 +30,17 @@ pub enum WgcBinaryOp {
     /// Floats: IEEE division. Integers: truncation toward zero; x / 0 = 0;
     /// INT32_MIN / -1 = INT32_MIN.
     Div = 3,
-    /// f32 and f16 only. Computed as exp2(y * log2|x|) in f32 (relative error
-    /// about 1e-6 for moderate results); negative x with integral y keeps
-    /// the sign of odd powers, negative x with fractional y gives NaN,
-    /// pow(x, 0) = 1, pow(0, y<0) = inf.
+    /// f32 and f16 only. Computed as exp2(y * log2|x|) in f32, log2 near 1
+    /// by a series, so the relative error is within 1e-6 * (1 + |y log2|x||);
+    /// negative x with an odd integral y gives a negative result, negative
+    /// finite x with a non-integral y gives NaN; the special cases (zeros,
+    /// infinities, NaN) are C99's, as the header's Numerics section lists.
     Pow = 4,
-    /// NaN propagation is not guaranteed for maximum and minimum.
+    /// NaN if either operand is NaN (PyTorch's maximum and minimum).
     Maximum = 5,
     Minimum = 6,
-    /// Comparisons write a U32 tensor of 0 or 1.
+    /// Comparisons write a U32 tensor of 0 or 1. A NaN operand makes EQ,
+    /// LT, LE, GT and GE 0 and NE 1 (IEEE 754).
     Eq = 7,
     Ne = 8,
     Lt = 9,
@@ -49,11 +51,15 @@ pub enum WgcBinaryOp {
 
 /// Unary elementwise operations. All take f32 and f16 (f16 is computed in
 /// f32 and rounded once); NEG, ABS and RELU also take i32 (ABS(INT32_MIN) wraps).
-/// Accuracy in f32 (absolute + relative): exp, log, sqrt, rsqrt, sigmoid,
-/// silu ~ 1e-6 rel; sin, cos ~ 1e-6 abs for |x| < 100; tanh ~ 1e-6 abs
-/// (exactly +-1 beyond |x| = 15, never NaN); GELU_ERF uses the
-/// Abramowitz-Stegun 7.1.26 erf (|erf error| <= 1.5e-7), ~ 1e-6 abs overall.
-/// f16: within 2e-3 absolute + 2e-3 relative (the tests' bounds).
+/// NaN gives NaN for every op (RELU included). Accuracy in f32: exp, log,
+/// sqrt, rsqrt, sigmoid, silu within 1e-6 relative (exp reduces its
+/// argument exactly, log is computed by a series near 1); sin, cos within
+/// 1e-6 absolute for |x| <= 4e5 (the argument is reduced modulo 2 pi in
+/// extended precision; beyond, the adapter's sin and cos); sin, cos of
+/// +-inf are NaN; tanh within 1e-6 absolute + relative (exactly +-1 beyond
+/// |x| = 15); GELU_ERF uses the Abramowitz-Stegun 7.1.26 erf (|erf error| <=
+/// 1.5e-7), within 1e-6 absolute + relative overall. f16: the f16 rounding
+/// of those (2e-3 absolute + relative covers it).
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WgcUnaryOp {
@@ -99,9 +105,12 @@ fn binary_op(op: u32) -> Result<BinaryOp> {
 
 fn unary_op(op: u32) -> Result<UnaryOp> {
     use UnaryOp::*;
-    const ALL: [UnaryOp; 14] =
-        [Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, GeluErf, GeluTanh, Silu];
-    ALL.get(op as usize).copied().ok_or_else(|| Error::InvalidArgument(format!("unknown unary op {op}")))
+    const ALL: [UnaryOp; 14] = [
+        Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, GeluErf, GeluTanh, Silu,
+    ];
+    ALL.get(op as usize)
+        .copied()
+        .ok_or_else(|| Error::InvalidArgument(format!("unknown unary op {op}")))
 }
 
 /// out = a OP b with broadcasting; `op` is a `WgcBinaryOp` value. a and b have the same dtype (f32, f16,
@@ -139,7 +148,8 @@ pub unsafe extern "C" fn wgc_op_binary(
 }
 
 /// out = a OP scalar, as `wgc_op_binary` with b a scalar converted to a's
-/// dtype (floats: rounded to nearest; integers: truncated toward zero and
+/// dtype (floats: rounded once to nearest even, f16 directly from the
+/// double, +-inf beyond the range; integers: truncated toward zero and
 /// saturated to the type's range, NaN -> 0).
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_binary_scalar(
@@ -174,7 +184,7 @@ pub unsafe extern "C" fn wgc_op_unary(
     })
 }
 
-/// out = in >= 0 ? in : in * slope. f32 and f16.
+/// out = in >= 0 ? in : in * slope. f32 and f16; NaN stays NaN.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_leaky_relu(
     stream: *const WgcStream,
@@ -190,8 +200,8 @@ pub unsafe extern "C" fn wgc_op_leaky_relu(
 }
 
 /// out = min(max(in, lo), hi) for every dtype; lo and hi are converted to
-/// the dtype as in `wgc_op_binary_scalar`. lo > hi gives hi. NaN bounds:
-/// `WGC_ERROR_INVALID_ARGUMENT`.
+/// the dtype as in `wgc_op_binary_scalar`. lo > hi gives hi. A NaN element
+/// stays NaN. NaN bounds: `WGC_ERROR_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_clamp(
     stream: *const WgcStream,
@@ -219,7 +229,14 @@ pub unsafe extern "C" fn wgc_op_fma(
 ) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
-        let (a, b, c, out) = unsafe { (tensor(a, "a")?, tensor(b, "b")?, tensor(c, "c")?, tensor(out, "out")?) };
+        let (a, b, c, out) = unsafe {
+            (
+                tensor(a, "a")?,
+                tensor(b, "b")?,
+                tensor(c, "c")?,
+                tensor(out, "out")?,
+            )
+        };
         ew::fma(s, &a, &b, &c, &out)
     })
 }
@@ -236,7 +253,14 @@ pub unsafe extern "C" fn wgc_op_where(
 ) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
-        let (m, a, b, out) = unsafe { (tensor(mask, "mask")?, tensor(a, "a")?, tensor(b, "b")?, tensor(out, "out")?) };
+        let (m, a, b, out) = unsafe {
+            (
+                tensor(mask, "mask")?,
+                tensor(a, "a")?,
+                tensor(b, "b")?,
+                tensor(out, "out")?,
+            )
+        };
         ew::where_(s, &m, &a, &b, &out)
     })
 }
@@ -247,8 +271,11 @@ pub unsafe extern "C" fn wgc_op_where(
 /// 64 bits 0) under key `seed`; the word w becomes u = (w >> 8) * 2^-24 and
 /// then lo + (hi - lo) * u in f32 (which can round up to hi). The integer
 /// stream and u are bit-identical on every adapter. To continue a sequence,
-/// advance `offset` by ceil(n / 4). Non-finite lo/hi:
-/// `WGC_ERROR_INVALID_ARGUMENT`; integer dtypes: `WGC_ERROR_UNSUPPORTED`.
+/// advance `offset` by ceil(n / 4). lo == hi fills with lo. As PyTorch's
+/// uniform_, lo > hi, a bound outside the dtype's finite range, or hi - lo
+/// beyond it (3.4e38 for f32, 65504 for f16) is
+/// `WGC_ERROR_INVALID_ARGUMENT`, and so are non-finite lo/hi; integer
+/// dtypes: `WGC_ERROR_UNSUPPORTED`.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_random_uniform(
     stream: *const WgcStream,

@@ -16,13 +16,22 @@ use crate::ops::matmul;
 /// last two dims are row- or column-major (plain or transposed) are fastest.
 ///
 /// Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16 (products accumulated
-/// in f32). Accuracy: f32 results are within about 1e-6 * K * max|a||b| of
-/// exact; f16 results carry the f16 rounding of the output. On adapters with
-/// 16x16x16 f16 cooperative matrices and 32-wide subgroups
-/// (`WgcAdapterInfo.has_cooperative_matrix`), f16 x f16 -> f32 with alpha 1,
-/// beta 0, row-major operands, at most one batch dim, M and N multiples of
-/// 128 and K a multiple of 32 runs on the tensor cores, with the same f32
-/// accumulation.
+/// in f32). Accumulation: each workgroup sums at most 16,384 products along
+/// K, one f32 fused multiply-add at a time; a longer K is split into such
+/// runs, whose sums go to f32 scratch (the output's size per run, up to
+/// 256 MiB at once; beyond, the runs go in waves) and a second pass adds
+/// them in order, then applies alpha and beta. Any K works, on software
+/// drivers that cap shader loops too. Accuracy (f32 results): within about
+/// (min(K, 16384) + runs) * 2^-24 * sum_k |a_mk * b_kn| of exact in the
+/// worst case; in practice within 1e-6 * K * max|a| * max|b|, long
+/// same-sign sums included (tested at K = 600,000). f16 results add the
+/// f16 rounding of the output. On adapters with 16x16x16 f16 cooperative
+/// matrices and 32-wide subgroups (`WgcAdapterInfo.has_cooperative_matrix`),
+/// f16 x f16 -> f32 with alpha 1, beta 0, row-major operands, at most one
+/// batch dim, M and N multiples of 128 and K a multiple of 32 runs on the
+/// tensor cores, with the same f32 accumulation and runs of K. (The
+/// environment variable WGC_GEMM_SCRATCH_BYTES, for testing, lowers the
+/// 256 MiB.)
 ///
 /// Records work on `stream` and returns without blocking. Releasing a
 /// tensor's buffer afterwards is safe: the recorded work keeps what it uses.
@@ -35,7 +44,9 @@ use crate::ops::matmul;
 /// `WGC_ERROR_INVALID_ARGUMENT` (`c` overlaps or shares a buffer with an
 /// input, or has a zero stride), `WGC_ERROR_OUT_OF_RANGE` (a view outside
 /// its buffer), `WGC_ERROR_TOO_LARGE` (more than
-/// `max_compute_workgroups_per_dimension` batch matrices),
+/// `max_compute_workgroups_per_dimension` batch matrices, K past 2^31-1
+/// through zero strides, or K over 16,384 with an output whose f32 copy
+/// exceeds the adapter's storage binding size),
 /// `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]

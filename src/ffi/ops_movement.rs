@@ -15,7 +15,11 @@ use crate::ops::movement;
 /// make a strided view contiguous). `WGC_ERROR_SHAPE_MISMATCH`,
 /// `WGC_ERROR_DTYPE_MISMATCH` (use `wgc_op_cast` to convert).
 #[no_mangle]
-pub unsafe extern "C" fn wgc_op_copy(stream: *const WgcStream, input: *const WgcTensor, out: *const WgcTensor) -> WgcStatus {
+pub unsafe extern "C" fn wgc_op_copy(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    out: *const WgcTensor,
+) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let (a, out) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
@@ -38,13 +42,21 @@ pub unsafe extern "C" fn wgc_op_permute(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         if rank > 8 {
-            return Err(Error::InvalidArgument(format!("permute: rank {rank} exceeds 8")));
+            return Err(Error::InvalidArgument(format!(
+                "permute: rank {rank} exceeds 8"
+            )));
         }
         if rank > 0 && perm.is_null() {
             return Err(Error::NullPointer("perm is NULL".into()));
         }
-        let p: Vec<usize> =
-            if rank == 0 { vec![] } else { unsafe { std::slice::from_raw_parts(perm, rank as usize) }.iter().map(|&v| v as usize).collect() };
+        let p: Vec<usize> = if rank == 0 {
+            vec![]
+        } else {
+            unsafe { std::slice::from_raw_parts(perm, rank as usize) }
+                .iter()
+                .map(|&v| v as usize)
+                .collect()
+        };
         let (a, out) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
         movement::permute(s, &a, &p, &out)
     })
@@ -72,10 +84,15 @@ pub unsafe extern "C" fn wgc_op_transpose(
 /// integer range as f32 sees it (NaN -> 0; above the range gives the
 /// largest f32 below 2^31, 2147483520, for i32 and the largest below 2^32,
 /// 4294967040, for u32; below gives INT32_MIN or 0). i32 <-> u32 reinterpret
-/// the bits. To f16: rounded to nearest; beyond the f16 range the result is
-/// the adapter's (usually +-inf). Common rules: see `wgc_op_binary`.
+/// the bits. Integer -> float and f32 -> f16 round once to nearest even
+/// (integers are exact up to 2^24 in f32, 2048 in f16); beyond the f16 range
+/// (|x| >= 65520) the result is +-inf. Common rules: see `wgc_op_binary`.
 #[no_mangle]
-pub unsafe extern "C" fn wgc_op_cast(stream: *const WgcStream, input: *const WgcTensor, out: *const WgcTensor) -> WgcStatus {
+pub unsafe extern "C" fn wgc_op_cast(
+    stream: *const WgcStream,
+    input: *const WgcTensor,
+    out: *const WgcTensor,
+) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let (a, out) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
@@ -84,9 +101,14 @@ pub unsafe extern "C" fn wgc_op_cast(stream: *const WgcStream, input: *const Wgc
 }
 
 /// Set every element of the view `out` (any dtype) to `value`, converted
-/// as in `wgc_op_binary_scalar`.
+/// as in `wgc_op_binary_scalar` (floats rounded once; f16 directly from the
+/// double).
 #[no_mangle]
-pub unsafe extern "C" fn wgc_op_fill(stream: *const WgcStream, out: *const WgcTensor, value: f64) -> WgcStatus {
+pub unsafe extern "C" fn wgc_op_fill(
+    stream: *const WgcStream,
+    out: *const WgcTensor,
+    value: f64,
+) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let out = unsafe { tensor(out, "out") }?;
@@ -96,11 +118,17 @@ pub unsafe extern "C" fn wgc_op_fill(stream: *const WgcStream, out: *const WgcTe
 
 /// out[i] = start + i * step for a 1-D out (else `WGC_ERROR_INVALID_ARGUMENT`).
 /// f32/f16 compute start + f32(i) * step in f32 (exact while i < 2^24);
-/// i32/u32 truncate start and step toward zero and use wrapping integer
-/// arithmetic (a negative step works for u32). Non-finite start or step:
-/// `WGC_ERROR_INVALID_ARGUMENT`.
+/// i32/u32 truncate start and step toward zero, reduce them modulo 2^32
+/// (so an i32 start of 3e9 wraps to -1294967296, as the arithmetic that
+/// follows does) and use wrapping integer arithmetic (a negative step works
+/// for u32). Non-finite start or step: `WGC_ERROR_INVALID_ARGUMENT`.
 #[no_mangle]
-pub unsafe extern "C" fn wgc_op_arange(stream: *const WgcStream, out: *const WgcTensor, start: f64, step: f64) -> WgcStatus {
+pub unsafe extern "C" fn wgc_op_arange(
+    stream: *const WgcStream,
+    out: *const WgcTensor,
+    start: f64,
+    step: f64,
+) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let out = unsafe { tensor(out, "out") }?;

@@ -26,8 +26,14 @@ unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<
 /// buffer (sharing a buffer with any input: WGC_ERROR_INVALID_ARGUMENT).
 /// f32 and f16 (statistics in f32); others: WGC_ERROR_UNSUPPORTED.
 /// `normalized_dims` in [1, rank]; `eps` finite and >= 0.
-/// Contiguous rows of up to 16384 elements are read once. Accuracy: ~1e-5
-/// relative (f32); f16: rounding of the result.
+/// Statistics are two-pass, in f32: the mean, then the sum of squared
+/// deviations from it. A NaN in a row makes that row NaN.
+/// Contiguous rows of up to 16384 elements are read once. Rows longer than
+/// 262,144 elements (strided) or 1,048,576 (contiguous) are cut into chunks
+/// of one workgroup each, whose means and squared deviations are combined
+/// exactly (Chan et al.) before a second pass writes; any length works, on
+/// software drivers that cap shader loops too. Accuracy: ~1e-5 relative
+/// (f32); f16: rounding of the result.
 /// Statuses: WGC_ERROR_INVALID_ARGUMENT, WGC_ERROR_SHAPE_MISMATCH,
 /// WGC_ERROR_DTYPE_MISMATCH, WGC_ERROR_UNSUPPORTED, WGC_ERROR_OUT_OF_RANGE,
 /// WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH; nothing is recorded on

@@ -1,6 +1,7 @@
 //! Rotary position embedding as C sees it.
 
-use super::boundary::{borrow, read_sized, run};
+use super::boundary::{borrow, run};
+use super::sized::{read_sized, sized_struct};
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
@@ -28,6 +29,14 @@ pub struct WgcRopeDesc {
     /// cache when decoding).
     pub position_offset: u32,
 }
+
+sized_struct!(WgcRopeDesc {
+    layout,
+    seq_axis,
+    rotary_dims,
+    base,
+    position_offset
+});
 
 impl Default for WgcRopeDesc {
     fn default() -> Self {

@@ -27,8 +27,7 @@ use crate::ops::topk;
 /// that share memory (`WGC_ERROR_INVALID_ARGUMENT`).
 ///
 /// Rows of up to 2048 entries take one launch; longer rows (any length)
-/// take a few, with temporaries of 8 * k bytes per 2048 entries, and then
-/// the stream is submitted (not waited on) before the call returns.
+/// take a few, with temporaries of 8 * k bytes per 2048 entries.
 /// Statuses also `WGC_ERROR_TOO_LARGE` (temporaries the adapter cannot
 /// bind), `WGC_ERROR_OUT_OF_RANGE` (views), `WGC_ERROR_NULL_POINTER`,
 /// `WGC_ERROR_DEVICE_MISMATCH`. Exact. Checked before anything is recorded.

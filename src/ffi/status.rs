@@ -123,7 +123,9 @@ pub extern "C" fn wgc_status_string(status: u32) -> *const c_char {
 
 /// The detailed message of the last call that failed on the calling thread
 /// ("" if none has). Owned by the library; valid until the next failing call
-/// on this thread. Shader diagnostics include line and column.
+/// on this thread. Shader diagnostics include line and column. Calls made
+/// while the thread exits (from pthread key destructors) report statuses
+/// and messages as usual.
 #[no_mangle]
 pub extern "C" fn wgc_last_error_message() -> *const c_char {
     last_error_ptr()

@@ -1,9 +1,10 @@
 //! Streams: record launches, copies, fills and events; flush; synchronize.
 
-use super::boundary::{self, arc, borrow, out, read_sized, run, to_handle, Handle};
+use super::boundary::{self, arc, borrow, out, run, to_handle, Handle};
 use super::buffer::WgcBuffer;
 use super::device::WgcDevice;
 use super::kernel::WgcKernel;
+use super::sized::{read_sized, sized_struct};
 use super::status::WgcStatus;
 use crate::error::Error;
 use crate::runtime::stream::{Bind, Groups, StreamShared};
@@ -54,6 +55,8 @@ pub struct WgcLaunch {
     pub indirect_offset: u64,
 }
 
+sized_struct!(WgcLaunch { bindings, binding_count, params, params_size, workgroups, indirect_buffer, indirect_offset });
+
 impl Default for WgcLaunch {
     fn default() -> Self {
         WgcLaunch {
@@ -99,11 +102,16 @@ pub unsafe extern "C" fn wgc_stream_release(stream: *mut WgcStream) {
 /// Record a launch of `kernel`. Every binding the entry point uses must be
 /// bound once, with a buffer of the stream's device. Checked here, before
 /// anything is recorded: `WGC_ERROR_BINDING_MISMATCH` (a binding missing,
-/// unknown, repeated, too small, of the wrong usage, or one buffer bound
-/// both read-only and writable), `WGC_ERROR_OUT_OF_RANGE`,
-/// `WGC_ERROR_ALIGNMENT`, `WGC_ERROR_LIMIT_EXCEEDED` (workgroup counts or a
-/// binding above the adapter's limits), `WGC_ERROR_DEVICE_MISMATCH`. Does not
-/// block; the launch is submitted with its batch.
+/// unknown, repeated, too small (a uniform's range included), of the wrong
+/// usage, or a buffer bound writable that the launch also uses in another
+/// way: bound read-only, as its uniform buffer or as its indirect buffer,
+/// whatever the ranges), `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_ALIGNMENT`,
+/// `WGC_ERROR_LIMIT_EXCEEDED` (workgroup counts or a binding above the
+/// adapter's limits), `WGC_ERROR_DEVICE_MISMATCH`, `WGC_ERROR_OUT_OF_MEMORY`.
+/// Indirect workgroup counts are read on the GPU when the launch runs; if
+/// any of them exceeds `max_compute_workgroups_per_dimension` the launch runs
+/// no workgroups at all (no status can report it: the counts are not known
+/// on the host). Does not block; the launch is submitted with its batch.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_stream_launch(
     stream: *const WgcStream,
@@ -161,7 +169,10 @@ pub unsafe extern "C" fn wgc_stream_copy_buffer(
 }
 
 /// Record a fill of `size` bytes at `offset` with the 32-bit `pattern`
-/// (e.g. the bits of a float). Offset and size must be multiples of 4.
+/// (e.g. the bits of a float). Offset and size must be multiples of 4
+/// (`WGC_ERROR_ALIGNMENT`). Like a write, it works on buffers of any usage,
+/// and any size works: fills larger than one storage binding take several
+/// launches.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_stream_fill_buffer(
     stream: *const WgcStream,
@@ -176,8 +187,18 @@ pub unsafe extern "C" fn wgc_stream_fill_buffer(
     })
 }
 
-/// Submit what has been recorded. Does not wait. Reports errors the GPU
-/// layer found in the batch (`WGC_ERROR_VALIDATION`).
+/// Submit what has been recorded. Does not wait.
+///
+/// Everything the GPU layer checks at submit is checked when work is
+/// recorded, so a batch is not expected to fail here. If the GPU layer still
+/// rejects one (or runs out of memory), the batch's commands are submitted
+/// one by one and only those it rejects are dropped: work recorded before
+/// and after them still runs. The error (`WGC_ERROR_VALIDATION`,
+/// `WGC_ERROR_OUT_OF_MEMORY`, with how many commands were dropped) is
+/// reported by this stream's next `wgc_stream_flush` or
+/// `wgc_stream_synchronize` (or `wgc_device_synchronize`), whichever comes
+/// first, even when another call submitted the batch (a host read or write,
+/// or a full batch); those other calls do not fail because of it.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_stream_flush(stream: *const WgcStream) -> WgcStatus {
     run(|| {
@@ -188,7 +209,10 @@ pub unsafe extern "C" fn wgc_stream_flush(stream: *const WgcStream) -> WgcStatus
     })
 }
 
-/// Submit what has been recorded and block until the GPU has finished it.
+/// Submit what has been recorded and block until the GPU has finished it,
+/// at most `WgcDeviceOptions.gpu_timeout_ms` (then `WGC_ERROR_TIMEOUT`).
+/// Reports batch errors as `wgc_stream_flush` does, after waiting for what
+/// was submitted.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_stream_synchronize(stream: *const WgcStream) -> WgcStatus {
     run(|| unsafe { borrow(stream) }?.synchronize())

@@ -25,8 +25,17 @@ pub enum WgcDtype {
 /// negative. Only the first `rank` entries of `shape` and `strides` are read.
 /// Fill one with `wgc_tensor_contiguous`, then change what you need
 /// (transpose by swapping shape and stride entries, slice by moving `offset`).
-/// A view that reaches outside its buffer is rejected with
-/// `WGC_ERROR_OUT_OF_RANGE`.
+/// A view that reaches outside its buffer, or whose element count overflows
+/// 64 bits, is rejected with `WGC_ERROR_OUT_OF_RANGE`.
+///
+/// Operators bind the part of a buffer a view touches, so views of buffers
+/// larger than the adapter's `max_storage_buffer_binding_size` work as long
+/// as the elements one view spans fit in one binding
+/// (`WGC_ERROR_LIMIT_EXCEEDED` otherwise) and number at most 2^31
+/// (`WGC_ERROR_TOO_LARGE`). Zero strides let a view's dims grow far past
+/// its buffer; operators whose kernels count such dims in 32 bits (matmul's
+/// K, conv2d's channels, kernel and padded input, pooling windows and
+/// planes) refuse counts past 2^31-1 with `WGC_ERROR_TOO_LARGE`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct WgcTensor {

@@ -1,8 +1,10 @@
-//! What every operator does: find its kernel variant, bind its tensors'
-//! buffers whole (so bind groups are cached across calls), and launch.
+//! What every operator does: find its kernel variant, bind its tensors (see
+//! `Tensor::bind`: whole buffers where the adapter allows, so bind groups
+//! are cached across calls), and launch.
 
 use super::tensor::Tensor;
 use crate::error::Result;
+use crate::runtime::buffer::Buffer;
 use crate::runtime::device::Device;
 use crate::runtime::kernel::Kernel;
 use crate::runtime::stream::{Bind, Groups, StreamShared};
@@ -15,15 +17,16 @@ pub fn kernel(dev: &Device, file: &'static str, entry: &str, values: &[(&str, &s
     dev.kernels.get_variant(dev, file, entry, values, || shaders::render(shaders::source(file), values))
 }
 
-/// Launch with tensors bound whole at bindings 0, 1, ... in order, and
-/// `params` as the kernel's uniform.
+/// Launch with tensors bound at bindings 0, 1, ... in order (their kernels
+/// take `Tensor::bound_offset` as offsets), and `params` as the uniform.
 pub fn launch(stream: &StreamShared, kernel: &Kernel, tensors: &[&Tensor], params: &[u8], groups: [u32; 3]) -> Result<()> {
-    let binds: Vec<Bind> = tensors
-        .iter()
-        .enumerate()
-        .map(|(i, t)| Bind { binding: i as u32, buffer: t.buffer, offset: 0, size: None })
-        .collect();
+    let binds: Vec<Bind> = tensors.iter().enumerate().map(|(i, t)| t.bind(i as u32)).collect();
     stream.launch(kernel, &binds, Some(params), Groups::Direct(groups))
+}
+
+/// A whole buffer (an operator's scratch space) bound at `binding`.
+pub fn whole(binding: u32, buffer: &Buffer) -> Bind<'_> {
+    Bind { binding, buffer, offset: 0, size: None }
 }
 
 /// Pack little-endian 32-bit words for a uniform.

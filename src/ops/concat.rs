@@ -57,8 +57,8 @@ fn plan_copy<'a>(
     y: &Tensor<'a>,
 ) -> Launch<'a, CopyParams, 2> {
     let dev = &stream.device;
-    let (xa, x_off) = view_arg(dev, "x", x);
-    let (ya, y_off) = view_arg(dev, "y", y);
+    let (xa, x_off) = view_arg("x", x);
+    let (ya, y_off) = view_arg("y", y);
     let (mut shape, strides) = coalesce(&x.shape, &[x.strides.clone(), y.strides.clone()]);
     let (mut xs, mut ys) = (strides[0].clone(), strides[1].clone());
     if shape.is_empty() {

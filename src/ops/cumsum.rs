@@ -6,15 +6,17 @@
 //! invocation runs more than about 60,000 loop iterations in all.
 
 use super::grid::grid_1d;
-use super::spec::scratch::Scratch;
 use super::spec::uniform::uniform;
 use super::spec::{
     self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, Sharing, TypeSlot,
 };
+use super::split::scratch;
 use super::tensor::{coalesce, expect_shape, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
+use crate::runtime::buffer::Buffer;
 use crate::runtime::stream::StreamShared;
+use std::sync::Arc;
 
 const WG: u32 = 256;
 /// Elements one workgroup scans at a time (WG * ITEMS in the shader).
@@ -141,8 +143,8 @@ pub fn cumsum(stream: &StreamShared, x: &Tensor, axis: i32, out: &Tensor) -> Res
     if oshape.is_empty() {
         (oshape, oxs, oys) = (vec![1], vec![0], vec![0]);
     }
-    let (xa, x_off) = view_arg(dev, "x", x);
-    let (ya, y_off) = view_arg(dev, "y", out);
+    let (xa, x_off) = view_arg("x", x);
+    let (ya, y_off) = view_arg("y", out);
     let params = |count: usize, chunk: usize, row: u32| ScanParams {
         rows: rows as u32,
         len: len as u32,
@@ -180,8 +182,8 @@ pub fn cumsum(stream: &StreamShared, x: &Tensor, axis: i32, out: &Tensor) -> Res
             };
             return spec::record(stream, &l);
         }
-        let scratch = partials(stream, rows * tiles)?;
-        let pa = Arg::whole("partials", &scratch.buffer);
+        let parts = partials(stream, rows * tiles)?;
+        let pa = Arg::whole("partials", &parts);
         let (g_tiles, row_tiles) = per_group(rows * tiles);
         let (g_rows, row_rows) = per_group(rows);
         let sums = Launch {
@@ -204,8 +206,7 @@ pub fn cumsum(stream: &StreamShared, x: &Tensor, axis: i32, out: &Tensor) -> Res
         };
         spec::record(stream, &sums)?;
         spec::record(stream, &scan)?;
-        spec::record(stream, &apply)?;
-        return scratch.finish();
+        return spec::record(stream, &apply);
     }
     if len <= CHUNK || (rows >= 1 << 16 && len <= MAX_LOOP) {
         let (groups, row) = per_invocation(rows);
@@ -219,8 +220,8 @@ pub fn cumsum(stream: &StreamShared, x: &Tensor, axis: i32, out: &Tensor) -> Res
     }
     let chunk = CHUNK.max(len.div_ceil(MAX_LOOP));
     let count = len.div_ceil(chunk);
-    let scratch = partials(stream, rows * count)?;
-    let pa = Arg::whole("partials", &scratch.buffer);
+    let parts = partials(stream, rows * count)?;
+    let pa = Arg::whole("partials", &parts);
     let (g_items, row_items) = per_invocation(rows * count);
     let (g_rows, row_rows) = per_group(rows);
     let sums = Launch {
@@ -243,12 +244,11 @@ pub fn cumsum(stream: &StreamShared, x: &Tensor, axis: i32, out: &Tensor) -> Res
     };
     spec::record(stream, &sums)?;
     spec::record(stream, &scan)?;
-    spec::record(stream, &apply)?;
-    scratch.finish()
+    spec::record(stream, &apply)
 }
 
 /// Scratch for `n` partial sums (4 bytes each).
-fn partials(stream: &StreamShared, n: usize) -> Result<Scratch<'_>> {
+fn partials(stream: &StreamShared, n: usize) -> Result<Arc<Buffer>> {
     let bytes = n as u64 * 4;
     let max = stream.device.limits.max_storage_buffer_binding_size;
     if bytes > max {
@@ -257,5 +257,5 @@ fn partials(stream: &StreamShared, n: usize) -> Result<Scratch<'_>> {
             "cumsum: {bytes} bytes of partial sums; the adapter binds at most {max}"
         );
     }
-    Scratch::new(stream, bytes)
+    scratch(&stream.device, bytes)
 }

@@ -6,7 +6,10 @@
 
 use super::common::{launch, Params};
 use super::grid::grid_1d;
-use super::tensor::{broadcast_shapes, broadcast_strides, coalesce, expect_shape, same_device, DType, Tensor};
+use super::half::f16_bits;
+use super::tensor::{
+    broadcast_shapes, broadcast_strides, coalesce, expect_shape, same_device, DType, Tensor,
+};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::device::Device;
@@ -25,8 +28,8 @@ fn items_per_invocation(dev: &Device, n: usize) -> usize {
     }
 }
 
-/// A scalar operand: its dtype in the kernel and its 32-bit pattern
-/// (f16 scalars travel as f32 bits and are converted on the GPU).
+/// A scalar operand: its dtype in the kernel and its bit pattern (f16
+/// scalars in the low 16 bits).
 #[derive(Clone, Copy)]
 pub struct Scalar {
     pub dtype: DType,
@@ -34,11 +37,13 @@ pub struct Scalar {
 }
 
 impl Scalar {
-    /// `v` converted to `dtype`: floats round to nearest, integers truncate
-    /// toward zero and saturate to the type's range (NaN gives 0).
+    /// `v` converted to `dtype`: floats round to nearest even, once (f16
+    /// directly from the double), integers truncate toward zero and
+    /// saturate to the type's range (NaN gives 0).
     pub fn of(dtype: DType, v: f64) -> Scalar {
         let bits = match dtype {
-            DType::F32 | DType::F16 => (v as f32).to_bits(),
+            DType::F32 => (v as f32).to_bits(),
+            DType::F16 => f16_bits(v) as u32,
             DType::I32 => (v as i32) as u32,
             DType::U32 => v as u32,
         };
@@ -58,28 +63,44 @@ pub struct Map<'t, 'a> {
 
 /// True if two views address exactly the same elements in the same order.
 fn same_view(a: &Tensor, b: &Tensor) -> bool {
-    if !a.same_buffer(b) || a.dtype.size() != b.dtype.size() || a.offset != b.offset || a.numel() != b.numel() {
+    if !a.same_buffer(b)
+        || a.dtype.size() != b.dtype.size()
+        || a.offset != b.offset
+        || a.numel() != b.numel()
+    {
         return false;
     }
     if a.rank() > b.rank() {
         return false;
     }
     let sa = broadcast_strides(a, &b.shape);
-    b.shape.iter().zip(sa.iter().zip(&b.strides)).all(|(&d, (x, y))| d <= 1 || x == y)
+    b.shape
+        .iter()
+        .zip(sa.iter().zip(&b.strides))
+        .all(|(&d, (x, y))| d <= 1 || x == y)
 }
 
 /// Reject output views where two elements share memory (a race on write).
 /// Sufficient test: sorted by |stride|, each dim steps past all smaller ones.
 pub fn check_output_view(out: &Tensor, what: &str) -> Result<()> {
-    let mut dims: Vec<(usize, usize)> =
-        out.shape.iter().zip(&out.strides).filter(|(&d, _)| d > 1).map(|(&d, &s)| (s.unsigned_abs(), d)).collect();
+    let mut dims: Vec<(usize, usize)> = out
+        .shape
+        .iter()
+        .zip(&out.strides)
+        .filter(|(&d, _)| d > 1)
+        .map(|(&d, &s)| (s.unsigned_abs(), d))
+        .collect();
     dims.sort();
     let mut span = 0usize;
     for (s, d) in dims {
         if s <= span {
-            bail!(InvalidArgument, "{what}: the output view has elements that share memory (strides {:?})", out.strides);
+            bail!(
+                InvalidArgument,
+                "{what}: the output view has elements that share memory (strides {:?})",
+                out.strides
+            );
         }
-        span += s * (d - 1);
+        span = span.saturating_add(s.saturating_mul(d - 1));
     }
     Ok(())
 }
@@ -97,7 +118,11 @@ fn validate(stream: &StreamShared, m: &Map) -> Result<Vec<&'static str>> {
         t.dtype.check_device(dev)?;
     }
     let shapes: Vec<&[usize]> = m.inputs.iter().map(|t| t.shape.as_slice()).collect();
-    let shape = if shapes.is_empty() { m.out.shape.clone() } else { broadcast_shapes(&shapes)? };
+    let shape = if shapes.is_empty() {
+        m.out.shape.clone()
+    } else {
+        broadcast_shapes(&shapes)?
+    };
     expect_shape(m.out, &shape, "the output")?;
     check_output_view(m.out, "out")?;
     let mut access = Vec::new();
@@ -118,7 +143,7 @@ fn scalar_expr(s: Option<Scalar>, idx: usize, vec: bool) -> String {
     let Some(s) = s else { return "0u".into() };
     let conv = match s.dtype {
         DType::F32 => format!("bitcast<f32>(p.s{idx})"),
-        DType::F16 => format!("f16(bitcast<f32>(p.s{idx}))"),
+        DType::F16 => format!("f16(unpack2x16float(p.s{idx}).x)"),
         DType::I32 => format!("bitcast<i32>(p.s{idx})"),
         DType::U32 => format!("p.s{idx}"),
     };
@@ -146,12 +171,17 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
         return Ok(());
     }
     let shape = &m.out.shape;
-    let mut strides: Vec<Vec<isize>> = m.inputs.iter().map(|t| broadcast_strides(t, shape)).collect();
+    let mut strides: Vec<Vec<isize>> = m
+        .inputs
+        .iter()
+        .map(|t| broadcast_strides(t, shape))
+        .collect();
     strides.push(m.out.strides.clone());
     let (cshape, cstrides) = coalesce(shape, &strides);
     let dense = cshape.len() <= 1 && cstrides.iter().all(|s| s.iter().all(|&x| x == 1));
-    let mut offsets: Vec<usize> = m.inputs.iter().map(|t| t.offset).collect();
-    offsets.push(m.out.offset);
+    // Offsets from where each view is bound (multiples of 4 apart from the absolute ones).
+    let mut offsets: Vec<usize> = m.inputs.iter().map(|t| t.bound_offset() as usize).collect();
+    offsets.push(m.out.bound_offset() as usize);
     if !dense {
         if let Some(dims) = transpose_dims(stream, m, &cshape, &cstrides) {
             return launch_tiled(stream, m, &access, dims, &cstrides, &offsets);
@@ -162,7 +192,11 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
         return launch_strided(stream, m, &access, false, 0, &cshape, &cstrides, &offsets);
     }
     // Dense: vec4 units for the 4-aligned bulk, then the tail element-wise.
-    let n4 = if n >= 4 && offsets.iter().all(|o| o % 4 == 0) { n / 4 } else { 0 };
+    let n4 = if n >= 4 && offsets.iter().all(|o| o % 4 == 0) {
+        n / 4
+    } else {
+        0
+    };
     let ones = vec![vec![1isize]; offsets.len()];
     if n4 > 0 {
         let offs: Vec<usize> = offsets.iter().map(|o| o / 4).collect();
@@ -176,7 +210,13 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     Ok(())
 }
 
-fn render_values(items: usize, m: &Map, access: &[&'static str], vec: bool, rank: usize) -> Vec<(&'static str, String)> {
+fn render_values(
+    items: usize,
+    m: &Map,
+    access: &[&'static str],
+    vec: bool,
+    rank: usize,
+) -> Vec<(&'static str, String)> {
     let nin = m.inputs.len();
     let mut v: Vec<(&'static str, String)> = Vec::new();
     v.push(("ITEMS", items.to_string()));
@@ -184,9 +224,19 @@ fn render_values(items: usize, m: &Map, access: &[&'static str], vec: bool, rank
     let any_f16 = m.inputs.iter().any(|t| t.dtype == DType::F16)
         || m.out.dtype == DType::F16
         || m.scalars.iter().flatten().any(|s| s.dtype == DType::F16);
-    v.push(("ENABLE", if any_f16 { "enable f16;".into() } else { String::new() }));
-    const NAMES: [(&str, &str, &str, &str); 3] =
-        [("V0", "ACC0", "B0", "LOAD0"), ("V1", "ACC1", "B1", "LOAD1"), ("V2", "ACC2", "B2", "LOAD2")];
+    v.push((
+        "ENABLE",
+        if any_f16 {
+            "enable f16;".into()
+        } else {
+            String::new()
+        },
+    ));
+    const NAMES: [(&str, &str, &str, &str); 3] = [
+        ("V0", "ACC0", "B0", "LOAD0"),
+        ("V1", "ACC1", "B1", "LOAD1"),
+        ("V2", "ACC2", "B2", "LOAD2"),
+    ];
     for (k, (tv, acc, b, load)) in NAMES.iter().enumerate() {
         if k < nin {
             v.push((tv, vec_type(m.inputs[k].dtype, vec)));
@@ -203,13 +253,45 @@ fn render_values(items: usize, m: &Map, access: &[&'static str], vec: bool, rank
     v.push(("VO", vec_type(m.out.dtype, vec)));
     v.push(("BO", nin.to_string()));
     v.push(("BP", (nin + 1).to_string()));
-    v.push(("VI", if vec { "vec4<u32>".into() } else { "u32".into() }));
-    v.push(("C", if vec { "vec4<f32>".into() } else { "f32".into() }));
-    v.push(("CU", if vec { "vec4<u32>".into() } else { "u32".into() }));
-    v.push(("CB", if vec { "vec4<bool>".into() } else { "bool".into() }));
+    v.push((
+        "VI",
+        if vec {
+            "vec4<u32>".into()
+        } else {
+            "u32".into()
+        },
+    ));
+    v.push((
+        "C",
+        if vec {
+            "vec4<f32>".into()
+        } else {
+            "f32".into()
+        },
+    ));
+    v.push((
+        "CU",
+        if vec {
+            "vec4<u32>".into()
+        } else {
+            "u32".into()
+        },
+    ));
+    v.push((
+        "CB",
+        if vec {
+            "vec4<bool>".into()
+        } else {
+            "bool".into()
+        },
+    ));
     v.push((
         "IX_S",
-        if vec { "vec4<u32>(p.base + 4u * i) + vec4<u32>(0u, 1u, 2u, 3u)".into() } else { "p.base + i".into() },
+        if vec {
+            "vec4<u32>(p.base + 4u * i) + vec4<u32>(0u, 1u, 2u, 3u)".into()
+        } else {
+            "p.base + i".into()
+        },
     ));
     v.push(("S0", scalar_expr(m.scalars[0], 0, vec)));
     v.push(("S1", scalar_expr(m.scalars[1], 1, vec)));
@@ -250,7 +332,12 @@ fn variant(
     // One ASCII byte per property, then the op's expression.
     let dtype = |d: DType| b'0' + d as u8;
     let mut key = Vec::with_capacity(16 + m.expr.len());
-    key.extend_from_slice(&[b'0' + items as u8, b'0' + rank as u8, vec as u8 + b'0', dtype(m.out.dtype)]);
+    key.extend_from_slice(&[
+        b'0' + items as u8,
+        b'0' + rank as u8,
+        vec as u8 + b'0',
+        dtype(m.out.dtype),
+    ]);
     for (t, a) in m.inputs.iter().zip(access) {
         key.extend_from_slice(&[dtype(t.dtype), if *a == "read" { b'r' } else { b'w' }]);
     }
@@ -259,20 +346,37 @@ fn variant(
     }
     key.push(b'|');
     key.extend_from_slice(m.expr.as_bytes());
-    dev.kernels.get_keyed(dev, "elementwise.wgsl", entry, &key, || {
-        let values = render_values(items, m, access, vec, rank);
-        let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        crate::shaders::render(crate::shaders::source("elementwise.wgsl"), &refs)
-    })
+    dev.kernels
+        .get_keyed(dev, "elementwise.wgsl", entry, &key, || {
+            let values = render_values(items, m, access, vec, rank);
+            let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            crate::shaders::render(crate::shaders::source("elementwise.wgsl"), &refs)
+        })
 }
 
 /// The strided kernel for `n` items, with its grid.
-fn dispatch(stream: &StreamShared, m: &Map, access: &[&'static str], vec: bool, rank: usize, entry: &str, n: usize) -> Result<(std::sync::Arc<crate::runtime::kernel::Kernel>, [u32; 3], u32)> {
+fn dispatch(
+    stream: &StreamShared,
+    m: &Map,
+    access: &[&'static str],
+    vec: bool,
+    rank: usize,
+    entry: &str,
+    n: usize,
+) -> Result<(
+    std::sync::Arc<crate::runtime::kernel::Kernel>,
+    [u32; 3],
+    u32,
+)> {
     let dev = &stream.device;
     let items = items_per_invocation(dev, n);
     let n = n.div_ceil(items);
     let k = variant(dev, entry, items, m, access, vec, rank)?;
-    let (groups, row) = grid_1d(n as u64, WG, dev.limits.max_compute_workgroups_per_dimension);
+    let (groups, row) = grid_1d(
+        n as u64,
+        WG,
+        dev.limits.max_compute_workgroups_per_dimension,
+    );
     Ok((k, groups, row))
 }
 
@@ -301,7 +405,13 @@ fn launch_strided(
     let mut per_dim: Vec<isize> = Vec::with_capacity(32);
     for d in 0..8 {
         for k in 0..4 {
-            let op = if k < nin { Some(k) } else if k == 3 { Some(nin) } else { None };
+            let op = if k < nin {
+                Some(k)
+            } else if k == 3 {
+                Some(nin)
+            } else {
+                None
+            };
             per_dim.push(match op {
                 Some(o) if d < shape.len() => strides[o][d],
                 _ => 0,
@@ -317,11 +427,17 @@ fn launch_strided(
 /// The same strided problem in vec4 units, when every operand is dense
 /// along the innermost dim (e.g. a bias added to rows) and everything else
 /// is a multiple of 4 elements.
-fn vec4_view(shape: &[usize], strides: &[Vec<isize>], offsets: &[usize]) -> Option<(Vec<usize>, Vec<Vec<isize>>, Vec<usize>)> {
+fn vec4_view(
+    shape: &[usize],
+    strides: &[Vec<isize>],
+    offsets: &[usize],
+) -> Option<(Vec<usize>, Vec<Vec<isize>>, Vec<usize>)> {
     let last = shape.len().checked_sub(1)?;
     let ok = shape[last] % 4 == 0
         && offsets.iter().all(|o| o % 4 == 0)
-        && strides.iter().all(|s| s[last] == 1 && s[..last].iter().all(|x| x % 4 == 0));
+        && strides
+            .iter()
+            .all(|s| s[last] == 1 && s[..last].iter().all(|x| x % 4 == 0));
     if !ok {
         return None;
     }
@@ -329,7 +445,12 @@ fn vec4_view(shape: &[usize], strides: &[Vec<isize>], offsets: &[usize]) -> Opti
     vshape[last] /= 4;
     let vstrides = strides
         .iter()
-        .map(|s| s.iter().enumerate().map(|(d, x)| if d == last { 1 } else { x / 4 }).collect())
+        .map(|s| {
+            s.iter()
+                .enumerate()
+                .map(|(d, x)| if d == last { 1 } else { x / 4 })
+                .collect()
+        })
         .collect();
     let voffsets = offsets.iter().map(|o| o / 4).collect();
     Some((vshape, vstrides, voffsets))
@@ -337,7 +458,12 @@ fn vec4_view(shape: &[usize], strides: &[Vec<isize>], offsets: &[usize]) -> Opti
 
 /// (batch, R, C) if the tiled kernel fits: one input, rank 2 or 3 after
 /// coalescing, the input dense along R and the output dense along C.
-fn transpose_dims(stream: &StreamShared, m: &Map, shape: &[usize], strides: &[Vec<isize>]) -> Option<[usize; 3]> {
+fn transpose_dims(
+    stream: &StreamShared,
+    m: &Map,
+    shape: &[usize],
+    strides: &[Vec<isize>],
+) -> Option<[usize; 3]> {
     let r = shape.len();
     if m.inputs.len() != 1 || !(2..=3).contains(&r) {
         return None;
@@ -349,7 +475,8 @@ fn transpose_dims(stream: &StreamShared, m: &Map, shape: &[usize], strides: &[Ve
     let batch = if r == 3 { shape[0] } else { 1 };
     let max = stream.device.limits.max_compute_workgroups_per_dimension as usize;
     let (rows, cols) = (shape[r - 2], shape[r - 1]);
-    (batch <= max && rows.div_ceil(32) <= max && cols.div_ceil(32) <= max).then_some([batch, rows, cols])
+    (batch <= max && rows.div_ceil(32) <= max && cols.div_ceil(32) <= max)
+        .then_some([batch, rows, cols])
 }
 
 fn launch_tiled(
@@ -375,6 +502,10 @@ fn launch_tiled(
     for chunk in per_dim.chunks(8) {
         params = params.array8_i32(chunk);
     }
-    let groups = [cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, batch as u32];
+    let groups = [
+        cols.div_ceil(32) as u32,
+        rows.div_ceil(32) as u32,
+        batch as u32,
+    ];
     launch(stream, &k, &tensors(m), params.bytes(), groups)
 }

@@ -8,7 +8,7 @@ use super::spec::{
     self, check_output, pack_i32, pack_u32, view_arg, Family, Launch, OverrideSlot, Sharing,
     TypeSlot,
 };
-use super::tensor::{coalesce, expect_shape, same_device, DType, Tensor};
+use super::tensor::{check_kernel_counts, coalesce, expect_shape, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
@@ -113,6 +113,8 @@ fn launch(stream: &StreamShared, g: &Gather) -> Result<()> {
     if n == 0 {
         return Ok(());
     }
+    // A broadcast (zero-stride) source dim may be longer than kernels count.
+    check_kernel_counts(g.what, &[("the gathered axis", g.axis_len)])?;
     if g.axis_len == 0 {
         bail!(
             OutOfRange,
@@ -121,9 +123,9 @@ fn launch(stream: &StreamShared, g: &Gather) -> Result<()> {
         );
     }
     let dev = &stream.device;
-    let (xa, x_off) = view_arg(dev, "x", x);
-    let (ia, i_off) = view_arg(dev, "index", index);
-    let (ya, y_off) = view_arg(dev, "y", out);
+    let (xa, x_off) = view_arg("x", x);
+    let (ia, i_off) = view_arg("index", index);
+    let (ya, y_off) = view_arg("y", out);
     let (mut shape, strides) = coalesce(
         &out.shape,
         &[

@@ -2,11 +2,12 @@
 //! 16x16x16 f16 fragments with f32 accumulation and 32-wide subgroups. The
 //! shader's fragment loops are unrolled here, from the tile shape.
 
-use super::common::{launch, Params};
+use super::common::Params;
+use super::reduce_kernels::launch;
 use super::tensor::{DType, Tensor};
 use crate::error::Result;
 use crate::runtime::device::Device;
-use crate::runtime::stream::StreamShared;
+use crate::runtime::stream::{Bind, StreamShared};
 
 /// A tile shape: fragments per subgroup (rows x cols of 16x16) and
 /// subgroups per workgroup (rows x cols).
@@ -30,17 +31,34 @@ impl Tile {
         (16 * self.fn_ * self.sgn) as usize
     }
     fn name(self) -> String {
-        format!("{}x{}x{}x{}x{}{}", self.fm, self.fn_, self.sgm, self.sgn, self.bk, if self.double { "d" } else { "" })
+        format!(
+            "{}x{}x{}x{}x{}{}",
+            self.fm,
+            self.fn_,
+            self.sgm,
+            self.sgn,
+            self.bk,
+            if self.double { "d" } else { "" }
+        )
     }
 }
 
 /// The tile used; chosen by measurement on an H200 (BENCHMARKS.md).
-pub(crate) const TILE: Tile = Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 32, double: false };
+pub(crate) const TILE: Tile = Tile {
+    fm: 4,
+    fn_: 4,
+    sgm: 2,
+    sgn: 2,
+    bk: 32,
+    double: false,
+};
 
 /// True if the adapter can run this kernel at all.
 pub fn available(dev: &Device) -> bool {
     dev.adapter.coop_f16
-        && dev.features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16)
+        && dev
+            .features
+            .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16)
         && dev.adapter.info.subgroup_min_size == 32
         && dev.adapter.info.subgroup_max_size == 32
 }
@@ -52,13 +70,23 @@ pub fn fits(m: usize, n: usize, k: usize) -> bool {
 }
 
 pub fn source(t: Tile) -> String {
-    let Tile { fm, fn_, sgm, sgn, bk, double } = t;
+    let Tile {
+        fm,
+        fn_,
+        sgm,
+        sgn,
+        bk,
+        double,
+    } = t;
     let (bm, bn) = (t.block_m() as u32, t.block_n() as u32);
     let threads = 32 * sgm * sgn;
     // 16-byte vectors per tile, and how many each invocation moves.
     let a_vecs = bm * bk / 8;
     let b_vecs = bk * bn / 8;
-    assert!(a_vecs % threads == 0 && b_vecs % threads == 0, "tile {t:?} does not divide among its invocations");
+    assert!(
+        a_vecs % threads == 0 && b_vecs % threads == 0,
+        "tile {t:?} does not divide among its invocations"
+    );
     let (a_per, b_per) = (a_vecs / threads, b_vecs / threads);
     let mut decl = String::new();
     let mut body = String::new();
@@ -77,19 +105,29 @@ pub fn source(t: Tile) -> String {
     };
     let b_fetch = |i: u32, t: &str| {
         let v = format!("(lid + {}u)", i * threads);
-        format!("b[b_base + ({t} * {bk}u + {v} / {row}u) * b_row_vecs + {v} % {row}u]", bk = bk, row = bn / 8)
+        format!(
+            "b[b_base + ({t} * {bk}u + {v} / {row}u) * b_row_vecs + {v} % {row}u]",
+            bk = bk,
+            row = bn / 8
+        )
     };
     for i in 0..a_per {
         prefetch_decl += &format!("    var ra{i} = {};\n", a_fetch(i, "0u"));
         prefetch += &format!("            ra{i} = {};\n", a_fetch(i, "(t + 1u)"));
         let v = format!("(lid + {}u)", i * threads);
-        stage += &format!("        store8(true, sa + ({v} / {row}u) * AS + ({v} % {row}u) * 8u, ra{i});\n", row = bk / 8);
+        stage += &format!(
+            "        store8(true, sa + ({v} / {row}u) * AS + ({v} % {row}u) * 8u, ra{i});\n",
+            row = bk / 8
+        );
     }
     for i in 0..b_per {
         prefetch_decl += &format!("    var rb{i} = {};\n", b_fetch(i, "0u"));
         prefetch += &format!("            rb{i} = {};\n", b_fetch(i, "(t + 1u)"));
         let v = format!("(lid + {}u)", i * threads);
-        stage += &format!("        store8(false, sb + ({v} / {row}u) * BS + ({v} % {row}u) * 8u, rb{i});\n", row = bn / 8);
+        stage += &format!(
+            "        store8(false, sb + ({v} / {row}u) * BS + ({v} % {row}u) * 8u, rb{i});\n",
+            row = bn / 8
+        );
     }
     for i in 0..fm {
         body += &format!(
@@ -118,7 +156,14 @@ pub fn source(t: Tile) -> String {
             ("BN", &bn.to_string()),
             ("BK", &bk.to_string()),
             ("BUFS", if double { "2" } else { "1" }),
-            ("LOOP", &if double { loop_double(&stage, &prefetch, &body) } else { loop_single(&stage, &prefetch, &body) }),
+            (
+                "LOOP",
+                &if double {
+                    loop_double(&stage, &prefetch, &body)
+                } else {
+                    loop_single(&stage, &prefetch, &body)
+                },
+            ),
             ("SM", &(16 * fm).to_string()),
             ("SN", &(16 * fn_).to_string()),
             ("SGN", &sgn.to_string()),
@@ -144,35 +189,69 @@ fn loop_double(stage: &str, prefetch: &str, body: &str) -> String {
     )
 }
 
+/// Where a product goes: the range `target` binds (at binding 2) from
+/// element `offset` of that range, batch matrices
+/// `batch_c` elements apart; K is cut into `splits` runs of `k_chunk` (a
+/// multiple of the tile's K step), the products of run s stored
+/// `s * split_c` elements further (split_c 0 when there is one run).
+pub struct CoopOut<'a> {
+    pub target: Bind<'a>,
+    pub offset: u32,
+    pub batch_c: usize,
+    pub k_chunk: usize,
+    pub splits: usize,
+    pub split_c: usize,
+}
+
 /// C (f32, contiguous) = A (f16, row-major) x B (f16, row-major), batched over
-/// `batch` with element strides (0 broadcasts). The caller has checked
-/// `available` and `fits` and validated the views.
-#[allow(clippy::too_many_arguments)]
+/// `batch` with element strides `batch_ab` (0 broadcasts). The caller has
+/// checked `available` and `fits` and validated the views.
 pub fn record(
     stream: &StreamShared,
     a: &Tensor,
     b: &Tensor,
-    c: &Tensor,
+    out: CoopOut,
     (m, n, k): (usize, usize, usize),
     batch: usize,
-    batch_strides: [usize; 3],
+    batch_ab: [usize; 2],
 ) -> Result<()> {
-    debug_assert!(a.dtype == DType::F16 && b.dtype == DType::F16 && c.dtype == DType::F32);
+    debug_assert!(a.dtype == DType::F16 && b.dtype == DType::F16);
+    debug_assert!(
+        out.k_chunk.is_multiple_of(TILE.bk as usize) && out.splits == k.div_ceil(out.k_chunk)
+    );
     let dev = &stream.device;
-    let kern =
-        dev.kernels.get_variant(dev, "gemm_coop_f16.wgsl", "gemm_coop_f16", &[("TILE", &TILE.name())], || source(TILE))?;
+    let kern = dev.kernels.get_variant(
+        dev,
+        "gemm_coop_f16.wgsl",
+        "gemm_coop_f16",
+        &[("TILE", &TILE.name())],
+        || source(TILE),
+    )?;
     let params = Params::new()
         .u32(m as u32)
         .u32(n as u32)
         .u32(k as u32)
-        .u32(batch_strides[0] as u32)
-        .u32(batch_strides[1] as u32)
-        .u32(batch_strides[2] as u32)
-        .u32(a.offset as u32)
-        .u32(b.offset as u32)
-        .u32(c.offset as u32);
-    let groups = [(n / TILE.block_n()) as u32, (m / TILE.block_m()) as u32, batch as u32];
-    launch(stream, &kern, &[a, b, c], params.bytes(), groups)
+        .u32(batch_ab[0] as u32)
+        .u32(batch_ab[1] as u32)
+        .u32(out.batch_c as u32)
+        .u32(a.bound_offset())
+        .u32(b.bound_offset())
+        .u32(out.offset)
+        .u32(out.k_chunk as u32)
+        .u32(out.splits as u32)
+        .u32(out.split_c as u32);
+    let groups = [
+        (n / TILE.block_n()) as u32,
+        (m / TILE.block_m()) as u32,
+        (batch * out.splits) as u32,
+    ];
+    launch(
+        stream,
+        &kern,
+        &[a.bind(0), b.bind(1), out.target],
+        &params,
+        groups,
+    )
 }
 
 #[cfg(test)]
@@ -180,12 +259,47 @@ mod tests {
     use super::*;
 
     const PROBES: [Tile; 6] = [
-        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 32, double: true },
-        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 64, double: true },
+        Tile {
+            fm: 4,
+            fn_: 4,
+            sgm: 2,
+            sgn: 2,
+            bk: 32,
+            double: true,
+        },
+        Tile {
+            fm: 4,
+            fn_: 4,
+            sgm: 2,
+            sgn: 2,
+            bk: 64,
+            double: true,
+        },
         TILE,
-        Tile { fm: 4, fn_: 4, sgm: 4, sgn: 2, bk: 32, double: false },
-        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 4, bk: 32, double: false },
-        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 64, double: false },
+        Tile {
+            fm: 4,
+            fn_: 4,
+            sgm: 4,
+            sgn: 2,
+            bk: 32,
+            double: false,
+        },
+        Tile {
+            fm: 4,
+            fn_: 4,
+            sgm: 2,
+            sgn: 4,
+            bk: 32,
+            double: false,
+        },
+        Tile {
+            fm: 4,
+            fn_: 4,
+            sgm: 2,
+            sgn: 2,
+            bk: 64,
+            double: false,
+        },
     ];
 
     #[test]
@@ -209,7 +323,9 @@ mod tests {
     /// through the user-kernel API: bench/coop_probe.c).
     #[test]
     fn dump_probe_variants() {
-        let Some(dir) = std::env::var_os("WGC_DUMP_DIR") else { return };
+        let Some(dir) = std::env::var_os("WGC_DUMP_DIR") else {
+            return;
+        };
         for t in PROBES {
             let path = std::path::Path::new(&dir).join(format!("coop_{}.wgsl", t.name()));
             std::fs::write(path, source(t)).unwrap();

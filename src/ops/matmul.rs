@@ -3,11 +3,19 @@
 //! copies); unit strides in the two inner dims select a variant where the
 //! stride is a compile-time 1 and the loads are coalesced.
 
-use super::gemm_coop;
 use super::common::{kernel, launch, Params};
-use super::tensor::{broadcast_shapes, broadcast_strides, expect_shape, numel, same_device, DType, Tensor};
+use super::gemm_coop::{self, CoopOut};
+use super::common::whole;
+use super::grid::grid_1d;
+use super::reduce_kernels::launch as launch_slots;
+use super::split::{scratch, K_CHUNK};
+use super::tensor::{
+    broadcast_shapes, broadcast_strides, check_kernel_counts, expect_shape, numel, same_device, DType, Tensor,
+};
 use crate::bail;
 use crate::error::Result;
+use crate::runtime::buffer::Buffer;
+use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
 
 /// An optional per-row addend (used by 1x1 convolutions).
@@ -19,17 +27,35 @@ pub struct RowBias<'a, 'b> {
 /// Check dtypes: (input dtype, output dtype).
 pub fn check_dtypes(stream: &StreamShared, a: &Tensor, b: &Tensor, c: &Tensor) -> Result<()> {
     if a.dtype != b.dtype {
-        bail!(DtypeMismatch, "gemm: a is {} and b is {}", a.dtype.wgsl(), b.dtype.wgsl());
+        bail!(
+            DtypeMismatch,
+            "gemm: a is {} and b is {}",
+            a.dtype.wgsl(),
+            b.dtype.wgsl()
+        );
     }
     if !a.dtype.is_float() {
-        bail!(Unsupported, "gemm: {} inputs are not supported (f32 or f16)", a.dtype.wgsl());
+        bail!(
+            Unsupported,
+            "gemm: {} inputs are not supported (f32 or f16)",
+            a.dtype.wgsl()
+        );
     }
     let ok_out = c.dtype == DType::F32 || (c.dtype == DType::F16 && a.dtype == DType::F16);
     if !ok_out {
         if !c.dtype.is_float() {
-            bail!(Unsupported, "gemm: {} output is not supported", c.dtype.wgsl());
+            bail!(
+                Unsupported,
+                "gemm: {} output is not supported",
+                c.dtype.wgsl()
+            );
         }
-        bail!(DtypeMismatch, "gemm: {} inputs cannot write a {} output", a.dtype.wgsl(), c.dtype.wgsl());
+        bail!(
+            DtypeMismatch,
+            "gemm: {} inputs cannot write a {} output",
+            a.dtype.wgsl(),
+            c.dtype.wgsl()
+        );
     }
     a.dtype.check_device(&stream.device)?;
     Ok(())
@@ -44,11 +70,21 @@ pub fn check_output(c: &Tensor, inputs: &[&Tensor], what: &str) -> Result<()> {
             bail!(InvalidArgument, "{what}: the output overlaps an input");
         }
         if c.same_buffer(t) && c.numel() > 0 && t.numel() > 0 {
-            bail!(InvalidArgument, "{what}: the output must not share a buffer with an input");
+            bail!(
+                InvalidArgument,
+                "{what}: the output must not share a buffer with an input"
+            );
         }
     }
-    if c.shape.iter().zip(&c.strides).any(|(&d, &s)| d > 1 && s == 0) {
-        bail!(InvalidArgument, "{what}: the output view has a zero stride (it would write elements twice)");
+    if c.shape
+        .iter()
+        .zip(&c.strides)
+        .any(|(&d, &s)| d > 1 && s == 0)
+    {
+        bail!(
+            InvalidArgument,
+            "{what}: the output view has a zero stride (it would write elements twice)"
+        );
     }
     Ok(())
 }
@@ -77,11 +113,23 @@ pub fn gemm(
     same_device(&stream.device, &[a, b, c])?;
     for (t, n) in [(a, "a"), (b, "b"), (c, "c")] {
         if t.rank() < 2 {
-            bail!(ShapeMismatch, "gemm: {n} has rank {}; it needs at least 2 (use wgc_op_matmul for vectors)", t.rank());
+            bail!(
+                ShapeMismatch,
+                "gemm: {n} has rank {}; it needs at least 2 (use wgc_op_matmul for vectors)",
+                t.rank()
+            );
         }
     }
-    let a = if transpose_a { transposed(a) } else { a.clone() };
-    let b = if transpose_b { transposed(b) } else { b.clone() };
+    let a = if transpose_a {
+        transposed(a)
+    } else {
+        a.clone()
+    };
+    let b = if transpose_b {
+        transposed(b)
+    } else {
+        b.clone()
+    };
     gemm_views(stream, alpha, &a, &b, beta, c, None)
 }
 
@@ -91,10 +139,21 @@ pub fn matmul(stream: &StreamShared, a: &Tensor, b: &Tensor, out: &Tensor) -> Re
     check_dtypes(stream, a, b, out)?;
     same_device(&stream.device, &[a, b, out])?;
     if a.rank() == 0 || b.rank() == 0 {
-        bail!(ShapeMismatch, "matmul: operands must have at least one dimension");
+        bail!(
+            ShapeMismatch,
+            "matmul: operands must have at least one dimension"
+        );
     }
-    let a2 = if a.rank() == 1 { with_dim(a, 0, 1) } else { a.clone() };
-    let b2 = if b.rank() == 1 { with_dim(b, 1, 1) } else { b.clone() };
+    let a2 = if a.rank() == 1 {
+        with_dim(a, 0, 1)
+    } else {
+        a.clone()
+    };
+    let b2 = if b.rank() == 1 {
+        with_dim(b, 1, 1)
+    } else {
+        b.clone()
+    };
     // The output as the full (..., M, N) view.
     let mut c2 = out.clone();
     if a.rank() == 1 || b.rank() == 1 {
@@ -155,7 +214,12 @@ pub fn gemm_views(
     let (m, k) = (a.shape[ra - 2], a.shape[ra - 1]);
     let (kb, n) = (b.shape[rb - 2], b.shape[rb - 1]);
     if k != kb {
-        bail!(ShapeMismatch, "gemm: inner dims differ: op(a) is {:?} and op(b) is {:?}", a.shape, b.shape);
+        bail!(
+            ShapeMismatch,
+            "gemm: inner dims differ: op(a) is {:?} and op(b) is {:?}",
+            a.shape,
+            b.shape
+        );
     }
     let batch = broadcast_shapes(&[&a.shape[..ra - 2], &b.shape[..rb - 2]])?;
     let mut expected = batch.clone();
@@ -166,6 +230,8 @@ pub fn gemm_views(
         inputs.push(bb.tensor);
     }
     check_output(c, &inputs, "gemm")?;
+    // M and N are dims of c, which has no zero strides; K may be broadcast.
+    check_kernel_counts("gemm", &[("the inner dim K", k)])?;
     let batch_count = numel(&batch);
     if m == 0 || n == 0 || batch_count == 0 {
         return Ok(());
@@ -177,15 +243,19 @@ pub fn gemm_views(
 
     // Batch strides of each operand over the broadcast batch shape.
     let rank_b = batch.len();
-    let a_batch = Tensor { shape: a.shape[..ra - 2].to_vec(), strides: a.strides[..ra - 2].to_vec(), ..a.clone() };
-    let b_batch = Tensor { shape: b.shape[..rb - 2].to_vec(), strides: b.strides[..rb - 2].to_vec(), ..b.clone() };
+    let a_batch = Tensor {
+        shape: a.shape[..ra - 2].to_vec(),
+        strides: a.strides[..ra - 2].to_vec(),
+        ..a.clone()
+    };
+    let b_batch = Tensor {
+        shape: b.shape[..rb - 2].to_vec(),
+        strides: b.strides[..rb - 2].to_vec(),
+        ..b.clone()
+    };
     let a_bs = broadcast_strides(&a_batch, &batch);
     let b_bs = broadcast_strides(&b_batch, &batch);
     let c_bs: Vec<isize> = c.strides[..rank_b].to_vec();
-
-    if let Some(strides) = coop_batch_strides(dev, alpha, a, b, beta, c, &bias, (m, n, k), &a_bs, &b_bs, &c_bs) {
-        return gemm_coop::record(stream, a, b, c, (m, n, k), batch_count, strides);
-    }
 
     let (a_sm_e, a_sm) = stride_expr(m, a.strides[ra - 2], "p.a_sm");
     let (a_sk_e, a_sk) = stride_expr(k, a.strides[ra - 1], "p.a_sk");
@@ -205,61 +275,207 @@ pub fn gemm_views(
     let bk = if rm * rn == 4 { 8 } else { 16 };
 
     let out_t = c.dtype.wgsl();
-    let enable = if a.dtype == DType::F16 || c.dtype == DType::F16 { "enable f16;" } else { "" };
+    let enable = if a.dtype == DType::F16 || c.dtype == DType::F16 {
+        "enable f16;"
+    } else {
+        ""
+    };
     let digit = |v: usize| if v == 2 { "2" } else { "1" };
     let bk_s = if bk == 8 { "8" } else { "16" };
-    let kern = kernel(
-        dev,
-        "matmul.wgsl",
-        "gemm",
-        &[
-            ("ENABLE", enable),
-            ("IN", a.dtype.wgsl()),
-            ("OUT", out_t),
-            ("RM", digit(rm)),
-            ("RN", digit(rn)),
-            ("BK", bk_s),
-            ("A_SM", a_sm_e),
-            ("A_SK", a_sk_e),
-            ("B_SK", b_sk_e),
-            ("B_SN", b_sn_e),
-            ("C_SM", c_sm_e),
-            ("C_SN", c_sn_e),
-            ("A_K_FAST", if a_k_fast { "true" } else { "false" }),
-            ("B_N_FAST", if b_n_fast { "true" } else { "false" }),
-            ("BIAS", if bias.is_some() { "true" } else { "false" }),
-        ],
-    )?;
-    let (bias_off, bias_stride) = bias.as_ref().map_or((0, 0), |bb| (bb.tensor.offset, bb.stride));
-    let params = Params::new()
-        .u32(m as u32)
-        .u32(n as u32)
-        .u32(k as u32)
-        .u32(rank_b as u32)
-        .f32(alpha)
-        .f32(beta)
-        .i32(a_sm as i32)
-        .i32(a_sk as i32)
-        .i32(b_sk as i32)
-        .i32(b_sn as i32)
-        .i32(c_sm as i32)
-        .i32(c_sn as i32)
-        .u32(a.offset as u32)
-        .u32(b.offset as u32)
-        .u32(c.offset as u32)
-        .u32(bias_off as u32)
-        .array8_u32(&batch, 1)
-        .array8_i32(&a_bs)
-        .array8_i32(&b_bs)
-        .array8_i32(&c_bs)
-        .i32(bias_stride as i32)
-        .align16();
+    let bias_flag = if bias.is_some() { "true" } else { "false" };
+    let values = [
+        ("ENABLE", enable),
+        ("IN", a.dtype.wgsl()),
+        ("OUT", out_t),
+        ("RM", digit(rm)),
+        ("RN", digit(rn)),
+        ("BK", bk_s),
+        ("A_SM", a_sm_e),
+        ("A_SK", a_sk_e),
+        ("B_SK", b_sk_e),
+        ("B_SN", b_sn_e),
+        ("C_SM", c_sm_e),
+        ("C_SN", c_sn_e),
+        ("A_K_FAST", if a_k_fast { "true" } else { "false" }),
+        ("B_N_FAST", if b_n_fast { "true" } else { "false" }),
+        ("BIAS", bias_flag),
+    ];
+    let (bias_off, bias_stride) = bias
+        .as_ref()
+        .map_or((0, 0), |bb| (bb.tensor.bound_offset(), bb.stride));
+    let params = |split: Split, split0: usize, accumulate: bool, row: u32| {
+        Params::new()
+            .u32(m as u32)
+            .u32(n as u32)
+            .u32(k as u32)
+            .u32(rank_b as u32)
+            .f32(alpha)
+            .f32(beta)
+            .i32(a_sm as i32)
+            .i32(a_sk as i32)
+            .i32(b_sk as i32)
+            .i32(b_sn as i32)
+            .i32(c_sm as i32)
+            .i32(c_sn as i32)
+            .u32(a.bound_offset())
+            .u32(b.bound_offset())
+            .u32(c.bound_offset())
+            .u32(bias_off)
+            .array8_u32(&batch, 1)
+            .array8_i32(&a_bs)
+            .array8_i32(&b_bs)
+            .array8_i32(&c_bs)
+            .i32(bias_stride as i32)
+            .u32(split.k_chunk as u32)
+            .u32(split.parts as u32)
+            .u32(split0 as u32)
+            .u32(accumulate as u32)
+            .u32(batch_count as u32)
+            .u32(row)
+            .align16()
+    };
     let bias_t = bias.as_ref().map_or(a, |bb| bb.tensor);
-    let groups = [n.div_ceil(64 * rn) as u32, m.div_ceil(64 * rm) as u32, batch_count as u32];
-    if groups[0] as usize > max_dim || groups[1] as usize > max_dim {
-        bail!(TooLarge, "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension");
+    let outputs = batch_count * m * n;
+    // The second pass of a split K: the slabs' sum into C.
+    let sum_slabs = |parts: &Buffer, split: Split| {
+        let sum_values = [("ENABLE", enable), ("OUT", out_t), ("BIAS", bias_flag)];
+        let sum = kernel(dev, "gemm_split_sum.wgsl", "gemm_split_sum", &sum_values)?;
+        let (grid, row) = grid_1d(outputs as u64, 256, max_dim as u32);
+        let binds = [c.bind(2), bias_t.bind(3), whole(5, parts)];
+        launch_slots(stream, &sum, &binds, &params(split, 0, false, row), grid)
+    };
+
+    if let Some([sa, sb, sc]) = coop_batch_strides(
+        dev,
+        alpha,
+        a,
+        b,
+        beta,
+        c,
+        &bias,
+        (m, n, k),
+        &a_bs,
+        &b_bs,
+        &c_bs,
+    ) {
+        let split = Split::plan(dev, k, outputs, batch_count, gemm_coop::TILE.bk as usize)?;
+        let mut out = CoopOut {
+            target: c.bind(2),
+            offset: c.bound_offset(),
+            batch_c: sc,
+            k_chunk: split.k_chunk,
+            splits: split.splits,
+            split_c: 0,
+        };
+        if split.splits == 1 {
+            return gemm_coop::record(stream, a, b, out, (m, n, k), batch_count, [sa, sb]);
+        }
+        // All splits at once (the fragments cannot add to a slab).
+        if split.parts == split.splits {
+            let parts = scratch(dev, (split.parts * outputs * 4) as u64)?;
+            (out.target, out.offset, out.batch_c, out.split_c) = (whole(2, &parts), 0, m * n, outputs);
+            gemm_coop::record(stream, a, b, out, (m, n, k), batch_count, [sa, sb])?;
+            return sum_slabs(&parts, split);
+        }
     }
-    launch(stream, &kern, &[a, b, c, bias_t], params.bytes(), groups)
+
+    let groups = [
+        n.div_ceil(64 * rn) as u32,
+        m.div_ceil(64 * rm) as u32,
+        batch_count as u32,
+    ];
+    if groups[0] as usize > max_dim || groups[1] as usize > max_dim {
+        bail!(
+            TooLarge,
+            "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension"
+        );
+    }
+    let split = Split::plan(dev, k, outputs, batch_count, 16)?;
+    if split.splits == 1 {
+        let kern = kernel(dev, "matmul.wgsl", "gemm", &values)?;
+        return launch(
+            stream,
+            &kern,
+            &[a, b, c, bias_t],
+            params(split, 0, false, 0).bytes(),
+            groups,
+        );
+    }
+    // Split K: waves of `parts` splits, each adding into its slab, then a
+    // pass that sums the slabs into C.
+    let parts = scratch(dev, (split.parts * outputs * 4) as u64)?;
+    let kern = kernel(dev, "matmul.wgsl", "gemm_split", &values)?;
+    let grid = [groups[0], groups[1], (batch_count * split.parts) as u32];
+    for split0 in (0..split.splits).step_by(split.parts) {
+        let p = params(split, split0, split0 > 0, 0);
+        launch_slots(
+            stream,
+            &kern,
+            &[a.bind(0), b.bind(1), whole(5, &parts)],
+            &p,
+            grid,
+        )?;
+    }
+    sum_slabs(&parts, split)
+}
+
+/// How a GEMM's K is cut: `splits` runs of `k_chunk`, computed `parts` at a
+/// time into as many f32 slabs of the output's size.
+#[derive(Clone, Copy, Debug)]
+struct Split {
+    splits: usize,
+    k_chunk: usize,
+    parts: usize,
+}
+
+/// Most bytes of slabs a split-K GEMM allocates; past it, splits run in
+/// waves. The environment variable WGC_GEMM_SCRATCH_BYTES overrides it (to
+/// test the waves at small sizes).
+fn slab_budget() -> usize {
+    std::env::var("WGC_GEMM_SCRATCH_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256 << 20)
+}
+/// Most slabs (each element's second pass loops over them).
+const MAX_PARTS: usize = 4096;
+
+impl Split {
+    /// K in runs of at most K_CHUNK (see split.rs; runs a multiple of
+    /// `align`, which divides K_CHUNK), for `outputs` elements of C over
+    /// `batch` matrices.
+    fn plan(dev: &Device, k: usize, outputs: usize, batch: usize, align: usize) -> Result<Split> {
+        let splits = k.div_ceil(K_CHUNK).max(1);
+        if splits == 1 {
+            return Ok(Split {
+                splits,
+                k_chunk: k,
+                parts: 1,
+            });
+        }
+        let k_chunk = k.div_ceil(splits).next_multiple_of(align);
+        let splits = k.div_ceil(k_chunk);
+        let slab = outputs * 4;
+        let binding = dev.limits.max_storage_buffer_binding_size as usize;
+        if slab > binding {
+            bail!(
+                TooLarge,
+                "gemm: K = {k} is summed in {splits} parts into f32 scratch the size of the output ({slab} bytes), over this adapter's binding limit of {binding}"
+            );
+        }
+        let budget = slab_budget()
+            .min(binding)
+            .min(dev.limits.max_buffer_size as usize);
+        let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
+        // At least one slab, even over the budget.
+        let cap = (budget / slab).min(max_dim / batch).clamp(1, MAX_PARTS);
+        let parts = splits.min(cap);
+        Ok(Split {
+            splits,
+            k_chunk,
+            parts,
+        })
+    }
 }
 
 /// The tensor-core path takes plain f16 products into f32: row-major
@@ -267,7 +483,7 @@ pub fn gemm_views(
 /// beta 0, no bias. Returns the batch strides when it applies.
 #[allow(clippy::too_many_arguments)]
 fn coop_batch_strides(
-    dev: &crate::runtime::device::Device,
+    dev: &Device,
     alpha: f32,
     a: &Tensor,
     b: &Tensor,

@@ -1,9 +1,11 @@
 //! Layer norm and RMS norm over the trailing dims: one workgroup per row,
-//! rows cached in registers when contiguous and short enough (see shaders/norm.wgsl).
+//! rows cached in registers when contiguous and short enough, very long rows
+//! cut into chunks of one workgroup each (see shaders/norm.wgsl).
 
-use super::common::Params;
+use super::common::{whole, Params};
 use super::reduce_kernels::{kernel, launch, row_grid, row_workgroup, use_subgroups};
 use super::softmax::check_rowwise;
+use super::split::{scratch, CHUNK_LEN, MAX_ITERS, SPLIT_WG};
 use super::tensor::{coalesce, contiguous_strides, expect_shape, same_device, Tensor};
 use crate::bail;
 use crate::error::Result;
@@ -84,7 +86,10 @@ pub fn norm(
     }
     let (outer_shape, outer) = coalesce(
         &input.shape[..split],
-        &[input.strides[..split].to_vec(), out.strides[..split].to_vec()],
+        &[
+            input.strides[..split].to_vec(),
+            out.strides[..split].to_vec(),
+        ],
     );
     let dense = contiguous_strides(&inner);
     let w_strides = weight.map_or(dense.clone(), |w| w.strides.clone());
@@ -109,10 +114,19 @@ pub fn norm(
         && outer.iter().flatten().all(|s| s % 4 == 0);
     let wg = row_workgroup(if vec4 { len / 4 } else { len });
     let slots = (len / 4).div_ceil(wg).next_power_of_two();
-    let (entry, cache) = match (vec4, slots <= MAX_CACHE) {
-        (true, true) => ("norm_cached", slots),
-        (true, false) => ("norm_vec4", 1),
-        (false, _) => ("norm_strided", 1),
+    // Rows whose loads would take one invocation more than MAX_ITERS
+    // iterations a pass are cut into chunks, one workgroup each.
+    let iters = if vec4 { len / 4 } else { len }.div_ceil(wg);
+    let chunks = if iters > MAX_ITERS {
+        len.div_ceil(CHUNK_LEN)
+    } else {
+        1
+    };
+    let (entry, cache, wg) = match (vec4, slots <= MAX_CACHE) {
+        _ if chunks > 1 => ("norm_split_stats", 1, SPLIT_WG),
+        (true, true) => ("norm_cached", slots, wg),
+        (true, false) => ("norm_vec4", 1, wg),
+        (false, _) => ("norm_strided", 1, wg),
     };
     let dev = &stream.device;
     let sg = use_subgroups(dev);
@@ -128,20 +142,25 @@ pub fn norm(
         ("HAS_B", flag(bias.is_some())),
     ];
     let k = kernel(dev, "norm.wgsl", entry, &values, sg, true)?;
-    let (groups, rows_per_y) = row_grid(1, rows, dev.limits.max_compute_workgroups_per_dimension);
+    let (groups, rows_per_y) = row_grid(
+        chunks as u32,
+        rows,
+        dev.limits.max_compute_workgroups_per_dimension,
+    );
     let params = Params::new()
         .u32(len as u32)
         .u32(rows as u32)
         .u32(rows_per_y)
         .u32(outer_shape.len() as u32)
-        .u32(input.offset as u32)
-        .u32(out.offset as u32)
-        .u32(weight.map_or(0, |w| w.offset as u32))
-        .u32(bias.map_or(0, |b| b.offset as u32))
+        .u32(input.bound_offset())
+        .u32(out.bound_offset())
+        .u32(weight.map_or(0, |w| w.bound_offset()))
+        .u32(bias.map_or(0, |b| b.bound_offset()))
         .u32(inner_shape.len() as u32)
         .f32(eps)
         .f32(1.0 / len as f32)
-        .align16()
+        .u32(CHUNK_LEN as u32)
+        .u32(chunks as u32)
         .array8_u32(&outer_shape, 1)
         .array8_i32(&outer[0])
         .array8_i32(&outer[1])
@@ -150,12 +169,19 @@ pub fn norm(
         .array8_i32(&inner_s[1])
         .array8_i32(&inner_s[2])
         .array8_i32(&inner_s[3]);
-    let w_buf = weight.map_or(input.buffer, |w| w.buffer);
-    let b_buf = bias.map_or(input.buffer, |b| b.buffer);
+    // Absent parameters bind the input in their place (unread).
+    let (w, b) = (weight.unwrap_or(input), bias.unwrap_or(input));
+    if chunks > 1 {
+        let stats = scratch(dev, (rows * chunks * 8) as u64)?;
+        launch(stream, &k, &[input.bind(0), whole(9, &stats)], &params, groups)?;
+        let write = kernel(dev, "norm.wgsl", "norm_split_write", &values, sg, true)?;
+        let binds = [input.bind(0), out.bind(2), w.bind(5), b.bind(6), whole(9, &stats)];
+        return launch(stream, &write, &binds, &params, groups);
+    }
     let binds = if vec4 {
-        [(1, input.buffer), (4, out.buffer), (7, w_buf), (8, b_buf)]
+        [input.bind(1), out.bind(4), w.bind(7), b.bind(8)]
     } else {
-        [(0, input.buffer), (2, out.buffer), (5, w_buf), (6, b_buf)]
+        [input.bind(0), out.bind(2), w.bind(5), b.bind(6)]
     };
     launch(stream, &k, &binds, &params, groups)
 }

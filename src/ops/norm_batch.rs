@@ -70,13 +70,13 @@ pub fn batch_norm(
         .u32(row)
         .u32(shape.len() as u32)
         .f32(eps)
-        .u32(input.offset as u32)
-        .u32(out.offset as u32)
+        .u32(input.bound_offset())
+        .u32(out.bound_offset())
         .align16()
-        .u32(mean.offset as u32)
-        .u32(var.offset as u32)
-        .u32(w.offset as u32)
-        .u32(b.offset as u32)
+        .u32(mean.bound_offset())
+        .u32(var.bound_offset())
+        .u32(w.bound_offset())
+        .u32(b.bound_offset())
         .i32(mean.strides[0] as i32)
         .i32(var.strides[0] as i32)
         .i32(w.strides[0] as i32)
@@ -85,13 +85,6 @@ pub fn batch_norm(
         .array8_i32(&strides[0])
         .array8_i32(&strides[1])
         .array8_i32(&strides[2]);
-    let binds = [
-        (0, input.buffer),
-        (1, out.buffer),
-        (3, mean.buffer),
-        (4, var.buffer),
-        (5, w.buffer),
-        (6, b.buffer),
-    ];
+    let binds = [input.bind(0), out.bind(1), mean.bind(3), var.bind(4), w.bind(5), b.bind(6)];
     launch(stream, &k, &binds, &params, groups)
 }

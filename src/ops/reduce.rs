@@ -1,12 +1,14 @@
 //! Reductions over axes (sum, mean, max, min, prod, argmax, argmin) and
 //! variance / standard deviation, on the GPU in two passes (see
 //! shaders/reduce.wgsl): a split pass writes per-chunk partial states to
-//! scratch, a finishing pass combines them. No host round-trip.
+//! scratch, a finishing pass combines them. Variance runs that pair twice:
+//! once for the row means, once for the sums of deviations from them. No
+//! host round-trip.
 
-use super::common::Params;
+use super::common::{whole, Params};
 use super::reduce_axes::{reduced_mask, reduced_shape};
 use super::reduce_kernels::{extremes, kernel, launch, row_grid, use_subgroups, WG};
-use super::tensor::{coalesce, expect_shape, same_device, DType, Tensor};
+use super::tensor::{coalesce, expect_shape, numel, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::buffer::{Buffer, Usage};
@@ -45,11 +47,17 @@ impl ReduceOp {
             ReduceOp::Std { .. } => 8,
         }
     }
+    fn is_var(self) -> bool {
+        matches!(self, ReduceOp::Var { .. } | ReduceOp::Std { .. })
+    }
     fn is_arg(self) -> bool {
         matches!(self, ReduceOp::Argmax | ReduceOp::Argmin)
     }
     fn floats_only(self) -> bool {
-        matches!(self, ReduceOp::Mean | ReduceOp::Var { .. } | ReduceOp::Std { .. })
+        matches!(
+            self,
+            ReduceOp::Mean | ReduceOp::Var { .. } | ReduceOp::Std { .. }
+        )
     }
     fn needs_elements(self) -> bool {
         matches!(
@@ -60,7 +68,9 @@ impl ReduceOp {
 }
 
 /// Size of one partial state in scratch (struct State of reduce.wgsl).
-const STATE_BYTES: u64 = 12;
+const STATE_BYTES: u64 = 20;
+/// The OP code of reduce.wgsl's first variance pass (the row means).
+const OP_SHIFT: u32 = 9;
 /// Enough workgroups in the split pass to keep a large GPU's memory system busy.
 const TARGET_GROUPS: usize = 4096;
 /// Elements each invocation should fold before splitting a row further pays.
@@ -106,22 +116,15 @@ pub fn reduce(
     let rank = input.rank();
     let mask = reduced_mask(rank, axes)?;
     expect_shape(out, &reduced_shape(&input.shape, &mask, keepdim), "out")?;
-    let k_total: usize = input
-        .shape
-        .iter()
-        .zip(&mask)
-        .filter(|(_, &m)| m)
-        .map(|(&d, _)| d)
-        .product();
-    let rows: usize = input
-        .shape
-        .iter()
-        .zip(&mask)
-        .filter(|(_, &m)| !m)
-        .map(|(&d, _)| d)
-        .product();
+    let dims = |reduced: bool| -> Vec<usize> {
+        input.shape.iter().zip(&mask).filter(|(_, &m)| m == reduced).map(|(&d, _)| d).collect()
+    };
+    let (k_total, rows) = (numel(&dims(true)), numel(&dims(false)));
     if k_total == 0 && op.needs_elements() {
-        bail!(InvalidArgument, "{op:?} over an empty set of elements is undefined");
+        bail!(
+            InvalidArgument,
+            "{op:?} over an empty set of elements is undefined"
+        );
     }
     if k_total > i32::MAX as usize || rows > i32::MAX as usize {
         bail!(
@@ -129,7 +132,12 @@ pub fn reduce(
             "reduction of {k_total} elements into {rows} outputs exceeds 2^31-1"
         );
     }
-    if out.shape.iter().zip(&out.strides).any(|(&d, &s)| d > 1 && s == 0) {
+    if out
+        .shape
+        .iter()
+        .zip(&out.strides)
+        .any(|(&d, &s)| d > 1 && s == 0)
+    {
         bail!(
             InvalidArgument,
             "out has a zero stride on a dim larger than 1 (its elements would alias)"
@@ -192,7 +200,9 @@ pub fn reduce(
         .min((TARGET_GROUPS / row_groups).max(1))
         .min(dev.limits.max_compute_workgroups_per_dimension as usize);
 
-    let parts_bytes = rows as u64 * chunks as u64 * STATE_BYTES;
+    // Variance also keeps each row's mean after the partials.
+    let states = rows as u64 * chunks as u64 + if op.is_var() { rows as u64 } else { 0 };
+    let parts_bytes = states * STATE_BYTES;
     if parts_bytes > dev.limits.max_storage_buffer_binding_size as u64 {
         bail!(
             TooLarge,
@@ -206,26 +216,41 @@ pub fn reduce(
     };
     let (lowest, highest) = extremes(acc);
     let sg = use_subgroups(dev);
-    let (op_code, wg) = (op.code().to_string(), WG.to_string());
-    let values = [
-        ("ENABLES", input.dtype.enable()),
-        ("T", input.dtype.wgsl()),
-        ("ACC", acc),
-        ("OUT", out_dtype.wgsl()),
-        ("OP", op_code.as_str()),
-        ("WG", wg.as_str()),
-        ("LOWEST", lowest),
-        ("HIGHEST", highest),
-    ];
+    let wg = WG.to_string();
     let entry = match (vec4, columns) {
         (true, _) => "reduce_vec4",
         (false, true) => "reduce_columns",
         (false, false) => "reduce_strided",
     };
-    let split = kernel(dev, "reduce.wgsl", entry, &values, sg, false)?;
-    let finish = kernel(dev, "reduce.wgsl", "reduce_finish", &values, sg, false)?;
+    // The split and finishing kernels of one OP code.
+    let kernels = |code: u32| {
+        let op_code = code.to_string();
+        let values = [
+            ("ENABLES", input.dtype.enable()),
+            ("T", input.dtype.wgsl()),
+            ("ACC", acc),
+            ("OUT", out_dtype.wgsl()),
+            ("OP", op_code.as_str()),
+            ("WG", wg.as_str()),
+            ("LOWEST", lowest),
+            ("HIGHEST", highest),
+            ("FLOAT", if acc == "f32" { "true" } else { "false" }),
+        ];
+        Ok::<_, crate::error::Error>((
+            kernel(dev, "reduce.wgsl", entry, &values, sg, false)?,
+            kernel(dev, "reduce.wgsl", "reduce_finish", &values, sg, false)?,
+        ))
+    };
+    let passes = if op.is_var() {
+        vec![kernels(OP_SHIFT)?, kernels(op.code())?]
+    } else {
+        vec![kernels(op.code())?]
+    };
 
-    let unbiased = matches!(op, ReduceOp::Var { unbiased: true } | ReduceOp::Std { unbiased: true });
+    let unbiased = matches!(
+        op,
+        ReduceOp::Var { unbiased: true } | ReduceOp::Std { unbiased: true }
+    );
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
     let (groups, rows_per_y) = row_grid(chunks as u32, row_groups, max_dim);
     let (finish_groups, finish_rows_per_y) = row_grid(1, rows, max_dim);
@@ -234,13 +259,14 @@ pub fn reduce(
             .u32(k_total as u32)
             .u32(rows as u32)
             .u32(chunks as u32)
-            .u32(input.offset as u32)
-            .u32(out.offset as u32)
+            .u32(input.bound_offset())
+            .u32(out.bound_offset())
             .u32(rows_per_y)
             .u32(kept_shape.len() as u32)
             .u32(red_shape.len() as u32)
             .u32(unbiased as u32)
             .f32(k_total as f32)
+            .u32(0) // zero: reduce.wgsl's opaque()
             .align16()
             .array8_u32(&kept_shape, 1)
             .array8_i32(&kept_strides[0])
@@ -259,16 +285,13 @@ pub fn reduce(
         },
     )?
     .buffer;
-    let mut binds = vec![(0, input.buffer), (2, &*parts)];
+    let mut binds = vec![input.bind(0), whole(2, &parts)];
     if vec4 {
-        binds.push((1, input.buffer));
+        binds.push(input.bind(1));
     }
-    launch(stream, &split, &binds, &params(rows_per_y), groups)?;
-    launch(
-        stream,
-        &finish,
-        &[(2, &*parts), (4, out.buffer)],
-        &params(finish_rows_per_y),
-        finish_groups,
-    )
+    for (split, finish) in &passes {
+        launch(stream, split, &binds, &params(rows_per_y), groups)?;
+        launch(stream, finish, &[whole(2, &parts), out.bind(4)], &params(finish_rows_per_y), finish_groups)?;
+    }
+    Ok(())
 }

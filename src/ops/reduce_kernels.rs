@@ -4,7 +4,6 @@
 
 use super::common::Params;
 use crate::error::Result;
-use crate::runtime::buffer::Buffer;
 use crate::runtime::device::Device;
 use crate::runtime::kernel::Kernel;
 use crate::runtime::stream::{Bind, Groups, StreamShared};
@@ -59,24 +58,9 @@ pub fn kernel(
     })
 }
 
-/// Launch with `(binding, buffer)` pairs bound whole and `params` as the uniform.
-pub fn launch(
-    stream: &StreamShared,
-    kernel: &Kernel,
-    binds: &[(u32, &Buffer)],
-    params: &Params,
-    groups: [u32; 3],
-) -> Result<()> {
-    let binds: Vec<Bind> = binds
-        .iter()
-        .map(|&(binding, buffer)| Bind {
-            binding,
-            buffer,
-            offset: 0,
-            size: None,
-        })
-        .collect();
-    stream.launch(kernel, &binds, Some(params.bytes()), Groups::Direct(groups))
+/// Launch with `binds` (`Tensor::bind`, `common::whole`) and `params` as the uniform.
+pub fn launch(stream: &StreamShared, kernel: &Kernel, binds: &[Bind], params: &Params, groups: [u32; 3]) -> Result<()> {
+    stream.launch(kernel, binds, Some(params.bytes()), Groups::Direct(groups))
 }
 
 /// A grid of `x` groups by `rows` rows, rows spread over y and z because one
@@ -118,7 +102,7 @@ mod tests {
                 ("u32", "u32", ""),
             ] {
                 let (lo, hi) = super::extremes(acc);
-                for op in 0..9 {
+                for op in 0..10 {
                     let out = if op == 5 || op == 6 { "i32" } else { t };
                     let src = format!("{}{}", shaders::source("reduce.wgsl"), prims);
                     let vals = [
@@ -130,6 +114,7 @@ mod tests {
                         ("WG", "256"),
                         ("LOWEST", lo),
                         ("HIGHEST", hi),
+                        ("FLOAT", if acc == "f32" { "true" } else { "false" }),
                     ];
                     parse_and_validate(&shaders::render(&src, &vals))
                         .unwrap_or_else(|e| panic!("reduce {t} op {op}: {e}"));

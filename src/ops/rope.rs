@@ -223,8 +223,8 @@ pub fn rope(stream: &StreamShared, x: &Tensor, cfg: &Rope, out: &Tensor) -> Resu
     if n == 0 {
         return Ok(());
     }
-    let (xa, x_off) = view_arg(dev, "x", x);
-    let (ya, y_off) = view_arg(dev, "y", out);
+    let (xa, x_off) = view_arg("x", x);
+    let (ya, y_off) = view_arg("y", out);
     let (groups, row) = grid_1d(
         n as u64,
         WG as u32,

@@ -1,9 +1,11 @@
 //! Softmax and log-softmax along one axis: one workgroup per row, rows
-//! cached in registers when contiguous and short enough (see shaders/softmax.wgsl).
+//! cached in registers when contiguous and short enough, very long rows cut
+//! into chunks of one workgroup each (see shaders/softmax.wgsl).
 
-use super::common::Params;
+use super::common::{whole, Params};
 use super::reduce_axes::single_axis;
 use super::reduce_kernels::{kernel, launch, row_grid, row_workgroup, use_subgroups};
+use super::split::{scratch, CHUNK_LEN, MAX_ITERS, SPLIT_WG};
 use super::tensor::{coalesce, expect_shape, same_device, Tensor};
 use crate::bail;
 use crate::error::Result;
@@ -51,12 +53,21 @@ impl RowLayout {
             && self.len % 4 == 0
             && in_offset % 4 == 0
             && out_offset % 4 == 0
-            && self.outer_in.iter().chain(&self.outer_out).all(|s| s % 4 == 0)
+            && self
+                .outer_in
+                .iter()
+                .chain(&self.outer_out)
+                .all(|s| s % 4 == 0)
     }
 }
 
 /// Checks shared by row-wise operators: floats, same device, out shaped and typed like in, no overlap.
-pub fn check_rowwise(stream: &StreamShared, input: &Tensor, out: &Tensor, what: &str) -> Result<()> {
+pub fn check_rowwise(
+    stream: &StreamShared,
+    input: &Tensor,
+    out: &Tensor,
+    what: &str,
+) -> Result<()> {
     let dev = &stream.device;
     dev.check_alive()?;
     same_device(dev, &[input, out])?;
@@ -77,7 +88,12 @@ pub fn check_rowwise(stream: &StreamShared, input: &Tensor, out: &Tensor, what: 
         );
     }
     expect_shape(out, &input.shape, "out")?;
-    if out.shape.iter().zip(&out.strides).any(|(&d, &s)| d > 1 && s == 0) {
+    if out
+        .shape
+        .iter()
+        .zip(&out.strides)
+        .any(|(&d, &s)| d > 1 && s == 0)
+    {
         bail!(
             InvalidArgument,
             "out has a zero stride on a dim larger than 1 (its elements would alias)"
@@ -89,7 +105,13 @@ pub fn check_rowwise(stream: &StreamShared, input: &Tensor, out: &Tensor, what: 
     Ok(())
 }
 
-pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out: &Tensor) -> Result<()> {
+pub fn softmax(
+    stream: &StreamShared,
+    input: &Tensor,
+    axis: i32,
+    log: bool,
+    out: &Tensor,
+) -> Result<()> {
     let what = if log { "log_softmax" } else { "softmax" };
     check_rowwise(stream, input, out, what)?;
     if out.same_buffer(input) {
@@ -121,10 +143,19 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
     let len4 = layout.len / 4;
     let wg = row_workgroup(if vec4 { len4 } else { layout.len });
     let slots = len4.div_ceil(wg).next_power_of_two();
-    let (entry, cache) = match (vec4, slots <= MAX_CACHE) {
-        (true, true) => ("softmax_cached", slots),
-        (true, false) => ("softmax_vec4", 1),
-        (false, _) => ("softmax_strided", 1),
+    // Rows whose loads would take one invocation more than MAX_ITERS
+    // iterations a pass are cut into chunks, one workgroup each.
+    let iters = if vec4 { len4 } else { layout.len }.div_ceil(wg);
+    let chunks = if iters > MAX_ITERS {
+        layout.len.div_ceil(CHUNK_LEN)
+    } else {
+        1
+    };
+    let (entry, cache, wg) = match (vec4, slots <= MAX_CACHE) {
+        _ if chunks > 1 => ("softmax_split_stats", 1, SPLIT_WG),
+        (true, true) => ("softmax_cached", slots, wg),
+        (true, false) => ("softmax_vec4", 1, wg),
+        (false, _) => ("softmax_strided", 1, wg),
     };
     let sg = use_subgroups(dev);
     let (wg, cache) = (wg.to_string(), cache.to_string());
@@ -136,23 +167,31 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
         ("LOG", if log { "true" } else { "false" }),
     ];
     let k = kernel(dev, "softmax.wgsl", entry, &values, sg, true)?;
-    let (groups, rows_per_y) = row_grid(1, layout.rows, dev.limits.max_compute_workgroups_per_dimension);
+    let (groups, rows_per_y) = row_grid(
+        chunks as u32,
+        layout.rows,
+        dev.limits.max_compute_workgroups_per_dimension,
+    );
     let params = Params::new()
         .u32(layout.len as u32)
         .u32(layout.rows as u32)
         .u32(rows_per_y)
         .u32(layout.outer_shape.len() as u32)
-        .u32(input.offset as u32)
-        .u32(out.offset as u32)
+        .u32(input.bound_offset())
+        .u32(out.bound_offset())
         .i32(layout.in_stride as i32)
         .i32(layout.out_stride as i32)
+        .u32(CHUNK_LEN as u32)
+        .u32(chunks as u32)
         .array8_u32(&layout.outer_shape, 1)
         .array8_i32(&layout.outer_in)
         .array8_i32(&layout.outer_out);
-    let binds = if vec4 {
-        [(1, input.buffer), (4, out.buffer)]
-    } else {
-        [(0, input.buffer), (2, out.buffer)]
-    };
+    if chunks > 1 {
+        let stats = scratch(dev, (layout.rows * chunks * 8) as u64)?;
+        launch(stream, &k, &[input.bind(0), whole(5, &stats)], &params, groups)?;
+        let write = kernel(dev, "softmax.wgsl", "softmax_split_write", &values, sg, true)?;
+        return launch(stream, &write, &[input.bind(0), out.bind(2), whole(5, &stats)], &params, groups);
+    }
+    let binds = if vec4 { [input.bind(1), out.bind(4)] } else { [input.bind(0), out.bind(2)] };
     launch(stream, &k, &binds, &params, groups)
 }

@@ -6,6 +6,7 @@ use crate::bail;
 use crate::error::{Error, Result};
 use crate::runtime::buffer::Buffer;
 use crate::runtime::device::Device;
+use crate::runtime::stream::Bind;
 
 pub const MAX_RANK: usize = 8;
 
@@ -66,8 +67,32 @@ pub struct Tensor<'a> {
     pub offset: usize,
 }
 
+/// Elements of `shape`: 0 if a dim is 0, None if the count overflows.
+pub fn checked_numel(shape: &[usize]) -> Option<usize> {
+    if shape.contains(&0) {
+        return Some(0);
+    }
+    shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d))
+}
+
+/// Elements of `shape`, saturating at `usize::MAX` (which every size check
+/// refuses); validated views never get there.
 pub fn numel(shape: &[usize]) -> usize {
-    shape.iter().product()
+    checked_numel(shape).unwrap_or(usize::MAX)
+}
+
+/// Most elements (or iterations) one dim, count or index of a kernel may
+/// have: kernels compute in 32-bit integers, signed where they index.
+const MAX_KERNEL_COUNT: usize = i32::MAX as usize;
+
+/// Fail with `TooLarge` naming the first size past `MAX_KERNEL_COUNT`.
+/// Views with zero (broadcast) strides can have dims far past 2^32 over a
+/// handful of elements; operators refuse those they cannot count.
+pub fn check_kernel_counts(what: &str, sizes: &[(&str, usize)]) -> Result<()> {
+    if let Some((name, v)) = sizes.iter().find(|(_, v)| *v > MAX_KERNEL_COUNT) {
+        bail!(TooLarge, "{what}: {name} is {v}; kernels handle at most 2^31-1");
+    }
+    Ok(())
 }
 
 pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
@@ -75,10 +100,16 @@ pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
     let mut acc = 1isize;
     for i in (0..shape.len()).rev() {
         strides[i] = acc;
-        acc *= shape[i].max(1) as isize;
+        acc = acc.saturating_mul(shape[i].max(1) as isize);
     }
     strides
 }
+
+/// Operators bind a whole buffer when the adapter can bind it in one piece,
+/// so every view of it shares one cached bind group; past that, they bind
+/// from this alignment (at least the adapter's, and whole vec4 and tile
+/// units of every dtype) below the view's first element.
+const WINDOW_ALIGN: u64 = 256;
 
 impl<'a> Tensor<'a> {
     /// Check the view: rank, and every element it reaches lies in the buffer.
@@ -87,8 +118,10 @@ impl<'a> Tensor<'a> {
         if self.shape.len() > MAX_RANK || self.strides.len() != self.shape.len() {
             bail!(InvalidArgument, "{what}: rank {} (at most {MAX_RANK})", self.shape.len());
         }
-        if self.numel() == 0 {
-            return Ok(());
+        match checked_numel(&self.shape) {
+            None => bail!(OutOfRange, "{what}: shape {:?} has more than 2^64 elements", self.shape),
+            Some(0) => return Ok(()),
+            Some(_) => {}
         }
         let mut lo = self.offset as i128;
         let mut hi = self.offset as i128;
@@ -108,10 +141,50 @@ impl<'a> Tensor<'a> {
                 self.dtype.wgsl()
             );
         }
-        if hi > i32::MAX as i128 {
-            bail!(TooLarge, "{what}: element index {hi} exceeds 2^31-1");
+        let base = self.bind_base() as i128;
+        if hi - base > i32::MAX as i128 {
+            bail!(TooLarge, "{what}: element index {} (from where the view is bound) exceeds 2^31-1", hi - base);
         }
         Ok(())
+    }
+
+    /// Whether operators bind this view's whole buffer: when the adapter
+    /// can bind all of it in one piece.
+    fn binds_whole(&self) -> bool {
+        self.buffer.size.div_ceil(4) * 4 <= self.buffer.device.limits.max_storage_buffer_binding_size
+    }
+
+    /// The element operators bind the view's buffer from: 0 for a whole
+    /// buffer, else the view's first element rounded down to `WINDOW_ALIGN`.
+    fn bind_base(&self) -> usize {
+        if self.binds_whole() {
+            return 0;
+        }
+        let align = WINDOW_ALIGN.max(self.buffer.device.limits.min_storage_buffer_offset_alignment as u64);
+        let esize = self.dtype.size() as u64;
+        let first = self.element_span().0 as u64 * esize;
+        (first / align * align / esize) as usize
+    }
+
+    /// The view's offset counted from where operators bind it: the offset
+    /// kernels take (validated to fit in 31 bits).
+    pub fn bound_offset(&self) -> u32 {
+        (self.offset - self.bind_base()) as u32
+    }
+
+    /// `binding` bound as operators bind this view: the whole buffer, or
+    /// from `bind_base` to past the view's last element (whole 16-byte
+    /// units where the buffer has them).
+    pub fn bind(&self, binding: u32) -> Bind<'a> {
+        if self.binds_whole() {
+            return Bind { binding, buffer: self.buffer, offset: 0, size: None };
+        }
+        let esize = self.dtype.size() as u64;
+        let start = self.bind_base() as u64 * esize;
+        let end = (self.element_span().1 as u64 * esize).max(start + 16).div_ceil(16) * 16;
+        // Past the buffer's end: bind to its end (rounded up to a word).
+        let size = (end <= self.buffer.size).then_some(end - start);
+        Bind { binding, buffer: self.buffer, offset: start, size }
     }
 
     pub fn numel(&self) -> usize {
@@ -211,7 +284,7 @@ pub fn coalesce(shape: &[usize], strides: &[Vec<isize>]) -> (Vec<usize>, Vec<Vec
             && strides
                 .iter()
                 .zip(&out_strides)
-                .all(|(s, o)| *o.last().unwrap() == s[i] * shape[i] as isize);
+                .all(|(s, o)| s[i].checked_mul(shape[i] as isize) == Some(*o.last().unwrap()));
         if merge {
             *out_shape.last_mut().unwrap() *= shape[i];
             for (k, s) in strides.iter().enumerate() {

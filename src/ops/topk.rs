@@ -5,13 +5,13 @@
 //! in turn).
 
 use super::grid::grid_1d;
-use super::spec::scratch::Scratch;
 use super::spec::uniform::uniform;
 use super::spec::{
     self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing,
     TypeSlot,
 };
-use super::tensor::{coalesce, expect_shape, same_device, DType, Tensor};
+use super::split::scratch;
+use super::tensor::{check_kernel_counts, coalesce, expect_shape, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
@@ -119,6 +119,8 @@ pub fn topk(
     x.dtype.check_device(dev)?;
     let rank = x.rank();
     let len = x.shape[rank - 1];
+    // A broadcast (zero-stride) last dim may be longer than kernels count.
+    check_kernel_counts(what, &[("the last dim", len)])?;
     if k > len {
         bail!(
             OutOfRange,
@@ -156,9 +158,9 @@ pub fn topk(
     if oshape.is_empty() {
         (oshape, xs, vs, is) = (vec![1], vec![0], vec![0], vec![0]);
     }
-    let (xa, x_off) = view_arg(dev, "x", x);
-    let (va, v_off) = view_arg(dev, "values", values);
-    let (ia, i_off) = view_arg(dev, "indices", indices);
+    let (xa, x_off) = view_arg("x", x);
+    let (va, v_off) = view_arg("values", values);
+    let (ia, i_off) = view_arg("indices", indices);
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
     let grid = |groups: usize| grid_1d(groups as u64, 1, max_dim);
     let params = |lists: usize, per_group: usize, out_lists: usize, row: u32| TopkParams {
@@ -213,9 +215,9 @@ pub fn topk(
             bytes(chunks)
         );
     }
-    let first = Scratch::new(stream, bytes(chunks))?;
-    let second = Scratch::new(stream, bytes(rounds.get(1).copied().unwrap_or(1)))?;
-    let bufs = [&first.buffer, &second.buffer];
+    let first = scratch(dev, bytes(chunks))?;
+    let second = scratch(dev, bytes(rounds.get(1).copied().unwrap_or(1)))?;
+    let bufs = [&first, &second];
     let (groups, row) = grid(rows * chunks);
     let l = Launch {
         variant: variant("chunk_to_scratch"),
@@ -246,7 +248,5 @@ pub fn topk(
         args: [xa, Arg::whole("lists_in", bufs[last % 2]), va, ia],
         groups,
     };
-    spec::record(stream, &l)?;
-    first.finish()?;
-    second.finish()
+    spec::record(stream, &l)
 }

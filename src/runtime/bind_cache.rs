@@ -1,6 +1,9 @@
 //! Bind groups are cached by (layout, the allocations and ranges bound), so a
 //! kernel launched again on the same buffers records no new bind group.
+//! Entries leave with what they refer to: a freed allocation, a released
+//! stream's uniform arena, a released kernel; and the cache is bounded.
 
+use crate::error::Result;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -21,21 +24,60 @@ pub struct BindGroupCache {
 }
 
 impl BindGroupCache {
-    pub fn get_or_create(&self, key: BindKey, create: impl FnOnce() -> wgpu::BindGroup) -> wgpu::BindGroup {
+    /// The cached bind group for `key`, or `create`'s (which may fail, e.g.
+    /// out of memory: then nothing is cached).
+    pub fn get_or_create(
+        &self,
+        key: BindKey,
+        create: impl FnOnce() -> Result<wgpu::BindGroup>,
+    ) -> Result<wgpu::BindGroup> {
         let mut map = self.map.lock().unwrap();
         if let Some(bg) = map.get(&key) {
-            return bg.clone();
+            return Ok(bg.clone());
         }
         if map.len() >= MAX_ENTRIES {
             map.clear();
         }
-        let bg = create();
+        let bg = create()?;
         map.insert(key, bg.clone());
-        bg
+        Ok(bg)
     }
 
-    /// Drop every bind group that refers to an allocation about to be destroyed.
+    /// Drop every bind group that refers to an allocation about to be freed.
     pub fn forget_allocation(&self, id: u64) {
-        self.map.lock().unwrap().retain(|k, _| !k.ranges.iter().any(|r| r.1 == id));
+        self.map
+            .lock()
+            .unwrap()
+            .retain(|k, _| !k.ranges.iter().any(|r| r.1 == id));
+    }
+
+    /// Drop every bind group made for a kernel that is gone.
+    pub fn forget_layout(&self, kernel_id: u64) {
+        self.map
+            .lock()
+            .unwrap()
+            .retain(|k, _| k.layout_id != kernel_id);
+    }
+
+    /// Bind groups cached now.
+    pub fn count(&self) -> usize {
+        self.map.lock().unwrap().len()
+    }
+}
+
+/// A bind group entry for a buffer range.
+pub fn buffer_entry(
+    binding: u32,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    size: u64,
+) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset,
+            size: wgpu::BufferSize::new(size),
+        }),
     }
 }

@@ -2,12 +2,13 @@
 //! reads and ordered host writes.
 
 use super::device::{next_id, Device};
+use super::lease::Lease;
 use super::pool::{size_class, Allocation};
 use crate::bail;
 use crate::error::{Error, Result};
 use std::sync::Arc;
 
-/// How a buffer may be used, beyond copies (always allowed).
+/// How a caller may use a buffer, beyond copies (always allowed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Usage {
     pub storage: bool,
@@ -16,11 +17,14 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// Every allocation can be bound as storage by the library itself: fills
+    /// write buffers of any usage, and indirect counts are checked by a
+    /// kernel that reads them (`indirect_counts`). Callers still need
+    /// `storage` to bind a buffer as storage.
     fn wgpu(self) -> wgpu::BufferUsages {
-        let mut u = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-        if self.storage {
-            u |= wgpu::BufferUsages::STORAGE;
-        }
+        let mut u = wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::STORAGE;
         if self.uniform {
             u |= wgpu::BufferUsages::UNIFORM;
         }
@@ -33,7 +37,7 @@ impl Usage {
 
 pub struct Buffer {
     pub device: Arc<Device>,
-    alloc: Option<Allocation>,
+    lease: Arc<Lease>,
     /// The size the caller asked for; the allocation may be larger.
     pub size: u64,
     pub usage: Usage,
@@ -47,11 +51,14 @@ impl Buffer {
     pub fn create(device: &Arc<Device>, size: u64, usage: Usage) -> Result<Arc<Buffer>> {
         let b = Self::create_uninit(device, size, usage)?;
         if b.reused {
-            // A reused allocation holds old data: clear it, ordered after all recorded work.
-            device.flush_all()?;
-            let mut enc = device.wgpu.create_command_encoder(&Default::default());
-            enc.clear_buffer(b.buffer.raw(), 0, None);
-            device.queue.submit([enc.finish()]);
+            // A reused allocation holds old data. No work uses it any more
+            // (see `Lease`), so clearing it on the queue now comes before
+            // anything recorded with the new buffer.
+            device.scoped(|| {
+                let mut enc = device.wgpu.create_command_encoder(&Default::default());
+                enc.clear_buffer(b.buffer.raw(), 0, None);
+                device.queue.submit([enc.finish()]);
+            })?;
         }
         Ok(b.buffer)
     }
@@ -64,61 +71,86 @@ impl Buffer {
         }
         let max = device.limits.max_buffer_size;
         if size > max {
-            bail!(TooLarge, "buffer of {size} bytes requested; this adapter allows at most {max}");
+            bail!(
+                TooLarge,
+                "buffer of {size} bytes requested; this adapter allows at most {max}"
+            );
         }
         let class = size_class(size).min(max.max(size));
         let wusage = usage.wgpu();
-        if let Some(alloc) = device.pool.take(class, wusage) {
-            return Ok(NewBuffer {
-                buffer: Arc::new(Buffer { device: device.clone(), alloc: Some(alloc), size, usage }),
-                reused: true,
-            });
-        }
-        let raw = device.scoped(|| {
-            device.wgpu.create_buffer(&wgpu::BufferDescriptor {
-                label: None,
-                size: class,
-                usage: wusage,
-                mapped_at_creation: false,
-            })
-        });
-        let raw = match raw {
+        // Allocations whose last work has finished go back to the pool now.
+        device.in_flight.release_finished();
+        let (alloc, reused) = match device.pool.take(class, wusage) {
+            Some(alloc) => (alloc, true),
+            None => (Self::allocate(device, size, class, wusage)?, false),
+        };
+        let lease = Lease::new(alloc, &device.pool, &device.bind_groups);
+        Ok(NewBuffer {
+            buffer: Arc::new(Buffer {
+                device: device.clone(),
+                lease,
+                size,
+                usage,
+            }),
+            reused,
+        })
+    }
+
+    /// A new driver allocation of `class` bytes.
+    fn allocate(
+        device: &Device,
+        size: u64,
+        class: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<Allocation> {
+        let desc = wgpu::BufferDescriptor {
+            label: None,
+            size: class,
+            usage,
+            mapped_at_creation: false,
+        };
+        let raw = match device.scoped(|| device.wgpu.create_buffer(&desc)) {
             Ok(raw) => raw,
             Err(Error::OutOfMemory(m)) => {
                 // Give the pooled memory back to the driver and try once more.
                 device.pool.trim(0, &device.bind_groups);
                 device
-                    .scoped(|| {
-                        device.wgpu.create_buffer(&wgpu::BufferDescriptor {
-                            label: None,
-                            size: class,
-                            usage: wusage,
-                            mapped_at_creation: false,
-                        })
-                    })
+                    .scoped(|| device.wgpu.create_buffer(&desc))
                     .map_err(|_| Error::OutOfMemory(format!("{size} bytes: {m}")))?
             }
             Err(e) => return Err(e),
         };
         device.pool.note_new(class);
-        Ok(NewBuffer {
-            buffer: Arc::new(Buffer {
-                device: device.clone(),
-                alloc: Some(Allocation { raw, id: next_id() }),
-                size,
-                usage,
-            }),
-            reused: false,
-        })
+        Ok(Allocation { raw, id: next_id() })
     }
 
     pub fn raw(&self) -> &wgpu::Buffer {
-        &self.alloc.as_ref().unwrap().raw
+        self.lease.raw()
     }
 
     /// The allocation's id: the bind group cache keys on it.
     pub fn alloc_id(&self) -> u64 {
-        self.alloc.as_ref().unwrap().id
+        self.lease.id()
+    }
+
+    /// The same memory, bindable as storage by the library's own kernels
+    /// whatever the caller's usage (see `Usage::wgpu`).
+    pub fn as_storage(&self) -> Buffer {
+        let usage = Usage {
+            storage: true,
+            ..self.usage
+        };
+        Buffer {
+            device: self.device.clone(),
+            lease: self.lease.clone(),
+            size: self.size,
+            usage,
+        }
+    }
+
+    /// Recorded work that uses the buffer holds this until it has run.
+    pub fn lease(&self) -> &Arc<Lease> {
+        &self.lease
     }
 
     pub fn check_range(&self, offset: u64, size: u64, what: &str) -> Result<()> {
@@ -137,14 +169,18 @@ impl Buffer {
         self.device.check_alive()?;
         let size = data.len() as u64;
         self.check_range(offset, size, "write")?;
-        if offset % COPY_ALIGN != 0 || size % COPY_ALIGN != 0 {
-            bail!(Alignment, "write offset ({offset}) and size ({size}) must be multiples of 4");
+        if !offset.is_multiple_of(COPY_ALIGN) || !size.is_multiple_of(COPY_ALIGN) {
+            bail!(
+                Alignment,
+                "write offset ({offset}) and size ({size}) must be multiples of 4"
+            );
         }
         if size == 0 {
             return Ok(());
         }
         self.device.flush_all()?;
-        self.device.scoped(|| self.device.queue.write_buffer(self.raw(), offset, data))
+        self.device
+            .scoped(|| self.device.queue.write_buffer(self.raw(), offset, data))
     }
 
     /// Read into host memory. Blocks until all work recorded so far on any
@@ -158,6 +194,12 @@ impl Buffer {
         }
         let dev = &self.device;
         dev.flush_all()?;
+        if dev.has_gpu_timeout() {
+            // Wait (at most the timeout) before submitting the copy: some
+            // drivers (lavapipe) block a submission until the work whose
+            // results it reads has finished.
+            dev.wait_idle()?;
+        }
         // Copy an aligned superset of the range to a staging buffer.
         let start = offset / COPY_ALIGN * COPY_ALIGN;
         let end = (offset + size).div_ceil(COPY_ALIGN) * COPY_ALIGN;
@@ -181,13 +223,18 @@ impl Buffer {
             }
         };
         let result = (|| {
-            let mut enc = dev.wgpu.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(self.raw(), start, &staging.raw, 0, len);
-            let index = dev.scoped(|| dev.queue.submit([enc.finish()]))?;
+            let index = dev.scoped(|| {
+                let mut enc = dev.wgpu.create_command_encoder(&Default::default());
+                enc.copy_buffer_to_buffer(self.raw(), start, &staging.raw, 0, len);
+                dev.queue.submit([enc.finish()])
+            })?;
             let (tx, rx) = std::sync::mpsc::channel();
-            staging.raw.slice(0..len).map_async(wgpu::MapMode::Read, move |r| {
-                let _ = tx.send(r);
-            });
+            staging
+                .raw
+                .slice(0..len)
+                .map_async(wgpu::MapMode::Read, move |r| {
+                    let _ = tx.send(r);
+                });
             dev.wait_for(index)?;
             if let Err(e) = dev.wait_callback(&rx, "mapping the read-back buffer")? {
                 bail!(DeviceLost, "mapping the read-back buffer failed: {e}");
@@ -204,7 +251,15 @@ impl Buffer {
             staging.raw.unmap();
             Ok(())
         })();
-        dev.pool.give_back(staging, &dev.bind_groups);
+        match result {
+            Ok(()) => dev.pool.give_back(staging, &dev.bind_groups),
+            Err(_) => {
+                // The copy may still be pending (a wait that timed out):
+                // neither its source nor its staging may be reused before it ran.
+                dev.in_flight.hold(&dev.queue, vec![self.lease.clone()]);
+                dev.pool.discard(staging, &dev.bind_groups);
+            }
+        }
         result
     }
 }
@@ -213,14 +268,4 @@ impl Buffer {
 pub struct NewBuffer {
     pub buffer: Arc<Buffer>,
     pub reused: bool,
-}
-
-impl Drop for Buffer {
-    fn drop(&mut self) {
-        if let Some(a) = self.alloc.take() {
-            if self.device.check_alive().is_ok() {
-                self.device.pool.give_back(a, &self.device.bind_groups);
-            }
-        }
-    }
 }

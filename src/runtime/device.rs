@@ -3,15 +3,19 @@
 //! the list of streams (so that host reads and writes see all recorded work),
 //! the optional on-disk pipeline cache, and the device-lost state.
 
+use super::bind_cache::BindGroupCache;
 use super::block_on::block_on;
+use super::in_flight::InFlight;
 use super::instance::{summarize, AdapterSummary};
 use super::kernel::KernelCache;
+use super::pipeline_cache_file;
 use super::pool::BufferPool;
 use super::stream::StreamShared;
 use crate::error::{Error, Result};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -24,11 +28,17 @@ pub struct DeviceOptions {
     pub pipeline_cache_path: Option<PathBuf>,
     /// Most bytes the buffer pool keeps for reuse.
     pub pool_limit: u64,
+    /// Longest a blocking call waits for the GPU; `None`: no limit.
+    pub gpu_timeout: Option<Duration>,
 }
 
 impl Default for DeviceOptions {
     fn default() -> Self {
-        DeviceOptions { pipeline_cache_path: None, pool_limit: 1 << 30 }
+        DeviceOptions {
+            pipeline_cache_path: None,
+            pool_limit: 1 << 30,
+            gpu_timeout: None,
+        }
     }
 }
 
@@ -40,9 +50,12 @@ pub struct Device {
     /// Limits and features actually enabled on the device.
     pub limits: wgpu::Limits,
     pub features: wgpu::Features,
-    pub pool: BufferPool,
+    pub pool: Arc<BufferPool>,
     pub kernels: KernelCache,
-    pub bind_groups: super::bind_cache::BindGroupCache,
+    pub bind_groups: Arc<BindGroupCache>,
+    /// Leases of allocations that submitted work still uses.
+    pub in_flight: InFlight,
+    gpu_timeout: Option<Duration>,
     lost: Arc<Mutex<Option<String>>>,
     destroyed: AtomicBool,
     /// Errors that escaped every error scope (the default handler would panic).
@@ -65,6 +78,9 @@ fn wanted_features() -> wgpu::Features {
 
 impl Device {
     pub fn create(adapter: &wgpu::Adapter, options: DeviceOptions) -> Result<Arc<Device>> {
+        if let Some(path) = &options.pipeline_cache_path {
+            pipeline_cache_file::check(path)?;
+        }
         let summary = summarize(adapter);
         let features = adapter.features() & wanted_features();
         let experimental = if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
@@ -102,7 +118,7 @@ impl Device {
 
         let pipeline_cache = match options.pipeline_cache_path {
             Some(path) if features.contains(wgpu::Features::PIPELINE_CACHE) => {
-                let data = std::fs::read(&path).ok();
+                let data = pipeline_cache_file::load(&path)?;
                 // SAFETY: the data is only used by wgpu if its header matches this
                 // adapter and driver (wgpu checks the key); otherwise it is ignored.
                 let cache = unsafe {
@@ -125,9 +141,11 @@ impl Device {
             wgpu: device,
             queue,
             adapter: summary,
-            pool: BufferPool::new(options.pool_limit),
+            pool: Arc::new(BufferPool::new(options.pool_limit)),
             kernels: KernelCache::default(),
             bind_groups: Default::default(),
+            in_flight: InFlight::default(),
+            gpu_timeout: options.gpu_timeout,
             lost,
             destroyed: AtomicBool::new(false),
             uncaptured,
@@ -148,25 +166,31 @@ impl Device {
     }
 
     /// Release the GPU resources now; every later call on this device or
-    /// its children fails with `DeviceLost`.
-    pub fn destroy(&self) {
-        self.destroyed.store(true, Ordering::Release);
-        self.pool.trim(0, &self.bind_groups);
+    /// its children fails with `DeviceLost`. False if it already was destroyed.
+    pub fn destroy(&self) -> bool {
+        if self.destroyed.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        self.in_flight.release_all();
+        self.pool.close(&self.bind_groups);
         self.wgpu.destroy();
+        true
     }
 
     pub fn pipeline_cache(&self) -> Option<&wgpu::PipelineCache> {
         self.pipeline_cache.as_ref().map(|(c, _)| c)
     }
 
-    /// Write the driver's pipeline cache to the path given at creation.
+    /// Write the driver's pipeline cache to the path given at creation
+    /// (see `pipeline_cache_file` for what is refused).
     pub fn save_pipeline_cache(&self) -> Result<bool> {
-        let Some((cache, path)) = &self.pipeline_cache else { return Ok(false) };
-        let Some(data) = cache.get_data() else { return Ok(false) };
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, &data)
-            .and_then(|_| std::fs::rename(&tmp, path))
-            .map_err(|e| Error::InvalidArgument(format!("cannot write pipeline cache {}: {e}", path.display())))?;
+        let Some((cache, path)) = &self.pipeline_cache else {
+            return Ok(false);
+        };
+        let Some(data) = cache.get_data() else {
+            return Ok(false);
+        };
+        pipeline_cache_file::save(path, &data)?;
         Ok(true)
     }
 
@@ -203,42 +227,74 @@ impl Device {
         list.push(Arc::downgrade(s));
     }
 
+    fn live_streams(&self) -> Vec<Arc<StreamShared>> {
+        self.streams
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|w| w.upgrade())
+            .collect()
+    }
+
     /// Submit the recorded work of every stream of this device, so that what
-    /// happens next on the queue comes after everything recorded so far.
+    /// happens next on the queue comes after everything recorded so far. A
+    /// stream's batch error stays with that stream (its next flush or
+    /// synchronize reports it); only a lost device is returned here.
     pub fn flush_all(&self) -> Result<()> {
-        let streams: Vec<_> = self.streams.lock().unwrap().iter().filter_map(|w| w.upgrade()).collect();
-        let mut first_err = None;
-        for s in streams {
-            if let Err(e) = s.flush() {
-                first_err.get_or_insert(e);
-            }
+        for s in self.live_streams() {
+            s.flush_for_other()?;
         }
-        first_err.map_or(Ok(()), Err)
+        Ok(())
+    }
+
+    pub fn has_gpu_timeout(&self) -> bool {
+        self.gpu_timeout.is_some()
     }
 
     /// Block until the GPU has finished every submission so far.
     pub fn wait_idle(&self) -> Result<()> {
-        self.wgpu
-            .poll(wgpu::PollType::Wait { submission_index: None, timeout: None })
-            .map(|_| ())
-            .map_err(|e| Error::DeviceLost(format!("waiting for the GPU failed: {e}")))?;
-        self.check_alive()
+        self.wait(None)
     }
 
     /// Block until one submission has finished.
     pub fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<()> {
-        self.wgpu
-            .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
-            .map(|_| ())
-            .map_err(|e| Error::DeviceLost(format!("waiting for the GPU failed: {e}")))?;
-        self.check_alive()
+        self.wait(Some(index))
+    }
+
+    /// Wait for the GPU, at most the device's timeout. A timeout leaves the
+    /// device as it was: the work runs on, and a later wait may succeed.
+    fn wait(&self, submission_index: Option<wgpu::SubmissionIndex>) -> Result<()> {
+        let poll = wgpu::PollType::Wait {
+            submission_index,
+            timeout: self.gpu_timeout,
+        };
+        match self.wgpu.poll(poll) {
+            Ok(_) => {}
+            Err(wgpu::PollError::Timeout) => {
+                self.check_alive()?;
+                let ms = self.gpu_timeout.unwrap_or_default().as_millis();
+                return Err(Error::Timeout(format!(
+                    "the GPU did not finish within the device's timeout of {ms} ms; the work continues and the device stays usable"
+                )));
+            }
+            Err(e) => {
+                return Err(Error::DeviceLost(format!(
+                    "waiting for the GPU failed: {e}"
+                )))
+            }
+        }
+        self.check_alive()?;
+        // Allocations whose work has now finished can be reused.
+        self.in_flight.release_finished();
+        Ok(())
     }
 
     /// Wait for a wgpu callback's result. Another thread's poll may be the
     /// one that runs the callback, and it may not have run it yet when our
     /// own wait returns: keep polling until the result arrives.
     pub fn wait_callback<T>(&self, rx: &std::sync::mpsc::Receiver<T>, what: &str) -> Result<T> {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let limit = self.gpu_timeout.unwrap_or(Duration::from_secs(60));
+        let deadline = std::time::Instant::now() + limit;
         loop {
             if let Ok(v) = rx.try_recv() {
                 return Ok(v);
@@ -249,24 +305,41 @@ impl Device {
                 return Ok(v);
             }
             if std::time::Instant::now() > deadline {
-                return Err(Error::Timeout(format!("{what} did not complete within 60 s")));
+                return Err(Error::Timeout(format!(
+                    "{what} did not complete within {} ms",
+                    limit.as_millis()
+                )));
             }
         }
     }
 
-    /// Flush every stream and wait for the GPU to finish.
+    /// Flush every stream and wait for the GPU to finish. Returns the first
+    /// error a stream's batch hit, or one the GPU layer reported outside any call.
     pub fn synchronize(&self) -> Result<()> {
         self.check_alive()?;
-        self.flush_all()?;
+        let mut first_err = None;
+        for s in self.live_streams() {
+            if let Err(e) = s.flush() {
+                first_err.get_or_insert(e);
+            }
+        }
+        if self.gpu_timeout.is_some() {
+            // Some drivers (lavapipe) block the submission below until the
+            // running work has finished: wait for it first, within the timeout.
+            self.wait_idle()?;
+        }
         // Push any pending host writes even when no stream had work.
         self.queue.submit(std::iter::empty());
-        self.wait_idle()
+        self.wait_idle()?;
+        if let Some(msg) = self.take_uncaptured() {
+            first_err.get_or_insert(Error::Validation(msg));
+        }
+        first_err.map_or(Ok(()), Err)
     }
 
     pub fn same(&self, other: &Device) -> bool {
         self.id == other.id
     }
-
 }
 
 impl Drop for Device {

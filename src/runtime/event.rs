@@ -25,7 +25,8 @@ pub struct Event {
     stream: Weak<StreamShared>,
     timestamp: Option<Timestamp>,
     status: Mutex<Status>,
-    /// GPU time in nanoseconds, once read back.
+    /// GPU time in nanoseconds, once read back. Held while reading it back:
+    /// one thread maps the read-back buffer, others wait for its result.
     time_ns: Mutex<Option<u64>>,
 }
 
@@ -34,7 +35,8 @@ impl Event {
         let dev = &stream.device;
         let timestamp = if dev.features.contains(wgpu::Features::TIMESTAMP_QUERY)
             && dev.features.intersects(
-                wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
+                wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
+                    | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
             ) {
             Some(dev.scoped(|| Timestamp {
                 query: dev.wgpu.create_query_set(&wgpu::QuerySetDescriptor {
@@ -95,7 +97,10 @@ impl Event {
             Status::Submitted(i) => i.clone(),
         };
         // A wait with a zero timeout asks about exactly this submission.
-        let poll = wgpu::PollType::Wait { submission_index: Some(index), timeout: Some(std::time::Duration::ZERO) };
+        let poll = wgpu::PollType::Wait {
+            submission_index: Some(index),
+            timeout: Some(std::time::Duration::ZERO),
+        };
         match self.device.wgpu.poll(poll) {
             Ok(_) => Ok(true),
             Err(wgpu::PollError::Timeout) => Ok(false),
@@ -109,8 +114,11 @@ impl Event {
         let recorded = matches!(*self.status.lock().unwrap(), Status::Recorded);
         if recorded {
             match self.stream.upgrade() {
-                Some(s) => s.flush()?,
-                None => bail!(InvalidArgument, "the event's stream was released before the event was submitted"),
+                Some(s) => s.flush_for_other()?,
+                None => bail!(
+                    InvalidArgument,
+                    "the event's stream was released before the event was submitted"
+                ),
             }
         }
         let index = match &*self.status.lock().unwrap() {
@@ -122,33 +130,48 @@ impl Event {
     }
 
     /// The GPU timestamp in nanoseconds (blocks until the event is passed).
+    /// Safe from many threads at once: the first reads it back, the others
+    /// wait for that and share the result.
     fn time_ns(&self) -> Result<u64> {
+        let Some(ts) = &self.timestamp else {
+            bail!(
+                Unsupported,
+                "this adapter has no timestamp queries inside passes or encoders"
+            );
+        };
         if let Some(t) = *self.time_ns.lock().unwrap() {
             return Ok(t);
         }
-        let Some(ts) = &self.timestamp else {
-            bail!(Unsupported, "this adapter has no timestamp queries inside passes or encoders");
-        };
         self.wait()?;
-        let (tx, rx) = std::sync::mpsc::channel();
-        ts.readback.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
-        self.device.wait_idle()?;
-        if let Err(e) = self.device.wait_callback(&rx, "reading the event's timestamp")? {
-            bail!(DeviceLost, "could not read the event's timestamp: {e}");
+        let mut time = self.time_ns.lock().unwrap();
+        if let Some(t) = *time {
+            return Ok(t);
         }
-        let ticks = {
-            let view = ts
-                .readback
-                .slice(..)
-                .get_mapped_range()
-                .map_err(|e| Error::Internal(format!("mapped range: {e:?}")))?;
-            u64::from_le_bytes(view[..8].try_into().unwrap())
+        let (tx, rx) = std::sync::mpsc::channel();
+        ts.readback
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |r| {
+                let _ = tx.send(r);
+            });
+        let ticks = match self
+            .device
+            .wait_callback(&rx, "reading the event's timestamp")
+        {
+            Ok(Ok(())) => {
+                let view = ts.readback.slice(..).get_mapped_range();
+                let ticks = view.map(|v| u64::from_le_bytes(v[..8].try_into().unwrap()));
+                ts.readback.unmap();
+                ticks.map_err(|e| Error::Internal(format!("mapped range: {e:?}")))?
+            }
+            Ok(Err(e)) => bail!(DeviceLost, "could not read the event's timestamp: {e}"),
+            Err(e) => {
+                // Cancel the mapping so that a later call can map again.
+                ts.readback.unmap();
+                return Err(e);
+            }
         };
-        ts.readback.unmap();
         let ns = (ticks as f64 * self.device.queue.get_timestamp_period() as f64) as u64;
-        *self.time_ns.lock().unwrap() = Some(ns);
+        *time = Some(ns);
         Ok(ns)
     }
 
@@ -162,4 +185,3 @@ impl Event {
         Ok((b as f64 - a as f64) / 1e6)
     }
 }
-

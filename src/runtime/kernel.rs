@@ -4,8 +4,10 @@
 //! with uniforms at dynamic offsets so per-launch parameters need no new bind
 //! group. Compiled kernels are cached per device by (source, entry point).
 
+use super::compile_stack::on_compile_stack;
 use super::device::{next_id, Device};
-use crate::bail;
+pub use super::reflect::parse_and_validate;
+use super::reflect::reflect;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -65,7 +67,10 @@ fn fnv1a(bytes: &[u8], mut h: u64) -> u64 {
 
 #[derive(Default)]
 pub struct KernelCache {
+    /// The library's own kernels, kept for the device's lifetime.
     map: Mutex<HashMap<Key, Arc<Kernel>>>,
+    /// Callers' kernels, kept while a handle to them is alive.
+    pub user: super::user_kernels::UserKernels,
     /// Built-in kernel variants by a hash of (file, entry, substitutions): a
     /// lookup that allocates nothing and renders nothing (operators call it
     /// on every launch). The full key is kept to rule out collisions.
@@ -75,10 +80,26 @@ pub struct KernelCache {
 }
 
 impl KernelCache {
+    /// A caller's kernel: compiled once while handles to it are alive. Each
+    /// successful call must be matched by one `KernelRef` (whose drop lets go).
+    pub fn get(&self, device: &Device, source: &str, entry: &str, trusted: bool) -> Result<Arc<Kernel>> {
+        self.user.get(source, entry, trusted, || compile(device, source, entry, trusted))
+    }
+
+    /// One of the library's own plain (untemplated) shaders.
+    pub fn get_builtin(&self, device: &Device, file: &'static str, entry: &str) -> Result<Arc<Kernel>> {
+        self.get_variant(device, file, entry, &[], || crate::shaders::source(file).to_owned())
+    }
+
+    /// Kernels cached now (the library's and callers').
+    pub fn cached_count(&self) -> usize {
+        self.map.lock().unwrap().len() + self.user.count()
+    }
+
     /// Compile (or find in the cache) `entry` of `source`.
     /// `trusted` drops the shader's runtime bounds checks: only for the
     /// library's own kernels whose indexing is checked on the host.
-    pub fn get(&self, device: &Device, source: &str, entry: &str, trusted: bool) -> Result<Arc<Kernel>> {
+    fn get_cached(&self, device: &Device, source: &str, entry: &str, trusted: bool) -> Result<Arc<Kernel>> {
         let key = Key { source: source.to_owned(), entry: entry.to_owned(), trusted };
         if let Some(k) = self.map.lock().unwrap().get(&key) {
             return Ok(k.clone());
@@ -115,7 +136,7 @@ impl KernelCache {
                 return Ok(k.clone());
             }
         }
-        let k = self.get(device, &render(), entry, true)?;
+        let k = self.get_cached(device, &render(), entry, true)?;
         let key = (file, entry.to_owned(), values.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect());
         self.variants.lock().unwrap().entry(hash).or_default().push((key, k.clone()));
         Ok(k)
@@ -139,7 +160,7 @@ impl KernelCache {
                 return Ok(k.clone());
             }
         }
-        let k = self.get(device, &render(), entry, true)?;
+        let k = self.get_cached(device, &render(), entry, true)?;
         let owned = (file, entry.to_owned(), vec![(String::new(), String::from_utf8_lossy(key).into_owned())]);
         self.variants.lock().unwrap().entry(hash).or_default().push((owned, k.clone()));
         Ok(k)
@@ -147,103 +168,12 @@ impl KernelCache {
 
 }
 
-/// Parse and validate WGSL with naga, so diagnostics name line and column.
-pub fn parse_and_validate(source: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
-    let module = naga::front::wgsl::parse_str(source)
-        .map_err(|e| Error::ShaderCompilation(e.emit_to_string_with_path(source, "kernel.wgsl")))?;
-    let mut validator =
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all());
-    validator
-        .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
-        .subgroup_operations(naga::valid::SubgroupOperationSet::all());
-    let info = validator
-        .validate(&module)
-        .map_err(|e| Error::ShaderCompilation(e.emit_to_string_with_path(source, "kernel.wgsl")))?;
-    Ok((module, info))
-}
-
-pub(crate) fn reflect(device: &Device, source: &str, entry: &str) -> Result<(Vec<BindingInfo>, [u32; 3])> {
-    let (module, info) = parse_and_validate(source)?;
-    let Some((ep_index, ep)) = module.entry_points.iter().enumerate().find(|(_, ep)| ep.name == entry) else {
-        let names: Vec<_> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
-        bail!(NotFound, "entry point {entry:?} not found in the module (it has: {names:?})");
-    };
-    if ep.stage != naga::ShaderStage::Compute {
-        bail!(InvalidArgument, "entry point {entry:?} is not a compute entry point");
-    }
-    let wg = ep.workgroup_size;
-    let l = &device.limits;
-    if wg[0] > l.max_compute_workgroup_size_x
-        || wg[1] > l.max_compute_workgroup_size_y
-        || wg[2] > l.max_compute_workgroup_size_z
-        || wg.iter().map(|&v| v as u64).product::<u64>() > l.max_compute_invocations_per_workgroup as u64
-    {
-        bail!(
-            LimitExceeded,
-            "workgroup size {wg:?} exceeds this adapter's limits ({}, {}, {}; {} invocations)",
-            l.max_compute_workgroup_size_x,
-            l.max_compute_workgroup_size_y,
-            l.max_compute_workgroup_size_z,
-            l.max_compute_invocations_per_workgroup
-        );
-    }
-    let uses = info.get_entry_point(ep_index);
-    let mut bindings = Vec::new();
-    let mut workgroup_bytes = 0u64;
-    for (handle, var) in module.global_variables.iter() {
-        if uses[handle].is_empty() {
-            continue;
-        }
-        let kind = match var.space {
-            naga::AddressSpace::WorkGroup => {
-                // wgpu does not check this at pipeline creation, and some
-                // drivers hang on a dispatch that asks for too much.
-                workgroup_bytes += module.types[var.ty].inner.size(module.to_ctx()) as u64;
-                continue;
-            }
-            naga::AddressSpace::Storage { access } => {
-                if access.contains(naga::StorageAccess::STORE) {
-                    BindingKind::StorageReadWrite
-                } else {
-                    BindingKind::StorageRead
-                }
-            }
-            naga::AddressSpace::Uniform => BindingKind::Uniform,
-            naga::AddressSpace::Handle => bail!(Unsupported, "textures and samplers are not supported in kernels"),
-            naga::AddressSpace::Immediate => bail!(Unsupported, "immediate data is not supported; use a uniform"),
-            _ => continue,
-        };
-        let Some(rb) = &var.binding else { continue };
-        if rb.group != 0 {
-            bail!(Unsupported, "binding {} is in group {}; kernels use @group(0) only", rb.binding, rb.group);
-        }
-        let min_size = module.types[var.ty].inner.size(module.to_ctx()) as u64;
-        bindings.push(BindingInfo {
-            binding: rb.binding,
-            name: var.name.clone().unwrap_or_default(),
-            kind,
-            min_size: min_size.max(4),
-        });
-    }
-    if workgroup_bytes > l.max_compute_workgroup_storage_size as u64 {
-        bail!(
-            LimitExceeded,
-            "entry point {entry:?} uses {workgroup_bytes} bytes of workgroup memory; this adapter allows {}",
-            l.max_compute_workgroup_storage_size
-        );
-    }
-    bindings.sort_by_key(|b| b.binding);
-    if bindings.iter().filter(|b| b.kind == BindingKind::Uniform).count() > 1 {
-        bail!(Unsupported, "a kernel may declare at most one uniform binding");
-    }
-    let storage = bindings.iter().filter(|b| b.kind != BindingKind::Uniform).count() as u32;
-    if storage > l.max_storage_buffers_per_shader_stage {
-        bail!(LimitExceeded, "{storage} storage buffers; this adapter allows {}", l.max_storage_buffers_per_shader_stage);
-    }
-    Ok((bindings, wg))
-}
-
+/// Compile on the compiler's stack: naga and wgpu recurse over the source's nesting.
 fn compile(device: &Device, source: &str, entry: &str, trusted: bool) -> Result<Kernel> {
+    on_compile_stack(|| compile_here(device, source, entry, trusted))
+}
+
+fn compile_here(device: &Device, source: &str, entry: &str, trusted: bool) -> Result<Kernel> {
     device.check_alive()?;
     let (bindings, workgroup_size) = reflect(device, source, entry)?;
     let entries: Vec<wgpu::BindGroupLayoutEntry> = bindings

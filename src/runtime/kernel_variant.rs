@@ -6,14 +6,15 @@
 //! the one caller and makes sure a key names every choice that changes the
 //! compiled code.
 //!
-//! Workgroup sizes may be `override`s: they are resolved with naga's
+//! Workgroup sizes may be `override`s: reflection resolves them with naga's
 //! override processing from the same values the pipeline gets, so the size
 //! checked against the adapter's limits and stored in `Kernel` is the size
 //! the driver runs.
 
+use super::compile_stack::on_compile_stack;
 use super::device::{next_id, Device};
-use super::kernel::{parse_and_validate, reflect, BindingInfo, BindingKind, Kernel};
-use crate::bail;
+use super::kernel::{BindingInfo, BindingKind, Kernel};
+use super::reflect::reflect_with;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -104,73 +105,32 @@ impl VariantCache {
     }
 }
 
-/// The workgroup size of `entry` once `constants` are applied.
-fn resolved_workgroup_size(
-    source: &str,
-    entry: &str,
-    constants: &[(&str, f64)],
-) -> Result<[u32; 3]> {
-    let (module, info) = parse_and_validate(source)?;
-    let mut pc = naga::back::PipelineConstants::default();
-    for &(name, value) in constants {
-        pc.insert(name.to_owned(), value);
-    }
-    let (module, _) = naga::back::pipeline_constants::process_overrides(
-        &module,
-        &info,
-        Some((naga::ShaderStage::Compute, entry)),
-        &pc,
-    )
-    .map_err(|e| {
-        Error::ShaderCompilation(format!(
-            "{entry}: applying override values {constants:?}: {e}"
-        ))
-    })?;
-    let ep = module.entry_points.iter().find(|e| e.name == entry);
-    Ok(ep.map_or([1, 1, 1], |e| e.workgroup_size))
-}
-
-fn check_workgroup_size(device: &Device, entry: &str, wg: [u32; 3]) -> Result<()> {
-    let l = &device.limits;
-    if wg[0] > l.max_compute_workgroup_size_x
-        || wg[1] > l.max_compute_workgroup_size_y
-        || wg[2] > l.max_compute_workgroup_size_z
-        || wg.iter().map(|&v| v as u64).product::<u64>()
-            > l.max_compute_invocations_per_workgroup as u64
-    {
-        bail!(
-            LimitExceeded,
-            "{entry}: workgroup size {wg:?} exceeds this adapter's limits ({}, {}, {}; {} invocations)",
-            l.max_compute_workgroup_size_x,
-            l.max_compute_workgroup_size_y,
-            l.max_compute_workgroup_size_z,
-            l.max_compute_invocations_per_workgroup
-        );
-    }
-    Ok(())
-}
-
 /// Compile a library kernel (trusted: its indexing is checked on the host,
-/// and its workgroup memory is not zeroed) with pipeline constants.
+/// and its workgroup memory is not zeroed) with pipeline constants, on the
+/// compiler's stack. Sizes are checked with the constants applied.
 pub fn compile_with_constants(
     device: &Device,
     source: &str,
     entry: &str,
     constants: &[(&str, f64)],
 ) -> Result<Kernel> {
-    device.check_alive()?;
-    let (bindings, _) = reflect(device, source, entry)?;
-    let workgroup_size = resolved_workgroup_size(source, entry, constants)?;
-    check_workgroup_size(device, entry, workgroup_size)?;
-    let (pipeline, layout) = build_pipeline(device, source, entry, &bindings, constants)?;
-    Ok(Kernel {
-        id: next_id(),
-        device_id: device.id,
-        entry_point: entry.to_owned(),
-        pipeline,
-        layout,
-        bindings,
-        workgroup_size,
+    on_compile_stack(|| {
+        device.check_alive()?;
+        let mut pc = naga::back::PipelineConstants::default();
+        for &(name, value) in constants {
+            pc.insert(name.to_owned(), value);
+        }
+        let (bindings, workgroup_size) = reflect_with(device, source, entry, &pc)?;
+        let (pipeline, layout) = build_pipeline(device, source, entry, &bindings, constants)?;
+        Ok(Kernel {
+            id: next_id(),
+            device_id: device.id,
+            entry_point: entry.to_owned(),
+            pipeline,
+            layout,
+            bindings,
+            workgroup_size,
+        })
     })
 }
 

@@ -1,14 +1,24 @@
 //! Safe Rust over wgpu: devices, buffers and their pool, kernels and their
 //! cache, streams and events. Knows nothing about C.
 
+pub mod batch;
 pub mod bind_cache;
 pub mod binding;
 pub mod block_on;
 pub mod buffer;
+pub mod compile_stack;
 pub mod device;
 pub mod event;
+pub mod in_flight;
+pub mod indirect_counts;
 pub mod instance;
 pub mod kernel;
 pub mod kernel_variant;
+pub mod lease;
+pub mod pipeline_cache_file;
 pub mod pool;
+pub mod private_memory;
+pub mod reflect;
 pub mod stream;
+pub mod user_kernels;
+pub mod wgsl_nesting;

@@ -4,7 +4,7 @@
 
 use super::bind_cache::BindGroupCache;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// A GPU allocation with a process-unique id (bind group cache keys use it).
@@ -24,6 +24,8 @@ pub struct MemoryStats {
 
 pub struct BufferPool {
     free: Mutex<HashMap<(u64, u32), Vec<Allocation>>>,
+    /// Set when the device is destroyed: nothing is pooled any more.
+    closed: AtomicBool,
     limit: AtomicU64,
     live: AtomicU64,
     peak: AtomicU64,
@@ -47,6 +49,7 @@ impl BufferPool {
     pub fn new(limit: u64) -> Self {
         BufferPool {
             free: Mutex::new(HashMap::new()),
+            closed: AtomicBool::new(false),
             limit: AtomicU64::new(limit),
             live: AtomicU64::new(0),
             peak: AtomicU64::new(0),
@@ -58,7 +61,12 @@ impl BufferPool {
 
     /// Take a pooled allocation of exactly this class and usage, if one is free.
     pub fn take(&self, class: u64, usage: wgpu::BufferUsages) -> Option<Allocation> {
-        let a = self.free.lock().unwrap().get_mut(&(class, usage.bits()))?.pop()?;
+        let a = self
+            .free
+            .lock()
+            .unwrap()
+            .get_mut(&(class, usage.bits()))?
+            .pop()?;
         self.pooled.fetch_sub(class, Ordering::Relaxed);
         self.hits.fetch_add(1, Ordering::Relaxed);
         self.note_live(class);
@@ -76,22 +84,28 @@ impl BufferPool {
         self.peak.fetch_max(now, Ordering::Relaxed);
     }
 
-    /// Give an allocation back; it is destroyed if the pool is full.
+    /// Give an allocation back once no submitted or recorded work uses it
+    /// any more (see `Lease`); it is dropped if the pool is full or closed.
     pub fn give_back(&self, a: Allocation, bind_groups: &BindGroupCache) {
         let class = a.raw.size();
         self.live.fetch_sub(class, Ordering::Relaxed);
-        if self.pooled.load(Ordering::Relaxed) + class > self.limit.load(Ordering::Relaxed) {
-            // Dropped, not destroyed: recorded work may still use it, and
-            // wgpu frees it once that work is done.
+        if self.closed.load(Ordering::Acquire)
+            || self.pooled.load(Ordering::Relaxed) + class > self.limit.load(Ordering::Relaxed)
+        {
             bind_groups.forget_allocation(a.id);
             return;
         }
         self.pooled.fetch_add(class, Ordering::Relaxed);
-        self.free.lock().unwrap().entry((class, a.raw.usage().bits())).or_default().push(a);
+        self.free
+            .lock()
+            .unwrap()
+            .entry((class, a.raw.usage().bits()))
+            .or_default()
+            .push(a);
     }
 
     /// Release pooled allocations until at most `keep` bytes remain pooled
-/// (wgpu frees each once no submitted work uses it).
+    /// (wgpu frees each once no submitted work uses it).
     pub fn trim(&self, keep: u64, bind_groups: &BindGroupCache) {
         let mut free = self.free.lock().unwrap();
         for list in free.values_mut() {
@@ -103,6 +117,19 @@ impl BufferPool {
             }
         }
         free.retain(|_, l| !l.is_empty());
+    }
+
+    /// Drop an allocation that work may still use (e.g. a read that timed
+    /// out): wgpu frees it once that work is done; it is never reused.
+    pub fn discard(&self, a: Allocation, bind_groups: &BindGroupCache) {
+        self.live.fetch_sub(a.raw.size(), Ordering::Relaxed);
+        bind_groups.forget_allocation(a.id);
+    }
+
+    /// Stop pooling (the device is destroyed) and drop what is pooled.
+    pub fn close(&self, bind_groups: &BindGroupCache) {
+        self.closed.store(true, Ordering::Release);
+        self.trim(0, bind_groups);
     }
 
     pub fn set_limit(&self, limit: u64, bind_groups: &BindGroupCache) {

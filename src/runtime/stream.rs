@@ -1,14 +1,23 @@
-//! Streams record launches, copies and events into one command encoder and
-//! one open compute pass, and submit them in batches: on `flush`, when a host
-//! read or write needs the work ordered before it, or when a batch is full.
-//! Per-launch uniform data goes into one arena buffer per stream, bound at a
-//! dynamic offset, so repeated launches reuse their cached bind group.
+//! Streams record launches, copies and events as a list of commands and
+//! submit them in batches: on `flush`, when a host read or write needs the
+//! work ordered before it, or when a batch is full. A batch is encoded into
+//! one command buffer (consecutive launches share one compute pass) when it
+//! is submitted. Per-launch uniform data goes into one arena buffer per
+//! stream, bound at a dynamic offset, so repeated launches reuse their
+//! cached bind group.
+//!
+//! Everything the GPU layer checks when a batch is submitted is checked when
+//! a launch is recorded (see `binding`), so a batch is not expected to fail.
+//! If one still does, its commands are encoded one by one and only those the
+//! GPU layer rejects are dropped: no valid work is lost to another's error.
 
-use super::bind_cache::BindKey;
+use super::batch::{encode, submit_one_by_one, write_uniforms, Batch, Cmd, Counts};
+use super::bind_cache::{buffer_entry, BindKey};
 use super::binding::{self, CheckedBindings};
-use super::buffer::Buffer;
+use super::buffer::{Buffer, Usage};
 use super::device::{next_id, Device};
 use super::event::Event;
+use super::indirect_counts::{self, COUNTS_PARAMS};
 use super::kernel::Kernel;
 use crate::bail;
 use crate::error::{Error, Result};
@@ -37,18 +46,15 @@ pub enum Groups<'a> {
     Indirect(&'a Buffer, u64),
 }
 
-struct Batch {
-    encoder: wgpu::CommandEncoder,
-    pass: Option<wgpu::ComputePass<'static>>,
-    uniform_bytes: Vec<u8>,
-    launches: u32,
-    events: Vec<Arc<Event>>,
-}
-
 struct State {
-    batch: Option<Batch>,
+    batch: Batch,
     arena: Option<(wgpu::Buffer, u64)>,
+    /// Where launches with indirect counts read their checked counts.
+    indirect_args: Option<Arc<Buffer>>,
     last_submission: Option<wgpu::SubmissionIndex>,
+    /// An error of a batch that another call submitted (a host read or write,
+    /// a full batch): reported by this stream's next flush or synchronize.
+    pending_error: Option<Error>,
 }
 
 pub struct StreamShared {
@@ -63,7 +69,13 @@ impl StreamShared {
         let s = Arc::new(StreamShared {
             device: device.clone(),
             id: next_id(),
-            state: Mutex::new(State { batch: None, arena: None, last_submission: None }),
+            state: Mutex::new(State {
+                batch: Batch::default(),
+                arena: None,
+                indirect_args: None,
+                last_submission: None,
+                pending_error: None,
+            }),
         });
         device.register_stream(&s);
         Ok(s)
@@ -71,152 +83,208 @@ impl StreamShared {
 
     fn check_device(&self, other: &Device, what: &str) -> Result<()> {
         if !self.device.same(other) {
-            bail!(DeviceMismatch, "{what} belongs to another device than the stream");
+            bail!(
+                DeviceMismatch,
+                "{what} belongs to another device than the stream"
+            );
         }
         Ok(())
     }
 
-    /// Record one kernel launch.
-    pub fn launch(&self, kernel: &Kernel, binds: &[Bind], params: Option<&[u8]>, groups: Groups) -> Result<()> {
+    /// Record one kernel launch. Everything that can fail happens before
+    /// anything is recorded.
+    pub fn launch(
+        &self,
+        kernel: &Kernel,
+        binds: &[Bind],
+        params: Option<&[u8]>,
+        groups: Groups,
+    ) -> Result<()> {
         let dev = &self.device;
         dev.check_alive()?;
         if kernel.device_id != dev.id {
-            bail!(DeviceMismatch, "the kernel belongs to another device than the stream");
+            bail!(
+                DeviceMismatch,
+                "the kernel belongs to another device than the stream"
+            );
         }
-        let CheckedBindings { mut ranges, storage: entries_src, uniform: uniform_window } =
-            binding::check(dev, kernel, binds, params, &groups)?;
+        let CheckedBindings {
+            mut ranges,
+            storage,
+            uniform,
+        } = binding::check(dev, kernel, binds, params, &groups)?;
         let mut st = self.state.lock().unwrap();
-        let slot_align = dev.limits.min_uniform_buffer_offset_alignment as u64;
-        if let Some(batch) = &st.batch {
-            let next = (batch.uniform_bytes.len() as u64).div_ceil(slot_align) * slot_align;
-            let need = uniform_window.as_ref().map_or(0, |w| if w.2.is_none() { w.1 } else { 0 });
-            if next + need > ARENA_BYTES || batch.launches >= MAX_BATCH_LAUNCHES {
-                self.flush_locked(&mut st)?;
-            }
-        }
-        let (arena, arena_id) = {
-            if st.arena.is_none() {
-                let buf = dev.wgpu.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("wgcompute uniform arena"),
-                    size: ARENA_BYTES,
-                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                st.arena = Some((buf, next_id()));
-            }
-            let (b, id) = st.arena.as_ref().unwrap();
-            (b.clone(), *id)
+        let align = dev.limits.min_uniform_buffer_offset_alignment as u64;
+        let own_uniform = match &uniform {
+            Some((_, window, None)) => window + align,
+            _ => 0,
         };
-        let batch = self.batch(&mut st);
-        let mut dynamic_offsets = Vec::new();
+        let counts_uniform = if matches!(groups, Groups::Indirect(..)) {
+            COUNTS_PARAMS + align
+        } else {
+            0
+        };
+        let used = st.batch.uniform_bytes.len() as u64;
+        if used + own_uniform + counts_uniform > ARENA_BYTES
+            || st.batch.launches >= MAX_BATCH_LAUNCHES
+        {
+            self.flush_unreported(&mut st)?;
+        }
+        let arena = if own_uniform + counts_uniform > 0 {
+            Some(self.arena(&mut st)?)
+        } else {
+            None
+        };
+
         let mut uniform_entry = None;
-        if let Some((binding, window, user)) = uniform_window {
-            match user {
-                Some((buf, off)) => {
-                    ranges.push((binding, buf.alloc_id(), 0, window));
-                    uniform_entry = Some((binding, buf.raw().clone(), window));
-                    dynamic_offsets.push(off as u32);
-                }
-                None => {
-                    let p = params.unwrap();
-                    let off = (batch.uniform_bytes.len() as u64).div_ceil(slot_align) * slot_align;
-                    batch.uniform_bytes.resize((off + window) as usize, 0);
-                    let n = p.len().min(window as usize);
-                    batch.uniform_bytes[off as usize..off as usize + n].copy_from_slice(&p[..n]);
-                    ranges.push((binding, arena_id, 0, window));
-                    uniform_entry = Some((binding, arena.clone(), window));
-                    dynamic_offsets.push(off as u32);
-                }
-            }
+        if let Some((binding, window, user)) = uniform {
+            let (buf, id) = match user {
+                Some((b, _)) => (b.raw().clone(), b.alloc_id()),
+                None => arena.clone().unwrap(),
+            };
+            ranges.push((binding, id, 0, window));
+            uniform_entry = Some((binding, buf, window));
         }
         ranges.sort();
-        let key = BindKey { layout_id: kernel.id, ranges };
-        let bind_group = dev.bind_groups.get_or_create(key, || {
-            let mut entries: Vec<wgpu::BindGroupEntry> = entries_src
-                .iter()
-                .map(|(binding, buf, off, size)| wgpu::BindGroupEntry {
-                    binding: *binding,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: buf,
-                        offset: *off,
-                        size: wgpu::BufferSize::new(*size),
-                    }),
-                })
-                .collect();
-            if let Some((binding, buf, window)) = &uniform_entry {
-                entries.push(wgpu::BindGroupEntry {
-                    binding: *binding,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: buf,
-                        offset: 0,
-                        size: wgpu::BufferSize::new(*window),
-                    }),
-                });
+        let bind_group = dev.bind_groups.get_or_create(
+            BindKey {
+                layout_id: kernel.id,
+                ranges,
+            },
+            || {
+                let mut entries: Vec<wgpu::BindGroupEntry> = storage
+                    .iter()
+                    .map(|(binding, buf, off, size)| buffer_entry(*binding, buf, *off, *size))
+                    .collect();
+                if let Some((binding, buf, window)) = &uniform_entry {
+                    entries.push(buffer_entry(*binding, buf, 0, *window));
+                }
+                let desc = wgpu::BindGroupDescriptor {
+                    label: None,
+                    layout: &kernel.layout,
+                    entries: &entries,
+                };
+                dev.scoped(|| dev.wgpu.create_bind_group(&desc))
+            },
+        )?;
+        let indirect = match &groups {
+            Groups::Indirect(buf, off) => Some((
+                *buf,
+                indirect_counts::prepare(
+                    dev,
+                    &mut st.indirect_args,
+                    buf,
+                    *off,
+                    arena.as_ref().unwrap(),
+                )?,
+            )),
+            Groups::Direct(_) => None,
+        };
+
+        // Record: nothing below fails.
+        let batch = &mut st.batch;
+        let dispatch_groups = match (indirect, &groups) {
+            (Some((buf, check)), _) => check.record(batch, buf, align),
+            (None, Groups::Direct(g)) => Counts::Direct(*g),
+            (None, Groups::Indirect(..)) => unreachable!("indirect counts are always checked"),
+        };
+        let uniform_offset = match uniform {
+            Some((_, _, Some((_, off)))) => Some(off as u32),
+            Some((_, window, None)) => {
+                Some(batch.uniform_slot(params.unwrap_or(&[]), window, align))
             }
-            dev.wgpu.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &kernel.layout, entries: &entries })
+            None => None,
+        };
+        batch.cmds.push(Cmd::Dispatch {
+            pipeline: kernel.pipeline.clone(),
+            bind_group,
+            uniform_offset,
+            groups: dispatch_groups,
         });
-        let pass = Self::pass(batch);
-        pass.set_pipeline(&kernel.pipeline);
-        pass.set_bind_group(0, &bind_group, &dynamic_offsets);
-        match groups {
-            Groups::Direct([x, y, z]) => pass.dispatch_workgroups(x, y, z),
-            Groups::Indirect(buf, off) => pass.dispatch_workgroups_indirect(buf.raw(), off),
+        for b in binds {
+            batch.hold(b.buffer.lease());
         }
         batch.launches += 1;
         Ok(())
     }
 
-    fn batch<'s>(&self, st: &'s mut State) -> &'s mut Batch {
-        st.batch.get_or_insert_with(|| Batch {
-            encoder: self.device.wgpu.create_command_encoder(&Default::default()),
-            pass: None,
-            uniform_bytes: Vec::new(),
-            launches: 0,
-            events: Vec::new(),
-        })
-    }
-
-    fn pass(batch: &mut Batch) -> &mut wgpu::ComputePass<'static> {
-        if batch.pass.is_none() {
-            let pass = batch.encoder.begin_compute_pass(&Default::default()).forget_lifetime();
-            batch.pass = Some(pass);
+    /// The stream's uniform arena (created on first use) and its id.
+    fn arena(&self, st: &mut State) -> Result<(wgpu::Buffer, u64)> {
+        if st.arena.is_none() {
+            let dev = &self.device;
+            let buf = dev.scoped(|| {
+                dev.wgpu.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("wgcompute uniform arena"),
+                    size: ARENA_BYTES,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            })?;
+            st.arena = Some((buf, next_id()));
         }
-        batch.pass.as_mut().unwrap()
+        Ok(st.arena.clone().unwrap())
     }
 
     /// Record a buffer-to-buffer copy.
-    pub fn copy(&self, src: &Buffer, src_offset: u64, dst: &Buffer, dst_offset: u64, size: u64) -> Result<()> {
+    pub fn copy(
+        &self,
+        src: &Buffer,
+        src_offset: u64,
+        dst: &Buffer,
+        dst_offset: u64,
+        size: u64,
+    ) -> Result<()> {
         self.device.check_alive()?;
         self.check_device(&src.device, "the source buffer")?;
         self.check_device(&dst.device, "the destination buffer")?;
         src.check_range(src_offset, size, "copy source")?;
         dst.check_range(dst_offset, size, "copy destination")?;
-        if src_offset % 4 != 0 || dst_offset % 4 != 0 || size % 4 != 0 {
+        if !src_offset.is_multiple_of(4) || !dst_offset.is_multiple_of(4) || !size.is_multiple_of(4)
+        {
             bail!(Alignment, "copy offsets ({src_offset}, {dst_offset}) and size ({size}) must be multiples of 4");
         }
-        if std::ptr::eq(src, dst) && src_offset < dst_offset + size && dst_offset < src_offset + size {
-            bail!(InvalidArgument, "copy source and destination ranges overlap");
+        if std::ptr::eq(src, dst)
+            && src_offset < dst_offset + size
+            && dst_offset < src_offset + size
+        {
+            bail!(
+                InvalidArgument,
+                "copy source and destination ranges overlap"
+            );
         }
         if size == 0 {
             return Ok(());
         }
         // wgpu rejects copies within one buffer: go through a scratch buffer.
         let scratch = if std::ptr::eq(src, dst) {
-            let usage = super::buffer::Usage { storage: true, uniform: false, indirect: false };
+            let usage = Usage {
+                storage: true,
+                uniform: false,
+                indirect: false,
+            };
             Some(Buffer::create_uninit(&self.device, size, usage)?.buffer)
         } else {
             None
         };
         let mut st = self.state.lock().unwrap();
-        let batch = self.batch(&mut st);
-        batch.pass = None;
+        let batch = &mut st.batch;
+        let copy = |s: &Buffer, so, d: &Buffer, dof| Cmd::Copy {
+            src: s.raw().clone(),
+            src_offset: so,
+            dst: d.raw().clone(),
+            dst_offset: dof,
+            size,
+        };
         match &scratch {
             Some(tmp) => {
-                batch.encoder.copy_buffer_to_buffer(src.raw(), src_offset, tmp.raw(), 0, size);
-                batch.encoder.copy_buffer_to_buffer(tmp.raw(), 0, dst.raw(), dst_offset, size);
+                batch.cmds.push(copy(src, src_offset, tmp, 0));
+                batch.cmds.push(copy(tmp, 0, dst, dst_offset));
+                batch.hold(tmp.lease());
             }
-            None => batch.encoder.copy_buffer_to_buffer(src.raw(), src_offset, dst.raw(), dst_offset, size),
+            None => batch.cmds.push(copy(src, src_offset, dst, dst_offset)),
         }
+        batch.hold(src.lease());
+        batch.hold(dst.lease());
         Ok(())
     }
 
@@ -226,75 +294,110 @@ impl StreamShared {
         self.device.check_alive()?;
         let event = Event::new(self)?;
         let mut st = self.state.lock().unwrap();
-        let features = self.device.features;
-        let batch = self.batch(&mut st);
-        if let Some(q) = event.query_set() {
-            if features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES) {
-                Self::pass(batch).write_timestamp(q, 0);
-            } else {
-                batch.pass = None;
-                batch.encoder.write_timestamp(q, 0);
-            }
+        let batch = &mut st.batch;
+        if event.query_set().is_some() {
+            batch.cmds.push(Cmd::Timestamp(batch.events.len()));
         }
         batch.events.push(event.clone());
         Ok(event)
     }
 
-    /// Submit what has been recorded. Does not wait.
+    /// Submit what has been recorded. Does not wait. Reports an error of
+    /// this batch or of one submitted earlier by another call.
     pub fn flush(&self) -> Result<()> {
         let mut st = self.state.lock().unwrap();
-        self.flush_locked(&mut st)
+        let result = self.flush_locked(&mut st);
+        let pending = st.pending_error.take();
+        result.and(pending.map_or(Ok(()), Err))
+    }
+
+    /// Submit what has been recorded because another call needs it ordered
+    /// before itself: an error of the batch is kept for this stream's next
+    /// flush or synchronize; only a lost device is returned.
+    pub(crate) fn flush_for_other(&self) -> Result<()> {
+        let mut st = self.state.lock().unwrap();
+        self.flush_unreported(&mut st)
+    }
+
+    fn flush_unreported(&self, st: &mut State) -> Result<()> {
+        match self.flush_locked(st) {
+            Err(e @ Error::DeviceLost(_)) => Err(e),
+            Err(e) => {
+                st.pending_error.get_or_insert(e);
+                Ok(())
+            }
+            Ok(()) => Ok(()),
+        }
     }
 
     fn flush_locked(&self, st: &mut State) -> Result<()> {
-        let Some(mut batch) = st.batch.take() else { return Ok(()) };
-        let dev = &self.device;
-        batch.pass = None;
-        for ev in &batch.events {
-            ev.encode_resolve(&mut batch.encoder);
+        if st.batch.is_empty() {
+            return Ok(());
         }
-        let uniforms = std::mem::take(&mut batch.uniform_bytes);
+        let dev = &self.device;
+        let State {
+            batch,
+            arena,
+            last_submission,
+            ..
+        } = st;
+        let arena = arena.as_ref().map(|(b, _)| b);
         let result = dev.scoped(|| {
-            let cmd = batch.encoder.finish();
-            if !uniforms.is_empty() {
-                dev.queue.write_buffer(&st.arena.as_ref().unwrap().0, 0, &uniforms);
-            }
+            let cmd = encode(dev, &batch.cmds, &batch.events, true);
+            write_uniforms(dev, arena, &batch.uniform_bytes);
             dev.queue.submit([cmd])
         });
-        let result = match (result, dev.take_uncaptured()) {
-            (Ok(_), Some(msg)) => Err(Error::Validation(msg)),
-            (r, _) => r,
+        let (index, error) = match result {
+            Ok(index) => (Some(index), None),
+            Err(_) if dev.check_alive().is_err() => (None, dev.check_alive().err()),
+            Err(_) => submit_one_by_one(dev, batch, arena),
         };
-        match result {
-            Ok(index) => {
-                for ev in &batch.events {
-                    ev.set_submitted(index.clone());
-                }
-                st.last_submission = Some(index);
-                Ok(())
-            }
-            Err(e) => {
-                for ev in &batch.events {
-                    ev.set_failed(e.clone());
-                }
-                dev.check_alive()?;
-                Err(e)
+        for ev in &batch.events {
+            match &index {
+                Some(i) => ev.set_submitted(i.clone()),
+                None => ev.set_failed(error.clone().unwrap()),
             }
         }
+        if let Some(i) = index {
+            *last_submission = Some(i);
+        }
+        let capacity = batch.leases.len();
+        let leases = std::mem::replace(&mut batch.leases, Vec::with_capacity(capacity));
+        dev.in_flight.hold(&dev.queue, leases);
+        batch.cmds.clear();
+        batch.uniform_bytes.clear();
+        batch.events.clear();
+        batch.launches = 0;
+        error.map_or(Ok(()), Err)
     }
 
-    /// Flush and block until this stream's work has finished on the GPU.
+    /// Flush and block until this stream's work has finished on the GPU
+    /// (at most the device's GPU timeout).
     pub fn synchronize(&self) -> Result<()> {
         self.device.check_alive()?;
-        let index = {
+        let (index, error) = {
             let mut st = self.state.lock().unwrap();
-            self.flush_locked(&mut st)?;
-            st.last_submission.clone()
+            let result = self.flush_locked(&mut st);
+            let error = result.err().or(st.pending_error.take());
+            (st.last_submission.clone(), error)
         };
-        match index {
-            Some(i) => self.device.wait_for(i),
-            None => Ok(()),
+        // What was submitted has run when this returns, even after an error.
+        if let Some(i) = index {
+            self.device.wait_for(i)?;
+        }
+        error.map_or(Ok(()), Err)
+    }
+}
+
+impl Drop for StreamShared {
+    fn drop(&mut self) {
+        // Its bind groups would keep the arena (1 MiB) alive.
+        if let Some((_, id)) = &self.state.get_mut().unwrap().arena {
+            self.device.bind_groups.forget_allocation(*id);
         }
     }
 }
 
+#[cfg(test)]
+#[path = "stream_salvage_test.rs"]
+mod salvage_test;

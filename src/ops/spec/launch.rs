@@ -8,7 +8,6 @@ use super::uniform::Uniform;
 use crate::error::{Error, Result};
 use crate::ops::tensor::Tensor;
 use crate::runtime::buffer::Buffer;
-use crate::runtime::device::Device;
 use crate::runtime::kernel::{BindingKind, Kernel};
 use crate::runtime::stream::{Bind, Groups, StreamShared};
 
@@ -44,32 +43,21 @@ pub struct Launch<'a, P: Uniform, const N: usize> {
     pub groups: [u32; 3],
 }
 
-/// Bind the range of `t`'s buffer that the view can touch, starting at an
-/// offset aligned as the adapter requires (and to 16 bytes, so vec4 access
-/// stays aligned). Returns the argument and the view's element offset from
-/// the start of that range, which the kernel adds to its indices.
-/// Binding the range rather than the buffer keeps a small view of a large
-/// buffer under the adapter's binding-size limit.
-pub fn view_arg<'a>(dev: &Device, name: &'static str, t: &Tensor<'a>) -> (Arg<'a>, u32) {
-    if t.numel() == 0 {
-        return (Arg::whole(name, t.buffer), t.offset as u32);
-    }
-    let esize = t.dtype.size() as u64;
-    let (lo, hi) = t.element_span();
-    let align = (dev.limits.min_storage_buffer_offset_alignment as u64).max(16);
-    let base = lo as u64 * esize / align * align;
-    let end = (hi as u64 * esize).div_ceil(4) * 4;
-    // A buffer whose size is not a multiple of 4 (f16) is bound to its end.
-    let size = (end <= t.buffer.size).then_some(end - base);
-    let rel = (t.offset as u64 * esize - base) / esize;
+/// `t` bound as every operator binds a view (`Tensor::bind`: the whole
+/// buffer where the adapter can bind it, else a window from an aligned
+/// offset below the view), and the view's element offset from the start of
+/// what is bound, which the kernel adds to its indices. Windows start on
+/// whole vec4s, so `offset % 4` is the view's own alignment.
+pub fn view_arg<'a>(name: &'static str, t: &Tensor<'a>) -> (Arg<'a>, u32) {
+    let b = t.bind(0);
     (
         Arg {
             name,
-            buffer: t.buffer,
-            offset: base,
-            size,
+            buffer: b.buffer,
+            offset: b.offset,
+            size: b.size,
         },
-        rel as u32,
+        t.bound_offset(),
     )
 }
 

@@ -15,7 +15,9 @@
 //! - `launch`: bindings by name, a view bound as the range it touches, and
 //!   recording.
 //! - `output`: the output check every operator runs.
-//! - `scratch`: temporaries that live until their launches are submitted.
+//!
+//! Temporaries come from `ops::split::scratch` (dropping one after recording
+//! is safe: recorded work holds a lease on what it uses).
 //!
 //! CONTRIBUTING.md walks through adding an operator and a family.
 
@@ -23,7 +25,6 @@ pub mod family;
 pub mod launch;
 pub mod output;
 pub mod prelude;
-pub mod scratch;
 pub mod uniform;
 
 pub use family::{Family, OverrideSlot, TypeSlot, Variant};

@@ -1,0 +1,239 @@
+/* Actions for the elementwise, data-movement and random operators. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fuzz.h"
+
+/* A shape that broadcasts to `so`: leading dims dropped, some dims 1. */
+static uint32_t broadcast_of(Fuzz *f, uint32_t r, const int64_t *so, int64_t *s) {
+    uint32_t drop = fz_chance(f, 20) ? fz_below(f, r + 1) : 0;
+    for (uint32_t k = 0; k + drop < r; k++) s[k] = fz_chance(f, 25) ? 1 : so[k + drop];
+    return r - drop;
+}
+
+static uint32_t float_dtype(Fuzz *f) {
+    return fz_chance(f, 70) ? WGC_DTYPE_F32 : WGC_DTYPE_F16;
+}
+
+/* A hostile op code now and then (the caller marks the call mutated). */
+static uint32_t op_code(Fuzz *f, FzOp *op, uint32_t valid, uint32_t count) {
+    if (!fz_chance(f, 4)) return valid;
+    op->mutated = 1;
+    return fz_enum(f, count);
+}
+
+static void act_binary(Fuzz *f) {
+    FzOp op;
+    if (!fz_op_begin(f, &op)) return;
+    uint32_t bop = fz_below(f, 13), dt = fz_below(f, 4);
+    if (bop == WGC_BINARY_OP_POW && dt >= WGC_DTYPE_I32) dt = float_dtype(f);
+    int64_t so[8], sb[8];
+    uint32_t r = fz_below(f, 5);
+    fz_random_shape(f, r, so, 4096);
+    uint32_t rb = broadcast_of(f, r, so, sb);
+    int scalar = fz_chance(f, 30), in_place = bop < WGC_BINARY_OP_EQ && fz_chance(f, 10);
+    FzArg out, a, b;
+    if (!fz_op_arg(f, &op, &out, FZ_OUT, bop >= WGC_BINARY_OP_EQ ? WGC_DTYPE_U32 : dt, r, so)) return;
+    if (in_place) {
+        a = out; /* the very same view: allowed */
+        a.role = FZ_IN;
+        a.p = &a.t;
+        op.args[op.nargs++] = &a;
+    } else if (!fz_op_arg(f, &op, &a, FZ_IN, dt, r, so)) {
+        return;
+    }
+    if (!scalar && !fz_op_arg(f, &op, &b, FZ_IN, dt, rb, sb)) return;
+    bop = op_code(f, &op, bop, 13);
+    double value = fz_hostile_double(f);
+    fz_op_mutate(f, &op);
+    snprintf(op.note, sizeof op.note, "op %u%s", bop, scalar ? " scalar" : "");
+    fz_op_call(f, &op, scalar ? "wgc_op_binary_scalar" : "wgc_op_binary");
+    if (bop > 12) fz_must_fail(f, "an unknown binary op");
+    if (scalar) fz_op_end(f, &op, wgc_op_binary_scalar(op.stream, bop, a.p, value, out.p));
+    else fz_op_end(f, &op, wgc_op_binary(op.stream, bop, a.p, b.p, out.p));
+}
+
+static void act_unary(Fuzz *f) {
+    FzOp op;
+    if (!fz_op_begin(f, &op)) return;
+    uint32_t kind = fz_below(f, 3), uop = fz_below(f, 14);
+    int int_ok = uop == WGC_UNARY_OP_NEG || uop == WGC_UNARY_OP_ABS || uop == WGC_UNARY_OP_RELU;
+    uint32_t dt = kind == 0 && int_ok && fz_chance(f, 30) ? WGC_DTYPE_I32 : float_dtype(f);
+    if (kind == 2) dt = fz_below(f, 4); /* clamp takes every dtype */
+    int64_t s[8];
+    uint32_t r = fz_below(f, 5);
+    fz_random_shape(f, r, s, 4096);
+    FzArg out, in;
+    if (!fz_op_arg(f, &op, &out, FZ_OUT, dt, r, s)) return;
+    if (fz_chance(f, 10)) {
+        in = out;
+        in.role = FZ_IN;
+        in.p = &in.t;
+        op.args[op.nargs++] = &in;
+    } else if (!fz_op_arg(f, &op, &in, FZ_IN, dt, r, s)) {
+        return;
+    }
+    double x = 0.25, y = 2.0;
+    if (fz_chance(f, 20)) {
+        x = fz_hostile_double(f);
+        y = fz_hostile_double(f);
+        op.mutated = 1;
+    }
+    if (kind == 0) uop = op_code(f, &op, uop, 14);
+    fz_op_mutate(f, &op);
+    snprintf(op.note, sizeof op.note, "kind %u op %u x %g y %g", kind, uop, x, y);
+    if (kind == 0) {
+        fz_op_call(f, &op, "wgc_op_unary");
+        if (uop > 13) fz_must_fail(f, "an unknown unary op");
+        fz_op_end(f, &op, wgc_op_unary(op.stream, uop, in.p, out.p));
+    } else if (kind == 1) {
+        fz_op_call(f, &op, "wgc_op_leaky_relu");
+        fz_op_end(f, &op, wgc_op_leaky_relu(op.stream, in.p, (float)x, out.p));
+    } else {
+        fz_op_call(f, &op, "wgc_op_clamp");
+        if (isnan(x) || isnan(y)) fz_must_fail(f, "a NaN bound");
+        fz_op_end(f, &op, wgc_op_clamp(op.stream, in.p, x, y, out.p));
+    }
+}
+
+static void act_ternary(Fuzz *f) {
+    FzOp op;
+    if (!fz_op_begin(f, &op)) return;
+    int where = fz_chance(f, 50);
+    uint32_t dt = fz_below(f, 4);
+    int64_t so[8], s1[8], s2[8];
+    uint32_t r = fz_below(f, 5);
+    fz_random_shape(f, r, so, 4096);
+    uint32_t r1 = broadcast_of(f, r, so, s1), r2 = broadcast_of(f, r, so, s2);
+    FzArg out, a, b, c;
+    if (!fz_op_arg(f, &op, &out, FZ_OUT, dt, r, so)) return;
+    if (!fz_op_arg(f, &op, &a, FZ_IN, where ? WGC_DTYPE_U32 : dt, r1, s1)) return;
+    if (!fz_op_arg(f, &op, &b, FZ_IN, dt, r, so)) return; /* one operand has the full shape */
+    if (!fz_op_arg(f, &op, &c, FZ_IN, dt, r2, s2)) return;
+    fz_op_mutate(f, &op);
+    fz_op_call(f, &op, where ? "wgc_op_where" : "wgc_op_fma");
+    if (where) fz_op_end(f, &op, wgc_op_where(op.stream, a.p, b.p, c.p, out.p));
+    else fz_op_end(f, &op, wgc_op_fma(op.stream, a.p, b.p, c.p, out.p));
+}
+
+static void act_random(Fuzz *f) {
+    FzOp op;
+    if (!fz_op_begin(f, &op)) return;
+    int normal = fz_chance(f, 50), int_dtype = fz_chance(f, 5);
+    uint32_t dt = int_dtype ? WGC_DTYPE_I32 + fz_below(f, 2) : float_dtype(f);
+    int64_t s[8];
+    uint32_t r = fz_below(f, 5);
+    fz_random_shape(f, r, s, 4096);
+    FzArg out;
+    if (!fz_op_arg(f, &op, &out, FZ_OUT, dt, r, s)) return;
+    if (int_dtype) op.mutated = 1;
+    uint64_t seed = fz_u64(f), offset = fz_chance(f, 70) ? fz_below(f, 1000) : fz_hostile_u64(f);
+    double p1 = fz_chance(f, 80) ? -1.0 : fz_hostile_double(f), p2 = fz_chance(f, 80) ? 2.0 : fz_hostile_double(f);
+    if (p1 != -1.0 || p2 != 2.0) op.mutated = 1;
+    fz_op_mutate(f, &op);
+    snprintf(op.note, sizeof op.note, "%s seed %llu offset %llu %g %g", normal ? "normal" : "uniform",
+             (unsigned long long)seed, (unsigned long long)offset, p1, p2);
+    fz_op_call(f, &op, normal ? "wgc_op_random_normal" : "wgc_op_random_uniform");
+    if (int_dtype && out.p && out.t.dtype == dt) fz_must_fail(f, "an integer dtype");
+    if (!isfinite(p1) || !isfinite(p2)) fz_must_fail(f, "a parameter that is not finite");
+    if (normal && p2 < 0) fz_must_fail(f, "a negative standard deviation");
+    if (normal) fz_op_end(f, &op, wgc_op_random_normal(op.stream, out.p, seed, offset, p1, p2));
+    else fz_op_end(f, &op, wgc_op_random_uniform(op.stream, out.p, seed, offset, p1, p2));
+}
+
+static void act_movement(Fuzz *f) {
+    FzOp op;
+    if (!fz_op_begin(f, &op)) return;
+    uint32_t kind = fz_below(f, 4), dt = fz_below(f, 4), dt_out = kind == 3 ? fz_below(f, 4) : dt;
+    int64_t s[8], so[8];
+    uint32_t r = kind == 2 ? 1 + fz_below(f, 4) : fz_below(f, 5);
+    fz_random_shape(f, r, s, 4096);
+    uint32_t perm[16];
+    for (uint32_t k = 0; k < 16; k++) perm[k] = k;
+    for (uint32_t k = r; k-- > 1;) {
+        uint32_t j = fz_below(f, k + 1), t = perm[k];
+        perm[k] = perm[j];
+        perm[j] = t;
+    }
+    int32_t d0 = r ? (int32_t)fz_below(f, r) - (fz_chance(f, 30) ? (int32_t)r : 0) : 0;
+    int32_t d1 = r ? (int32_t)fz_below(f, r) - (fz_chance(f, 30) ? (int32_t)r : 0) : 0;
+    memcpy(so, s, sizeof so);
+    if (kind == 1)
+        for (uint32_t k = 0; k < r; k++) so[k] = s[perm[k]];
+    if (kind == 2 && r > 0) {
+        int64_t t = so[(d0 + (int32_t)r) % (int32_t)r];
+        so[(d0 + (int32_t)r) % (int32_t)r] = so[(d1 + (int32_t)r) % (int32_t)r];
+        so[(d1 + (int32_t)r) % (int32_t)r] = t;
+    }
+    FzArg out, in;
+    if (!fz_op_arg(f, &op, &out, FZ_OUT, dt_out, r, so)) return;
+    if (!fz_op_arg(f, &op, &in, FZ_IN, dt, r, s)) return;
+    uint32_t prank = r;
+    if (kind == 1 && fz_chance(f, 10)) { /* not a permutation, or the wrong rank */
+        op.mutated = 1;
+        if (fz_chance(f, 50)) perm[fz_below(f, 16)] = fz_chance(f, 50) ? perm[0] : fz_hostile_u32(f);
+        else prank = fz_below(f, 17);
+    }
+    if (kind == 2 && fz_chance(f, 10)) {
+        op.mutated = 1;
+        d0 = fz_hostile_i32(f);
+    }
+    fz_op_mutate(f, &op);
+    snprintf(op.note, sizeof op.note, "kind %u prank %u perm %u,%u,%u dims %d %d", kind, prank, perm[0], perm[1],
+             perm[2], d0, d1);
+    if (kind == 0) {
+        fz_op_call(f, &op, "wgc_op_copy");
+        fz_op_end(f, &op, wgc_op_copy(op.stream, in.p, out.p));
+    } else if (kind == 1) {
+        fz_op_call(f, &op, "wgc_op_permute");
+        int is_perm = 1;
+        for (uint32_t k = 0; k < prank && k < 16; k++)
+            for (uint32_t j = 0; j < k; j++) is_perm &= perm[j] != perm[k];
+        for (uint32_t k = 0; k < prank && k < 16; k++) is_perm &= perm[k] < prank;
+        if (!is_perm) fz_must_fail(f, "perm is not a permutation");
+        if (in.p && in.t.rank == r && prank != r) fz_must_fail(f, "a perm rank other than the input's");
+        fz_op_end(f, &op, wgc_op_permute(op.stream, in.p, perm, prank, out.p));
+    } else if (kind == 2) {
+        fz_op_call(f, &op, "wgc_op_transpose");
+        if (in.p && in.t.rank == r && (d0 < -(int32_t)r || d0 >= (int32_t)r)) fz_must_fail(f, "a dim out of range");
+        fz_op_end(f, &op, wgc_op_transpose(op.stream, in.p, d0, d1, out.p));
+    } else {
+        fz_op_call(f, &op, "wgc_op_cast");
+        fz_op_end(f, &op, wgc_op_cast(op.stream, in.p, out.p));
+    }
+}
+
+static void act_fill(Fuzz *f) {
+    FzOp op;
+    if (!fz_op_begin(f, &op)) return;
+    int arange = fz_chance(f, 40);
+    uint32_t dt = fz_below(f, 4);
+    int64_t s[8];
+    uint32_t r = arange ? 1 : fz_below(f, 5);
+    fz_random_shape(f, r, s, 4096);
+    FzArg out;
+    if (!fz_op_arg(f, &op, &out, FZ_OUT, dt, r, s)) return;
+    double v = fz_hostile_double(f), step = fz_chance(f, 80) ? 1.5 : fz_hostile_double(f);
+    if (arange && (!isfinite(v) || !isfinite(step))) op.mutated = 1;
+    fz_op_mutate(f, &op);
+    snprintf(op.note, sizeof op.note, "%s %g %g", arange ? "arange" : "fill", v, step);
+    fz_op_call(f, &op, arange ? "wgc_op_arange" : "wgc_op_fill");
+    if (arange) {
+        if (!isfinite(v) || !isfinite(step)) fz_must_fail(f, "a start or step that is not finite");
+        if (out.p && out.t.rank != 1 && out.t.rank <= WGC_MAX_RANK) fz_must_fail(f, "arange into a view that is not 1-D");
+        fz_op_end(f, &op, wgc_op_arange(op.stream, out.p, v, step));
+    } else {
+        fz_op_end(f, &op, wgc_op_fill(op.stream, out.p, v));
+    }
+}
+
+const FzActionDef fz_elementwise_actions[] = {
+    {"op_binary", act_binary, 40},
+    {"op_unary", act_unary, 30},
+    {"op_ternary", act_ternary, 20},
+    {"op_random", act_random, 15},
+    {"op_movement", act_movement, 30},
+    {"op_fill", act_fill, 20},
+    {NULL, NULL, 0},
+};

@@ -1,0 +1,12 @@
+# cmake -P: the README shows EXAMPLE verbatim, and PROGRAM (built from it)
+# prints the product it computes.
+file(READ "${README}" readme)
+file(READ "${EXAMPLE}" example)
+string(FIND "${readme}" "${example}" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "README.md does not contain ${EXAMPLE} verbatim")
+endif()
+execute_process(COMMAND "${PROGRAM}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "4 5\n10 11\n")
+  message(FATAL_ERROR "${PROGRAM} exited ${rc} and printed:\n${out}${err}")
+endif()

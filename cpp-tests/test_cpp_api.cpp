@@ -1,0 +1,158 @@
+// The C++ API: RAII reference counting, exceptions and error codes, tensor
+// views, operators against CPU references, kernels, streams and events.
+#include <wgcompute.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+
+static const char *SCALE = R"(
+struct Params { n: u32, factor: f32 }
+@group(0) @binding(0) var<storage, read_write> x: array<f32>;
+@group(0) @binding(1) var<uniform> p: Params;
+@compute @workgroup_size(64)
+fn scale(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < p.n) { x[id.x] = x[id.x] * p.factor; }
+}
+)";
+
+static void handles_count_references(const wgc::Device &device) {
+    uint64_t before = device.memory_stats().live_bytes;
+    {
+        wgc::Buffer a = wgc::Buffer::create(device, 256);
+        CHECK(device.memory_stats().live_bytes > before);
+        wgc::Buffer copy = a;  // retain
+        a.reset();             // one release: the copy still works
+        CHECK(!a);
+        std::vector<float> in(64, 3.0f), out(64, 0.0f);
+        copy.write(in);
+        copy.read(out);
+        CHECK(out[63] == 3.0f);
+        wgc::Buffer moved = std::move(copy);
+        CHECK(!copy && moved);
+        moved = moved;  // self-assignment keeps the reference
+        CHECK(moved.size() == 256);
+        wgc::Buffer other = wgc::Buffer::create(device, 64);
+        other = moved;  // releases other's buffer, retains moved's
+        CHECK(other.get() == moved.get());
+    }
+    CHECK(device.memory_stats().live_bytes == before);  // every reference released once
+}
+
+static void errors_throw_with_status_and_message(const wgc::Device &device, const wgc::Stream &stream) {
+    wgc::Tensor a = wgc::Tensor::empty(device, WGC_DTYPE_F32, {2, 3});
+    wgc::Tensor b = wgc::Tensor::empty(device, WGC_DTYPE_F32, {4});
+    bool thrown = false;
+    try {
+        wgc::add(stream, a, b, a);
+    } catch (const wgc::Error &e) {
+        thrown = true;
+        CHECK(e.status() == WGC_ERROR_SHAPE_MISMATCH);
+        CHECK(!e.message().empty());
+        CHECK(std::strncmp(e.what(), "WGC_ERROR_SHAPE_MISMATCH: ", 26) == 0);
+        CHECK(e.code() == wgc::make_error_code(WGC_ERROR_SHAPE_MISMATCH));
+    }
+    CHECK(thrown);
+    try {
+        wgc::Kernel::create(device, "fn broken( {", "main");
+        CHECK(false);
+    } catch (const wgc::Error &e) {
+        CHECK(e.status() == WGC_ERROR_SHADER_COMPILATION);
+    }
+}
+
+static void error_codes_do_not_throw(const wgc::Device &device) {
+    std::error_code ec;
+    wgc::Buffer none = wgc::Buffer::create(device, 0, WGC_BUFFER_USAGE_STORAGE, ec);
+    CHECK(!none);
+    CHECK(ec.value() == WGC_ERROR_INVALID_ARGUMENT);
+    CHECK(std::string(ec.category().name()) == "wgcompute");
+    CHECK(ec.message() == "WGC_ERROR_INVALID_ARGUMENT");
+    CHECK(!wgc::last_error_message().empty());
+    wgc::Buffer ok = wgc::Buffer::create(device, 16, WGC_BUFFER_USAGE_STORAGE, ec);
+    CHECK(ok && !ec);
+    std::vector<float> data(8);
+    ok.read(data, 0, ec);  // 32 bytes from a 16-byte buffer
+    CHECK(ec.value() == WGC_ERROR_OUT_OF_RANGE);
+}
+
+static void operators_on_views(const wgc::Device &device, const wgc::Stream &stream) {
+    const int M = 5, K = 7, N = 3;
+    std::vector<float> a(K * M), b(K * N);  // a is stored transposed (K x M)
+    for (int i = 0; i < K * M; i++) a[i] = std::sin(0.3f * i);
+    for (int i = 0; i < K * N; i++) b[i] = std::cos(0.2f * i);
+    wgc::Tensor ta = wgc::Tensor::empty(device, WGC_DTYPE_F32, {K, M});
+    wgc::Tensor tb = wgc::Tensor::empty(device, WGC_DTYPE_F32, {K, N});
+    wgc::Tensor tc = wgc::Tensor::empty(device, WGC_DTYPE_F32, {M, N});
+    ta.write(a);
+    tb.write(b);
+    wgc::matmul(stream, ta.transposed(), tb, tc);  // a view, no copy
+    std::vector<float> c = tc.to_vector<float>();
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double ref = 0;
+            for (int k = 0; k < K; k++) ref += static_cast<double>(a[k * M + i]) * b[k * N + j];
+            CHECK_NEAR(c[i * N + j], ref, 1e-5);
+        }
+
+    // Broadcast add of a row, then the sum of each column of a reversed slice.
+    wgc::Tensor row = wgc::Tensor::empty(device, WGC_DTYPE_F32, {N});
+    row.write(std::vector<float>{10, 20, 30});
+    wgc::Tensor sum = wgc::Tensor::empty(device, WGC_DTYPE_F32, {M, N});
+    wgc::add(stream, tc, row.broadcast_to({M, N}), sum);
+    wgc::Tensor cols = wgc::Tensor::empty(device, WGC_DTYPE_F32, {N});
+    const int32_t axis0[] = {0};
+    wgc::reduce(stream, WGC_REDUCE_OP_SUM, sum.slice(0, M - 1, -1, -2), axis0, 0, cols);  // rows 4, 2, 0
+    std::vector<float> got = cols.to_vector<float>();
+    for (int j = 0; j < N; j++) {
+        double ref = 0;
+        for (int i = M - 1; i >= 0; i -= 2) ref += c[i * N + j] + 10.0 * (j + 1);
+        CHECK_NEAR(got[j], ref, 1e-4);
+    }
+
+    wgc::Tensor soft = wgc::Tensor::empty(device, WGC_DTYPE_F32, {M, N});
+    wgc::softmax(stream, tc, -1, soft);
+    std::vector<float> s = soft.to_vector<float>();
+    for (int i = 0; i < M; i++) CHECK_NEAR(s[i * N] + s[i * N + 1] + s[i * N + 2], 1.0, 1e-5);
+}
+
+static void kernels_streams_events(const wgc::Device &device, const wgc::Stream &stream) {
+    wgc::Kernel k = wgc::Kernel::create(device, SCALE, "scale");
+    CHECK(k.workgroup_size()[0] == 64);
+    std::vector<float> x(100);
+    for (int i = 0; i < 100; i++) x[i] = static_cast<float>(i);
+    wgc::Buffer buf = wgc::Buffer::create(device, x.size() * sizeof(float));
+    buf.write(x);
+    struct {
+        uint32_t n;
+        float factor;
+    } params = {100, 0.5f};
+    wgc::Event start = stream.record_event();
+    stream.launch(k, {wgc::binding(0, buf)}, {2, 1, 1},
+                  wgc::span<const unsigned char>(reinterpret_cast<const unsigned char *>(&params), sizeof params));
+    wgc::Event end = stream.record_event();
+    stream.flush();
+    end.wait();
+    CHECK(end.query());
+    if (device.info().has_timestamps) CHECK(start.elapsed_ms(end) >= 0.0);
+    float out[100];
+    buf.read(wgc::span<float>(out, 100));
+    CHECK(out[99] == 49.5f && out[1] == 0.5f);
+}
+
+int main() {
+    wgc::Instance instance = wgc::Instance::create();
+    CHECK(instance.adapter_count() >= 1);
+    CHECK(std::strlen(instance.adapter_info(0).name) > 0);
+    wgc::Device device = wgc::Device::create(instance);
+    wgc::Stream stream = wgc::Stream::create(device);
+    handles_count_references(device);
+    errors_throw_with_status_and_message(device, stream);
+    error_codes_do_not_throw(device);
+    operators_on_views(device, stream);
+    kernels_streams_events(device, stream);
+    return finish("test_cpp_api");
+}

@@ -1,0 +1,537 @@
+"""Every built-in operator as a function.
+
+Each records GPU work on the current stream of its inputs' device (see
+:mod:`wgcompute.stream`) and returns its output, a new tensor unless ``out=``
+names one. Argument checks are the library's: a bad call raises the
+:class:`~wgcompute.WgcError` subclass of its status with the library's
+message. The element-wise, unary and reduction functions are generated from
+the header's ``WGC_BINARY_OP_*``, ``WGC_UNARY_OP_*`` and ``WGC_REDUCE_OP_*``
+constants, one wrapper per operator family.
+"""
+
+from __future__ import annotations
+
+import builtins
+import numbers
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from ._ffi import ffi, lib
+from ._structs import enum_values, new_sized
+from .dtypes import DType, DTypeLike, as_dtype
+from .errors import check
+from .stream import current_stream
+from .tensor import Tensor, empty, asarray
+
+Scalar = Union[int, float, bool, np.number]
+Axes = Union[None, int, Sequence[int]]
+
+BINARY_OPS: Dict[str, int] = enum_values("WGC_BINARY_OP_")
+UNARY_OPS: Dict[str, int] = enum_values("WGC_UNARY_OP_")
+REDUCE_OPS: Dict[str, int] = enum_values("WGC_REDUCE_OP_")
+COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}  # write uint32 0/1
+ARG_REDUCTIONS = {"argmax", "argmin"}  # write int32 indices
+
+_U32 = as_dtype("uint32")
+_I32 = as_dtype("int32")
+
+
+def _c(t: Optional[Tensor]) -> Any:
+    """The ``WgcTensor *`` describing ``t`` (NULL for None)."""
+    if t is None:
+        return ffi.NULL
+    c = ffi.new("WgcTensor *")
+    c.buffer = t._buf.get()
+    c.dtype = t.dtype.value
+    c.rank = len(t.shape)
+    if len(t.shape) > len(c.shape):
+        raise ValueError(f"at most {len(c.shape)} dims, not {len(t.shape)}")
+    c.shape[0:len(t.shape)] = list(t.shape)
+    c.strides[0:len(t.strides)] = list(t.strides)
+    c.offset = t.offset
+    return c
+
+
+def _stream(t: Tensor) -> Any:
+    return current_stream(t._dev).handle
+
+
+def _is_scalar(x: Any) -> bool:
+    return isinstance(x, (numbers.Number, np.number)) and not isinstance(x, Tensor)
+
+
+def _out(out: Optional[Tensor], shape: Sequence[int], dtype: DType, like: Tensor) -> Tensor:
+    return out if out is not None else empty(tuple(shape), dtype, like.device)
+
+
+def _scalar_tensor(value: Scalar, like: Tensor) -> Tensor:
+    t = empty((), like.dtype, like.device)
+    fill(t, value)
+    return t
+
+
+def _tensors(*xs: Any) -> Tuple[Tensor, ...]:
+    """Tensors for the arguments: Python numbers take the dtype of the first tensor."""
+    like = next((x for x in xs if isinstance(x, Tensor)), None)
+    if like is None:
+        raise TypeError("at least one argument must be a wgcompute Tensor")
+    return tuple(x if isinstance(x, Tensor) else (_scalar_tensor(x, like) if _is_scalar(x) else asarray(x, like.dtype, like.device)) for x in xs)
+
+
+def _broadcast(*shapes: Sequence[int]) -> Tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+    except ValueError:
+        return tuple(shapes[0])  # let the library report the mismatch
+
+
+# --- element-wise ----------------------------------------------------------------
+
+
+def binary(op: Union[str, int], a: Any, b: Any, out: Optional[Tensor] = None) -> Tensor:
+    """``out = a OP b`` with NumPy broadcasting (``wgc_op_binary``); a Python
+    number on either side is converted to the tensor's dtype."""
+    code = BINARY_OPS[op] if isinstance(op, str) else op
+    name = op if isinstance(op, str) else next((k for k, v in BINARY_OPS.items() if v == op), "")
+    if isinstance(a, Tensor) and _is_scalar(b):
+        o = _out(out, a.shape, _U32 if name in COMPARISONS else a.dtype, a)
+        check(lib.wgc_op_binary_scalar(_stream(a), code, _c(a), float(b), _c(o)))
+        return o
+    a, b = _tensors(a, b)
+    o = _out(out, _broadcast(a.shape, b.shape), _U32 if name in COMPARISONS else a.dtype, a)
+    check(lib.wgc_op_binary(_stream(a), code, _c(a), _c(b), _c(o)))
+    return o
+
+
+def unary(op: Union[str, int], x: Tensor, out: Optional[Tensor] = None) -> Tensor:
+    """``out = OP(x)`` (``wgc_op_unary``)."""
+    code = UNARY_OPS[op] if isinstance(op, str) else op
+    o = _out(out, x.shape, x.dtype, x)
+    check(lib.wgc_op_unary(_stream(x), code, _c(x), _c(o)))
+    return o
+
+
+def _make_binary(name: str) -> Callable[..., Tensor]:
+    def f(a: Any, b: Any, out: Optional[Tensor] = None) -> Tensor:
+        return binary(name, a, b, out)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Element-wise ``{name}`` with broadcasting (``WGC_BINARY_OP_{name.upper()}``)."
+    return f
+
+
+def _make_unary(name: str) -> Callable[..., Tensor]:
+    def f(x: Tensor, out: Optional[Tensor] = None) -> Tensor:
+        return unary(name, x, out)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Element-wise ``{name}`` (``WGC_UNARY_OP_{name.upper()}``)."
+    return f
+
+
+for _name in BINARY_OPS:
+    globals()[_name] = _make_binary(_name)
+for _name in UNARY_OPS:
+    globals()[_name] = _make_unary(_name)
+# NumPy's names for some of them.
+subtract, multiply, divide, true_divide, power, equal, not_equal, less, less_equal, greater, greater_equal = (
+    globals()[n] for n in ("sub", "mul", "div", "div", "pow", "eq", "ne", "lt", "le", "gt", "ge"))
+negative, absolute = globals()["neg"], globals()["abs"]
+
+
+def gelu(x: Tensor, approximate: str = "none", out: Optional[Tensor] = None) -> Tensor:
+    """GELU, exact (``approximate="none"``) or with tanh (``"tanh"``), as PyTorch."""
+    return unary("gelu_erf" if approximate == "none" else "gelu_" + approximate, x, out)
+
+
+def leaky_relu(x: Tensor, slope: float = 0.01, out: Optional[Tensor] = None) -> Tensor:
+    o = _out(out, x.shape, x.dtype, x)
+    check(lib.wgc_op_leaky_relu(_stream(x), _c(x), slope, _c(o)))
+    return o
+
+
+def clamp(x: Tensor, lo: float = -np.inf, hi: float = np.inf, out: Optional[Tensor] = None) -> Tensor:
+    """``min(max(x, lo), hi)``; a None bound is open."""
+    lo = -np.inf if lo is None else lo
+    hi = np.inf if hi is None else hi
+    o = _out(out, x.shape, x.dtype, x)
+    check(lib.wgc_op_clamp(_stream(x), _c(x), float(lo), float(hi), _c(o)))
+    return o
+
+
+clip = clamp
+
+
+def fma(a: Any, b: Any, c: Any, out: Optional[Tensor] = None) -> Tensor:
+    """``a * b + c`` with one rounding, all broadcast."""
+    a, b, c = _tensors(a, b, c)
+    o = _out(out, _broadcast(a.shape, b.shape, c.shape), a.dtype, a)
+    check(lib.wgc_op_fma(_stream(a), _c(a), _c(b), _c(c), _c(o)))
+    return o
+
+
+def where(mask: Tensor, a: Any, b: Any, out: Optional[Tensor] = None) -> Tensor:
+    """``mask != 0 ? a : b``, broadcast; ``mask`` is uint32 (comparisons make one)."""
+    a, b = _tensors(a, b)
+    o = _out(out, _broadcast(mask.shape, a.shape, b.shape), a.dtype, a)
+    check(lib.wgc_op_where(_stream(a), _c(mask), _c(a), _c(b), _c(o)))
+    return o
+
+
+# --- reductions --------------------------------------------------------------------
+
+
+def _axes(axis: Axes) -> Tuple[int, ...]:
+    if axis is None:
+        return ()
+    return (int(axis),) if isinstance(axis, (numbers.Integral, np.integer)) else tuple(int(a) for a in axis)
+
+
+def _reduced_shape(shape: Tuple[int, ...], axes: Tuple[int, ...], keepdims: bool) -> Tuple[int, ...]:
+    rank = len(shape)
+    norm = {a % rank for a in axes if -rank <= a < rank} if rank else set()
+    if len(norm) != len(axes):
+        return shape  # invalid axes: the library says why
+    reduced = norm if axes else set(range(rank))
+    if keepdims:
+        return tuple(1 if k in reduced else n for k, n in enumerate(shape))
+    return tuple(n for k, n in enumerate(shape) if k not in reduced)
+
+
+def reduce(op: Union[str, int], x: Tensor, axis: Axes = None, keepdims: bool = False, out: Optional[Tensor] = None) -> Tensor:
+    """Reduce over ``axis`` (None: all) with ``wgc_op_reduce``."""
+    code = REDUCE_OPS[op] if isinstance(op, str) else op
+    name = op if isinstance(op, str) else next((k for k, v in REDUCE_OPS.items() if v == op), "")
+    axes = _axes(axis)
+    o = _out(out, _reduced_shape(x.shape, axes, keepdims), _I32 if name in ARG_REDUCTIONS else x.dtype, x)
+    arr = ffi.new("int32_t[]", list(axes)) if axes else ffi.NULL
+    check(lib.wgc_op_reduce(_stream(x), code, _c(x), arr, len(axes), int(keepdims), _c(o)))
+    return o
+
+
+def _make_reduce(name: str) -> Callable[..., Tensor]:
+    def f(x: Tensor, axis: Axes = None, keepdims: bool = False, out: Optional[Tensor] = None) -> Tensor:
+        return reduce(name, x, axis, keepdims, out)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"``{name}`` over ``axis`` (None: all axes) (``WGC_REDUCE_OP_{name.upper()}``)."
+    return f
+
+
+for _name in REDUCE_OPS:
+    globals()[_name] = _make_reduce(_name)
+amax, amin = globals()["max"], globals()["min"]
+
+
+def _moment(fn: Any, x: Tensor, axis: Axes, ddof: int, keepdims: bool, out: Optional[Tensor]) -> Tensor:
+    if ddof not in (0, 1):
+        raise ValueError("ddof must be 0 (biased) or 1 (unbiased)")
+    axes = _axes(axis)
+    o = _out(out, _reduced_shape(x.shape, axes, keepdims), x.dtype, x)
+    arr = ffi.new("int32_t[]", list(axes)) if axes else ffi.NULL
+    check(fn(_stream(x), _c(x), arr, len(axes), int(keepdims), ddof, _c(o)))
+    return o
+
+
+def var(x: Tensor, axis: Axes = None, ddof: int = 0, keepdims: bool = False, out: Optional[Tensor] = None) -> Tensor:
+    """Variance (``ddof`` 0: divide by n, 1: by n - 1)."""
+    return _moment(lib.wgc_op_var, x, axis, ddof, keepdims, out)
+
+
+def std(x: Tensor, axis: Axes = None, ddof: int = 0, keepdims: bool = False, out: Optional[Tensor] = None) -> Tensor:
+    """Standard deviation (``ddof`` as for :func:`var`)."""
+    return _moment(lib.wgc_op_std, x, axis, ddof, keepdims, out)
+
+
+# --- softmax and normalisation --------------------------------------------------------
+
+
+def softmax(x: Tensor, axis: int = -1, out: Optional[Tensor] = None) -> Tensor:
+    o = _out(out, x.shape, x.dtype, x)
+    check(lib.wgc_op_softmax(_stream(x), _c(x), axis, _c(o)))
+    return o
+
+
+def log_softmax(x: Tensor, axis: int = -1, out: Optional[Tensor] = None) -> Tensor:
+    o = _out(out, x.shape, x.dtype, x)
+    check(lib.wgc_op_log_softmax(_stream(x), _c(x), axis, _c(o)))
+    return o
+
+
+def _norm_dims(normalized_shape: Union[int, Sequence[int]]) -> int:
+    return 1 if isinstance(normalized_shape, numbers.Integral) else len(tuple(normalized_shape))
+
+
+def layer_norm(x: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,
+               bias: Optional[Tensor] = None, eps: float = 1e-5, out: Optional[Tensor] = None) -> Tensor:
+    """Layer norm over the trailing dims ``normalized_shape`` names (PyTorch's signature)."""
+    o = _out(out, x.shape, x.dtype, x)
+    check(lib.wgc_op_layer_norm(_stream(x), _c(x), _c(weight), _c(bias), _norm_dims(normalized_shape), eps, _c(o)))
+    return o
+
+
+def rms_norm(x: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,
+             eps: float = 1e-6, out: Optional[Tensor] = None) -> Tensor:
+    o = _out(out, x.shape, x.dtype, x)
+    check(lib.wgc_op_rms_norm(_stream(x), _c(x), _c(weight), _norm_dims(normalized_shape), eps, _c(o)))
+    return o
+
+
+def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight: Optional[Tensor] = None,
+               bias: Optional[Tensor] = None, eps: float = 1e-5, out: Optional[Tensor] = None) -> Tensor:
+    """Inference batch norm over dim 1 of (N, C, ...)."""
+    o = _out(out, x.shape, x.dtype, x)
+    check(lib.wgc_op_batch_norm(_stream(x), _c(x), _c(running_mean), _c(running_var), _c(weight), _c(bias), eps, _c(o)))
+    return o
+
+
+# --- matrix products -------------------------------------------------------------------
+
+
+def _matmul_shape(a: Sequence[int], b: Sequence[int]) -> Tuple[int, ...]:
+    if not a or not b:
+        return (1, 1)  # rank 0: the library reports it
+    a2 = (1,) + tuple(a) if len(a) == 1 else tuple(a)
+    b2 = tuple(b) + (1,) if len(b) == 1 else tuple(b)
+    shape = _broadcast(a2[:-2], b2[:-2]) + (a2[-2], b2[-1])
+    if len(a) == 1:
+        shape = shape[:-2] + shape[-1:]
+    if len(b) == 1:
+        shape = shape[:-1]
+    return shape
+
+
+def matmul(a: Any, b: Any, out: Optional[Tensor] = None, out_dtype: Optional[DTypeLike] = None) -> Tensor:
+    """NumPy's ``matmul`` (``a @ b``); f16 inputs give f16 unless ``out_dtype="float32"``."""
+    a, b = _tensors(a, b)
+    o = _out(out, _matmul_shape(a.shape, b.shape), as_dtype(out_dtype) if out_dtype else a.dtype, a)
+    check(lib.wgc_op_matmul(_stream(a), _c(a), _c(b), _c(o)))
+    return o
+
+
+def gemm(a: Tensor, b: Tensor, c: Optional[Tensor] = None, alpha: float = 1.0, beta: float = 0.0,
+         transpose_a: bool = False, transpose_b: bool = False, out_dtype: Optional[DTypeLike] = None) -> Tensor:
+    """``c = alpha op(a) op(b) + beta c`` (``op`` swaps the last two dims when
+    asked); ``c`` is written in place, or made when None."""
+    if c is None:
+        sa = a.shape[:-2] + ((a.shape[-1], a.shape[-2]) if transpose_a else a.shape[-2:]) if a.ndim >= 2 else a.shape
+        sb = b.shape[:-2] + ((b.shape[-1], b.shape[-2]) if transpose_b else b.shape[-2:]) if b.ndim >= 2 else b.shape
+        shape = _broadcast(sa[:-2], sb[:-2]) + (sa[-2], sb[-1]) if len(sa) >= 2 and len(sb) >= 2 else (1, 1)
+        c = empty(shape, as_dtype(out_dtype) if out_dtype else a.dtype, a.device)
+    check(lib.wgc_op_gemm(_stream(a), alpha, _c(a), int(transpose_a), _c(b), int(transpose_b), beta, _c(c)))
+    return c
+
+
+# --- convolution and pooling ----------------------------------------------------------------
+
+
+def _pair(v: Union[int, Sequence[int]]) -> Tuple[int, int]:
+    return (int(v), int(v)) if isinstance(v, numbers.Integral) else (int(v[0]), int(v[1]))
+
+
+def _out_size(n: int, k: int, pad: int, stride: int, dilation: int = 1) -> int:
+    return builtins.max((n + 2 * pad - dilation * (k - 1) - 1) // builtins.max(stride, 1) + 1, 0)
+
+
+def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1, out: Optional[Tensor] = None) -> Tensor:
+    """PyTorch's ``conv2d`` on NCHW: x (N, C, H, W), weight (O, C/groups, KH, KW)."""
+    (sh, sw), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
+    p = new_sized("WgcConv2dParams")
+    p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dilation_h, p.dilation_w, p.groups = sh, sw, ph, pw, dh, dw, groups
+    shape = x.shape
+    if x.ndim == 4 and weight.ndim == 4:
+        shape = (x.shape[0], weight.shape[0], _out_size(x.shape[2], weight.shape[2], ph, sh, dh),
+                 _out_size(x.shape[3], weight.shape[3], pw, sw, dw))
+    o = _out(out, shape, x.dtype, x)
+    check(lib.wgc_op_conv2d(_stream(x), p, _c(x), _c(weight), _c(bias), _c(o)))
+    return o
+
+
+def _pool(fn: Any, x: Tensor, kernel_size: Any, stride: Any, padding: Any, count_include_pad: bool,
+          out: Optional[Tensor]) -> Tensor:
+    (kh, kw), (ph, pw) = _pair(kernel_size), _pair(padding)
+    sh, sw = _pair(stride) if stride is not None else (0, 0)
+    p = new_sized("WgcPool2dParams")
+    p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w = kh, kw, sh, sw, ph, pw
+    p.count_include_pad = int(count_include_pad)
+    shape = x.shape
+    if x.ndim == 4:
+        shape = x.shape[:2] + (_out_size(x.shape[2], kh, ph, sh or kh), _out_size(x.shape[3], kw, pw, sw or kw))
+    o = _out(out, shape, x.dtype, x)
+    check(fn(_stream(x), p, _c(x), _c(o)))
+    return o
+
+
+def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, out: Optional[Tensor] = None) -> Tensor:
+    """Max pooling on NCHW (stride None: the window)."""
+    return _pool(lib.wgc_op_max_pool2d, x, kernel_size, stride, padding, False, out)
+
+
+def avg_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, count_include_pad: bool = True,
+               out: Optional[Tensor] = None) -> Tensor:
+    """Average pooling on NCHW (PyTorch's defaults)."""
+    return _pool(lib.wgc_op_avg_pool2d, x, kernel_size, stride, padding, count_include_pad, out)
+
+
+def global_avg_pool2d(x: Tensor, out: Optional[Tensor] = None) -> Tensor:
+    """Mean over H and W: (N, C, H, W) -> (N, C, 1, 1)."""
+    o = _out(out, x.shape[:2] + (1, 1) if x.ndim == 4 else x.shape, x.dtype, x)
+    check(lib.wgc_op_global_avg_pool2d(_stream(x), _c(x), _c(o)))
+    return o
+
+
+# --- data movement -----------------------------------------------------------------------
+
+
+def copy(x: Tensor, out: Optional[Tensor] = None) -> Tensor:
+    """Copy any view into ``out`` (default: a new contiguous tensor)."""
+    o = _out(out, x.shape, x.dtype, x)
+    check(lib.wgc_op_copy(_stream(x), _c(x), _c(o)))
+    return o
+
+
+def permute(x: Tensor, dims: Sequence[int], out: Optional[Tensor] = None) -> Tensor:
+    """The dims permuted, materialised (``Tensor.permute`` is the view)."""
+    dims = [int(d) for d in dims]
+    shape = tuple(x.shape[d] for d in dims) if sorted(dims) == list(range(x.ndim)) else x.shape
+    o = _out(out, shape, x.dtype, x)
+    check(lib.wgc_op_permute(_stream(x), _c(x), ffi.new("uint32_t[]", dims or [0]), len(dims), _c(o)))
+    return o
+
+
+def transpose(x: Tensor, dim0: int = -2, dim1: int = -1, out: Optional[Tensor] = None) -> Tensor:
+    """Two dims swapped, materialised (``Tensor.swapaxes`` is the view)."""
+    shape = list(x.shape)
+    if -x.ndim <= dim0 < x.ndim and -x.ndim <= dim1 < x.ndim:
+        shape[dim0], shape[dim1] = shape[dim1], shape[dim0]
+    o = _out(out, shape, x.dtype, x)
+    check(lib.wgc_op_transpose(_stream(x), _c(x), dim0, dim1, _c(o)))
+    return o
+
+
+def cast(x: Tensor, dtype: DTypeLike, out: Optional[Tensor] = None) -> Tensor:
+    """Convert to ``dtype`` (``wgc_op_cast``: truncating, saturating float to int)."""
+    o = _out(out, x.shape, as_dtype(dtype), x)
+    check(lib.wgc_op_cast(_stream(x), _c(x), _c(o)))
+    return o
+
+
+def fill(out: Tensor, value: Scalar) -> Tensor:
+    """Set every element of the view ``out`` to ``value``."""
+    check(lib.wgc_op_fill(_stream(out), _c(out), float(value)))
+    return out
+
+
+def arange(start: float, stop: Optional[float] = None, step: float = 1, dtype: DTypeLike = "float32",
+           device: Any = None) -> Tensor:
+    """``start, start + step, ...`` below ``stop`` (NumPy's arange)."""
+    if stop is None:
+        start, stop = 0, start
+    n = builtins.max(int(np.ceil((stop - start) / step)), 0) if step else 0
+    o = empty((n,), dtype, device)
+    check(lib.wgc_op_arange(_stream(o), _c(o), float(start), float(step)))
+    return o
+
+
+# --- random numbers ------------------------------------------------------------------------
+
+
+def random_uniform(shape: Any, seed: int = 0, offset: int = 0, low: float = 0.0, high: float = 1.0,
+                   dtype: DTypeLike = "float32", device: Any = None, out: Optional[Tensor] = None) -> Tensor:
+    """Philox uniform numbers in [low, high): the same for the same seed and offset everywhere."""
+    o = out if out is not None else empty(shape, dtype, device)
+    check(lib.wgc_op_random_uniform(_stream(o), _c(o), seed, offset, low, high))
+    return o
+
+
+def random_normal(shape: Any, seed: int = 0, offset: int = 0, mean: float = 0.0, std: float = 1.0,
+                  dtype: DTypeLike = "float32", device: Any = None, out: Optional[Tensor] = None) -> Tensor:
+    """Philox normal numbers (Box-Muller)."""
+    o = out if out is not None else empty(shape, dtype, device)
+    check(lib.wgc_op_random_normal(_stream(o), _c(o), seed, offset, mean, std))
+    return o
+
+
+# --- indexing, joining, positions, selection, scans -------------------------------------
+
+ROPE_LAYOUTS: Dict[str, int] = enum_values("WGC_ROPE_LAYOUT_")
+
+
+def index_select(x: Tensor, axis: int, index: Tensor, out: Optional[Tensor] = None) -> Tensor:
+    """``torch.index_select``: entries of ``x`` along ``axis`` at the 1-D int32/uint32 ``index``.
+    An index outside [0, x.shape[axis]) gives 0."""
+    shape = list(x.shape)
+    if -x.ndim <= axis < x.ndim and index.ndim == 1:
+        shape[axis] = index.shape[0]
+    o = _out(out, shape, x.dtype, x)
+    check(lib.wgc_op_index_select(_stream(x), _c(x), axis, _c(index), _c(o)))
+    return o
+
+
+def gather(x: Tensor, axis: int, index: Tensor, out: Optional[Tensor] = None) -> Tensor:
+    """``torch.gather``: ``out[i] = x[i with coordinate axis replaced by index[i]]``; out-of-range indices give 0."""
+    o = _out(out, index.shape, x.dtype, x)
+    check(lib.wgc_op_gather(_stream(x), _c(x), axis, _c(index), _c(o)))
+    return o
+
+
+def embedding(index: Tensor, table: Tensor, out: Optional[Tensor] = None) -> Tensor:
+    """``torch.nn.functional.embedding``: rows of ``table`` (V, ...) by index; out-of-range rows are zeros."""
+    o = _out(out, tuple(index.shape) + tuple(table.shape[1:]), table.dtype, table)
+    check(lib.wgc_op_embedding(_stream(table), _c(table), _c(index), _c(o)))
+    return o
+
+
+def concat(xs: Sequence[Tensor], axis: int = 0, out: Optional[Tensor] = None) -> Tensor:
+    """``torch.cat``: the tensors joined along ``axis``."""
+    xs = list(xs)
+    if not xs:
+        raise ValueError("concat needs at least one tensor")
+    shape = list(xs[0].shape)
+    if -len(shape) <= axis < len(shape) and all(x.ndim == len(shape) for x in xs):
+        shape[axis] = builtins.sum(x.shape[axis] for x in xs)
+    views = ffi.new("WgcTensor[]", len(xs))
+    for i, x in enumerate(xs):
+        views[i] = _c(x)[0]
+    o = _out(out, shape, xs[0].dtype, xs[0])
+    check(lib.wgc_op_concat(_stream(xs[0]), views, len(xs), axis, _c(o)))
+    return o
+
+
+def rope(x: Tensor, seq_axis: int, base: float = 10000.0, layout: str = "half_split", rotary_dims: int = 0,
+         position_offset: int = 0, out: Optional[Tensor] = None) -> Tensor:
+    """Rotary position embedding over the last dim; positions count along ``seq_axis`` from
+    ``position_offset``. ``layout``: "half_split" (rotate_half) or "interleaved". ``out=x`` works in place."""
+    d = new_sized("WgcRopeDesc")
+    d.layout = ROPE_LAYOUTS[layout] if isinstance(layout, str) else layout
+    d.seq_axis, d.rotary_dims, d.base, d.position_offset = seq_axis, rotary_dims, base, position_offset
+    o = _out(out, x.shape, x.dtype, x)
+    check(lib.wgc_op_rope(_stream(x), _c(x), d, _c(o)))
+    return o
+
+
+def topk(x: Tensor, k: int, largest: bool = True, indices_dtype: DTypeLike = "int32",
+         out: Optional[Tuple[Tensor, Tensor]] = None) -> Tuple[Tensor, Tensor]:
+    """``torch.topk`` along the last dim, sorted: (values, indices); NaN above every number, ties by lower index."""
+    shape = tuple(x.shape[:-1]) + (k,)
+    values, indices = out if out is not None else (empty(shape, x.dtype, x.device), empty(shape, indices_dtype, x.device))
+    check(lib.wgc_op_topk(_stream(x), _c(x), k, int(largest), _c(values), _c(indices)))
+    return values, indices
+
+
+def cumsum(x: Tensor, axis: int, out: Optional[Tensor] = None) -> Tensor:
+    """Inclusive prefix sums along ``axis``, in x's dtype (integers wrap)."""
+    o = _out(out, x.shape, x.dtype, x)
+    check(lib.wgc_op_cumsum(_stream(x), _c(x), axis, _c(o)))
+    return o
+
+
+rand = random_uniform
+randn = random_normal
+
+__all__ = sorted(
+    n for n, v in globals().items()
+    if callable(v) and not n.startswith("_") and getattr(v, "__module__", None) == __name__
+)
