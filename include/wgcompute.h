@@ -485,6 +485,33 @@ typedef uint32_t WgcReduceOp;
 #endif // __cplusplus
 
 /**
+ * Which elements of the last dim rope rotates together. Values are fixed.
+ */
+enum WgcRopeLayout
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Pairs (x[2i], x[2i+1]) (GPT-J, llama.cpp's default, Meta's Llama
+   * reference code).
+   */
+  WGC_ROPE_LAYOUT_INTERLEAVED = 0,
+  /**
+   * Pairs (x[i], x[i + r/2]) with r the rotated dims ("rotate_half":
+   * GPT-NeoX, Hugging Face Llama).
+   */
+  WGC_ROPE_LAYOUT_HALF_SPLIT = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcRopeLayout WgcRopeLayout;
+#else
+typedef uint32_t WgcRopeLayout;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A region of GPU memory. Safe to use from many threads; the library orders
  * host reads and writes after all work recorded before them (see
  * `wgc_buffer_write`).
@@ -731,6 +758,39 @@ typedef struct WgcTensor {
   int64_t strides[8];
   int64_t offset;
 } WgcTensor;
+
+/**
+ * Settings of `wgc_op_rope`. Zero-initialise, set `struct_size` to
+ * `sizeof(WgcRopeDesc)`, then at least `base` and `seq_axis`.
+ */
+typedef struct WgcRopeDesc {
+  uint32_t struct_size;
+  /**
+   * A `WgcRopeLayout` value: which elements are rotated together.
+   */
+  uint32_t layout;
+  /**
+   * The dim along which the position grows by one per entry (e.g. 1 for
+   * [batch, seq, heads, head_dim], -2 for [batch, heads, seq, head_dim]);
+   * any dim but the last; negative counts from the end.
+   */
+  int32_t seq_axis;
+  /**
+   * How many leading elements of the last dim are rotated (even, at most
+   * the last dim and at most 512); the rest are copied unchanged
+   * (partial rotary embedding). 0: the whole last dim.
+   */
+  uint32_t rotary_dims;
+  /**
+   * theta_i = base^(-2i / rotary_dims), e.g. 10000. Finite and > 0.
+   */
+  float base;
+  /**
+   * The position of entry 0 along `seq_axis` (tokens already in the
+   * cache when decoding).
+   */
+  uint32_t position_offset;
+} WgcRopeDesc;
 
 /**
  * One buffer range bound to a kernel binding.
@@ -1252,6 +1312,172 @@ WgcStatus wgc_op_log_softmax(const struct WgcStream *stream,
                              const struct WgcTensor *out);
 
 /**
+ * Rotary position embedding along the last dim of `in` (rank >= 2):
+ * for every row, with p = `position_offset` + the row's coordinate along
+ * `seq_axis` and r = the rotated dims, pair i in [0, r/2), made of
+ * elements (a, b) = (2i, 2i+1) for `WGC_ROPE_LAYOUT_INTERLEAVED` or
+ * (i, i + r/2) for `WGC_ROPE_LAYOUT_HALF_SPLIT`, becomes
+ * `out[a] = x[a] cos(p theta_i) - x[b] sin(p theta_i)`,
+ * `out[b] = x[a] sin(p theta_i) + x[b] cos(p theta_i)`, with
+ * `theta_i = base^(-2i/r)`; elements r and after are copied. A NaN in a
+ * pair gives NaN in both of its outputs; infinities follow IEEE
+ * arithmetic (as in PyTorch).
+ * f32 or f16 (computed in f32); out has in's shape and dtype. out may be
+ * the very same view as in (in place); any other sharing of a buffer
+ * between them, or out elements that share memory, is
+ * `WGC_ERROR_INVALID_ARGUMENT`. Views of any layout.
+ *
+ * Accuracy: angles are reduced exactly (theta_i / 2 pi is held as a 64-bit
+ * fraction, so p theta_i mod 2 pi is exact for every position below
+ * 2^32); the result is within about 2e-6 * (|x[a]| + |x[b]|) of a float64
+ * evaluation of the formula for f32, and within f16 rounding for f16.
+ * (Implementations that round p * theta_i to f32 first, as Hugging Face
+ * does, differ from this by up to p * 6e-8 radians.)
+ *
+ * Statuses: `WGC_ERROR_INVALID_ARGUMENT` (rank below 2, odd or too many
+ * rotated dims, base not finite and positive, unknown layout, aliasing,
+ * `desc->struct_size` below 4), `WGC_ERROR_OUT_OF_RANGE` (seq_axis,
+ * positions past 2^32, views), `WGC_ERROR_SHAPE_MISMATCH`,
+ * `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED` (integer dtypes, f16
+ * without adapter support), `WGC_ERROR_NULL_POINTER`,
+ * `WGC_ERROR_DEVICE_MISMATCH`. Checked before anything is recorded.
+ * Records work on `stream`; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
+ */
+WgcStatus wgc_op_rope(const struct WgcStream *stream,
+                      const struct WgcTensor *input,
+                      const struct WgcRopeDesc *desc,
+                      const struct WgcTensor *out);
+
+/**
+ * Inclusive prefix sum along `axis` (torch.cumsum with out's dtype equal
+ * to in's): `out[.., j, ..] = sum(in[.., 0..=j, ..])`. f32, f16, i32, u32;
+ * out has in's shape and dtype. f32 and f16 accumulate in f32; i32 and u32
+ * in their own type, wrapping modulo 2^32 (torch would widen to int64).
+ * NaN and infinities propagate as in IEEE addition. `axis` in
+ * [-rank, rank) (a rank-0 tensor is copied); else `WGC_ERROR_OUT_OF_RANGE`.
+ *
+ * Any layout and any length: rows along a contiguous axis are scanned by
+ * workgroups in tiles of 1024 elements; rows along a strided axis by one
+ * invocation per row and chunk; long rows take three passes (chunk sums,
+ * their scan, the final scan) with a temporary of 4 bytes per chunk. No
+ * invocation runs more than about 60,000 loop iterations, so software
+ * drivers that cut long loops short give exact results too.
+ *
+ * Accuracy (floats): summation order is blocked, not sequential; the
+ * error is within about 1e-6 * (number of terms)^0.5 * sum(|in|) of the
+ * exact prefix for f32, plus f16 rounding of the result for f16.
+ * out must have its own buffer (sharing one with in, or elements that
+ * share memory: `WGC_ERROR_INVALID_ARGUMENT`). Statuses also
+ * `WGC_ERROR_SHAPE_MISMATCH`, `WGC_ERROR_DTYPE_MISMATCH`,
+ * `WGC_ERROR_UNSUPPORTED` (f16 without adapter support),
+ * `WGC_ERROR_TOO_LARGE` (a temporary the adapter cannot bind),
+ * `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DEVICE_MISMATCH`. Checked before
+ * anything is recorded. Records work on `stream`; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
+ */
+WgcStatus wgc_op_cumsum(const struct WgcStream *stream,
+                        const struct WgcTensor *input,
+                        int32_t axis,
+                        const struct WgcTensor *out);
+
+/**
+ * The `k` largest (`largest` = 1) or smallest (`largest` = 0) entries of
+ * every row of `in` along its last dim, as torch.topk(sorted=True):
+ * `values` gets them best first (descending for largest, ascending for
+ * smallest) and `indices` their positions along the last dim. Ties go to
+ * the lower index. NaN counts as larger than every number, +inf included
+ * (first when largest, last when smallest); -0.0 and +0.0 are equal.
+ * Values are copied bit for bit from `in`.
+ *
+ * `in`: f32, f16, i32 or u32, rank >= 1 (else
+ * `WGC_ERROR_INVALID_ARGUMENT`). `values`: in's dtype
+ * (`WGC_ERROR_DTYPE_MISMATCH`); `indices`: i32 or u32
+ * (`WGC_ERROR_UNSUPPORTED`); both of in's shape with the last dim k
+ * (`WGC_ERROR_SHAPE_MISMATCH`). k <= the last dim
+ * (`WGC_ERROR_OUT_OF_RANGE`) and k <= 1024 (`WGC_ERROR_UNSUPPORTED`);
+ * `largest` 0 or 1 (`WGC_ERROR_INVALID_ARGUMENT`). k = 0 or no rows:
+ * nothing is launched. Views of any layout; values and indices must have
+ * their own buffers, apart from in and from each other, and no elements
+ * that share memory (`WGC_ERROR_INVALID_ARGUMENT`).
+ *
+ * Rows of up to 2048 entries take one launch; longer rows (any length)
+ * take a few, with temporaries of 8 * k bytes per 2048 entries.
+ * Statuses also `WGC_ERROR_TOO_LARGE` (temporaries the adapter cannot
+ * bind), `WGC_ERROR_OUT_OF_RANGE` (views), `WGC_ERROR_NULL_POINTER`,
+ * `WGC_ERROR_DEVICE_MISMATCH`. Exact. Checked before anything is recorded.
+ * Records work on `stream`; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
+ */
+WgcStatus wgc_op_topk(const struct WgcStream *stream,
+                      const struct WgcTensor *input,
+                      uint32_t k,
+                      uint32_t largest,
+                      const struct WgcTensor *values,
+                      const struct WgcTensor *indices);
+
+/**
+ * Join `count` tensors along `axis` into `out` (torch.cat): `inputs` is an
+ * array of `count` views (count >= 1) with out's rank and dtype (any of
+ * f32, f16, i32, u32) and out's shape except along `axis`, where their
+ * lengths sum to out's. Inputs may be empty along `axis` (they add
+ * nothing) and may be any views; out must not share a buffer with any of
+ * them, nor have elements that share memory (`WGC_ERROR_INVALID_ARGUMENT`).
+ * `axis` in [-rank, rank) (else `WGC_ERROR_OUT_OF_RANGE`). One copy per
+ * non-empty input is recorded (four elements at a time where the layouts
+ * allow); everything is checked first, so a failed call records nothing.
+ *
+ * Splitting and slicing need no copy: use `wgc_tensor_slice` to make a
+ * view of a part of a tensor, and `wgc_op_copy` if it must be contiguous.
+ * Statuses: `WGC_ERROR_SHAPE_MISMATCH`, `WGC_ERROR_DTYPE_MISMATCH`,
+ * `WGC_ERROR_INVALID_ARGUMENT` (count 0, rank 0, aliasing),
+ * `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_UNSUPPORTED` (f16 without adapter
+ * support), `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DEVICE_MISMATCH`. Exact.
+ * Records work on `stream`; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
+ */
+WgcStatus wgc_op_concat(const struct WgcStream *stream,
+                        const struct WgcTensor *inputs,
+                        uint32_t count,
+                        int32_t axis,
+                        const struct WgcTensor *out);
+
+/**
+ * Make `*out_view` the part of `*view` with entries start, start + step,
+ * ... (below stop) along `axis`: the same buffer and dtype, no copy, no
+ * GPU work. Negative `start` and `stop` count from the end (as in Python,
+ * but without clamping): after that 0 <= start <= stop <= shape[axis] must
+ * hold (else `WGC_ERROR_OUT_OF_RANGE`), and `step` >= 1
+ * (`WGC_ERROR_INVALID_ARGUMENT`). `axis` in [-rank, rank). Split a tensor
+ * by slicing it once per part. `out_view` may be `view`. Statuses also
+ * `WGC_ERROR_NULL_POINTER` and `WGC_ERROR_INVALID_ARGUMENT` (rank above
+ * `WGC_MAX_RANK`, negative dims). Does not check the buffer (operators
+ * do); does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
+ */
+WgcStatus wgc_tensor_slice(const struct WgcTensor *view,
+                           int32_t axis,
+                           int64_t start,
+                           int64_t stop,
+                           int64_t step,
+                           struct WgcTensor *out_view);
+
+/**
  * out = a OP b with broadcasting; `op` is a `WgcBinaryOp` value. a and b have the same dtype (f32, f16,
  * i32, u32; `WGC_ERROR_DTYPE_MISMATCH` otherwise); out has that dtype, or
  * U32 (0/1) for comparisons. Integer arithmetic wraps. POW on integers:
@@ -1372,6 +1598,83 @@ WgcStatus wgc_op_random_normal(const struct WgcStream *stream,
                                uint64_t offset,
                                double mean,
                                double std);
+
+/**
+ * Select entries along one axis by index (torch.index_select):
+ * `out[.., j, ..] = in[.., index[j], ..]`, where `j` is out's coordinate
+ * along `axis`. `index` is a 1-D i32 or u32 tensor (any stride); out has
+ * in's shape with dim `axis` replaced by index's length, and in's dtype
+ * (f32, f16, i32 or u32). `axis` in [-rank, rank) (negative counts from
+ * the end; else `WGC_ERROR_OUT_OF_RANGE`).
+ *
+ * Out-of-range indices: the indices live on the GPU, so they are not
+ * checked when the call is recorded. An index outside [0, in.shape[axis])
+ * (negative, or past the end) gives 0 in out (+0.0 for floats), and
+ * nothing outside `in` is read. When the check is possible before
+ * recording, it is made: a non-empty out with `in.shape[axis] == 0`
+ * (every index out of range) fails with `WGC_ERROR_OUT_OF_RANGE`.
+ *
+ * Views of any layout (strided, offset, negative strides; `in` and `index`
+ * may broadcast with 0 strides). out must have its own buffer (sharing one
+ * with `in` or `index`: `WGC_ERROR_INVALID_ARGUMENT`), and no two of its
+ * elements may share memory (`WGC_ERROR_INVALID_ARGUMENT`).
+ * Statuses: `WGC_ERROR_SHAPE_MISMATCH` (out's shape),
+ * `WGC_ERROR_DTYPE_MISMATCH` (out's dtype), `WGC_ERROR_UNSUPPORTED`
+ * (index not i32/u32, f16 without adapter support),
+ * `WGC_ERROR_INVALID_ARGUMENT` (index not 1-D, rank-0 in, aliasing),
+ * `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_NULL_POINTER`,
+ * `WGC_ERROR_DEVICE_MISMATCH`. Exact (a copy). Empty out: nothing is
+ * launched. Everything is checked before anything is recorded. Records
+ * work on `stream`; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
+ */
+WgcStatus wgc_op_index_select(const struct WgcStream *stream,
+                              const struct WgcTensor *input,
+                              int32_t axis,
+                              const struct WgcTensor *index,
+                              const struct WgcTensor *out);
+
+/**
+ * Gather along one axis (torch.gather): `out[i_0, .., i_{r-1}] =
+ * in[i_0, .., index[i_0, .., i_{r-1}], .., i_{r-1}]`, the index replacing
+ * coordinate `axis`. `index` (i32 or u32) has in's rank and, along every
+ * dim but `axis`, no more entries than in (`WGC_ERROR_SHAPE_MISMATCH`);
+ * out has index's shape and in's dtype. Out-of-range indices give 0, and
+ * the other rules, dtypes and statuses are those of
+ * `wgc_op_index_select`. Records work; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
+ */
+WgcStatus wgc_op_gather(const struct WgcStream *stream,
+                        const struct WgcTensor *input,
+                        int32_t axis,
+                        const struct WgcTensor *index,
+                        const struct WgcTensor *out);
+
+/**
+ * Embedding lookup: rows of `table` (shape [V, ...], usually [V, D]) by
+ * index. `index` (i32 or u32) has any shape S (rank 0 for one row); out has
+ * shape S ++ table.shape[1..] and table's dtype (f32 or f16 typically; i32
+ * and u32 work too), with `out[s.., ..] = table[index[s..], ..]`. An index
+ * outside [0, V) gives a row of zeros (there is no padding index).
+ * Contiguous rows whose length is a multiple of 4 are copied four elements
+ * at a time. Other rules and statuses as for `wgc_op_index_select`
+ * (rank-0 table: `WGC_ERROR_INVALID_ARGUMENT`; V == 0 with a non-empty
+ * out: `WGC_ERROR_OUT_OF_RANGE`). Records work; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
+ */
+WgcStatus wgc_op_embedding(const struct WgcStream *stream,
+                           const struct WgcTensor *table,
+                           const struct WgcTensor *index,
+                           const struct WgcTensor *out);
 
 /**
  * Copy any view into any view of the same shape and dtype (for example to

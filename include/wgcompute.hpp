@@ -34,6 +34,7 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <iterator>
+#include <new>
 #include <string>
 #include <system_error>
 #include <type_traits>
@@ -656,6 +657,17 @@ private:
 
 namespace detail {
 inline const WgcTensor *opt(const Tensor *t) noexcept { return t ? t->c() : nullptr; }
+
+/** wgc_op_concat over Tensor objects: their C views gathered in one array. */
+inline WgcStatus concat(const Stream &s, span<const Tensor> inputs, int32_t axis, const Tensor &out) noexcept {
+    WgcTensor small[16];
+    WgcTensor *views = inputs.size() <= 16 ? small : new (std::nothrow) WgcTensor[inputs.size()];
+    if (!views) return WGC_ERROR_OUT_OF_MEMORY;
+    for (std::size_t i = 0; i < inputs.size(); i++) views[i] = *inputs[i].c();
+    WgcStatus status = wgc_op_concat(s.get(), views, static_cast<uint32_t>(inputs.size()), axis, out.c());
+    if (views != small) delete[] views;
+    return status;
+}
 }  // namespace detail
 
 #define WGC_HPP_OP(name, call, ...)                                                                   \
@@ -737,6 +749,20 @@ WGC_HPP_OP(softmax, wgc_op_softmax(s.get(), in.c(), axis, out.c()), const Stream
            const Tensor &out)
 WGC_HPP_OP(log_softmax, wgc_op_log_softmax(s.get(), in.c(), axis, out.c()), const Stream &s, const Tensor &in,
            int32_t axis, const Tensor &out)
+WGC_HPP_OP(index_select, wgc_op_index_select(s.get(), in.c(), axis, index.c(), out.c()), const Stream &s,
+           const Tensor &in, int32_t axis, const Tensor &index, const Tensor &out)
+WGC_HPP_OP(gather, wgc_op_gather(s.get(), in.c(), axis, index.c(), out.c()), const Stream &s, const Tensor &in,
+           int32_t axis, const Tensor &index, const Tensor &out)
+WGC_HPP_OP(embedding, wgc_op_embedding(s.get(), table.c(), index.c(), out.c()), const Stream &s, const Tensor &table,
+           const Tensor &index, const Tensor &out)
+WGC_HPP_OP(concat, detail::concat(s, inputs, axis, out), const Stream &s, span<const Tensor> inputs, int32_t axis,
+           const Tensor &out)
+WGC_HPP_OP(rope, wgc_op_rope(s.get(), in.c(), &desc, out.c()), const Stream &s, const Tensor &in,
+           const WgcRopeDesc &desc, const Tensor &out)
+WGC_HPP_OP(topk, wgc_op_topk(s.get(), in.c(), k, largest, values.c(), indices.c()), const Stream &s, const Tensor &in,
+           uint32_t k, uint32_t largest, const Tensor &values, const Tensor &indices)
+WGC_HPP_OP(cumsum, wgc_op_cumsum(s.get(), in.c(), axis, out.c()), const Stream &s, const Tensor &in, int32_t axis,
+           const Tensor &out)
 
 #undef WGC_HPP_OP
 

@@ -454,6 +454,80 @@ def random_normal(shape: Any, seed: int = 0, offset: int = 0, mean: float = 0.0,
     return o
 
 
+# --- indexing, joining, positions, selection, scans -------------------------------------
+
+ROPE_LAYOUTS: Dict[str, int] = enum_values("WGC_ROPE_LAYOUT_")
+
+
+def index_select(x: Tensor, axis: int, index: Tensor, out: Optional[Tensor] = None) -> Tensor:
+    """``torch.index_select``: entries of ``x`` along ``axis`` at the 1-D int32/uint32 ``index``.
+    An index outside [0, x.shape[axis]) gives 0."""
+    shape = list(x.shape)
+    if -x.ndim <= axis < x.ndim and index.ndim == 1:
+        shape[axis] = index.shape[0]
+    o = _out(out, shape, x.dtype, x)
+    check(lib.wgc_op_index_select(_stream(x), _c(x), axis, _c(index), _c(o)))
+    return o
+
+
+def gather(x: Tensor, axis: int, index: Tensor, out: Optional[Tensor] = None) -> Tensor:
+    """``torch.gather``: ``out[i] = x[i with coordinate axis replaced by index[i]]``; out-of-range indices give 0."""
+    o = _out(out, index.shape, x.dtype, x)
+    check(lib.wgc_op_gather(_stream(x), _c(x), axis, _c(index), _c(o)))
+    return o
+
+
+def embedding(index: Tensor, table: Tensor, out: Optional[Tensor] = None) -> Tensor:
+    """``torch.nn.functional.embedding``: rows of ``table`` (V, ...) by index; out-of-range rows are zeros."""
+    o = _out(out, tuple(index.shape) + tuple(table.shape[1:]), table.dtype, table)
+    check(lib.wgc_op_embedding(_stream(table), _c(table), _c(index), _c(o)))
+    return o
+
+
+def concat(xs: Sequence[Tensor], axis: int = 0, out: Optional[Tensor] = None) -> Tensor:
+    """``torch.cat``: the tensors joined along ``axis``."""
+    xs = list(xs)
+    if not xs:
+        raise ValueError("concat needs at least one tensor")
+    shape = list(xs[0].shape)
+    if -len(shape) <= axis < len(shape) and all(x.ndim == len(shape) for x in xs):
+        shape[axis] = builtins.sum(x.shape[axis] for x in xs)
+    views = ffi.new("WgcTensor[]", len(xs))
+    for i, x in enumerate(xs):
+        views[i] = _c(x)[0]
+    o = _out(out, shape, xs[0].dtype, xs[0])
+    check(lib.wgc_op_concat(_stream(xs[0]), views, len(xs), axis, _c(o)))
+    return o
+
+
+def rope(x: Tensor, seq_axis: int, base: float = 10000.0, layout: str = "half_split", rotary_dims: int = 0,
+         position_offset: int = 0, out: Optional[Tensor] = None) -> Tensor:
+    """Rotary position embedding over the last dim; positions count along ``seq_axis`` from
+    ``position_offset``. ``layout``: "half_split" (rotate_half) or "interleaved". ``out=x`` works in place."""
+    d = new_sized("WgcRopeDesc")
+    d.layout = ROPE_LAYOUTS[layout] if isinstance(layout, str) else layout
+    d.seq_axis, d.rotary_dims, d.base, d.position_offset = seq_axis, rotary_dims, base, position_offset
+    o = _out(out, x.shape, x.dtype, x)
+    check(lib.wgc_op_rope(_stream(x), _c(x), d, _c(o)))
+    return o
+
+
+def topk(x: Tensor, k: int, largest: bool = True, indices_dtype: DTypeLike = "int32",
+         out: Optional[Tuple[Tensor, Tensor]] = None) -> Tuple[Tensor, Tensor]:
+    """``torch.topk`` along the last dim, sorted: (values, indices); NaN above every number, ties by lower index."""
+    shape = tuple(x.shape[:-1]) + (k,)
+    values, indices = out if out is not None else (empty(shape, x.dtype, x.device), empty(shape, indices_dtype, x.device))
+    check(lib.wgc_op_topk(_stream(x), _c(x), k, int(largest), _c(values), _c(indices)))
+    return values, indices
+
+
+def cumsum(x: Tensor, axis: int, out: Optional[Tensor] = None) -> Tensor:
+    """Inclusive prefix sums along ``axis``, in x's dtype (integers wrap)."""
+    o = _out(out, x.shape, x.dtype, x)
+    check(lib.wgc_op_cumsum(_stream(x), _c(x), axis, _c(o)))
+    return o
+
+
 rand = random_uniform
 randn = random_normal
 

@@ -97,6 +97,7 @@ mod tests {
     use crate::ffi::instance::WgcAdapterInfo;
     use crate::ffi::kernel::WgcKernelDesc;
     use crate::ffi::ops_conv::{WgcConv2dParams, WgcPool2dParams};
+    use crate::ffi::ops_rope::WgcRopeDesc;
     use crate::ffi::stream::WgcLaunch;
 
     /// The listed fields tile the struct exactly: each starts where the
@@ -130,6 +131,7 @@ mod tests {
         lists_every_field::<WgcLaunch>();
         lists_every_field::<WgcConv2dParams>();
         lists_every_field::<WgcPool2dParams>();
+        lists_every_field::<WgcRopeDesc>();
     }
 
     #[test]

@@ -21,3 +21,14 @@ pub mod tensor;
 pub mod matmul;
 pub mod conv;
 pub mod pool;
+pub mod concat;
+pub mod cumsum;
+pub mod gather;
+pub mod rope;
+pub mod spec;
+pub mod topk;
+
+/// Every kernel family on the kernel spec (the offline tests compile each
+/// variant and check each uniform's layout).
+pub static FAMILIES: &[&spec::Family] =
+    &[&concat::FAMILY, &cumsum::FAMILY, &gather::FAMILY, &rope::FAMILY, &topk::FAMILY];

@@ -75,6 +75,8 @@ pub struct KernelCache {
     /// lookup that allocates nothing and renders nothing (operators call it
     /// on every launch). The full key is kept to rule out collisions.
     variants: Mutex<HashMap<u64, Vec<(VariantKey, Arc<Kernel>)>>>,
+    /// Variants described by the kernel spec (src/ops/spec).
+    pub spec: super::kernel_variant::VariantCache,
 }
 
 impl KernelCache {

@@ -13,6 +13,7 @@ pub mod in_flight;
 pub mod indirect_counts;
 pub mod instance;
 pub mod kernel;
+pub mod kernel_variant;
 pub mod lease;
 pub mod pipeline_cache_file;
 pub mod pool;

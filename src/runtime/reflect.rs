@@ -33,6 +33,17 @@ pub fn parse_and_validate(source: &str) -> Result<(naga::Module, naga::valid::Mo
 /// The bindings `entry` uses and its workgroup size, after checking the
 /// entry point's sizes against the adapter's limits and `MAX_PRIVATE_BYTES`.
 pub fn reflect(device: &Device, source: &str, entry: &str) -> Result<(Vec<BindingInfo>, [u32; 3])> {
+    reflect_with(device, source, entry, &Default::default())
+}
+
+/// `reflect` with `override`s set to `constants` (the pipeline constants
+/// the kernel will be compiled with); the others take their declared values.
+pub fn reflect_with(
+    device: &Device,
+    source: &str,
+    entry: &str,
+    constants: &naga::back::PipelineConstants,
+) -> Result<(Vec<BindingInfo>, [u32; 3])> {
     let (module, info) = parse_and_validate(source)?;
     let Some(ep) = module.entry_points.iter().find(|ep| ep.name == entry) else {
         let names: Vec<_> = module
@@ -51,12 +62,11 @@ pub fn reflect(device: &Device, source: &str, entry: &str) -> Result<(Vec<Bindin
             "entry point {entry:?} is not a compute entry point"
         );
     }
-    // Overrides take their declared values (kernels get no pipeline constants).
     let (module, info) = naga::back::pipeline_constants::process_overrides(
         &module,
         &info,
         Some((naga::ShaderStage::Compute, entry)),
-        &Default::default(),
+        constants,
     )
     .map_err(|e| Error::ShaderCompilation(format!("entry point {entry:?}: {e}")))?;
     let ep_index = module

@@ -1,0 +1,42 @@
+//! The one text substitution the kernel spec makes, for what WGSL cannot
+//! express otherwise: element types. A variant's source is its shader file
+//! after a prelude of
+//!
+//! ```text
+//! enable f16;          (only when some slot is f16)
+//! alias T = f32;       (one line per type slot, in the family's order)
+//! ```
+//!
+//! Shader files therefore use their slot names (`T`, `I`, `A`, ...) without
+//! declaring them, and contain no other placeholders: every other choice is
+//! an `override` (pipeline constant) or a `const` in the file.
+
+use crate::ops::tensor::DType;
+use std::fmt::Write;
+
+/// The prelude for `aliases` ((slot name, dtype) pairs) followed by `body`.
+pub fn render(aliases: &[(&str, DType)], body: &str) -> String {
+    let mut out = String::with_capacity(body.len() + 128);
+    if aliases.iter().any(|&(_, d)| d == DType::F16) {
+        out.push_str("enable f16;\n");
+    }
+    for (name, d) in aliases {
+        let d = *d;
+        let _ = writeln!(out, "alias {name} = {};", d.wgsl());
+    }
+    out.push_str(body);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prelude_enables_f16_only_when_used() {
+        let s = render(&[("T", DType::F16), ("I", DType::U32)], "body");
+        assert_eq!(s, "enable f16;\nalias T = f16;\nalias I = u32;\nbody");
+        let s = render(&[("T", DType::F32)], "body");
+        assert_eq!(s, "alias T = f32;\nbody");
+    }
+}
