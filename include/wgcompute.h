@@ -1525,7 +1525,8 @@ WgcStatus wgc_op_unary(const struct WgcStream *stream,
                        const struct WgcTensor *out);
 
 /**
- * out = in >= 0 ? in : in * slope. f32 and f16; NaN stays NaN.
+ * out = in >= 0 ? in : in * slope. f32 and f16 (computed in f32 with the
+ * f32 slope, then rounded once); NaN stays NaN.
  */
 WgcStatus wgc_op_leaky_relu(const struct WgcStream *stream,
                             const struct WgcTensor *input,

@@ -100,6 +100,18 @@ fn random_uniform(@builtin(global_invocation_id) gid: vec3<u32>) {
     store(t, p.a + p.b * u);
 }
 
+// -log(u) for u in (0, 1], relatively accurate near 1 too, where the
+// built-in log's absolute error would swamp the small result: there
+// -log(u) = 2 atanh(t / (2 - t)) with t = 1 - u exact (u is a multiple of
+// 2^-24), summed as a series (|t / (2 - t)| <= 1/7: error below 1e-9).
+fn neg_log(u: vec2<f32>) -> vec2<f32> {
+    let t = 1.0 - u;
+    let s = t / (2.0 - t);
+    let s2 = s * s;
+    let series = 2.0 * s * (1.0 + s2 * (1.0 / 3.0 + s2 * (1.0 / 5.0 + s2 * (1.0 / 7.0 + s2 * (1.0 / 9.0)))));
+    return select(-log(u), series, t < vec2<f32>(0.25));
+}
+
 // Box-Muller: words (0, 1) give elements 0 and 1, words (2, 3) elements 2 and 3.
 @compute @workgroup_size(256)
 fn random_normal(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -109,7 +121,7 @@ fn random_normal(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let u = unit(bits_for(t));
     let u1 = vec2<f32>(u.x, u.z) + (1.0 / 16777216.0); // (0, 1]: log stays finite
-    let radius = sqrt(-2.0 * log(u1));
+    let radius = sqrt(2.0 * neg_log(u1));
     let theta = 6.283185307179586 * vec2<f32>(u.y, u.w);
     let z = vec4<f32>(radius.x * cos(theta.x), radius.x * sin(theta.x), radius.y * cos(theta.y), radius.y * sin(theta.y));
     store(t, p.a + p.b * z);

@@ -184,7 +184,8 @@ pub unsafe extern "C" fn wgc_op_unary(
     })
 }
 
-/// out = in >= 0 ? in : in * slope. f32 and f16; NaN stays NaN.
+/// out = in >= 0 ? in : in * slope. f32 and f16 (computed in f32 with the
+/// f32 slope, then rounded once); NaN stays NaN.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_leaky_relu(
     stream: *const WgcStream,

@@ -80,7 +80,9 @@ fn binary_expr(op: BinaryOp, dtype: DType, rhs: &str) -> Result<String> {
         BinaryOp::Add => format!("x0 + {rhs}"),
         BinaryOp::Sub => format!("x0 - {rhs}"),
         BinaryOp::Mul => format!("x0 * {rhs}"),
-        BinaryOp::Div if float => format!("x0 / {rhs}"),
+        // In f32 whatever the dtype: an f16 quotient computed as x * (1 / y)
+        // (NVIDIA does) loses its precision where 1 / y is subnormal in f16.
+        BinaryOp::Div if float => format!("VO(C(x0) / C({rhs}))"),
         BinaryOp::Div if dtype == DType::I32 => DIV_I32.replace("x1", rhs),
         BinaryOp::Div => DIV_U32.replace("x1", rhs),
         BinaryOp::Pow if float => format!("VO(pow_c(C(x0), C({rhs})))"),
@@ -241,14 +243,16 @@ pub fn leaky_relu(stream: &StreamShared, a: &Tensor, slope: f32, out: &Tensor) -
             a.dtype.wgsl()
         );
     }
-    let expr = "select(x0 * s0, x0, x0 >= V0(0.0))";
+    // In f32 with an f32 slope for f16 tensors too, as PyTorch computes it:
+    // a slope rounded to f16 could become 0 and turn -inf into NaN.
+    let expr = "VO(select(C(x0) * s0, C(x0), x0 >= V0(0.0)))";
     run(
         stream,
         &Map {
             inputs: &[a],
             out,
             expr,
-            scalars: [Some(Scalar::of(a.dtype, slope as f64)), None],
+            scalars: [Some(Scalar::of(DType::F32, slope as f64)), None],
         },
     )
 }
