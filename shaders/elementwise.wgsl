@@ -55,6 +55,13 @@ fn isinf_c(x: C) -> CB {
 fn signbit_c(x: C) -> CB {
     return (bitcast<CU>(x) & CU(0x80000000u)) != CU(0u);
 }
+// a / b, also where 1 / b is subnormal (|b| > 2^126): drivers may divide
+// as a * (1 / b) and flush that reciprocal to zero (NVIDIA does), so such a
+// b is scaled down by 4 first, exactly.
+fn div_c(a: C, b: C) -> C {
+    let s = select(C(1.0), C(0.25), abs(b) > C(8.507059e37));
+    return (a * s) / (b * s);
+}
 // Neither operand is NaN: what every comparison but NE requires.
 fn ordered_c(a: C, b: C) -> CB {
     return !(isnan_c(a) | isnan_c(b));

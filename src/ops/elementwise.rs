@@ -81,8 +81,9 @@ fn binary_expr(op: BinaryOp, dtype: DType, rhs: &str) -> Result<String> {
         BinaryOp::Sub => format!("x0 - {rhs}"),
         BinaryOp::Mul => format!("x0 * {rhs}"),
         // In f32 whatever the dtype: an f16 quotient computed as x * (1 / y)
-        // (NVIDIA does) loses its precision where 1 / y is subnormal in f16.
-        BinaryOp::Div if float => format!("VO(C(x0) / C({rhs}))"),
+        // (NVIDIA does) loses its precision where 1 / y is subnormal in f16;
+        // div_c does the same for f32 quotients by |y| > 2^126.
+        BinaryOp::Div if float => format!("VO(div_c(C(x0), C({rhs})))"),
         BinaryOp::Div if dtype == DType::I32 => DIV_I32.replace("x1", rhs),
         BinaryOp::Div => DIV_U32.replace("x1", rhs),
         BinaryOp::Pow if float => format!("VO(pow_c(C(x0), C({rhs})))"),
