@@ -463,6 +463,8 @@ static void test_device_mismatch(TestEnv *e) {
     EXPECT_STATUS(wgc_stream_copy_buffer(ost, b_a, 0, b_b, 0, 16), DM);
     EXPECT_STATUS(wgc_stream_copy_buffer(ost, b_b, 0, b_a, 0, 16), DM);
     EXPECT_STATUS(wgc_stream_fill_buffer(ost, b_a, 0, 16, 1), DM);
+    /* An empty fill is checked like any other. */
+    EXPECT_STATUS(wgc_stream_fill_buffer(ost, b_a, 0, 0, 1), DM);
 
     WgcEvent *ea = NULL, *eb = NULL;
     CHECK(wgc_stream_record_event(e->stream, &ea));

@@ -15,6 +15,10 @@ pub fn fill_words(
 ) -> Result<()> {
     let dev = &stream.device;
     dev.check_alive()?;
+    // Before the empty-fill shortcut: a call is checked whatever its size.
+    if !dev.same(&buffer.device) {
+        bail!(DeviceMismatch, "the buffer belongs to another device than the stream");
+    }
     buffer.check_range(offset, size, "fill")?;
     if offset % 4 != 0 || size % 4 != 0 {
         bail!(
