@@ -2,6 +2,9 @@
 //! `#[no_mangle]`. Each function checks and converts its arguments, calls
 //! into `ops` or `runtime`, and turns the result into a `WgcStatus`.
 
+// cbindgen writes the header's declarations in the order it reads these
+// modules, so this order is the order of include/wgcompute.h (blank lines
+// keep rustfmt from sorting the groups into one).
 pub mod boundary;
 pub mod buffer;
 pub mod device;
@@ -13,13 +16,17 @@ pub mod ops_reduce;
 pub mod ops_rope;
 pub mod ops_scan;
 pub mod ops_topk;
+
 pub mod ops_concat;
 pub mod ops_elementwise;
 pub mod ops_index;
 pub mod ops_movement;
+
 pub mod sized;
 pub mod status;
 pub mod stream;
 pub mod tensor;
+
 pub mod ops_matmul;
+
 pub mod ops_conv;

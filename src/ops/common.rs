@@ -19,7 +19,13 @@ pub fn kernel(dev: &Device, file: &'static str, entry: &str, values: &[(&str, &s
 
 /// Launch with tensors bound at bindings 0, 1, ... in order (their kernels
 /// take `Tensor::bound_offset` as offsets), and `params` as the uniform.
-pub fn launch(stream: &StreamShared, kernel: &Kernel, tensors: &[&Tensor], params: &[u8], groups: [u32; 3]) -> Result<()> {
+pub fn launch(
+    stream: &StreamShared,
+    kernel: &Kernel,
+    tensors: &[&Tensor],
+    params: &[u8],
+    groups: [u32; 3],
+) -> Result<()> {
     let binds: Vec<Bind> = tensors.iter().enumerate().map(|(i, t)| t.bind(i as u32)).collect();
     stream.launch(kernel, &binds, Some(params), Groups::Direct(groups))
 }

@@ -6,21 +6,12 @@ use crate::error::Result;
 use crate::runtime::buffer::Buffer;
 use crate::runtime::stream::{Bind, Groups, StreamShared};
 
-pub fn fill_words(
-    stream: &StreamShared,
-    buffer: &Buffer,
-    offset: u64,
-    size: u64,
-    pattern: u32,
-) -> Result<()> {
+pub fn fill_words(stream: &StreamShared, buffer: &Buffer, offset: u64, size: u64, pattern: u32) -> Result<()> {
     let dev = &stream.device;
     dev.check_alive()?;
     buffer.check_range(offset, size, "fill")?;
     if offset % 4 != 0 || size % 4 != 0 {
-        bail!(
-            Alignment,
-            "fill offset ({offset}) and size ({size}) must be multiples of 4"
-        );
+        bail!(Alignment, "fill offset ({offset}) and size ({size}) must be multiples of 4");
     }
     if size == 0 {
         return Ok(());
