@@ -61,7 +61,7 @@ impl Params {
     }
     /// Pad to a multiple of 4 words (a vec4 boundary) before arrays.
     pub fn align16(mut self) -> Self {
-        while self.words.len() % 4 != 0 {
+        while !self.words.len().is_multiple_of(4) {
             self.words.push(0);
         }
         self

@@ -323,38 +323,39 @@ fn launch_strided(
     let nin = m.inputs.len();
     let mut params = header(m, n, row, shape.len(), base, offsets).array8_u32(shape, 1);
     // Per dim: (in0, in1, in2, out) strides.
-    let mut per_dim: Vec<isize> = Vec::with_capacity(32);
-    for d in 0..8 {
-        for k in 0..4 {
-            let op = if k < nin {
-                Some(k)
-            } else if k == 3 {
-                Some(nin)
-            } else {
-                None
-            };
-            per_dim.push(match op {
+    // Slot k holds input k, slot 3 the output; unused slots and dims are 0.
+    let operand = |k: usize| {
+        if k < nin {
+            Some(k)
+        } else if k == 3 {
+            Some(nin)
+        } else {
+            None
+        }
+    };
+    let per_dim: Vec<isize> = (0..8)
+        .flat_map(|d| {
+            (0..4).map(move |k| match operand(k) {
                 Some(o) if d < shape.len() => strides[o][d],
                 _ => 0,
-            });
-        }
-    }
+            })
+        })
+        .collect();
     for chunk in per_dim.chunks(8) {
         params = params.array8_i32(chunk);
     }
     launch(stream, &k, &tensors(m), params.bytes(), groups)
 }
 
+/// A strided problem's (shape, per-operand strides, per-operand offsets).
+type StridedView = (Vec<usize>, Vec<Vec<isize>>, Vec<usize>);
+
 /// The same strided problem in vec4 units, when every operand is dense
 /// along the innermost dim (e.g. a bias added to rows) and everything else
 /// is a multiple of 4 elements.
-fn vec4_view(
-    shape: &[usize],
-    strides: &[Vec<isize>],
-    offsets: &[usize],
-) -> Option<(Vec<usize>, Vec<Vec<isize>>, Vec<usize>)> {
+fn vec4_view(shape: &[usize], strides: &[Vec<isize>], offsets: &[usize]) -> Option<StridedView> {
     let last = shape.len().checked_sub(1)?;
-    let ok = shape[last] % 4 == 0
+    let ok = shape[last].is_multiple_of(4)
         && offsets.iter().all(|o| o % 4 == 0)
         && strides.iter().all(|s| s[last] == 1 && s[..last].iter().all(|x| x % 4 == 0));
     if !ok {

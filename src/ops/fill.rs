@@ -10,7 +10,7 @@ pub fn fill_words(stream: &StreamShared, buffer: &Buffer, offset: u64, size: u64
     let dev = &stream.device;
     dev.check_alive()?;
     buffer.check_range(offset, size, "fill")?;
-    if offset % 4 != 0 || size % 4 != 0 {
+    if !offset.is_multiple_of(4) || !size.is_multiple_of(4) {
         bail!(Alignment, "fill offset ({offset}) and size ({size}) must be multiples of 4");
     }
     if size == 0 {

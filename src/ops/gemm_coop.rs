@@ -49,7 +49,7 @@ pub fn available(dev: &Device) -> bool {
 /// True if this problem fits the kernel's tiling exactly.
 /// (Offsets must also be multiples of 8 elements.)
 pub fn fits(m: usize, n: usize, k: usize) -> bool {
-    m % TILE.block_m() == 0 && n % TILE.block_n() == 0 && k % TILE.bk as usize == 0 && k > 0
+    m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n()) && k.is_multiple_of(TILE.bk as usize) && k > 0
 }
 
 pub fn source(t: Tile) -> String {

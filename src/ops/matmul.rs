@@ -387,7 +387,7 @@ fn coop_batch_strides(
 ) -> Option<[usize; 3]> {
     let row_major = |t: &Tensor, cols: usize| {
         let r = t.rank();
-        t.strides[r - 1] == 1 && t.strides[r - 2] == cols as isize && t.offset % 8 == 0
+        t.strides[r - 1] == 1 && t.strides[r - 2] == cols as isize && t.offset.is_multiple_of(8)
     };
     let simple = a.dtype == DType::F16
         && b.dtype == DType::F16

@@ -83,9 +83,9 @@ pub fn norm(
     let aligned = |t: Option<&Tensor>| t.is_none_or(|t| t.offset % 4 == 0);
     let vec4 = inner_shape.len() == 1
         && inner_s.iter().all(|s| s[0] == 1)
-        && len % 4 == 0
-        && input.offset % 4 == 0
-        && out.offset % 4 == 0
+        && len.is_multiple_of(4)
+        && input.offset.is_multiple_of(4)
+        && out.offset.is_multiple_of(4)
         && aligned(weight)
         && aligned(bias)
         && outer.iter().flatten().all(|s| s % 4 == 0);

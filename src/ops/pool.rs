@@ -176,10 +176,8 @@ pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) ->
     expect_shape(out, &[n, c, 1, 1], &format!("{what}: out"))?;
     check_output(out, &[input], what)?;
     check_kernel_counts(what, &[("the plane (H * W)", numel(&[h, w]))])?;
-    if h == 0 || w == 0 {
-        if n * c > 0 {
-            bail!(ShapeMismatch, "{what}: the input has no spatial elements to average");
-        }
+    if (h == 0 || w == 0) && n * c > 0 {
+        bail!(ShapeMismatch, "{what}: the input has no spatial elements to average");
     }
     let dev = &stream.device;
     dev.check_alive()?;

@@ -128,8 +128,9 @@ pub fn reduce(
     let (mut kept_shape, mut kept_in, mut kept_out) = (Vec::new(), Vec::new(), Vec::new());
     let mut reduced: Vec<(usize, isize)> = Vec::new();
     let mut out_dim = 0;
-    for d in 0..rank {
-        if mask[d] {
+    // `mask` has one entry per input dim (`rank` of them).
+    for (d, &is_reduced) in mask.iter().enumerate() {
+        if is_reduced {
             reduced.push((input.shape[d], input.strides[d]));
             if keepdim {
                 out_dim += 1;
@@ -154,7 +155,7 @@ pub fn reduce(
     let vec4 = red_shape.len() == 1
         && red_in[0] == 1
         && k_total >= 4
-        && input.offset % 4 == 0
+        && input.offset.is_multiple_of(4)
         && kept_strides[0].iter().all(|s| s % 4 == 0);
     // Outputs adjacent in memory and reductions across rows: one invocation per output.
     let columns = !vec4
@@ -171,7 +172,7 @@ pub fn reduce(
     // Variance also keeps each row's mean after the partials.
     let states = rows as u64 * chunks as u64 + if op.is_var() { rows as u64 } else { 0 };
     let parts_bytes = states * STATE_BYTES;
-    if parts_bytes > dev.limits.max_storage_buffer_binding_size as u64 {
+    if parts_bytes > dev.limits.max_storage_buffer_binding_size {
         bail!(
             TooLarge,
             "reduction into {rows} outputs needs {parts_bytes} bytes of scratch; the adapter binds at most {}",

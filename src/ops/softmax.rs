@@ -50,9 +50,9 @@ impl RowLayout {
     pub fn vec4_ok(&self, in_offset: usize, out_offset: usize) -> bool {
         self.in_stride == 1
             && self.out_stride == 1
-            && self.len % 4 == 0
-            && in_offset % 4 == 0
-            && out_offset % 4 == 0
+            && self.len.is_multiple_of(4)
+            && in_offset.is_multiple_of(4)
+            && out_offset.is_multiple_of(4)
             && self.outer_in.iter().chain(&self.outer_out).all(|s| s % 4 == 0)
     }
 }

@@ -65,6 +65,9 @@ fn fnv1a(bytes: &[u8], mut h: u64) -> u64 {
     h
 }
 
+/// Built-in kernel variants by key hash, each with its full key.
+type VariantMap = HashMap<u64, Vec<(VariantKey, Arc<Kernel>)>>;
+
 #[derive(Default)]
 pub struct KernelCache {
     /// The library's own kernels, kept for the device's lifetime.
@@ -74,7 +77,7 @@ pub struct KernelCache {
     /// Built-in kernel variants by a hash of (file, entry, substitutions): a
     /// lookup that allocates nothing and renders nothing (operators call it
     /// on every launch). The full key is kept to rule out collisions.
-    variants: Mutex<HashMap<u64, Vec<(VariantKey, Arc<Kernel>)>>>,
+    variants: Mutex<VariantMap>,
     /// Variants described by the kernel spec (src/ops/spec).
     pub spec: super::kernel_variant::VariantCache,
 }
