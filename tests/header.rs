@@ -7,11 +7,7 @@ use std::path::Path;
 fn header_matches_sources() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml");
-    let bindings = cbindgen::Builder::new()
-        .with_crate(root)
-        .with_config(config)
-        .generate()
-        .expect("cbindgen failed");
+    let bindings = cbindgen::Builder::new().with_crate(root).with_config(config).generate().expect("cbindgen failed");
     let mut generated = Vec::new();
     bindings.write(&mut generated);
     let path = root.join("include/wgcompute.h");

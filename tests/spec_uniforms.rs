@@ -13,27 +13,15 @@ fn uniform_structs_match_their_wgsl() {
         // Any variant: the uniform's layout does not depend on the types.
         let v = family.all_variants()[0];
         let module = naga::front::wgsl::parse_str(&v.source()).unwrap();
-        let uniforms: Vec<_> = module
-            .global_variables
-            .iter()
-            .filter(|(_, g)| g.space == AddressSpace::Uniform)
-            .collect();
+        let uniforms: Vec<_> =
+            module.global_variables.iter().filter(|(_, g)| g.space == AddressSpace::Uniform).collect();
         assert_eq!(uniforms.len(), 1, "{}: one uniform per family", family.file);
         let ty = &module.types[uniforms[0].1.ty];
-        assert_eq!(
-            ty.name.as_deref(),
-            Some(layout.wgsl_struct),
-            "{}: the uniform's struct",
-            family.file
-        );
+        assert_eq!(ty.name.as_deref(), Some(layout.wgsl_struct), "{}: the uniform's struct", family.file);
         let TypeInner::Struct { members, span } = &ty.inner else {
             panic!("{}: the uniform is not a struct", family.file)
         };
-        assert_eq!(
-            *span as usize, layout.size,
-            "{}: size of {}",
-            family.file, layout.wgsl_struct
-        );
+        assert_eq!(*span as usize, layout.size, "{}: size of {}", family.file, layout.wgsl_struct);
         for m in members {
             let name = m.name.as_deref().unwrap();
             let size = module.types[m.ty].inner.size(module.to_ctx()) as usize;
@@ -47,8 +35,7 @@ fn uniform_structs_match_their_wgsl() {
         }
         for (name, _, _) in &layout.fields {
             assert!(
-                name.starts_with("_pad")
-                    || members.iter().any(|m| m.name.as_deref() == Some(*name)),
+                name.starts_with("_pad") || members.iter().any(|m| m.name.as_deref() == Some(*name)),
                 "{}: Rust field {name} is not in the WGSL struct",
                 family.file
             );

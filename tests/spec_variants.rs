@@ -12,21 +12,10 @@ use std::collections::HashSet;
 use wgcompute::ops::tensor::DType;
 use wgcompute::ops::FAMILIES;
 
-fn compile_offline(
-    source: &str,
-    entry: &str,
-    constants: &[(&str, f64)],
-    f16: bool,
-) -> Result<usize, String> {
+fn compile_offline(source: &str, entry: &str, constants: &[(&str, f64)], f16: bool) -> Result<usize, String> {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
-    let caps = if f16 {
-        Capabilities::SHADER_FLOAT16
-    } else {
-        Capabilities::empty()
-    };
-    let info = Validator::new(ValidationFlags::all(), caps)
-        .validate(&module)
-        .map_err(|e| e.emit_to_string(source))?;
+    let caps = if f16 { Capabilities::SHADER_FLOAT16 } else { Capabilities::empty() };
+    let info = Validator::new(ValidationFlags::all(), caps).validate(&module).map_err(|e| e.emit_to_string(source))?;
     let mut pc = naga::back::PipelineConstants::default();
     for &(name, value) in constants {
         pc.insert(name.to_owned(), value);
@@ -38,16 +27,11 @@ fn compile_offline(
         &pc,
     )
     .map_err(|e| format!("overrides {constants:?}: {e}"))?;
-    let options = naga::back::spv::Options {
-        lang_version: (1, 3),
-        ..Default::default()
-    };
-    let pipeline = naga::back::spv::PipelineOptions {
-        shader_stage: naga::ShaderStage::Compute,
-        entry_point: entry.to_owned(),
-    };
-    let words = naga::back::spv::write_vec(&module, &info, &options, Some(&pipeline))
-        .map_err(|e| format!("SPIR-V: {e}"))?;
+    let options = naga::back::spv::Options { lang_version: (1, 3), ..Default::default() };
+    let pipeline =
+        naga::back::spv::PipelineOptions { shader_stage: naga::ShaderStage::Compute, entry_point: entry.to_owned() };
+    let words =
+        naga::back::spv::write_vec(&module, &info, &options, Some(&pipeline)).map_err(|e| format!("SPIR-V: {e}"))?;
     Ok(words.len())
 }
 
@@ -63,23 +47,12 @@ fn every_variant_compiles_to_spirv() {
             let f16 = v.dtypes().any(|d| d == DType::F16);
             match compile_offline(&v.source(), v.entry, &v.constants(), f16) {
                 Ok(words) => assert!(words > 0),
-                Err(e) => failures.push(format!(
-                    "{} {} {:?} {:?}:\n{e}",
-                    family.file,
-                    v.entry,
-                    v.types,
-                    v.constants()
-                )),
+                Err(e) => failures.push(format!("{} {} {:?} {:?}:\n{e}", family.file, v.entry, v.types, v.constants())),
             }
             count += 1;
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {count} variants fail:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} of {count} variants fail:\n{}", failures.len(), failures.join("\n"));
     assert!(count > 100, "only {count} variants enumerated");
 }
 
@@ -90,28 +63,12 @@ fn declared_overrides_match_the_shaders() {
     for family in FAMILIES {
         let v = family.all_variants()[0];
         let module = naga::front::wgsl::parse_str(&v.source()).unwrap();
-        let in_shader: HashSet<&str> = module
-            .overrides
-            .iter()
-            .filter_map(|(_, o)| o.name.as_deref())
-            .collect();
+        let in_shader: HashSet<&str> = module.overrides.iter().filter_map(|(_, o)| o.name.as_deref()).collect();
         let declared: HashSet<&str> = family.overrides.iter().map(|o| o.name).collect();
-        assert_eq!(
-            in_shader, declared,
-            "{}: overrides in the shader vs declared",
-            family.file
-        );
-        let entries: HashSet<&str> = module
-            .entry_points
-            .iter()
-            .map(|e| e.name.as_str())
-            .collect();
+        assert_eq!(in_shader, declared, "{}: overrides in the shader vs declared", family.file);
+        let entries: HashSet<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
         let declared: HashSet<&str> = family.entries.iter().copied().collect();
-        assert_eq!(
-            entries, declared,
-            "{}: entry points in the shader vs declared",
-            family.file
-        );
+        assert_eq!(entries, declared, "{}: entry points in the shader vs declared", family.file);
     }
 }
 
@@ -120,25 +77,12 @@ fn declared_overrides_match_the_shaders() {
 #[test]
 fn spec_shaders_have_no_placeholders() {
     for family in FAMILIES {
-        assert!(
-            !family.source.contains("{{"),
-            "{} has a template placeholder",
-            family.file
-        );
+        assert!(!family.source.contains("{{"), "{} has a template placeholder", family.file);
         for slot in family.types {
             let alias = format!("alias {} ", slot.alias);
-            assert!(
-                !family.source.contains(&alias),
-                "{} declares its type slot {}",
-                family.file,
-                slot.alias
-            );
+            assert!(!family.source.contains(&alias), "{} declares its type slot {}", family.file, slot.alias);
         }
-        assert!(
-            !family.source.contains("enable "),
-            "{} has an enable directive",
-            family.file
-        );
+        assert!(!family.source.contains("enable "), "{} has an enable directive", family.file);
     }
 }
 
@@ -147,24 +91,14 @@ fn spec_shaders_have_no_placeholders() {
 #[test]
 fn every_shader_file_is_used() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
-    let known: HashSet<&str> = wgcompute::shaders::ALL
-        .iter()
-        .map(|(n, _)| *n)
-        .chain(FAMILIES.iter().map(|f| f.file))
-        .collect();
+    let known: HashSet<&str> =
+        wgcompute::shaders::ALL.iter().map(|(n, _)| *n).chain(FAMILIES.iter().map(|f| f.file)).collect();
     for entry in std::fs::read_dir(dir).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
-        assert!(
-            known.contains(name.as_str()),
-            "shaders/{name} is neither in shaders::ALL nor a kernel family"
-        );
+        assert!(known.contains(name.as_str()), "shaders/{name} is neither in shaders::ALL nor a kernel family");
     }
     let mut files: Vec<&str> = FAMILIES.iter().map(|f| f.file).collect();
     files.sort_unstable();
     files.dedup();
-    assert_eq!(
-        files.len(),
-        FAMILIES.len(),
-        "two families share a file name (the cache key needs one per file)"
-    );
+    assert_eq!(files.len(), FAMILIES.len(), "two families share a file name (the cache key needs one per file)");
 }

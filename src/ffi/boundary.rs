@@ -146,9 +146,7 @@ pub(crate) unsafe fn c_str<'a>(p: *const c_char, what: &str) -> Result<&'a str> 
     if p.is_null() {
         return Err(Error::NullPointer(format!("{what} is NULL")));
     }
-    unsafe { CStr::from_ptr(p) }
-        .to_str()
-        .map_err(|_| Error::InvalidArgument(format!("{what} is not valid UTF-8")))
+    unsafe { CStr::from_ptr(p) }.to_str().map_err(|_| Error::InvalidArgument(format!("{what} is not valid UTF-8")))
 }
 
 /// A byte slice argument; NULL is allowed only when `len` is 0.

@@ -116,7 +116,15 @@ pub struct WgcMemoryStats {
     pub cached_bind_groups: u64,
 }
 
-sized_struct!(WgcMemoryStats { live_bytes, peak_bytes, pooled_bytes, driver_allocations, pool_hits, cached_kernels, cached_bind_groups });
+sized_struct!(WgcMemoryStats {
+    live_bytes,
+    peak_bytes,
+    pooled_bytes,
+    driver_allocations,
+    pool_hits,
+    cached_kernels,
+    cached_bind_groups
+});
 
 /// Open a device. `options` may be NULL for the defaults. Returns
 /// `WGC_ERROR_NOT_FOUND` if no adapter matches (none at all, a bad index, no
@@ -134,7 +142,8 @@ pub unsafe extern "C" fn wgc_device_create(
     run(|| {
         let inst = unsafe { borrow(instance) }?;
         let out = unsafe { out(out_device, "out_device") }?;
-        let opts = if options.is_null() { WgcDeviceOptions::default() } else { unsafe { read_sized(options, "options") }? };
+        let opts =
+            if options.is_null() { WgcDeviceOptions::default() } else { unsafe { read_sized(options, "options") }? };
         let preference = match opts.preference {
             0 => Preference::Default,
             1 => Preference::HighPerformance,

@@ -2,6 +2,16 @@
 //! `#[no_mangle]`. Each function checks and converts its arguments, calls
 //! into `ops` or `runtime`, and turns the result into a `WgcStatus`.
 
+// The exports' pointer contracts are documented where C callers read them,
+// in include/wgcompute.h: its conventions (cbindgen.toml's header) hold for
+// every function, and each export's doc comment, which cbindgen copies
+// there, says what its arguments may be (e.g. NULL) and must point to. The
+// header is the documentation, so there are no `# Safety` sections here.
+#![allow(clippy::missing_safety_doc)]
+
+// cbindgen writes the header's declarations in the order it reads these
+// modules, so this order is the order of include/wgcompute.h (blank lines
+// keep rustfmt from sorting the groups into one).
 pub mod boundary;
 pub mod buffer;
 pub mod device;
@@ -13,13 +23,17 @@ pub mod ops_reduce;
 pub mod ops_rope;
 pub mod ops_scan;
 pub mod ops_topk;
+
 pub mod ops_concat;
 pub mod ops_elementwise;
 pub mod ops_index;
 pub mod ops_movement;
+
 pub mod sized;
 pub mod status;
 pub mod stream;
 pub mod tensor;
+
 pub mod ops_matmul;
+
 pub mod ops_conv;

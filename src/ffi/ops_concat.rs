@@ -81,21 +81,15 @@ pub unsafe extern "C" fn wgc_tensor_slice(
         let v = unsafe { *view };
         let o = unsafe { out(out_view, "out_view") }?;
         if v.rank > WGC_MAX_RANK {
-            return Err(Error::InvalidArgument(format!(
-                "rank {} exceeds {WGC_MAX_RANK}",
-                v.rank
-            )));
+            return Err(Error::InvalidArgument(format!("rank {} exceeds {WGC_MAX_RANK}", v.rank)));
         }
         let r = v.rank as usize;
         if v.shape[..r].iter().any(|&d| d < 0) || v.offset < 0 {
-            return Err(Error::InvalidArgument(
-                "the view has a negative dimension or offset".into(),
-            ));
+            return Err(Error::InvalidArgument("the view has a negative dimension or offset".into()));
         }
         let shape: Vec<usize> = v.shape[..r].iter().map(|&d| d as usize).collect();
         let strides: Vec<isize> = v.strides[..r].iter().map(|&s| s as isize).collect();
-        let (len, stride, offset) =
-            concat::slice_view(&shape, &strides, v.offset as usize, axis, start, stop, step)?;
+        let (len, stride, offset) = concat::slice_view(&shape, &strides, v.offset as usize, axis, start, stop, step)?;
         let a = if axis < 0 { axis + v.rank as i32 } else { axis } as usize;
         let mut result = v;
         result.shape[a] = len as i64;

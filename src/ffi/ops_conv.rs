@@ -107,7 +107,13 @@ pub unsafe extern "C" fn wgc_op_conv2d(
     })
 }
 
-unsafe fn pool(stream: *const WgcStream, params: *const WgcPool2dParams, input: *const WgcTensor, out: *const WgcTensor, kind: PoolKind) -> WgcStatus {
+unsafe fn pool(
+    stream: *const WgcStream,
+    params: *const WgcPool2dParams,
+    input: *const WgcTensor,
+    out: *const WgcTensor,
+    kind: PoolKind,
+) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let p = unsafe { read_sized(params, "params") }?;

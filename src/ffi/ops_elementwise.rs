@@ -105,12 +105,9 @@ fn binary_op(op: u32) -> Result<BinaryOp> {
 
 fn unary_op(op: u32) -> Result<UnaryOp> {
     use UnaryOp::*;
-    const ALL: [UnaryOp; 14] = [
-        Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, GeluErf, GeluTanh, Silu,
-    ];
-    ALL.get(op as usize)
-        .copied()
-        .ok_or_else(|| Error::InvalidArgument(format!("unknown unary op {op}")))
+    const ALL: [UnaryOp; 14] =
+        [Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, GeluErf, GeluTanh, Silu];
+    ALL.get(op as usize).copied().ok_or_else(|| Error::InvalidArgument(format!("unknown unary op {op}")))
 }
 
 /// out = a OP b with broadcasting; `op` is a `WgcBinaryOp` value. a and b have the same dtype (f32, f16,
@@ -230,14 +227,7 @@ pub unsafe extern "C" fn wgc_op_fma(
 ) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
-        let (a, b, c, out) = unsafe {
-            (
-                tensor(a, "a")?,
-                tensor(b, "b")?,
-                tensor(c, "c")?,
-                tensor(out, "out")?,
-            )
-        };
+        let (a, b, c, out) = unsafe { (tensor(a, "a")?, tensor(b, "b")?, tensor(c, "c")?, tensor(out, "out")?) };
         ew::fma(s, &a, &b, &c, &out)
     })
 }
@@ -254,14 +244,7 @@ pub unsafe extern "C" fn wgc_op_where(
 ) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
-        let (m, a, b, out) = unsafe {
-            (
-                tensor(mask, "mask")?,
-                tensor(a, "a")?,
-                tensor(b, "b")?,
-                tensor(out, "out")?,
-            )
-        };
+        let (m, a, b, out) = unsafe { (tensor(mask, "mask")?, tensor(a, "a")?, tensor(b, "b")?, tensor(out, "out")?) };
         ew::where_(s, &m, &a, &b, &out)
     })
 }

@@ -46,13 +46,7 @@ pub unsafe extern "C" fn wgc_op_index_select(
 ) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
-        let (x, i, y) = unsafe {
-            (
-                tensor(input, "in")?,
-                tensor(index, "index")?,
-                tensor(out, "out")?,
-            )
-        };
+        let (x, i, y) = unsafe { (tensor(input, "in")?, tensor(index, "index")?, tensor(out, "out")?) };
         gather::index_select(s, &x, axis, &i, &y)
     })
 }
@@ -78,13 +72,7 @@ pub unsafe extern "C" fn wgc_op_gather(
 ) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
-        let (x, i, y) = unsafe {
-            (
-                tensor(input, "in")?,
-                tensor(index, "index")?,
-                tensor(out, "out")?,
-            )
-        };
+        let (x, i, y) = unsafe { (tensor(input, "in")?, tensor(index, "index")?, tensor(out, "out")?) };
         gather::gather(s, &x, axis, &i, &y)
     })
 }
@@ -111,13 +99,7 @@ pub unsafe extern "C" fn wgc_op_embedding(
 ) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
-        let (t, i, y) = unsafe {
-            (
-                tensor(table, "table")?,
-                tensor(index, "index")?,
-                tensor(out, "out")?,
-            )
-        };
+        let (t, i, y) = unsafe { (tensor(table, "table")?, tensor(index, "index")?, tensor(out, "out")?) };
         gather::embedding(s, &t, &i, &y)
     })
 }

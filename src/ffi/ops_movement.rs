@@ -42,9 +42,7 @@ pub unsafe extern "C" fn wgc_op_permute(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         if rank > 8 {
-            return Err(Error::InvalidArgument(format!(
-                "permute: rank {rank} exceeds 8"
-            )));
+            return Err(Error::InvalidArgument(format!("permute: rank {rank} exceeds 8")));
         }
         if rank > 0 && perm.is_null() {
             return Err(Error::NullPointer("perm is NULL".into()));
@@ -52,10 +50,7 @@ pub unsafe extern "C" fn wgc_op_permute(
         let p: Vec<usize> = if rank == 0 {
             vec![]
         } else {
-            unsafe { std::slice::from_raw_parts(perm, rank as usize) }
-                .iter()
-                .map(|&v| v as usize)
-                .collect()
+            unsafe { std::slice::from_raw_parts(perm, rank as usize) }.iter().map(|&v| v as usize).collect()
         };
         let (a, out) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
         movement::permute(s, &a, &p, &out)
@@ -104,11 +99,7 @@ pub unsafe extern "C" fn wgc_op_cast(
 /// as in `wgc_op_binary_scalar` (floats rounded once; f16 directly from the
 /// double).
 #[no_mangle]
-pub unsafe extern "C" fn wgc_op_fill(
-    stream: *const WgcStream,
-    out: *const WgcTensor,
-    value: f64,
-) -> WgcStatus {
+pub unsafe extern "C" fn wgc_op_fill(stream: *const WgcStream, out: *const WgcTensor, value: f64) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let out = unsafe { tensor(out, "out") }?;

@@ -117,17 +117,7 @@ pub unsafe extern "C" fn wgc_op_reduce(
     keepdim: u32,
     out: *const WgcTensor,
 ) -> WgcStatus {
-    unsafe {
-        reduce_call(
-            stream,
-            reduce_op_of(op),
-            input,
-            axes,
-            axis_count,
-            keepdim,
-            out,
-        )
-    }
+    unsafe { reduce_call(stream, reduce_op_of(op), input, axes, axis_count, keepdim, out) }
 }
 
 /// Variance of `in` over `axes` into `out` (axes, `keepdim` and the out
@@ -150,19 +140,7 @@ pub unsafe extern "C" fn wgc_op_var(
     unbiased: u32,
     out: *const WgcTensor,
 ) -> WgcStatus {
-    unsafe {
-        reduce_call(
-            stream,
-            Ok(ReduceOp::Var {
-                unbiased: unbiased != 0,
-            }),
-            input,
-            axes,
-            axis_count,
-            keepdim,
-            out,
-        )
-    }
+    unsafe { reduce_call(stream, Ok(ReduceOp::Var { unbiased: unbiased != 0 }), input, axes, axis_count, keepdim, out) }
 }
 
 /// Standard deviation: the square root of `wgc_op_var`, same arguments,
@@ -177,19 +155,7 @@ pub unsafe extern "C" fn wgc_op_std(
     unbiased: u32,
     out: *const WgcTensor,
 ) -> WgcStatus {
-    unsafe {
-        reduce_call(
-            stream,
-            Ok(ReduceOp::Std {
-                unbiased: unbiased != 0,
-            }),
-            input,
-            axes,
-            axis_count,
-            keepdim,
-            out,
-        )
-    }
+    unsafe { reduce_call(stream, Ok(ReduceOp::Std { unbiased: unbiased != 0 }), input, axes, axis_count, keepdim, out) }
 }
 
 unsafe fn softmax_call(

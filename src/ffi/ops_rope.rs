@@ -30,24 +30,11 @@ pub struct WgcRopeDesc {
     pub position_offset: u32,
 }
 
-sized_struct!(WgcRopeDesc {
-    layout,
-    seq_axis,
-    rotary_dims,
-    base,
-    position_offset
-});
+sized_struct!(WgcRopeDesc { layout, seq_axis, rotary_dims, base, position_offset });
 
 impl Default for WgcRopeDesc {
     fn default() -> Self {
-        WgcRopeDesc {
-            struct_size: 0,
-            layout: 0,
-            seq_axis: 0,
-            rotary_dims: 0,
-            base: 0.0,
-            position_offset: 0,
-        }
+        WgcRopeDesc { struct_size: 0, layout: 0, seq_axis: 0, rotary_dims: 0, base: 0.0, position_offset: 0 }
     }
 }
 

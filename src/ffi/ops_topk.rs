@@ -47,17 +47,9 @@ pub unsafe extern "C" fn wgc_op_topk(
 ) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
-        let (x, v, i) = unsafe {
-            (
-                tensor(input, "in")?,
-                tensor(values, "values")?,
-                tensor(indices, "indices")?,
-            )
-        };
+        let (x, v, i) = unsafe { (tensor(input, "in")?, tensor(values, "values")?, tensor(indices, "indices")?) };
         if largest > 1 {
-            return Err(Error::InvalidArgument(format!(
-                "topk: largest must be 0 or 1, not {largest}"
-            )));
+            return Err(Error::InvalidArgument(format!("topk: largest must be 0 or 1, not {largest}")));
         }
         topk::topk(s, &x, k as usize, largest == 1, &v, &i)
     })

@@ -45,12 +45,9 @@ pub(crate) use sized_struct;
 fn covered<T: SizedStruct>(declared: u32, what: &str) -> Result<usize> {
     let declared = declared as usize;
     if declared < 4 {
-        return Err(Error::InvalidArgument(format!(
-            "{what}.struct_size must be set to sizeof the struct"
-        )));
+        return Err(Error::InvalidArgument(format!("{what}.struct_size must be set to sizeof the struct")));
     }
-    if let Some((name, start, end, _)) = T::FIELDS.iter().find(|f| f.1 < declared && declared < f.2)
-    {
+    if let Some((name, start, end, _)) = T::FIELDS.iter().find(|f| f.1 < declared && declared < f.2) {
         return Err(Error::InvalidArgument(format!(
             "{what}.struct_size {declared} ends inside field `{name}` (bytes {start}..{end}); set it to sizeof the struct"
         )));
@@ -141,9 +138,6 @@ mod tests {
         assert!(covered::<WgcKernelDesc>(3, "desc").is_err());
         assert_eq!(covered::<WgcKernelDesc>(8, "desc").unwrap(), 8);
         assert_eq!(covered::<WgcKernelDesc>(16, "desc").unwrap(), 16);
-        assert_eq!(
-            covered::<WgcKernelDesc>(4096, "desc").unwrap(),
-            std::mem::size_of::<WgcKernelDesc>()
-        );
+        assert_eq!(covered::<WgcKernelDesc>(4096, "desc").unwrap(), std::mem::size_of::<WgcKernelDesc>());
     }
 }

@@ -125,8 +125,11 @@ pub unsafe extern "C" fn wgc_stream_launch(
         if l.binding_count > 0 && l.bindings.is_null() {
             return Err(Error::NullPointer("launch->bindings is NULL".into()));
         }
-        let raw: &[WgcBinding] =
-            if l.binding_count == 0 { &[] } else { unsafe { std::slice::from_raw_parts(l.bindings, l.binding_count as usize) } };
+        let raw: &[WgcBinding] = if l.binding_count == 0 {
+            &[]
+        } else {
+            unsafe { std::slice::from_raw_parts(l.bindings, l.binding_count as usize) }
+        };
         let mut binds = Vec::with_capacity(raw.len());
         for b in raw {
             let buffer = unsafe { borrow(b.buffer) }

@@ -105,7 +105,8 @@ pub(crate) unsafe fn tensor<'a>(t: *const WgcTensor, what: &str) -> Result<Tenso
         return Err(Error::NullPointer(format!("tensor {what} is NULL")));
     }
     let t = unsafe { &*t };
-    let buffer = unsafe { borrow(t.buffer) }.map_err(|_| Error::NullPointer(format!("tensor {what}: buffer is NULL")))?;
+    let buffer =
+        unsafe { borrow(t.buffer) }.map_err(|_| Error::NullPointer(format!("tensor {what}: buffer is NULL")))?;
     if t.rank > WGC_MAX_RANK {
         return Err(Error::InvalidArgument(format!("tensor {what}: rank {} exceeds {WGC_MAX_RANK}", t.rank)));
     }

@@ -19,7 +19,13 @@ pub fn kernel(dev: &Device, file: &'static str, entry: &str, values: &[(&str, &s
 
 /// Launch with tensors bound at bindings 0, 1, ... in order (their kernels
 /// take `Tensor::bound_offset` as offsets), and `params` as the uniform.
-pub fn launch(stream: &StreamShared, kernel: &Kernel, tensors: &[&Tensor], params: &[u8], groups: [u32; 3]) -> Result<()> {
+pub fn launch(
+    stream: &StreamShared,
+    kernel: &Kernel,
+    tensors: &[&Tensor],
+    params: &[u8],
+    groups: [u32; 3],
+) -> Result<()> {
     let binds: Vec<Bind> = tensors.iter().enumerate().map(|(i, t)| t.bind(i as u32)).collect();
     stream.launch(kernel, &binds, Some(params), Groups::Direct(groups))
 }
@@ -55,7 +61,7 @@ impl Params {
     }
     /// Pad to a multiple of 4 words (a vec4 boundary) before arrays.
     pub fn align16(mut self) -> Self {
-        while self.words.len() % 4 != 0 {
+        while !self.words.len().is_multiple_of(4) {
             self.words.push(0);
         }
         self

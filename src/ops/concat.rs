@@ -5,10 +5,7 @@
 
 use super::grid::grid_1d;
 use super::spec::uniform::uniform;
-use super::spec::{
-    self, check_output, pack_i32, pack_u32, view_arg, Family, Launch, OverrideSlot, Sharing,
-    TypeSlot,
-};
+use super::spec::{self, check_output, pack_i32, pack_u32, view_arg, Family, Launch, OverrideSlot, Sharing, TypeSlot};
 use super::tensor::{coalesce, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
@@ -22,14 +19,8 @@ pub static FAMILY: Family = Family {
     file: "concat.wgsl",
     source: include_str!("../../shaders/concat.wgsl"),
     entries: &["copy", "copy_vec4"],
-    types: &[TypeSlot {
-        alias: "T",
-        dtypes: &[DType::F32, DType::F16, DType::I32, DType::U32],
-    }],
-    overrides: &[OverrideSlot {
-        name: "WG",
-        values: &[WG_SMALL, WG_LARGE],
-    }],
+    types: &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16, DType::I32, DType::U32] }],
+    overrides: &[OverrideSlot { name: "WG", values: &[WG_SMALL, WG_LARGE] }],
     uniform: <CopyParams as spec::Uniform>::layout,
 };
 
@@ -51,11 +42,7 @@ uniform! {
 }
 
 /// The launch that copies `x` into `y` (same shape and dtype, checked).
-fn plan_copy<'a>(
-    stream: &StreamShared,
-    x: &Tensor<'a>,
-    y: &Tensor<'a>,
-) -> Launch<'a, CopyParams, 2> {
+fn plan_copy<'a>(stream: &StreamShared, x: &Tensor<'a>, y: &Tensor<'a>) -> Launch<'a, CopyParams, 2> {
     let dev = &stream.device;
     let (xa, x_off) = view_arg("x", x);
     let (ya, y_off) = view_arg("y", y);
@@ -81,11 +68,7 @@ fn plan_copy<'a>(
         (x_offset, y_offset, units) = (x_off / 4, y_off / 4, units / 4);
     }
     let wg = if units < 1 << 14 { WG_SMALL } else { WG_LARGE };
-    let (groups, row) = grid_1d(
-        units as u64,
-        wg as u32,
-        dev.limits.max_compute_workgroups_per_dimension,
-    );
+    let (groups, row) = grid_1d(units as u64, wg as u32, dev.limits.max_compute_workgroups_per_dimension);
     let params = CopyParams {
         n: units as u32,
         row,
@@ -100,34 +83,18 @@ fn plan_copy<'a>(
         y_strides: pack_i32(&ys),
     };
     let (entry, xa, ya) = if vec4 {
-        (
-            "copy_vec4",
-            spec::Arg { name: "x4", ..xa },
-            spec::Arg { name: "y4", ..ya },
-        )
+        ("copy_vec4", spec::Arg { name: "x4", ..xa }, spec::Arg { name: "y4", ..ya })
     } else {
         ("copy", xa, ya)
     };
-    Launch {
-        variant: FAMILY.variant(entry, &[x.dtype], &[wg]),
-        params,
-        args: [xa, ya],
-        groups,
-    }
+    Launch { variant: FAMILY.variant(entry, &[x.dtype], &[wg]), params, args: [xa, ya], groups }
 }
 
 /// An axis in [-rank, rank) as an index.
 fn axis_of(what: &str, axis: i32, rank: usize) -> Result<usize> {
-    let a = if axis < 0 {
-        axis as i64 + rank as i64
-    } else {
-        axis as i64
-    };
+    let a = if axis < 0 { axis as i64 + rank as i64 } else { axis as i64 };
     if a < 0 || a >= rank as i64 {
-        bail!(
-            OutOfRange,
-            "{what}: axis {axis} is out of range for rank {rank}"
-        );
+        bail!(OutOfRange, "{what}: axis {axis} is out of range for rank {rank}");
     }
     Ok(a as usize)
 }
@@ -149,28 +116,13 @@ pub fn concat(stream: &StreamShared, inputs: &[Tensor], axis: i32, out: &Tensor)
     for (i, t) in inputs.iter().enumerate() {
         same_device(dev, &[t])?;
         if t.dtype != out.dtype {
-            bail!(
-                DtypeMismatch,
-                "{what}: input {i} is {}, out is {}",
-                t.dtype.wgsl(),
-                out.dtype.wgsl()
-            );
+            bail!(DtypeMismatch, "{what}: input {i} is {}, out is {}", t.dtype.wgsl(), out.dtype.wgsl());
         }
         if t.rank() != out.rank() {
-            bail!(
-                ShapeMismatch,
-                "{what}: input {i} has rank {}, out {}",
-                t.rank(),
-                out.rank()
-            );
+            bail!(ShapeMismatch, "{what}: input {i} has rank {}, out {}", t.rank(), out.rank());
         }
         if let Some(d) = (0..t.rank()).find(|&d| d != axis && t.shape[d] != out.shape[d]) {
-            bail!(
-                ShapeMismatch,
-                "{what}: input {i} has {} entries along dim {d}, out {}",
-                t.shape[d],
-                out.shape[d]
-            );
+            bail!(ShapeMismatch, "{what}: input {i} has {} entries along dim {d}, out {}", t.shape[d], out.shape[d]);
         }
         total += t.shape[axis];
     }
@@ -225,25 +177,16 @@ pub fn slice_view(
     let norm = |v: i64| if v < 0 { v + n } else { v };
     let (a, b) = (norm(start), norm(stop));
     if !(0 <= a && a <= b && b <= n) {
-        bail!(
-            OutOfRange,
-            "{what}: [{start}, {stop}) is not a range within [0, {n}] along axis {axis}"
-        );
+        bail!(OutOfRange, "{what}: [{start}, {stop}) is not a range within [0, {n}] along axis {axis}");
     }
     if step < 1 {
-        bail!(
-            InvalidArgument,
-            "{what}: step must be at least 1, not {step}"
-        );
+        bail!(InvalidArgument, "{what}: step must be at least 1, not {step}");
     }
     let len = (b - a + step - 1) / step;
     let first = offset as i64 + if len > 0 { a * strides[axis] as i64 } else { 0 };
     let stride = strides[axis] as i64 * step;
     if first < 0 || isize::try_from(stride).is_err() {
-        bail!(
-            OutOfRange,
-            "{what}: the resulting view's offset or stride is out of range"
-        );
+        bail!(OutOfRange, "{what}: the resulting view's offset or stride is out of range");
     }
     Ok((len as usize, stride as isize, first as usize))
 }
@@ -255,20 +198,11 @@ mod tests {
     #[test]
     fn slices_are_views() {
         // rows 1, 3 of a [5, 4] row-major tensor at offset 2
-        assert_eq!(
-            slice_view(&[5, 4], &[4, 1], 2, 0, 1, 4, 2).unwrap(),
-            (2, 8, 6)
-        );
+        assert_eq!(slice_view(&[5, 4], &[4, 1], 2, 0, 1, 4, 2).unwrap(), (2, 8, 6));
         // the last 3 columns
-        assert_eq!(
-            slice_view(&[5, 4], &[4, 1], 0, -1, -3, 4, 1).unwrap(),
-            (3, 1, 1)
-        );
+        assert_eq!(slice_view(&[5, 4], &[4, 1], 0, -1, -3, 4, 1).unwrap(), (3, 1, 1));
         // empty
-        assert_eq!(
-            slice_view(&[5, 4], &[4, 1], 0, 0, 5, 5, 1).unwrap(),
-            (0, 4, 0)
-        );
+        assert_eq!(slice_view(&[5, 4], &[4, 1], 0, 0, 5, 5, 1).unwrap(), (0, 4, 0));
         assert!(slice_view(&[5, 4], &[4, 1], 0, 0, 3, 2, 1).is_err());
         assert!(slice_view(&[5, 4], &[4, 1], 0, 0, 0, 6, 1).is_err());
         assert!(slice_view(&[5, 4], &[4, 1], 0, 2, 0, 1, 1).is_err());

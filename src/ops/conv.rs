@@ -2,10 +2,10 @@
 //! as a batched GEMM, one-input-channel-per-group (depthwise) convolutions
 //! a direct kernel, everything else an implicit GEMM.
 
+use super::common::whole;
 use super::common::{kernel, launch, Params};
 use super::grid::grid_1d;
 use super::matmul::{check_output, gemm_views, RowBias};
-use super::common::whole;
 use super::reduce_kernels::{launch as launch_slots, row_grid};
 use super::split::{scratch, CHUNK_LEN, K_CHUNK};
 use super::tensor::{check_kernel_counts, expect_shape, numel, same_device, DType, Tensor};
@@ -61,11 +61,7 @@ fn depthwise(
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
     let total = out.numel() as u64;
     let taps = kh * kw;
-    let chunks = if taps > DIRECT_MAX_TAPS {
-        taps.div_ceil(CHUNK_LEN)
-    } else {
-        1
-    };
+    let chunks = if taps > DIRECT_MAX_TAPS { taps.div_ceil(CHUNK_LEN) } else { 1 };
     let params = |row: u32| {
         let mut p = base().u32(row);
         for s in [&input.strides, &weight.strides, &out.strides] {
@@ -85,13 +81,7 @@ fn depthwise(
     if taps <= DIRECT_MAX_TAPS {
         let (grid, row) = grid_1d(total, 256, max_dim);
         let kern = kernel(dev, "conv_direct.wgsl", "conv_direct", &values)?;
-        return launch(
-            stream,
-            &kern,
-            &[input, weight, bias, out],
-            params(row).bytes(),
-            grid,
-        );
+        return launch(stream, &kern, &[input, weight, bias, out], params(row).bytes(), grid);
     }
     let (groups, per_y) = row_grid(chunks as u32, total as usize, max_dim);
     if chunks == 1 {
@@ -114,22 +104,10 @@ fn depthwise(
     }
     let parts = scratch(dev, bytes)?;
     let kern = kernel(dev, "conv_direct.wgsl", "conv_direct_chunks", &values)?;
-    launch_slots(
-        stream,
-        &kern,
-        &[input.bind(0), weight.bind(1), whole(5, &parts)],
-        &params(per_y),
-        groups,
-    )?;
+    launch_slots(stream, &kern, &[input.bind(0), weight.bind(1), whole(5, &parts)], &params(per_y), groups)?;
     let (grid, row) = grid_1d(total, 256, max_dim);
     let finish = kernel(dev, "conv_direct.wgsl", "conv_direct_finish", &values)?;
-    launch_slots(
-        stream,
-        &finish,
-        &[bias.bind(2), out.bind(3), whole(5, &parts)],
-        &params(row),
-        grid,
-    )
+    launch_slots(stream, &finish, &[bias.bind(2), out.bind(3), whole(5, &parts)], &params(row), grid)
 }
 
 pub fn conv2d(
@@ -148,64 +126,28 @@ pub fn conv2d(
     same_device(dev, &all)?;
     for t in &all {
         if t.dtype != input.dtype {
-            bail!(
-                DtypeMismatch,
-                "conv2d: input is {} but another operand is {}",
-                input.dtype.wgsl(),
-                t.dtype.wgsl()
-            );
+            bail!(DtypeMismatch, "conv2d: input is {} but another operand is {}", input.dtype.wgsl(), t.dtype.wgsl());
         }
     }
     if input.dtype != DType::F32 {
-        bail!(
-            Unsupported,
-            "conv2d: {} is not supported (f32 only)",
-            input.dtype.wgsl()
-        );
+        bail!(Unsupported, "conv2d: {} is not supported (f32 only)", input.dtype.wgsl());
     }
     for (t, name) in [(input, "input"), (weight, "weight"), (out, "out")] {
         if t.rank() != 4 {
-            bail!(
-                ShapeMismatch,
-                "conv2d: {name} has rank {}; expected 4",
-                t.rank()
-            );
+            bail!(ShapeMismatch, "conv2d: {name} has rank {}; expected 4", t.rank());
         }
     }
-    let (sh, sw) = (
-        params.stride[0].max(1) as usize,
-        params.stride[1].max(1) as usize,
-    );
-    let (dh, dw) = (
-        params.dilation[0].max(1) as usize,
-        params.dilation[1].max(1) as usize,
-    );
+    let (sh, sw) = (params.stride[0].max(1) as usize, params.stride[1].max(1) as usize);
+    let (dh, dw) = (params.dilation[0].max(1) as usize, params.dilation[1].max(1) as usize);
     let (ph, pw) = (params.pad[0] as usize, params.pad[1] as usize);
     let groups = params.groups.max(1) as usize;
-    let [n, c, h, w] = [
-        input.shape[0],
-        input.shape[1],
-        input.shape[2],
-        input.shape[3],
-    ];
-    let [o, cg, kh, kw] = [
-        weight.shape[0],
-        weight.shape[1],
-        weight.shape[2],
-        weight.shape[3],
-    ];
+    let [n, c, h, w] = [input.shape[0], input.shape[1], input.shape[2], input.shape[3]];
+    let [o, cg, kh, kw] = [weight.shape[0], weight.shape[1], weight.shape[2], weight.shape[3]];
     if c % groups != 0 || o % groups != 0 {
-        bail!(
-            ShapeMismatch,
-            "conv2d: {c} input and {o} output channels are not both divisible by {groups} groups"
-        );
+        bail!(ShapeMismatch, "conv2d: {c} input and {o} output channels are not both divisible by {groups} groups");
     }
     if cg != c / groups {
-        bail!(
-            ShapeMismatch,
-            "conv2d: weight has {cg} input channels per group; input gives {}",
-            c / groups
-        );
+        bail!(ShapeMismatch, "conv2d: weight has {cg} input channels per group; input gives {}", c / groups);
     }
     if kh == 0 || kw == 0 {
         bail!(ShapeMismatch, "conv2d: the kernel is empty ({kh}x{kw})");
@@ -214,10 +156,7 @@ pub fn conv2d(
         expect_shape(b, &[o], "conv2d: bias")?;
     }
     let (Some(oh), Some(ow)) = (out_size(h, kh, sh, ph, dh), out_size(w, kw, sw, pw, dw)) else {
-        bail!(
-            ShapeMismatch,
-            "conv2d: the padded input {h}x{w} is smaller than the dilated {kh}x{kw} kernel"
-        );
+        bail!(ShapeMismatch, "conv2d: the padded input {h}x{w} is smaller than the dilated {kh}x{kw} kernel");
     };
     expect_shape(out, &[n, o, oh, ow], "conv2d: out")?;
     // Dims of out are bounded by its buffer; those of input and weight may
@@ -259,25 +198,11 @@ pub fn conv2d(
         && flat_out
         && oh * ow >= 256
     {
-        let a = Tensor {
-            shape: vec![o, c],
-            strides: vec![weight.strides[0], weight.strides[1]],
-            ..weight.clone()
-        };
-        let b = Tensor {
-            shape: vec![n, c, h * w],
-            strides: vec![input.strides[0], input.strides[1], 1],
-            ..input.clone()
-        };
-        let cv = Tensor {
-            shape: vec![n, o, oh * ow],
-            strides: vec![out.strides[0], out.strides[1], 1],
-            ..out.clone()
-        };
-        let rb = bias.map(|t| RowBias {
-            tensor: t,
-            stride: t.strides[0],
-        });
+        let a = Tensor { shape: vec![o, c], strides: vec![weight.strides[0], weight.strides[1]], ..weight.clone() };
+        let b =
+            Tensor { shape: vec![n, c, h * w], strides: vec![input.strides[0], input.strides[1], 1], ..input.clone() };
+        let cv = Tensor { shape: vec![n, o, oh * ow], strides: vec![out.strides[0], out.strides[1], 1], ..out.clone() };
+        let rb = bias.map(|t| RowBias { tensor: t, stride: t.strides[0] });
         return gemm_views(stream, 1.0, &a, &b, 0.0, &cv, rb);
     }
 
@@ -311,13 +236,7 @@ pub fn conv2d(
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
 
     if cg == 1 && groups > 1 {
-        return depthwise(
-            stream,
-            &base,
-            [input, weight, bias_t, out],
-            [o, kh, kw],
-            bias_flag,
-        );
+        return depthwise(stream, &base, [input, weight, bias_t, out], [o, kh, kw], bias_flag);
     }
     let mut p = base();
 
@@ -332,20 +251,12 @@ pub fn conv2d(
     // on an H200) and a long K: split K over workgroups that add partial sums
     // into the output, set to the bias first. Only with 64x64 tiles: measured
     // on an H200, larger tiles with the adding epilogue run far slower.
-    let mut splits = if tiles64 < 320 && k >= 1024 {
-        (1024 / tiles64).clamp(1, k / 512)
-    } else {
-        1
-    }
-    .max(min_splits);
+    let mut splits = if tiles64 < 320 && k >= 1024 { (1024 / tiles64).clamp(1, k / 512) } else { 1 }.max(min_splits);
     let k_chunk = k.div_ceil(splits).div_ceil(bk) * bk;
     splits = k.div_ceil(k_chunk).max(1);
     let groups_xy = [og.div_ceil(64 * rn), m.div_ceil(64 * rm)];
     if groups_xy.iter().any(|&g| g > max_dim as usize) || groups * splits > max_dim as usize {
-        bail!(
-            TooLarge,
-            "conv2d: the output needs more workgroups than this adapter allows per dimension"
-        );
+        bail!(TooLarge, "conv2d: the output needs more workgroups than this adapter allows per dimension");
     }
     p = p.u32(splits as u32);
     for s in [&input.strides, &weight.strides, &out.strides] {
@@ -373,13 +284,8 @@ pub fn conv2d(
         let init = kernel(dev, "conv_init.wgsl", "conv_init", &[("BIAS", bias_flag)])?;
         launch(stream, &init, &[bias_t, out], ip.bytes(), grid)?;
     }
-    let (rm_s, rn_s, bk_s, kh_s, kw_s) = (
-        rm.to_string(),
-        rn.to_string(),
-        bk.to_string(),
-        kh.to_string(),
-        kw.to_string(),
-    );
+    let (rm_s, rn_s, bk_s, kh_s, kw_s) =
+        (rm.to_string(), rn.to_string(), bk.to_string(), kh.to_string(), kw.to_string());
     let kern = kernel(
         dev,
         "conv.wgsl",
@@ -394,16 +300,6 @@ pub fn conv2d(
             ("SPLIT", if split { "true" } else { "false" }),
         ],
     )?;
-    let grid = [
-        groups_xy[0] as u32,
-        groups_xy[1] as u32,
-        (groups * splits) as u32,
-    ];
-    launch(
-        stream,
-        &kern,
-        &[input, weight, bias_t, out],
-        p.bytes(),
-        grid,
-    )
+    let grid = [groups_xy[0] as u32, groups_xy[1] as u32, (groups * splits) as u32];
+    launch(stream, &kern, &[input, weight, bias_t, out], p.bytes(), grid)
 }

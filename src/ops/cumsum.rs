@@ -7,9 +7,7 @@
 
 use super::grid::grid_1d;
 use super::spec::uniform::uniform;
-use super::spec::{
-    self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, Sharing, TypeSlot,
-};
+use super::spec::{self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, Sharing, TypeSlot};
 use super::split::scratch;
 use super::tensor::{coalesce, expect_shape, same_device, DType, Tensor};
 use crate::bail;
@@ -33,24 +31,10 @@ const CHUNK: usize = 256;
 pub static FAMILY: Family = Family {
     file: "cumsum.wgsl",
     source: include_str!("../../shaders/cumsum.wgsl"),
-    entries: &[
-        "scan_rows",
-        "tile_sums",
-        "scan_partials",
-        "scan_tiles",
-        "cols_direct",
-        "cols_sums",
-        "cols_apply",
-    ],
+    entries: &["scan_rows", "tile_sums", "scan_partials", "scan_tiles", "cols_direct", "cols_sums", "cols_apply"],
     types: &[
-        TypeSlot {
-            alias: "T",
-            dtypes: &[DType::F32, DType::F16, DType::I32, DType::U32],
-        },
-        TypeSlot {
-            alias: "A",
-            dtypes: &[DType::F32, DType::I32, DType::U32],
-        },
+        TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16, DType::I32, DType::U32] },
+        TypeSlot { alias: "A", dtypes: &[DType::F32, DType::I32, DType::U32] },
     ],
     overrides: &[],
     uniform: <ScanParams as spec::Uniform>::layout,
@@ -91,27 +75,14 @@ pub fn cumsum(stream: &StreamShared, x: &Tensor, axis: i32, out: &Tensor) -> Res
     dev.check_alive()?;
     same_device(dev, &[x, out])?;
     if out.dtype != x.dtype {
-        bail!(
-            DtypeMismatch,
-            "{what}: out is {}, in is {}",
-            out.dtype.wgsl(),
-            x.dtype.wgsl()
-        );
+        bail!(DtypeMismatch, "{what}: out is {}, in is {}", out.dtype.wgsl(), x.dtype.wgsl());
     }
     x.dtype.check_device(dev)?;
     expect_shape(out, &x.shape, "out")?;
     let r = x.rank().max(1) as i64;
-    let a = if axis < 0 {
-        axis as i64 + r
-    } else {
-        axis as i64
-    };
+    let a = if axis < 0 { axis as i64 + r } else { axis as i64 };
     if a < 0 || a >= r {
-        bail!(
-            OutOfRange,
-            "{what}: axis {axis} is out of range for rank {}",
-            x.rank()
-        );
+        bail!(OutOfRange, "{what}: axis {axis} is out of range for rank {}", x.rank());
     }
     check_output(what, out, &[("in", x)], Sharing::Separate)?;
     if x.numel() == 0 {
@@ -121,24 +92,14 @@ pub fn cumsum(stream: &StreamShared, x: &Tensor, axis: i32, out: &Tensor) -> Res
     let (shape, xs, ys, axis) = if x.rank() == 0 {
         (vec![1], vec![1], vec![1], 0)
     } else {
-        (
-            x.shape.clone(),
-            x.strides.clone(),
-            out.strides.clone(),
-            a as usize,
-        )
+        (x.shape.clone(), x.strides.clone(), out.strides.clone(), a as usize)
     };
     let len = shape[axis];
     let others: Vec<usize> = (0..shape.len()).filter(|&d| d != axis).collect();
     let outer: Vec<usize> = others.iter().map(|&d| shape[d]).collect();
     let rows: usize = outer.iter().product();
-    let (mut oshape, ostrides) = coalesce(
-        &outer,
-        &[
-            others.iter().map(|&d| xs[d]).collect(),
-            others.iter().map(|&d| ys[d]).collect(),
-        ],
-    );
+    let (mut oshape, ostrides) =
+        coalesce(&outer, &[others.iter().map(|&d| xs[d]).collect(), others.iter().map(|&d| ys[d]).collect()]);
     let (mut oxs, mut oys) = (ostrides[0].clone(), ostrides[1].clone());
     if oshape.is_empty() {
         (oshape, oxs, oys) = (vec![1], vec![0], vec![0]);
@@ -174,12 +135,7 @@ pub fn cumsum(stream: &StreamShared, x: &Tensor, axis: i32, out: &Tensor) -> Res
         let tiles = len.div_ceil(TILE);
         if tiles <= 8 || (rows >= 512 && tiles * LOOPS_PER_TILE <= MAX_LOOP) {
             let (groups, row) = per_group(rows);
-            let l = Launch {
-                variant: variant("scan_rows"),
-                params: params(tiles, TILE, row),
-                args: [xa, ya],
-                groups,
-            };
+            let l = Launch { variant: variant("scan_rows"), params: params(tiles, TILE, row), args: [xa, ya], groups };
             return spec::record(stream, &l);
         }
         let parts = partials(stream, rows * tiles)?;
@@ -210,12 +166,7 @@ pub fn cumsum(stream: &StreamShared, x: &Tensor, axis: i32, out: &Tensor) -> Res
     }
     if len <= CHUNK || (rows >= 1 << 16 && len <= MAX_LOOP) {
         let (groups, row) = per_invocation(rows);
-        let l = Launch {
-            variant: variant("cols_direct"),
-            params: params(1, len, row),
-            args: [xa, ya],
-            groups,
-        };
+        let l = Launch { variant: variant("cols_direct"), params: params(1, len, row), args: [xa, ya], groups };
         return spec::record(stream, &l);
     }
     let chunk = CHUNK.max(len.div_ceil(MAX_LOOP));
@@ -252,10 +203,7 @@ fn partials(stream: &StreamShared, n: usize) -> Result<Arc<Buffer>> {
     let bytes = n as u64 * 4;
     let max = stream.device.limits.max_storage_buffer_binding_size;
     if bytes > max {
-        bail!(
-            TooLarge,
-            "cumsum: {bytes} bytes of partial sums; the adapter binds at most {max}"
-        );
+        bail!(TooLarge, "cumsum: {bytes} bytes of partial sums; the adapter binds at most {max}");
     }
     scratch(&stream.device, bytes)
 }

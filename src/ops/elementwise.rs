@@ -26,10 +26,7 @@ pub enum BinaryOp {
 
 impl BinaryOp {
     pub fn is_comparison(self) -> bool {
-        matches!(
-            self,
-            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
-        )
+        matches!(self, BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge)
     }
 }
 
@@ -87,11 +84,7 @@ fn binary_expr(op: BinaryOp, dtype: DType, rhs: &str) -> Result<String> {
         BinaryOp::Div if dtype == DType::I32 => DIV_I32.replace("x1", rhs),
         BinaryOp::Div => DIV_U32.replace("x1", rhs),
         BinaryOp::Pow if float => format!("VO(pow_c(C(x0), C({rhs})))"),
-        BinaryOp::Pow => bail!(
-            Unsupported,
-            "pow supports f32 and f16, not {}",
-            dtype.wgsl()
-        ),
+        BinaryOp::Pow => bail!(Unsupported, "pow supports f32 and f16, not {}", dtype.wgsl()),
         BinaryOp::Maximum => extreme("max"),
         BinaryOp::Minimum => extreme("min"),
         BinaryOp::Eq => cmp("=="),
@@ -108,11 +101,7 @@ fn binary_expr(op: BinaryOp, dtype: DType, rhs: &str) -> Result<String> {
 }
 
 fn check_out_dtype(op: BinaryOp, a: &Tensor, out: &Tensor) -> Result<()> {
-    let want = if op.is_comparison() {
-        DType::U32
-    } else {
-        a.dtype
-    };
+    let want = if op.is_comparison() { DType::U32 } else { a.dtype };
     if out.dtype != want {
         bail!(
             DtypeMismatch,
@@ -125,52 +114,19 @@ fn check_out_dtype(op: BinaryOp, a: &Tensor, out: &Tensor) -> Result<()> {
     Ok(())
 }
 
-pub fn binary(
-    stream: &StreamShared,
-    op: BinaryOp,
-    a: &Tensor,
-    b: &Tensor,
-    out: &Tensor,
-) -> Result<()> {
+pub fn binary(stream: &StreamShared, op: BinaryOp, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
     if a.dtype != b.dtype {
-        bail!(
-            DtypeMismatch,
-            "{op:?}: a is {} and b is {}",
-            a.dtype.wgsl(),
-            b.dtype.wgsl()
-        );
+        bail!(DtypeMismatch, "{op:?}: a is {} and b is {}", a.dtype.wgsl(), b.dtype.wgsl());
     }
     check_out_dtype(op, a, out)?;
     let expr = binary_expr(op, a.dtype, "x1")?;
-    run(
-        stream,
-        &Map {
-            inputs: &[a, b],
-            out,
-            expr: &expr,
-            scalars: [None, None],
-        },
-    )
+    run(stream, &Map { inputs: &[a, b], out, expr: &expr, scalars: [None, None] })
 }
 
-pub fn binary_scalar(
-    stream: &StreamShared,
-    op: BinaryOp,
-    a: &Tensor,
-    scalar: f64,
-    out: &Tensor,
-) -> Result<()> {
+pub fn binary_scalar(stream: &StreamShared, op: BinaryOp, a: &Tensor, scalar: f64, out: &Tensor) -> Result<()> {
     check_out_dtype(op, a, out)?;
     let expr = binary_expr(op, a.dtype, "s0")?;
-    run(
-        stream,
-        &Map {
-            inputs: &[a],
-            out,
-            expr: &expr,
-            scalars: [Some(Scalar::of(a.dtype, scalar)), None],
-        },
-    )
+    run(stream, &Map { inputs: &[a], out, expr: &expr, scalars: [Some(Scalar::of(a.dtype, scalar)), None] })
 }
 
 fn unary_expr(op: UnaryOp, dtype: DType) -> Result<&'static str> {
@@ -179,11 +135,7 @@ fn unary_expr(op: UnaryOp, dtype: DType) -> Result<&'static str> {
         bail!(
             Unsupported,
             "{op:?} supports f32 and f16{}, not {}",
-            if matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu) {
-                " and i32"
-            } else {
-                ""
-            },
+            if matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu) { " and i32" } else { "" },
             dtype.wgsl()
         );
     }
@@ -211,12 +163,7 @@ fn unary_expr(op: UnaryOp, dtype: DType) -> Result<&'static str> {
 
 fn same_dtype(a: &Tensor, out: &Tensor, what: &str) -> Result<()> {
     if a.dtype != out.dtype {
-        bail!(
-            DtypeMismatch,
-            "{what}: input is {} but output is {}",
-            a.dtype.wgsl(),
-            out.dtype.wgsl()
-        );
+        bail!(DtypeMismatch, "{what}: input is {} but output is {}", a.dtype.wgsl(), out.dtype.wgsl());
     }
     Ok(())
 }
@@ -224,38 +171,18 @@ fn same_dtype(a: &Tensor, out: &Tensor, what: &str) -> Result<()> {
 pub fn unary(stream: &StreamShared, op: UnaryOp, a: &Tensor, out: &Tensor) -> Result<()> {
     same_dtype(a, out, &format!("{op:?}"))?;
     let expr = unary_expr(op, a.dtype)?;
-    run(
-        stream,
-        &Map {
-            inputs: &[a],
-            out,
-            expr,
-            scalars: [None, None],
-        },
-    )
+    run(stream, &Map { inputs: &[a], out, expr, scalars: [None, None] })
 }
 
 pub fn leaky_relu(stream: &StreamShared, a: &Tensor, slope: f32, out: &Tensor) -> Result<()> {
     same_dtype(a, out, "leaky_relu")?;
     if !a.dtype.is_float() {
-        bail!(
-            Unsupported,
-            "leaky_relu supports f32 and f16, not {}",
-            a.dtype.wgsl()
-        );
+        bail!(Unsupported, "leaky_relu supports f32 and f16, not {}", a.dtype.wgsl());
     }
     // In f32 with an f32 slope for f16 tensors too, as PyTorch computes it:
     // a slope rounded to f16 could become 0 and turn -inf into NaN.
     let expr = "VO(select(C(x0) * s0, C(x0), x0 >= V0(0.0)))";
-    run(
-        stream,
-        &Map {
-            inputs: &[a],
-            out,
-            expr,
-            scalars: [Some(Scalar::of(DType::F32, slope as f64)), None],
-        },
-    )
+    run(stream, &Map { inputs: &[a], out, expr, scalars: [Some(Scalar::of(DType::F32, slope as f64)), None] })
 }
 
 pub fn clamp(stream: &StreamShared, a: &Tensor, lo: f64, hi: f64, out: &Tensor) -> Result<()> {
@@ -264,81 +191,29 @@ pub fn clamp(stream: &StreamShared, a: &Tensor, lo: f64, hi: f64, out: &Tensor) 
         bail!(InvalidArgument, "clamp bounds must not be NaN");
     }
     // NaN stays NaN (min and max would pick a bound).
-    let expr = if a.dtype.is_float() {
-        "select(min(max(x0, s0), s1), x0, isnan_c(C(x0)))"
-    } else {
-        "min(max(x0, s0), s1)"
-    };
+    let expr =
+        if a.dtype.is_float() { "select(min(max(x0, s0), s1), x0, isnan_c(C(x0)))" } else { "min(max(x0, s0), s1)" };
     let scalars = [Some(Scalar::of(a.dtype, lo)), Some(Scalar::of(a.dtype, hi))];
-    run(
-        stream,
-        &Map {
-            inputs: &[a],
-            out,
-            expr,
-            scalars,
-        },
-    )
+    run(stream, &Map { inputs: &[a], out, expr, scalars })
 }
 
 pub fn fma(stream: &StreamShared, a: &Tensor, b: &Tensor, c: &Tensor, out: &Tensor) -> Result<()> {
     if a.dtype != b.dtype || a.dtype != c.dtype {
-        bail!(
-            DtypeMismatch,
-            "fma: a, b, c are {}, {}, {}",
-            a.dtype.wgsl(),
-            b.dtype.wgsl(),
-            c.dtype.wgsl()
-        );
+        bail!(DtypeMismatch, "fma: a, b, c are {}, {}, {}", a.dtype.wgsl(), b.dtype.wgsl(), c.dtype.wgsl());
     }
     same_dtype(a, out, "fma")?;
-    let expr = if a.dtype.is_float() {
-        "fma(x0, x1, x2)"
-    } else {
-        "x0 * x1 + x2"
-    };
-    run(
-        stream,
-        &Map {
-            inputs: &[a, b, c],
-            out,
-            expr,
-            scalars: [None, None],
-        },
-    )
+    let expr = if a.dtype.is_float() { "fma(x0, x1, x2)" } else { "x0 * x1 + x2" };
+    run(stream, &Map { inputs: &[a, b, c], out, expr, scalars: [None, None] })
 }
 
-pub fn where_(
-    stream: &StreamShared,
-    mask: &Tensor,
-    a: &Tensor,
-    b: &Tensor,
-    out: &Tensor,
-) -> Result<()> {
+pub fn where_(stream: &StreamShared, mask: &Tensor, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
     if mask.dtype != DType::U32 {
-        bail!(
-            DtypeMismatch,
-            "where: the mask must be u32, not {}",
-            mask.dtype.wgsl()
-        );
+        bail!(DtypeMismatch, "where: the mask must be u32, not {}", mask.dtype.wgsl());
     }
     if a.dtype != b.dtype {
-        bail!(
-            DtypeMismatch,
-            "where: a is {} and b is {}",
-            a.dtype.wgsl(),
-            b.dtype.wgsl()
-        );
+        bail!(DtypeMismatch, "where: a is {} and b is {}", a.dtype.wgsl(), b.dtype.wgsl());
     }
     same_dtype(a, out, "where")?;
     let expr = "select(x2, x1, x0 != V0(0u))";
-    run(
-        stream,
-        &Map {
-            inputs: &[mask, a, b],
-            out,
-            expr,
-            scalars: [None, None],
-        },
-    )
+    run(stream, &Map { inputs: &[mask, a, b], out, expr, scalars: [None, None] })
 }

@@ -7,9 +7,7 @@
 use super::common::{launch, Params};
 use super::grid::grid_1d;
 use super::half::f16_bits;
-use super::tensor::{
-    broadcast_shapes, broadcast_strides, coalesce, expect_shape, same_device, DType, Tensor,
-};
+use super::tensor::{broadcast_shapes, broadcast_strides, coalesce, expect_shape, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::device::Device;
@@ -63,33 +61,21 @@ pub struct Map<'t, 'a> {
 
 /// True if two views address exactly the same elements in the same order.
 fn same_view(a: &Tensor, b: &Tensor) -> bool {
-    if !a.same_buffer(b)
-        || a.dtype.size() != b.dtype.size()
-        || a.offset != b.offset
-        || a.numel() != b.numel()
-    {
+    if !a.same_buffer(b) || a.dtype.size() != b.dtype.size() || a.offset != b.offset || a.numel() != b.numel() {
         return false;
     }
     if a.rank() > b.rank() {
         return false;
     }
     let sa = broadcast_strides(a, &b.shape);
-    b.shape
-        .iter()
-        .zip(sa.iter().zip(&b.strides))
-        .all(|(&d, (x, y))| d <= 1 || x == y)
+    b.shape.iter().zip(sa.iter().zip(&b.strides)).all(|(&d, (x, y))| d <= 1 || x == y)
 }
 
 /// Reject output views where two elements share memory (a race on write).
 /// Sufficient test: sorted by |stride|, each dim steps past all smaller ones.
 pub fn check_output_view(out: &Tensor, what: &str) -> Result<()> {
-    let mut dims: Vec<(usize, usize)> = out
-        .shape
-        .iter()
-        .zip(&out.strides)
-        .filter(|(&d, _)| d > 1)
-        .map(|(&d, &s)| (s.unsigned_abs(), d))
-        .collect();
+    let mut dims: Vec<(usize, usize)> =
+        out.shape.iter().zip(&out.strides).filter(|(&d, _)| d > 1).map(|(&d, &s)| (s.unsigned_abs(), d)).collect();
     dims.sort();
     let mut span = 0usize;
     for (s, d) in dims {
@@ -118,11 +104,7 @@ fn validate(stream: &StreamShared, m: &Map) -> Result<Vec<&'static str>> {
         t.dtype.check_device(dev)?;
     }
     let shapes: Vec<&[usize]> = m.inputs.iter().map(|t| t.shape.as_slice()).collect();
-    let shape = if shapes.is_empty() {
-        m.out.shape.clone()
-    } else {
-        broadcast_shapes(&shapes)?
-    };
+    let shape = if shapes.is_empty() { m.out.shape.clone() } else { broadcast_shapes(&shapes)? };
     expect_shape(m.out, &shape, "the output")?;
     check_output_view(m.out, "out")?;
     let mut access = Vec::new();
@@ -133,7 +115,10 @@ fn validate(stream: &StreamShared, m: &Map) -> Result<Vec<&'static str>> {
             // Bound writable too: a buffer cannot be read-only and writable in one launch.
             access.push("read_write");
         } else {
-            bail!(InvalidArgument, "input {k} overlaps the output without being the same view (in-place needs identical views)");
+            bail!(
+                InvalidArgument,
+                "input {k} overlaps the output without being the same view (in-place needs identical views)"
+            );
         }
     }
     Ok(access)
@@ -171,11 +156,7 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
         return Ok(());
     }
     let shape = &m.out.shape;
-    let mut strides: Vec<Vec<isize>> = m
-        .inputs
-        .iter()
-        .map(|t| broadcast_strides(t, shape))
-        .collect();
+    let mut strides: Vec<Vec<isize>> = m.inputs.iter().map(|t| broadcast_strides(t, shape)).collect();
     strides.push(m.out.strides.clone());
     let (cshape, cstrides) = coalesce(shape, &strides);
     let dense = cshape.len() <= 1 && cstrides.iter().all(|s| s.iter().all(|&x| x == 1));
@@ -192,11 +173,7 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
         return launch_strided(stream, m, &access, false, 0, &cshape, &cstrides, &offsets);
     }
     // Dense: vec4 units for the 4-aligned bulk, then the tail element-wise.
-    let n4 = if n >= 4 && offsets.iter().all(|o| o % 4 == 0) {
-        n / 4
-    } else {
-        0
-    };
+    let n4 = if n >= 4 && offsets.iter().all(|o| o % 4 == 0) { n / 4 } else { 0 };
     let ones = vec![vec![1isize]; offsets.len()];
     if n4 > 0 {
         let offs: Vec<usize> = offsets.iter().map(|o| o / 4).collect();
@@ -224,19 +201,9 @@ fn render_values(
     let any_f16 = m.inputs.iter().any(|t| t.dtype == DType::F16)
         || m.out.dtype == DType::F16
         || m.scalars.iter().flatten().any(|s| s.dtype == DType::F16);
-    v.push((
-        "ENABLE",
-        if any_f16 {
-            "enable f16;".into()
-        } else {
-            String::new()
-        },
-    ));
-    const NAMES: [(&str, &str, &str, &str); 3] = [
-        ("V0", "ACC0", "B0", "LOAD0"),
-        ("V1", "ACC1", "B1", "LOAD1"),
-        ("V2", "ACC2", "B2", "LOAD2"),
-    ];
+    v.push(("ENABLE", if any_f16 { "enable f16;".into() } else { String::new() }));
+    const NAMES: [(&str, &str, &str, &str); 3] =
+        [("V0", "ACC0", "B0", "LOAD0"), ("V1", "ACC1", "B1", "LOAD1"), ("V2", "ACC2", "B2", "LOAD2")];
     for (k, (tv, acc, b, load)) in NAMES.iter().enumerate() {
         if k < nin {
             v.push((tv, vec_type(m.inputs[k].dtype, vec)));
@@ -253,45 +220,13 @@ fn render_values(
     v.push(("VO", vec_type(m.out.dtype, vec)));
     v.push(("BO", nin.to_string()));
     v.push(("BP", (nin + 1).to_string()));
-    v.push((
-        "VI",
-        if vec {
-            "vec4<u32>".into()
-        } else {
-            "u32".into()
-        },
-    ));
-    v.push((
-        "C",
-        if vec {
-            "vec4<f32>".into()
-        } else {
-            "f32".into()
-        },
-    ));
-    v.push((
-        "CU",
-        if vec {
-            "vec4<u32>".into()
-        } else {
-            "u32".into()
-        },
-    ));
-    v.push((
-        "CB",
-        if vec {
-            "vec4<bool>".into()
-        } else {
-            "bool".into()
-        },
-    ));
+    v.push(("VI", if vec { "vec4<u32>".into() } else { "u32".into() }));
+    v.push(("C", if vec { "vec4<f32>".into() } else { "f32".into() }));
+    v.push(("CU", if vec { "vec4<u32>".into() } else { "u32".into() }));
+    v.push(("CB", if vec { "vec4<bool>".into() } else { "bool".into() }));
     v.push((
         "IX_S",
-        if vec {
-            "vec4<u32>(p.base + 4u * i) + vec4<u32>(0u, 1u, 2u, 3u)".into()
-        } else {
-            "p.base + i".into()
-        },
+        if vec { "vec4<u32>(p.base + 4u * i) + vec4<u32>(0u, 1u, 2u, 3u)".into() } else { "p.base + i".into() },
     ));
     v.push(("S0", scalar_expr(m.scalars[0], 0, vec)));
     v.push(("S1", scalar_expr(m.scalars[1], 1, vec)));
@@ -332,12 +267,7 @@ fn variant(
     // One ASCII byte per property, then the op's expression.
     let dtype = |d: DType| b'0' + d as u8;
     let mut key = Vec::with_capacity(16 + m.expr.len());
-    key.extend_from_slice(&[
-        b'0' + items as u8,
-        b'0' + rank as u8,
-        vec as u8 + b'0',
-        dtype(m.out.dtype),
-    ]);
+    key.extend_from_slice(&[b'0' + items as u8, b'0' + rank as u8, vec as u8 + b'0', dtype(m.out.dtype)]);
     for (t, a) in m.inputs.iter().zip(access) {
         key.extend_from_slice(&[dtype(t.dtype), if *a == "read" { b'r' } else { b'w' }]);
     }
@@ -346,12 +276,11 @@ fn variant(
     }
     key.push(b'|');
     key.extend_from_slice(m.expr.as_bytes());
-    dev.kernels
-        .get_keyed(dev, "elementwise.wgsl", entry, &key, || {
-            let values = render_values(items, m, access, vec, rank);
-            let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-            crate::shaders::render(crate::shaders::source("elementwise.wgsl"), &refs)
-        })
+    dev.kernels.get_keyed(dev, "elementwise.wgsl", entry, &key, || {
+        let values = render_values(items, m, access, vec, rank);
+        let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        crate::shaders::render(crate::shaders::source("elementwise.wgsl"), &refs)
+    })
 }
 
 /// The strided kernel for `n` items, with its grid.
@@ -363,20 +292,12 @@ fn dispatch(
     rank: usize,
     entry: &str,
     n: usize,
-) -> Result<(
-    std::sync::Arc<crate::runtime::kernel::Kernel>,
-    [u32; 3],
-    u32,
-)> {
+) -> Result<(std::sync::Arc<crate::runtime::kernel::Kernel>, [u32; 3], u32)> {
     let dev = &stream.device;
     let items = items_per_invocation(dev, n);
     let n = n.div_ceil(items);
     let k = variant(dev, entry, items, m, access, vec, rank)?;
-    let (groups, row) = grid_1d(
-        n as u64,
-        WG,
-        dev.limits.max_compute_workgroups_per_dimension,
-    );
+    let (groups, row) = grid_1d(n as u64, WG, dev.limits.max_compute_workgroups_per_dimension);
     Ok((k, groups, row))
 }
 
@@ -402,42 +323,41 @@ fn launch_strided(
     let nin = m.inputs.len();
     let mut params = header(m, n, row, shape.len(), base, offsets).array8_u32(shape, 1);
     // Per dim: (in0, in1, in2, out) strides.
-    let mut per_dim: Vec<isize> = Vec::with_capacity(32);
-    for d in 0..8 {
-        for k in 0..4 {
-            let op = if k < nin {
-                Some(k)
-            } else if k == 3 {
-                Some(nin)
-            } else {
-                None
-            };
-            per_dim.push(match op {
+    // Slot k holds input k, slot 3 the output; unused slots and dims are 0.
+    let operand = |k: usize| {
+        if k < nin {
+            Some(k)
+        } else if k == 3 {
+            Some(nin)
+        } else {
+            None
+        }
+    };
+    let per_dim: Vec<isize> = (0..8)
+        .flat_map(|d| {
+            (0..4).map(move |k| match operand(k) {
                 Some(o) if d < shape.len() => strides[o][d],
                 _ => 0,
-            });
-        }
-    }
+            })
+        })
+        .collect();
     for chunk in per_dim.chunks(8) {
         params = params.array8_i32(chunk);
     }
     launch(stream, &k, &tensors(m), params.bytes(), groups)
 }
 
+/// A strided problem's (shape, per-operand strides, per-operand offsets).
+type StridedView = (Vec<usize>, Vec<Vec<isize>>, Vec<usize>);
+
 /// The same strided problem in vec4 units, when every operand is dense
 /// along the innermost dim (e.g. a bias added to rows) and everything else
 /// is a multiple of 4 elements.
-fn vec4_view(
-    shape: &[usize],
-    strides: &[Vec<isize>],
-    offsets: &[usize],
-) -> Option<(Vec<usize>, Vec<Vec<isize>>, Vec<usize>)> {
+fn vec4_view(shape: &[usize], strides: &[Vec<isize>], offsets: &[usize]) -> Option<StridedView> {
     let last = shape.len().checked_sub(1)?;
-    let ok = shape[last] % 4 == 0
+    let ok = shape[last].is_multiple_of(4)
         && offsets.iter().all(|o| o % 4 == 0)
-        && strides
-            .iter()
-            .all(|s| s[last] == 1 && s[..last].iter().all(|x| x % 4 == 0));
+        && strides.iter().all(|s| s[last] == 1 && s[..last].iter().all(|x| x % 4 == 0));
     if !ok {
         return None;
     }
@@ -445,12 +365,7 @@ fn vec4_view(
     vshape[last] /= 4;
     let vstrides = strides
         .iter()
-        .map(|s| {
-            s.iter()
-                .enumerate()
-                .map(|(d, x)| if d == last { 1 } else { x / 4 })
-                .collect()
-        })
+        .map(|s| s.iter().enumerate().map(|(d, x)| if d == last { 1 } else { x / 4 }).collect())
         .collect();
     let voffsets = offsets.iter().map(|o| o / 4).collect();
     Some((vshape, vstrides, voffsets))
@@ -458,12 +373,7 @@ fn vec4_view(
 
 /// (batch, R, C) if the tiled kernel fits: one input, rank 2 or 3 after
 /// coalescing, the input dense along R and the output dense along C.
-fn transpose_dims(
-    stream: &StreamShared,
-    m: &Map,
-    shape: &[usize],
-    strides: &[Vec<isize>],
-) -> Option<[usize; 3]> {
+fn transpose_dims(stream: &StreamShared, m: &Map, shape: &[usize], strides: &[Vec<isize>]) -> Option<[usize; 3]> {
     let r = shape.len();
     if m.inputs.len() != 1 || !(2..=3).contains(&r) {
         return None;
@@ -475,8 +385,7 @@ fn transpose_dims(
     let batch = if r == 3 { shape[0] } else { 1 };
     let max = stream.device.limits.max_compute_workgroups_per_dimension as usize;
     let (rows, cols) = (shape[r - 2], shape[r - 1]);
-    (batch <= max && rows.div_ceil(32) <= max && cols.div_ceil(32) <= max)
-        .then_some([batch, rows, cols])
+    (batch <= max && rows.div_ceil(32) <= max && cols.div_ceil(32) <= max).then_some([batch, rows, cols])
 }
 
 fn launch_tiled(
@@ -502,10 +411,6 @@ fn launch_tiled(
     for chunk in per_dim.chunks(8) {
         params = params.array8_i32(chunk);
     }
-    let groups = [
-        cols.div_ceil(32) as u32,
-        rows.div_ceil(32) as u32,
-        batch as u32,
-    ];
+    let groups = [cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, batch as u32];
     launch(stream, &k, &tensors(m), params.bytes(), groups)
 }

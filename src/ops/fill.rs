@@ -6,13 +6,7 @@ use crate::error::Result;
 use crate::runtime::buffer::Buffer;
 use crate::runtime::stream::{Bind, Groups, StreamShared};
 
-pub fn fill_words(
-    stream: &StreamShared,
-    buffer: &Buffer,
-    offset: u64,
-    size: u64,
-    pattern: u32,
-) -> Result<()> {
+pub fn fill_words(stream: &StreamShared, buffer: &Buffer, offset: u64, size: u64, pattern: u32) -> Result<()> {
     let dev = &stream.device;
     dev.check_alive()?;
     // Before the empty-fill shortcut: a call is checked whatever its size.
@@ -20,11 +14,8 @@ pub fn fill_words(
         bail!(DeviceMismatch, "the buffer belongs to another device than the stream");
     }
     buffer.check_range(offset, size, "fill")?;
-    if offset % 4 != 0 || size % 4 != 0 {
-        bail!(
-            Alignment,
-            "fill offset ({offset}) and size ({size}) must be multiples of 4"
-        );
+    if !offset.is_multiple_of(4) || !size.is_multiple_of(4) {
+        bail!(Alignment, "fill offset ({offset}) and size ({size}) must be multiples of 4");
     }
     if size == 0 {
         return Ok(());

@@ -4,10 +4,7 @@
 
 use super::grid::grid_1d;
 use super::spec::uniform::uniform;
-use super::spec::{
-    self, check_output, pack_i32, pack_u32, view_arg, Family, Launch, OverrideSlot, Sharing,
-    TypeSlot,
-};
+use super::spec::{self, check_output, pack_i32, pack_u32, view_arg, Family, Launch, OverrideSlot, Sharing, TypeSlot};
 use super::tensor::{check_kernel_counts, coalesce, expect_shape, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
@@ -22,20 +19,8 @@ pub static FAMILY: Family = Family {
     file: "gather.wgsl",
     source: include_str!("../../shaders/gather.wgsl"),
     entries: &["gather", "gather_vec4"],
-    types: &[
-        TypeSlot {
-            alias: "T",
-            dtypes: ALL_DTYPES,
-        },
-        TypeSlot {
-            alias: "I",
-            dtypes: &[DType::I32, DType::U32],
-        },
-    ],
-    overrides: &[OverrideSlot {
-        name: "WG",
-        values: &[WG_SMALL, WG_LARGE],
-    }],
+    types: &[TypeSlot { alias: "T", dtypes: ALL_DTYPES }, TypeSlot { alias: "I", dtypes: &[DType::I32, DType::U32] }],
+    overrides: &[OverrideSlot { name: "WG", values: &[WG_SMALL, WG_LARGE] }],
     uniform: <GatherParams as spec::Uniform>::layout,
 };
 
@@ -72,38 +57,18 @@ struct Gather<'t, 'a> {
 }
 
 /// Checks every gathering operator shares: devices, dtypes, the output.
-fn check_common(
-    stream: &StreamShared,
-    what: &str,
-    x: &Tensor,
-    index: &Tensor,
-    out: &Tensor,
-) -> Result<()> {
+fn check_common(stream: &StreamShared, what: &str, x: &Tensor, index: &Tensor, out: &Tensor) -> Result<()> {
     let dev = &stream.device;
     dev.check_alive()?;
     same_device(dev, &[x, index, out])?;
     if !matches!(index.dtype, DType::I32 | DType::U32) {
-        bail!(
-            Unsupported,
-            "{what}: indices must be i32 or u32, not {}",
-            index.dtype.wgsl()
-        );
+        bail!(Unsupported, "{what}: indices must be i32 or u32, not {}", index.dtype.wgsl());
     }
     if out.dtype != x.dtype {
-        bail!(
-            DtypeMismatch,
-            "{what}: out is {}, the source is {}",
-            out.dtype.wgsl(),
-            x.dtype.wgsl()
-        );
+        bail!(DtypeMismatch, "{what}: out is {}, the source is {}", out.dtype.wgsl(), x.dtype.wgsl());
     }
     x.dtype.check_device(dev)?;
-    check_output(
-        what,
-        out,
-        &[("the source", x), ("the indices", index)],
-        Sharing::Separate,
-    )?;
+    check_output(what, out, &[("the source", x), ("the indices", index)], Sharing::Separate)?;
     Ok(())
 }
 
@@ -116,24 +81,14 @@ fn launch(stream: &StreamShared, g: &Gather) -> Result<()> {
     // A broadcast (zero-stride) source dim may be longer than kernels count.
     check_kernel_counts(g.what, &[("the gathered axis", g.axis_len)])?;
     if g.axis_len == 0 {
-        bail!(
-            OutOfRange,
-            "{}: every index is out of range: the gathered axis has length 0",
-            g.what
-        );
+        bail!(OutOfRange, "{}: every index is out of range: the gathered axis has length 0", g.what);
     }
     let dev = &stream.device;
     let (xa, x_off) = view_arg("x", x);
     let (ia, i_off) = view_arg("index", index);
     let (ya, y_off) = view_arg("y", out);
-    let (mut shape, strides) = coalesce(
-        &out.shape,
-        &[
-            g.x_strides.clone(),
-            out.strides.clone(),
-            g.index_strides.clone(),
-        ],
-    );
+    let (mut shape, strides) =
+        coalesce(&out.shape, &[g.x_strides.clone(), out.strides.clone(), g.index_strides.clone()]);
     let (mut xs, mut ys, is) = (strides[0].clone(), strides[1].clone(), strides[2].clone());
     if shape.is_empty() {
         shape.push(1);
@@ -160,11 +115,7 @@ fn launch(stream: &StreamShared, g: &Gather) -> Result<()> {
         (x_offset, y_offset, axis_stride, units) = (x_off / 4, y_off / 4, axis_stride / 4, n / 4);
     }
     let wg = if units < 1 << 14 { WG_SMALL } else { WG_LARGE };
-    let (groups, row) = grid_1d(
-        units as u64,
-        wg as u32,
-        dev.limits.max_compute_workgroups_per_dimension,
-    );
+    let (groups, row) = grid_1d(units as u64, wg as u32, dev.limits.max_compute_workgroups_per_dimension);
     let params = GatherParams {
         n: units as u32,
         row,
@@ -184,26 +135,10 @@ fn launch(stream: &StreamShared, g: &Gather) -> Result<()> {
         let xa = spec::Arg { name: "x4", ..xa };
         let ya = spec::Arg { name: "y4", ..ya };
         let variant = FAMILY.variant("gather_vec4", &types, &[wg]);
-        spec::record(
-            stream,
-            &Launch {
-                variant,
-                params,
-                args: [xa, ia, ya],
-                groups,
-            },
-        )
+        spec::record(stream, &Launch { variant, params, args: [xa, ia, ya], groups })
     } else {
         let variant = FAMILY.variant("gather", &types, &[wg]);
-        spec::record(
-            stream,
-            &Launch {
-                variant,
-                params,
-                args: [xa, ia, ya],
-                groups,
-            },
-        )
+        spec::record(stream, &Launch { variant, params, args: [xa, ia, ya], groups })
     }
 }
 
@@ -212,38 +147,22 @@ fn axis_of(what: &str, axis: i32, rank: usize) -> Result<usize> {
     let r = rank.max(1) as i32;
     let a = if axis < 0 { axis + r } else { axis };
     if a < 0 || a >= r {
-        bail!(
-            OutOfRange,
-            "{what}: axis {axis} is out of range for rank {rank}"
-        );
+        bail!(OutOfRange, "{what}: axis {axis} is out of range for rank {rank}");
     }
     Ok(a as usize)
 }
 
 /// `out = x` with dim `axis` replaced by the 1-D `index`'s entries:
 /// out[.., j, ..] = x[.., index[j], ..] (torch.index_select).
-pub fn index_select(
-    stream: &StreamShared,
-    x: &Tensor,
-    axis: i32,
-    index: &Tensor,
-    out: &Tensor,
-) -> Result<()> {
+pub fn index_select(stream: &StreamShared, x: &Tensor, axis: i32, index: &Tensor, out: &Tensor) -> Result<()> {
     let what = "index_select";
     check_common(stream, what, x, index, out)?;
     if x.rank() == 0 {
-        bail!(
-            InvalidArgument,
-            "{what}: the source must have rank 1 or more"
-        );
+        bail!(InvalidArgument, "{what}: the source must have rank 1 or more");
     }
     let axis = axis_of(what, axis, x.rank())?;
     if index.rank() != 1 {
-        bail!(
-            InvalidArgument,
-            "{what}: the indices must be 1-D, not rank {}",
-            index.rank()
-        );
+        bail!(InvalidArgument, "{what}: the indices must be 1-D, not rank {}", index.rank());
     }
     let mut shape = x.shape.clone();
     shape[axis] = index.shape[0];
@@ -270,29 +189,15 @@ pub fn index_select(
 /// out[i..] = x[i.. with coordinate `axis` replaced by index[i..]]
 /// (torch.gather): index has x's rank, out has index's shape, and along
 /// every other dim index is no longer than x.
-pub fn gather(
-    stream: &StreamShared,
-    x: &Tensor,
-    axis: i32,
-    index: &Tensor,
-    out: &Tensor,
-) -> Result<()> {
+pub fn gather(stream: &StreamShared, x: &Tensor, axis: i32, index: &Tensor, out: &Tensor) -> Result<()> {
     let what = "gather";
     check_common(stream, what, x, index, out)?;
     if x.rank() == 0 {
-        bail!(
-            InvalidArgument,
-            "{what}: the source must have rank 1 or more"
-        );
+        bail!(InvalidArgument, "{what}: the source must have rank 1 or more");
     }
     let axis = axis_of(what, axis, x.rank())?;
     if index.rank() != x.rank() {
-        bail!(
-            ShapeMismatch,
-            "{what}: the indices have rank {}, the source {}",
-            index.rank(),
-            x.rank()
-        );
+        bail!(ShapeMismatch, "{what}: the indices have rank {}, the source {}", index.rank(), x.rank());
     }
     if let Some(d) = (0..x.rank()).find(|&d| d != axis && index.shape[d] > x.shape[d]) {
         bail!(
@@ -320,19 +225,11 @@ pub fn gather(
 
 /// Rows of `table` (shape [V, ...]) by index: out has shape
 /// index.shape ++ table.shape[1..] and out[i.., ..] = table[index[i..], ..].
-pub fn embedding(
-    stream: &StreamShared,
-    table: &Tensor,
-    index: &Tensor,
-    out: &Tensor,
-) -> Result<()> {
+pub fn embedding(stream: &StreamShared, table: &Tensor, index: &Tensor, out: &Tensor) -> Result<()> {
     let what = "embedding";
     check_common(stream, what, table, index, out)?;
     if table.rank() == 0 {
-        bail!(
-            InvalidArgument,
-            "{what}: the table must have rank 1 or more"
-        );
+        bail!(InvalidArgument, "{what}: the table must have rank 1 or more");
     }
     let mut shape = index.shape.clone();
     shape.extend_from_slice(&table.shape[1..]);

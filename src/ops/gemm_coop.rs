@@ -31,34 +31,17 @@ impl Tile {
         (16 * self.fn_ * self.sgn) as usize
     }
     fn name(self) -> String {
-        format!(
-            "{}x{}x{}x{}x{}{}",
-            self.fm,
-            self.fn_,
-            self.sgm,
-            self.sgn,
-            self.bk,
-            if self.double { "d" } else { "" }
-        )
+        format!("{}x{}x{}x{}x{}{}", self.fm, self.fn_, self.sgm, self.sgn, self.bk, if self.double { "d" } else { "" })
     }
 }
 
 /// The tile used; chosen by measurement on an H200 (BENCHMARKS.md).
-pub(crate) const TILE: Tile = Tile {
-    fm: 4,
-    fn_: 4,
-    sgm: 2,
-    sgn: 2,
-    bk: 32,
-    double: false,
-};
+pub(crate) const TILE: Tile = Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 32, double: false };
 
 /// True if the adapter can run this kernel at all.
 pub fn available(dev: &Device) -> bool {
     dev.adapter.coop_f16
-        && dev
-            .features
-            .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16)
+        && dev.features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16)
         && dev.adapter.info.subgroup_min_size == 32
         && dev.adapter.info.subgroup_max_size == 32
 }
@@ -66,27 +49,17 @@ pub fn available(dev: &Device) -> bool {
 /// True if this problem fits the kernel's tiling exactly.
 /// (Offsets must also be multiples of 8 elements.)
 pub fn fits(m: usize, n: usize, k: usize) -> bool {
-    m % TILE.block_m() == 0 && n % TILE.block_n() == 0 && k % TILE.bk as usize == 0 && k > 0
+    m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n()) && k.is_multiple_of(TILE.bk as usize) && k > 0
 }
 
 pub fn source(t: Tile) -> String {
-    let Tile {
-        fm,
-        fn_,
-        sgm,
-        sgn,
-        bk,
-        double,
-    } = t;
+    let Tile { fm, fn_, sgm, sgn, bk, double } = t;
     let (bm, bn) = (t.block_m() as u32, t.block_n() as u32);
     let threads = 32 * sgm * sgn;
     // 16-byte vectors per tile, and how many each invocation moves.
     let a_vecs = bm * bk / 8;
     let b_vecs = bk * bn / 8;
-    assert!(
-        a_vecs % threads == 0 && b_vecs % threads == 0,
-        "tile {t:?} does not divide among its invocations"
-    );
+    assert!(a_vecs % threads == 0 && b_vecs % threads == 0, "tile {t:?} does not divide among its invocations");
     let (a_per, b_per) = (a_vecs / threads, b_vecs / threads);
     let mut decl = String::new();
     let mut body = String::new();
@@ -97,37 +70,25 @@ pub fn source(t: Tile) -> String {
     // A tile: BM rows of bk/8 vectors; B tile: bk rows of BN/8 vectors.
     let a_fetch = |i: u32, t: &str| {
         let v = format!("(lid + {}u)", i * threads);
-        format!(
-            "a[a_base + ({v} / {row}u) * a_row_vecs + {t} * {bkv}u + {v} % {row}u]",
-            row = bk / 8,
-            bkv = bk / 8
-        )
+        format!("a[a_base + ({v} / {row}u) * a_row_vecs + {t} * {bkv}u + {v} % {row}u]", row = bk / 8, bkv = bk / 8)
     };
     let b_fetch = |i: u32, t: &str| {
         let v = format!("(lid + {}u)", i * threads);
-        format!(
-            "b[b_base + ({t} * {bk}u + {v} / {row}u) * b_row_vecs + {v} % {row}u]",
-            bk = bk,
-            row = bn / 8
-        )
+        format!("b[b_base + ({t} * {bk}u + {v} / {row}u) * b_row_vecs + {v} % {row}u]", bk = bk, row = bn / 8)
     };
     for i in 0..a_per {
         prefetch_decl += &format!("    var ra{i} = {};\n", a_fetch(i, "0u"));
         prefetch += &format!("            ra{i} = {};\n", a_fetch(i, "(t + 1u)"));
         let v = format!("(lid + {}u)", i * threads);
-        stage += &format!(
-            "        store8(true, sa + ({v} / {row}u) * AS + ({v} % {row}u) * 8u, ra{i});\n",
-            row = bk / 8
-        );
+        stage +=
+            &format!("        store8(true, sa + ({v} / {row}u) * AS + ({v} % {row}u) * 8u, ra{i});\n", row = bk / 8);
     }
     for i in 0..b_per {
         prefetch_decl += &format!("    var rb{i} = {};\n", b_fetch(i, "0u"));
         prefetch += &format!("            rb{i} = {};\n", b_fetch(i, "(t + 1u)"));
         let v = format!("(lid + {}u)", i * threads);
-        stage += &format!(
-            "        store8(false, sb + ({v} / {row}u) * BS + ({v} % {row}u) * 8u, rb{i});\n",
-            row = bn / 8
-        );
+        stage +=
+            &format!("        store8(false, sb + ({v} / {row}u) * BS + ({v} % {row}u) * 8u, rb{i});\n", row = bn / 8);
     }
     for i in 0..fm {
         body += &format!(
@@ -145,7 +106,11 @@ pub fn source(t: Tile) -> String {
         for j in 0..fn_ {
             decl += &format!("    var c{i}{j} = coop_mat16x16<f32, C>();\n");
             body += &format!("            c{i}{j} = coopMultiplyAdd(fa{i}, fb{j}, c{i}{j});\n");
-            store += &format!("    let ic{i}{j} = oc + {}u * ns + {}u;\n    coopStoreT(c{i}{j}, &c[ic{i}{j}], ns);\n", i * 16, j * 16);
+            store += &format!(
+                "    let ic{i}{j} = oc + {}u * ns + {}u;\n    coopStoreT(c{i}{j}, &c[ic{i}{j}], ns);\n",
+                i * 16,
+                j * 16
+            );
         }
     }
     crate::shaders::render(
@@ -158,11 +123,7 @@ pub fn source(t: Tile) -> String {
             ("BUFS", if double { "2" } else { "1" }),
             (
                 "LOOP",
-                &if double {
-                    loop_double(&stage, &prefetch, &body)
-                } else {
-                    loop_single(&stage, &prefetch, &body)
-                },
+                &if double { loop_double(&stage, &prefetch, &body) } else { loop_single(&stage, &prefetch, &body) },
             ),
             ("SM", &(16 * fm).to_string()),
             ("SN", &(16 * fn_).to_string()),
@@ -216,17 +177,11 @@ pub fn record(
     batch_ab: [usize; 2],
 ) -> Result<()> {
     debug_assert!(a.dtype == DType::F16 && b.dtype == DType::F16);
-    debug_assert!(
-        out.k_chunk.is_multiple_of(TILE.bk as usize) && out.splits == k.div_ceil(out.k_chunk)
-    );
+    debug_assert!(out.k_chunk.is_multiple_of(TILE.bk as usize) && out.splits == k.div_ceil(out.k_chunk));
     let dev = &stream.device;
-    let kern = dev.kernels.get_variant(
-        dev,
-        "gemm_coop_f16.wgsl",
-        "gemm_coop_f16",
-        &[("TILE", &TILE.name())],
-        || source(TILE),
-    )?;
+    let kern =
+        dev.kernels
+            .get_variant(dev, "gemm_coop_f16.wgsl", "gemm_coop_f16", &[("TILE", &TILE.name())], || source(TILE))?;
     let params = Params::new()
         .u32(m as u32)
         .u32(n as u32)
@@ -240,18 +195,8 @@ pub fn record(
         .u32(out.k_chunk as u32)
         .u32(out.splits as u32)
         .u32(out.split_c as u32);
-    let groups = [
-        (n / TILE.block_n()) as u32,
-        (m / TILE.block_m()) as u32,
-        (batch * out.splits) as u32,
-    ];
-    launch(
-        stream,
-        &kern,
-        &[a.bind(0), b.bind(1), out.target],
-        &params,
-        groups,
-    )
+    let groups = [(n / TILE.block_n()) as u32, (m / TILE.block_m()) as u32, (batch * out.splits) as u32];
+    launch(stream, &kern, &[a.bind(0), b.bind(1), out.target], &params, groups)
 }
 
 #[cfg(test)]
@@ -259,47 +204,12 @@ mod tests {
     use super::*;
 
     const PROBES: [Tile; 6] = [
-        Tile {
-            fm: 4,
-            fn_: 4,
-            sgm: 2,
-            sgn: 2,
-            bk: 32,
-            double: true,
-        },
-        Tile {
-            fm: 4,
-            fn_: 4,
-            sgm: 2,
-            sgn: 2,
-            bk: 64,
-            double: true,
-        },
+        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 32, double: true },
+        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 64, double: true },
         TILE,
-        Tile {
-            fm: 4,
-            fn_: 4,
-            sgm: 4,
-            sgn: 2,
-            bk: 32,
-            double: false,
-        },
-        Tile {
-            fm: 4,
-            fn_: 4,
-            sgm: 2,
-            sgn: 4,
-            bk: 32,
-            double: false,
-        },
-        Tile {
-            fm: 4,
-            fn_: 4,
-            sgm: 2,
-            sgn: 2,
-            bk: 64,
-            double: false,
-        },
+        Tile { fm: 4, fn_: 4, sgm: 4, sgn: 2, bk: 32, double: false },
+        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 4, bk: 32, double: false },
+        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 64, double: false },
     ];
 
     #[test]

@@ -3,9 +3,9 @@
 //! copies); unit strides in the two inner dims select a variant where the
 //! stride is a compile-time 1 and the loads are coalesced.
 
+use super::common::whole;
 use super::common::{kernel, launch, Params};
 use super::gemm_coop::{self, CoopOut};
-use super::common::whole;
 use super::grid::grid_1d;
 use super::reduce_kernels::launch as launch_slots;
 use super::split::{scratch, K_CHUNK};
@@ -27,35 +27,17 @@ pub struct RowBias<'a, 'b> {
 /// Check dtypes: (input dtype, output dtype).
 pub fn check_dtypes(stream: &StreamShared, a: &Tensor, b: &Tensor, c: &Tensor) -> Result<()> {
     if a.dtype != b.dtype {
-        bail!(
-            DtypeMismatch,
-            "gemm: a is {} and b is {}",
-            a.dtype.wgsl(),
-            b.dtype.wgsl()
-        );
+        bail!(DtypeMismatch, "gemm: a is {} and b is {}", a.dtype.wgsl(), b.dtype.wgsl());
     }
     if !a.dtype.is_float() {
-        bail!(
-            Unsupported,
-            "gemm: {} inputs are not supported (f32 or f16)",
-            a.dtype.wgsl()
-        );
+        bail!(Unsupported, "gemm: {} inputs are not supported (f32 or f16)", a.dtype.wgsl());
     }
     let ok_out = c.dtype == DType::F32 || (c.dtype == DType::F16 && a.dtype == DType::F16);
     if !ok_out {
         if !c.dtype.is_float() {
-            bail!(
-                Unsupported,
-                "gemm: {} output is not supported",
-                c.dtype.wgsl()
-            );
+            bail!(Unsupported, "gemm: {} output is not supported", c.dtype.wgsl());
         }
-        bail!(
-            DtypeMismatch,
-            "gemm: {} inputs cannot write a {} output",
-            a.dtype.wgsl(),
-            c.dtype.wgsl()
-        );
+        bail!(DtypeMismatch, "gemm: {} inputs cannot write a {} output", a.dtype.wgsl(), c.dtype.wgsl());
     }
     a.dtype.check_device(&stream.device)?;
     Ok(())
@@ -70,21 +52,11 @@ pub fn check_output(c: &Tensor, inputs: &[&Tensor], what: &str) -> Result<()> {
             bail!(InvalidArgument, "{what}: the output overlaps an input");
         }
         if c.same_buffer(t) && c.numel() > 0 && t.numel() > 0 {
-            bail!(
-                InvalidArgument,
-                "{what}: the output must not share a buffer with an input"
-            );
+            bail!(InvalidArgument, "{what}: the output must not share a buffer with an input");
         }
     }
-    if c.shape
-        .iter()
-        .zip(&c.strides)
-        .any(|(&d, &s)| d > 1 && s == 0)
-    {
-        bail!(
-            InvalidArgument,
-            "{what}: the output view has a zero stride (it would write elements twice)"
-        );
+    if c.shape.iter().zip(&c.strides).any(|(&d, &s)| d > 1 && s == 0) {
+        bail!(InvalidArgument, "{what}: the output view has a zero stride (it would write elements twice)");
     }
     Ok(())
 }
@@ -120,16 +92,8 @@ pub fn gemm(
             );
         }
     }
-    let a = if transpose_a {
-        transposed(a)
-    } else {
-        a.clone()
-    };
-    let b = if transpose_b {
-        transposed(b)
-    } else {
-        b.clone()
-    };
+    let a = if transpose_a { transposed(a) } else { a.clone() };
+    let b = if transpose_b { transposed(b) } else { b.clone() };
     gemm_views(stream, alpha, &a, &b, beta, c, None)
 }
 
@@ -139,21 +103,10 @@ pub fn matmul(stream: &StreamShared, a: &Tensor, b: &Tensor, out: &Tensor) -> Re
     check_dtypes(stream, a, b, out)?;
     same_device(&stream.device, &[a, b, out])?;
     if a.rank() == 0 || b.rank() == 0 {
-        bail!(
-            ShapeMismatch,
-            "matmul: operands must have at least one dimension"
-        );
+        bail!(ShapeMismatch, "matmul: operands must have at least one dimension");
     }
-    let a2 = if a.rank() == 1 {
-        with_dim(a, 0, 1)
-    } else {
-        a.clone()
-    };
-    let b2 = if b.rank() == 1 {
-        with_dim(b, 1, 1)
-    } else {
-        b.clone()
-    };
+    let a2 = if a.rank() == 1 { with_dim(a, 0, 1) } else { a.clone() };
+    let b2 = if b.rank() == 1 { with_dim(b, 1, 1) } else { b.clone() };
     // The output as the full (..., M, N) view.
     let mut c2 = out.clone();
     if a.rank() == 1 || b.rank() == 1 {
@@ -214,12 +167,7 @@ pub fn gemm_views(
     let (m, k) = (a.shape[ra - 2], a.shape[ra - 1]);
     let (kb, n) = (b.shape[rb - 2], b.shape[rb - 1]);
     if k != kb {
-        bail!(
-            ShapeMismatch,
-            "gemm: inner dims differ: op(a) is {:?} and op(b) is {:?}",
-            a.shape,
-            b.shape
-        );
+        bail!(ShapeMismatch, "gemm: inner dims differ: op(a) is {:?} and op(b) is {:?}", a.shape, b.shape);
     }
     let batch = broadcast_shapes(&[&a.shape[..ra - 2], &b.shape[..rb - 2]])?;
     let mut expected = batch.clone();
@@ -243,16 +191,8 @@ pub fn gemm_views(
 
     // Batch strides of each operand over the broadcast batch shape.
     let rank_b = batch.len();
-    let a_batch = Tensor {
-        shape: a.shape[..ra - 2].to_vec(),
-        strides: a.strides[..ra - 2].to_vec(),
-        ..a.clone()
-    };
-    let b_batch = Tensor {
-        shape: b.shape[..rb - 2].to_vec(),
-        strides: b.strides[..rb - 2].to_vec(),
-        ..b.clone()
-    };
+    let a_batch = Tensor { shape: a.shape[..ra - 2].to_vec(), strides: a.strides[..ra - 2].to_vec(), ..a.clone() };
+    let b_batch = Tensor { shape: b.shape[..rb - 2].to_vec(), strides: b.strides[..rb - 2].to_vec(), ..b.clone() };
     let a_bs = broadcast_strides(&a_batch, &batch);
     let b_bs = broadcast_strides(&b_batch, &batch);
     let c_bs: Vec<isize> = c.strides[..rank_b].to_vec();
@@ -275,11 +215,7 @@ pub fn gemm_views(
     let bk = if rm * rn == 4 { 8 } else { 16 };
 
     let out_t = c.dtype.wgsl();
-    let enable = if a.dtype == DType::F16 || c.dtype == DType::F16 {
-        "enable f16;"
-    } else {
-        ""
-    };
+    let enable = if a.dtype == DType::F16 || c.dtype == DType::F16 { "enable f16;" } else { "" };
     let digit = |v: usize| if v == 2 { "2" } else { "1" };
     let bk_s = if bk == 8 { "8" } else { "16" };
     let bias_flag = if bias.is_some() { "true" } else { "false" };
@@ -300,9 +236,7 @@ pub fn gemm_views(
         ("B_N_FAST", if b_n_fast { "true" } else { "false" }),
         ("BIAS", bias_flag),
     ];
-    let (bias_off, bias_stride) = bias
-        .as_ref()
-        .map_or((0, 0), |bb| (bb.tensor.bound_offset(), bb.stride));
+    let (bias_off, bias_stride) = bias.as_ref().map_or((0, 0), |bb| (bb.tensor.bound_offset(), bb.stride));
     let params = |split: Split, split0: usize, accumulate: bool, row: u32| {
         Params::new()
             .u32(m as u32)
@@ -345,19 +279,7 @@ pub fn gemm_views(
         launch_slots(stream, &sum, &binds, &params(split, 0, false, row), grid)
     };
 
-    if let Some([sa, sb, sc]) = coop_batch_strides(
-        dev,
-        alpha,
-        a,
-        b,
-        beta,
-        c,
-        &bias,
-        (m, n, k),
-        &a_bs,
-        &b_bs,
-        &c_bs,
-    ) {
+    if let Some([sa, sb, sc]) = coop_batch_strides(dev, alpha, a, b, beta, c, &bias, (m, n, k), &a_bs, &b_bs, &c_bs) {
         let split = Split::plan(dev, k, outputs, batch_count, gemm_coop::TILE.bk as usize)?;
         let mut out = CoopOut {
             target: c.bind(2),
@@ -379,27 +301,14 @@ pub fn gemm_views(
         }
     }
 
-    let groups = [
-        n.div_ceil(64 * rn) as u32,
-        m.div_ceil(64 * rm) as u32,
-        batch_count as u32,
-    ];
+    let groups = [n.div_ceil(64 * rn) as u32, m.div_ceil(64 * rm) as u32, batch_count as u32];
     if groups[0] as usize > max_dim || groups[1] as usize > max_dim {
-        bail!(
-            TooLarge,
-            "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension"
-        );
+        bail!(TooLarge, "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension");
     }
     let split = Split::plan(dev, k, outputs, batch_count, 16)?;
     if split.splits == 1 {
         let kern = kernel(dev, "matmul.wgsl", "gemm", &values)?;
-        return launch(
-            stream,
-            &kern,
-            &[a, b, c, bias_t],
-            params(split, 0, false, 0).bytes(),
-            groups,
-        );
+        return launch(stream, &kern, &[a, b, c, bias_t], params(split, 0, false, 0).bytes(), groups);
     }
     // Split K: waves of `parts` splits, each adding into its slab, then a
     // pass that sums the slabs into C.
@@ -408,13 +317,7 @@ pub fn gemm_views(
     let grid = [groups[0], groups[1], (batch_count * split.parts) as u32];
     for split0 in (0..split.splits).step_by(split.parts) {
         let p = params(split, split0, split0 > 0, 0);
-        launch_slots(
-            stream,
-            &kern,
-            &[a.bind(0), b.bind(1), whole(5, &parts)],
-            &p,
-            grid,
-        )?;
+        launch_slots(stream, &kern, &[a.bind(0), b.bind(1), whole(5, &parts)], &p, grid)?;
     }
     sum_slabs(&parts, split)
 }
@@ -432,10 +335,7 @@ struct Split {
 /// waves. The environment variable WGC_GEMM_SCRATCH_BYTES overrides it (to
 /// test the waves at small sizes).
 fn slab_budget() -> usize {
-    std::env::var("WGC_GEMM_SCRATCH_BYTES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(256 << 20)
+    std::env::var("WGC_GEMM_SCRATCH_BYTES").ok().and_then(|v| v.parse().ok()).unwrap_or(256 << 20)
 }
 /// Most slabs (each element's second pass loops over them).
 const MAX_PARTS: usize = 4096;
@@ -447,11 +347,7 @@ impl Split {
     fn plan(dev: &Device, k: usize, outputs: usize, batch: usize, align: usize) -> Result<Split> {
         let splits = k.div_ceil(K_CHUNK).max(1);
         if splits == 1 {
-            return Ok(Split {
-                splits,
-                k_chunk: k,
-                parts: 1,
-            });
+            return Ok(Split { splits, k_chunk: k, parts: 1 });
         }
         let k_chunk = k.div_ceil(splits).next_multiple_of(align);
         let splits = k.div_ceil(k_chunk);
@@ -463,18 +359,12 @@ impl Split {
                 "gemm: K = {k} is summed in {splits} parts into f32 scratch the size of the output ({slab} bytes), over this adapter's binding limit of {binding}"
             );
         }
-        let budget = slab_budget()
-            .min(binding)
-            .min(dev.limits.max_buffer_size as usize);
+        let budget = slab_budget().min(binding).min(dev.limits.max_buffer_size as usize);
         let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
         // At least one slab, even over the budget.
         let cap = (budget / slab).min(max_dim / batch).clamp(1, MAX_PARTS);
         let parts = splits.min(cap);
-        Ok(Split {
-            splits,
-            k_chunk,
-            parts,
-        })
+        Ok(Split { splits, k_chunk, parts })
     }
 }
 
@@ -497,7 +387,7 @@ fn coop_batch_strides(
 ) -> Option<[usize; 3]> {
     let row_major = |t: &Tensor, cols: usize| {
         let r = t.rank();
-        t.strides[r - 1] == 1 && t.strides[r - 2] == cols as isize && t.offset % 8 == 0
+        t.strides[r - 1] == 1 && t.strides[r - 2] == cols as isize && t.offset.is_multiple_of(8)
     };
     let simple = a.dtype == DType::F16
         && b.dtype == DType::F16

@@ -2,30 +2,30 @@
 //! record its launches on a stream. Everything runs on the GPU.
 
 pub mod common;
+pub mod concat;
+pub mod conv;
+pub mod cumsum;
 pub mod elementwise;
 pub mod elementwise_map;
 pub mod fill;
+pub mod gather;
 pub mod gemm_coop;
 pub mod grid;
 pub mod half;
+pub mod matmul;
+pub mod movement;
 pub mod norm;
 pub mod norm_batch;
+pub mod pool;
+pub mod random;
 pub mod reduce;
 pub mod reduce_axes;
 pub mod reduce_kernels;
-pub mod softmax;
-pub mod split;
-pub mod movement;
-pub mod random;
-pub mod tensor;
-pub mod matmul;
-pub mod conv;
-pub mod pool;
-pub mod concat;
-pub mod cumsum;
-pub mod gather;
 pub mod rope;
+pub mod softmax;
 pub mod spec;
+pub mod split;
+pub mod tensor;
 pub mod topk;
 
 /// Every kernel family on the kernel spec (the offline tests compile each

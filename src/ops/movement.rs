@@ -9,55 +9,28 @@ use crate::runtime::stream::StreamShared;
 
 fn check_same_shape(a: &Tensor, out: &Tensor, what: &str) -> Result<()> {
     if a.shape != out.shape {
-        bail!(
-            ShapeMismatch,
-            "{what}: input shape {:?} differs from output shape {:?}",
-            a.shape,
-            out.shape
-        );
+        bail!(ShapeMismatch, "{what}: input shape {:?} differs from output shape {:?}", a.shape, out.shape);
     }
     Ok(())
 }
 
 pub fn copy(stream: &StreamShared, a: &Tensor, out: &Tensor) -> Result<()> {
     if a.dtype != out.dtype {
-        bail!(
-            DtypeMismatch,
-            "copy: input is {} but output is {} (use cast)",
-            a.dtype.wgsl(),
-            out.dtype.wgsl()
-        );
+        bail!(DtypeMismatch, "copy: input is {} but output is {} (use cast)", a.dtype.wgsl(), out.dtype.wgsl());
     }
     check_same_shape(a, out, "copy")?;
-    run(
-        stream,
-        &Map {
-            inputs: &[a],
-            out,
-            expr: "x0",
-            scalars: [None, None],
-        },
-    )
+    run(stream, &Map { inputs: &[a], out, expr: "x0", scalars: [None, None] })
 }
 
 /// `perm` must be a permutation of 0..rank; out gets shape `in.shape[perm[i]]`.
 pub fn permute(stream: &StreamShared, a: &Tensor, perm: &[usize], out: &Tensor) -> Result<()> {
     if perm.len() != a.rank() {
-        bail!(
-            InvalidArgument,
-            "permute: {} axes given for a rank-{} tensor",
-            perm.len(),
-            a.rank()
-        );
+        bail!(InvalidArgument, "permute: {} axes given for a rank-{} tensor", perm.len(), a.rank());
     }
     let mut seen = [false; 8];
     for &p in perm {
         if p >= a.rank() || seen[p] {
-            bail!(
-                InvalidArgument,
-                "permute: {perm:?} is not a permutation of 0..{}",
-                a.rank()
-            );
+            bail!(InvalidArgument, "permute: {perm:?} is not a permutation of 0..{}", a.rank());
         }
         seen[p] = true;
     }
@@ -65,21 +38,12 @@ pub fn permute(stream: &StreamShared, a: &Tensor, perm: &[usize], out: &Tensor) 
 }
 
 /// Swap two axes; negative axes count from the end.
-pub fn transpose(
-    stream: &StreamShared,
-    a: &Tensor,
-    dim0: i32,
-    dim1: i32,
-    out: &Tensor,
-) -> Result<()> {
+pub fn transpose(stream: &StreamShared, a: &Tensor, dim0: i32, dim1: i32, out: &Tensor) -> Result<()> {
     let r = a.rank() as i32;
     let norm = |d: i32| -> Result<usize> {
         let n = if d < 0 { d + r } else { d };
         if n < 0 || n >= r {
-            bail!(
-                OutOfRange,
-                "transpose: axis {d} is out of range for rank {r}"
-            );
+            bail!(OutOfRange, "transpose: axis {d} is out of range for rank {r}");
         }
         Ok(n as usize)
     };
@@ -97,12 +61,8 @@ pub fn transpose(
 fn cast_expr(from: DType, to: DType) -> &'static str {
     match (from.is_float(), to) {
         _ if from == to => "x0",
-        (true, DType::I32) => {
-            "select(VO(clamp(C(x0), C(-2147483648.0), C(2147483520.0))), VO(0), isnan_c(C(x0)))"
-        }
-        (true, DType::U32) => {
-            "select(VO(clamp(C(x0), C(0.0), C(4294967040.0))), VO(0u), isnan_c(C(x0)))"
-        }
+        (true, DType::I32) => "select(VO(clamp(C(x0), C(-2147483648.0), C(2147483520.0))), VO(0), isnan_c(C(x0)))",
+        (true, DType::U32) => "select(VO(clamp(C(x0), C(0.0), C(4294967040.0))), VO(0u), isnan_c(C(x0)))",
         (false, DType::F16) => "VO(C(x0))",
         _ => "VO(x0)",
     }
@@ -110,27 +70,11 @@ fn cast_expr(from: DType, to: DType) -> &'static str {
 
 pub fn cast(stream: &StreamShared, a: &Tensor, out: &Tensor) -> Result<()> {
     check_same_shape(a, out, "cast")?;
-    run(
-        stream,
-        &Map {
-            inputs: &[a],
-            out,
-            expr: cast_expr(a.dtype, out.dtype),
-            scalars: [None, None],
-        },
-    )
+    run(stream, &Map { inputs: &[a], out, expr: cast_expr(a.dtype, out.dtype), scalars: [None, None] })
 }
 
 pub fn fill(stream: &StreamShared, out: &Tensor, value: f64) -> Result<()> {
-    run(
-        stream,
-        &Map {
-            inputs: &[],
-            out,
-            expr: "s0",
-            scalars: [Some(Scalar::of(out.dtype, value)), None],
-        },
-    )
+    run(stream, &Map { inputs: &[], out, expr: "s0", scalars: [Some(Scalar::of(out.dtype, value)), None] })
 }
 
 /// `v` truncated toward zero and reduced modulo 2^32: the two's complement
@@ -144,40 +88,18 @@ fn wrapped_bits(v: f64) -> u32 {
 /// integer arithmetic.
 pub fn arange(stream: &StreamShared, out: &Tensor, start: f64, step: f64) -> Result<()> {
     if out.rank() != 1 {
-        bail!(
-            InvalidArgument,
-            "arange: the output must be 1-D, not rank {}",
-            out.rank()
-        );
+        bail!(InvalidArgument, "arange: the output must be 1-D, not rank {}", out.rank());
     }
     if !start.is_finite() || !step.is_finite() {
         bail!(InvalidArgument, "arange: start and step must be finite");
     }
     let (expr, s0, s1) = match out.dtype {
-        DType::F32 | DType::F16 => (
-            "VO(s0 + C(ix) * s1)",
-            Scalar::of(DType::F32, start),
-            Scalar::of(DType::F32, step),
-        ),
+        DType::F32 | DType::F16 => ("VO(s0 + C(ix) * s1)", Scalar::of(DType::F32, start), Scalar::of(DType::F32, step)),
         d => (
             "s0 + VO(ix) * s1",
-            Scalar {
-                dtype: d,
-                bits: wrapped_bits(start),
-            },
-            Scalar {
-                dtype: d,
-                bits: wrapped_bits(step),
-            },
+            Scalar { dtype: d, bits: wrapped_bits(start) },
+            Scalar { dtype: d, bits: wrapped_bits(step) },
         ),
     };
-    run(
-        stream,
-        &Map {
-            inputs: &[],
-            out,
-            expr,
-            scalars: [Some(s0), Some(s1)],
-        },
-    )
+    run(stream, &Map { inputs: &[], out, expr, scalars: [Some(s0), Some(s1)] })
 }

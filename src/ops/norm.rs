@@ -26,19 +26,11 @@ pub fn check_param(
     let Some(p) = p else { return Ok(()) };
     same_device(&stream.device, &[p])?;
     if p.dtype != input.dtype {
-        bail!(
-            DtypeMismatch,
-            "{what} is {}, in is {}",
-            p.dtype.wgsl(),
-            input.dtype.wgsl()
-        );
+        bail!(DtypeMismatch, "{what} is {}, in is {}", p.dtype.wgsl(), input.dtype.wgsl());
     }
     expect_shape(p, shape, what)?;
     if p.same_buffer(out) {
-        bail!(
-            InvalidArgument,
-            "{what} shares a buffer with out (out must have its own buffer)"
-        );
+        bail!(InvalidArgument, "{what} shares a buffer with out (out must have its own buffer)");
     }
     Ok(())
 }
@@ -74,41 +66,26 @@ pub fn norm(
     check_param(stream, weight, input, out, &inner, "weight")?;
     check_param(stream, bias, input, out, &inner, "bias")?;
     if out.same_buffer(input) {
-        bail!(
-            InvalidArgument,
-            "{what}: out shares a buffer with in (out must have its own buffer)"
-        );
+        bail!(InvalidArgument, "{what}: out shares a buffer with in (out must have its own buffer)");
     }
     let rows: usize = input.shape[..split].iter().product();
     let len: usize = inner.iter().product();
     if rows == 0 || len == 0 {
         return Ok(());
     }
-    let (outer_shape, outer) = coalesce(
-        &input.shape[..split],
-        &[
-            input.strides[..split].to_vec(),
-            out.strides[..split].to_vec(),
-        ],
-    );
+    let (outer_shape, outer) =
+        coalesce(&input.shape[..split], &[input.strides[..split].to_vec(), out.strides[..split].to_vec()]);
     let dense = contiguous_strides(&inner);
     let w_strides = weight.map_or(dense.clone(), |w| w.strides.clone());
     let b_strides = bias.map_or(dense.clone(), |b| b.strides.clone());
-    let (inner_shape, inner_s) = coalesce(
-        &inner,
-        &[
-            input.strides[split..].to_vec(),
-            out.strides[split..].to_vec(),
-            w_strides,
-            b_strides,
-        ],
-    );
+    let (inner_shape, inner_s) =
+        coalesce(&inner, &[input.strides[split..].to_vec(), out.strides[split..].to_vec(), w_strides, b_strides]);
     let aligned = |t: Option<&Tensor>| t.is_none_or(|t| t.offset % 4 == 0);
     let vec4 = inner_shape.len() == 1
         && inner_s.iter().all(|s| s[0] == 1)
-        && len % 4 == 0
-        && input.offset % 4 == 0
-        && out.offset % 4 == 0
+        && len.is_multiple_of(4)
+        && input.offset.is_multiple_of(4)
+        && out.offset.is_multiple_of(4)
         && aligned(weight)
         && aligned(bias)
         && outer.iter().flatten().all(|s| s % 4 == 0);
@@ -117,11 +94,7 @@ pub fn norm(
     // Rows whose loads would take one invocation more than MAX_ITERS
     // iterations a pass are cut into chunks, one workgroup each.
     let iters = if vec4 { len / 4 } else { len }.div_ceil(wg);
-    let chunks = if iters > MAX_ITERS {
-        len.div_ceil(CHUNK_LEN)
-    } else {
-        1
-    };
+    let chunks = if iters > MAX_ITERS { len.div_ceil(CHUNK_LEN) } else { 1 };
     let (entry, cache, wg) = match (vec4, slots <= MAX_CACHE) {
         _ if chunks > 1 => ("norm_split_stats", 1, SPLIT_WG),
         (true, true) => ("norm_cached", slots, wg),
@@ -142,11 +115,7 @@ pub fn norm(
         ("HAS_B", flag(bias.is_some())),
     ];
     let k = kernel(dev, "norm.wgsl", entry, &values, sg, true)?;
-    let (groups, rows_per_y) = row_grid(
-        chunks as u32,
-        rows,
-        dev.limits.max_compute_workgroups_per_dimension,
-    );
+    let (groups, rows_per_y) = row_grid(chunks as u32, rows, dev.limits.max_compute_workgroups_per_dimension);
     let params = Params::new()
         .u32(len as u32)
         .u32(rows as u32)

@@ -25,10 +25,7 @@ pub fn batch_norm(
     check_rowwise(stream, input, out, "batch_norm")?;
     let rank = input.rank();
     if rank < 2 {
-        bail!(
-            InvalidArgument,
-            "batch_norm: input of rank {rank}; expected (N, C, ...)"
-        );
+        bail!(InvalidArgument, "batch_norm: input of rank {rank}; expected (N, C, ...)");
     }
     if !eps.is_finite() || eps < 0.0 {
         bail!(InvalidArgument, "batch_norm: eps {eps} must be finite and >= 0");
@@ -39,10 +36,7 @@ pub fn batch_norm(
     check_param(stream, weight, input, out, &c, "weight")?;
     check_param(stream, bias, input, out, &c, "bias")?;
     if out.same_buffer(input) {
-        bail!(
-            InvalidArgument,
-            "batch_norm: out shares a buffer with in (out must have its own buffer)"
-        );
+        bail!(InvalidArgument, "batch_norm: out shares a buffer with in (out must have its own buffer)");
     }
     let count = input.numel();
     if count == 0 {

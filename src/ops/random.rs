@@ -29,18 +29,11 @@ pub fn random(
     dev.check_alive()?;
     same_device(dev, &[out])?;
     if !out.dtype.is_float() {
-        bail!(
-            Unsupported,
-            "random numbers are generated as f32 or f16, not {}",
-            out.dtype.wgsl()
-        );
+        bail!(Unsupported, "random numbers are generated as f32 or f16, not {}", out.dtype.wgsl());
     }
     out.dtype.check_device(dev)?;
     if !a.is_finite() || !b.is_finite() {
-        bail!(
-            InvalidArgument,
-            "random: distribution parameters must be finite"
-        );
+        bail!(InvalidArgument, "random: distribution parameters must be finite");
     }
     if dist == Distribution::Normal && b < 0.0 {
         bail!(InvalidArgument, "random_normal: std must be >= 0, not {b}");
@@ -59,21 +52,43 @@ pub fn random(
         Distribution::Uniform => "random_uniform",
         Distribution::Normal => "random_normal",
     };
-    let scale = if dist == Distribution::Uniform {
-        b - a
-    } else {
-        b
-    };
+    let scale = if dist == Distribution::Uniform { b - a } else { b };
     let seed_words = (seed as u32, (seed >> 32) as u32);
     let first = out.bound_offset() as usize;
     let dense_blocks = if contiguous && first.is_multiple_of(4) { n / 4 } else { 0 };
     if dense_blocks > 0 {
-        launch_blocks(stream, out, entry, true, dense_blocks * 4, seed_words, offset, first / 4, a, scale, &shape, &strides[0])?;
+        launch_blocks(
+            stream,
+            out,
+            entry,
+            true,
+            dense_blocks * 4,
+            seed_words,
+            offset,
+            first / 4,
+            a,
+            scale,
+            &shape,
+            &strides[0],
+        )?;
     }
     let done = dense_blocks * 4;
     if done < n {
         // The rest (all of it for strided views): counters continue after the dense blocks.
-        launch_blocks(stream, out, entry, false, n - done, seed_words, offset.wrapping_add(dense_blocks as u64), first + done, a, scale, &shape, &strides[0])?;
+        launch_blocks(
+            stream,
+            out,
+            entry,
+            false,
+            n - done,
+            seed_words,
+            offset.wrapping_add(dense_blocks as u64),
+            first + done,
+            a,
+            scale,
+            &shape,
+            &strides[0],
+        )?;
     }
     Ok(())
 }
@@ -81,19 +96,16 @@ pub fn random(
 /// As PyTorch's uniform_: lo <= hi, both within the dtype's finite range,
 /// and hi - lo too (the kernel scales by it), else `InvalidArgument`.
 fn check_uniform_range(dtype: DType, lo: f64, hi: f64) -> Result<()> {
-    let max = if dtype == DType::F16 {
-        65504.0
-    } else {
-        f32::MAX as f64
-    };
+    let max = if dtype == DType::F16 { 65504.0 } else { f32::MAX as f64 };
     if lo > hi {
-        bail!(
-            InvalidArgument,
-            "random_uniform: lo ({lo}) is greater than hi ({hi})"
-        );
+        bail!(InvalidArgument, "random_uniform: lo ({lo}) is greater than hi ({hi})");
     }
     if lo < -max || hi > max || hi - lo > max {
-        bail!(InvalidArgument, "random_uniform: [{lo}, {hi}) exceeds the range of {} (the bounds and hi - lo must be at most {max})", dtype.wgsl());
+        bail!(
+            InvalidArgument,
+            "random_uniform: [{lo}, {hi}) exceeds the range of {} (the bounds and hi - lo must be at most {max})",
+            dtype.wgsl()
+        );
     }
     Ok(())
 }
@@ -115,32 +127,11 @@ fn launch_blocks(
 ) -> Result<()> {
     let dev = &stream.device;
     let t = out.dtype.wgsl();
-    let ts = if vec {
-        format!("vec4<{t}>")
-    } else {
-        t.to_string()
-    };
-    let store = if vec {
-        "out[p.off + t] = TS(v);"
-    } else {
-        "store_scalar(4u * t, v);"
-    };
-    let k = kernel(
-        dev,
-        "random.wgsl",
-        entry,
-        &[
-            ("ENABLE", out.dtype.enable()),
-            ("TE", t),
-            ("TS", &ts),
-            ("STORE", store),
-        ],
-    )?;
-    let (groups, row) = grid_1d(
-        n.div_ceil(4) as u64,
-        256,
-        dev.limits.max_compute_workgroups_per_dimension,
-    );
+    let ts = if vec { format!("vec4<{t}>") } else { t.to_string() };
+    let store = if vec { "out[p.off + t] = TS(v);" } else { "store_scalar(4u * t, v);" };
+    let k =
+        kernel(dev, "random.wgsl", entry, &[("ENABLE", out.dtype.enable()), ("TE", t), ("TS", &ts), ("STORE", store)])?;
+    let (groups, row) = grid_1d(n.div_ceil(4) as u64, 256, dev.limits.max_compute_workgroups_per_dimension);
     // Strided views keep their logical order; the dense tail starts at `first`.
     let contiguous = vec || shape.len() <= 1 && strides.iter().all(|&s| s == 1);
     let params = Params::new()

@@ -54,16 +54,10 @@ impl ReduceOp {
         matches!(self, ReduceOp::Argmax | ReduceOp::Argmin)
     }
     fn floats_only(self) -> bool {
-        matches!(
-            self,
-            ReduceOp::Mean | ReduceOp::Var { .. } | ReduceOp::Std { .. }
-        )
+        matches!(self, ReduceOp::Mean | ReduceOp::Var { .. } | ReduceOp::Std { .. })
     }
     fn needs_elements(self) -> bool {
-        matches!(
-            self,
-            ReduceOp::Max | ReduceOp::Min | ReduceOp::Argmax | ReduceOp::Argmin
-        )
+        matches!(self, ReduceOp::Max | ReduceOp::Min | ReduceOp::Argmax | ReduceOp::Argmin)
     }
 }
 
@@ -90,11 +84,7 @@ pub fn reduce(
     same_device(dev, &[input, out])?;
     input.dtype.check_device(dev)?;
     if op.floats_only() && !input.dtype.is_float() {
-        bail!(
-            Unsupported,
-            "{op:?} of {} tensors is not supported (floating-point inputs only)",
-            input.dtype.wgsl()
-        );
+        bail!(Unsupported, "{op:?} of {} tensors is not supported (floating-point inputs only)", input.dtype.wgsl());
     }
     let out_dtype = if op.is_arg() { DType::I32 } else { input.dtype };
     if out.dtype != out_dtype {
@@ -107,11 +97,7 @@ pub fn reduce(
         );
     }
     if op.is_arg() && axes.len() > 1 {
-        bail!(
-            InvalidArgument,
-            "{op:?} takes one axis (or none, for the flattened tensor); {} given",
-            axes.len()
-        );
+        bail!(InvalidArgument, "{op:?} takes one axis (or none, for the flattened tensor); {} given", axes.len());
     }
     let rank = input.rank();
     let mask = reduced_mask(rank, axes)?;
@@ -121,27 +107,13 @@ pub fn reduce(
     };
     let (k_total, rows) = (numel(&dims(true)), numel(&dims(false)));
     if k_total == 0 && op.needs_elements() {
-        bail!(
-            InvalidArgument,
-            "{op:?} over an empty set of elements is undefined"
-        );
+        bail!(InvalidArgument, "{op:?} over an empty set of elements is undefined");
     }
     if k_total > i32::MAX as usize || rows > i32::MAX as usize {
-        bail!(
-            TooLarge,
-            "reduction of {k_total} elements into {rows} outputs exceeds 2^31-1"
-        );
+        bail!(TooLarge, "reduction of {k_total} elements into {rows} outputs exceeds 2^31-1");
     }
-    if out
-        .shape
-        .iter()
-        .zip(&out.strides)
-        .any(|(&d, &s)| d > 1 && s == 0)
-    {
-        bail!(
-            InvalidArgument,
-            "out has a zero stride on a dim larger than 1 (its elements would alias)"
-        );
+    if out.shape.iter().zip(&out.strides).any(|(&d, &s)| d > 1 && s == 0) {
+        bail!(InvalidArgument, "out has a zero stride on a dim larger than 1 (its elements would alias)");
     }
     // The input is read in the split pass and out written in the finishing
     // pass, so they may share a buffer; overlapping views are still refused.
@@ -156,8 +128,9 @@ pub fn reduce(
     let (mut kept_shape, mut kept_in, mut kept_out) = (Vec::new(), Vec::new(), Vec::new());
     let mut reduced: Vec<(usize, isize)> = Vec::new();
     let mut out_dim = 0;
-    for d in 0..rank {
-        if mask[d] {
+    // `mask` has one entry per input dim (`rank` of them).
+    for (d, &is_reduced) in mask.iter().enumerate() {
+        if is_reduced {
             reduced.push((input.shape[d], input.strides[d]));
             if keepdim {
                 out_dim += 1;
@@ -182,7 +155,7 @@ pub fn reduce(
     let vec4 = red_shape.len() == 1
         && red_in[0] == 1
         && k_total >= 4
-        && input.offset % 4 == 0
+        && input.offset.is_multiple_of(4)
         && kept_strides[0].iter().all(|s| s % 4 == 0);
     // Outputs adjacent in memory and reductions across rows: one invocation per output.
     let columns = !vec4
@@ -190,20 +163,16 @@ pub fn reduce(
         && kept_strides[0].last() == Some(&1)
         && red_in.iter().all(|&s| s.unsigned_abs() > 1)
         && rows >= WG as usize / 4;
-    let (per_group, row_groups) = if columns {
-        (ELEMS_PER_THREAD, rows.div_ceil(WG as usize))
-    } else {
-        (WG as usize * ELEMS_PER_THREAD, rows)
-    };
+    let (per_group, row_groups) =
+        if columns { (ELEMS_PER_THREAD, rows.div_ceil(WG as usize)) } else { (WG as usize * ELEMS_PER_THREAD, rows) };
     let want = k_total.div_ceil(per_group).max(1);
-    let chunks = want
-        .min((TARGET_GROUPS / row_groups).max(1))
-        .min(dev.limits.max_compute_workgroups_per_dimension as usize);
+    let chunks =
+        want.min((TARGET_GROUPS / row_groups).max(1)).min(dev.limits.max_compute_workgroups_per_dimension as usize);
 
     // Variance also keeps each row's mean after the partials.
     let states = rows as u64 * chunks as u64 + if op.is_var() { rows as u64 } else { 0 };
     let parts_bytes = states * STATE_BYTES;
-    if parts_bytes > dev.limits.max_storage_buffer_binding_size as u64 {
+    if parts_bytes > dev.limits.max_storage_buffer_binding_size {
         bail!(
             TooLarge,
             "reduction into {rows} outputs needs {parts_bytes} bytes of scratch; the adapter binds at most {}",
@@ -241,16 +210,9 @@ pub fn reduce(
             kernel(dev, "reduce.wgsl", "reduce_finish", &values, sg, false)?,
         ))
     };
-    let passes = if op.is_var() {
-        vec![kernels(OP_SHIFT)?, kernels(op.code())?]
-    } else {
-        vec![kernels(op.code())?]
-    };
+    let passes = if op.is_var() { vec![kernels(OP_SHIFT)?, kernels(op.code())?] } else { vec![kernels(op.code())?] };
 
-    let unbiased = matches!(
-        op,
-        ReduceOp::Var { unbiased: true } | ReduceOp::Std { unbiased: true }
-    );
+    let unbiased = matches!(op, ReduceOp::Var { unbiased: true } | ReduceOp::Std { unbiased: true });
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
     let (groups, rows_per_y) = row_grid(chunks as u32, row_groups, max_dim);
     let (finish_groups, finish_rows_per_y) = row_grid(1, rows, max_dim);
@@ -275,16 +237,8 @@ pub fn reduce(
             .array8_i32(red_in)
     };
 
-    let parts = Buffer::create_uninit(
-        dev,
-        parts_bytes,
-        Usage {
-            storage: true,
-            uniform: false,
-            indirect: false,
-        },
-    )?
-    .buffer;
+    let parts =
+        Buffer::create_uninit(dev, parts_bytes, Usage { storage: true, uniform: false, indirect: false })?.buffer;
     let mut binds = vec![input.bind(0), whole(2, &parts)];
     if vec4 {
         binds.push(input.bind(1));

@@ -49,11 +49,7 @@ pub fn kernel(
         if allreduce {
             src.push_str(shaders::source("reduce_wg_allreduce.wgsl"));
         }
-        src.push_str(shaders::source(if subgroups {
-            "reduce_wg_subgroups.wgsl"
-        } else {
-            "reduce_wg_shared.wgsl"
-        }));
+        src.push_str(shaders::source(if subgroups { "reduce_wg_subgroups.wgsl" } else { "reduce_wg_shared.wgsl" }));
         shaders::render(&src, values)
     })
 }
@@ -89,18 +85,11 @@ mod tests {
     #[test]
     fn templates_validate() {
         for sg in [true, false] {
-            let prims = shaders::source(if sg {
-                "reduce_wg_subgroups.wgsl"
-            } else {
-                "reduce_wg_shared.wgsl"
-            });
+            let prims = shaders::source(if sg { "reduce_wg_subgroups.wgsl" } else { "reduce_wg_shared.wgsl" });
             let allreduce = shaders::source("reduce_wg_allreduce.wgsl");
-            for (t, acc, en) in [
-                ("f32", "f32", ""),
-                ("f16", "f32", "enable f16;"),
-                ("i32", "i32", ""),
-                ("u32", "u32", ""),
-            ] {
+            for (t, acc, en) in
+                [("f32", "f32", ""), ("f16", "f32", "enable f16;"), ("i32", "i32", ""), ("u32", "u32", "")]
+            {
                 let (lo, hi) = super::extremes(acc);
                 for op in 0..10 {
                     let out = if op == 5 || op == 6 { "i32" } else { t };

@@ -4,10 +4,7 @@
 
 use super::grid::grid_1d;
 use super::spec::uniform::uniform;
-use super::spec::{
-    self, check_output, pack_i32, pack_u32, view_arg, Family, Launch, OverrideSlot, Sharing,
-    TypeSlot,
-};
+use super::spec::{self, check_output, pack_i32, pack_u32, view_arg, Family, Launch, OverrideSlot, Sharing, TypeSlot};
 use super::tensor::{coalesce, expect_shape, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
@@ -22,20 +19,8 @@ pub static FAMILY: Family = Family {
     file: "rope.wgsl",
     source: include_str!("../../shaders/rope.wgsl"),
     entries: &["rope", "rope_inplace"],
-    types: &[TypeSlot {
-        alias: "T",
-        dtypes: &[DType::F32, DType::F16],
-    }],
-    overrides: &[
-        OverrideSlot {
-            name: "WG",
-            values: &[WG],
-        },
-        OverrideSlot {
-            name: "INTERLEAVED",
-            values: &[0.0, 1.0],
-        },
-    ],
+    types: &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }],
+    overrides: &[OverrideSlot { name: "WG", values: &[WG] }, OverrideSlot { name: "INTERLEAVED", values: &[0.0, 1.0] }],
     uniform: <RopeParams as spec::Uniform>::layout,
 };
 
@@ -135,45 +120,27 @@ pub fn rope(stream: &StreamShared, x: &Tensor, cfg: &Rope, out: &Tensor) -> Resu
     dev.check_alive()?;
     same_device(dev, &[x, out])?;
     if !x.dtype.is_float() {
-        bail!(
-            Unsupported,
-            "{what}: {} tensors are not supported (f32 and f16)",
-            x.dtype.wgsl()
-        );
+        bail!(Unsupported, "{what}: {} tensors are not supported (f32 and f16)", x.dtype.wgsl());
     }
     if out.dtype != x.dtype {
-        bail!(
-            DtypeMismatch,
-            "{what}: out is {}, in is {}",
-            out.dtype.wgsl(),
-            x.dtype.wgsl()
-        );
+        bail!(DtypeMismatch, "{what}: out is {}, in is {}", out.dtype.wgsl(), x.dtype.wgsl());
     }
     x.dtype.check_device(dev)?;
     expect_shape(out, &x.shape, "out")?;
     let rank = x.rank();
     if rank < 2 {
-        bail!(InvalidArgument, "{what}: in must have rank 2 or more (positions along one dim, features along the last)");
-    }
-    let seq = if cfg.seq_axis < 0 {
-        cfg.seq_axis as i64 + rank as i64
-    } else {
-        cfg.seq_axis as i64
-    };
-    if seq < 0 || seq >= rank as i64 - 1 {
         bail!(
-            OutOfRange,
-            "{what}: seq_axis {} must name a dim other than the last (rank {rank})",
-            cfg.seq_axis
+            InvalidArgument,
+            "{what}: in must have rank 2 or more (positions along one dim, features along the last)"
         );
+    }
+    let seq = if cfg.seq_axis < 0 { cfg.seq_axis as i64 + rank as i64 } else { cfg.seq_axis as i64 };
+    if seq < 0 || seq >= rank as i64 - 1 {
+        bail!(OutOfRange, "{what}: seq_axis {} must name a dim other than the last (rank {rank})", cfg.seq_axis);
     }
     let seq = seq as usize;
     let d = x.shape[rank - 1];
-    let r = if cfg.rotary_dims == 0 {
-        d
-    } else {
-        cfg.rotary_dims as usize
-    };
+    let r = if cfg.rotary_dims == 0 { d } else { cfg.rotary_dims as usize };
     if r % 2 != 0 || r > d || r > MAX_ROTARY_DIMS {
         bail!(
             InvalidArgument,
@@ -181,19 +148,10 @@ pub fn rope(stream: &StreamShared, x: &Tensor, cfg: &Rope, out: &Tensor) -> Resu
         );
     }
     if !(cfg.base.is_finite() && cfg.base > 0.0) {
-        bail!(
-            InvalidArgument,
-            "{what}: base must be finite and positive, not {}",
-            cfg.base
-        );
+        bail!(InvalidArgument, "{what}: base must be finite and positive, not {}", cfg.base);
     }
     if cfg.position_offset as u64 + x.shape[seq] as u64 > 1 << 32 {
-        bail!(
-            OutOfRange,
-            "{what}: positions past 2^32 (offset {} + {} positions)",
-            cfg.position_offset,
-            x.shape[seq]
-        );
+        bail!(OutOfRange, "{what}: positions past 2^32 (offset {} + {} positions)", cfg.position_offset, x.shape[seq]);
     }
     let in_place = check_output(what, out, &[("in", x)], Sharing::InPlace)? != 0;
     if x.numel() == 0 {
@@ -203,14 +161,8 @@ pub fn rope(stream: &StreamShared, x: &Tensor, cfg: &Rope, out: &Tensor) -> Resu
     // Rows: every dim but the last; the position counts along `seq`.
     let outer = &x.shape[..rank - 1];
     let pos: Vec<isize> = (0..rank - 1).map(|k| (k == seq) as isize).collect();
-    let (mut shape, strides) = coalesce(
-        outer,
-        &[
-            x.strides[..rank - 1].to_vec(),
-            out.strides[..rank - 1].to_vec(),
-            pos,
-        ],
-    );
+    let (mut shape, strides) =
+        coalesce(outer, &[x.strides[..rank - 1].to_vec(), out.strides[..rank - 1].to_vec(), pos]);
     let (mut xs, mut ys, mut ps) = (strides[0].clone(), strides[1].clone(), strides[2].clone());
     if shape.is_empty() {
         (shape, xs, ys, ps) = (vec![1], vec![0], vec![0], vec![0]);
@@ -225,11 +177,7 @@ pub fn rope(stream: &StreamShared, x: &Tensor, cfg: &Rope, out: &Tensor) -> Resu
     }
     let (xa, x_off) = view_arg("x", x);
     let (ya, y_off) = view_arg("y", out);
-    let (groups, row) = grid_1d(
-        n as u64,
-        WG as u32,
-        dev.limits.max_compute_workgroups_per_dimension,
-    );
+    let (groups, row) = grid_1d(n as u64, WG as u32, dev.limits.max_compute_workgroups_per_dimension);
     let params = RopeParams {
         n: n as u32,
         row,
@@ -252,25 +200,9 @@ pub fn rope(stream: &StreamShared, x: &Tensor, cfg: &Rope, out: &Tensor) -> Resu
     let interleaved = (cfg.layout == RopeLayout::Interleaved) as u32 as f64;
     if in_place {
         let variant = FAMILY.variant("rope_inplace", &[x.dtype], &[WG, interleaved]);
-        spec::record(
-            stream,
-            &Launch {
-                variant,
-                params,
-                args: [ya],
-                groups,
-            },
-        )
+        spec::record(stream, &Launch { variant, params, args: [ya], groups })
     } else {
         let variant = FAMILY.variant("rope", &[x.dtype], &[WG, interleaved]);
-        spec::record(
-            stream,
-            &Launch {
-                variant,
-                params,
-                args: [xa, ya],
-                groups,
-            },
-        )
+        spec::record(stream, &Launch { variant, params, args: [xa, ya], groups })
     }
 }

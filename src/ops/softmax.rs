@@ -50,54 +50,28 @@ impl RowLayout {
     pub fn vec4_ok(&self, in_offset: usize, out_offset: usize) -> bool {
         self.in_stride == 1
             && self.out_stride == 1
-            && self.len % 4 == 0
-            && in_offset % 4 == 0
-            && out_offset % 4 == 0
-            && self
-                .outer_in
-                .iter()
-                .chain(&self.outer_out)
-                .all(|s| s % 4 == 0)
+            && self.len.is_multiple_of(4)
+            && in_offset.is_multiple_of(4)
+            && out_offset.is_multiple_of(4)
+            && self.outer_in.iter().chain(&self.outer_out).all(|s| s % 4 == 0)
     }
 }
 
 /// Checks shared by row-wise operators: floats, same device, out shaped and typed like in, no overlap.
-pub fn check_rowwise(
-    stream: &StreamShared,
-    input: &Tensor,
-    out: &Tensor,
-    what: &str,
-) -> Result<()> {
+pub fn check_rowwise(stream: &StreamShared, input: &Tensor, out: &Tensor, what: &str) -> Result<()> {
     let dev = &stream.device;
     dev.check_alive()?;
     same_device(dev, &[input, out])?;
     if !input.dtype.is_float() {
-        bail!(
-            Unsupported,
-            "{what} of {} tensors is not supported (f32 and f16 only)",
-            input.dtype.wgsl()
-        );
+        bail!(Unsupported, "{what} of {} tensors is not supported (f32 and f16 only)", input.dtype.wgsl());
     }
     input.dtype.check_device(dev)?;
     if out.dtype != input.dtype {
-        bail!(
-            DtypeMismatch,
-            "{what}: out is {}, in is {}",
-            out.dtype.wgsl(),
-            input.dtype.wgsl()
-        );
+        bail!(DtypeMismatch, "{what}: out is {}, in is {}", out.dtype.wgsl(), input.dtype.wgsl());
     }
     expect_shape(out, &input.shape, "out")?;
-    if out
-        .shape
-        .iter()
-        .zip(&out.strides)
-        .any(|(&d, &s)| d > 1 && s == 0)
-    {
-        bail!(
-            InvalidArgument,
-            "out has a zero stride on a dim larger than 1 (its elements would alias)"
-        );
+    if out.shape.iter().zip(&out.strides).any(|(&d, &s)| d > 1 && s == 0) {
+        bail!(InvalidArgument, "out has a zero stride on a dim larger than 1 (its elements would alias)");
     }
     if out.may_overlap(input) {
         bail!(InvalidArgument, "{what}: out overlaps the input");
@@ -105,29 +79,16 @@ pub fn check_rowwise(
     Ok(())
 }
 
-pub fn softmax(
-    stream: &StreamShared,
-    input: &Tensor,
-    axis: i32,
-    log: bool,
-    out: &Tensor,
-) -> Result<()> {
+pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out: &Tensor) -> Result<()> {
     let what = if log { "log_softmax" } else { "softmax" };
     check_rowwise(stream, input, out, what)?;
     if out.same_buffer(input) {
-        bail!(
-            InvalidArgument,
-            "{what}: out shares a buffer with in (out must have its own buffer)"
-        );
+        bail!(InvalidArgument, "{what}: out shares a buffer with in (out must have its own buffer)");
     }
     // A rank-0 tensor is one row of one element.
     let (input, out) = if input.rank() == 0 {
         fn lift<'a>(t: &Tensor<'a>) -> Tensor<'a> {
-            Tensor {
-                shape: vec![1],
-                strides: vec![1],
-                ..t.clone()
-            }
+            Tensor { shape: vec![1], strides: vec![1], ..t.clone() }
         }
         (lift(input), lift(out))
     } else {
@@ -146,11 +107,7 @@ pub fn softmax(
     // Rows whose loads would take one invocation more than MAX_ITERS
     // iterations a pass are cut into chunks, one workgroup each.
     let iters = if vec4 { len4 } else { layout.len }.div_ceil(wg);
-    let chunks = if iters > MAX_ITERS {
-        layout.len.div_ceil(CHUNK_LEN)
-    } else {
-        1
-    };
+    let chunks = if iters > MAX_ITERS { layout.len.div_ceil(CHUNK_LEN) } else { 1 };
     let (entry, cache, wg) = match (vec4, slots <= MAX_CACHE) {
         _ if chunks > 1 => ("softmax_split_stats", 1, SPLIT_WG),
         (true, true) => ("softmax_cached", slots, wg),
@@ -167,11 +124,7 @@ pub fn softmax(
         ("LOG", if log { "true" } else { "false" }),
     ];
     let k = kernel(dev, "softmax.wgsl", entry, &values, sg, true)?;
-    let (groups, rows_per_y) = row_grid(
-        chunks as u32,
-        layout.rows,
-        dev.limits.max_compute_workgroups_per_dimension,
-    );
+    let (groups, rows_per_y) = row_grid(chunks as u32, layout.rows, dev.limits.max_compute_workgroups_per_dimension);
     let params = Params::new()
         .u32(layout.len as u32)
         .u32(layout.rows as u32)

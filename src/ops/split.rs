@@ -31,10 +31,6 @@ pub(crate) const K_CHUNK: usize = 16384;
 
 /// Scratch space for partial results (contents unspecified until written).
 pub fn scratch(dev: &Arc<Device>, bytes: u64) -> Result<Arc<Buffer>> {
-    let usage = Usage {
-        storage: true,
-        uniform: false,
-        indirect: false,
-    };
+    let usage = Usage { storage: true, uniform: false, indirect: false };
     Ok(Buffer::create_uninit(dev, bytes.max(4), usage)?.buffer)
 }

@@ -266,9 +266,7 @@ pub fn broadcast_shapes(shapes: &[&[usize]]) -> Result<Vec<usize>> {
 /// Strides of `t` seen as broadcast to `shape` (0 on broadcast dims).
 pub fn broadcast_strides(t: &Tensor, shape: &[usize]) -> Vec<isize> {
     let pad = shape.len() - t.rank();
-    (0..shape.len())
-        .map(|i| if i < pad || t.shape[i - pad] == 1 { 0 } else { t.strides[i - pad] })
-        .collect()
+    (0..shape.len()).map(|i| if i < pad || t.shape[i - pad] == 1 { 0 } else { t.strides[i - pad] }).collect()
 }
 
 /// Merge adjacent dims that are contiguous in every operand, so kernels

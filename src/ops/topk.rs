@@ -7,8 +7,7 @@
 use super::grid::grid_1d;
 use super::spec::uniform::uniform;
 use super::spec::{
-    self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing,
-    TypeSlot,
+    self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot,
 };
 use super::split::scratch;
 use super::tensor::{check_kernel_counts, coalesce, expect_shape, same_device, DType, Tensor};
@@ -26,26 +25,12 @@ const ENTRY: u64 = 8;
 pub static FAMILY: Family = Family {
     file: "topk.wgsl",
     source: include_str!("../../shaders/topk.wgsl"),
-    entries: &[
-        "chunk_to_out",
-        "chunk_to_scratch",
-        "merge_to_scratch",
-        "merge_to_out",
-    ],
+    entries: &["chunk_to_out", "chunk_to_scratch", "merge_to_scratch", "merge_to_out"],
     types: &[
-        TypeSlot {
-            alias: "T",
-            dtypes: &[DType::F32, DType::F16, DType::I32, DType::U32],
-        },
-        TypeSlot {
-            alias: "I",
-            dtypes: &[DType::I32, DType::U32],
-        },
+        TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16, DType::I32, DType::U32] },
+        TypeSlot { alias: "I", dtypes: &[DType::I32, DType::U32] },
     ],
-    overrides: &[OverrideSlot {
-        name: "LARGEST",
-        values: &[0.0, 1.0],
-    }],
+    overrides: &[OverrideSlot { name: "LARGEST", values: &[0.0, 1.0] }],
     uniform: <TopkParams as spec::Uniform>::layout,
 };
 
@@ -102,19 +87,10 @@ pub fn topk(
         bail!(InvalidArgument, "{what}: in must have rank 1 or more");
     }
     if values.dtype != x.dtype {
-        bail!(
-            DtypeMismatch,
-            "{what}: values is {}, in is {}",
-            values.dtype.wgsl(),
-            x.dtype.wgsl()
-        );
+        bail!(DtypeMismatch, "{what}: values is {}, in is {}", values.dtype.wgsl(), x.dtype.wgsl());
     }
     if !matches!(indices.dtype, DType::I32 | DType::U32) {
-        bail!(
-            Unsupported,
-            "{what}: indices must be i32 or u32, not {}",
-            indices.dtype.wgsl()
-        );
+        bail!(Unsupported, "{what}: indices must be i32 or u32, not {}", indices.dtype.wgsl());
     }
     x.dtype.check_device(dev)?;
     let rank = x.rank();
@@ -122,10 +98,7 @@ pub fn topk(
     // A broadcast (zero-stride) last dim may be longer than kernels count.
     check_kernel_counts(what, &[("the last dim", len)])?;
     if k > len {
-        bail!(
-            OutOfRange,
-            "{what}: k = {k} exceeds the last dim's {len} entries"
-        );
+        bail!(OutOfRange, "{what}: k = {k} exceeds the last dim's {len} entries");
     }
     if k > MAX_K {
         bail!(Unsupported, "{what}: k = {k}; at most {MAX_K} is supported");
@@ -134,12 +107,7 @@ pub fn topk(
     shape[rank - 1] = k;
     expect_shape(values, &shape, "values")?;
     expect_shape(indices, &shape, "indices")?;
-    check_output(
-        what,
-        values,
-        &[("in", x), ("indices", indices)],
-        Sharing::Separate,
-    )?;
+    check_output(what, values, &[("in", x), ("indices", indices)], Sharing::Separate)?;
     check_output(what, indices, &[("in", x)], Sharing::Separate)?;
     let rows: usize = x.shape[..rank - 1].iter().product();
     if rows == 0 || k == 0 {
@@ -148,11 +116,7 @@ pub fn topk(
 
     let (mut oshape, strides) = coalesce(
         &x.shape[..rank - 1],
-        &[
-            x.strides[..rank - 1].to_vec(),
-            values.strides[..rank - 1].to_vec(),
-            indices.strides[..rank - 1].to_vec(),
-        ],
+        &[x.strides[..rank - 1].to_vec(), values.strides[..rank - 1].to_vec(), indices.strides[..rank - 1].to_vec()],
     );
     let (mut xs, mut vs, mut is) = (strides[0].clone(), strides[1].clone(), strides[2].clone());
     if oshape.is_empty() {
@@ -191,12 +155,7 @@ pub fn topk(
     let chunks = len.div_ceil(CHUNK);
     if chunks == 1 {
         let (groups, row) = grid(rows);
-        let l = Launch {
-            variant: variant("chunk_to_out"),
-            params: params(1, 1, 1, row),
-            args: [xa, va, ia],
-            groups,
-        };
+        let l = Launch { variant: variant("chunk_to_out"), params: params(1, 1, 1, row), args: [xa, va, ia], groups };
         return spec::record(stream, &l);
     }
     // Rounds: chunks -> lists of k; then groups of `per_group` lists -> one
@@ -209,11 +168,7 @@ pub fn topk(
     let bytes = |lists: usize| (rows * lists) as u64 * k as u64 * ENTRY;
     let max = dev.limits.max_storage_buffer_binding_size;
     if bytes(chunks) > max {
-        bail!(
-            TooLarge,
-            "{what}: {} bytes of candidate lists; the adapter binds at most {max}",
-            bytes(chunks)
-        );
+        bail!(TooLarge, "{what}: {} bytes of candidate lists; the adapter binds at most {max}", bytes(chunks));
     }
     let first = scratch(dev, bytes(chunks))?;
     let second = scratch(dev, bytes(rounds.get(1).copied().unwrap_or(1)))?;
@@ -232,10 +187,7 @@ pub fn topk(
         let l = Launch {
             variant: variant("merge_to_scratch"),
             params: params(lists, per_group, out_lists, row),
-            args: [
-                Arg::whole("lists_in", bufs[r % 2]),
-                Arg::whole("lists_out", bufs[(r + 1) % 2]),
-            ],
+            args: [Arg::whole("lists_in", bufs[r % 2]), Arg::whole("lists_out", bufs[(r + 1) % 2])],
             groups,
         };
         spec::record(stream, &l)?;

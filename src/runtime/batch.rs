@@ -52,13 +52,7 @@ impl Batch {
 
     pub fn hold(&mut self, lease: &Arc<Lease>) {
         // Consecutive launches often bind the same buffers: keep one each.
-        if !self
-            .leases
-            .iter()
-            .rev()
-            .take(4)
-            .any(|l| Arc::ptr_eq(l, lease))
-        {
+        if !self.leases.iter().rev().take(4).any(|l| Arc::ptr_eq(l, lease)) {
             self.leases.push(lease.clone());
         }
     }
@@ -81,30 +75,14 @@ pub(super) fn write_uniforms(dev: &Device, arena: Option<&wgpu::Buffer>, bytes: 
 
 /// Encode `cmds` into one command buffer; with `resolve`, the events'
 /// timestamps are then copied where the host can read them.
-pub(super) fn encode(
-    dev: &Device,
-    cmds: &[Cmd],
-    events: &[Arc<Event>],
-    resolve: bool,
-) -> wgpu::CommandBuffer {
+pub(super) fn encode(dev: &Device, cmds: &[Cmd], events: &[Arc<Event>], resolve: bool) -> wgpu::CommandBuffer {
     let mut encoder = dev.wgpu.create_command_encoder(&Default::default());
     let mut pass: Option<wgpu::ComputePass<'static>> = None;
-    let in_passes = dev
-        .features
-        .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
+    let in_passes = dev.features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
     for cmd in cmds {
         match cmd {
-            Cmd::Dispatch {
-                pipeline,
-                bind_group,
-                uniform_offset,
-                groups,
-            } => {
-                let p = pass.get_or_insert_with(|| {
-                    encoder
-                        .begin_compute_pass(&Default::default())
-                        .forget_lifetime()
-                });
+            Cmd::Dispatch { pipeline, bind_group, uniform_offset, groups } => {
+                let p = pass.get_or_insert_with(|| encoder.begin_compute_pass(&Default::default()).forget_lifetime());
                 p.set_pipeline(pipeline);
                 p.set_bind_group(0, bind_group, uniform_offset.as_slice());
                 match groups {
@@ -112,25 +90,15 @@ pub(super) fn encode(
                     Counts::Indirect(args) => p.dispatch_workgroups_indirect(args, 0),
                 }
             }
-            Cmd::Copy {
-                src,
-                src_offset,
-                dst,
-                dst_offset,
-                size,
-            } => {
+            Cmd::Copy { src, src_offset, dst, dst_offset, size } => {
                 pass = None;
                 encoder.copy_buffer_to_buffer(src, *src_offset, dst, *dst_offset, *size);
             }
             Cmd::Timestamp(i) => {
                 let q = events[*i].query_set().unwrap();
                 if in_passes {
-                    pass.get_or_insert_with(|| {
-                        encoder
-                            .begin_compute_pass(&Default::default())
-                            .forget_lifetime()
-                    })
-                    .write_timestamp(q, 0);
+                    pass.get_or_insert_with(|| encoder.begin_compute_pass(&Default::default()).forget_lifetime())
+                        .write_timestamp(q, 0);
                 } else {
                     pass = None;
                     encoder.write_timestamp(q, 0);

@@ -45,18 +45,12 @@ impl BindGroupCache {
 
     /// Drop every bind group that refers to an allocation about to be freed.
     pub fn forget_allocation(&self, id: u64) {
-        self.map
-            .lock()
-            .unwrap()
-            .retain(|k, _| !k.ranges.iter().any(|r| r.1 == id));
+        self.map.lock().unwrap().retain(|k, _| !k.ranges.iter().any(|r| r.1 == id));
     }
 
     /// Drop every bind group made for a kernel that is gone.
     pub fn forget_layout(&self, kernel_id: u64) {
-        self.map
-            .lock()
-            .unwrap()
-            .retain(|k, _| k.layout_id != kernel_id);
+        self.map.lock().unwrap().retain(|k, _| k.layout_id != kernel_id);
     }
 
     /// Bind groups cached now.
@@ -66,12 +60,7 @@ impl BindGroupCache {
 }
 
 /// A bind group entry for a buffer range.
-pub fn buffer_entry(
-    binding: u32,
-    buffer: &wgpu::Buffer,
-    offset: u64,
-    size: u64,
-) -> wgpu::BindGroupEntry<'_> {
+pub fn buffer_entry(binding: u32, buffer: &wgpu::Buffer, offset: u64, size: u64) -> wgpu::BindGroupEntry<'_> {
     wgpu::BindGroupEntry {
         binding,
         resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {

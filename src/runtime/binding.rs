@@ -25,10 +25,7 @@ pub(crate) struct CheckedBindings<'a> {
 
 fn same_device(dev: &Device, other: &Device, what: &str) -> Result<()> {
     if !dev.same(other) {
-        bail!(
-            DeviceMismatch,
-            "{what} belongs to another device than the stream"
-        );
+        bail!(DeviceMismatch, "{what} belongs to another device than the stream");
     }
     Ok(())
 }
@@ -43,23 +40,13 @@ pub(crate) fn check<'a>(
     let limits = &dev.limits;
     // Validate every binding against the kernel's reflection.
     let mut ranges = Vec::with_capacity(kernel.bindings.len());
-    let mut entries_src: Vec<(u32, &wgpu::Buffer, u64, u64)> =
-        Vec::with_capacity(kernel.bindings.len());
+    let mut entries_src: Vec<(u32, &wgpu::Buffer, u64, u64)> = Vec::with_capacity(kernel.bindings.len());
     for b in binds {
         if !kernel.bindings.iter().any(|k| k.binding == b.binding) {
-            bail!(
-                BindingMismatch,
-                "binding {} is not used by kernel {:?}",
-                b.binding,
-                kernel.entry_point
-            );
+            bail!(BindingMismatch, "binding {} is not used by kernel {:?}", b.binding, kernel.entry_point);
         }
         if binds.iter().filter(|o| o.binding == b.binding).count() > 1 {
-            bail!(
-                BindingMismatch,
-                "binding {} is given more than once",
-                b.binding
-            );
+            bail!(BindingMismatch, "binding {} is given more than once", b.binding);
         }
     }
     let mut uniform_window = None;
@@ -68,59 +55,65 @@ pub(crate) fn check<'a>(
         if info.kind == BindingKind::Uniform {
             let window = info.min_size.div_ceil(16) * 16;
             if window > limits.max_uniform_buffer_binding_size {
-                bail!(
-                    LimitExceeded,
-                    "uniform of {window} bytes exceeds this adapter's limit"
-                );
+                bail!(LimitExceeded, "uniform of {window} bytes exceeds this adapter's limit");
             }
             match (given, params) {
-                    (Some(_), Some(_)) => {
-                        bail!(BindingMismatch, "uniform binding {} given both as a buffer and as params", info.binding)
-                    }
-                    (None, None) => bail!(
-                        BindingMismatch,
-                        "kernel {:?} needs uniform binding {} ({:?}, {} bytes): pass params or a buffer",
-                        kernel.entry_point,
-                        info.binding,
-                        info.name,
-                        info.min_size
-                    ),
-                    (None, Some(p)) => {
-                        if (p.len() as u64) < info.min_size {
-                            bail!(
-                                BindingMismatch,
-                                "params are {} bytes; uniform {:?} needs {}",
-                                p.len(),
-                                info.name,
-                                info.min_size
-                            );
-                        }
-                        uniform_window = Some((info.binding, window, None));
-                    }
-                    (Some(b), None) => {
-                        same_device(dev, &b.buffer.device, "a bound buffer")?;
-                        if !b.buffer.usage.uniform {
-                            bail!(BindingMismatch, "binding {}: the buffer was not created with uniform usage", info.binding);
-                        }
-                        let align = limits.min_uniform_buffer_offset_alignment as u64;
-                        if b.offset % align != 0 {
-                            bail!(Alignment, "binding {}: uniform offset {} is not a multiple of {align}", info.binding, b.offset);
-                        }
-                        // The allocation is rounded up past `window`; the caller's range must hold the struct.
-                        let what = format!("uniform binding {}", info.binding);
-                        let bound = b.size.unwrap_or(info.min_size);
-                        b.buffer.check_range(b.offset, bound, &what)?;
-                        if bound < info.min_size {
-                            bail!(
-                                BindingMismatch,
-                                "{what} ({:?}): {bound} bytes bound, the uniform needs {}",
-                                info.name,
-                                info.min_size
-                            );
-                        }
-                        uniform_window = Some((info.binding, window, Some((b.buffer, b.offset))));
-                    }
+                (Some(_), Some(_)) => {
+                    bail!(BindingMismatch, "uniform binding {} given both as a buffer and as params", info.binding)
                 }
+                (None, None) => bail!(
+                    BindingMismatch,
+                    "kernel {:?} needs uniform binding {} ({:?}, {} bytes): pass params or a buffer",
+                    kernel.entry_point,
+                    info.binding,
+                    info.name,
+                    info.min_size
+                ),
+                (None, Some(p)) => {
+                    if (p.len() as u64) < info.min_size {
+                        bail!(
+                            BindingMismatch,
+                            "params are {} bytes; uniform {:?} needs {}",
+                            p.len(),
+                            info.name,
+                            info.min_size
+                        );
+                    }
+                    uniform_window = Some((info.binding, window, None));
+                }
+                (Some(b), None) => {
+                    same_device(dev, &b.buffer.device, "a bound buffer")?;
+                    if !b.buffer.usage.uniform {
+                        bail!(
+                            BindingMismatch,
+                            "binding {}: the buffer was not created with uniform usage",
+                            info.binding
+                        );
+                    }
+                    let align = limits.min_uniform_buffer_offset_alignment as u64;
+                    if b.offset % align != 0 {
+                        bail!(
+                            Alignment,
+                            "binding {}: uniform offset {} is not a multiple of {align}",
+                            info.binding,
+                            b.offset
+                        );
+                    }
+                    // The allocation is rounded up past `window`; the caller's range must hold the struct.
+                    let what = format!("uniform binding {}", info.binding);
+                    let bound = b.size.unwrap_or(info.min_size);
+                    b.buffer.check_range(b.offset, bound, &what)?;
+                    if bound < info.min_size {
+                        bail!(
+                            BindingMismatch,
+                            "{what} ({:?}): {bound} bytes bound, the uniform needs {}",
+                            info.name,
+                            info.min_size
+                        );
+                    }
+                    uniform_window = Some((info.binding, window, Some((b.buffer, b.offset))));
+                }
+            }
             continue;
         }
         let Some(b) = given else {
@@ -134,16 +127,11 @@ pub(crate) fn check<'a>(
         };
         same_device(dev, &b.buffer.device, "a bound buffer")?;
         if !b.buffer.usage.storage {
-            bail!(
-                BindingMismatch,
-                "binding {}: the buffer was not created with storage usage",
-                info.binding
-            );
+            bail!(BindingMismatch, "binding {}: the buffer was not created with storage usage", info.binding);
         }
         let size = match b.size {
             Some(s) => {
-                b.buffer
-                    .check_range(b.offset, s, &format!("binding {}", info.binding))?;
+                b.buffer.check_range(b.offset, s, &format!("binding {}", info.binding))?;
                 s
             }
             // To the end, rounded up to whole words inside the allocation
@@ -164,19 +152,10 @@ pub(crate) fn check<'a>(
         };
         let align = limits.min_storage_buffer_offset_alignment as u64;
         if b.offset % align != 0 {
-            bail!(
-                Alignment,
-                "binding {}: storage offset {} is not a multiple of {align}",
-                info.binding,
-                b.offset
-            );
+            bail!(Alignment, "binding {}: storage offset {} is not a multiple of {align}", info.binding, b.offset);
         }
         if size % 4 != 0 {
-            bail!(
-                Alignment,
-                "binding {}: size {size} is not a multiple of 4",
-                info.binding
-            );
+            bail!(Alignment, "binding {}: size {size} is not a multiple of 4", info.binding);
         }
         if size < info.min_size {
             bail!(
@@ -202,16 +181,16 @@ pub(crate) fn check<'a>(
         Groups::Direct(g) => {
             let max = limits.max_compute_workgroups_per_dimension;
             if g.iter().any(|&v| v > max) {
-                bail!(LimitExceeded, "dispatch of {g:?} workgroups exceeds this adapter's limit of {max} per dimension");
+                bail!(
+                    LimitExceeded,
+                    "dispatch of {g:?} workgroups exceeds this adapter's limit of {max} per dimension"
+                );
             }
         }
         Groups::Indirect(buf, off) => {
             same_device(dev, &buf.device, "the indirect buffer")?;
             if !buf.usage.indirect {
-                bail!(
-                    InvalidArgument,
-                    "the indirect buffer was not created with indirect usage"
-                );
+                bail!(InvalidArgument, "the indirect buffer was not created with indirect usage");
             }
             if off % 4 != 0 {
                 bail!(Alignment, "indirect offset {off} is not a multiple of 4");
@@ -221,11 +200,7 @@ pub(crate) fn check<'a>(
     }
     check_usage_conflicts(kernel, &ranges, &uniform_window, groups)?;
 
-    Ok(CheckedBindings {
-        ranges,
-        storage: entries_src,
-        uniform: uniform_window,
-    })
+    Ok(CheckedBindings { ranges, storage: entries_src, uniform: uniform_window })
 }
 
 /// The GPU layer refuses, at submit, a dispatch that uses one buffer as
@@ -238,37 +213,18 @@ fn check_usage_conflicts(
     uniform: &Option<UniformSource>,
     groups: &Groups,
 ) -> Result<()> {
-    let kind = |binding: u32| {
-        kernel
-            .bindings
-            .iter()
-            .find(|i| i.binding == binding)
-            .map(|i| i.kind)
-    };
+    let kind = |binding: u32| kernel.bindings.iter().find(|i| i.binding == binding).map(|i| i.kind);
     let written = |alloc: u64| {
-        ranges
-            .iter()
-            .find(|r| r.1 == alloc && kind(r.0) == Some(BindingKind::StorageReadWrite))
-            .map(|r| r.0)
+        ranges.iter().find(|r| r.1 == alloc && kind(r.0) == Some(BindingKind::StorageReadWrite)).map(|r| r.0)
     };
-    for r in ranges
-        .iter()
-        .filter(|r| kind(r.0) == Some(BindingKind::StorageRead))
-    {
+    for r in ranges.iter().filter(|r| kind(r.0) == Some(BindingKind::StorageRead)) {
         if let Some(w) = written(r.1) {
-            bail!(
-                BindingMismatch,
-                "the same buffer is bound read-only (binding {}) and writable (binding {w})",
-                r.0
-            );
+            bail!(BindingMismatch, "the same buffer is bound read-only (binding {}) and writable (binding {w})", r.0);
         }
     }
     if let Some((binding, _, Some((buf, _)))) = uniform {
         if let Some(w) = written(buf.alloc_id()) {
-            bail!(
-                BindingMismatch,
-                "the buffer of uniform binding {binding} is also bound writable (binding {w})"
-            );
+            bail!(BindingMismatch, "the buffer of uniform binding {binding} is also bound writable (binding {w})");
         }
     }
     if let Groups::Indirect(buf, _) = groups {

@@ -22,9 +22,7 @@ impl Usage {
     /// kernel that reads them (`indirect_counts`). Callers still need
     /// `storage` to bind a buffer as storage.
     fn wgpu(self) -> wgpu::BufferUsages {
-        let mut u = wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST
-            | wgpu::BufferUsages::STORAGE;
+        let mut u = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::STORAGE;
         if self.uniform {
             u |= wgpu::BufferUsages::UNIFORM;
         }
@@ -71,10 +69,7 @@ impl Buffer {
         }
         let max = device.limits.max_buffer_size;
         if size > max {
-            bail!(
-                TooLarge,
-                "buffer of {size} bytes requested; this adapter allows at most {max}"
-            );
+            bail!(TooLarge, "buffer of {size} bytes requested; this adapter allows at most {max}");
         }
         let class = size_class(size).min(max.max(size));
         let wusage = usage.wgpu();
@@ -85,30 +80,12 @@ impl Buffer {
             None => (Self::allocate(device, size, class, wusage)?, false),
         };
         let lease = Lease::new(alloc, &device.pool, &device.bind_groups);
-        Ok(NewBuffer {
-            buffer: Arc::new(Buffer {
-                device: device.clone(),
-                lease,
-                size,
-                usage,
-            }),
-            reused,
-        })
+        Ok(NewBuffer { buffer: Arc::new(Buffer { device: device.clone(), lease, size, usage }), reused })
     }
 
     /// A new driver allocation of `class` bytes.
-    fn allocate(
-        device: &Device,
-        size: u64,
-        class: u64,
-        usage: wgpu::BufferUsages,
-    ) -> Result<Allocation> {
-        let desc = wgpu::BufferDescriptor {
-            label: None,
-            size: class,
-            usage,
-            mapped_at_creation: false,
-        };
+    fn allocate(device: &Device, size: u64, class: u64, usage: wgpu::BufferUsages) -> Result<Allocation> {
+        let desc = wgpu::BufferDescriptor { label: None, size: class, usage, mapped_at_creation: false };
         let raw = match device.scoped(|| device.wgpu.create_buffer(&desc)) {
             Ok(raw) => raw,
             Err(Error::OutOfMemory(m)) => {
@@ -136,16 +113,8 @@ impl Buffer {
     /// The same memory, bindable as storage by the library's own kernels
     /// whatever the caller's usage (see `Usage::wgpu`).
     pub fn as_storage(&self) -> Buffer {
-        let usage = Usage {
-            storage: true,
-            ..self.usage
-        };
-        Buffer {
-            device: self.device.clone(),
-            lease: self.lease.clone(),
-            size: self.size,
-            usage,
-        }
+        let usage = Usage { storage: true, ..self.usage };
+        Buffer { device: self.device.clone(), lease: self.lease.clone(), size: self.size, usage }
     }
 
     /// Recorded work that uses the buffer holds this until it has run.
@@ -170,17 +139,13 @@ impl Buffer {
         let size = data.len() as u64;
         self.check_range(offset, size, "write")?;
         if !offset.is_multiple_of(COPY_ALIGN) || !size.is_multiple_of(COPY_ALIGN) {
-            bail!(
-                Alignment,
-                "write offset ({offset}) and size ({size}) must be multiples of 4"
-            );
+            bail!(Alignment, "write offset ({offset}) and size ({size}) must be multiples of 4");
         }
         if size == 0 {
             return Ok(());
         }
         self.device.flush_all()?;
-        self.device
-            .scoped(|| self.device.queue.write_buffer(self.raw(), offset, data))
+        self.device.scoped(|| self.device.queue.write_buffer(self.raw(), offset, data))
     }
 
     /// Read into host memory. Blocks until all work recorded so far on any
@@ -229,12 +194,9 @@ impl Buffer {
                 dev.queue.submit([enc.finish()])
             })?;
             let (tx, rx) = std::sync::mpsc::channel();
-            staging
-                .raw
-                .slice(0..len)
-                .map_async(wgpu::MapMode::Read, move |r| {
-                    let _ = tx.send(r);
-                });
+            staging.raw.slice(0..len).map_async(wgpu::MapMode::Read, move |r| {
+                let _ = tx.send(r);
+            });
             dev.wait_for(index)?;
             if let Err(e) = dev.wait_callback(&rx, "mapping the read-back buffer")? {
                 bail!(DeviceLost, "mapping the read-back buffer failed: {e}");

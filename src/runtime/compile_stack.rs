@@ -21,9 +21,7 @@ pub fn on_compile_stack<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result
             .name("wgcompute-compile".into())
             .stack_size(COMPILE_STACK_BYTES)
             .spawn_scoped(scope, f)
-            .map_err(|e| {
-                Error::OutOfMemory(format!("could not start the kernel compiler's thread: {e}"))
-            })?;
+            .map_err(|e| Error::OutOfMemory(format!("could not start the kernel compiler's thread: {e}")))?;
         match handle.join() {
             Ok(result) => result,
             Err(panic) => std::panic::resume_unwind(panic),

@@ -34,11 +34,7 @@ pub struct DeviceOptions {
 
 impl Default for DeviceOptions {
     fn default() -> Self {
-        DeviceOptions {
-            pipeline_cache_path: None,
-            pool_limit: 1 << 30,
-            gpu_timeout: None,
-        }
+        DeviceOptions { pipeline_cache_path: None, pool_limit: 1 << 30, gpu_timeout: None }
     }
 }
 
@@ -228,12 +224,7 @@ impl Device {
     }
 
     fn live_streams(&self) -> Vec<Arc<StreamShared>> {
-        self.streams
-            .lock()
-            .unwrap()
-            .iter()
-            .filter_map(|w| w.upgrade())
-            .collect()
+        self.streams.lock().unwrap().iter().filter_map(|w| w.upgrade()).collect()
     }
 
     /// Submit the recorded work of every stream of this device, so that what
@@ -264,10 +255,7 @@ impl Device {
     /// Wait for the GPU, at most the device's timeout. A timeout leaves the
     /// device as it was: the work runs on, and a later wait may succeed.
     fn wait(&self, submission_index: Option<wgpu::SubmissionIndex>) -> Result<()> {
-        let poll = wgpu::PollType::Wait {
-            submission_index,
-            timeout: self.gpu_timeout,
-        };
+        let poll = wgpu::PollType::Wait { submission_index, timeout: self.gpu_timeout };
         match self.wgpu.poll(poll) {
             Ok(_) => {}
             Err(wgpu::PollError::Timeout) => {
@@ -277,11 +265,7 @@ impl Device {
                     "the GPU did not finish within the device's timeout of {ms} ms; the work continues and the device stays usable"
                 )));
             }
-            Err(e) => {
-                return Err(Error::DeviceLost(format!(
-                    "waiting for the GPU failed: {e}"
-                )))
-            }
+            Err(e) => return Err(Error::DeviceLost(format!("waiting for the GPU failed: {e}"))),
         }
         self.check_alive()?;
         // Allocations whose work has now finished can be reused.
@@ -305,10 +289,7 @@ impl Device {
                 return Ok(v);
             }
             if std::time::Instant::now() > deadline {
-                return Err(Error::Timeout(format!(
-                    "{what} did not complete within {} ms",
-                    limit.as_millis()
-                )));
+                return Err(Error::Timeout(format!("{what} did not complete within {} ms", limit.as_millis())));
             }
         }
     }

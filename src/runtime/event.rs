@@ -35,8 +35,7 @@ impl Event {
         let dev = &stream.device;
         let timestamp = if dev.features.contains(wgpu::Features::TIMESTAMP_QUERY)
             && dev.features.intersects(
-                wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
-                    | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
+                wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
             ) {
             Some(dev.scoped(|| Timestamp {
                 query: dev.wgpu.create_query_set(&wgpu::QuerySetDescriptor {
@@ -97,10 +96,7 @@ impl Event {
             Status::Submitted(i) => i.clone(),
         };
         // A wait with a zero timeout asks about exactly this submission.
-        let poll = wgpu::PollType::Wait {
-            submission_index: Some(index),
-            timeout: Some(std::time::Duration::ZERO),
-        };
+        let poll = wgpu::PollType::Wait { submission_index: Some(index), timeout: Some(std::time::Duration::ZERO) };
         match self.device.wgpu.poll(poll) {
             Ok(_) => Ok(true),
             Err(wgpu::PollError::Timeout) => Ok(false),
@@ -115,10 +111,7 @@ impl Event {
         if recorded {
             match self.stream.upgrade() {
                 Some(s) => s.flush_for_other()?,
-                None => bail!(
-                    InvalidArgument,
-                    "the event's stream was released before the event was submitted"
-                ),
+                None => bail!(InvalidArgument, "the event's stream was released before the event was submitted"),
             }
         }
         let index = match &*self.status.lock().unwrap() {
@@ -134,10 +127,7 @@ impl Event {
     /// wait for that and share the result.
     fn time_ns(&self) -> Result<u64> {
         let Some(ts) = &self.timestamp else {
-            bail!(
-                Unsupported,
-                "this adapter has no timestamp queries inside passes or encoders"
-            );
+            bail!(Unsupported, "this adapter has no timestamp queries inside passes or encoders");
         };
         if let Some(t) = *self.time_ns.lock().unwrap() {
             return Ok(t);
@@ -148,15 +138,10 @@ impl Event {
             return Ok(t);
         }
         let (tx, rx) = std::sync::mpsc::channel();
-        ts.readback
-            .slice(..)
-            .map_async(wgpu::MapMode::Read, move |r| {
-                let _ = tx.send(r);
-            });
-        let ticks = match self
-            .device
-            .wait_callback(&rx, "reading the event's timestamp")
-        {
+        ts.readback.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        let ticks = match self.device.wait_callback(&rx, "reading the event's timestamp") {
             Ok(Ok(())) => {
                 let view = ts.readback.slice(..).get_mapped_range();
                 let ticks = view.map(|v| u64::from_le_bytes(v[..8].try_into().unwrap()));

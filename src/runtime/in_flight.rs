@@ -33,9 +33,8 @@ impl InFlight {
             if !held.iter().any(|(done, _)| done.load(Ordering::Acquire)) {
                 return;
             }
-            let (finished, pending) = std::mem::take(&mut *held)
-                .into_iter()
-                .partition(|(d, _)| d.load(Ordering::Acquire));
+            let (finished, pending) =
+                std::mem::take(&mut *held).into_iter().partition(|(d, _)| d.load(Ordering::Acquire));
             *held = pending;
             finished
         };

@@ -34,17 +34,11 @@ pub(super) fn prepare(
     offset: u64,
     arena: &(wgpu::Buffer, u64),
 ) -> Result<CountsCheck> {
-    let kernel = dev
-        .kernels
-        .get_builtin(dev, "indirect_counts.wgsl", "check_counts")?;
+    let kernel = dev.kernels.get_builtin(dev, "indirect_counts.wgsl", "check_counts")?;
     let args = match args_slot {
         Some(a) => a.clone(),
         None => {
-            let usage = Usage {
-                storage: true,
-                uniform: false,
-                indirect: true,
-            };
+            let usage = Usage { storage: true, uniform: false, indirect: true };
             let a = Buffer::create_uninit(dev, 12, usage)?.buffer;
             *args_slot = Some(a.clone());
             a
@@ -54,42 +48,18 @@ pub(super) fn prepare(
     let align = dev.limits.min_storage_buffer_offset_alignment as u64;
     let start = offset / align * align;
     let size = offset + 12 - start;
-    let ranges = vec![
-        (0, buf.alloc_id(), start, size),
-        (1, args.alloc_id(), 0, 12),
-        (2, arena.1, 0, COUNTS_PARAMS),
-    ];
-    let bind_group = dev.bind_groups.get_or_create(
-        BindKey {
-            layout_id: kernel.id,
-            ranges,
-        },
-        || {
-            let entries = [
-                buffer_entry(0, buf.raw(), start, size),
-                buffer_entry(1, args.raw(), 0, 12),
-                buffer_entry(2, &arena.0, 0, COUNTS_PARAMS),
-            ];
-            let desc = wgpu::BindGroupDescriptor {
-                label: None,
-                layout: &kernel.layout,
-                entries: &entries,
-            };
-            dev.scoped(|| dev.wgpu.create_bind_group(&desc))
-        },
-    )?;
-    let params = [
-        ((offset - start) / 4) as u32,
-        dev.limits.max_compute_workgroups_per_dimension,
-        0,
-        0,
-    ];
-    Ok(CountsCheck {
-        pipeline: kernel.pipeline.clone(),
-        bind_group,
-        args,
-        params,
-    })
+    let ranges = vec![(0, buf.alloc_id(), start, size), (1, args.alloc_id(), 0, 12), (2, arena.1, 0, COUNTS_PARAMS)];
+    let bind_group = dev.bind_groups.get_or_create(BindKey { layout_id: kernel.id, ranges }, || {
+        let entries = [
+            buffer_entry(0, buf.raw(), start, size),
+            buffer_entry(1, args.raw(), 0, 12),
+            buffer_entry(2, &arena.0, 0, COUNTS_PARAMS),
+        ];
+        let desc = wgpu::BindGroupDescriptor { label: None, layout: &kernel.layout, entries: &entries };
+        dev.scoped(|| dev.wgpu.create_bind_group(&desc))
+    })?;
+    let params = [((offset - start) / 4) as u32, dev.limits.max_compute_workgroups_per_dimension, 0, 0];
+    Ok(CountsCheck { pipeline: kernel.pipeline.clone(), bind_group, args, params })
 }
 
 impl CountsCheck {

@@ -36,9 +36,9 @@ fn env_var(name: &str) -> Result<Option<String>> {
     match std::env::var(name) {
         Ok(v) => Ok(Some(v)),
         Err(std::env::VarError::NotPresent) => Ok(None),
-        Err(std::env::VarError::NotUnicode(v)) => Err(Error::InvalidArgument(format!(
-            "{name}={v:?} is not valid UTF-8"
-        ))),
+        Err(std::env::VarError::NotUnicode(v)) => {
+            Err(Error::InvalidArgument(format!("{name}={v:?} is not valid UTF-8")))
+        }
     }
 }
 
@@ -58,16 +58,12 @@ fn parse_backend(v: &str) -> Result<wgpu::Backends> {
         "dx12" | "d3d12" => wgpu::Backends::DX12,
         "gl" | "gles" | "opengl" => wgpu::Backends::GL,
         other => {
-            return Err(Error::InvalidArgument(format!(
-                "WGC_BACKEND={other:?}: expected vulkan, metal, dx12 or gl"
-            )))
+            return Err(Error::InvalidArgument(format!("WGC_BACKEND={other:?}: expected vulkan, metal, dx12 or gl")))
         }
     })
 }
 
-static INSTANCE: Lazy<Instance> = Lazy::new(|| Instance {
-    adapters: Mutex::new(HashMap::new()),
-});
+static INSTANCE: Lazy<Instance> = Lazy::new(|| Instance { adapters: Mutex::new(HashMap::new()) });
 
 pub fn instance() -> &'static Instance {
     &INSTANCE
@@ -80,11 +76,8 @@ fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
     desc.backends = others;
     desc.flags = wgpu::InstanceFlags::empty();
     let inst = wgpu::Instance::new(desc);
-    let mut list = if others.is_empty() {
-        Vec::new()
-    } else {
-        super::block_on::block_on(inst.enumerate_adapters(others))
-    };
+    let mut list =
+        if others.is_empty() { Vec::new() } else { super::block_on::block_on(inst.enumerate_adapters(others)) };
     if vulkan {
         list.extend(vulkan_compute_adapters(&inst));
     }
@@ -96,8 +89,7 @@ fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
 /// them makes Mesa's device-select layer connect to a Wayland/X11 display
 /// while listing devices, and libwayland then prints "error: XDG_RUNTIME_DIR
 /// is invalid or not set" to stderr on machines without a desktop session.
-const WSI_EXTENSIONS: [&std::ffi::CStr; 3] =
-    [c"VK_KHR_wayland_surface", c"VK_KHR_xcb_surface", c"VK_KHR_xlib_surface"];
+const WSI_EXTENSIONS: [&std::ffi::CStr; 3] = [c"VK_KHR_wayland_surface", c"VK_KHR_xcb_surface", c"VK_KHR_xlib_surface"];
 
 /// The Vulkan adapters of an instance created without `WSI_EXTENSIONS`,
 /// wrapped by `inst` (whose flags, and so device behaviour, stay ours).
@@ -122,10 +114,7 @@ fn vulkan_compute_adapters(inst: &wgpu::Instance) -> Vec<wgpu::Adapter> {
     // SAFETY: the adapters keep their Vulkan instance alive (wgpu-hal shares it by
     // reference count); wgcompute never creates surfaces, the only use of the
     // wrapping instance's own handles.
-    unsafe { vk.enumerate_adapters(None) }
-        .into_iter()
-        .map(|a| unsafe { inst.create_adapter_from_hal(a) })
-        .collect()
+    unsafe { vk.enumerate_adapters(None) }.into_iter().map(|a| unsafe { inst.create_adapter_from_hal(a) }).collect()
 }
 
 impl Instance {
@@ -141,53 +130,38 @@ impl Instance {
             return Ok(get(backends));
         }
         let native = get(wgpu::Backends::PRIMARY);
-        Ok(if native.is_empty() {
-            get(wgpu::Backends::GL)
-        } else {
-            native
-        })
+        Ok(if native.is_empty() { get(wgpu::Backends::GL) } else { native })
     }
 }
 
 /// Choose an adapter: an explicit index wins; otherwise `WGC_ADAPTER`
 /// (an index or part of the name); otherwise the preference.
-pub fn choose(
-    list: &[wgpu::Adapter],
-    index: Option<usize>,
-    preference: Preference,
-) -> Result<wgpu::Adapter> {
+pub fn choose(list: &[wgpu::Adapter], index: Option<usize>, preference: Preference) -> Result<wgpu::Adapter> {
     if list.is_empty() {
         return Err(Error::NotFound(
-            "no GPU adapter found (for a software driver on Linux install mesa-vulkan-drivers)"
-                .into(),
+            "no GPU adapter found (for a software driver on Linux install mesa-vulkan-drivers)".into(),
         ));
     }
     if let Some(i) = index {
-        return list.get(i).cloned().ok_or_else(|| {
-            Error::NotFound(format!(
-                "adapter index {i} out of range: {} adapter(s)",
-                list.len()
-            ))
-        });
+        return list
+            .get(i)
+            .cloned()
+            .ok_or_else(|| Error::NotFound(format!("adapter index {i} out of range: {} adapter(s)", list.len())));
     }
     if let Some(sel) = env_var("WGC_ADAPTER")? {
         let sel = sel.trim();
         if let Ok(i) = sel.parse::<usize>() {
-            return list.get(i).cloned().ok_or_else(|| {
-                Error::NotFound(format!(
-                    "WGC_ADAPTER={i} out of range: {} adapter(s)",
-                    list.len()
-                ))
-            });
+            return list
+                .get(i)
+                .cloned()
+                .ok_or_else(|| Error::NotFound(format!("WGC_ADAPTER={i} out of range: {} adapter(s)", list.len())));
         }
         let needle = sel.to_ascii_lowercase();
         return list
             .iter()
             .find(|a| a.get_info().name.to_ascii_lowercase().contains(&needle))
             .cloned()
-            .ok_or_else(|| {
-                Error::NotFound(format!("no adapter name contains WGC_ADAPTER={sel:?}"))
-            });
+            .ok_or_else(|| Error::NotFound(format!("no adapter name contains WGC_ADAPTER={sel:?}")));
     }
     let rank = |a: &wgpu::Adapter| -> (u32, u32) {
         let info = a.get_info();
@@ -225,15 +199,7 @@ pub fn summarize(a: &wgpu::Adapter) -> AdapterSummary {
     let features = a.features();
     let coop_f16 = features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
         && a.cooperative_matrix_properties().iter().any(|p| {
-            p.ab_type == wgpu::CooperativeScalarType::F16
-                && p.m_size == 16
-                && p.n_size == 16
-                && p.k_size == 16
+            p.ab_type == wgpu::CooperativeScalarType::F16 && p.m_size == 16 && p.n_size == 16 && p.k_size == 16
         });
-    AdapterSummary {
-        info: a.get_info(),
-        limits: a.limits(),
-        features,
-        coop_f16,
-    }
+    AdapterSummary { info: a.get_info(), limits: a.limits(), features, coop_f16 }
 }

@@ -65,6 +65,9 @@ fn fnv1a(bytes: &[u8], mut h: u64) -> u64 {
     h
 }
 
+/// Built-in kernel variants by key hash, each with its full key.
+type VariantMap = HashMap<u64, Vec<(VariantKey, Arc<Kernel>)>>;
+
 #[derive(Default)]
 pub struct KernelCache {
     /// The library's own kernels, kept for the device's lifetime.
@@ -74,7 +77,7 @@ pub struct KernelCache {
     /// Built-in kernel variants by a hash of (file, entry, substitutions): a
     /// lookup that allocates nothing and renders nothing (operators call it
     /// on every launch). The full key is kept to rule out collisions.
-    variants: Mutex<HashMap<u64, Vec<(VariantKey, Arc<Kernel>)>>>,
+    variants: Mutex<VariantMap>,
     /// Variants described by the kernel spec (src/ops/spec).
     pub spec: super::kernel_variant::VariantCache,
 }
@@ -165,7 +168,6 @@ impl KernelCache {
         self.variants.lock().unwrap().entry(hash).or_default().push((owned, k.clone()));
         Ok(k)
     }
-
 }
 
 /// Compile on the compiler's stack: naga and wgpu recurse over the source's nesting.
@@ -197,38 +199,41 @@ fn compile_here(device: &Device, source: &str, entry: &str, trusted: bool) -> Re
         })
         .collect();
     let dev = &device.wgpu;
-    let (pipeline, layout) = device.scoped(|| {
-        let desc = wgpu::ShaderModuleDescriptor { label: Some(entry), source: wgpu::ShaderSource::Wgsl(source.into()) };
-        let module = if trusted {
-            // SAFETY: the library's own kernels guard every index against sizes
-            // the host has checked against the bound ranges.
-            unsafe { dev.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
-        } else {
-            dev.create_shader_module(desc)
-        };
-        let layout = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries });
-        let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: None,
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(entry),
-            layout: Some(&pl),
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                zero_initialize_workgroup_memory: !trusted,
-                ..Default::default()
-            },
-            cache: device.pipeline_cache(),
-        });
-        (pipeline, layout)
-    })
-    .map_err(|e| match e {
-        Error::Validation(m) => Error::ShaderCompilation(m),
-        e => e,
-    })?;
+    let (pipeline, layout) = device
+        .scoped(|| {
+            let desc =
+                wgpu::ShaderModuleDescriptor { label: Some(entry), source: wgpu::ShaderSource::Wgsl(source.into()) };
+            let module = if trusted {
+                // SAFETY: the library's own kernels guard every index against sizes
+                // the host has checked against the bound ranges.
+                unsafe { dev.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
+            } else {
+                dev.create_shader_module(desc)
+            };
+            let layout =
+                dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries });
+            let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: None,
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+            let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&pl),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    zero_initialize_workgroup_memory: !trusted,
+                    ..Default::default()
+                },
+                cache: device.pipeline_cache(),
+            });
+            (pipeline, layout)
+        })
+        .map_err(|e| match e {
+            Error::Validation(m) => Error::ShaderCompilation(m),
+            e => e,
+        })?;
     Ok(Kernel {
         id: next_id(),
         device_id: device.id,

@@ -92,28 +92,15 @@ impl VariantCache {
         }
         let (source, constants) = make()?;
         // Compile outside the lock: other threads may use other kernels meanwhile.
-        let kernel = Arc::new(compile_with_constants(
-            device, &source, key.entry, &constants,
-        )?);
-        Ok(self
-            .map
-            .lock()
-            .unwrap()
-            .entry(*key)
-            .or_insert(kernel)
-            .clone())
+        let kernel = Arc::new(compile_with_constants(device, &source, key.entry, &constants)?);
+        Ok(self.map.lock().unwrap().entry(*key).or_insert(kernel).clone())
     }
 }
 
 /// Compile a library kernel (trusted: its indexing is checked on the host,
 /// and its workgroup memory is not zeroed) with pipeline constants, on the
 /// compiler's stack. Sizes are checked with the constants applied.
-pub fn compile_with_constants(
-    device: &Device,
-    source: &str,
-    entry: &str,
-    constants: &[(&str, f64)],
-) -> Result<Kernel> {
+pub fn compile_with_constants(device: &Device, source: &str, entry: &str, constants: &[(&str, f64)]) -> Result<Kernel> {
     on_compile_stack(|| {
         device.check_alive()?;
         let mut pc = naga::back::PipelineConstants::default();
@@ -150,9 +137,7 @@ fn build_pipeline(
             ty: wgpu::BindingType::Buffer {
                 ty: match b.kind {
                     BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
-                    k => wgpu::BufferBindingType::Storage {
-                        read_only: k == BindingKind::StorageRead,
-                    },
+                    k => wgpu::BufferBindingType::Storage { read_only: k == BindingKind::StorageRead },
                 },
                 has_dynamic_offset: b.kind == BindingKind::Uniform,
                 min_binding_size: None,
@@ -163,19 +148,13 @@ fn build_pipeline(
     let dev = &device.wgpu;
     device
         .scoped(|| {
-            let desc = wgpu::ShaderModuleDescriptor {
-                label: Some(entry),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            };
+            let desc =
+                wgpu::ShaderModuleDescriptor { label: Some(entry), source: wgpu::ShaderSource::Wgsl(source.into()) };
             // SAFETY: library kernels guard every index against sizes the
             // host has checked against the bound ranges.
-            let module = unsafe {
-                dev.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
-            };
-            let layout = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: None,
-                entries: &entries,
-            });
+            let module = unsafe { dev.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) };
+            let layout =
+                dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries });
             let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: None,
                 bind_group_layouts: &[Some(&layout)],
@@ -206,12 +185,7 @@ mod tests {
     use std::hash::BuildHasher;
 
     fn key(entry: &'static str, t: u8, o: f64) -> VariantKey {
-        VariantKey {
-            file: "f.wgsl",
-            entry,
-            types: [t, 0, 0, 0],
-            overrides: [o.to_bits(), 0, 0, 0, 0, 0],
-        }
+        VariantKey { file: "f.wgsl", entry, types: [t, 0, 0, 0], overrides: [o.to_bits(), 0, 0, 0, 0, 0] }
     }
 
     fn hash(k: &VariantKey) -> u64 {

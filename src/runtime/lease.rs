@@ -16,16 +16,8 @@ pub struct Lease {
 }
 
 impl Lease {
-    pub fn new(
-        alloc: Allocation,
-        pool: &Arc<BufferPool>,
-        bind_groups: &Arc<BindGroupCache>,
-    ) -> Arc<Lease> {
-        Arc::new(Lease {
-            alloc: Some(alloc),
-            pool: pool.clone(),
-            bind_groups: bind_groups.clone(),
-        })
+    pub fn new(alloc: Allocation, pool: &Arc<BufferPool>, bind_groups: &Arc<BindGroupCache>) -> Arc<Lease> {
+        Arc::new(Lease { alloc: Some(alloc), pool: pool.clone(), bind_groups: bind_groups.clone() })
     }
 
     pub fn raw(&self) -> &wgpu::Buffer {

@@ -23,15 +23,9 @@ pub fn check(path: &Path) -> Result<()> {
         Ok(m) if m.file_type().is_file() => Ok(()),
         Ok(m) if m.file_type().is_symlink() => Err(refused(path, "is a symbolic link")),
         Ok(m) if m.is_dir() => Err(refused(path, "is a directory")),
-        Ok(_) => Err(refused(
-            path,
-            "is not a regular file (a device, FIFO or socket)",
-        )),
+        Ok(_) => Err(refused(path, "is not a regular file (a device, FIFO or socket)")),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(Error::InvalidArgument(format!(
-            "pipeline cache path {}: {e}",
-            path.display()
-        ))),
+        Err(e) => Err(Error::InvalidArgument(format!("pipeline cache path {}: {e}", path.display()))),
     }
 }
 
@@ -63,16 +57,9 @@ pub fn save(path: &Path, data: &[u8]) -> Result<()> {
     check(path)?;
     let tmp = temporary_name(path)?;
     // A new file (never through a link); if it cannot be made, there is nothing to clean up.
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(|e| cannot_write(&tmp, e))?;
-    let written = file
-        .write_all(data)
-        .and_then(|_| file.sync_all())
-        .map_err(|e| cannot_write(&tmp, e))
-        .and_then(|_| {
+    let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(|e| cannot_write(&tmp, e))?;
+    let written =
+        file.write_all(data).and_then(|_| file.sync_all()).map_err(|e| cannot_write(&tmp, e)).and_then(|_| {
             // Check again just before replacing: the path may have changed.
             check(path)?;
             fs::rename(&tmp, path).map_err(|e| cannot_write(path, e))
@@ -84,10 +71,7 @@ pub fn save(path: &Path, data: &[u8]) -> Result<()> {
 }
 
 fn cannot_write(path: &Path, e: std::io::Error) -> Error {
-    Error::InvalidArgument(format!(
-        "cannot write pipeline cache {}: {e}",
-        path.display()
-    ))
+    Error::InvalidArgument(format!("cannot write pipeline cache {}: {e}", path.display()))
 }
 
 /// `.NAME.PID.N.tmp` beside `path`, unique within the process.

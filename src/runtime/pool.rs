@@ -61,12 +61,7 @@ impl BufferPool {
 
     /// Take a pooled allocation of exactly this class and usage, if one is free.
     pub fn take(&self, class: u64, usage: wgpu::BufferUsages) -> Option<Allocation> {
-        let a = self
-            .free
-            .lock()
-            .unwrap()
-            .get_mut(&(class, usage.bits()))?
-            .pop()?;
+        let a = self.free.lock().unwrap().get_mut(&(class, usage.bits()))?.pop()?;
         self.pooled.fetch_sub(class, Ordering::Relaxed);
         self.hits.fetch_add(1, Ordering::Relaxed);
         self.note_live(class);
@@ -96,12 +91,7 @@ impl BufferPool {
             return;
         }
         self.pooled.fetch_add(class, Ordering::Relaxed);
-        self.free
-            .lock()
-            .unwrap()
-            .entry((class, a.raw.usage().bits()))
-            .or_default()
-            .push(a);
+        self.free.lock().unwrap().entry((class, a.raw.usage().bits())).or_default().push(a);
     }
 
     /// Release pooled allocations until at most `keep` bytes remain pooled

@@ -13,17 +13,9 @@ pub const MAX_PRIVATE_BYTES: u64 = 16 << 10;
 /// matrix is spread over a subgroup, so each invocation holds `1/lanes` of it.
 fn bytes_of(module: &Module, ty: Handle<naga::Type>, lanes: u64) -> u64 {
     match &module.types[ty].inner {
-        TypeInner::CooperativeMatrix { .. } => {
-            module.types[ty].inner.size(module.to_ctx()) as u64 / lanes
-        }
-        TypeInner::Array {
-            base,
-            size: naga::ArraySize::Constant(n),
-            ..
-        } if matches!(
-            module.types[*base].inner,
-            TypeInner::CooperativeMatrix { .. }
-        ) =>
+        TypeInner::CooperativeMatrix { .. } => module.types[ty].inner.size(module.to_ctx()) as u64 / lanes,
+        TypeInner::Array { base, size: naga::ArraySize::Constant(n), .. }
+            if matches!(module.types[*base].inner, TypeInner::CooperativeMatrix { .. }) =>
         {
             n.get() as u64 * bytes_of(module, *base, lanes)
         }
@@ -43,9 +35,7 @@ fn callees(body: &Block) -> Vec<Handle<Function>> {
                 Statement::Block(b) => blocks.push(b),
                 Statement::If { accept, reject, .. } => blocks.extend([accept, reject]),
                 Statement::Switch { cases, .. } => blocks.extend(cases.iter().map(|c| &c.body)),
-                Statement::Loop {
-                    body, continuing, ..
-                } => blocks.extend([body, continuing]),
+                Statement::Loop { body, continuing, .. } => blocks.extend([body, continuing]),
                 _ => {}
             }
         }
@@ -56,22 +46,13 @@ fn callees(body: &Block) -> Vec<Handle<Function>> {
 /// A function's own variables, plus the arrays it indexes by value with a
 /// dynamic index (the SPIR-V writer copies those into a variable).
 fn own_bytes(module: &Module, info: &naga::valid::FunctionInfo, f: &Function, lanes: u64) -> u64 {
-    let locals: u64 = f
-        .local_variables
-        .iter()
-        .map(|(_, v)| bytes_of(module, v.ty, lanes))
-        .sum();
+    let locals: u64 = f.local_variables.iter().map(|(_, v)| bytes_of(module, v.ty, lanes)).sum();
     let copies: u64 = f
         .expressions
         .iter()
         .filter_map(|(_, e)| match e {
             Expression::Access { base, .. } => match info[*base].ty.inner_with(&module.types) {
-                TypeInner::Array { .. } => Some(
-                    info[*base]
-                        .ty
-                        .inner_with(&module.types)
-                        .size(module.to_ctx()) as u64,
-                ),
+                TypeInner::Array { .. } => Some(info[*base].ty.inner_with(&module.types).size(module.to_ctx()) as u64),
                 _ => None,
             },
             _ => None,
@@ -83,24 +64,11 @@ fn own_bytes(module: &Module, info: &naga::valid::FunctionInfo, f: &Function, la
 /// Private bytes of one invocation of entry point `ep_index`: the private
 /// globals it uses, and its variables plus those of the deepest chain of
 /// calls below it.
-pub fn private_bytes(
-    module: &Module,
-    info: &naga::valid::ModuleInfo,
-    ep_index: usize,
-    lanes: u64,
-) -> u64 {
+pub fn private_bytes(module: &Module, info: &naga::valid::ModuleInfo, ep_index: usize, lanes: u64) -> u64 {
     let lanes = lanes.max(1);
     // Deepest frame of each function, to a fixed point (WGSL has no recursion).
-    let own: Vec<u64> = module
-        .functions
-        .iter()
-        .map(|(h, f)| own_bytes(module, &info[h], f, lanes))
-        .collect();
-    let calls: Vec<Vec<Handle<Function>>> = module
-        .functions
-        .iter()
-        .map(|(_, f)| callees(&f.body))
-        .collect();
+    let own: Vec<u64> = module.functions.iter().map(|(h, f)| own_bytes(module, &info[h], f, lanes)).collect();
+    let calls: Vec<Vec<Handle<Function>>> = module.functions.iter().map(|(_, f)| callees(&f.body)).collect();
     let mut frame = own.clone();
     loop {
         let mut changed = false;
@@ -118,11 +86,7 @@ pub fn private_bytes(
     let ep = &module.entry_points[ep_index];
     let ep_info = info.get_entry_point(ep_index);
     let ep_frame = own_bytes(module, ep_info, &ep.function, lanes)
-        + callees(&ep.function.body)
-            .iter()
-            .map(|c| frame[c.index()])
-            .max()
-            .unwrap_or(0);
+        + callees(&ep.function.body).iter().map(|c| frame[c.index()]).max().unwrap_or(0);
     let globals: u64 = module
         .global_variables
         .iter()

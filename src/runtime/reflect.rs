@@ -17,10 +17,8 @@ pub fn parse_and_validate(source: &str) -> Result<(naga::Module, naga::valid::Mo
     wgsl_nesting::check(source)?;
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| Error::ShaderCompilation(e.emit_to_string_with_path(source, "kernel.wgsl")))?;
-    let mut validator = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::all(),
-    );
+    let mut validator =
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all());
     validator
         .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
         .subgroup_operations(naga::valid::SubgroupOperationSet::all());
@@ -46,21 +44,11 @@ pub fn reflect_with(
 ) -> Result<(Vec<BindingInfo>, [u32; 3])> {
     let (module, info) = parse_and_validate(source)?;
     let Some(ep) = module.entry_points.iter().find(|ep| ep.name == entry) else {
-        let names: Vec<_> = module
-            .entry_points
-            .iter()
-            .map(|e| e.name.as_str())
-            .collect();
-        bail!(
-            NotFound,
-            "entry point {entry:?} not found in the module (it has: {names:?})"
-        );
+        let names: Vec<_> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+        bail!(NotFound, "entry point {entry:?} not found in the module (it has: {names:?})");
     };
     if ep.stage != naga::ShaderStage::Compute {
-        bail!(
-            InvalidArgument,
-            "entry point {entry:?} is not a compute entry point"
-        );
+        bail!(InvalidArgument, "entry point {entry:?} is not a compute entry point");
     }
     let (module, info) = naga::back::pipeline_constants::process_overrides(
         &module,
@@ -73,19 +61,14 @@ pub fn reflect_with(
         .entry_points
         .iter()
         .position(|ep| ep.name == entry)
-        .ok_or_else(|| {
-            Error::Internal(format!(
-                "entry point {entry:?} disappeared when overrides were applied"
-            ))
-        })?;
+        .ok_or_else(|| Error::Internal(format!("entry point {entry:?} disappeared when overrides were applied")))?;
     let ep = &module.entry_points[ep_index];
     let wg = ep.workgroup_size;
     let l = &device.limits;
     if wg[0] > l.max_compute_workgroup_size_x
         || wg[1] > l.max_compute_workgroup_size_y
         || wg[2] > l.max_compute_workgroup_size_z
-        || wg.iter().map(|&v| v as u64).product::<u64>()
-            > l.max_compute_invocations_per_workgroup as u64
+        || wg.iter().map(|&v| v as u64).product::<u64>() > l.max_compute_invocations_per_workgroup as u64
     {
         bail!(
             LimitExceeded,
@@ -118,24 +101,13 @@ pub fn reflect_with(
                 }
             }
             naga::AddressSpace::Uniform => BindingKind::Uniform,
-            naga::AddressSpace::Handle => bail!(
-                Unsupported,
-                "textures and samplers are not supported in kernels"
-            ),
-            naga::AddressSpace::Immediate => bail!(
-                Unsupported,
-                "immediate data is not supported; use a uniform"
-            ),
+            naga::AddressSpace::Handle => bail!(Unsupported, "textures and samplers are not supported in kernels"),
+            naga::AddressSpace::Immediate => bail!(Unsupported, "immediate data is not supported; use a uniform"),
             _ => continue,
         };
         let Some(rb) = &var.binding else { continue };
         if rb.group != 0 {
-            bail!(
-                Unsupported,
-                "binding {} is in group {}; kernels use @group(0) only",
-                rb.binding,
-                rb.group
-            );
+            bail!(Unsupported, "binding {} is in group {}; kernels use @group(0) only", rb.binding, rb.group);
         }
         let min_size = module.types[var.ty].inner.size(module.to_ctx()) as u64;
         bindings.push(BindingInfo {
@@ -152,12 +124,7 @@ pub fn reflect_with(
             l.max_compute_workgroup_storage_size
         );
     }
-    let private = private_bytes(
-        &module,
-        &info,
-        ep_index,
-        device.adapter.info.subgroup_min_size as u64,
-    );
+    let private = private_bytes(&module, &info, ep_index, device.adapter.info.subgroup_min_size as u64);
     if private > MAX_PRIVATE_BYTES {
         bail!(
             LimitExceeded,
@@ -166,21 +133,10 @@ pub fn reflect_with(
         );
     }
     bindings.sort_by_key(|b| b.binding);
-    if bindings
-        .iter()
-        .filter(|b| b.kind == BindingKind::Uniform)
-        .count()
-        > 1
-    {
-        bail!(
-            Unsupported,
-            "a kernel may declare at most one uniform binding"
-        );
+    if bindings.iter().filter(|b| b.kind == BindingKind::Uniform).count() > 1 {
+        bail!(Unsupported, "a kernel may declare at most one uniform binding");
     }
-    let storage = bindings
-        .iter()
-        .filter(|b| b.kind != BindingKind::Uniform)
-        .count() as u32;
+    let storage = bindings.iter().filter(|b| b.kind != BindingKind::Uniform).count() as u32;
     if storage > l.max_storage_buffers_per_shader_stage {
         bail!(
             LimitExceeded,

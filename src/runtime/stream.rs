@@ -83,58 +83,32 @@ impl StreamShared {
 
     fn check_device(&self, other: &Device, what: &str) -> Result<()> {
         if !self.device.same(other) {
-            bail!(
-                DeviceMismatch,
-                "{what} belongs to another device than the stream"
-            );
+            bail!(DeviceMismatch, "{what} belongs to another device than the stream");
         }
         Ok(())
     }
 
     /// Record one kernel launch. Everything that can fail happens before
     /// anything is recorded.
-    pub fn launch(
-        &self,
-        kernel: &Kernel,
-        binds: &[Bind],
-        params: Option<&[u8]>,
-        groups: Groups,
-    ) -> Result<()> {
+    pub fn launch(&self, kernel: &Kernel, binds: &[Bind], params: Option<&[u8]>, groups: Groups) -> Result<()> {
         let dev = &self.device;
         dev.check_alive()?;
         if kernel.device_id != dev.id {
-            bail!(
-                DeviceMismatch,
-                "the kernel belongs to another device than the stream"
-            );
+            bail!(DeviceMismatch, "the kernel belongs to another device than the stream");
         }
-        let CheckedBindings {
-            mut ranges,
-            storage,
-            uniform,
-        } = binding::check(dev, kernel, binds, params, &groups)?;
+        let CheckedBindings { mut ranges, storage, uniform } = binding::check(dev, kernel, binds, params, &groups)?;
         let mut st = self.state.lock().unwrap();
         let align = dev.limits.min_uniform_buffer_offset_alignment as u64;
         let own_uniform = match &uniform {
             Some((_, window, None)) => window + align,
             _ => 0,
         };
-        let counts_uniform = if matches!(groups, Groups::Indirect(..)) {
-            COUNTS_PARAMS + align
-        } else {
-            0
-        };
+        let counts_uniform = if matches!(groups, Groups::Indirect(..)) { COUNTS_PARAMS + align } else { 0 };
         let used = st.batch.uniform_bytes.len() as u64;
-        if used + own_uniform + counts_uniform > ARENA_BYTES
-            || st.batch.launches >= MAX_BATCH_LAUNCHES
-        {
+        if used + own_uniform + counts_uniform > ARENA_BYTES || st.batch.launches >= MAX_BATCH_LAUNCHES {
             self.flush_unreported(&mut st)?;
         }
-        let arena = if own_uniform + counts_uniform > 0 {
-            Some(self.arena(&mut st)?)
-        } else {
-            None
-        };
+        let arena = if own_uniform + counts_uniform > 0 { Some(self.arena(&mut st)?) } else { None };
 
         let mut uniform_entry = None;
         if let Some((binding, window, user)) = uniform {
@@ -146,38 +120,19 @@ impl StreamShared {
             uniform_entry = Some((binding, buf, window));
         }
         ranges.sort();
-        let bind_group = dev.bind_groups.get_or_create(
-            BindKey {
-                layout_id: kernel.id,
-                ranges,
-            },
-            || {
-                let mut entries: Vec<wgpu::BindGroupEntry> = storage
-                    .iter()
-                    .map(|(binding, buf, off, size)| buffer_entry(*binding, buf, *off, *size))
-                    .collect();
-                if let Some((binding, buf, window)) = &uniform_entry {
-                    entries.push(buffer_entry(*binding, buf, 0, *window));
-                }
-                let desc = wgpu::BindGroupDescriptor {
-                    label: None,
-                    layout: &kernel.layout,
-                    entries: &entries,
-                };
-                dev.scoped(|| dev.wgpu.create_bind_group(&desc))
-            },
-        )?;
+        let bind_group = dev.bind_groups.get_or_create(BindKey { layout_id: kernel.id, ranges }, || {
+            let mut entries: Vec<wgpu::BindGroupEntry> =
+                storage.iter().map(|(binding, buf, off, size)| buffer_entry(*binding, buf, *off, *size)).collect();
+            if let Some((binding, buf, window)) = &uniform_entry {
+                entries.push(buffer_entry(*binding, buf, 0, *window));
+            }
+            let desc = wgpu::BindGroupDescriptor { label: None, layout: &kernel.layout, entries: &entries };
+            dev.scoped(|| dev.wgpu.create_bind_group(&desc))
+        })?;
         let indirect = match &groups {
-            Groups::Indirect(buf, off) => Some((
-                *buf,
-                indirect_counts::prepare(
-                    dev,
-                    &mut st.indirect_args,
-                    buf,
-                    *off,
-                    arena.as_ref().unwrap(),
-                )?,
-            )),
+            Groups::Indirect(buf, off) => {
+                Some((*buf, indirect_counts::prepare(dev, &mut st.indirect_args, buf, *off, arena.as_ref().unwrap())?))
+            }
             Groups::Direct(_) => None,
         };
 
@@ -190,9 +145,7 @@ impl StreamShared {
         };
         let uniform_offset = match uniform {
             Some((_, _, Some((_, off)))) => Some(off as u32),
-            Some((_, window, None)) => {
-                Some(batch.uniform_slot(params.unwrap_or(&[]), window, align))
-            }
+            Some((_, window, None)) => Some(batch.uniform_slot(params.unwrap_or(&[]), window, align)),
             None => None,
         };
         batch.cmds.push(Cmd::Dispatch {
@@ -226,42 +179,24 @@ impl StreamShared {
     }
 
     /// Record a buffer-to-buffer copy.
-    pub fn copy(
-        &self,
-        src: &Buffer,
-        src_offset: u64,
-        dst: &Buffer,
-        dst_offset: u64,
-        size: u64,
-    ) -> Result<()> {
+    pub fn copy(&self, src: &Buffer, src_offset: u64, dst: &Buffer, dst_offset: u64, size: u64) -> Result<()> {
         self.device.check_alive()?;
         self.check_device(&src.device, "the source buffer")?;
         self.check_device(&dst.device, "the destination buffer")?;
         src.check_range(src_offset, size, "copy source")?;
         dst.check_range(dst_offset, size, "copy destination")?;
-        if !src_offset.is_multiple_of(4) || !dst_offset.is_multiple_of(4) || !size.is_multiple_of(4)
-        {
+        if !src_offset.is_multiple_of(4) || !dst_offset.is_multiple_of(4) || !size.is_multiple_of(4) {
             bail!(Alignment, "copy offsets ({src_offset}, {dst_offset}) and size ({size}) must be multiples of 4");
         }
-        if std::ptr::eq(src, dst)
-            && src_offset < dst_offset + size
-            && dst_offset < src_offset + size
-        {
-            bail!(
-                InvalidArgument,
-                "copy source and destination ranges overlap"
-            );
+        if std::ptr::eq(src, dst) && src_offset < dst_offset + size && dst_offset < src_offset + size {
+            bail!(InvalidArgument, "copy source and destination ranges overlap");
         }
         if size == 0 {
             return Ok(());
         }
         // wgpu rejects copies within one buffer: go through a scratch buffer.
         let scratch = if std::ptr::eq(src, dst) {
-            let usage = Usage {
-                storage: true,
-                uniform: false,
-                indirect: false,
-            };
+            let usage = Usage { storage: true, uniform: false, indirect: false };
             Some(Buffer::create_uninit(&self.device, size, usage)?.buffer)
         } else {
             None
@@ -335,12 +270,7 @@ impl StreamShared {
             return Ok(());
         }
         let dev = &self.device;
-        let State {
-            batch,
-            arena,
-            last_submission,
-            ..
-        } = st;
+        let State { batch, arena, last_submission, .. } = st;
         let arena = arena.as_ref().map(|(b, _)| b);
         let result = dev.scoped(|| {
             let cmd = encode(dev, &batch.cmds, &batch.events, true);

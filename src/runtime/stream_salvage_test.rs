@@ -21,13 +21,7 @@ fn words(b: &Buffer) -> Vec<u32> {
 
 fn inject_rejected_copy(stream: &StreamShared, b: &Buffer) {
     let raw = b.raw().clone();
-    let cmd = Cmd::Copy {
-        src: raw.clone(),
-        src_offset: 0,
-        dst: raw,
-        dst_offset: 16,
-        size: 4,
-    };
+    let cmd = Cmd::Copy { src: raw.clone(), src_offset: 0, dst: raw, dst_offset: 16, size: 4 };
     stream.state.lock().unwrap().batch.cmds.push(cmd);
 }
 
@@ -35,11 +29,7 @@ fn inject_rejected_copy(stream: &StreamShared, b: &Buffer) {
 fn rejected_command_loses_only_itself() {
     let dev = device();
     let stream = StreamShared::create(&dev).unwrap();
-    let usage = Usage {
-        storage: true,
-        uniform: false,
-        indirect: false,
-    };
+    let usage = Usage { storage: true, uniform: false, indirect: false };
     let a = Buffer::create(&dev, 64, usage).unwrap();
     let b = Buffer::create(&dev, 64, usage).unwrap();
 
@@ -47,20 +37,9 @@ fn rejected_command_loses_only_itself() {
     inject_rejected_copy(&stream, &a);
     fill_words(&stream, &b, 0, 64, 9).unwrap();
     let err = stream.flush().unwrap_err();
-    assert!(
-        matches!(&err, Error::Validation(m) if m.contains("1 of 3")),
-        "{err}"
-    );
-    assert_eq!(
-        words(&a),
-        vec![7; 16],
-        "work recorded before the rejected command"
-    );
-    assert_eq!(
-        words(&b),
-        vec![9; 16],
-        "work recorded after the rejected command"
-    );
+    assert!(matches!(&err, Error::Validation(m) if m.contains("1 of 3")), "{err}");
+    assert_eq!(words(&a), vec![7; 16], "work recorded before the rejected command");
+    assert_eq!(words(&b), vec![9; 16], "work recorded after the rejected command");
     stream.flush().unwrap();
 
     // Submitted by another call (a host write): that call succeeds, and the

@@ -43,11 +43,7 @@ impl UserKernels {
         trusted: bool,
         compile: impl FnOnce() -> Result<Kernel>,
     ) -> Result<Arc<Kernel>> {
-        let key = Key {
-            source: source.to_owned(),
-            entry: entry.to_owned(),
-            trusted,
-        };
+        let key = Key { source: source.to_owned(), entry: entry.to_owned(), trusted };
         if let Some(k) = self.take_handle(&key) {
             return Ok(k);
         }
@@ -62,14 +58,7 @@ impl UserKernels {
         }
         let key = Arc::new(key);
         e.by_key.insert(key.clone(), kernel.id);
-        e.by_id.insert(
-            kernel.id,
-            Entry {
-                key,
-                kernel: kernel.clone(),
-                handles: 1,
-            },
-        );
+        e.by_id.insert(kernel.id, Entry { key, kernel: kernel.clone(), handles: 1 });
         Ok(kernel)
     }
 

@@ -23,21 +23,7 @@ pub const MAX_NESTING: usize = 16_384;
 fn nests(c: u8) -> bool {
     matches!(
         c,
-        b'+' | b'-'
-            | b'*'
-            | b'/'
-            | b'%'
-            | b'&'
-            | b'|'
-            | b'^'
-            | b'~'
-            | b'!'
-            | b'<'
-            | b'>'
-            | b'='
-            | b'.'
-            | b'['
-            | b'('
+        b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'~' | b'!' | b'<' | b'>' | b'=' | b'.' | b'[' | b'('
     )
 }
 
@@ -125,39 +111,28 @@ mod tests {
 
     #[test]
     fn chains_are_bounded_by_their_length() {
-        let chain =
-            |n: usize, op: &str| format!("fn f(x: f32) -> f32 {{ return x{}; }}", op.repeat(n));
+        let chain = |n: usize, op: &str| format!("fn f(x: f32) -> f32 {{ return x{}; }}", op.repeat(n));
         assert!(check(&chain(MAX_NESTING - 100, " + x")).is_ok());
         assert!(check(&chain(MAX_NESTING + 1, " + x")).is_err());
         assert!(check(&chain(MAX_NESTING + 1, ".x")).is_err());
-        let neg = format!(
-            "fn f(x: f32) -> f32 {{ return {}x; }}",
-            "- ".repeat(MAX_NESTING + 1)
-        );
+        let neg = format!("fn f(x: f32) -> f32 {{ return {}x; }}", "- ".repeat(MAX_NESTING + 1));
         assert!(check(&neg).is_err());
     }
 
     #[test]
     fn statements_and_comments_reset_or_skip() {
         // Many short statements are not deep.
-        let lets: String = (0..MAX_NESTING)
-            .map(|i| format!("let a{i} = x + x;\n"))
-            .collect();
+        let lets: String = (0..MAX_NESTING).map(|i| format!("let a{i} = x + x;\n")).collect();
         assert!(check(&format!("fn f(x: f32) {{\n{lets}}}")).is_ok());
-        let comment = format!(
-            "// {}\n/* /* {} */ */ fn f() {{}}",
-            "+".repeat(MAX_NESTING * 2),
-            "-".repeat(MAX_NESTING * 2)
-        );
+        let comment =
+            format!("// {}\n/* /* {} */ */ fn f() {{}}", "+".repeat(MAX_NESTING * 2), "-".repeat(MAX_NESTING * 2));
         assert!(check(&comment).is_ok());
     }
 
     #[test]
     fn else_if_chains_count() {
         let chain = |n: usize| {
-            let arms: String = (0..n)
-                .map(|i| format!(" else if x < {i}.0 {{ }}"))
-                .collect();
+            let arms: String = (0..n).map(|i| format!(" else if x < {i}.0 {{ }}")).collect();
             format!("fn f(x: f32) {{ if x < 0.0 {{ }}{arms} }}")
         };
         assert!(check(&chain(1000)).is_ok());

@@ -68,30 +68,10 @@ fn code(d: DType) -> u8 {
 impl Family {
     /// The variant `entry` with `types` (one per type slot) and `overrides`
     /// (one per override slot).
-    pub fn variant(
-        &'static self,
-        entry: &'static str,
-        types: &[DType],
-        overrides: &[f64],
-    ) -> Variant {
-        debug_assert_eq!(
-            types.len(),
-            self.types.len(),
-            "{}: one dtype per type slot",
-            self.file
-        );
-        debug_assert_eq!(
-            overrides.len(),
-            self.overrides.len(),
-            "{}: one value per override",
-            self.file
-        );
-        let mut v = Variant {
-            family: self,
-            entry,
-            types: [None; MAX_TYPES],
-            overrides: [0.0; MAX_OVERRIDES],
-        };
+    pub fn variant(&'static self, entry: &'static str, types: &[DType], overrides: &[f64]) -> Variant {
+        debug_assert_eq!(types.len(), self.types.len(), "{}: one dtype per type slot", self.file);
+        debug_assert_eq!(overrides.len(), self.overrides.len(), "{}: one value per override", self.file);
+        let mut v = Variant { family: self, entry, types: [None; MAX_TYPES], overrides: [0.0; MAX_OVERRIDES] };
         for (slot, &t) in v.types.iter_mut().zip(types) {
             *slot = Some(t);
         }
@@ -107,22 +87,14 @@ impl Family {
             for slot in self.types {
                 types = types
                     .iter()
-                    .flat_map(|p| {
-                        slot.dtypes
-                            .iter()
-                            .map(move |&d| [p.as_slice(), &[d]].concat())
-                    })
+                    .flat_map(|p| slot.dtypes.iter().map(move |&d| [p.as_slice(), &[d]].concat()))
                     .collect();
             }
             let mut values = vec![Vec::new()];
             for slot in self.overrides {
                 values = values
                     .iter()
-                    .flat_map(|p| {
-                        slot.values
-                            .iter()
-                            .map(move |&v| [p.as_slice(), &[v]].concat())
-                    })
+                    .flat_map(|p| slot.values.iter().map(move |&v| [p.as_slice(), &[v]].concat()))
                     .collect();
             }
             for t in &types {
@@ -150,34 +122,18 @@ impl Variant {
         for (k, v) in overrides.iter_mut().zip(&self.overrides) {
             *k = v.to_bits();
         }
-        VariantKey {
-            file: self.family.file,
-            entry: self.entry,
-            types,
-            overrides,
-        }
+        VariantKey { file: self.family.file, entry: self.entry, types, overrides }
     }
 
     /// The WGSL this variant compiles: the prelude, then the file.
     pub fn source(&self) -> String {
-        let aliases: Vec<(&str, DType)> = self
-            .family
-            .types
-            .iter()
-            .map(|s| s.alias)
-            .zip(self.dtypes())
-            .collect();
+        let aliases: Vec<(&str, DType)> = self.family.types.iter().map(|s| s.alias).zip(self.dtypes()).collect();
         prelude::render(&aliases, self.family.source)
     }
 
     /// The pipeline constants: each override's name and value.
     pub fn constants(&self) -> Vec<(&'static str, f64)> {
-        self.family
-            .overrides
-            .iter()
-            .map(|s| s.name)
-            .zip(self.overrides)
-            .collect()
+        self.family.overrides.iter().map(|s| s.name).zip(self.overrides).collect()
     }
 
     /// Fail unless the variant lies on its family's declared axes (the
@@ -185,24 +141,11 @@ impl Variant {
     pub fn check_declared(&self) -> Result<()> {
         let f = self.family;
         let types_ok = self.dtypes().count() == f.types.len()
-            && f.types
-                .iter()
-                .zip(self.dtypes())
-                .all(|(slot, d)| slot.dtypes.contains(&d));
-        let overrides_ok = f
-            .overrides
-            .iter()
-            .zip(&self.overrides)
-            .all(|(slot, v)| slot.values.contains(v))
-            && self.overrides[f.overrides.len()..]
-                .iter()
-                .all(|&v| v == 0.0);
+            && f.types.iter().zip(self.dtypes()).all(|(slot, d)| slot.dtypes.contains(&d));
+        let overrides_ok = f.overrides.iter().zip(&self.overrides).all(|(slot, v)| slot.values.contains(v))
+            && self.overrides[f.overrides.len()..].iter().all(|&v| v == 0.0);
         if !f.entries.contains(&self.entry) || !types_ok || !overrides_ok {
-            bail!(
-                Internal,
-                "kernel variant {self:?} is outside the axes {} declares",
-                f.file
-            );
+            bail!(Internal, "kernel variant {self:?} is outside the axes {} declares", f.file);
         }
         Ok(())
     }

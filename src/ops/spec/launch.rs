@@ -25,12 +25,7 @@ pub struct Arg<'a> {
 impl<'a> Arg<'a> {
     /// The whole buffer (scratch space).
     pub fn whole(name: &'static str, buffer: &'a Buffer) -> Self {
-        Arg {
-            name,
-            buffer,
-            offset: 0,
-            size: None,
-        }
+        Arg { name, buffer, offset: 0, size: None }
     }
 }
 
@@ -50,37 +45,20 @@ pub struct Launch<'a, P: Uniform, const N: usize> {
 /// whole vec4s, so `offset % 4` is the view's own alignment.
 pub fn view_arg<'a>(name: &'static str, t: &Tensor<'a>) -> (Arg<'a>, u32) {
     let b = t.bind(0);
-    (
-        Arg {
-            name,
-            buffer: b.buffer,
-            offset: b.offset,
-            size: b.size,
-        },
-        t.bound_offset(),
-    )
+    (Arg { name, buffer: b.buffer, offset: b.offset, size: b.size }, t.bound_offset())
 }
 
 fn binding_named(kernel: &Kernel, name: &str) -> Result<u32> {
-    let found = kernel
-        .bindings
-        .iter()
-        .find(|b| b.kind != BindingKind::Uniform && b.name == name);
+    let found = kernel.bindings.iter().find(|b| b.kind != BindingKind::Uniform && b.name == name);
     found.map(|b| b.binding).ok_or_else(|| {
         let names: Vec<&str> = kernel.bindings.iter().map(|b| b.name.as_str()).collect();
-        Error::Internal(format!(
-            "kernel {:?} has no storage binding {name:?} (it has {names:?})",
-            kernel.entry_point
-        ))
+        Error::Internal(format!("kernel {:?} has no storage binding {name:?} (it has {names:?})", kernel.entry_point))
     })
 }
 
 /// Record `launch` on `stream`: find (or compile) its variant, resolve its
 /// bindings by name, and launch with its params as the uniform.
-pub fn record<P: Uniform, const N: usize>(
-    stream: &StreamShared,
-    launch: &Launch<P, N>,
-) -> Result<()> {
+pub fn record<P: Uniform, const N: usize>(stream: &StreamShared, launch: &Launch<P, N>) -> Result<()> {
     let kernel = launch.variant.kernel(&stream.device)?;
     let mut numbers = [0u32; N];
     for (n, a) in numbers.iter_mut().zip(&launch.args) {
@@ -88,17 +66,7 @@ pub fn record<P: Uniform, const N: usize>(
     }
     let binds: [Bind; N] = std::array::from_fn(|i| {
         let a = &launch.args[i];
-        Bind {
-            binding: numbers[i],
-            buffer: a.buffer,
-            offset: a.offset,
-            size: a.size,
-        }
+        Bind { binding: numbers[i], buffer: a.buffer, offset: a.offset, size: a.size }
     });
-    stream.launch(
-        &kernel,
-        &binds,
-        Some(bytemuck::bytes_of(&launch.params)),
-        Groups::Direct(launch.groups),
-    )
+    stream.launch(&kernel, &binds, Some(bytemuck::bytes_of(&launch.params)), Groups::Direct(launch.groups))
 }

@@ -28,10 +28,8 @@ pub enum Sharing {
 /// collide (rare interleavings) are refused too: the test is sufficient,
 /// not exact.
 pub fn self_overlapping_dim(shape: &[usize], strides: &[isize]) -> Option<usize> {
-    let mut dims: Vec<(usize, usize, usize)> = (0..shape.len())
-        .filter(|&d| shape[d] > 1)
-        .map(|d| (strides[d].unsigned_abs(), shape[d], d))
-        .collect();
+    let mut dims: Vec<(usize, usize, usize)> =
+        (0..shape.len()).filter(|&d| shape[d] > 1).map(|d| (strides[d].unsigned_abs(), shape[d], d)).collect();
     dims.sort_unstable();
     let mut span = 0usize;
     for (s, n, d) in dims {
@@ -49,21 +47,13 @@ fn identical(a: &Tensor, b: &Tensor) -> bool {
         && a.dtype == b.dtype
         && a.offset == b.offset
         && a.shape == b.shape
-        && a.shape
-            .iter()
-            .zip(a.strides.iter().zip(&b.strides))
-            .all(|(&d, (x, y))| d <= 1 || x == y)
+        && a.shape.iter().zip(a.strides.iter().zip(&b.strides)).all(|(&d, (x, y))| d <= 1 || x == y)
 }
 
 /// Check `out` against itself and against `inputs` ((name, view) pairs, the
 /// names used in messages). Returns a bit per input that is `out`'s very
 /// view (possible with `Sharing::InPlace` only).
-pub fn check_output(
-    what: &str,
-    out: &Tensor,
-    inputs: &[(&str, &Tensor)],
-    sharing: Sharing,
-) -> Result<u32> {
+pub fn check_output(what: &str, out: &Tensor, inputs: &[(&str, &Tensor)], sharing: Sharing) -> Result<u32> {
     if let Some(d) = self_overlapping_dim(&out.shape, &out.strides) {
         bail!(
             InvalidArgument,
@@ -82,10 +72,7 @@ pub fn check_output(
         } else if t.may_overlap(out) {
             bail!(InvalidArgument, "{what}: out overlaps {name}");
         } else {
-            bail!(
-                InvalidArgument,
-                "{what}: out shares a buffer with {name} (outputs need a buffer of their own)"
-            );
+            bail!(InvalidArgument, "{what}: out shares a buffer with {name} (outputs need a buffer of their own)");
         }
     }
     Ok(in_place)
@@ -100,25 +87,10 @@ mod tests {
         assert_eq!(self_overlapping_dim(&[3, 4], &[4, 1]), None);
         assert_eq!(self_overlapping_dim(&[3, 4], &[1, 3]), None);
         assert_eq!(self_overlapping_dim(&[3, 4], &[-4, -1]), None);
-        assert_eq!(
-            self_overlapping_dim(&[5, 1], &[1, 0]),
-            None,
-            "a zero stride on a dim of 1 is harmless"
-        );
-        assert_eq!(
-            self_overlapping_dim(&[3, 4], &[0, 1]),
-            Some(0),
-            "zero stride"
-        );
-        assert_eq!(
-            self_overlapping_dim(&[3, 4], &[2, 1]),
-            Some(0),
-            "rows overlap"
-        );
-        assert!(
-            self_overlapping_dim(&[4, 3], &[1, 1]).is_some(),
-            "equal strides"
-        );
+        assert_eq!(self_overlapping_dim(&[5, 1], &[1, 0]), None, "a zero stride on a dim of 1 is harmless");
+        assert_eq!(self_overlapping_dim(&[3, 4], &[0, 1]), Some(0), "zero stride");
+        assert_eq!(self_overlapping_dim(&[3, 4], &[2, 1]), Some(0), "rows overlap");
+        assert!(self_overlapping_dim(&[4, 3], &[1, 1]).is_some(), "equal strides");
         assert_eq!(self_overlapping_dim(&[], &[]), None);
     }
 }
