@@ -164,7 +164,8 @@ void run_binary_scalar(Case *c) {
 static Expect fma_expect(WgcDtype d, double a, double b, double x) {
     Expect e = {0}; /* EXPECT_CLOSE */
     if (d == WGC_DTYPE_I32 || d == WGC_DTYPE_U32) {
-        int64_t p = (int64_t)((uint64_t)(int64_t)a * (uint64_t)(int64_t)b) + (int64_t)x;
+        /* In unsigned arithmetic: it wraps as the library's integers do. */
+        int64_t p = (int64_t)((uint64_t)(int64_t)a * (uint64_t)(int64_t)b + (uint64_t)(int64_t)x);
         e.ref = d == WGC_DTYPE_I32 ? wrap_i32(p) : wrap_u32(p);
         return e;
     }
