@@ -124,11 +124,34 @@ pub fn cumsum(stream: &StreamShared, x: &Tensor, axis: i32, out: &Tensor) -> Res
         y_strides: pack_i32(&oys),
     };
     let types = [x.dtype, accumulator(x.dtype)];
-    let variant = |entry| FAMILY.variant(entry, &types, &[]);
+    let variant = |entry: &'static str| FAMILY.variant(entry, &types, &[]);
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
     // Grids of one workgroup per item, and of one invocation per item.
     let per_group = |n: usize| grid_1d(n as u64, 1, max_dim);
     let per_invocation = |n: usize| grid_1d(n as u64, WG, max_dim);
+
+    // Long rows: each piece's sum into `partials`, a scan of those sums per
+    // row, then each piece scanned from its prefix; `items` is the grid of
+    // the first and last passes (one item per piece).
+    let three_passes = |[sums, scan, apply]: [&'static str; 3], count: usize, chunk: usize, items: ([u32; 3], u32)| {
+        let parts = partials(stream, rows * count)?;
+        let pa = Arg::whole("partials", &parts);
+        let (g_items, row_items) = items;
+        let (g_rows, row_rows) = per_group(rows);
+        let first =
+            Launch { variant: variant(sums), params: params(count, chunk, row_items), args: [xa, pa], groups: g_items };
+        let middle =
+            Launch { variant: variant(scan), params: params(count, chunk, row_rows), args: [pa], groups: g_rows };
+        let last = Launch {
+            variant: variant(apply),
+            params: params(count, chunk, row_items),
+            args: [xa, pa, ya],
+            groups: g_items,
+        };
+        spec::record(stream, &first)?;
+        spec::record(stream, &middle)?;
+        spec::record(stream, &last)
+    };
 
     let rows_kind = xs[axis].unsigned_abs() == 1 || rows < 64;
     if rows_kind {
@@ -138,31 +161,7 @@ pub fn cumsum(stream: &StreamShared, x: &Tensor, axis: i32, out: &Tensor) -> Res
             let l = Launch { variant: variant("scan_rows"), params: params(tiles, TILE, row), args: [xa, ya], groups };
             return spec::record(stream, &l);
         }
-        let parts = partials(stream, rows * tiles)?;
-        let pa = Arg::whole("partials", &parts);
-        let (g_tiles, row_tiles) = per_group(rows * tiles);
-        let (g_rows, row_rows) = per_group(rows);
-        let sums = Launch {
-            variant: variant("tile_sums"),
-            params: params(tiles, TILE, row_tiles),
-            args: [xa, pa],
-            groups: g_tiles,
-        };
-        let scan = Launch {
-            variant: variant("scan_partials"),
-            params: params(tiles, TILE, row_rows),
-            args: [pa],
-            groups: g_rows,
-        };
-        let apply = Launch {
-            variant: variant("scan_tiles"),
-            params: params(tiles, TILE, row_tiles),
-            args: [xa, pa, ya],
-            groups: g_tiles,
-        };
-        spec::record(stream, &sums)?;
-        spec::record(stream, &scan)?;
-        return spec::record(stream, &apply);
+        return three_passes(["tile_sums", "scan_partials", "scan_tiles"], tiles, TILE, per_group(rows * tiles));
     }
     if len <= CHUNK || (rows >= 1 << 16 && len <= MAX_LOOP) {
         let (groups, row) = per_invocation(rows);
@@ -171,34 +170,9 @@ pub fn cumsum(stream: &StreamShared, x: &Tensor, axis: i32, out: &Tensor) -> Res
     }
     let chunk = CHUNK.max(len.div_ceil(MAX_LOOP));
     let count = len.div_ceil(chunk);
-    let parts = partials(stream, rows * count)?;
-    let pa = Arg::whole("partials", &parts);
-    let (g_items, row_items) = per_invocation(rows * count);
-    let (g_rows, row_rows) = per_group(rows);
-    let sums = Launch {
-        variant: variant("cols_sums"),
-        params: params(count, chunk, row_items),
-        args: [xa, pa],
-        groups: g_items,
-    };
-    let scan = Launch {
-        variant: variant("scan_partials"),
-        params: params(count, chunk, row_rows),
-        args: [pa],
-        groups: g_rows,
-    };
-    let apply = Launch {
-        variant: variant("cols_apply"),
-        params: params(count, chunk, row_items),
-        args: [xa, pa, ya],
-        groups: g_items,
-    };
-    spec::record(stream, &sums)?;
-    spec::record(stream, &scan)?;
-    spec::record(stream, &apply)
+    three_passes(["cols_sums", "scan_partials", "cols_apply"], count, chunk, per_invocation(rows * count))
 }
 
-/// Scratch for `n` partial sums (4 bytes each).
 fn partials(stream: &StreamShared, n: usize) -> Result<Arc<Buffer>> {
     let bytes = n as u64 * 4;
     let max = stream.device.limits.max_storage_buffer_binding_size;
