@@ -149,8 +149,14 @@ fn pool_windows(
     let chunks = window_len.div_ceil(CHUNK_LEN);
     let (groups, per_y) = row_grid(chunks as u32, total as usize, max_dim);
     let name = if max { "max_pool2d" } else { "avg_pool2d" };
+    // Entry names as constants: kernel lookups on this path allocate nothing.
+    let [window, chunked, finish_entry] = if max {
+        ["max_pool2d_window", "max_pool2d_chunks", "max_pool2d_finish"]
+    } else {
+        ["avg_pool2d_window", "avg_pool2d_chunks", "avg_pool2d_finish"]
+    };
     if chunks == 1 {
-        let kern = kernel(dev, "pool.wgsl", &format!("{name}_window"), values)?;
+        let kern = kernel(dev, "pool.wgsl", window, values)?;
         return launch_slots(stream, &kern, &[input.bind(0), out.bind(1)], &params(per_y, chunks), groups);
     }
     let bytes = total * chunks as u64 * 4;
@@ -162,10 +168,10 @@ fn pool_windows(
         );
     }
     let parts = scratch(dev, bytes)?;
-    let kern = kernel(dev, "pool.wgsl", &format!("{name}_chunks"), values)?;
+    let kern = kernel(dev, "pool.wgsl", chunked, values)?;
     launch_slots(stream, &kern, &[input.bind(0), whole(3, &parts)], &params(per_y, chunks), groups)?;
     let (grid, row) = grid_1d(total, 256, max_dim);
-    let finish = kernel(dev, "pool.wgsl", &format!("{name}_finish"), values)?;
+    let finish = kernel(dev, "pool.wgsl", finish_entry, values)?;
     launch_slots(stream, &finish, &[out.bind(1), whole(3, &parts)], &params(row, chunks), grid)
 }
 
