@@ -81,10 +81,15 @@
  *     * sin, cos: atol 1e-6 for |x| <= 4e5;
  *     * tanh, GELU (both forms): atol 1e-6, rtol 1e-6;
  *     * SUM, MEAN: atol 2e-6 * sum|x| (MEAN: divided by n); PROD: rtol
- *       1e-6 * n; var, std: rtol 1e-5;
+ *       1e-6 * n; var, std: rtol 1e-5 (where the adapter flushes
+ *       subnormals, squared deviations below 2^-126 count as 0: var may
+ *       lose up to 2^-126 * n / (n - ddof) more);
  *     * softmax: rtol 1e-5; log_softmax: atol 1e-5;
  *     * layer_norm, rms_norm: rtol 1e-5; batch_norm: rtol 1e-6;
- *     * gemm, matmul: atol 1e-6 * K * max|a| * max|b|;
+ *     * gemm, matmul: atol 1e-6 * K * max|a| * max|b|; the epilogue
+ *       alpha * AB + beta * C may be fused, so where beta * C overflows
+ *       only when rounded on its own the result is the fused one (e.g.
+ *       +inf where rounding both terms first would give inf - inf = NaN);
  *     * conv2d: atol 1e-5 * (1 + sqrt(C/groups * KH * KW)) for unit-scale data;
  *     * avg_pool2d, global_avg_pool2d: rtol 1e-6 of the mean.
  *    The transcendental functions call the adapter's exp, log, sin and cos

@@ -424,8 +424,17 @@ fn nan_f32() -> f32 {
     return bitcast<f32>(0x7fc00000u);
 }
 
+// The row's sum over n, rounded once. Adapters may divide to within a few
+// ulps (Vulkan allows 2.5), so one correction step with the exact remainder
+// follows: n equal values then have exactly that value as their mean, and
+// their variance is exactly 0.
 fn mean_of(s: State) -> f32 {
-    return select(nan_f32(), f32(total(s.v, s.cv)) / p.k_total_f, p.k_total > 0u);
+    let n = p.k_total_f;
+    let hi = f32(s.v);
+    let q = f32(total(s.v, s.cv)) / n;
+    let r = fma(-q, n, hi) + f32(s.cv);
+    let finite = (bitcast<u32>(q) & 0x7f800000u) != 0x7f800000u;
+    return select(nan_f32(), select(q, q + r / n, finite), p.k_total > 0u);
 }
 
 fn finish(s: State) -> {{OUT}} {
