@@ -83,14 +83,17 @@
  *     * SUM, MEAN: atol 2e-6 * sum|x| (MEAN: divided by n); PROD: rtol
  *       1e-6 * n; var, std: rtol 1e-5 (where the adapter flushes
  *       subnormals, squared deviations below 2^-126 count as 0: var may
- *       lose up to 2^-126 * n / (n - ddof) more);
+ *       lose up to 2^-125 * (n + 1) / (n - ddof) more, so the std of data
+ *       whose deviations are all below about 1e-19 may be 0);
  *     * softmax: rtol 1e-5; log_softmax: atol 1e-5;
  *     * layer_norm, rms_norm: rtol 1e-5; batch_norm: rtol 1e-6;
  *     * gemm, matmul: atol 1e-6 * K * max|a| * max|b|; the epilogue
  *       alpha * AB + beta * C may be fused, so where beta * C overflows
  *       only when rounded on its own the result is the fused one (e.g.
  *       +inf where rounding both terms first would give inf - inf = NaN);
- *     * conv2d: atol 1e-5 * (1 + sqrt(C/groups * KH * KW)) for unit-scale data;
+ *     * conv2d: atol max(1e-6 * K, 1e-5 * (1 + sqrt(K))) * max|x| * max|w|
+ *       with K = C/groups * KH * KW (GEMM's bound for K products of one
+ *       sign; independent data typically stays within the second term);
  *     * avg_pool2d, global_avg_pool2d: rtol 1e-6 of the mean.
  *    The transcendental functions call the adapter's exp, log, sin and cos
  *    on reduced arguments; the bounds above are measured on Mesa's lavapipe

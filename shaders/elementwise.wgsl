@@ -145,6 +145,19 @@ fn sigmoid_c(x: C) -> C {
     return 1.0 / (1.0 + exp_c(-x));
 }
 
+// x sigmoid(x). Below -80, sigmoid(x) is e^x to f32 precision and lies near
+// or below 2^-126, where adapters that flush subnormals would give 0 for a
+// product that is itself normal (down to x = -91): the product is formed
+// with e^x scaled by 2^64 and scaled back at the end.
+fn silu_c(x: C) -> C {
+    let xc = clamp(x, C(-104.0), C(0.0));
+    let k = round(xc * 1.4426950408889634);
+    let r = (xc - k * 0.693145751953125) - k * 1.4286068203094173e-6;
+    let scaled = (x * exp(r) * exp2i_c(k + 64.0)) * exp2i_c(C(-64.0));
+    let tiny = select(scaled, C(-0.0), x < C(-104.0)); // below: -0, as x * sigmoid(x)
+    return select(x * sigmoid_c(x), tiny, x < C(-80.0));
+}
+
 // x^y as C99 and NumPy define it (the header's Numerics section lists the
 // cases): exp2(y log2|x|) with the sign of odd integral powers of negative
 // x (-0 included, found by its sign bit), and each special case chosen

@@ -431,7 +431,9 @@ fn nan_f32() -> f32 {
 fn mean_of(s: State) -> f32 {
     let n = p.k_total_f;
     let hi = f32(s.v);
-    let q = f32(total(s.v, s.cv)) / n;
+    // Opaque: drivers that treat arithmetic as exact would fold the
+    // remainder fma(-(t / n), n, t) to 0.
+    let q = bitcast<f32>(bitcast<u32>(f32(total(s.v, s.cv)) / n) | p.zero);
     let r = fma(-q, n, hi) + f32(s.cv);
     let finite = (bitcast<u32>(q) & 0x7f800000u) != 0x7f800000u;
     return select(nan_f32(), select(q, q + r / n, finite), p.k_total > 0u);

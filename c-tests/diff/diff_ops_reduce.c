@@ -229,9 +229,11 @@ static void run_variance(Case *c, int std) {
     double divisor = (double)x.group - unbiased;
     for (size_t i = 0; i < o->n; i++) {
         double var = divisor > 0 ? ss[i] / divisor : NAN;
-        /* f32 statistics; an adapter that flushes subnormals counts each
-         * square below the smallest normal as 0: n of them over the divisor */
-        double tv = TOL_F32_VAR * var + tol_ftz(WGC_DTYPE_F32) * (double)x.group / divisor;
+        /* f32 statistics; an adapter that flushes subnormals loses each of
+         * n squares and the squared sum's term below the smallest normal
+         * (divided by the divisor), then the result itself: the header's
+         * 2^-125 (n + 1) / (n - ddof) */
+        double tv = TOL_F32_VAR * var + 2 * tol_ftz(WGC_DTYPE_F32) * ((double)x.group + 1) / divisor;
         e[i].ref = var;
         e[i].tol = tv;
         if (std) { /* the square root of anything within the variance's bound */

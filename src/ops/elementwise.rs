@@ -157,7 +157,7 @@ fn unary_expr(op: UnaryOp, dtype: DType) -> Result<&'static str> {
         UnaryOp::GeluTanh => {
             "VO(0.5 * C(x0) * (1.0 + tanh_c(0.7978845608028654 * (C(x0) + 0.044715 * C(x0) * C(x0) * C(x0)))))"
         }
-        UnaryOp::Silu => "VO(C(x0) * sigmoid_c(C(x0)))",
+        UnaryOp::Silu => "VO(silu_c(C(x0)))",
     })
 }
 
