@@ -154,7 +154,8 @@ fn silu_c(x: C) -> C {
     let k = round(xc * 1.4426950408889634);
     let r = (xc - k * 0.693145751953125) - k * 1.4286068203094173e-6;
     let scaled = (x * exp(r) * exp2i_c(k + 64.0)) * exp2i_c(C(-64.0));
-    let tiny = select(scaled, C(-0.0), x < C(-104.0)); // below: -0, as x * sigmoid(x)
+    // Below -104: x * sigmoid(x) is -0, and -inf * 0 is NaN.
+    let tiny = select(scaled, select(C(-0.0), nan_c(), isinf_c(x)), x < C(-104.0));
     return select(x * sigmoid_c(x), tiny, x < C(-80.0));
 }
 
