@@ -207,8 +207,8 @@ void fmt_shape(char *buf, size_t cap, uint32_t rank, const int64_t *shape) {
         size_t len = strlen(buf);
         long long v = shape[i];
         int log2 = 0;
-        while (v >= 65536 && (1ll << log2) < v) log2++;
-        if (v >= 65536 && (1ll << log2) == v) snprintf(buf + len, cap - len, i ? "x2^%d" : "2^%d", log2);
+        while (v > 65536 && (1ll << log2) < v) log2++;
+        if (v > 65536 && (1ll << log2) == v) snprintf(buf + len, cap - len, i ? "x2^%d" : "2^%d", log2);
         else snprintf(buf + len, cap - len, i ? "x%lld" : "%lld", v);
     }
 }
