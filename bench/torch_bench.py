@@ -1,24 +1,44 @@
 #!/usr/bin/env python3
-"""The PyTorch side of the benchmark: the same cases as wgc_bench, timed with
-CUDA events (median of repeated runs after a warm-up), on random inputs.
-Prints one JSON object per case: {"case", "size", "ms"}."""
+"""The PyTorch side of the benchmark: the same cases as wgc_bench (same
+names, sizes and layouts: transposed weights as .t() views and so on), timed
+the same way: CUDA events around each run, median of repeated runs after a
+warm-up that scales with the case's input size. Prints one JSON object per
+case: {"case", "size", "ms"} (and "note" where PyTorch runs it differently).
+
+    torch_bench.py [--list] [FILTER ...]
+
+FILTERs select cases whose name or class contains one of them."""
 import json
 import sys
 import time
 
 import torch
+import torch.nn.functional as F
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
 torch.backends.cudnn.benchmark = True
 dev = "cuda"
+f32, f16 = torch.float32, torch.float16
+GIB = 1 << 30
+
+FILTERS = []
+LIST = False
+g = None  # torch.Generator on the GPU, set in main
 
 
-def median_ms(fn, warmup=3, reps=10):
-    # At least 2 s of warm-up, as in wgc_bench, so both are timed in the same state.
+def warm_ms(in_bytes):
+    # As wgc_bench: 2 s only after gigabyte inputs were prepared (the GPU ran
+    # memory-bound kernels slowly for up to 2 s afterwards), little for small.
+    gib = in_bytes / GIB
+    return 2000 if gib > 1 else 1000 if gib > 0.25 else 400 if gib > 1 / 64 else 200
+
+
+def median_ms(fn, in_bytes, reps=10):
     start = time.perf_counter()
     runs = 0
-    while runs < warmup or time.perf_counter() - start < 2.0:
+    limit = warm_ms(in_bytes) / 1e3
+    while runs < 2 or time.perf_counter() - start < limit:
         fn()
         runs += 1
         if runs % 4 == 0:
@@ -26,92 +46,427 @@ def median_ms(fn, warmup=3, reps=10):
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
+        s = torch.cuda.Event(enable_timing=True)
+        e = torch.cuda.Event(enable_timing=True)
+        s.record()
         fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e))
     times.sort()
     return times[len(times) // 2]
 
 
-def emit(case, size, ms):
-    print(json.dumps({"case": case, "size": size, "ms": ms}), flush=True)
+def emit(case, size, ms, note=None):
+    r = {"case": case, "size": size, "ms": ms}
+    if note:
+        r["note"] = note
+    print(json.dumps(r), flush=True)
 
 
-def main(only):
-    def want(c):
-        return not only or any(o in c or c in o for o in only)
+def want(name, cls):
+    if FILTERS and not any(f in name or f in cls for f in FILTERS):
+        return False
+    if LIST:
+        print(f"{name:34} {cls}")
+        return False
+    return True
 
-    g = torch.Generator(device=dev).manual_seed(0)
-    # The memory ceiling: a large device-to-device copy (bytes read + written).
-    src = torch.rand(1 << 29, device=dev, generator=g)
-    dst = torch.empty_like(src)
-    ms = median_ms(lambda: dst.copy_(src))
-    print(json.dumps({"case": "hbm_copy", "size": "2 GiB", "ms": ms,
-                      "gbps": 2 * src.numel() * 4 / ms / 1e6,
-                      "gpu": torch.cuda.get_device_name()}), flush=True)
-    del src, dst
-    if want("add"):
-        n = 1 << 28
-        a = torch.rand(n, device=dev, generator=g)
-        b = torch.rand(n, device=dev, generator=g)
-        out = torch.empty_like(a)
-        emit("add_f32", "2^28", median_ms(lambda: torch.add(a, b, out=out)))
-        del a, b, out
-    if want("sum"):
-        n = 1 << 28
-        a = torch.rand(n, device=dev, generator=g)
-        emit("sum_f32", "2^28", median_ms(lambda: torch.sum(a)))
-        del a
-    if want("softmax") or want("layer_norm"):
-        x = torch.randn(65536, 4096, device=dev, generator=g)
-        out = torch.empty_like(x)
-        if want("softmax"):
-            emit("softmax_f32", "65536x4096", median_ms(lambda: torch.softmax(x, dim=-1, out=out)))
-        if want("layer_norm"):
-            w = torch.rand(4096, device=dev, generator=g)
-            bias = torch.rand(4096, device=dev, generator=g)
-            emit("layer_norm_f32", "65536x4096",
-                 median_ms(lambda: torch.nn.functional.layer_norm(x, (4096,), w, bias, 1e-5)))
-        del x, out
+
+def nbytes(*ts):
+    return sum(t.numel() * t.element_size() for t in ts)
+
+
+def rnd(*shape, dtype=f32):
+    return (torch.rand(*shape, device=dev, generator=g) * 2 - 1).to(dtype)
+
+
+def dims(*shape):
+    # wgc_bench's size strings: powers of two above 65536 as 2^k
+    return "x".join(f"2^{s.bit_length() - 1}" if s > 65536 and s & (s - 1) == 0 else str(s) for s in shape)
+
+
+def run(name, cls, size, make, reps=10):
+    """make() -> (fn, inputs, note); nothing is allocated unless selected."""
+    if not want(name, cls):
+        return
+    fn, inputs, note = make()
+    emit(name, size, median_ms(fn, nbytes(*inputs), reps), note)
+
+
+# ---- elementwise and movement ----
+def elementwise():
+    def copy():
+        src = rnd(1 << 28)
+        dst = torch.empty_like(src)
+        return (lambda: dst.copy_(src)), [src], None
+
+    run("copy_f32", "elementwise/copy", "2^28", copy)
+
+    def add(R, C, dtype, mode):
+        def make():
+            a = rnd(R, C, dtype=dtype)
+            b = rnd(C, dtype=dtype) if mode == "bias" else rnd(C, R, dtype=dtype).t() if mode == "t" else rnd(R, C, dtype=dtype)
+            out = torch.empty(R, C, device=dev, dtype=dtype)
+            return (lambda: torch.add(a, b, out=out)), [a, b], None
+        return make
+
+    run("add_f32", "elementwise/contiguous", "2^28", add(1 << 14, 1 << 14, f32, ""))
+    run("bias_add_f32", "elementwise/broadcast", "16384x4096 + bias", add(16384, 4096, f32, "bias"))
+    run("bias_add_f16", "elementwise/broadcast", "8192x14336 + bias", add(8192, 14336, f16, "bias"))
+    run("add_transposed_f32", "elementwise/strided", "8192x8192 + B^T view", add(8192, 8192, f32, "t"))
+    run("add_odd_f32", "elementwise/contiguous", "10007x10009", add(10007, 10009, f32, ""))
+
+    def unary(fn, R, C, dtype):
+        def make():
+            x = rnd(R, C, dtype=dtype)
+            return (lambda: fn(x)), [x], None
+        return make
+
+    run("silu_f16", "elementwise/unary", "8192x14336", unary(F.silu, 8192, 14336, f16))
+    run("gelu_tanh_f32", "elementwise/unary", "16384x4096",
+        unary(lambda x: F.gelu(x, approximate="tanh"), 16384, 4096, f32))
+
+    def cast(src_t, dst_t):
+        def make():
+            x = rnd(1 << 28, dtype=src_t)
+            out = torch.empty(1 << 28, device=dev, dtype=dst_t)
+            return (lambda: out.copy_(x)), [x], None
+        return make
+
+    run("cast_f32_f16", "elementwise/cast", "2^28", cast(f32, f16))
+    run("cast_f16_f32", "elementwise/cast", "2^28", cast(f16, f32))
+
+    def permute(shape, perm, dtype):
+        def make():
+            x = rnd(*shape, dtype=dtype)
+            out = torch.empty(*[shape[p] for p in perm], device=dev, dtype=dtype)
+            return (lambda: out.copy_(x.permute(*perm))), [x], None
+        return make
+
+    run("permute_heads_f16", "movement/permute", "8x2048x32x128 perm 0213", permute((8, 2048, 32, 128), (0, 2, 1, 3), f16))
+    run("permute_nchw_nhwc_f32", "movement/permute", "32x256x56x56 perm 0231",
+        permute((32, 256, 56, 56), (0, 2, 3, 1), f32))
+
+    def concat(R, Ca, Cb, dtype):
+        def make():
+            a, b = rnd(R, Ca, dtype=dtype), rnd(R, Cb, dtype=dtype)
+            out = torch.empty(R, Ca + Cb, device=dev, dtype=dtype)
+            return (lambda: torch.cat([a, b], dim=1, out=out)), [a, b], None
+        return make
+
+    run("concat_last_f32", "movement/concat", "16384x2048 + 16384x2048 axis 1", concat(16384, 2048, 2048, f32))
+    run("concat_odd_f16", "movement/concat", "8192x4097 + 8192x1023 axis 1", concat(8192, 4097, 1023, f16))
+
+    def normal():
+        out = torch.empty(1 << 28, device=dev)
+        return (lambda: out.normal_(generator=g)), [], None
+
+    run("random_normal_f32", "random/normal", "2^28", normal)
+
+
+# ---- reductions ----
+def reductions():
+    def red(shape, fn, dtype=f32):
+        def make():
+            x = rnd(*shape, dtype=dtype)
+            return (lambda: fn(x)), [x], None
+        return make
+
+    def sz(shape, axes):
+        return dims(*shape) + " axes " + ",".join(map(str, axes))
+
+    run("sum_f32", "reduce/all", "2^28", red((1 << 28,), torch.sum))
+    for name, shape, dtype in (("sum_axis0_f32", (8192, 8192), f32), ("sum_axis0_odd_f32", (10007, 3001), f32),
+                               ("sum_axis0_f16", (4096, 4096), f16)):
+        run(name, "reduce/column", sz(shape, (0,)), red(shape, lambda x: torch.sum(x, 0), dtype))
+    run("sum_axis1_f32", "reduce/middle", sz((32, 4096, 512), (1,)), red((32, 4096, 512), lambda x: torch.sum(x, 1)))
+    run("mean_axes02_f32", "reduce/several-axes", sz((256, 1024, 256), (0, 2)),
+        red((256, 1024, 256), lambda x: torch.mean(x, (0, 2))))
+    run("var_axes023_f32", "reduce/several-axes", sz((64, 256, 56, 56), (0, 2, 3)),
+        red((64, 256, 56, 56), lambda x: torch.var(x, (0, 2, 3), correction=0)))
+    run("argmax_rows1000_f32", "reduce/argmax-short", sz((4096, 1000), (1,)), red((4096, 1000), lambda x: torch.argmax(x, 1)))
+    run("argmax_vocab_f32", "reduce/argmax-long", sz((32, 128256), (1,)), red((32, 128256), lambda x: torch.argmax(x, 1)))
+    run("var_rows4096_f32", "reduce/var-row", sz((16384, 4096), (1,)),
+        red((16384, 4096), lambda x: torch.var(x, 1, correction=0)))
+    run("sum_rows4096_f16", "reduce/row", sz((16384, 4096), (1,)), red((16384, 4096), lambda x: torch.sum(x, 1), f16))
+    run("max_rows1001_f32", "reduce/row", sz((30000, 1001), (1,)), red((30000, 1001), lambda x: torch.amax(x, 1)))
+    run("mean_rows32_f32", "reduce/short-rows", sz((1 << 21, 32), (1,)), red((1 << 21, 32), lambda x: torch.mean(x, 1)))
+
+
+# ---- softmax and norms ----
+def rows():
+    def op(kind, R, C, dtype):
+        def make():
+            x = rnd(R, C, dtype=dtype)
+            w, b = rnd(C, dtype=dtype), rnd(C, dtype=dtype)
+            out = torch.empty_like(x)
+            fns = {
+                "softmax": lambda: torch.softmax(x, dim=-1, out=out),
+                "log_softmax": lambda: F.log_softmax(x, dim=-1),
+                "layer_norm": lambda: F.layer_norm(x, (C,), w, b, 1e-5),
+                "rms_norm": lambda: F.rms_norm(x, (C,), w, 1e-6),
+            }
+            return fns[kind], [x], None
+        return make
+
+    for name, cls, kind, R, C, dtype in (
+        ("softmax_f32", "softmax/rows", "softmax", 65536, 4096, f32),
+        ("softmax_rows32_f32", "softmax/short-rows", "softmax", 1 << 21, 32, f32),
+        ("softmax_rows32_f16", "softmax/short-rows", "softmax", 1 << 21, 32, f16),
+        ("softmax_attn2048_f16", "softmax/rows", "softmax", 65536, 2048, f16),
+        ("softmax_vocab50k_f32", "softmax/long-rows", "softmax", 256, 50257, f32),
+        ("softmax_vocab128k_f32", "softmax/long-rows", "softmax", 32, 128256, f32),
+        ("log_softmax_vocab32k_f32", "softmax/log", "log_softmax", 512, 32000, f32),
+        ("log_softmax_rows1000_f32", "softmax/log", "log_softmax", 4096, 1000, f32),
+        ("layer_norm_f32", "norm/long-rows", "layer_norm", 65536, 4096, f32),
+        ("layer_norm_rows4096_f16", "norm/long-rows", "layer_norm", 16384, 4096, f16),
+        ("layer_norm_rows256_f32", "norm/short-rows", "layer_norm", 1 << 20, 256, f32),
+        ("layer_norm_rows256_f16", "norm/short-rows", "layer_norm", 1 << 20, 256, f16),
+        ("rms_norm_rows4096_f32", "norm/long-rows", "rms_norm", 16384, 4096, f32),
+        ("rms_norm_rows4096_f16", "norm/long-rows", "rms_norm", 16384, 4096, f16),
+        ("rms_norm_rows256_f32", "norm/short-rows", "rms_norm", 1 << 20, 256, f32),
+        ("rms_norm_rows256_f16", "norm/short-rows", "rms_norm", 1 << 20, 256, f16),
+    ):
+        run(name, cls, dims(R, C), op(kind, R, C, dtype))
+
+
+# ---- matrix products ----
+def mm_f32_out(a, b):
+    """f16 x f16 -> f32 where this PyTorch has out_dtype; else f16 out (noted)."""
+    try:
+        torch.mm(a[:1, :1], b[:1, :1], out_dtype=f32)
+        return (lambda: torch.mm(a, b, out_dtype=f32)), None
+    except (TypeError, RuntimeError):
+        return (lambda: torch.mm(a, b)), "f16 out (no out_dtype in this PyTorch)"
+
+
+def gemms():
+    def mm(M, N, K, dtype, out_dtype, b_t=False, batch=0):
+        def make():
+            shape_a = (batch, M, K) if batch else (M, K)
+            a = rnd(*shape_a, dtype=dtype)
+            if b_t:
+                b = rnd(*((batch, N, K) if batch else (N, K)), dtype=dtype).transpose(-1, -2)
+            else:
+                b = rnd(*((batch, K, N) if batch else (K, N)), dtype=dtype)
+            note = None
+            if batch:
+                if dtype == f16 and out_dtype == f32:
+                    try:
+                        torch.bmm(a[:, :1, :1], b[:, :1, :1], out_dtype=f32)
+                        fn = lambda: torch.bmm(a, b, out_dtype=f32)  # noqa: E731
+                    except (TypeError, RuntimeError):
+                        fn, note = (lambda: torch.bmm(a, b)), "f16 out (no out_dtype in this PyTorch)"
+                else:
+                    c = torch.empty(batch, M, N, device=dev, dtype=out_dtype)
+                    fn = lambda: torch.bmm(a, b, out=c)  # noqa: E731
+            elif dtype == f16 and out_dtype == f32:
+                fn, note = mm_f32_out(a, b)
+            else:
+                c = torch.empty(M, N, device=dev, dtype=out_dtype)
+                fn = lambda: torch.mm(a, b, out=c)  # noqa: E731
+            return fn, [a, b], note
+        return make
+
+    def size(M, N, K, b_t, batch=0, decode=False):
+        s = f"M={M} N={N} K={K}" + ((" W(N,K)^T" if decode else " B^T view") if b_t else "")
+        return f"{batch}x {s}" if batch else s
+
     for n in (4096, 8192):
-        if want("sgemm"):
-            a = torch.randn(n, n, device=dev, generator=g)
-            b = torch.randn(n, n, device=dev, generator=g)
-            c = torch.empty(n, n, device=dev)
-            emit("sgemm_f32", f"{n}^3", median_ms(lambda: torch.mm(a, b, out=c)))
-        if want("hgemm"):
-            a = torch.randn(n, n, device=dev, generator=g).half()
-            b = torch.randn(n, n, device=dev, generator=g).half()
-            emit("gemm_f16_f32acc", f"{n}^3", median_ms(lambda: torch.mm(a, b)))
-    if want("bmm"):
-        a = torch.randn(512, 128, 128, device=dev, generator=g)
-        b = torch.randn(512, 128, 128, device=dev, generator=g)
-        c = torch.empty(512, 128, 128, device=dev)
-        emit("bmm_f32", "512x128^3", median_ms(lambda: torch.bmm(a, b, out=c)))
-    if want("conv"):
-        convs = [
-            ("conv_3x3_64_56", (32, 64, 56, 56), (64, 64, 3, 3), 1, 1),
-            ("conv_1x1_256_512_s2", (32, 256, 56, 56), (512, 256, 1, 1), 2, 0),
-            ("conv_7x7_3_64_s2", (32, 3, 224, 224), (64, 3, 7, 7), 2, 3),
-        ]
-        for name, ishape, wshape, stride, pad in convs:
-            x = torch.randn(*ishape, device=dev, generator=g)
-            w = torch.randn(*wshape, device=dev, generator=g)
-            emit(name, "N=32", median_ms(lambda: torch.nn.functional.conv2d(x, w, stride=stride, padding=pad)))
-    if want("small"):
-        x = torch.rand(1 << 20, device=dev, generator=g)
+        run("sgemm_f32", "gemm/square", f"{n}^3", mm(n, n, n, f32, f32), 5 if n == 8192 else 10)
+    for n in (4096, 8192):
+        # f16 out, as before: the figures in BENCHMARKS.md were taken so
+        run("gemm_f16_f32acc", "gemm/square", f"{n}^3", mm(n, n, n, f16, f16), 5 if n == 8192 else 10)
+    run("bmm_f32", "gemm/batched", "512x128^3", mm(128, 128, 128, f32, f32, batch=512))
+    for out_name, out_dtype in (("f32out", f32), ("f16out", f16)):
+        for t in (False, True):
+            lay = "nk" if t else "kn"
+            run(f"hgemm_prefill_up_{out_name}_{lay}", "gemm/prefill", size(4096, 14336, 4096, t),
+                mm(4096, 14336, 4096, f16, out_dtype, t))
+            run(f"hgemm_prefill_down_{out_name}_{lay}", "gemm/prefill", size(2048, 4096, 14336, t),
+                mm(2048, 4096, 14336, f16, out_dtype, t))
+    for dname, dtype in (("f16", f16), ("f32", f32)):
+        for t in (False, True):
+            for K, N in ((4096, 14336), (14336, 4096)):
+                for M in (1, 8, 32):
+                    run(f"decode_{dname}_m{M}_k{K}_n{N}_{'nk' if t else 'kn'}", "gemm/decode",
+                        size(M, N, K, t, decode=True), mm(M, N, K, dtype, dtype, t), 20)
+    for name, cls, M, N, K in (("sgemm_1000_f32", "gemm/odd", 1000, 1000, 1000),
+                               ("sgemm_4095x4097x1023_f32", "gemm/odd", 4095, 4097, 1023),
+                               ("sgemm_3000x50x5000_f32", "gemm/odd", 3000, 50, 5000),
+                               ("sgemm_tall_65536x64x64_f32", "gemm/tall-skinny", 65536, 64, 64)):
+        run(name, cls, size(M, N, K, False), mm(M, N, K, f32, f32))
+    run("qk_bmm_f16", "gemm/attention", size(2048, 2048, 128, True, 32), mm(2048, 2048, 128, f16, f32, True, 32))
+    run("qk_bmm_f32", "gemm/attention", size(2048, 2048, 128, True, 32), mm(2048, 2048, 128, f32, f32, True, 32))
+
+
+# ---- convolution and pooling ----
+def convs():
+    def conv(N, C, H, O, K, stride, pad, groups=1):
+        def make():
+            x = rnd(N, C, H, H)
+            w = rnd(O, C // groups, K, K)
+            return (lambda: F.conv2d(x, w, stride=stride, padding=pad, groups=groups)), [x, w], None
+        return make
+
+    def size(N, C, H, O, K, s, groups=1):
+        return f"N={N} C={C} {H}x{H} O={O} k{K} s{s}" + (" depthwise" if groups > 1 else "")
+
+    run("conv_3x3_64_56", "conv/3x3", "N=32", conv(32, 64, 56, 64, 3, 1, 1))
+    run("conv_1x1_256_512_s2", "conv/1x1", "N=32", conv(32, 256, 56, 512, 1, 2, 0))
+    run("conv_7x7_3_64_s2", "conv/stem", "N=32", conv(32, 3, 224, 64, 7, 2, 3))
+    for name, cls, a in (("conv_3x3_128_28_n64", "conv/3x3", (64, 128, 28, 128, 3, 1, 1)),
+                         ("conv_3x3_256_14_n64", "conv/3x3", (64, 256, 14, 256, 3, 1, 1)),
+                         ("conv_1x1_256_64_56", "conv/1x1", (32, 256, 56, 64, 1, 1, 0)),
+                         ("conv_dw3x3_256_28_n64", "conv/depthwise", (64, 256, 28, 256, 3, 1, 1, 256)),
+                         ("conv_dw3x3_s2_144_56_n64", "conv/depthwise", (64, 144, 56, 144, 3, 2, 1, 144))):
+        run(name, cls, size(*a[:6], *a[7:]), conv(*a))
+
+    def pool(fn, N, C, H, dtype=f32):
+        def make():
+            x = rnd(N, C, H, H, dtype=dtype)
+            return (lambda: fn(x)), [x], None
+        return make
+
+    run("max_pool_3x3_s2_64_112", "pool/max", "N=32 C=64 112x112 k3 s2 p1",
+        pool(lambda x: F.max_pool2d(x, 3, 2, 1), 32, 64, 112))
+    run("max_pool_2x2_256_56_f16", "pool/max", "N=32 C=256 56x56 k2 s2 p0",
+        pool(lambda x: F.max_pool2d(x, 2, 2), 32, 256, 56, f16))
+    run("avg_pool_3x3_s1_192_28", "pool/avg", "N=64 C=192 28x28 k3 s1 p1",
+        pool(lambda x: F.avg_pool2d(x, 3, 1, 1), 64, 192, 28))
+    run("global_avg_pool_2048_7_n256", "pool/global", "N=256 C=2048 7x7 k7 s1 p0",
+        pool(lambda x: F.adaptive_avg_pool2d(x, 1), 256, 2048, 7))
+
+
+# ---- indexing, rope, topk, cumsum ----
+def indexing():
+    def embedding():
+        table = rnd(32000, 4096, dtype=f16)
+        idx = torch.randint(0, 32000, (8192,), device=dev, generator=g)
+        return (lambda: F.embedding(idx, table)), [table], None
+
+    run("embedding_f16", "index/embedding", "table 32000x4096, 8192 tokens", embedding)
+
+    def gather():
+        x = rnd(8192, 4096)
+        idx = torch.randint(0, 4096, (8192, 1024), device=dev, generator=g)
+        out = torch.empty(8192, 1024, device=dev)
+        return (lambda: torch.gather(x, 1, idx, out=out)), [x, idx], None
+
+    run("gather_last_f32", "index/gather", "8192x4096 by 8192x1024", gather)
+
+    def rope(dtype):
+        def make():
+            B, S, H, D = 8, 2048, 32, 128
+            x = rnd(B, S, H, D, dtype=dtype)
+            inv = 10000.0 ** (-torch.arange(0, D, 2, device=dev, dtype=f32) / D)
+            ang = torch.arange(S, device=dev, dtype=f32)[:, None] * inv[None, :]
+            ang = torch.cat([ang, ang], dim=-1)[:, None, :]  # (S, 1, D), Hugging Face's layout
+            cos, sin = ang.cos().to(dtype), ang.sin().to(dtype)
+
+            def fn():
+                x1, x2 = x[..., : D // 2], x[..., D // 2:]
+                return x * cos + torch.cat((-x2, x1), dim=-1) * sin
+
+            return fn, [x], "eager rotate_half (Hugging Face)"
+        return make
+
+    run("rope_f16", "rope/half-split", "8x2048x32x128 (B,S,H,D)", rope(f16))
+    run("rope_f32", "rope/half-split", "8x2048x32x128 (B,S,H,D)", rope(f32))
+
+    def topk():
+        x = rnd(32, 128256)
+        return (lambda: torch.topk(x, 50)), [x], None
+
+    run("topk50_vocab_f32", "topk/vocab", "32x128256 k=50", topk)
+
+    def cumsum():
+        x = rnd(1024, 32000)
+        out = torch.empty_like(x)
+        return (lambda: torch.cumsum(x, -1, out=out)), [x], None
+
+    run("cumsum_rows32k_f32", "scan/rows", "1024x32000", cumsum)
+
+
+# ---- per-op latency ----
+def latency():
+    if want("small_ops_1000", "latency/chain"):
+        x = rnd(1 << 20)
         y = torch.empty_like(x)
 
         def chain():
-            for i in range(500):
+            for _ in range(500):
                 torch.add(x, 1.0, out=y)
                 torch.mul(y, 0.5, out=x)
 
-        emit("small_ops_1000", "1000 x 2^20", median_ms(chain, warmup=2, reps=5) / 1000.0)
+        emit("small_ops_1000", "1000 x 2^20", median_ms(chain, 0, 5) / 1000.0)
+
+    if want("chain2000_4096", "latency/chain"):
+        size = "2000 ops (mul, tanh, mean, sub) x 4096"
+        x, w = rnd(4096), rnd(4096)
+        y, z, m = torch.empty_like(x), torch.empty_like(x), torch.empty((), device=dev)
+
+        def chain2():
+            for _ in range(500):
+                torch.mul(x, w, out=y)
+                torch.tanh(y, out=z)
+                torch.mean(z, dim=0, out=m)
+                torch.sub(z, m, out=x)
+
+        emit("chain2000_4096", size, median_ms(chain2, 0, 5) / 2000.0)
+        walls = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            chain2()
+            torch.cuda.synchronize()
+            walls.append((time.perf_counter() - t0) * 1e3 / 2000.0)
+        emit("chain2000_4096_wall", size, sorted(walls)[2])
+
+    if want("roundtrip_4k_wall", "latency/roundtrip"):
+        host = torch.rand(1024)
+        d, y = torch.empty(1024, device=dev), torch.empty(1024, device=dev)
+
+        def trip():
+            d.copy_(host)
+            torch.mul(d, 2.0, out=y)
+            return y.cpu()
+
+        for _ in range(60):
+            trip()
+        walls = []
+        for _ in range(300):
+            t0 = time.perf_counter()
+            trip()
+            walls.append((time.perf_counter() - t0) * 1e3)
+        emit("roundtrip_4k_wall", "write 4 KiB, x * 2, read 4 KiB", sorted(walls)[150], "pageable host tensor")
+
+
+def main(args):
+    global LIST, g
+    for a in args:
+        if a == "--list":
+            LIST = True
+        elif a.startswith("-"):
+            sys.exit(f"usage: {sys.argv[0]} [--list] [FILTER ...]")
+        else:
+            FILTERS.append(a)
+    if not LIST:
+        g = torch.Generator(device=dev).manual_seed(0)
+        # The memory ceiling: a large device-to-device copy (bytes read + written).
+        src = torch.rand(1 << 29, device=dev, generator=g)
+        dst = torch.empty_like(src)
+        ms = median_ms(lambda: dst.copy_(src), 2 * GIB)
+        print(json.dumps({"case": "hbm_copy", "size": "2 GiB", "ms": ms, "gbps": 2 * src.numel() * 4 / ms / 1e6,
+                          "gpu": torch.cuda.get_device_name()}), flush=True)
+        del src, dst
+    t0 = time.perf_counter()
+    for family in (elementwise, reductions, rows, gemms, convs, indexing, latency):
+        family()
+        if not LIST:
+            torch.cuda.empty_cache()
+    if not LIST:
+        print(f"torch_bench: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,144 @@
+/* CNN layers (ResNet-50, MobileNet shapes): direct, 1x1, strided and
+ * depthwise convolution; max, average and global average pooling. */
+#include <math.h>
+
+#include "cases.h"
+
+typedef struct {
+    WgcConv2dParams p;
+    HT x, w, out;
+} Conv;
+
+static WgcStatus run_conv(void *p) {
+    Conv *c = p;
+    return OP(wgc_op_conv2d, g_stream, &c->p, &c->x.t, &c->w.t, NULL, &c->out.t);
+}
+
+/* NCHW, square images and kernels, no bias; `groups` == C is depthwise. */
+static void conv_case(const char *name, const char *cls, const char *size, int64_t N, int64_t C, int64_t H, int64_t O,
+                      int64_t K, int64_t stride, int64_t pad, int64_t groups) {
+    int64_t OH = (H + 2 * pad - K) / stride + 1, Cg = C / groups, Og = O / groups;
+    int64_t is[4] = {N, C, H, H}, ws[4] = {O, Cg, K, K}, os[4] = {N, O, OH, OH};
+    Case c = {name, cls, "f32", "", groups > 1 ? "bytes" : "fp32", 0, 0};
+    if (size) snprintf(c.size, sizeof c.size, "%s", size);
+    else snprintf(c.size, sizeof c.size, "N=%lld C=%lld %lldx%lld O=%lld k%lld s%lld%s", (long long)N, (long long)C,
+                  (long long)H, (long long)H, (long long)O, (long long)K, (long long)stride, groups > 1 ? " depthwise" : "");
+    c.in_bytes = 4.0 * (double)(N * C * H * H + O * Cg * K * K);
+    c.amount = groups > 1 ? c.in_bytes + 4.0 * (double)(N * O * OH * OH) : 2.0 * N * O * OH * OH * Cg * K * K;
+    if (!case_begin(&c)) return;
+    Conv cv;
+    memset(&cv, 0, sizeof cv);
+    cv.p.struct_size = sizeof cv.p;
+    cv.p.stride_h = cv.p.stride_w = (uint32_t)stride;
+    cv.p.pad_h = cv.p.pad_w = (uint32_t)pad;
+    cv.p.dilation_h = cv.p.dilation_w = 1;
+    cv.p.groups = (uint32_t)groups;
+    cv.x = ht_random(WGC_DTYPE_F32, 4, is);
+    cv.w = ht_random(WGC_DTYPE_F32, 4, ws);
+    cv.out = ht_empty(WGC_DTYPE_F32, 4, os);
+    if (case_first_run(&c, run_conv, &cv)) {
+        float *got = ht_read(&cv.out);
+        int bad = 0;
+        for (int s = 0; s < 64; s++) {
+            int64_t n = s % N, oc = (s * 37) % O, oy = (s * 13) % OH, ox = (s * 29 + 5) % OH, g = oc / Og;
+            double ref = 0;
+            for (int64_t ic = 0; ic < Cg; ic++)
+                for (int64_t ky = 0; ky < K; ky++)
+                    for (int64_t kx = 0; kx < K; kx++) {
+                        int64_t iy = oy * stride - pad + ky, ix = ox * stride - pad + kx;
+                        if (iy < 0 || iy >= H || ix < 0 || ix >= H) continue;
+                        ref += (double)cv.x.host[((n * C + g * Cg + ic) * H + iy) * H + ix] *
+                               cv.w.host[((oc * Cg + ic) * K + ky) * K + kx];
+                    }
+            bad += !close_to(got[((n * O + oc) * OH + oy) * OH + ox], ref, 1e-5 * (1 + sqrt((double)(Cg * K * K))), 0);
+        }
+        if (bad) fprintf(stderr, "%s: %d of 64 sampled outputs wrong\n", name, bad);
+        free(got);
+        case_time(&c, run_conv, &cv, !bad, 10);
+    }
+    ht_free(&cv.x);
+    ht_free(&cv.w);
+    ht_free(&cv.out);
+}
+
+enum { P_MAX, P_AVG, P_GLOBAL };
+
+typedef struct {
+    int kind;
+    WgcPool2dParams p;
+    HT x, out;
+} Pool;
+
+static WgcStatus run_pool(void *p) {
+    Pool *q = p;
+    if (q->kind == P_MAX) return OP(wgc_op_max_pool2d, g_stream, &q->p, &q->x.t, &q->out.t);
+    if (q->kind == P_AVG) return OP(wgc_op_avg_pool2d, g_stream, &q->p, &q->x.t, &q->out.t);
+    return OP(wgc_op_global_avg_pool2d, g_stream, &q->x.t, &q->out.t);
+}
+
+/* Square windows; global pooling takes the whole plane (K = H). Average
+ * pooling counts padding in the divisor (PyTorch's default). */
+static void pool_case(const char *name, const char *cls, int kind, WgcDtype dt, int64_t N, int64_t C, int64_t H,
+                      int64_t K, int64_t stride, int64_t pad) {
+    if (kind == P_GLOBAL) K = H, stride = 1, pad = 0;
+    int64_t OH = (H + 2 * pad - K) / stride + 1;
+    int64_t is[4] = {N, C, H, H}, os[4] = {N, C, OH, OH};
+    Case c = {name, cls, dt == WGC_DTYPE_F16 ? "f16" : "f32", "", "bytes", 0, 0};
+    snprintf(c.size, sizeof c.size, "N=%lld C=%lld %lldx%lld k%lld s%lld p%lld", (long long)N, (long long)C, (long long)H,
+             (long long)H, (long long)K, (long long)stride, (long long)pad);
+    c.in_bytes = (double)(N * C * H * H) * dtype_size(dt);
+    c.amount = c.in_bytes + (double)(N * C * OH * OH) * dtype_size(dt);
+    if (!case_begin(&c)) return;
+    Pool q;
+    memset(&q, 0, sizeof q);
+    q.kind = kind;
+    q.p.struct_size = sizeof q.p;
+    q.p.kernel_h = q.p.kernel_w = (uint32_t)K;
+    q.p.stride_h = q.p.stride_w = (uint32_t)stride;
+    q.p.pad_h = q.p.pad_w = (uint32_t)pad;
+    q.p.count_include_pad = 1;
+    q.x = ht_random(dt, 4, is);
+    q.out = ht_empty(dt, 4, os);
+    if (case_first_run(&c, run_pool, &q)) {
+        float *got = ht_read(&q.out);
+        int bad = 0;
+        for (int s = 0; s < 64; s++) {
+            int64_t plane = (s * 7919) % (N * C), oy = (s * 13) % OH, ox = (s * 29 + 5) % OH;
+            double acc = kind == P_MAX ? -INFINITY : 0;
+            for (int64_t ky = 0; ky < K; ky++)
+                for (int64_t kx = 0; kx < K; kx++) {
+                    int64_t iy = oy * stride - pad + ky, ix = ox * stride - pad + kx;
+                    if (iy < 0 || iy >= H || ix < 0 || ix >= H) continue;
+                    double v = q.x.host[(plane * H + iy) * H + ix];
+                    acc = kind == P_MAX ? fmax(acc, v) : acc + v;
+                }
+            if (kind != P_MAX) acc /= (double)(K * K);
+            bad += !close_to(got[(plane * OH + oy) * OH + ox], acc, kind == P_MAX ? 0 : 1e-6, f16_slack(dt));
+        }
+        if (bad) fprintf(stderr, "%s: %d of 64 sampled outputs wrong\n", name, bad);
+        free(got);
+        case_time(&c, run_pool, &q, !bad, 10);
+    }
+    ht_free(&q.x);
+    ht_free(&q.out);
+}
+
+void cases_conv(void) {
+    const int s = g_small;
+    /* The original cases (names and sizes kept), batch 32. */
+    conv_case("conv_3x3_64_56", "conv/3x3", s ? "N=2" : "N=32", SZ(32, 2), SZ(64, 5), SZ(56, 9), SZ(64, 6), 3, 1, 1, 1);
+    conv_case("conv_1x1_256_512_s2", "conv/1x1", s ? "N=2" : "N=32", SZ(32, 2), SZ(256, 13), SZ(56, 9), SZ(512, 7), 1, 2,
+              0, 1);
+    conv_case("conv_7x7_3_64_s2", "conv/stem", s ? "N=2" : "N=32", SZ(32, 2), 3, SZ(224, 19), SZ(64, 5), 7, 2, 3, 1);
+    conv_case("conv_3x3_128_28_n64", "conv/3x3", NULL, SZ(64, 2), SZ(128, 9), SZ(28, 7), SZ(128, 10), 3, 1, 1, 1);
+    conv_case("conv_3x3_256_14_n64", "conv/3x3", NULL, SZ(64, 2), SZ(256, 17), SZ(14, 5), SZ(256, 3), 3, 1, 1, 1);
+    conv_case("conv_1x1_256_64_56", "conv/1x1", NULL, SZ(32, 2), SZ(256, 11), SZ(56, 6), SZ(64, 5), 1, 1, 0, 1);
+    conv_case("conv_dw3x3_256_28_n64", "conv/depthwise", NULL, SZ(64, 2), SZ(256, 7), SZ(28, 9), SZ(256, 7), 3, 1, 1,
+              SZ(256, 7));
+    conv_case("conv_dw3x3_s2_144_56_n64", "conv/depthwise", NULL, SZ(64, 2), SZ(144, 5), SZ(56, 11), SZ(144, 5), 3, 2, 1,
+              SZ(144, 5));
+    pool_case("max_pool_3x3_s2_64_112", "pool/max", P_MAX, WGC_DTYPE_F32, SZ(32, 2), SZ(64, 3), SZ(112, 13), 3, 2, 1);
+    pool_case("max_pool_2x2_256_56_f16", "pool/max", P_MAX, WGC_DTYPE_F16, SZ(32, 2), SZ(256, 3), SZ(56, 10), 2, 2, 0);
+    pool_case("avg_pool_3x3_s1_192_28", "pool/avg", P_AVG, WGC_DTYPE_F32, SZ(64, 2), SZ(192, 3), SZ(28, 9), 3, 1, 1);
+    pool_case("global_avg_pool_2048_7_n256", "pool/global", P_GLOBAL, WGC_DTYPE_F32, SZ(256, 3), SZ(2048, 5), 7, 0, 0, 0);
+}

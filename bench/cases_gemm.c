@@ -1,0 +1,162 @@
+/* Matrix products: square SGEMM and f16 GEMM, LLaMA-sized prefill (f32 and
+ * f16 out) and decode (M = 1, 8, 32) with the weight stored (K, N) or
+ * (N, K) and used transposed, odd and tall-skinny SGEMM, batched products
+ * and attention scores with K as a transposed view. */
+#include <math.h>
+
+#include "cases.h"
+
+/* A (batched) matrix operand: element (b, r, c) lives at host index
+ * b * sb + r * sr + c * sc, and the view has the same strides. */
+typedef struct {
+    HT h;
+    int64_t sb, sr, sc;
+} Mat;
+
+typedef struct {
+    Mat a, b;
+    HT out;
+} Gemm;
+
+static WgcStatus run_gemm(void *p) {
+    Gemm *g = p;
+    return OP(wgc_op_matmul, g_stream, &g->a.h.t, &g->b.h.t, &g->out.t);
+}
+
+/* (batch, rows, cols) random operand; `transposed`: stored as (cols, rows)
+ * and viewed transposed, as a weight (N, K) used as (K, N). */
+static Mat mat_random(WgcDtype dt, int64_t batch, int64_t rows, int64_t cols, int transposed) {
+    Mat m;
+    int64_t s3[3] = {batch, transposed ? cols : rows, transposed ? rows : cols};
+    uint32_t rank = batch > 1 ? 3 : 2;
+    m.h = ht_random(dt, rank, batch > 1 ? s3 : s3 + 1);
+    m.sb = rows * cols;
+    m.sr = transposed ? 1 : cols;
+    m.sc = transposed ? rows : 1;
+    if (transposed) {
+        WgcTensor *t = &m.h.t;
+        int64_t s = t->shape[rank - 1], st = t->strides[rank - 1];
+        t->shape[rank - 1] = t->shape[rank - 2];
+        t->strides[rank - 1] = t->strides[rank - 2];
+        t->shape[rank - 2] = s;
+        t->strides[rank - 2] = st;
+    }
+    return m;
+}
+
+static double mat_at(const Mat *m, int64_t b, int64_t r, int64_t c) { return m->h.host[b * m->sb + r * m->sr + c * m->sc]; }
+
+/* 64 sampled entries against a double-precision dot product. */
+static int check_gemm(const Gemm *g, int64_t B, int64_t M, int64_t N, int64_t K) {
+    float *got = ht_read(&g->out);
+    int bad = 0;
+    for (int s = 0; s < 64; s++) {
+        int64_t b = (s * 7919) % B, i = (int64_t)((s * 2654435761u) % (uint64_t)M), j = (s * 40503 + 17) % N;
+        if (s == 63) i = M - 1, j = N - 1;
+        double ref = 0;
+        for (int64_t k = 0; k < K; k++) ref += mat_at(&g->a, b, i, k) * mat_at(&g->b, b, k, j);
+        bad += !close_to(got[(b * M + i) * N + j], ref, 1e-6 * (double)K + 1e-6, f16_slack(g->out.t.dtype));
+    }
+    free(got);
+    if (bad) fprintf(stderr, "gemm: %d of 64 sampled entries wrong\n", bad);
+    return bad;
+}
+
+/* Times one product (after case_begin); `limit` "bytes" (decode: the weight read) or the FLOP
+ * rate of the input dtype. Frees nothing: the caller owns the operands. */
+static void gemm_time(Case *c, Gemm *g, int64_t B, int64_t M, int64_t N, int64_t K, int reps) {
+    WgcDtype in = g->a.h.t.dtype, out = g->out.t.dtype;
+    c->in_bytes = (double)(g->a.h.n + g->b.h.n) * dtype_size(in);
+    if (!strcmp(c->limit, "bytes")) c->amount = c->in_bytes + (double)(B * M * N) * dtype_size(out);
+    else c->amount = 2.0 * B * M * N * K;
+    if (!case_first_run(c, run_gemm, g)) return;
+    int bad = check_gemm(g, B, M, N, K);
+    case_time(c, run_gemm, g, !bad, reps);
+}
+
+static void gemm_case(const char *name, const char *cls, const char *size, WgcDtype in, WgcDtype out, int64_t B,
+                      int64_t M, int64_t N, int64_t K, int b_transposed, int reps) {
+    Case c = {name, cls, "", "", in == WGC_DTYPE_F16 ? "fp16" : "fp32", 0, 0};
+    c.dtype = in == WGC_DTYPE_F32 ? "f32" : out == WGC_DTYPE_F32 ? "f16->f32" : "f16";
+    if (size) snprintf(c.size, sizeof c.size, "%s", size);
+    else if (B > 1)
+        snprintf(c.size, sizeof c.size, "%lldx M=%lld N=%lld K=%lld%s", (long long)B, (long long)M, (long long)N,
+                 (long long)K, b_transposed ? " B^T view" : "");
+    else
+        snprintf(c.size, sizeof c.size, "M=%lld N=%lld K=%lld%s", (long long)M, (long long)N, (long long)K,
+                 b_transposed ? " B^T view" : "");
+    if (!case_begin(&c)) return;
+    int64_t os[3] = {B, M, N};
+    Gemm g = {mat_random(in, B, M, K, 0), mat_random(in, B, K, N, b_transposed), ht_empty(out, B > 1 ? 3 : 2, B > 1 ? os : os + 1)};
+    gemm_time(&c, &g, B, M, N, K, reps);
+    ht_free(&g.a.h);
+    ht_free(&g.b.h);
+    ht_free(&g.out);
+}
+
+/* Decode: M = 1, 8 and 32 rows against one weight (K, N), stored (K, N) or
+ * (N, K) and viewed transposed; memory bound, so the limit is the bytes read.
+ * The weight is made once for the three. */
+static void decode_cases(WgcDtype dt, int64_t K, int64_t N, int transposed) {
+    static const int64_t ms[3] = {1, 8, 32};
+    int64_t k = SZ(K, K / 64 + 5), n = SZ(N, N / 64 + 3);
+    Mat w = {{0}, 0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "decode_%s_m%lld_k%lld_n%lld_%s", dt == WGC_DTYPE_F16 ? "f16" : "f32",
+                 (long long)ms[i], (long long)K, (long long)N, transposed ? "nk" : "kn");
+        Case c = {name, "gemm/decode", dt == WGC_DTYPE_F16 ? "f16" : "f32", "", "bytes", 0, 0};
+        snprintf(c.size, sizeof c.size, "M=%lld N=%lld K=%lld%s", (long long)ms[i], (long long)n, (long long)k,
+                 transposed ? " W(N,K)^T" : "");
+        if (!case_begin(&c)) continue;
+        if (!w.h.buf) w = mat_random(dt, 1, k, n, transposed);
+        int64_t os[2] = {ms[i], n};
+        Gemm g = {mat_random(dt, 1, ms[i], k, 0), w, ht_empty(dt, 2, os)};
+        gemm_time(&c, &g, 1, ms[i], n, k, 20);
+        ht_free(&g.a.h);
+        ht_free(&g.out);
+    }
+    if (w.h.buf) ht_free(&w.h);
+}
+
+void cases_gemm(void) {
+    const WgcDtype F32 = WGC_DTYPE_F32, F16 = WGC_DTYPE_F16;
+    /* The original square cases (names and sizes kept). */
+    for (int i = 0; i < 2; i++) {
+        int64_t n = i ? SZ(8192, 200) : SZ(4096, 136);
+        char size[32];
+        snprintf(size, sizeof size, "%lld^3", (long long)n);
+        gemm_case("sgemm_f32", "gemm/square", size, F32, F32, 1, n, n, n, 0, i ? 5 : 10);
+    }
+    for (int i = 0; i < 2; i++) {
+        int64_t n = i ? SZ(8192, 256) : SZ(4096, 128);
+        char size[32];
+        snprintf(size, sizeof size, "%lld^3", (long long)n);
+        gemm_case("gemm_f16_f32acc", "gemm/square", size, F16, F32, 1, n, n, n, 0, i ? 5 : 10);
+    }
+    gemm_case("bmm_f32", "gemm/batched", g_small ? "5x33^3" : "512x128^3", F32, F32, SZ(512, 5), SZ(128, 33),
+              SZ(128, 33), SZ(128, 33), 0, 10);
+    /* Prefill: LLaMA-8B MLP up (K 4096 -> N 14336) and down projections. */
+    static const char *outs[2] = {"f32out", "f16out"};
+    for (int o = 0; o < 2; o++)
+        for (int t = 0; t < 2; t++) {
+            char name[64];
+            snprintf(name, sizeof name, "hgemm_prefill_up_%s_%s", outs[o], t ? "nk" : "kn");
+            gemm_case(name, "gemm/prefill", NULL, F16, o ? F16 : F32, 1, SZ(4096, 130), SZ(14336, 260), SZ(4096, 96), t, 10);
+            snprintf(name, sizeof name, "hgemm_prefill_down_%s_%s", outs[o], t ? "nk" : "kn");
+            gemm_case(name, "gemm/prefill", NULL, F16, o ? F16 : F32, 1, SZ(2048, 70), SZ(4096, 100), SZ(14336, 300), t, 10);
+        }
+    for (int d = 0; d < 2; d++)
+        for (int t = 0; t < 2; t++) {
+            decode_cases(d ? F32 : F16, 4096, 14336, t);
+            decode_cases(d ? F32 : F16, 14336, 4096, t);
+        }
+    /* Sizes that are no multiple of any tile, and a tall-skinny product. */
+    gemm_case("sgemm_1000_f32", "gemm/odd", NULL, F32, F32, 1, SZ(1000, 61), SZ(1000, 67), SZ(1000, 71), 0, 10);
+    gemm_case("sgemm_4095x4097x1023_f32", "gemm/odd", NULL, F32, F32, 1, SZ(4095, 63), SZ(4097, 65), SZ(1023, 31), 0, 10);
+    gemm_case("sgemm_3000x50x5000_f32", "gemm/odd", NULL, F32, F32, 1, SZ(3000, 77), 50, SZ(5000, 301), 0, 10);
+    gemm_case("sgemm_tall_65536x64x64_f32", "gemm/tall-skinny", NULL, F32, F32, 1, SZ(65536, 1001), 64, 64, 0, 10);
+    /* Attention scores Q K^T: 32 heads, seq 2048, head dim 128, K (seq, dim) viewed transposed. */
+    gemm_case("qk_bmm_f16", "gemm/attention", NULL, F16, F32, SZ(32, 3), SZ(2048, 67), SZ(2048, 67), SZ(128, 40), 1, 10);
+    gemm_case("qk_bmm_f32", "gemm/attention", NULL, F32, F32, SZ(32, 3), SZ(2048, 67), SZ(2048, 67), SZ(128, 40), 1, 10);
+}
