@@ -270,38 +270,50 @@ fn invocation(wid: vec3<u32>, lid: u32) -> u32 {
     return (wid.z * p.blocks_per_y + wid.y) * WG + lid;
 }
 
-// Fold this invocation's share of chunk `chunk` for the columns starting
-// at input offset `base`: one column, four rows a step (`four` false), or
-// four columns from one vec4 a step.
-fn fold(base: i32, chunk: u32, four: bool, shift: vec4<A>) -> State {
+// Fold this invocation's share of chunk `chunk` for the column at input
+// offset `base`, four reduced rows a step (one per lane of the state).
+// Runs of the innermost reduced dim; one decode of the others per run.
+fn fold(base: i32, chunk: u32, shift: vec4<A>) -> State {
     var s = identity();
     let k0 = chunk * p.chunk_len;
     let k1 = min(k0 + p.chunk_len, p.k_total);
     let n_in = dim_u(p.red_shape, p.red_rank - 1u);
     let s_in = dim_i(p.red_in, p.red_rank - 1u);
     var k = k0;
-    // Runs of the innermost reduced dim; one decode of the others per run.
     while (k < k1) {
         let j0 = k % n_in;
         let end = min(k1, k - j0 + n_in);
         var off = base + run_offset(k / n_in) + i32(j0) * s_in;
-        if (four) {
-            for (; k < end; k++) {
-                let a = vec4<A>(x4[u32(off) / 4u]);
-                s = accumulate(s, a, vec4<u32>(k), vec4<bool>(true), shift);
-                off += s_in;
-            }
-        } else {
-            for (; k < end; k += 4u) {
-                let kk = vec4<u32>(k) + vec4<u32>(0u, 1u, 2u, 3u);
-                let m = kk < vec4<u32>(end);
-                // Rows past the run load row k again (in bounds), masked off.
-                let o = vec4<i32>(off) + vec4<i32>(select(vec4<u32>(0u), vec4<u32>(0u, 1u, 2u, 3u), m)) * s_in;
-                let a = vec4<A>(A(x[u32(o.x)]), A(x[u32(o.y)]), A(x[u32(o.z)]), A(x[u32(o.w)]));
-                s = accumulate(s, a, kk, m, shift);
-                off += 4 * s_in;
-            }
-            k = end;
+        for (; k < end; k += 4u) {
+            let kk = vec4<u32>(k) + vec4<u32>(0u, 1u, 2u, 3u);
+            let m = kk < vec4<u32>(end);
+            // Rows past the run load row k again (in bounds), masked off.
+            let o = vec4<i32>(off) + vec4<i32>(select(vec4<u32>(0u), vec4<u32>(0u, 1u, 2u, 3u), m)) * s_in;
+            let a = vec4<A>(A(x[u32(o.x)]), A(x[u32(o.y)]), A(x[u32(o.z)]), A(x[u32(o.w)]));
+            s = accumulate(s, a, kk, m, shift);
+            off += 4 * s_in;
+        }
+        k = end;
+    }
+    return s;
+}
+
+// The same for the four columns from input offset `base` (a multiple of
+// 4), one vec4 a step.
+fn fold4(base: i32, chunk: u32, shift: vec4<A>) -> State {
+    var s = identity();
+    let k0 = chunk * p.chunk_len;
+    let k1 = min(k0 + p.chunk_len, p.k_total);
+    let n_in = dim_u(p.red_shape, p.red_rank - 1u);
+    let s_in = dim_i(p.red_in, p.red_rank - 1u);
+    var k = k0;
+    while (k < k1) {
+        let j0 = k % n_in;
+        let end = min(k1, k - j0 + n_in);
+        var off = base + run_offset(k / n_in) + i32(j0) * s_in;
+        for (; k < end; k++) {
+            s = accumulate(s, vec4<A>(x4[u32(off) / 4u]), vec4<u32>(k), vec4<bool>(true), shift);
+            off += s_in;
         }
     }
     return s;
@@ -332,7 +344,7 @@ fn columns(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid
     if (row >= p.rows) {
         return;
     }
-    store_one(row, wid.x, fold(column_base(row), wid.x, false, vec4<A>(A(0))));
+    store_one(row, wid.x, fold(column_base(row), wid.x, vec4<A>(A(0))));
 }
 
 @compute @workgroup_size(WG)
@@ -341,7 +353,7 @@ fn columns4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     if (row >= p.rows) {
         return;
     }
-    store_four(row, wid.x, fold(column_base(row), wid.x, true, vec4<A>(A(0))));
+    store_four(row, wid.x, fold4(column_base(row), wid.x, vec4<A>(A(0))));
 }
 
 @compute @workgroup_size(WG)
@@ -351,7 +363,7 @@ fn columns_dev(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
         return;
     }
     let shift = vec4<A>(A(means[row]));
-    store_one(row, wid.x, fold(column_base(row), wid.x, false, shift));
+    store_one(row, wid.x, fold(column_base(row), wid.x, shift));
 }
 
 @compute @workgroup_size(WG)
@@ -361,7 +373,7 @@ fn columns_dev4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id
         return;
     }
     let shift = vec4<A>(A(means[row]), A(means[row + 1u]), A(means[row + 2u]), A(means[row + 3u]));
-    store_four(row, wid.x, fold(column_base(row), wid.x, true, shift));
+    store_four(row, wid.x, fold4(column_base(row), wid.x, shift));
 }
 
 fn nan_f32() -> f32 {
