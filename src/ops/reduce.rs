@@ -6,8 +6,8 @@
 //! host round-trip.
 
 use super::common::{whole, Params};
-use super::reduce_columns;
 use super::reduce_axes::{reduced_mask, reduced_shape};
+use super::reduce_columns;
 use super::reduce_kernels::{extremes, kernel, launch, row_grid, use_subgroups, WG};
 use super::tensor::{coalesce, expect_shape, numel, same_device, DType, Tensor};
 use crate::bail;

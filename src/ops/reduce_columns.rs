@@ -130,15 +130,11 @@ pub fn plan(stream: &StreamShared, op: ReduceOp, input: &Tensor, out: &Tensor, l
     let rows: usize = l.kept_shape.iter().product();
     let k_total: usize = l.red_shape.iter().product();
     let in_offset = input.bound_offset();
-    let vec4 = cols % 4 == 0
-        && in_offset % 4 == 0
-        && l.kept_in[..outer_rank].iter().chain(l.red_in).all(|s| s % 4 == 0);
+    let vec4 =
+        cols % 4 == 0 && in_offset % 4 == 0 && l.kept_in[..outer_rank].iter().chain(l.red_in).all(|s| s % 4 == 0);
     let units = rows / if vec4 { 4 } else { 1 };
-    let chunks = TARGET_INVOCATIONS
-        .div_ceil(units)
-        .min(k_total.div_ceil(MIN_CHUNK))
-        .max(k_total.div_ceil(MAX_CHUNK))
-        .max(1);
+    let chunks =
+        TARGET_INVOCATIONS.div_ceil(units).min(k_total.div_ceil(MIN_CHUNK)).max(k_total.div_ceil(MAX_CHUNK)).max(1);
     let chunk_len = k_total.div_ceil(chunks);
     let chunks = k_total.div_ceil(chunk_len);
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
@@ -224,7 +220,12 @@ impl Plan {
                 )?;
                 spec::record(
                     stream,
-                    &Launch { variant: var("finish"), params: finish_params, args: [pa, ya], groups: self.finish_groups },
+                    &Launch {
+                        variant: var("finish"),
+                        params: finish_params,
+                        args: [pa, ya],
+                        groups: self.finish_groups,
+                    },
                 )
             }
             op => {
@@ -239,7 +240,12 @@ impl Plan {
                 };
                 spec::record(
                     stream,
-                    &Launch { variant: variant(entry), params: finish_params, args: [pa, ya], groups: self.finish_groups },
+                    &Launch {
+                        variant: variant(entry),
+                        params: finish_params,
+                        args: [pa, ya],
+                        groups: self.finish_groups,
+                    },
                 )
             }
         }
