@@ -130,8 +130,9 @@ pub fn plan(stream: &StreamShared, op: ReduceOp, input: &Tensor, out: &Tensor, l
     let rows: usize = l.kept_shape.iter().product();
     let k_total: usize = l.red_shape.iter().product();
     let in_offset = input.bound_offset();
-    let vec4 =
-        cols % 4 == 0 && in_offset % 4 == 0 && l.kept_in[..outer_rank].iter().chain(l.red_in).all(|s| s % 4 == 0);
+    let vec4 = cols.is_multiple_of(4)
+        && in_offset.is_multiple_of(4)
+        && l.kept_in[..outer_rank].iter().chain(l.red_in).all(|s| s % 4 == 0);
     let units = rows / if vec4 { 4 } else { 1 };
     let chunks =
         TARGET_INVOCATIONS.div_ceil(units).min(k_total.div_ceil(MIN_CHUNK)).max(k_total.div_ceil(MAX_CHUNK)).max(1);
