@@ -732,6 +732,107 @@ static void test_var_large_mean(void) {
     }
 }
 
+/* Column reductions (the kept innermost dim contiguous): one column per
+ * invocation (odd column counts, an odd offset) and four per invocation
+ * (vec4), a reduced range split over many chunks (few columns, long
+ * columns), two reduced dims decoded per run, outer kept dims, size-1
+ * dims, every op and dtype, NaN and inf in long columns. */
+static void test_columns(void) {
+    static const int64_t wide[2] = {1003, 301}, wide4[2] = {1003, 300}, narrow[2] = {20011, 17};
+    static const int64_t four[4] = {6, 5, 9, 40}, ones[4] = {1, 301, 1, 19};
+    static const int32_t a0 = 0, a02[2] = {0, 2}, a12[2] = {1, 2}, a01[2] = {0, 1};
+    const WgcDtype dts[] = {WGC_DTYPE_F32, WGC_DTYPE_F16, WGC_DTYPE_I32, WGC_DTYPE_U32};
+    for (int s = 0; s < 4; s++) {
+        Layout l = layout(2, s == 0 ? wide : s == 1 ? wide4 : narrow);
+        if (s == 3) l = layout(2, wide4), l.offset = 1; /* not 4-aligned: one column per invocation */
+        for (size_t d = 0; d < 4; d++) {
+            WgcDtype dt = dts[d];
+            int is_int = dt == WGC_DTYPE_I32 || dt == WGC_DTYPE_U32;
+            for (int op = 0; op <= WGC_REDUCE_OP_ARGMIN; op++) {
+                if (op == WGC_REDUCE_OP_MEAN && is_int) continue;
+                /* f32 products of 20011 factors drift past the test's tolerance in any order. */
+                if (op == WGC_REDUCE_OP_PROD && s == 2 && !is_int) continue;
+                double lo = is_int ? (dt == WGC_DTYPE_U32 ? 0 : -50) : -1, hi = is_int ? 50 : 1;
+                if (op == WGC_REDUCE_OP_PROD) lo = is_int ? 0 : 0.999, hi = is_int ? 1.9 : 1.001;
+                check_reduce(op, dt, &l, &a0, 1, s & 1, 0, lo, hi);
+            }
+            if (!is_int)
+                for (int op = OP_VAR; op <= OP_STD; op++) check_reduce(op, dt, &l, &a0, 1, 0, s & 1, -1, 1);
+        }
+    }
+    Layout f = layout(4, four);
+    const int32_t *sets[] = {a02, a12, a01};
+    for (int k = 0; k < 3; k++) {
+        for (int op = WGC_REDUCE_OP_SUM; op <= WGC_REDUCE_OP_PROD; op++) {
+            double lo = op == WGC_REDUCE_OP_PROD ? 0.99 : -1, hi = op == WGC_REDUCE_OP_PROD ? 1.01 : 1;
+            check_reduce(op, WGC_DTYPE_F32, &f, sets[k], 2, k == 1, 0, lo, hi);
+            check_reduce(op, WGC_DTYPE_F16, &f, sets[k], 2, 0, 0, lo, hi);
+        }
+        check_reduce(OP_VAR, WGC_DTYPE_F32, &f, sets[k], 2, 0, 1, -1, 1);
+        check_reduce(OP_STD, WGC_DTYPE_F16, &f, sets[k], 2, 1, 0, -1, 1);
+    }
+    for (int op = WGC_REDUCE_OP_ARGMAX; op <= WGC_REDUCE_OP_ARGMIN; op++)
+        for (int32_t a = 0; a < 3; a++) check_reduce(op, WGC_DTYPE_F32, &f, &a, 1, 0, 0, -1, 1);
+    Layout o = layout(4, ones);
+    check_reduce(WGC_REDUCE_OP_SUM, WGC_DTYPE_F32, &o, &a0, 1, 0, 0, -1, 1);
+    check_reduce(WGC_REDUCE_OP_MEAN, WGC_DTYPE_F32, &o, a02, 2, 1, 0, -1, 1);
+    check_reduce(WGC_REDUCE_OP_ARGMIN, WGC_DTYPE_F32, &o, &a0, 1, 0, 0, -1, 1);
+    check_reduce(OP_VAR, WGC_DTYPE_F32, &o, a02, 2, 0, 1, -1, 1);
+
+    /* Long columns over many chunks: NaN in column 3 at rows 15000 and
+     * 9000 (different chunks), +inf alone in column 5, ties in column 8. */
+    Layout n = layout(2, narrow);
+    size_t rows = (size_t)narrow[0], cols = (size_t)narrow[1];
+    double *x = random_vals(WGC_DTYPE_F32, rows * cols, -1, 1);
+    x[15000 * cols + 3] = NAN;
+    x[9000 * cols + 3] = NAN;
+    x[12345 * cols + 5] = INFINITY;
+    x[17000 * cols + 8] = 7;
+    x[4000 * cols + 8] = 7;
+    for (int h = 0; h < 2; h++) {
+        WgcDtype dt = h ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
+        double *r = reduce_of(WGC_REDUCE_OP_ARGMAX, dt, &n, x, &a0, 1, cols);
+        EXPECT(r[3] == 9000 && r[5] == 12345 && r[8] == 4000);
+        free(r);
+        r = reduce_of(WGC_REDUCE_OP_ARGMIN, dt, &n, x, &a0, 1, cols);
+        EXPECT(r[3] == 9000 && r[5] != 12345);
+        free(r);
+        for (int op = WGC_REDUCE_OP_MAX; op <= WGC_REDUCE_OP_MIN; op++) {
+            r = reduce_of(op, dt, &n, x, &a0, 1, cols);
+            EXPECT(isnan(r[3]) && !isnan(r[2]) && !isnan(r[4]));
+            EXPECT(op == WGC_REDUCE_OP_MIN || (isinf(r[5]) && r[5] > 0));
+            free(r);
+        }
+        for (int op = WGC_REDUCE_OP_SUM; op <= WGC_REDUCE_OP_MEAN; op++) {
+            r = reduce_of(op, dt, &n, x, &a0, 1, cols);
+            EXPECT(isnan(r[3]) && isinf(r[5]) && r[5] > 0 && isfinite(r[4]));
+            free(r);
+        }
+        for (int op = OP_VAR; op <= OP_STD; op++) {
+            r = reduce_of(op, dt, &n, x, &a0, 1, cols);
+            EXPECT(isnan(r[3]) && isnan(r[5]) && isfinite(r[4]));
+            free(r);
+        }
+    }
+    free(x);
+    /* Compensated sums across chunks: 1e8, then 20010 ones, then -1e8. */
+    x = calloc(rows * cols, sizeof(double));
+    for (size_t i = 0; i < rows * cols; i++) x[i] = 1;
+    for (size_t c = 0; c < cols; c++) x[c] = 1e8, x[(rows - 1) * cols + c] = -1e8;
+    double *r = reduce_of(WGC_REDUCE_OP_SUM, WGC_DTYPE_F32, &n, x, &a0, 1, cols);
+    for (size_t c = 0; c < cols; c++) EXPECT(r[c] == (double)(rows - 2));
+    free(r);
+    /* n equal values: the mean is exactly that value, the variance exactly 0. */
+    for (size_t i = 0; i < rows * cols; i++) x[i] = 0.1;
+    r = reduce_of(WGC_REDUCE_OP_MEAN, WGC_DTYPE_F32, &n, x, &a0, 1, cols);
+    for (size_t c = 0; c < cols; c++) EXPECT(r[c] == (double)0.1f);
+    free(r);
+    r = reduce_of(OP_VAR, WGC_DTYPE_F32, &n, x, &a0, 1, cols);
+    for (size_t c = 0; c < cols; c++) EXPECT(r[c] == 0);
+    free(r);
+    free(x);
+}
+
 /* Every kernel path for every op and dtype; then the layouts again with
  * the workgroup-memory-only kernels (the subgroup stage is the only difference). */
 static void run_all(void) {
@@ -742,6 +843,7 @@ static void run_all(void) {
     test_ties_and_empty();
     test_nan_inf(1);
     test_var_large_mean();
+    test_columns();
     test_errors();
     test_softmax();
 }

@@ -107,6 +107,12 @@ unsafe fn reduce_call(
 /// environment variable WGC_DISABLE_SUBGROUPS=1 (for testing) selects the
 /// workgroup-memory-only kernels for this family (reductions, variance,
 /// softmax, layer and RMS norm).
+///
+/// Reductions whose innermost kept dim is contiguous in `in` (e.g. over
+/// the leading axes) take a column kernel: one invocation per output (or
+/// four, with vector loads where the view is 4-aligned), the reduced range
+/// split into chunks whose partials a second pass merges, with the same
+/// accuracy and NaN rules; it uses no subgroup operations.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_reduce(
     stream: *const WgcStream,

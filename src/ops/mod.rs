@@ -20,6 +20,7 @@ pub mod pool;
 pub mod random;
 pub mod reduce;
 pub mod reduce_axes;
+pub mod reduce_columns;
 pub mod reduce_kernels;
 pub mod rope;
 pub mod softmax;
@@ -31,4 +32,4 @@ pub mod topk;
 /// Every kernel family on the kernel spec (the offline tests compile each
 /// variant and check each uniform's layout).
 pub static FAMILIES: &[&spec::Family] =
-    &[&concat::FAMILY, &cumsum::FAMILY, &gather::FAMILY, &rope::FAMILY, &topk::FAMILY];
+    &[&concat::FAMILY, &cumsum::FAMILY, &gather::FAMILY, &reduce_columns::FAMILY, &rope::FAMILY, &topk::FAMILY];

@@ -7,6 +7,7 @@
 
 use super::common::{whole, Params};
 use super::reduce_axes::{reduced_mask, reduced_shape};
+use super::reduce_columns;
 use super::reduce_kernels::{extremes, kernel, launch, row_grid, use_subgroups, WG};
 use super::tensor::{coalesce, expect_shape, numel, same_device, DType, Tensor};
 use crate::bail;
@@ -151,6 +152,16 @@ pub fn reduce(
     let red_strides_raw: Vec<isize> = reduced.iter().map(|r| r.1).collect();
     let (red_shape, red_strides) = coalesce(&red_shape_raw, &[red_strides_raw]);
     let red_in = &red_strides[0];
+    let layout = reduce_columns::Layout {
+        kept_shape: &kept_shape,
+        kept_in: &kept_strides[0],
+        kept_out: &kept_strides[1],
+        red_shape: &red_shape,
+        red_in,
+    };
+    if let Some(plan) = reduce_columns::plan(stream, op, input, out, &layout) {
+        return plan.record(stream, input, out);
+    }
 
     let vec4 = red_shape.len() == 1
         && red_in[0] == 1
