@@ -1,8 +1,9 @@
 //! Status codes, their names, the last error message and the version.
 
 use super::boundary::last_error_ptr;
-use crate::error::Error;
-use std::ffi::c_char;
+use crate::error::FAILURE_STATUSES;
+use once_cell::sync::Lazy;
+use std::ffi::{c_char, CString};
 
 /// The result of every fallible call. Values are fixed and never renumbered.
 /// On failure, `wgc_last_error_message()` describes what went wrong.
@@ -53,33 +54,6 @@ pub enum WgcStatus {
     WgcErrorInternal = 19,
 }
 
-impl WgcStatus {
-    pub(crate) fn of(e: &Error) -> WgcStatus {
-        use WgcStatus::*;
-        match e {
-            Error::InvalidArgument(_) => WgcErrorInvalidArgument,
-            Error::NullPointer(_) => WgcErrorNullPointer,
-            Error::OutOfRange(_) => WgcErrorOutOfRange,
-            Error::Alignment(_) => WgcErrorAlignment,
-            Error::TooLarge(_) => WgcErrorTooLarge,
-            Error::OutOfMemory(_) => WgcErrorOutOfMemory,
-            Error::ShaderCompilation(_) => WgcErrorShaderCompilation,
-            Error::BindingMismatch(_) => WgcErrorBindingMismatch,
-            Error::DeviceMismatch(_) => WgcErrorDeviceMismatch,
-            Error::DeviceLost(_) => WgcErrorDeviceLost,
-            Error::NotFound(_) => WgcErrorNotFound,
-            Error::Unsupported(_) => WgcErrorUnsupported,
-            Error::ShapeMismatch(_) => WgcErrorShapeMismatch,
-            Error::DtypeMismatch(_) => WgcErrorDtypeMismatch,
-            Error::LimitExceeded(_) => WgcErrorLimitExceeded,
-            Error::AbiMismatch(_) => WgcErrorAbiMismatch,
-            Error::Validation(_) => WgcErrorValidation,
-            Error::Timeout(_) => WgcErrorTimeout,
-            Error::Internal(_) => WgcErrorInternal,
-        }
-    }
-}
-
 /// Major version of the library this header describes.
 pub const WGC_VERSION_MAJOR: u32 = 0;
 /// Minor version.
@@ -95,29 +69,8 @@ pub const WGC_ABI_VERSION: u32 = 1;
 #[no_mangle]
 pub extern "C" fn wgc_status_string(status: u32) -> *const c_char {
     // An integer, not `WgcStatus`: callers may pass any value.
-    let s: &'static [u8] = match status {
-        0 => b"WGC_OK\0",
-        1 => b"WGC_ERROR_INVALID_ARGUMENT\0",
-        2 => b"WGC_ERROR_NULL_POINTER\0",
-        3 => b"WGC_ERROR_OUT_OF_RANGE\0",
-        4 => b"WGC_ERROR_ALIGNMENT\0",
-        5 => b"WGC_ERROR_TOO_LARGE\0",
-        6 => b"WGC_ERROR_OUT_OF_MEMORY\0",
-        7 => b"WGC_ERROR_SHADER_COMPILATION\0",
-        8 => b"WGC_ERROR_BINDING_MISMATCH\0",
-        9 => b"WGC_ERROR_DEVICE_MISMATCH\0",
-        10 => b"WGC_ERROR_DEVICE_LOST\0",
-        11 => b"WGC_ERROR_NOT_FOUND\0",
-        12 => b"WGC_ERROR_UNSUPPORTED\0",
-        13 => b"WGC_ERROR_SHAPE_MISMATCH\0",
-        14 => b"WGC_ERROR_DTYPE_MISMATCH\0",
-        15 => b"WGC_ERROR_LIMIT_EXCEEDED\0",
-        16 => b"WGC_ERROR_ABI_MISMATCH\0",
-        17 => b"WGC_ERROR_VALIDATION\0",
-        18 => b"WGC_ERROR_TIMEOUT\0",
-        19 => b"WGC_ERROR_INTERNAL\0",
-        _ => b"WGC_STATUS_UNKNOWN\0",
-    };
+    let s =
+        status_names().iter().find(|(code, _)| *code == status).map_or(c"WGC_STATUS_UNKNOWN", |(_, n)| n.as_c_str());
     s.as_ptr() as *const c_char
 }
 
@@ -141,4 +94,61 @@ pub extern "C" fn wgc_version() -> u32 {
 #[no_mangle]
 pub extern "C" fn wgc_abi_version() -> u32 {
     WGC_ABI_VERSION
+}
+
+/// `WgcErrorOutOfRange` -> `WGC_ERROR_OUT_OF_RANGE`: the C spelling cbindgen
+/// gives the same variant (rename-all = ScreamingSnakeCase).
+fn screaming_snake(rust_name: &str) -> String {
+    let mut out = String::with_capacity(rust_name.len() + 8);
+    for (i, ch) in rust_name.chars().enumerate() {
+        if ch.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(ch.to_ascii_uppercase());
+    }
+    out
+}
+
+/// Every status code with its C name, built once from the error table.
+fn status_names() -> &'static [(u32, CString)] {
+    static NAMES: Lazy<Vec<(u32, CString)>> = Lazy::new(|| {
+        let all = std::iter::once((WgcStatus::WgcOk, "WgcOk")).chain(FAILURE_STATUSES.iter().copied());
+        all.map(|(s, n)| (s as u32, CString::new(screaming_snake(n)).expect("status names have no NUL"))).collect()
+    });
+    &NAMES
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_declared_status_has_one_name() {
+        let names = status_names();
+        let last = WgcStatus::WgcErrorInternal as u32;
+        for code in 0..=last {
+            let found: Vec<_> = names.iter().filter(|(c, _)| *c == code).collect();
+            assert_eq!(found.len(), 1, "status {code} needs exactly one row in error_table!");
+        }
+        assert_eq!(names.len() as u32, last + 1, "codes are 0..={last}, each once");
+        assert_eq!(screaming_snake("WgcErrorOutOfRange"), "WGC_ERROR_OUT_OF_RANGE");
+    }
+
+    /// The header's version macros (these constants, through cbindgen) are the
+    /// package's version in Cargo.toml.
+    #[test]
+    fn version_constants_match_cargo_toml() {
+        let v = |s: &str| s.parse::<u32>().unwrap();
+        assert_eq!(WGC_VERSION_MAJOR, v(env!("CARGO_PKG_VERSION_MAJOR")), "WGC_VERSION_MAJOR vs Cargo.toml");
+        assert_eq!(WGC_VERSION_MINOR, v(env!("CARGO_PKG_VERSION_MINOR")), "WGC_VERSION_MINOR vs Cargo.toml");
+        assert_eq!(WGC_VERSION_PATCH, v(env!("CARGO_PKG_VERSION_PATCH")), "WGC_VERSION_PATCH vs Cargo.toml");
+        let header = include_str!("../../include/wgcompute.h");
+        for (name, value) in [
+            ("WGC_VERSION_MAJOR", WGC_VERSION_MAJOR),
+            ("WGC_VERSION_MINOR", WGC_VERSION_MINOR),
+            ("WGC_VERSION_PATCH", WGC_VERSION_PATCH),
+        ] {
+            assert!(header.contains(&format!("#define {name} {value}")), "include/wgcompute.h: {name} is not {value}");
+        }
+    }
 }
