@@ -150,7 +150,7 @@ fn same_dtype(a: &Tensor, out: &Tensor, what: &str) -> Result<()> {
 pub fn unary(stream: &StreamShared, op: UnaryOp, a: &Tensor, out: &Tensor) -> Result<()> {
     same_dtype(a, out, &format!("{op:?}"))?;
     let int_ok = matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu);
-    if !a.dtype.is_float() && !(int_ok && a.dtype == DType::I32) {
+    if !(a.dtype.is_float() || int_ok && a.dtype == DType::I32) {
         bail!(
             Unsupported,
             "{op:?} supports f32 and f16{}, not {}",

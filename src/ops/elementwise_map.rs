@@ -269,7 +269,7 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
         return launch(stream, &plan, false, 0, &cshape, &cstrides, &offsets);
     }
     // Dense: vec4 units for the 4-aligned bulk, then the tail element-wise.
-    let aligned = (0..4).all(|k| !plan.reads(k) || offsets[k] % 4 == 0);
+    let aligned = (0..4).all(|k| !plan.reads(k) || offsets[k].is_multiple_of(4));
     let n4 = if n >= 4 && aligned { n / 4 } else { 0 };
     let ones = vec![vec![1isize]; 4];
     if n4 > 0 {
@@ -443,7 +443,7 @@ fn vec4_view(plan: &Plan, shape: &[usize], strides: &[Vec<isize>], offsets: &[us
     let last = shape.len().checked_sub(1)?;
     let read = |k: usize| plan.reads(k) || plan.src[k] == SRC_OUT;
     let ok = shape[last].is_multiple_of(4)
-        && (0..4).all(|k| !plan.reads(k) || offsets[k] % 4 == 0)
+        && (0..4).all(|k| !plan.reads(k) || offsets[k].is_multiple_of(4))
         && (0..4).all(|k| !read(k) || (strides[k][last] == 1 && strides[k][..last].iter().all(|x| x % 4 == 0)));
     if !ok {
         return None;
