@@ -173,6 +173,17 @@
  */
 #define WGC_MAX_RANK 8
 
+/**
+ * The number of `WgcBinaryOp` values (0 .. WGC_NUM_BINARY_OPS - 1): a
+ * loop over every binary op stops here.
+ */
+#define WGC_NUM_BINARY_OPS 13
+
+/**
+ * The number of `WgcUnaryOp` values (0 .. WGC_NUM_UNARY_OPS - 1).
+ */
+#define WGC_NUM_UNARY_OPS 14
+
 
 
 /**
@@ -897,6 +908,20 @@ typedef struct WgcPool2dParams {
    */
   uint32_t count_include_pad;
 } WgcPool2dParams;
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,78 +1,96 @@
-// Elementwise map: out = OP(x0, x1, x2) over up to three inputs, with NumPy
-// broadcasting. The op is an expression substituted at {{OP}} so each op
-// compiles to straight-line code. Two entry points:
-//  - `strided`: any views, rank <= 8 after coalescing (the rank is fixed
-//    per variant); offsets are computed per operand from the logical index.
-//    Element types are vec4 when every operand is dense along the innermost
-//    dim with 4-aligned sizes and offsets (dense tensors are rank 1).
-//  - `tiled`: one input read dense along another dim than the output
-//    (transposes), through workgroup memory.
-// Unused inputs are declared but never read, so they are not bindings of
-// the entry point.
-{{ENABLE}}
+// Elementwise map: y = OP(x0, x1, x2) over up to three broadcast operands
+// of type A, written as O. The prelude declares A and O and their kinds
+// (A_KIND, O_KIND); OP and ITEMS are pipeline constants, so each op
+// compiles to straight-line code. Op codes: 0..31 the binary ops (the
+// values of WgcBinaryOp), 32..63 the unary ops (32 + WgcUnaryOp), then the
+// ops below. Each operand comes from its own binding, from y's element
+// (in place: the operand is y's very view), or from a scalar (`p.src`).
+// Entry points, by the operands bound:
+//  - map1, map2, map3: x0 .. x<n-1>; where: mask, x1, x2 (the mask is
+//    operand 0); map0: none (every operand from y or a scalar). `_vec4`:
+//    the same in vec4 units (every operand dense along its innermost dim
+//    with 4-aligned sizes and offsets; dense tensors are rank 1).
+//  - tiled: one input read dense along another dim than y (transposes),
+//    through workgroup memory.
+// A slot whose operand comes from y or a scalar is bound to another
+// operand's buffer and not read.
 
-alias V0 = {{V0}};
-alias V1 = {{V1}};
-alias V2 = {{V2}};
-alias VO = {{VO}};
-alias VI = {{VI}}; // the logical element index: u32, or vec4<u32> in the vec4 path
-alias C = {{C}};   // float compute type of the helpers: f32 or vec4<f32>
-alias CU = {{CU}}; // u32 of C's width
-alias CB = {{CB}}; // bool of C's width
+const KIND_F32 = 0u;
+const KIND_F16 = 1u;
+const KIND_I32 = 2u;
+const KIND_U32 = 3u;
+const A_FLOAT = A_KIND == KIND_F32 || A_KIND == KIND_F16;
+
+const UNARY = 32u;
+const LEAKY_RELU = 64u; // x0, slope sf.x (f32 for every dtype, as PyTorch)
+const CLAMP = 65u;      // x0 clamped to [scalar 0, scalar 1]
+const FMA = 66u;
+const WHERE = 67u;      // mask (operand 0) != 0 ? x1 : x2
+const COPY = 68u;       // copy and fill (x0 a scalar)
+const CAST = 69u;
+const ARANGE = 70u;     // scalar 0 + ix * scalar 1
+
+override OP: u32;
+// Items each invocation handles, one grid apart.
+override ITEMS: u32;
 
 struct Params {
     n: u32,      // work items of this launch
     row: u32,    // work items per row of the 2-D grid
-    rank: u32,   // dims after coalescing (informational: variants fix it)
+    rank: u32,   // dims after coalescing
     base: u32,   // logical index of this launch's first element (a dense tail)
-    s0: u32,     // scalar operands, as bits
-    s1: u32,
+    src: vec4<u32>, // per operand: 0 its binding, 1 y (in place), 2 scalar 0, 3 scalar 1
+    su: vec2<u32>,  // scalars as bits, for integer A
+    sf: vec2<f32>,  // scalars as f32 values, for float A (f16 ones exactly)
     nan: u32,    // 0x7fc00000: NaN made at run time (constants cannot be NaN)
     inf: u32,    // 0x7f800000
-    off: vec4<u32>,                // offsets of in0, in1, in2, out (in binding elements)
+    _pad0: vec2<u32>,
+    off: vec4<u32>,                // offsets of x0, x1, x2, y (in binding elements)
     shape: array<vec4<u32>, 2>,    // dim d at [d / 4][d % 4]
-    strides: array<vec4<i32>, 8>,  // dim d -> (in0, in1, in2, out)
+    strides: array<vec4<i32>, 8>,  // dim d -> (x0, x1, x2, y)
 }
 
-@group(0) @binding({{B0}}) var<storage, {{ACC0}}> in0: array<V0>;
-@group(0) @binding({{B1}}) var<storage, {{ACC1}}> in1: array<V1>;
-@group(0) @binding({{B2}}) var<storage, {{ACC2}}> in2: array<V2>;
-@group(0) @binding({{BO}}) var<storage, read_write> out: array<VO>;
-@group(0) @binding({{BP}}) var<uniform> p: Params;
-
-fn load0(o: u32) -> V0 { return {{LOAD0}}; }
-fn load1(o: u32) -> V1 { return {{LOAD1}}; }
-fn load2(o: u32) -> V2 { return {{LOAD2}}; }
+@group(0) @binding(0) var<storage, read> x0: array<A>;
+@group(0) @binding(1) var<storage, read> x1: array<A>;
+@group(0) @binding(2) var<storage, read> x2: array<A>;
+@group(0) @binding(3) var<storage, read> mask: array<u32>;
+@group(0) @binding(4) var<storage, read_write> y: array<O>;
+@group(0) @binding(5) var<storage, read> x0v: array<vec4<A>>;
+@group(0) @binding(6) var<storage, read> x1v: array<vec4<A>>;
+@group(0) @binding(7) var<storage, read> x2v: array<vec4<A>>;
+@group(0) @binding(8) var<storage, read> maskv: array<vec4<u32>>;
+@group(0) @binding(9) var<storage, read_write> yv: array<vec4<O>>;
+@group(0) @binding(10) var<uniform> p: Params;
 
 // By bits: comparisons with NaN are not reliable on every driver (they may
 // assume that no NaN occurs and fold or reorder them).
-fn isnan_c(x: C) -> CB {
-    return (bitcast<CU>(x) & CU(0x7fffffffu)) > CU(0x7f800000u);
+fn isnan_c(x: f32) -> bool {
+    return (bitcast<u32>(x) & u32(0x7fffffffu)) > u32(0x7f800000u);
 }
-fn isinf_c(x: C) -> CB {
-    return (bitcast<CU>(x) & CU(0x7fffffffu)) == CU(0x7f800000u);
+fn isinf_c(x: f32) -> bool {
+    return (bitcast<u32>(x) & u32(0x7fffffffu)) == u32(0x7f800000u);
 }
-fn signbit_c(x: C) -> CB {
-    return (bitcast<CU>(x) & CU(0x80000000u)) != CU(0u);
+fn signbit_c(x: f32) -> bool {
+    return (bitcast<u32>(x) & u32(0x80000000u)) != u32(0u);
 }
 // a / b, also where 1 / b is subnormal (|b| > 2^126): drivers may divide
 // as a * (1 / b) and flush that reciprocal to zero (NVIDIA does), so such a
 // b is scaled down by 4 first, exactly.
-fn div_c(a: C, b: C) -> C {
-    let s = select(C(1.0), C(0.25), abs(b) > C(8.507059e37));
+fn div_c(a: f32, b: f32) -> f32 {
+    let s = select(f32(1.0), f32(0.25), abs(b) > f32(8.507059e37));
     return (a * s) / (b * s);
 }
 // Neither operand is NaN: what every comparison but NE requires.
-fn ordered_c(a: C, b: C) -> CB {
+fn ordered_c(a: f32, b: f32) -> bool {
     return !(isnan_c(a) | isnan_c(b));
 }
 
-fn nan_c() -> C { return C(bitcast<f32>(p.nan)); }
-fn inf_c() -> C { return C(bitcast<f32>(p.inf)); }
+fn nan_c() -> f32 { return bitcast<f32>(p.nan); }
+fn inf_c() -> f32 { return bitcast<f32>(p.inf); }
 
 // 2^e for integral e in [-126, 127], by bits.
-fn exp2i_c(e: C) -> C {
-    return bitcast<C>(CU(e + 127.0) << CU(23u));
+fn exp2i_c(e: f32) -> f32 {
+    return bitcast<f32>(u32(e + 127.0) << u32(23u));
 }
 
 // e^x as 2^k e^r with k = round(x / ln 2) and r = x - k ln 2 computed
@@ -80,8 +98,8 @@ fn exp2i_c(e: C) -> C {
 // exact), so the error stays a few ulp at any |x|: the adapter's exp of the
 // whole argument loses about |x| ulp where it computes exp2(x * log2(e)).
 // 2^k is applied in two halves so that k = 128 stays finite.
-fn exp_c(x: C) -> C {
-    let xc = clamp(x, C(-104.0), C(89.0)); // beyond: 0 and inf anyway
+fn exp_c(x: f32) -> f32 {
+    let xc = clamp(x, -104.0, f32(89.0)); // beyond: 0 and inf anyway
     let k = round(xc * 1.4426950408889634);
     let r = (xc - k * 0.693145751953125) - k * 1.4286068203094173e-6;
     let k1 = floor(k * 0.5);
@@ -94,19 +112,19 @@ fn exp_c(x: C) -> C {
 // The adapter's log there has an absolute error (WGSL allows 2^-21), which
 // is a large relative error for results near 0 and, through pow's
 // y * log2(x), a large one for big y.
-fn log_near1_c(x: C) -> C {
+fn log_near1_c(x: f32) -> f32 {
     let s = (x - 1.0) / (x + 1.0);
     let s2 = s * s;
     let series = 2.0 + s2 * (0.6666666666666666 + s2 * (0.4 + s2 * (0.2857142857142857 + s2 * (0.2222222222222222 + s2 * (0.18181818181818182 + s2 * 0.15384615384615385)))));
     return s * series;
 }
-fn near1_c(x: C) -> CB {
-    return abs(x - 1.0) <= C(0.4);
+fn near1_c(x: f32) -> bool {
+    return abs(x - 1.0) <= f32(0.4);
 }
-fn log_c(x: C) -> C {
+fn log_c(x: f32) -> f32 {
     return select(log(x), log_near1_c(x), near1_c(x));
 }
-fn log2_c(x: C) -> C {
+fn log2_c(x: f32) -> f32 {
     return select(log2(x), log_near1_c(x) * 1.4426950408889634, near1_c(x));
 }
 
@@ -115,20 +133,20 @@ fn log2_c(x: C) -> C {
 // products with k (|k| < 2^16, so |x| < 4e5) are exact. Larger |x| are left
 // to the adapter (WGSL promises sin and cos only on [-pi, pi]), and so are
 // |x| <= pi, which keeps -0 and tiny arguments exact.
-fn reduce_2pi_c(x: C) -> C {
+fn reduce_2pi_c(x: f32) -> f32 {
     let k = round(x * 0.15915494309189535);
     let r = (((x - k * 6.28125) - k * 0.0019378662109375) - k * -2.562999725341797e-6) - k * 3.968374517882012e-9;
-    return select(x, r, (abs(x) > C(3.14159)) & (abs(x) <= C(4e5)));
+    return select(x, r, (abs(x) > f32(3.14159)) & (abs(x) <= f32(4e5)));
 }
-fn sin_c(x: C) -> C {
+fn sin_c(x: f32) -> f32 {
     return select(sin(reduce_2pi_c(x)), nan_c(), isnan_c(x) | isinf_c(x));
 }
-fn cos_c(x: C) -> C {
+fn cos_c(x: f32) -> f32 {
     return select(cos(reduce_2pi_c(x)), nan_c(), isnan_c(x) | isinf_c(x));
 }
 
 // erf by Abramowitz-Stegun 7.1.26: |error| <= 1.5e-7.
-fn erf_c(x: C) -> C {
+fn erf_c(x: f32) -> f32 {
     let a = abs(x);
     let t = 1.0 / (1.0 + 0.3275911 * a);
     let poly = ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t;
@@ -137,11 +155,11 @@ fn erf_c(x: C) -> C {
 
 // tanh saturates to +-1 in f32 beyond |x| = 15; clamping keeps drivers that
 // compute it through exp from returning inf/inf = NaN (and would swallow NaN).
-fn tanh_c(x: C) -> C {
-    return select(tanh(clamp(x, C(-15.0), C(15.0))), x, isnan_c(x));
+fn tanh_c(x: f32) -> f32 {
+    return select(tanh(clamp(x, f32(-15.0), f32(15.0))), x, isnan_c(x));
 }
 
-fn sigmoid_c(x: C) -> C {
+fn sigmoid_c(x: f32) -> f32 {
     return 1.0 / (1.0 + exp_c(-x));
 }
 
@@ -149,50 +167,173 @@ fn sigmoid_c(x: C) -> C {
 // or below 2^-126, where adapters that flush subnormals would give 0 for a
 // product that is itself normal (down to x = -91): the product is formed
 // with e^x scaled by 2^64 and scaled back at the end.
-fn silu_c(x: C) -> C {
-    let xc = clamp(x, C(-104.0), C(0.0));
+fn silu_c(x: f32) -> f32 {
+    let xc = clamp(x, -104.0, 0.0);
     let k = round(xc * 1.4426950408889634);
     let r = (xc - k * 0.693145751953125) - k * 1.4286068203094173e-6;
-    let scaled = (x * exp(r) * exp2i_c(k + 64.0)) * exp2i_c(C(-64.0));
+    let scaled = (x * exp(r) * exp2i_c(k + 64.0)) * exp2i_c(-64.0);
     // Below -104: x * sigmoid(x) is -0, and -inf * 0 is NaN.
-    let tiny = select(scaled, select(C(-0.0), nan_c(), isinf_c(x)), x < C(-104.0));
-    return select(x * sigmoid_c(x), tiny, x < C(-80.0));
+    let tiny = select(scaled, select(-0.0, nan_c(), isinf_c(x)), x < -104.0);
+    return select(x * sigmoid_c(x), tiny, x < -80.0);
 }
 
 // x^y as C99 and NumPy define it (the header's Numerics section lists the
 // cases): exp2(y log2|x|) with the sign of odd integral powers of negative
 // x (-0 included, found by its sign bit), and each special case chosen
 // explicitly rather than left to the adapter's log2(0) and exp2(NaN).
-fn pow_c(x: C, y: C) -> C {
+fn pow_c(x: f32, y: f32) -> f32 {
     let ax = abs(x);
     let y_int = floor(y) == y; // +-inf count as even integers
     let y_odd = y_int & (floor(y * 0.5) != y * 0.5);
-    let edge = (ax == C(0.0)) | isinf_c(ax);
+    let edge = (ax == f32(0.0)) | isinf_c(ax);
     var r = exp2(y * log2_c(ax));
     // |x| = 0 or inf: 0 or inf by whether the exponent's sign makes it large.
-    r = select(r, select(C(0.0), inf_c(), (ax == C(0.0)) == (y < C(0.0))), edge);
+    r = select(r, select(0.0, inf_c(), (ax == f32(0.0)) == (y < f32(0.0))), edge);
     r = select(r, -r, signbit_c(x) & y_odd);
     r = select(r, nan_c(), signbit_c(x) & !y_int & !edge);
-    r = select(r, C(1.0), (ax == C(1.0)) & isinf_c(y));
+    r = select(r, f32(1.0), (ax == f32(1.0)) & isinf_c(y));
     r = select(r, nan_c(), isnan_c(x) | isnan_c(y));
-    return select(r, C(1.0), (x == C(1.0)) | (y == C(0.0)));
+    return select(r, f32(1.0), (x == f32(1.0)) | (y == f32(0.0)));
 }
 
-fn compute(x0: V0, x1: V1, x2: V2, ix: VI) -> VO {
-    let s0 = {{S0}};
-    let s1 = {{S1}};
-    return {{OP}};
+fn scalar(k: u32) -> A {
+    if (A_FLOAT) {
+        return A(p.sf[k]);
+    }
+    return A(p.su[k]);
 }
 
-// Operand offsets of logical element i. The rank is a constant of the
-// variant, so the loop unrolls and the uniform reads become static.
+fn div_i32(a: i32, b: i32) -> i32 {
+    // Truncates toward zero; x / 0 is 0 and INT32_MIN / -1 is INT32_MIN (no trap).
+    let bad = (b == 0) | ((a == -2147483647 - 1) & (b == -1));
+    return select(a / select(b, 1, bad), 0, b == 0);
+}
+fn div_u32(a: u32, b: u32) -> u32 {
+    return select(a / select(b, 1u, b == 0u), 0u, b == 0u);
+}
+
+fn flag(c: bool) -> O {
+    return O(select(0u, 1u, c));
+}
+
+// Float comparisons, maximum and minimum test NaN by bits: drivers may
+// fold comparisons as if NaN never occurred. NaN wins maximum and minimum
+// (x0 + x1 is then NaN), compares unequal to everything, orders with nothing.
+fn binary(op: u32, a: A, b: A) -> O {
+    let ordered = ordered_c(f32(a), f32(b)) | !A_FLOAT;
+    switch op {
+        case 0u: { return O(a + b); }
+        case 1u: { return O(a - b); }
+        case 2u: { return O(a * b); }
+        case 3u: {
+            // Floats in f32 whatever the dtype: an f16 quotient computed as
+            // x * (1 / y) loses its precision where 1 / y is subnormal in f16.
+            if (A_FLOAT) { return O(div_c(f32(a), f32(b))); }
+            if (A_KIND == KIND_I32) { return O(div_i32(i32(a), i32(b))); }
+            return O(div_u32(u32(a), u32(b)));
+        }
+        case 4u: { return O(pow_c(f32(a), f32(b))); }
+        case 5u: { return O(select(max(a, b), a + b, !ordered)); }
+        case 6u: { return O(select(min(a, b), a + b, !ordered)); }
+        case 7u: { return flag((a == b) & ordered); }
+        case 8u: { return flag(!((a == b) & ordered)); }
+        case 9u: { return flag((a < b) & ordered); }
+        case 10u: { return flag((a <= b) & ordered); }
+        case 11u: { return flag((a > b) & ordered); }
+        default: { return flag((a >= b) & ordered); }
+    }
+}
+
+// f16 is computed in f32 and rounded once.
+fn unary(op: u32, a: A) -> O {
+    let x = f32(a);
+    switch op {
+        case 0u: {
+            if (A_FLOAT) { return O(-x); }
+            return O(0 - i32(a)); // wraps
+        }
+        case 1u: {
+            if (A_FLOAT) { return O(abs(x)); }
+            return O(abs(i32(a)));
+        }
+        case 2u: { return O(exp_c(x)); }
+        case 3u: { return O(log_c(x)); }
+        case 4u: { return O(sqrt(x)); }
+        case 5u: { return O(inverseSqrt(x)); }
+        case 6u: { return O(sin_c(x)); }
+        case 7u: { return O(cos_c(x)); }
+        case 8u: { return O(tanh_c(x)); }
+        case 9u: { return O(sigmoid_c(x)); }
+        case 10u: {
+            if (A_FLOAT) { return O(select(max(x, 0.0), x, isnan_c(x))); }
+            return O(max(i32(a), 0));
+        }
+        case 11u: { return O(0.5 * x * (1.0 + erf_c(x * 0.7071067811865476))); }
+        case 12u: { return O(0.5 * x * (1.0 + tanh_c(0.7978845608028654 * (x + 0.044715 * x * x * x)))); }
+        default: { return O(silu_c(x)); }
+    }
+}
+
+// Float to integer: truncation toward zero, saturating, NaN -> 0. Integer
+// to f16 through f32 (exact within the f16 range), so rounded once.
+fn convert(a: A) -> O {
+    let x = f32(a);
+    if (A_FLOAT && O_KIND == KIND_I32) {
+        return select(O(clamp(x, -2147483648.0, 2147483520.0)), O(0), isnan_c(x));
+    }
+    if (A_FLOAT && O_KIND == KIND_U32) {
+        return select(O(clamp(x, 0.0, 4294967040.0)), O(0), isnan_c(x));
+    }
+    if (!A_FLOAT && O_KIND == KIND_F16) {
+        return O(x);
+    }
+    return O(a);
+}
+
+fn compute(a: A, b: A, c: A, ix: u32) -> O {
+    if (OP < UNARY) {
+        return binary(OP, a, b);
+    }
+    if (OP < LEAKY_RELU) {
+        return unary(OP - UNARY, a);
+    }
+    switch OP {
+        case 64u: {
+            let x = f32(a);
+            return O(select(x * p.sf.x, x, a >= A(0)));
+        }
+        case 65u: {
+            let r = min(max(a, scalar(0u)), scalar(1u));
+            if (A_FLOAT) { return O(select(r, a, isnan_c(f32(a)))); } // NaN stays NaN
+            return O(r);
+        }
+        case 66u: {
+            if (A_FLOAT) { return O(fma(f32(a), f32(b), f32(c))); }
+            return O(a * b + c);
+        }
+        case 67u: { return O(select(c, b, a != A(0))); }
+        case 68u: { return O(a); }
+        case 69u: { return convert(a); }
+        default: {
+            if (A_FLOAT) { return O(p.sf.x + f32(ix) * p.sf.y); }
+            return O(scalar(0u) + A(ix) * scalar(1u)); // wraps
+        }
+    }
+}
+
+fn compute4(a: vec4<A>, b: vec4<A>, c: vec4<A>, ix: u32) -> vec4<O> {
+    return vec4<O>(compute(a.x, b.x, c.x, ix), compute(a.y, b.y, c.y, ix + 1u),
+                   compute(a.z, b.z, c.z, ix + 2u), compute(a.w, b.w, c.w, ix + 3u));
+}
+
+// Operand offsets of logical element i.
 fn offsets(i: u32) -> vec4<i32> {
     var o = vec4<i32>(p.off);
-    if ({{RANK}} == 1) {
+    if (p.rank == 1u) {
         return o + i32(i) * p.strides[0]; // i < n: no division needed
     }
     var rem = i;
-    for (var d = {{RANK}} - 1; d >= 0; d--) {
+    for (var d = i32(p.rank) - 1; d >= 0; d--) {
         let n = p.shape[d >> 2u][d & 3];
         o += i32(rem % n) * p.strides[d];
         rem = rem / n;
@@ -200,40 +341,193 @@ fn offsets(i: u32) -> vec4<i32> {
     return o;
 }
 
-fn strided_value(o: vec4<i32>, i: u32) -> VO {
-    return compute(load0(u32(o.x)), load1(u32(o.y)), load2(u32(o.z)), {{IX_S}});
+// Operand k when it does not come from its own binding.
+fn routed(k: u32, o: vec4<i32>) -> A {
+    switch p.src[k] {
+        case 1u: { return A(y[u32(o.w)]); }
+        case 2u: { return scalar(0u); }
+        default: { return scalar(1u); }
+    }
+}
+fn routed4(k: u32, o: vec4<i32>) -> vec4<A> {
+    switch p.src[k] {
+        case 1u: { return vec4<A>(yv[u32(o.w)]); }
+        case 2u: { return vec4<A>(scalar(0u)); }
+        default: { return vec4<A>(scalar(1u)); }
+    }
+}
+fn own(k: u32) -> bool {
+    return p.src[k] == 0u;
 }
 
-// ITEMS items per invocation, one grid apart (coalesced), all loads before
-// any store so they are in flight together. Items past the end compute on
-// the last element and store nothing.
-const ITEMS: u32 = {{ITEMS}}u;
+fn get0(o: vec4<i32>) -> A { if (own(0u)) { return x0[u32(o.x)]; } return routed(0u, o); }
+fn get1(o: vec4<i32>) -> A { if (own(1u)) { return x1[u32(o.y)]; } return routed(1u, o); }
+fn get2(o: vec4<i32>) -> A { if (own(2u)) { return x2[u32(o.z)]; } return routed(2u, o); }
+fn get_mask(o: vec4<i32>) -> A { return A(mask[u32(o.x)]); }
+fn get0v(o: vec4<i32>) -> vec4<A> { if (own(0u)) { return x0v[u32(o.x)]; } return routed4(0u, o); }
+fn get1v(o: vec4<i32>) -> vec4<A> { if (own(1u)) { return x1v[u32(o.y)]; } return routed4(1u, o); }
+fn get2v(o: vec4<i32>) -> vec4<A> { if (own(2u)) { return x2v[u32(o.z)]; } return routed4(2u, o); }
+fn get_maskv(o: vec4<i32>) -> vec4<A> { return vec4<A>(maskv[u32(o.x)]); }
+
+// Entry points share this frame: ITEMS items per invocation, one grid
+// apart (coalesced), all loads before any store so they are in flight
+// together. Items past the end compute on the last element and store nothing.
+struct Item {
+    i: u32,
+    o: vec4<i32>,
+}
+fn item(gid: vec3<u32>, groups: vec3<u32>, k: u32) -> Item {
+    let t = gid.y * p.row + gid.x;
+    let i = t + k * p.row * groups.y;
+    return Item(i, offsets(min(i, p.n - 1u)));
+}
 
 @compute @workgroup_size(256)
-fn strided(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let t = gid.y * p.row + gid.x;
-    let grid = p.row * groups.y;
-    let last = p.n - 1u;
-    var o: array<vec4<i32>, ITEMS>;
-    var v: array<VO, ITEMS>;
+fn map0(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    var it: array<Item, 4>;
+    var v: array<O, 4>;
     for (var k = 0u; k < ITEMS; k++) {
-        let i = t + k * grid;
-        o[k] = offsets(min(i, last));
-        v[k] = strided_value(o[k], i);
+        it[k] = item(gid, groups, k);
+        let o = it[k].o;
+        v[k] = compute(routed(0u, o), routed(1u, o), routed(2u, o), p.base + it[k].i);
     }
     for (var k = 0u; k < ITEMS; k++) {
-        if (t + k * grid < p.n) {
-            out[u32(o[k].w)] = v[k];
-        }
+        if (it[k].i < p.n) { y[u32(it[k].o.w)] = v[k]; }
+    }
+}
+
+@compute @workgroup_size(256)
+fn map1(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    var it: array<Item, 4>;
+    var v: array<O, 4>;
+    for (var k = 0u; k < ITEMS; k++) {
+        it[k] = item(gid, groups, k);
+        let o = it[k].o;
+        v[k] = compute(get0(o), routed(1u, o), routed(2u, o), p.base + it[k].i);
+    }
+    for (var k = 0u; k < ITEMS; k++) {
+        if (it[k].i < p.n) { y[u32(it[k].o.w)] = v[k]; }
+    }
+}
+
+@compute @workgroup_size(256)
+fn map2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    var it: array<Item, 4>;
+    var v: array<O, 4>;
+    for (var k = 0u; k < ITEMS; k++) {
+        it[k] = item(gid, groups, k);
+        let o = it[k].o;
+        v[k] = compute(get0(o), get1(o), routed(2u, o), p.base + it[k].i);
+    }
+    for (var k = 0u; k < ITEMS; k++) {
+        if (it[k].i < p.n) { y[u32(it[k].o.w)] = v[k]; }
+    }
+}
+
+@compute @workgroup_size(256)
+fn map3(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    var it: array<Item, 4>;
+    var v: array<O, 4>;
+    for (var k = 0u; k < ITEMS; k++) {
+        it[k] = item(gid, groups, k);
+        let o = it[k].o;
+        v[k] = compute(get0(o), get1(o), get2(o), p.base + it[k].i);
+    }
+    for (var k = 0u; k < ITEMS; k++) {
+        if (it[k].i < p.n) { y[u32(it[k].o.w)] = v[k]; }
+    }
+}
+
+@compute @workgroup_size(256)
+fn where3(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    var it: array<Item, 4>;
+    var v: array<O, 4>;
+    for (var k = 0u; k < ITEMS; k++) {
+        it[k] = item(gid, groups, k);
+        let o = it[k].o;
+        v[k] = compute(get_mask(o), get1(o), get2(o), p.base + it[k].i);
+    }
+    for (var k = 0u; k < ITEMS; k++) {
+        if (it[k].i < p.n) { y[u32(it[k].o.w)] = v[k]; }
+    }
+}
+
+@compute @workgroup_size(256)
+fn map0_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    var it: array<Item, 4>;
+    var v: array<vec4<O>, 4>;
+    for (var k = 0u; k < ITEMS; k++) {
+        it[k] = item(gid, groups, k);
+        let o = it[k].o;
+        v[k] = compute4(routed4(0u, o), routed4(1u, o), routed4(2u, o), p.base + 4u * it[k].i);
+    }
+    for (var k = 0u; k < ITEMS; k++) {
+        if (it[k].i < p.n) { yv[u32(it[k].o.w)] = v[k]; }
+    }
+}
+
+@compute @workgroup_size(256)
+fn map1_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    var it: array<Item, 4>;
+    var v: array<vec4<O>, 4>;
+    for (var k = 0u; k < ITEMS; k++) {
+        it[k] = item(gid, groups, k);
+        let o = it[k].o;
+        v[k] = compute4(get0v(o), routed4(1u, o), routed4(2u, o), p.base + 4u * it[k].i);
+    }
+    for (var k = 0u; k < ITEMS; k++) {
+        if (it[k].i < p.n) { yv[u32(it[k].o.w)] = v[k]; }
+    }
+}
+
+@compute @workgroup_size(256)
+fn map2_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    var it: array<Item, 4>;
+    var v: array<vec4<O>, 4>;
+    for (var k = 0u; k < ITEMS; k++) {
+        it[k] = item(gid, groups, k);
+        let o = it[k].o;
+        v[k] = compute4(get0v(o), get1v(o), routed4(2u, o), p.base + 4u * it[k].i);
+    }
+    for (var k = 0u; k < ITEMS; k++) {
+        if (it[k].i < p.n) { yv[u32(it[k].o.w)] = v[k]; }
+    }
+}
+
+@compute @workgroup_size(256)
+fn map3_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    var it: array<Item, 4>;
+    var v: array<vec4<O>, 4>;
+    for (var k = 0u; k < ITEMS; k++) {
+        it[k] = item(gid, groups, k);
+        let o = it[k].o;
+        v[k] = compute4(get0v(o), get1v(o), get2v(o), p.base + 4u * it[k].i);
+    }
+    for (var k = 0u; k < ITEMS; k++) {
+        if (it[k].i < p.n) { yv[u32(it[k].o.w)] = v[k]; }
+    }
+}
+
+@compute @workgroup_size(256)
+fn where3_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    var it: array<Item, 4>;
+    var v: array<vec4<O>, 4>;
+    for (var k = 0u; k < ITEMS; k++) {
+        it[k] = item(gid, groups, k);
+        let o = it[k].o;
+        v[k] = compute4(get_maskv(o), get1v(o), get2v(o), p.base + 4u * it[k].i);
+    }
+    for (var k = 0u; k < ITEMS; k++) {
+        if (it[k].i < p.n) { yv[u32(it[k].o.w)] = v[k]; }
     }
 }
 
 // One input whose dim R (the second-to-last of three: batch, R, C) is the
-// dense one while the output is dense along C, e.g. a transpose: a 32 x 32
-// tile is read along R, staged in workgroup memory and written along C, so
-// both sides stay coalesced. shape[0] = (batch, R, C); strides[0], [1],
-// [2] are the (in0, -, -, out) strides of batch, R and C.
-var<workgroup> tile: array<array<VO, 33>, 32>;
+// dense one while y is dense along C, e.g. a transpose: a 32 x 32 tile is
+// read along R, staged in workgroup memory and written along C, so both
+// sides stay coalesced. shape[0] = (batch, R, C); strides[0], [1], [2] are
+// the (x0, -, -, y) strides of batch, R and C.
+var<workgroup> tile: array<array<O, 33>, 32>;
 
 @compute @workgroup_size(32, 8)
 fn tiled(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
@@ -247,7 +541,7 @@ fn tiled(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: 
         let c = c0 + l.y + k;
         if (r < rows && c < cols) {
             let o = base + i32(r) * p.strides[1] + i32(c) * p.strides[2];
-            tile[l.y + k][l.x] = compute(load0(u32(o.x)), load1(0u), load2(0u), VI((wg.z * rows + r) * cols + c));
+            tile[l.y + k][l.x] = compute(x0[u32(o.x)], A(0), A(0), (wg.z * rows + r) * cols + c);
         }
     }
     workgroupBarrier();
@@ -256,7 +550,7 @@ fn tiled(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: 
         let c = c0 + l.x;
         if (r < rows && c < cols) {
             let o = base + i32(r) * p.strides[1] + i32(c) * p.strides[2];
-            out[u32(o.w)] = tile[l.x][l.y + k];
+            y[u32(o.w)] = tile[l.x][l.y + k];
         }
     }
 }

@@ -21,7 +21,6 @@ pub const ALL: &[(&str, &str)] = &[
     ("conv_direct.wgsl", include_str!("../shaders/conv_direct.wgsl")),
     ("conv_init.wgsl", include_str!("../shaders/conv_init.wgsl")),
     ("pool.wgsl", include_str!("../shaders/pool.wgsl")),
-    ("elementwise.wgsl", include_str!("../shaders/elementwise.wgsl")),
     ("random.wgsl", include_str!("../shaders/random.wgsl")),
 ];
 

@@ -8,25 +8,30 @@
 //! machine without a GPU.
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use wgcompute::ops::tensor::DType;
 use wgcompute::ops::FAMILIES;
 
-fn compile_offline(source: &str, entry: &str, constants: &[(&str, f64)], f16: bool) -> Result<usize, String> {
+/// A variant's source parsed and validated: shared by every variant that
+/// differs only in its entry point and override values.
+type Validated = Result<(naga::Module, naga::valid::ModuleInfo), String>;
+
+fn validate(source: &str, f16: bool) -> Validated {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
     let caps = if f16 { Capabilities::SHADER_FLOAT16 } else { Capabilities::empty() };
     let info = Validator::new(ValidationFlags::all(), caps).validate(&module).map_err(|e| e.emit_to_string(source))?;
+    Ok((module, info))
+}
+
+fn compile_offline(validated: &Validated, entry: &str, constants: &[(&str, f64)]) -> Result<usize, String> {
+    let (module, info) = validated.as_ref().map_err(|e| e.clone())?;
     let mut pc = naga::back::PipelineConstants::default();
     for &(name, value) in constants {
         pc.insert(name.to_owned(), value);
     }
-    let (module, info) = naga::back::pipeline_constants::process_overrides(
-        &module,
-        &info,
-        Some((naga::ShaderStage::Compute, entry)),
-        &pc,
-    )
-    .map_err(|e| format!("overrides {constants:?}: {e}"))?;
+    let (module, info) =
+        naga::back::pipeline_constants::process_overrides(module, info, Some((naga::ShaderStage::Compute, entry)), &pc)
+            .map_err(|e| format!("overrides {constants:?}: {e}"))?;
     let options = naga::back::spv::Options { lang_version: (1, 3), ..Default::default() };
     let pipeline =
         naga::back::spv::PipelineOptions { shader_stage: naga::ShaderStage::Compute, entry_point: entry.to_owned() };
@@ -39,13 +44,16 @@ fn compile_offline(source: &str, entry: &str, constants: &[(&str, f64)], f16: bo
 fn every_variant_compiles_to_spirv() {
     let mut failures = Vec::new();
     let mut count = 0;
+    let mut validated: HashMap<String, Validated> = HashMap::new();
     for family in FAMILIES {
         let variants = family.all_variants();
         assert!(!variants.is_empty(), "{} declares no variants", family.file);
         for v in variants {
             v.check_declared().unwrap();
             let f16 = v.dtypes().any(|d| d == DType::F16);
-            match compile_offline(&v.source(), v.entry, &v.constants(), f16) {
+            let source = v.source();
+            let checked = validated.entry(source).or_insert_with_key(|s| validate(s, f16));
+            match compile_offline(checked, v.entry, &v.constants()) {
                 Ok(words) => assert!(words > 0),
                 Err(e) => failures.push(format!("{} {} {:?} {:?}:\n{e}", family.file, v.entry, v.types, v.constants())),
             }

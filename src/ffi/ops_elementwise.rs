@@ -16,99 +16,8 @@ use super::boundary::{borrow, run};
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
-use crate::error::{Error, Result};
 use crate::ops::elementwise::{self as ew, BinaryOp, UnaryOp};
 use crate::ops::random::{random, Distribution};
-
-/// Binary elementwise operations.
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WgcBinaryOp {
-    Add = 0,
-    Sub = 1,
-    Mul = 2,
-    /// Floats: IEEE division. Integers: truncation toward zero; x / 0 = 0;
-    /// INT32_MIN / -1 = INT32_MIN.
-    Div = 3,
-    /// f32 and f16 only. Computed as exp2(y * log2|x|) in f32, log2 near 1
-    /// by a series, so the relative error is within 1e-6 * (1 + |y log2|x||);
-    /// negative x with an odd integral y gives a negative result, negative
-    /// finite x with a non-integral y gives NaN; the special cases (zeros,
-    /// infinities, NaN) are C99's, as the header's Numerics section lists.
-    Pow = 4,
-    /// NaN if either operand is NaN (PyTorch's maximum and minimum).
-    Maximum = 5,
-    Minimum = 6,
-    /// Comparisons write a U32 tensor of 0 or 1. A NaN operand makes EQ,
-    /// LT, LE, GT and GE 0 and NE 1 (IEEE 754).
-    Eq = 7,
-    Ne = 8,
-    Lt = 9,
-    Le = 10,
-    Gt = 11,
-    Ge = 12,
-}
-
-/// Unary elementwise operations. All take f32 and f16 (f16 is computed in
-/// f32 and rounded once); NEG, ABS and RELU also take i32 (ABS(INT32_MIN) wraps).
-/// NaN gives NaN for every op (RELU included). Accuracy in f32: exp, log,
-/// sqrt, rsqrt, sigmoid, silu within 1e-6 relative (exp reduces its
-/// argument exactly, log is computed by a series near 1); sin, cos within
-/// 1e-6 absolute for |x| <= 4e5 (the argument is reduced modulo 2 pi in
-/// extended precision; beyond, the adapter's sin and cos); sin, cos of
-/// +-inf are NaN; tanh within 1e-6 absolute + relative (exactly +-1 beyond
-/// |x| = 15); GELU_ERF uses the Abramowitz-Stegun 7.1.26 erf (|erf error| <=
-/// 1.5e-7), within 1e-6 absolute + relative overall. f16: the f16 rounding
-/// of those (2e-3 absolute + relative covers it).
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WgcUnaryOp {
-    Neg = 0,
-    Abs = 1,
-    Exp = 2,
-    Log = 3,
-    Sqrt = 4,
-    Rsqrt = 5,
-    Sin = 6,
-    Cos = 7,
-    Tanh = 8,
-    Sigmoid = 9,
-    Relu = 10,
-    /// x * Phi(x) with the exact (erf) normal CDF.
-    GeluErf = 11,
-    /// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
-    GeluTanh = 12,
-    /// x * sigmoid(x).
-    Silu = 13,
-}
-
-/// Read from a u32, not the enum: C may pass any value, and an invalid
-/// value in a Rust enum is undefined behaviour.
-fn binary_op(op: u32) -> Result<BinaryOp> {
-    Ok(match op {
-        0 => BinaryOp::Add,
-        1 => BinaryOp::Sub,
-        2 => BinaryOp::Mul,
-        3 => BinaryOp::Div,
-        4 => BinaryOp::Pow,
-        5 => BinaryOp::Maximum,
-        6 => BinaryOp::Minimum,
-        7 => BinaryOp::Eq,
-        8 => BinaryOp::Ne,
-        9 => BinaryOp::Lt,
-        10 => BinaryOp::Le,
-        11 => BinaryOp::Gt,
-        12 => BinaryOp::Ge,
-        v => return Err(Error::InvalidArgument(format!("unknown binary op {v}"))),
-    })
-}
-
-fn unary_op(op: u32) -> Result<UnaryOp> {
-    use UnaryOp::*;
-    const ALL: [UnaryOp; 14] =
-        [Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, GeluErf, GeluTanh, Silu];
-    ALL.get(op as usize).copied().ok_or_else(|| Error::InvalidArgument(format!("unknown unary op {op}")))
-}
 
 /// out = a OP b with broadcasting; `op` is a `WgcBinaryOp` value. a and b have the same dtype (f32, f16,
 /// i32, u32; `WGC_ERROR_DTYPE_MISMATCH` otherwise); out has that dtype, or
@@ -138,7 +47,7 @@ pub unsafe extern "C" fn wgc_op_binary(
 ) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
-        let op = binary_op(op)?;
+        let op = BinaryOp::from_u32(op)?;
         let (a, b, out) = unsafe { (tensor(a, "a")?, tensor(b, "b")?, tensor(out, "out")?) };
         ew::binary(s, op, &a, &b, &out)
     })
@@ -158,7 +67,7 @@ pub unsafe extern "C" fn wgc_op_binary_scalar(
 ) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
-        let op = binary_op(op)?;
+        let op = BinaryOp::from_u32(op)?;
         let (a, out) = unsafe { (tensor(a, "a")?, tensor(out, "out")?) };
         ew::binary_scalar(s, op, &a, scalar, &out)
     })
@@ -175,7 +84,7 @@ pub unsafe extern "C" fn wgc_op_unary(
 ) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
-        let op = unary_op(op)?;
+        let op = UnaryOp::from_u32(op)?;
         let (a, out) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
         ew::unary(s, op, &a, &out)
     })

@@ -1,103 +1,110 @@
-//! Elementwise arithmetic, comparison and activation operators: each picks
-//! the WGSL expression of its op for the dtype and hands it to the map engine.
+//! Elementwise arithmetic, comparison and activation operators. The op
+//! enums are defined here once for the C API (cbindgen names them
+//! `WgcBinaryOp` and `WgcUnaryOp`) and the kernels: an op's value is its
+//! code in shaders/elementwise.wgsl (unary ops at `UNARY_BASE` + value).
+//! Each operator checks dtypes and hands its operands to the map engine.
 
-use super::elementwise_map::{run, Map, Scalar};
+use super::elementwise_map::{run, Code, Map, Operand, Scalar};
 use super::tensor::{DType, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
 
+/// Binary elementwise operations.
+#[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Pow,
-    Maximum,
-    Minimum,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
+    Add = 0,
+    Sub = 1,
+    Mul = 2,
+    /// Floats: IEEE division. Integers: truncation toward zero; x / 0 = 0;
+    /// INT32_MIN / -1 = INT32_MIN.
+    Div = 3,
+    /// f32 and f16 only. Computed as exp2(y * log2|x|) in f32, log2 near 1
+    /// by a series, so the relative error is within 1e-6 * (1 + |y log2|x||);
+    /// negative x with an odd integral y gives a negative result, negative
+    /// finite x with a non-integral y gives NaN; the special cases (zeros,
+    /// infinities, NaN) are C99's, as the header's Numerics section lists.
+    Pow = 4,
+    /// NaN if either operand is NaN (PyTorch's maximum and minimum).
+    Maximum = 5,
+    Minimum = 6,
+    /// Comparisons write a U32 tensor of 0 or 1. A NaN operand makes EQ,
+    /// LT, LE, GT and GE 0 and NE 1 (IEEE 754).
+    Eq = 7,
+    Ne = 8,
+    Lt = 9,
+    Le = 10,
+    Gt = 11,
+    Ge = 12,
 }
 
+/// Unary elementwise operations. All take f32 and f16 (f16 is computed in
+/// f32 and rounded once); NEG, ABS and RELU also take i32 (ABS(INT32_MIN) wraps).
+/// NaN gives NaN for every op (RELU included). Accuracy in f32: exp, log,
+/// sqrt, rsqrt, sigmoid, silu within 1e-6 relative (exp reduces its
+/// argument exactly, log is computed by a series near 1); sin, cos within
+/// 1e-6 absolute for |x| <= 4e5 (the argument is reduced modulo 2 pi in
+/// extended precision; beyond, the adapter's sin and cos); sin, cos of
+/// +-inf are NaN; tanh within 1e-6 absolute + relative (exactly +-1 beyond
+/// |x| = 15); GELU_ERF uses the Abramowitz-Stegun 7.1.26 erf (|erf error| <=
+/// 1.5e-7), within 1e-6 absolute + relative overall. f16: the f16 rounding
+/// of those (2e-3 absolute + relative covers it).
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    Neg = 0,
+    Abs = 1,
+    Exp = 2,
+    Log = 3,
+    Sqrt = 4,
+    Rsqrt = 5,
+    Sin = 6,
+    Cos = 7,
+    Tanh = 8,
+    Sigmoid = 9,
+    Relu = 10,
+    /// x * Phi(x) with the exact (erf) normal CDF.
+    GeluErf = 11,
+    /// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+    GeluTanh = 12,
+    /// x * sigmoid(x).
+    Silu = 13,
+}
+
+/// The number of `WgcBinaryOp` values (0 .. WGC_NUM_BINARY_OPS - 1): a
+/// loop over every binary op stops here.
+pub const WGC_NUM_BINARY_OPS: u32 = 13;
+/// The number of `WgcUnaryOp` values (0 .. WGC_NUM_UNARY_OPS - 1).
+pub const WGC_NUM_UNARY_OPS: u32 = 14;
+// The counts name the last ops: adding an op means adding it above and here.
+const _: () = assert!(BinaryOp::Ge as u32 + 1 == WGC_NUM_BINARY_OPS);
+const _: () = assert!(UnaryOp::Silu as u32 + 1 == WGC_NUM_UNARY_OPS);
+
 impl BinaryOp {
+    /// Read from a u32, not the enum: C may pass any value.
+    pub fn from_u32(v: u32) -> Result<Self> {
+        if v >= WGC_NUM_BINARY_OPS {
+            bail!(InvalidArgument, "unknown binary op {v}");
+        }
+        // SAFETY: repr(u32) with the values 0 .. WGC_NUM_BINARY_OPS - 1.
+        Ok(unsafe { std::mem::transmute::<u32, BinaryOp>(v) })
+    }
+
     pub fn is_comparison(self) -> bool {
         matches!(self, BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge)
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UnaryOp {
-    Neg,
-    Abs,
-    Exp,
-    Log,
-    Sqrt,
-    Rsqrt,
-    Sin,
-    Cos,
-    Tanh,
-    Sigmoid,
-    Relu,
-    GeluErf,
-    GeluTanh,
-    Silu,
-}
-
-/// Integer division truncates toward zero; x / 0 is 0 and i32::MIN / -1 is
-/// i32::MIN (no trap on any adapter).
-const DIV_I32: &str = "select(x0 / select(x1, V0(1), (x1 == V0(0)) | ((x0 == V0(-2147483647 - 1)) & (x1 == V0(-1)))), V0(0), x1 == V0(0))";
-const DIV_U32: &str = "select(x0 / select(x1, V0(1u), x1 == V0(0u)), V0(0u), x1 == V0(0u))";
-
-/// Float comparisons, maximum and minimum test NaN by bits (`isnan_c`)
-/// because drivers may fold comparisons as if NaN never occurred.
-fn binary_expr(op: BinaryOp, dtype: DType, rhs: &str) -> Result<String> {
-    let float = dtype.is_float();
-    // NaN-aware forms for floats: NaN wins maximum and minimum (x0 + x1 is
-    // then NaN), compares unequal to everything and orders with nothing.
-    let cmp = |c: &str| {
-        if float {
-            format!("select(VO(0u), VO(1u), (x0 {c} {rhs}) & ordered_c(C(x0), C({rhs})))")
-        } else {
-            format!("select(VO(0u), VO(1u), x0 {c} {rhs})")
+impl UnaryOp {
+    /// Read from a u32, not the enum: C may pass any value.
+    pub fn from_u32(v: u32) -> Result<Self> {
+        if v >= WGC_NUM_UNARY_OPS {
+            bail!(InvalidArgument, "unknown unary op {v}");
         }
-    };
-    let extreme = |f: &str| {
-        if float {
-            format!("select({f}(x0, {rhs}), x0 + {rhs}, !ordered_c(C(x0), C({rhs})))")
-        } else {
-            format!("{f}(x0, {rhs})")
-        }
-    };
-    let e = match op {
-        BinaryOp::Add => format!("x0 + {rhs}"),
-        BinaryOp::Sub => format!("x0 - {rhs}"),
-        BinaryOp::Mul => format!("x0 * {rhs}"),
-        // In f32 whatever the dtype: an f16 quotient computed as x * (1 / y)
-        // (NVIDIA does) loses its precision where 1 / y is subnormal in f16;
-        // div_c does the same for f32 quotients by |y| > 2^126.
-        BinaryOp::Div if float => format!("VO(div_c(C(x0), C({rhs})))"),
-        BinaryOp::Div if dtype == DType::I32 => DIV_I32.replace("x1", rhs),
-        BinaryOp::Div => DIV_U32.replace("x1", rhs),
-        BinaryOp::Pow if float => format!("VO(pow_c(C(x0), C({rhs})))"),
-        BinaryOp::Pow => bail!(Unsupported, "pow supports f32 and f16, not {}", dtype.wgsl()),
-        BinaryOp::Maximum => extreme("max"),
-        BinaryOp::Minimum => extreme("min"),
-        BinaryOp::Eq => cmp("=="),
-        BinaryOp::Ne if float => {
-            format!("select(VO(1u), VO(0u), (x0 == {rhs}) & ordered_c(C(x0), C({rhs})))")
-        }
-        BinaryOp::Ne => format!("select(VO(0u), VO(1u), x0 != {rhs})"),
-        BinaryOp::Lt => cmp("<"),
-        BinaryOp::Le => cmp("<="),
-        BinaryOp::Gt => cmp(">"),
-        BinaryOp::Ge => cmp(">="),
-    };
-    Ok(e)
+        // SAFETY: repr(u32) with the values 0 .. WGC_NUM_UNARY_OPS - 1.
+        Ok(unsafe { std::mem::transmute::<u32, UnaryOp>(v) })
+    }
 }
 
 fn check_out_dtype(op: BinaryOp, a: &Tensor, out: &Tensor) -> Result<()> {
@@ -111,6 +118,9 @@ fn check_out_dtype(op: BinaryOp, a: &Tensor, out: &Tensor) -> Result<()> {
             out.dtype.wgsl()
         );
     }
+    if op == BinaryOp::Pow && !a.dtype.is_float() {
+        bail!(Unsupported, "pow supports f32 and f16, not {}", a.dtype.wgsl());
+    }
     Ok(())
 }
 
@@ -119,46 +129,15 @@ pub fn binary(stream: &StreamShared, op: BinaryOp, a: &Tensor, b: &Tensor, out: 
         bail!(DtypeMismatch, "{op:?}: a is {} and b is {}", a.dtype.wgsl(), b.dtype.wgsl());
     }
     check_out_dtype(op, a, out)?;
-    let expr = binary_expr(op, a.dtype, "x1")?;
-    run(stream, &Map { inputs: &[a, b], out, expr: &expr, scalars: [None, None] })
+    let operands = [Operand::Tensor(a), Operand::Tensor(b)];
+    run(stream, &Map { code: Code::binary(op), a: a.dtype, operands: &operands, out, scalars: [None, None] })
 }
 
 pub fn binary_scalar(stream: &StreamShared, op: BinaryOp, a: &Tensor, scalar: f64, out: &Tensor) -> Result<()> {
     check_out_dtype(op, a, out)?;
-    let expr = binary_expr(op, a.dtype, "s0")?;
-    run(stream, &Map { inputs: &[a], out, expr: &expr, scalars: [Some(Scalar::of(a.dtype, scalar)), None] })
-}
-
-fn unary_expr(op: UnaryOp, dtype: DType) -> Result<&'static str> {
-    let int_ok = matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu) && dtype == DType::I32;
-    if !dtype.is_float() && !int_ok {
-        bail!(
-            Unsupported,
-            "{op:?} supports f32 and f16{}, not {}",
-            if matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu) { " and i32" } else { "" },
-            dtype.wgsl()
-        );
-    }
-    // f16 is computed in f32 (C) and rounded once.
-    Ok(match op {
-        UnaryOp::Neg => "-x0",
-        UnaryOp::Abs => "abs(x0)",
-        UnaryOp::Relu if dtype.is_float() => "select(max(x0, V0(0)), x0, isnan_c(C(x0)))",
-        UnaryOp::Relu => "max(x0, V0(0))",
-        UnaryOp::Exp => "VO(exp_c(C(x0)))",
-        UnaryOp::Log => "VO(log_c(C(x0)))",
-        UnaryOp::Sqrt => "VO(sqrt(C(x0)))",
-        UnaryOp::Rsqrt => "VO(inverseSqrt(C(x0)))",
-        UnaryOp::Sin => "VO(sin_c(C(x0)))",
-        UnaryOp::Cos => "VO(cos_c(C(x0)))",
-        UnaryOp::Tanh => "VO(tanh_c(C(x0)))",
-        UnaryOp::Sigmoid => "VO(sigmoid_c(C(x0)))",
-        UnaryOp::GeluErf => "VO(0.5 * C(x0) * (1.0 + erf_c(C(x0) * 0.7071067811865476)))",
-        UnaryOp::GeluTanh => {
-            "VO(0.5 * C(x0) * (1.0 + tanh_c(0.7978845608028654 * (C(x0) + 0.044715 * C(x0) * C(x0) * C(x0)))))"
-        }
-        UnaryOp::Silu => "VO(silu_c(C(x0)))",
-    })
+    let operands = [Operand::Tensor(a), Operand::Scalar(0)];
+    let scalars = [Some(Scalar::of(a.dtype, scalar)), None];
+    run(stream, &Map { code: Code::binary(op), a: a.dtype, operands: &operands, out, scalars })
 }
 
 fn same_dtype(a: &Tensor, out: &Tensor, what: &str) -> Result<()> {
@@ -170,8 +149,16 @@ fn same_dtype(a: &Tensor, out: &Tensor, what: &str) -> Result<()> {
 
 pub fn unary(stream: &StreamShared, op: UnaryOp, a: &Tensor, out: &Tensor) -> Result<()> {
     same_dtype(a, out, &format!("{op:?}"))?;
-    let expr = unary_expr(op, a.dtype)?;
-    run(stream, &Map { inputs: &[a], out, expr, scalars: [None, None] })
+    let int_ok = matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu);
+    if !(a.dtype.is_float() || int_ok && a.dtype == DType::I32) {
+        bail!(
+            Unsupported,
+            "{op:?} supports f32 and f16{}, not {}",
+            if int_ok { " and i32" } else { "" },
+            a.dtype.wgsl()
+        );
+    }
+    run(stream, &Map { code: Code::unary(op), a: a.dtype, operands: &[Operand::Tensor(a)], out, scalars: [None, None] })
 }
 
 pub fn leaky_relu(stream: &StreamShared, a: &Tensor, slope: f32, out: &Tensor) -> Result<()> {
@@ -181,8 +168,8 @@ pub fn leaky_relu(stream: &StreamShared, a: &Tensor, slope: f32, out: &Tensor) -
     }
     // In f32 with an f32 slope for f16 tensors too, as PyTorch computes it:
     // a slope rounded to f16 could become 0 and turn -inf into NaN.
-    let expr = "VO(select(C(x0) * s0, C(x0), x0 >= V0(0.0)))";
-    run(stream, &Map { inputs: &[a], out, expr, scalars: [Some(Scalar::of(DType::F32, slope as f64)), None] })
+    let scalars = [Some(Scalar::of(DType::F32, slope as f64)), None];
+    run(stream, &Map { code: Code::LEAKY_RELU, a: a.dtype, operands: &[Operand::Tensor(a)], out, scalars })
 }
 
 pub fn clamp(stream: &StreamShared, a: &Tensor, lo: f64, hi: f64, out: &Tensor) -> Result<()> {
@@ -190,11 +177,8 @@ pub fn clamp(stream: &StreamShared, a: &Tensor, lo: f64, hi: f64, out: &Tensor) 
     if lo.is_nan() || hi.is_nan() {
         bail!(InvalidArgument, "clamp bounds must not be NaN");
     }
-    // NaN stays NaN (min and max would pick a bound).
-    let expr =
-        if a.dtype.is_float() { "select(min(max(x0, s0), s1), x0, isnan_c(C(x0)))" } else { "min(max(x0, s0), s1)" };
     let scalars = [Some(Scalar::of(a.dtype, lo)), Some(Scalar::of(a.dtype, hi))];
-    run(stream, &Map { inputs: &[a], out, expr, scalars })
+    run(stream, &Map { code: Code::CLAMP, a: a.dtype, operands: &[Operand::Tensor(a)], out, scalars })
 }
 
 pub fn fma(stream: &StreamShared, a: &Tensor, b: &Tensor, c: &Tensor, out: &Tensor) -> Result<()> {
@@ -202,8 +186,8 @@ pub fn fma(stream: &StreamShared, a: &Tensor, b: &Tensor, c: &Tensor, out: &Tens
         bail!(DtypeMismatch, "fma: a, b, c are {}, {}, {}", a.dtype.wgsl(), b.dtype.wgsl(), c.dtype.wgsl());
     }
     same_dtype(a, out, "fma")?;
-    let expr = if a.dtype.is_float() { "fma(x0, x1, x2)" } else { "x0 * x1 + x2" };
-    run(stream, &Map { inputs: &[a, b, c], out, expr, scalars: [None, None] })
+    let operands = [Operand::Tensor(a), Operand::Tensor(b), Operand::Tensor(c)];
+    run(stream, &Map { code: Code::FMA, a: a.dtype, operands: &operands, out, scalars: [None, None] })
 }
 
 pub fn where_(stream: &StreamShared, mask: &Tensor, a: &Tensor, b: &Tensor, out: &Tensor) -> Result<()> {
@@ -214,6 +198,6 @@ pub fn where_(stream: &StreamShared, mask: &Tensor, a: &Tensor, b: &Tensor, out:
         bail!(DtypeMismatch, "where: a is {} and b is {}", a.dtype.wgsl(), b.dtype.wgsl());
     }
     same_dtype(a, out, "where")?;
-    let expr = "select(x2, x1, x0 != V0(0u))";
-    run(stream, &Map { inputs: &[mask, a, b], out, expr, scalars: [None, None] })
+    let operands = [Operand::Tensor(mask), Operand::Tensor(a), Operand::Tensor(b)];
+    run(stream, &Map { code: Code::WHERE, a: a.dtype, operands: &operands, out, scalars: [None, None] })
 }

@@ -1,23 +1,128 @@
-//! The engine behind every elementwise operator: `out = OP(x0, x1, x2)` over
-//! up to three broadcast inputs. Validates aliasing and shapes, coalesces
-//! dims, and picks a variant of `shaders/elementwise.wgsl`: strided in vec4
-//! units where layouts allow (dense tensors become rank 1), strided per
-//! element otherwise, or tiled through workgroup memory for transposes.
+//! The engine behind every elementwise operator: `y = OP(x0, x1, x2)` over
+//! up to three broadcast operands, each a tensor or a scalar, on the kernel
+//! spec (family `elementwise.wgsl`). Validates, coalesces dims, and plans
+//! one of the file's kernels: vec4 units where layouts allow (dense tensors
+//! become rank 1), per element otherwise, or tiled through workgroup memory
+//! for transposes.
+//!
+//! An input that is out's very view is read through out's binding (in
+//! place); one that shares out's buffer without overlapping it is copied
+//! first (a buffer cannot be bound read-only and writable in one launch).
 
-use super::common::{launch, Params};
+use super::elementwise::{BinaryOp, UnaryOp, WGC_NUM_BINARY_OPS, WGC_NUM_UNARY_OPS};
 use super::grid::grid_1d;
 use super::half::f16_bits;
-use super::tensor::{broadcast_shapes, broadcast_strides, coalesce, expect_shape, same_device, DType, Tensor};
-use crate::bail;
+use super::spec::uniform::uniform;
+use super::spec::{self, check_output, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot, Variant};
+use super::split::scratch;
+use super::tensor::{
+    broadcast_shapes, broadcast_strides, coalesce, contiguous_strides, expect_shape, same_device, DType, Tensor,
+};
 use crate::error::Result;
+use crate::runtime::buffer::Buffer;
 use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
+use std::sync::Arc;
 
 const WG: u32 = 256;
+const ALL_DTYPES: &[DType] = &[DType::F32, DType::F16, DType::I32, DType::U32];
+
+/// An op's code in elementwise.wgsl (its `OP` override).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Code(u32);
+
+const UNARY_BASE: u32 = 32;
+/// The ops after the unary ones, from `Code::LEAKY_RELU` on.
+const SPECIAL_BASE: u32 = 64;
+const SPECIALS: u32 = 7;
+
+impl Code {
+    pub const LEAKY_RELU: Code = Code(SPECIAL_BASE);
+    pub const CLAMP: Code = Code(SPECIAL_BASE + 1);
+    pub const FMA: Code = Code(SPECIAL_BASE + 2);
+    pub const WHERE: Code = Code(SPECIAL_BASE + 3);
+    pub const COPY: Code = Code(SPECIAL_BASE + 4);
+    pub const CAST: Code = Code(SPECIAL_BASE + 5);
+    pub const ARANGE: Code = Code(SPECIAL_BASE + 6);
+
+    pub fn binary(op: BinaryOp) -> Code {
+        Code(op as u32)
+    }
+    pub fn unary(op: UnaryOp) -> Code {
+        Code(UNARY_BASE + op as u32)
+    }
+}
+
+const N_CODES: usize = (WGC_NUM_BINARY_OPS + WGC_NUM_UNARY_OPS + SPECIALS) as usize;
+
+/// Every code the library may set: derived from the op counts, so a new
+/// op is declared (and compiled offline) without another list to keep.
+const fn all_codes() -> [f64; N_CODES] {
+    let mut out = [0.0; N_CODES];
+    let mut i = 0;
+    while i < N_CODES {
+        let i32 = i as u32;
+        out[i] = if i32 < WGC_NUM_BINARY_OPS {
+            i32
+        } else if i32 < WGC_NUM_BINARY_OPS + WGC_NUM_UNARY_OPS {
+            UNARY_BASE + i32 - WGC_NUM_BINARY_OPS
+        } else {
+            SPECIAL_BASE + i32 - WGC_NUM_BINARY_OPS - WGC_NUM_UNARY_OPS
+        } as f64;
+        i += 1;
+    }
+    out
+}
+static CODES: [f64; N_CODES] = all_codes();
+
+pub static FAMILY: Family = Family {
+    file: "elementwise.wgsl",
+    source: include_str!("../../shaders/elementwise.wgsl"),
+    entries: &[
+        "map0",
+        "map1",
+        "map2",
+        "map3",
+        "where3",
+        "map0_vec4",
+        "map1_vec4",
+        "map2_vec4",
+        "map3_vec4",
+        "where3_vec4",
+        "tiled",
+    ],
+    types: &[TypeSlot { alias: "A", dtypes: ALL_DTYPES }, TypeSlot { alias: "O", dtypes: ALL_DTYPES }],
+    overrides: &[OverrideSlot { name: "OP", values: &CODES }, OverrideSlot { name: "ITEMS", values: &[1.0, 4.0] }],
+    uniform: <MapParams as spec::Uniform>::layout,
+};
+
+uniform! {
+    /// The uniform of elementwise.wgsl.
+    pub struct MapParams = "Params" {
+        pub n: u32,
+        pub row: u32,
+        pub rank: u32,
+        pub base: u32,
+        pub src: [u32; 4],
+        pub su: [u32; 2],
+        pub sf: [f32; 2],
+        pub nan: u32,
+        pub inf: u32,
+        pub _pad0: [u32; 2],
+        pub off: [u32; 4],
+        pub shape: [[u32; 4]; 2],
+        pub strides: [[i32; 4]; 8],
+    }
+}
+
+/// Where an operand comes from (`Params::src`).
+const SRC_OWN: u32 = 0;
+const SRC_OUT: u32 = 1;
+const SRC_SCALAR: u32 = 2;
+
 /// Items each invocation handles (see the shader) for `n` items: several
 /// keep more loads in flight on GPUs for large tensors; smaller ones need
-/// every invocation they can get to fill the GPU; CPU drivers gain nothing
-/// and compile slower.
+/// every invocation they can get to fill the GPU; CPU drivers gain nothing.
 fn items_per_invocation(dev: &Device, n: usize) -> usize {
     if dev.adapter.info.device_type == wgpu::DeviceType::Cpu || n < (1 << 22) {
         1
@@ -26,12 +131,12 @@ fn items_per_invocation(dev: &Device, n: usize) -> usize {
     }
 }
 
-/// A scalar operand: its dtype in the kernel and its bit pattern (f16
-/// scalars in the low 16 bits).
+/// A scalar operand's value as the kernel reads it: bits for integer
+/// operands, an f32 for float ones (f16 ones rounded to f16 first, once).
 #[derive(Clone, Copy)]
 pub struct Scalar {
-    pub dtype: DType,
     pub bits: u32,
+    pub value: f32,
 }
 
 impl Scalar {
@@ -39,325 +144,307 @@ impl Scalar {
     /// directly from the double), integers truncate toward zero and
     /// saturate to the type's range (NaN gives 0).
     pub fn of(dtype: DType, v: f64) -> Scalar {
-        let bits = match dtype {
-            DType::F32 => (v as f32).to_bits(),
-            DType::F16 => f16_bits(v) as u32,
-            DType::I32 => (v as i32) as u32,
-            DType::U32 => v as u32,
-        };
-        Scalar { dtype, bits }
+        match dtype {
+            DType::F32 => Scalar { bits: 0, value: v as f32 },
+            DType::F16 => Scalar { bits: 0, value: f16_to_f32(f16_bits(v)) },
+            DType::I32 => Scalar { bits: (v as i32) as u32, value: 0.0 },
+            DType::U32 => Scalar { bits: v as u32, value: 0.0 },
+        }
+    }
+
+    /// Integer bits as they are (arange's wrapped start and step).
+    pub fn bits(bits: u32) -> Scalar {
+        Scalar { bits, value: 0.0 }
     }
 }
 
-/// One elementwise operation. `expr` is a WGSL expression of `x0..x2`
-/// (inputs), `s0`, `s1` (scalars), `ix` (logical index), yielding the
-/// output's type; it may use the type aliases `V0..V2`, `VO`, `C`.
+/// The f32 with the value of the f16 `h` (exact).
+fn f16_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0f32 } else { 1.0 };
+    let exp = ((h >> 10) & 0x1f) as i32;
+    let frac = (h & 0x3ff) as f32;
+    match exp {
+        0 => sign * frac * (2.0f32).powi(-24),
+        31 if frac == 0.0 => sign * f32::INFINITY,
+        31 => f32::NAN,
+        e => sign * (1.0 + frac / 1024.0) * (2.0f32).powi(e - 15),
+    }
+}
+
+/// One operand: a tensor, or scalar 0 or 1 of the map.
+#[derive(Clone, Copy)]
+pub enum Operand<'t, 'a> {
+    Tensor(&'t Tensor<'a>),
+    Scalar(u32),
+}
+
+/// One elementwise operation: `code` on `operands` of dtype `a` (the mask
+/// of `WHERE` aside), written to `out`.
 pub struct Map<'t, 'a> {
-    pub inputs: &'t [&'t Tensor<'a>],
+    pub code: Code,
+    pub a: DType,
+    pub operands: &'t [Operand<'t, 'a>],
     pub out: &'t Tensor<'a>,
-    pub expr: &'t str,
     pub scalars: [Option<Scalar>; 2],
 }
 
-/// True if two views address exactly the same elements in the same order.
-fn same_view(a: &Tensor, b: &Tensor) -> bool {
-    if !a.same_buffer(b) || a.dtype.size() != b.dtype.size() || a.offset != b.offset || a.numel() != b.numel() {
-        return false;
-    }
-    if a.rank() > b.rank() {
-        return false;
-    }
-    let sa = broadcast_strides(a, &b.shape);
-    b.shape.iter().zip(sa.iter().zip(&b.strides)).all(|(&d, (x, y))| d <= 1 || x == y)
-}
+const NAMES: [&str; 4] = ["x0", "x1", "x2", "y"];
+const NAMES_VEC4: [&str; 4] = ["x0v", "x1v", "x2v", "yv"];
 
-/// Reject output views where two elements share memory (a race on write).
-/// Sufficient test: sorted by |stride|, each dim steps past all smaller ones.
-pub fn check_output_view(out: &Tensor, what: &str) -> Result<()> {
-    let mut dims: Vec<(usize, usize)> =
-        out.shape.iter().zip(&out.strides).filter(|(&d, _)| d > 1).map(|(&d, &s)| (s.unsigned_abs(), d)).collect();
-    dims.sort();
-    let mut span = 0usize;
-    for (s, d) in dims {
-        if s <= span {
-            bail!(
-                InvalidArgument,
-                "{what}: the output view has elements that share memory (strides {:?})",
-                out.strides
-            );
-        }
-        span = span.saturating_add(s.saturating_mul(d - 1));
-    }
-    Ok(())
-}
-
-/// Check everything that does not depend on the op: devices, dtypes the
-/// device supports, output shape, output and input aliasing.
-/// Returns each input's storage access ("read" or "read_write").
-fn validate(stream: &StreamShared, m: &Map) -> Result<Vec<&'static str>> {
+/// Record the operation. Empty outputs validate and launch nothing.
+pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
+    let what = "elementwise";
     let dev = &stream.device;
     dev.check_alive()?;
-    let mut all: Vec<&Tensor> = m.inputs.to_vec();
+    let tensors: Vec<&Tensor> =
+        m.operands.iter().filter_map(|o| if let Operand::Tensor(t) = o { Some(*t) } else { None }).collect();
+    let mut all = tensors.clone();
     all.push(m.out);
     same_device(dev, &all)?;
     for t in &all {
         t.dtype.check_device(dev)?;
     }
-    let shapes: Vec<&[usize]> = m.inputs.iter().map(|t| t.shape.as_slice()).collect();
+    let shapes: Vec<&[usize]> = tensors.iter().map(|t| t.shape.as_slice()).collect();
     let shape = if shapes.is_empty() { m.out.shape.clone() } else { broadcast_shapes(&shapes)? };
     expect_shape(m.out, &shape, "the output")?;
-    check_output_view(m.out, "out")?;
-    let mut access = Vec::new();
-    for (k, t) in m.inputs.iter().enumerate() {
-        if !t.same_buffer(m.out) {
-            access.push("read");
-        } else if same_view(t, m.out) || !t.may_overlap(m.out) {
-            // Bound writable too: a buffer cannot be read-only and writable in one launch.
-            access.push("read_write");
-        } else {
-            bail!(
-                InvalidArgument,
-                "input {k} overlaps the output without being the same view (in-place needs identical views)"
-            );
-        }
-    }
-    Ok(access)
-}
-
-fn scalar_expr(s: Option<Scalar>, idx: usize, vec: bool) -> String {
-    let Some(s) = s else { return "0u".into() };
-    let conv = match s.dtype {
-        DType::F32 => format!("bitcast<f32>(p.s{idx})"),
-        DType::F16 => format!("f16(unpack2x16float(p.s{idx}).x)"),
-        DType::I32 => format!("bitcast<i32>(p.s{idx})"),
-        DType::U32 => format!("p.s{idx}"),
-    };
-    let t = s.dtype.wgsl();
-    if vec {
-        format!("vec4<{t}>({conv})")
-    } else {
-        format!("{t}({conv})")
-    }
-}
-
-fn vec_type(d: DType, vec: bool) -> String {
-    if vec {
-        format!("vec4<{}>", d.wgsl())
-    } else {
-        d.wgsl().to_string()
-    }
-}
-
-/// Record the operation. Empty outputs validate and launch nothing.
-pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
-    let access = validate(stream, m)?;
-    let n = m.out.numel();
-    if n == 0 {
+    const INPUT_NAMES: [&str; 3] = ["input 0", "input 1", "input 2"];
+    let named: Vec<(&str, &Tensor)> = tensors.iter().enumerate().map(|(k, t)| (INPUT_NAMES[k], *t)).collect();
+    let in_place = check_output(what, m.out, &named, Sharing::InPlaceOrApart)?;
+    if m.out.numel() == 0 {
         return Ok(());
     }
-    let shape = &m.out.shape;
-    let mut strides: Vec<Vec<isize>> = m.inputs.iter().map(|t| broadcast_strides(t, shape)).collect();
+    // Inputs sharing out's buffer apart from it (and a mask in place) are
+    // read from a copy.
+    let mut copies: Vec<(usize, Arc<Buffer>)> = Vec::new();
+    for (k, t) in tensors.iter().enumerate() {
+        let mask = m.code == Code::WHERE && k == 0;
+        if t.same_buffer(m.out) && t.numel() > 0 && (in_place & (1 << k) == 0 || mask) {
+            copies.push((k, scratch(dev, (t.numel() * t.dtype.size()) as u64)?));
+        }
+    }
+    let mut views: Vec<Tensor> = tensors.iter().map(|t| (*t).clone()).collect();
+    for (k, buf) in &copies {
+        let t = tensors[*k];
+        let copy = Tensor {
+            buffer: buf,
+            dtype: t.dtype,
+            shape: t.shape.clone(),
+            strides: contiguous_strides(&t.shape),
+            offset: 0,
+        };
+        let operands = [Operand::Tensor(t)];
+        run(stream, &Map { code: Code::COPY, a: t.dtype, operands: &operands, out: &copy, scalars: [None, None] })?;
+        views[*k] = copy;
+    }
+    // Per slot: where it comes from, and its view if it is a tensor.
+    let mut src = [SRC_SCALAR; 4];
+    let mut slot_views: [Option<&Tensor>; 3] = [None; 3];
+    let mut next = 0;
+    for (k, o) in m.operands.iter().enumerate() {
+        match o {
+            Operand::Tensor(_) => {
+                let routed = in_place & (1 << next) != 0 && !copies.iter().any(|(c, _)| *c == next);
+                src[k] = if routed { SRC_OUT } else { SRC_OWN };
+                slot_views[k] = Some(&views[next]);
+                next += 1;
+            }
+            Operand::Scalar(s) => src[k] = SRC_SCALAR + s,
+        }
+    }
+    let plan = Plan { m, src, slot_views };
+    let n = m.out.numel();
+    let mut strides: Vec<Vec<isize>> =
+        (0..3).map(|k| slot_views[k].map_or_else(|| vec![0; shape.len()], |t| broadcast_strides(t, &shape))).collect();
     strides.push(m.out.strides.clone());
-    let (cshape, cstrides) = coalesce(shape, &strides);
-    let dense = cshape.len() <= 1 && cstrides.iter().all(|s| s.iter().all(|&x| x == 1));
-    // Offsets from where each view is bound (multiples of 4 apart from the absolute ones).
-    let mut offsets: Vec<usize> = m.inputs.iter().map(|t| t.bound_offset() as usize).collect();
-    offsets.push(m.out.bound_offset() as usize);
+    let (cshape, cstrides) = coalesce(&shape, &strides);
+    let dense = cshape.len() <= 1 && (0..4).all(|k| !plan.reads(k) || cstrides[k].iter().all(|&x| x == 1));
+    let offsets = plan.offsets();
     if !dense {
-        if let Some(dims) = transpose_dims(stream, m, &cshape, &cstrides) {
-            return launch_tiled(stream, m, &access, dims, &cstrides, &offsets);
+        if let Some(dims) = transpose_dims(stream, &plan, &cshape, &cstrides) {
+            return launch_tiled(stream, &plan, dims, &cstrides, &offsets);
         }
-        if let Some((vshape, vstrides, voffsets)) = vec4_view(&cshape, &cstrides, &offsets) {
-            return launch_strided(stream, m, &access, true, 0, &vshape, &vstrides, &voffsets);
+        if let Some((vshape, vstrides, voffsets)) = vec4_view(&plan, &cshape, &cstrides, &offsets) {
+            return launch(stream, &plan, true, 0, &vshape, &vstrides, &voffsets);
         }
-        return launch_strided(stream, m, &access, false, 0, &cshape, &cstrides, &offsets);
+        return launch(stream, &plan, false, 0, &cshape, &cstrides, &offsets);
     }
     // Dense: vec4 units for the 4-aligned bulk, then the tail element-wise.
-    let n4 = if n >= 4 && offsets.iter().all(|o| o % 4 == 0) { n / 4 } else { 0 };
-    let ones = vec![vec![1isize]; offsets.len()];
+    let aligned = (0..4).all(|k| !plan.reads(k) || offsets[k].is_multiple_of(4));
+    let n4 = if n >= 4 && aligned { n / 4 } else { 0 };
+    let ones = vec![vec![1isize]; 4];
     if n4 > 0 {
-        let offs: Vec<usize> = offsets.iter().map(|o| o / 4).collect();
-        launch_strided(stream, m, &access, true, 0, &[n4], &ones, &offs)?;
+        let offs = offsets.map(|o| o / 4);
+        launch(stream, &plan, true, 0, &[n4], &ones, &offs)?;
     }
     let done = n4 * 4;
     if done < n {
-        let offs: Vec<usize> = offsets.iter().map(|o| o + done).collect();
-        launch_strided(stream, m, &access, false, done, &[n - done], &ones, &offs)?;
+        let offs = offsets.map(|o| o + done);
+        launch(stream, &plan, false, done, &[n - done], &ones, &offs)?;
     }
     Ok(())
 }
 
-fn render_values(
-    items: usize,
-    m: &Map,
-    access: &[&'static str],
-    vec: bool,
-    rank: usize,
-) -> Vec<(&'static str, String)> {
-    let nin = m.inputs.len();
-    let mut v: Vec<(&'static str, String)> = Vec::new();
-    v.push(("ITEMS", items.to_string()));
-    v.push(("RANK", rank.to_string()));
-    let any_f16 = m.inputs.iter().any(|t| t.dtype == DType::F16)
-        || m.out.dtype == DType::F16
-        || m.scalars.iter().flatten().any(|s| s.dtype == DType::F16);
-    v.push(("ENABLE", if any_f16 { "enable f16;".into() } else { String::new() }));
-    const NAMES: [(&str, &str, &str, &str); 3] =
-        [("V0", "ACC0", "B0", "LOAD0"), ("V1", "ACC1", "B1", "LOAD1"), ("V2", "ACC2", "B2", "LOAD2")];
-    for (k, (tv, acc, b, load)) in NAMES.iter().enumerate() {
-        if k < nin {
-            v.push((tv, vec_type(m.inputs[k].dtype, vec)));
-            v.push((acc, access[k].into()));
-            v.push((b, k.to_string()));
-            v.push((load, format!("in{k}[o]")));
+/// A map after validation: each slot's source and view.
+struct Plan<'p, 't, 'a> {
+    m: &'p Map<'t, 'a>,
+    src: [u32; 4],
+    slot_views: [Option<&'p Tensor<'p>>; 3],
+}
+
+impl Plan<'_, '_, '_> {
+    /// True if slot `k` (3: out) is read from or written to its own binding.
+    fn reads(&self, k: usize) -> bool {
+        k == 3 || self.src[k] == SRC_OWN
+    }
+
+    /// The view bound at slot `k` (3: out).
+    fn view(&self, k: usize) -> &Tensor<'_> {
+        if k == 3 {
+            self.m.out
         } else {
-            v.push((tv, "u32".into()));
-            v.push((acc, "read".into()));
-            v.push((b, (8 + k).to_string()));
-            v.push((load, "0u".into()));
+            self.slot_views[k].expect("a bound slot has a view")
         }
     }
-    v.push(("VO", vec_type(m.out.dtype, vec)));
-    v.push(("BO", nin.to_string()));
-    v.push(("BP", (nin + 1).to_string()));
-    v.push(("VI", if vec { "vec4<u32>".into() } else { "u32".into() }));
-    v.push(("C", if vec { "vec4<f32>".into() } else { "f32".into() }));
-    v.push(("CU", if vec { "vec4<u32>".into() } else { "u32".into() }));
-    v.push(("CB", if vec { "vec4<bool>".into() } else { "bool".into() }));
-    v.push((
-        "IX_S",
-        if vec { "vec4<u32>(p.base + 4u * i) + vec4<u32>(0u, 1u, 2u, 3u)".into() } else { "p.base + i".into() },
-    ));
-    v.push(("S0", scalar_expr(m.scalars[0], 0, vec)));
-    v.push(("S1", scalar_expr(m.scalars[1], 1, vec)));
-    v.push(("OP", m.expr.to_string()));
-    v
-}
 
-fn header(m: &Map, n: usize, row: u32, rank: usize, base: usize, offsets: &[usize]) -> Params {
-    let nin = m.inputs.len();
-    let off = |k: usize| if k < nin { offsets[k] as u32 } else { 0 };
-    Params::new()
-        .u32(n as u32)
-        .u32(row)
-        .u32(rank as u32)
-        .u32(base as u32)
-        .u32(m.scalars[0].map_or(0, |s| s.bits))
-        .u32(m.scalars[1].map_or(0, |s| s.bits))
-        .u32(0x7fc0_0000)
-        .u32(0x7f80_0000)
-        .u32(off(0))
-        .u32(off(1))
-        .u32(off(2))
-        .u32(offsets[nin] as u32)
-}
-
-/// The kernel variant for this map. Looked up by a short key of everything
-/// the rendered source depends on, so the hot path builds a few bytes
-/// instead of rendering ~30 substitutions on every launch.
-fn variant(
-    dev: &Device,
-    entry: &str,
-    items: usize,
-    m: &Map,
-    access: &[&'static str],
-    vec: bool,
-    rank: usize,
-) -> Result<std::sync::Arc<crate::runtime::kernel::Kernel>> {
-    // One ASCII byte per property, then the op's expression.
-    let dtype = |d: DType| b'0' + d as u8;
-    let mut key = Vec::with_capacity(16 + m.expr.len());
-    key.extend_from_slice(&[b'0' + items as u8, b'0' + rank as u8, vec as u8 + b'0', dtype(m.out.dtype)]);
-    for (t, a) in m.inputs.iter().zip(access) {
-        key.extend_from_slice(&[dtype(t.dtype), if *a == "read" { b'r' } else { b'w' }]);
+    /// Each slot's element offset from where its view is bound.
+    fn offsets(&self) -> [usize; 4] {
+        std::array::from_fn(|k| if self.reads(k) { self.view(k).bound_offset() as usize } else { 0 })
     }
-    for s in &m.scalars {
-        key.push(s.map_or(b'-', |s| dtype(s.dtype)));
+
+    fn is_where(&self) -> bool {
+        self.m.code == Code::WHERE
     }
-    key.push(b'|');
-    key.extend_from_slice(m.expr.as_bytes());
-    dev.kernels.get_keyed(dev, "elementwise.wgsl", entry, &key, || {
-        let values = render_values(items, m, access, vec, rank);
-        let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        crate::shaders::render(crate::shaders::source("elementwise.wgsl"), &refs)
-    })
+
+    /// Slots the entry point binds: up to the last one read from its own
+    /// binding (all three for where).
+    fn bound_slots(&self) -> usize {
+        if self.is_where() {
+            return 3;
+        }
+        (0..3).rev().find(|&k| self.src[k] == SRC_OWN).map_or(0, |k| k + 1)
+    }
+
+    fn entry(&self, vec: bool) -> &'static str {
+        const ENTRIES: [&str; 5] = ["map0", "map1", "map2", "map3", "where3"];
+        const ENTRIES_VEC4: [&str; 5] = ["map0_vec4", "map1_vec4", "map2_vec4", "map3_vec4", "where3_vec4"];
+        let i = if self.is_where() { 4 } else { self.bound_slots() };
+        if vec {
+            ENTRIES_VEC4[i]
+        } else {
+            ENTRIES[i]
+        }
+    }
+
+    fn variant(&self, entry: &'static str, items: usize) -> Variant {
+        FAMILY.variant(entry, &[self.m.a, self.m.out.dtype], &[self.m.code.0 as f64, items as f64])
+    }
+
+    fn params(
+        &self,
+        n: usize,
+        row: u32,
+        base: usize,
+        shape: &[usize],
+        per_dim: &[[isize; 4]],
+        offsets: &[usize; 4],
+    ) -> MapParams {
+        let s = |k: usize| self.m.scalars[k].unwrap_or(Scalar { bits: 0, value: 0.0 });
+        let mut strides = [[0i32; 4]; 8];
+        for (d, st) in per_dim.iter().enumerate() {
+            strides[d] = st.map(|x| x as i32);
+        }
+        MapParams {
+            n: n as u32,
+            row,
+            rank: shape.len() as u32,
+            base: base as u32,
+            src: self.src,
+            su: [s(0).bits, s(1).bits],
+            sf: [s(0).value, s(1).value],
+            nan: 0x7fc0_0000,
+            inf: 0x7f80_0000,
+            _pad0: [0; 2],
+            off: offsets.map(|o| o as u32),
+            shape: spec::pack_u32(shape, 1),
+            strides,
+        }
+    }
+
+    /// Record `variant` with the bindings its entry point uses: slots up
+    /// to `bound_slots` (a routed one bound to another operand's buffer,
+    /// unread) and out.
+    fn record(
+        &self,
+        stream: &StreamShared,
+        variant: Variant,
+        params: MapParams,
+        vec: bool,
+        groups: [u32; 3],
+    ) -> Result<()> {
+        let names = if vec { NAMES_VEC4 } else { NAMES };
+        let slots = if variant.entry == "tiled" { 1 } else { self.bound_slots() };
+        let (y, _) = view_arg(names[3], self.m.out);
+        let own: Option<Arg> = (0..slots).find(|&k| self.src[k] == SRC_OWN).map(|k| view_arg(names[k], self.view(k)).0);
+        let arg = |k: usize| -> Arg {
+            let name = if self.is_where() && k == 0 {
+                if vec {
+                    "maskv"
+                } else {
+                    "mask"
+                }
+            } else {
+                names[k]
+            };
+            if self.src[k] == SRC_OWN || (self.is_where() && k == 0) {
+                Arg { name, ..view_arg(name, self.view(k)).0 }
+            } else {
+                Arg { name, ..own.expect("a bound slot before the last own one") }
+            }
+        };
+        match slots {
+            0 => spec::record(stream, &Launch { variant, params, args: [y], groups }),
+            1 => spec::record(stream, &Launch { variant, params, args: [arg(0), y], groups }),
+            2 => spec::record(stream, &Launch { variant, params, args: [arg(0), arg(1), y], groups }),
+            _ => spec::record(stream, &Launch { variant, params, args: [arg(0), arg(1), arg(2), y], groups }),
+        }
+    }
 }
 
-/// The strided kernel for `n` items, with its grid.
-fn dispatch(
+/// Per dim: (x0, x1, x2, out) strides.
+fn per_dim(rank: usize, strides: &[Vec<isize>]) -> Vec<[isize; 4]> {
+    (0..rank).map(|d| std::array::from_fn(|k| strides[k][d])).collect()
+}
+
+fn launch(
     stream: &StreamShared,
-    m: &Map,
-    access: &[&'static str],
-    vec: bool,
-    rank: usize,
-    entry: &str,
-    n: usize,
-) -> Result<(std::sync::Arc<crate::runtime::kernel::Kernel>, [u32; 3], u32)> {
-    let dev = &stream.device;
-    let items = items_per_invocation(dev, n);
-    let n = n.div_ceil(items);
-    let k = variant(dev, entry, items, m, access, vec, rank)?;
-    let (groups, row) = grid_1d(n as u64, WG, dev.limits.max_compute_workgroups_per_dimension);
-    Ok((k, groups, row))
-}
-
-fn tensors<'t, 'a>(m: &Map<'t, 'a>) -> Vec<&'t Tensor<'a>> {
-    let mut all: Vec<&Tensor> = m.inputs.to_vec();
-    all.push(m.out);
-    all
-}
-
-#[allow(clippy::too_many_arguments)]
-fn launch_strided(
-    stream: &StreamShared,
-    m: &Map,
-    access: &[&'static str],
+    plan: &Plan,
     vec: bool,
     base: usize,
     shape: &[usize],
     strides: &[Vec<isize>],
-    offsets: &[usize],
+    offsets: &[usize; 4],
 ) -> Result<()> {
+    let dev = &stream.device;
     let n: usize = shape.iter().product();
-    let (k, groups, row) = dispatch(stream, m, access, vec, shape.len(), "strided", n)?;
-    let nin = m.inputs.len();
-    let mut params = header(m, n, row, shape.len(), base, offsets).array8_u32(shape, 1);
-    // Per dim: (in0, in1, in2, out) strides.
-    // Slot k holds input k, slot 3 the output; unused slots and dims are 0.
-    let operand = |k: usize| {
-        if k < nin {
-            Some(k)
-        } else if k == 3 {
-            Some(nin)
-        } else {
-            None
-        }
-    };
-    let per_dim: Vec<isize> = (0..8)
-        .flat_map(|d| {
-            (0..4).map(move |k| match operand(k) {
-                Some(o) if d < shape.len() => strides[o][d],
-                _ => 0,
-            })
-        })
-        .collect();
-    for chunk in per_dim.chunks(8) {
-        params = params.array8_i32(chunk);
-    }
-    launch(stream, &k, &tensors(m), params.bytes(), groups)
+    let items = items_per_invocation(dev, n);
+    let (groups, row) = grid_1d(n.div_ceil(items) as u64, WG, dev.limits.max_compute_workgroups_per_dimension);
+    let params = plan.params(n, row, base, shape, &per_dim(shape.len(), strides), offsets);
+    let variant = plan.variant(plan.entry(vec), items);
+    plan.record(stream, variant, params, vec, groups)
 }
 
-/// A strided problem's (shape, per-operand strides, per-operand offsets).
-type StridedView = (Vec<usize>, Vec<Vec<isize>>, Vec<usize>);
+/// A strided problem's (shape, per-slot strides, per-slot offsets).
+type StridedView = (Vec<usize>, Vec<Vec<isize>>, [usize; 4]);
 
-/// The same strided problem in vec4 units, when every operand is dense
+/// The same strided problem in vec4 units, when every slot read is dense
 /// along the innermost dim (e.g. a bias added to rows) and everything else
 /// is a multiple of 4 elements.
-fn vec4_view(shape: &[usize], strides: &[Vec<isize>], offsets: &[usize]) -> Option<StridedView> {
+fn vec4_view(plan: &Plan, shape: &[usize], strides: &[Vec<isize>], offsets: &[usize; 4]) -> Option<StridedView> {
     let last = shape.len().checked_sub(1)?;
+    let read = |k: usize| plan.reads(k) || plan.src[k] == SRC_OUT;
     let ok = shape[last].is_multiple_of(4)
-        && offsets.iter().all(|o| o % 4 == 0)
-        && strides.iter().all(|s| s[last] == 1 && s[..last].iter().all(|x| x % 4 == 0));
+        && (0..4).all(|k| !plan.reads(k) || offsets[k].is_multiple_of(4))
+        && (0..4).all(|k| !read(k) || (strides[k][last] == 1 && strides[k][..last].iter().all(|x| x % 4 == 0)));
     if !ok {
         return None;
     }
@@ -367,18 +454,18 @@ fn vec4_view(shape: &[usize], strides: &[Vec<isize>], offsets: &[usize]) -> Opti
         .iter()
         .map(|s| s.iter().enumerate().map(|(d, x)| if d == last { 1 } else { x / 4 }).collect())
         .collect();
-    let voffsets = offsets.iter().map(|o| o / 4).collect();
-    Some((vshape, vstrides, voffsets))
+    Some((vshape, vstrides, offsets.map(|o| o / 4)))
 }
 
-/// (batch, R, C) if the tiled kernel fits: one input, rank 2 or 3 after
-/// coalescing, the input dense along R and the output dense along C.
-fn transpose_dims(stream: &StreamShared, m: &Map, shape: &[usize], strides: &[Vec<isize>]) -> Option<[usize; 3]> {
+/// (batch, R, C) if the tiled kernel fits: one operand, from its own
+/// binding, rank 2 or 3 after coalescing, read dense along R while the
+/// output is dense along C.
+fn transpose_dims(stream: &StreamShared, plan: &Plan, shape: &[usize], strides: &[Vec<isize>]) -> Option<[usize; 3]> {
     let r = shape.len();
-    if m.inputs.len() != 1 || !(2..=3).contains(&r) {
+    if plan.m.operands.len() != 1 || plan.src[0] != SRC_OWN || !(2..=3).contains(&r) {
         return None;
     }
-    let (input, out) = (&strides[0], &strides[1]);
+    let (input, out) = (&strides[0], &strides[3]);
     if input[r - 2] != 1 || out[r - 1] != 1 || input[r - 1] == 1 {
         return None;
     }
@@ -390,27 +477,18 @@ fn transpose_dims(stream: &StreamShared, m: &Map, shape: &[usize], strides: &[Ve
 
 fn launch_tiled(
     stream: &StreamShared,
-    m: &Map,
-    access: &[&'static str],
+    plan: &Plan,
     dims: [usize; 3],
     strides: &[Vec<isize>],
-    offsets: &[usize],
+    offsets: &[usize; 4],
 ) -> Result<()> {
-    let dev = &stream.device;
-    let k = variant(dev, "tiled", 1, m, access, false, 0)?;
     let [batch, rows, cols] = dims;
     let r = strides[0].len();
-    let stride = |op: usize, d: Option<usize>| d.map_or(0, |d| strides[op][d]);
+    let stride = |k: usize, d: Option<usize>| d.map_or(0, |d| strides[k][d]);
     let batch_dim = (r == 3).then_some(0);
-    let mut per_dim: Vec<isize> = Vec::with_capacity(32);
-    for d in [batch_dim, Some(r - 2), Some(r - 1)] {
-        per_dim.extend_from_slice(&[stride(0, d), 0, 0, stride(1, d)]);
-    }
-    per_dim.resize(32, 0);
-    let mut params = header(m, batch * rows * cols, 0, 3, 0, offsets).array8_u32(&dims, 1);
-    for chunk in per_dim.chunks(8) {
-        params = params.array8_i32(chunk);
-    }
+    let per_dim: Vec<[isize; 4]> =
+        [batch_dim, Some(r - 2), Some(r - 1)].iter().map(|&d| [stride(0, d), 0, 0, stride(3, d)]).collect();
+    let params = plan.params(batch * rows * cols, 0, 0, &dims, &per_dim, offsets);
     let groups = [cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, batch as u32];
-    launch(stream, &k, &tensors(m), params.bytes(), groups)
+    plan.record(stream, plan.variant("tiled", 1), params, false, groups)
 }

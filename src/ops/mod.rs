@@ -32,4 +32,4 @@ pub mod topk;
 /// Every kernel family on the kernel spec (the offline tests compile each
 /// variant and check each uniform's layout).
 pub static FAMILIES: &[&spec::Family] =
-    &[&concat::FAMILY, &cumsum::FAMILY, &gather::FAMILY, &reduce_columns::FAMILY, &rope::FAMILY, &topk::FAMILY];
+    &[&concat::FAMILY, &cumsum::FAMILY, &elementwise_map::FAMILY, &gather::FAMILY, &reduce_columns::FAMILY, &rope::FAMILY, &topk::FAMILY];

@@ -1,7 +1,7 @@
 //! Data movement: copies between views (making contiguous), permutes,
 //! transposes, dtype casts, fills and ranges, all through the map engine.
 
-use super::elementwise_map::{run, Map, Scalar};
+use super::elementwise_map::{run, Code, Map, Operand, Scalar};
 use super::tensor::{DType, Tensor};
 use crate::bail;
 use crate::error::Result;
@@ -19,7 +19,7 @@ pub fn copy(stream: &StreamShared, a: &Tensor, out: &Tensor) -> Result<()> {
         bail!(DtypeMismatch, "copy: input is {} but output is {} (use cast)", a.dtype.wgsl(), out.dtype.wgsl());
     }
     check_same_shape(a, out, "copy")?;
-    run(stream, &Map { inputs: &[a], out, expr: "x0", scalars: [None, None] })
+    run(stream, &Map { code: Code::COPY, a: a.dtype, operands: &[Operand::Tensor(a)], out, scalars: [None, None] })
 }
 
 /// `perm` must be a permutation of 0..rank; out gets shape `in.shape[perm[i]]`.
@@ -56,25 +56,16 @@ pub fn transpose(stream: &StreamShared, a: &Tensor, dim0: i32, dim1: i32, out: &
 /// Float to integer: truncation toward zero, saturating at the integer
 /// range, NaN -> 0. i32 <-> u32 reinterpret the bits (wrap). Integer to
 /// f16 goes through f32, whose rounding is exact within the f16 range, so
-/// the value is rounded once (WGSL leaves direct conversions' rounding to
-/// the adapter).
-fn cast_expr(from: DType, to: DType) -> &'static str {
-    match (from.is_float(), to) {
-        _ if from == to => "x0",
-        (true, DType::I32) => "select(VO(clamp(C(x0), C(-2147483648.0), C(2147483520.0))), VO(0), isnan_c(C(x0)))",
-        (true, DType::U32) => "select(VO(clamp(C(x0), C(0.0), C(4294967040.0))), VO(0u), isnan_c(C(x0)))",
-        (false, DType::F16) => "VO(C(x0))",
-        _ => "VO(x0)",
-    }
-}
-
+/// the value is rounded once (elementwise.wgsl's `cast`).
 pub fn cast(stream: &StreamShared, a: &Tensor, out: &Tensor) -> Result<()> {
     check_same_shape(a, out, "cast")?;
-    run(stream, &Map { inputs: &[a], out, expr: cast_expr(a.dtype, out.dtype), scalars: [None, None] })
+    let code = if a.dtype == out.dtype { Code::COPY } else { Code::CAST };
+    run(stream, &Map { code, a: a.dtype, operands: &[Operand::Tensor(a)], out, scalars: [None, None] })
 }
 
 pub fn fill(stream: &StreamShared, out: &Tensor, value: f64) -> Result<()> {
-    run(stream, &Map { inputs: &[], out, expr: "s0", scalars: [Some(Scalar::of(out.dtype, value)), None] })
+    let scalars = [Some(Scalar::of(out.dtype, value)), None];
+    run(stream, &Map { code: Code::COPY, a: out.dtype, operands: &[Operand::Scalar(0)], out, scalars })
 }
 
 /// `v` truncated toward zero and reduced modulo 2^32: the two's complement
@@ -93,13 +84,10 @@ pub fn arange(stream: &StreamShared, out: &Tensor, start: f64, step: f64) -> Res
     if !start.is_finite() || !step.is_finite() {
         bail!(InvalidArgument, "arange: start and step must be finite");
     }
-    let (expr, s0, s1) = match out.dtype {
-        DType::F32 | DType::F16 => ("VO(s0 + C(ix) * s1)", Scalar::of(DType::F32, start), Scalar::of(DType::F32, step)),
-        d => (
-            "s0 + VO(ix) * s1",
-            Scalar { dtype: d, bits: wrapped_bits(start) },
-            Scalar { dtype: d, bits: wrapped_bits(step) },
-        ),
+    let scalars = match out.dtype {
+        DType::F32 | DType::F16 => [Scalar::of(DType::F32, start), Scalar::of(DType::F32, step)],
+        _ => [Scalar::bits(wrapped_bits(start)), Scalar::bits(wrapped_bits(step))],
     };
-    run(stream, &Map { inputs: &[], out, expr, scalars: [Some(s0), Some(s1)] })
+    let scalars = scalars.map(Some);
+    run(stream, &Map { code: Code::ARANGE, a: out.dtype, operands: &[], out, scalars })
 }

@@ -3,8 +3,8 @@
 //! offset + i / 4 under key seed.
 
 use super::common::{kernel, launch, Params};
-use super::elementwise_map::check_output_view;
 use super::grid::grid_1d;
+use super::spec::{check_output, Sharing};
 use super::tensor::{coalesce, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
@@ -41,7 +41,7 @@ pub fn random(
     if dist == Distribution::Uniform {
         check_uniform_range(out.dtype, a, b)?;
     }
-    check_output_view(out, "random")?;
+    check_output("random", out, &[], Sharing::Separate)?;
     let n = out.numel();
     if n == 0 {
         return Ok(());

@@ -18,6 +18,10 @@ pub enum Sharing {
     /// reads it through the output's binding, each element before writing
     /// it); any other sharing is refused.
     InPlace,
+    /// As `InPlace`, and an input may also share the output's buffer apart
+    /// from it (no byte in common); the operator reads such an input from a
+    /// copy. Partial overlap is refused.
+    InPlaceOrApart,
 }
 
 /// The first dim (as given) whose stride does not step past every element
@@ -52,7 +56,7 @@ fn identical(a: &Tensor, b: &Tensor) -> bool {
 
 /// Check `out` against itself and against `inputs` ((name, view) pairs, the
 /// names used in messages). Returns a bit per input that is `out`'s very
-/// view (possible with `Sharing::InPlace` only).
+/// view (never with `Sharing::Separate`).
 pub fn check_output(what: &str, out: &Tensor, inputs: &[(&str, &Tensor)], sharing: Sharing) -> Result<u32> {
     if let Some(d) = self_overlapping_dim(&out.shape, &out.strides) {
         bail!(
@@ -67,11 +71,11 @@ pub fn check_output(what: &str, out: &Tensor, inputs: &[(&str, &Tensor)], sharin
         if !t.same_buffer(out) || t.numel() == 0 || out.numel() == 0 {
             continue;
         }
-        if sharing == Sharing::InPlace && identical(t, out) {
+        if sharing != Sharing::Separate && identical(t, out) {
             in_place |= 1 << i;
         } else if t.may_overlap(out) {
-            bail!(InvalidArgument, "{what}: out overlaps {name}");
-        } else {
+            bail!(InvalidArgument, "{what}: out overlaps {name} without being the same view");
+        } else if sharing != Sharing::InPlaceOrApart {
             bail!(InvalidArgument, "{what}: out shares a buffer with {name} (outputs need a buffer of their own)");
         }
     }

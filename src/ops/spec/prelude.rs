@@ -5,14 +5,26 @@
 //! ```text
 //! enable f16;          (only when some slot is f16)
 //! alias T = f32;       (one line per type slot, in the family's order)
+//! const T_KIND = 0u;    (its kind: 0 f32, 1 f16, 2 i32, 3 u32)
 //! ```
 //!
 //! Shader files therefore use their slot names (`T`, `I`, `A`, ...) without
-//! declaring them, and contain no other placeholders: every other choice is
+//! declaring them (the kind lets code that serves several dtypes pick the
+//! dtype's arithmetic with a `const` condition), and contain no other placeholders: every other choice is
 //! an `override` (pipeline constant) or a `const` in the file.
 
 use crate::ops::tensor::DType;
 use std::fmt::Write;
+
+/// A dtype's kind constant.
+fn kind(d: DType) -> u32 {
+    match d {
+        DType::F32 => 0,
+        DType::F16 => 1,
+        DType::I32 => 2,
+        DType::U32 => 3,
+    }
+}
 
 /// The prelude for `aliases` ((slot name, dtype) pairs) followed by `body`.
 pub fn render(aliases: &[(&str, DType)], body: &str) -> String {
@@ -22,7 +34,7 @@ pub fn render(aliases: &[(&str, DType)], body: &str) -> String {
     }
     for (name, d) in aliases {
         let d = *d;
-        let _ = writeln!(out, "alias {name} = {};", d.wgsl());
+        let _ = writeln!(out, "alias {name} = {};\nconst {name}_KIND = {}u;", d.wgsl(), kind(d));
     }
     out.push_str(body);
     out
@@ -35,8 +47,8 @@ mod tests {
     #[test]
     fn prelude_enables_f16_only_when_used() {
         let s = render(&[("T", DType::F16), ("I", DType::U32)], "body");
-        assert_eq!(s, "enable f16;\nalias T = f16;\nalias I = u32;\nbody");
+        assert_eq!(s, "enable f16;\nalias T = f16;\nconst T_KIND = 1u;\nalias I = u32;\nconst I_KIND = 3u;\nbody");
         let s = render(&[("T", DType::F32)], "body");
-        assert_eq!(s, "alias T = f32;\nbody");
+        assert_eq!(s, "alias T = f32;\nconst T_KIND = 0u;\nbody");
     }
 }
