@@ -30,5 +30,16 @@ pub mod topk;
 
 /// Every kernel family on the kernel spec (the offline tests compile each
 /// variant and check each uniform's layout).
-pub static FAMILIES: &[&spec::Family] =
-    &[&concat::FAMILY, &cumsum::FAMILY, &gather::FAMILY, &rope::FAMILY, &topk::FAMILY];
+pub static FAMILIES: &[&spec::Family] = &[
+    &concat::FAMILY,
+    &conv::FAMILY,
+    &conv::DIRECT_FAMILY,
+    &conv::INIT_FAMILY,
+    &cumsum::FAMILY,
+    &gather::FAMILY,
+    &gemm_coop::FAMILY,
+    &matmul::FAMILY,
+    &matmul::SUM_FAMILY,
+    &rope::FAMILY,
+    &topk::FAMILY,
+];

@@ -3,8 +3,9 @@
 //! after a prelude of
 //!
 //! ```text
-//! enable f16;          (only when some slot is f16)
-//! alias T = f32;       (one line per type slot, in the family's order)
+//! enable f16;                       (only when some slot is f16)
+//! enable wgpu_cooperative_matrix;    (only when the file uses `coop_mat` types)
+//! alias T = f32;                    (one line per type slot, in the family's order)
 //! ```
 //!
 //! Shader files therefore use their slot names (`T`, `I`, `A`, ...) without
@@ -19,6 +20,9 @@ pub fn render(aliases: &[(&str, DType)], body: &str) -> String {
     let mut out = String::with_capacity(body.len() + 128);
     if aliases.iter().any(|&(_, d)| d == DType::F16) {
         out.push_str("enable f16;\n");
+    }
+    if body.contains("coop_mat") {
+        out.push_str("enable wgpu_cooperative_matrix;\n");
     }
     for (name, d) in aliases {
         let d = *d;
@@ -38,5 +42,7 @@ mod tests {
         assert_eq!(s, "enable f16;\nalias T = f16;\nalias I = u32;\nbody");
         let s = render(&[("T", DType::F32)], "body");
         assert_eq!(s, "alias T = f32;\nbody");
+        let s = render(&[("H", DType::F16)], "var m: coop_mat16x16<H, A>;");
+        assert_eq!(s, "enable f16;\nenable wgpu_cooperative_matrix;\nalias H = f16;\nvar m: coop_mat16x16<H, A>;");
     }
 }
