@@ -94,16 +94,6 @@ pub fn fits(m: usize, n: usize, k: usize) -> bool {
     m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n()) && k.is_multiple_of(TILE.bk as usize) && k > 0
 }
 
-/// Tiles measured against `TILE` (bench/coop_probe.c times them on a GPU).
-pub const PROBES: [Tile; 6] = [
-    Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 32, double: true },
-    Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 64, double: true },
-    TILE,
-    Tile { fm: 4, fn_: 4, sgm: 4, sgn: 2, bk: 32, double: false },
-    Tile { fm: 4, fn_: 4, sgm: 2, sgn: 4, bk: 32, double: false },
-    Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 64, double: false },
-];
-
 /// Where a product goes: the range `target` binds (as `c`) from
 /// element `offset` of that range, batch matrices
 /// `batch_c` elements apart; K is cut into `splits` runs of `k_chunk` (a
@@ -156,6 +146,16 @@ pub fn record(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Tiles measured against `TILE` (bench/coop_probe.c times them on a GPU).
+    const PROBES: [Tile; 6] = [
+        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 32, double: true },
+        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 64, double: true },
+        TILE,
+        Tile { fm: 4, fn_: 4, sgm: 4, sgn: 2, bk: 32, double: false },
+        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 4, bk: 32, double: false },
+        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 64, double: false },
+    ];
 
     /// Every probe is a declared variant (the offline test compiles them all).
     #[test]
