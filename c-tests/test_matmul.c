@@ -314,6 +314,10 @@ static void test_errors(void) {
     t = c;
     t.strides[0] = 0;
     EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &a, 0, &b, 0, 0, &t), WGC_ERROR_INVALID_ARGUMENT);
+    /* Rows that overlap (a row stride of 2 under 6 columns): elements written twice. */
+    t = c;
+    t.strides[0] = 2;
+    EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &a, 0, &b, 0, 0, &t), WGC_ERROR_INVALID_ARGUMENT);
     t = c;
     t.offset = 64 * 64;
     EXPECT_STATUS(wgc_op_gemm(env.stream, 1, &a, 0, &b, 0, 0, &t), WGC_ERROR_OUT_OF_RANGE);

@@ -1,14 +1,13 @@
 // 2-D convolution as an implicit GEMM, one group per grid z:
 //   M = batch * OH * OW output pixels, N = output channels of the group,
 //   K = input channels of the group * KH * KW.
-// The tiling is that of matmul.wgsl (16x16 threads, BM = 64*RM, BN = 64*RN,
-// BK staged in workgroup memory); A's elements are gathered from the input
-// (zero outside it, which is the padding), B's from the weight.
+// The tiling is gemm_tile.wgsl's (appended to this file: 16x16 threads,
+// BM = 64*RM, BN = 64*RN, BK staged in workgroup memory); A's elements are
+// gathered from the input (zero outside it, which is the padding), B's from
+// the weight.
 // When the output has too few tiles to fill the GPU, K is split over
 // several workgroups that add their partial sums into the output, which
 // conv_init.wgsl first sets to the bias (SPLIT true, BIAS false).
-// Substitutions: RM, RN, BK, SPLIT, KH, KW (compile-time so the k decode divides by
-// constants), BIAS (true: add bias[o]).
 
 struct Params {
     m: u32,          // batch * oh * ow
@@ -35,6 +34,8 @@ struct Params {
     w_s: vec4<i32>,    // of the weight (o, c, kh, kw)
     out_s: vec4<i32>,  // of the output (n, o, oh, ow)
     k_chunk: u32,      // K range of one split, a multiple of BK
+    kw: u32,           // kernel width and taps (KH * KW), read where KW or KH is 0
+    taps: u32,
 };
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -45,34 +46,30 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> y: array<atomic<u32>>;
 @group(0) @binding(4) var<uniform> p: Params;
 
-const RM: u32 = {{RM}}u;
-const RN: u32 = {{RN}}u;
-const BK: u32 = {{BK}}u;
-const KH: u32 = {{KH}}u;
-const KW: u32 = {{KW}}u;
-const BM: u32 = 64u * RM;
-const BN: u32 = 64u * RN;
-const A_LOADS: u32 = BM * BK / 256u;
-const B_LOADS: u32 = BN * BK / 256u;
+// The kernel's height and width where the library compiles them in (so the
+// k decode divides by constants), 0 for any other size (read from p).
+override KH: u32 = 0u;
+override KW: u32 = 0u;
+// Add bias[o] to output channel o.
+override BIAS: bool = false;
+// Add into the output (K split over workgroups) rather than store.
+override SPLIT: bool = false;
 
-// One vec4 of padding per k row keeps transposing stores off one bank.
-const A_ROW: u32 = BM / 4u + 1u;
-const B_ROW: u32 = BN / 4u + 1u;
-var<workgroup> As: array<vec4<f32>, BK * A_ROW>;
-var<workgroup> Bs: array<vec4<f32>, BK * B_ROW>;
+fn kw() -> u32 { return select(p.kw, KW, KW != 0u); }
+fn taps() -> u32 { return select(p.taps, KH * KW, KH != 0u && KW != 0u); }
 
 // A loads walk m fastest (adjacent output pixels read adjacent input);
 // B loads walk k fastest (a contiguous weight is (o, k) row-major).
 fn load_tiles(k0: u32, k_end: u32, tid: u32, a_valid: bool, a_base: i32, ih0: i32, iw0: i32, n0: u32, o_base: u32,
-              a_regs: ptr<function, array<f32, A_LOADS>>, b_regs: ptr<function, array<f32, B_LOADS>>) {
+              a_regs: ptr<function, Loads>, b_regs: ptr<function, Loads>) {
     for (var l = 0u; l < A_LOADS; l++) {
         let gk = k0 + l * (256u / BM) + tid / BM;
         var v = 0.0;
         if (a_valid && gk < k_end) {
-            let c = gk / (KH * KW);
-            let rem = gk % (KH * KW);
-            let ih = ih0 + i32(rem / KW) * p.dil_h;
-            let iw = iw0 + i32(rem % KW) * p.dil_w;
+            let c = gk / taps();
+            let rem = gk % taps();
+            let ih = ih0 + i32(rem / kw()) * p.dil_h;
+            let iw = iw0 + i32(rem % kw()) * p.dil_w;
             if (ih >= 0 && ih < p.h && iw >= 0 && iw < p.w) {
                 v = x[a_base + i32(c) * p.in_s.y + ih * p.in_s.z + iw * p.in_s.w];
             }
@@ -85,10 +82,10 @@ fn load_tiles(k0: u32, k_end: u32, tid: u32, a_valid: bool, a_base: i32, ih0: i3
         let gk = k0 + idx % BK;
         var v = 0.0;
         if (gn < p.o_per_group && gk < k_end) {
-            let c = gk / (KH * KW);
-            let rem = gk % (KH * KW);
-            v = wt[i32(p.w_off) + i32(o_base + gn) * p.w_s.x + i32(c) * p.w_s.y + i32(rem / KW) * p.w_s.z
-                   + i32(rem % KW) * p.w_s.w];
+            let c = gk / taps();
+            let rem = gk % taps();
+            v = wt[i32(p.w_off) + i32(o_base + gn) * p.w_s.x + i32(c) * p.w_s.y + i32(rem / kw()) * p.w_s.z
+                   + i32(rem % kw()) * p.w_s.w];
         }
         (*b_regs)[l] = v;
     }
@@ -131,16 +128,11 @@ fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
     let a_base = i32(p.in_off) + i32(an) * p.in_s.x + i32(g * p.c_per_group) * p.in_s.y;
     let o_base = g * p.o_per_group;
 
-    var acc: array<array<vec4<f32>, RN>, 4u * RM>;
-    for (var r = 0u; r < 4u * RM; r++) {
-        for (var j = 0u; j < RN; j++) {
-            acc[r][j] = vec4<f32>(0.0);
-        }
-    }
+    var acc: Acc; // zero-initialized
 
     // The next K step's loads are in flight while a step is computed.
-    var a_next: array<f32, A_LOADS>;
-    var b_next: array<f32, B_LOADS>;
+    var a_next: Loads;
+    var b_next: Loads;
     load_tiles(k_begin, k_end, tid, a_valid, a_base, ih0, iw0, n0, o_base, &a_next, &b_next);
     for (var k0 = k_begin; k0 < k_end; k0 += BK) {
         for (var l = 0u; l < A_LOADS; l++) {
@@ -156,24 +148,7 @@ fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
             load_tiles(k0 + BK, k_end, tid, a_valid, a_base, ih0, iw0, n0, o_base, &a_next, &b_next);
         }
 
-        for (var kk = 0u; kk < BK; kk++) {
-            var av: array<vec4<f32>, RM>;
-            var bv: array<vec4<f32>, RN>;
-            for (var i = 0u; i < RM; i++) {
-                av[i] = As[kk * A_ROW + i * 16u + ty];
-            }
-            for (var j = 0u; j < RN; j++) {
-                bv[j] = Bs[kk * B_ROW + j * 16u + tx];
-            }
-            for (var i = 0u; i < RM; i++) {
-                for (var r = 0u; r < 4u; r++) {
-                    let s = av[i][r];
-                    for (var j = 0u; j < RN; j++) {
-                        acc[i * 4u + r][j] = fma(vec4<f32>(s), bv[j], acc[i * 4u + r][j]);
-                    }
-                }
-            }
-        }
+        multiply_staged(tx, ty, &acc);
         workgroupBarrier();
     }
 
@@ -192,11 +167,11 @@ fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
                     if (gn < p.o_per_group) {
                         let o = o_base + gn;
                         var v = acc[i * 4u + r][j][q];
-                        if ({{BIAS}}) {
+                        if (BIAS) {
                             v += bias[i32(p.bias_off) + i32(o) * p.bias_stride];
                         }
                         let yi = row + i32(o) * p.out_s.y;
-                        if ({{SPLIT}}) {
+                        if (SPLIT) {
                             add_out(yi, v);
                         } else {
                             atomicStore(&y[yi], bitcast<u32>(v));

@@ -9,7 +9,7 @@
 // kernels over chunk_len taps: conv_direct_chunks, the same per (chunk of
 //   the taps, output element), partial sums to `parts`, then
 //   conv_direct_finish, one invocation per output adding its partials.
-// Same Params as conv.wgsl. Substitutions: BIAS.
+// Params begin as conv.wgsl's.
 
 struct Params {
     m: u32,
@@ -51,6 +51,9 @@ struct Params {
 // Partial sum of chunk c of output i's taps at i * chunks + c.
 @group(0) @binding(5) var<storage, read_write> parts: array<f32>;
 
+// Add bias[o] to output channel o.
+override BIAS: bool = false;
+
 @compute @workgroup_size(256)
 fn conv_direct(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.y * p.row + gid.x;
@@ -81,7 +84,7 @@ fn conv_direct(@builtin(global_invocation_id) gid: vec3<u32>) {
             }
         }
     }
-    if ({{BIAS}}) {
+    if (BIAS) {
         acc += bias[i32(p.bias_off) + i32(o) * p.bias_stride];
     }
     y[i32(p.out_off) + i32(n) * p.out_s.x + i32(o) * p.out_s.y + i32(oh) * p.out_s.z + i32(ow) * p.out_s.w] = acc;
@@ -115,7 +118,7 @@ fn out_of(i: u32) -> Out {
 }
 
 fn with_bias(v: f32, o: u32) -> f32 {
-    if ({{BIAS}}) {
+    if (BIAS) {
         return v + bias[i32(p.bias_off) + i32(o) * p.bias_stride];
     }
     return v;

@@ -2,44 +2,33 @@
 // invocation per element of C adds the element's raw products from every
 // slab of `parts`, in slab order, then writes
 // C = alpha * sum + beta * C (+ bias per row) as gemm's epilogue does.
-// Params are matmul.wgsl's (the same bytes are passed to both passes).
-// Substitutions: OUT (f32|f16), ENABLE, BIAS (true: add bias[m]).
-{{ENABLE}}
+// Types: OUT (f32|f16) for C and bias.
 
 struct Params {
     m: u32,
     n: u32,
-    k: u32,
     batch_rank: u32,
+    batches: u32,
     alpha: f32,
     beta: f32,
-    a_sm: i32,
-    a_sk: i32,
-    b_sk: i32,
-    b_sn: i32,
     c_sm: i32,
     c_sn: i32,
-    a_off: u32,
-    b_off: u32,
     c_off: u32,
     bias_off: u32,
-    batch_shape: array<vec4<u32>, 2>,
-    a_bstride: array<vec4<i32>, 2>,
-    b_bstride: array<vec4<i32>, 2>,
-    c_bstride: array<vec4<i32>, 2>,
     bias_stride: i32,
-    k_chunk: u32,
     parts: u32,
-    split0: u32,
-    accumulate: u32,
-    batches: u32,
-    row: u32,
+    row: u32,          // invocations per grid row
+    batch_shape: array<vec4<u32>, 2>,
+    c_bstride: array<vec4<i32>, 2>,
 };
 
-@group(0) @binding(2) var<storage, read_write> c: array<{{OUT}}>;
-@group(0) @binding(3) var<storage, read> bias: array<{{OUT}}>;
-@group(0) @binding(4) var<uniform> p: Params;
-@group(0) @binding(5) var<storage, read_write> parts: array<f32>;
+@group(0) @binding(0) var<storage, read_write> c: array<OUT>;
+@group(0) @binding(1) var<storage, read> bias: array<OUT>;
+@group(0) @binding(2) var<uniform> p: Params;
+@group(0) @binding(3) var<storage, read_write> parts: array<f32>;
+
+// Add bias[m] to row m.
+override BIAS: bool = false;
 
 @compute @workgroup_size(256)
 fn gemm_split_sum(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -63,11 +52,11 @@ fn gemm_split_sum(@builtin(global_invocation_id) gid: vec3<u32>) {
         rest = rest / dim;
     }
     var v = p.alpha * sum;
-    if ({{BIAS}}) {
+    if (BIAS) {
         v += f32(bias[i32(p.bias_off) + i32(gm) * p.bias_stride]);
     }
     if (p.beta != 0.0) {
         v += p.beta * f32(c[ci]);
     }
-    c[ci] = {{OUT}}(v);
+    c[ci] = OUT(v);
 }

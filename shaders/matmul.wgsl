@@ -1,12 +1,7 @@
-// Batched GEMM: C = alpha * A x B + beta * C (+ bias per row), tiled.
-//
-// Each workgroup of 16x16 threads computes a BM x BN tile of C, with
-// BM = 64 * RM and BN = 64 * RN; each thread holds (4*RM) x (4*RN) results
-// in registers. K is walked in steps of BK staged in workgroup memory, A
-// stored transposed (k-major) so that both tiles are read as vec4 rows.
-// The next step's global loads are in flight while a step is computed.
-// A thread's rows are ty*4 + r + i*64 and its columns tx*4 + c + j*64, so a
-// subgroup reads consecutive vec4s of B and broadcasts A.
+// Batched GEMM: C = alpha * A x B + beta * C (+ bias per row), tiled by the
+// micro-kernel of gemm_tile.wgsl (appended to this file), whose staging and
+// multiplication this file drives. The next step's global loads are in
+// flight while a step is computed.
 //
 // K longer than one workgroup should accumulate (software drivers stop an
 // invocation's loops after 65,535 iterations, and one long f32 sum drifts)
@@ -15,13 +10,10 @@
 // them (accumulate != 0, later waves of splits), to slab `slab` of `parts`;
 // gemm_split_sum.wgsl then adds the slabs and applies alpha, beta and bias.
 //
-// Element (m, k) of A lives at a[a_base + m*a_sm + k*a_sk] (any strides);
-// A_SK / A_SM / B_SK / B_SN are either the literal 1 (contiguous, folded by
-// the compiler) or the uniform's stride. A_K_FAST says that consecutive k
-// are adjacent in memory, choosing which way threads walk for coalescing.
-// Substitutions: IN (f32|f16), OUT (f32|f16), ENABLE, RM, RN, BK, A_SK,
-// A_SM, B_SK, B_SN, C_SM, C_SN, A_K_FAST, B_N_FAST, BIAS (true: add bias[m]).
-{{ENABLE}}
+// Element (m, k) of A lives at a[a_base + m*a_sm + k*a_sk] (any strides).
+// A_LAYOUT, B_LAYOUT and C_LAYOUT say which stride is a compile-time 1
+// (folded by the compiler) and which way threads walk for coalescing.
+// Types: IN (f32|f16) for A and B, OUT (f32|f16) for C and bias.
 
 struct Params {
     m: u32,
@@ -50,32 +42,33 @@ struct Params {
     split0: u32,
     accumulate: u32,
     batches: u32,
-    row: u32,          // invocations per grid row (gemm_split_sum)
 };
 
-@group(0) @binding(0) var<storage, read> a: array<{{IN}}>;
-@group(0) @binding(1) var<storage, read> b: array<{{IN}}>;
-@group(0) @binding(2) var<storage, read_write> c: array<{{OUT}}>;
-@group(0) @binding(3) var<storage, read> bias: array<{{OUT}}>;
+@group(0) @binding(0) var<storage, read> a: array<IN>;
+@group(0) @binding(1) var<storage, read> b: array<IN>;
+@group(0) @binding(2) var<storage, read_write> c: array<OUT>;
+@group(0) @binding(3) var<storage, read> bias: array<OUT>;
 @group(0) @binding(4) var<uniform> p: Params;
 // Raw f32 products of gemm_split: element (m, n) of batch matrix b in slab q
 // at ((q * batches + b) * m + m) * n + n.
 @group(0) @binding(5) var<storage, read_write> parts: array<f32>;
 
-const RM: u32 = {{RM}}u;
-const RN: u32 = {{RN}}u;
-const BK: u32 = {{BK}}u;
-const BM: u32 = 64u * RM;
-const BN: u32 = 64u * RN;
-const A_LOADS: u32 = BM * BK / 256u;
-const B_LOADS: u32 = BN * BK / 256u;
+// A_LAYOUT: 0 any strides, k adjacent-most; 1 any strides, m adjacent-most;
+// 2 a_sk is 1; 3 a_sm is 1. B_LAYOUT likewise for (n, k): 0 n adjacent-most;
+// 1 k adjacent-most; 2 b_sn is 1; 3 b_sk is 1. C_LAYOUT: 0 any strides;
+// 1 c_sn is 1; 2 c_sm is 1.
+override A_LAYOUT: u32 = 0u;
+override B_LAYOUT: u32 = 0u;
+override C_LAYOUT: u32 = 0u;
+// Add bias[m] to row m.
+override BIAS: bool = false;
 
-// One vec4 of padding per k row keeps the transposing stores from all
-// landing in one memory bank.
-const A_ROW: u32 = BM / 4u + 1u;
-const B_ROW: u32 = BN / 4u + 1u;
-var<workgroup> As: array<vec4<f32>, BK * A_ROW>;
-var<workgroup> Bs: array<vec4<f32>, BK * B_ROW>;
+fn a_sm() -> i32 { return select(p.a_sm, 1, A_LAYOUT == 3u); }
+fn a_sk() -> i32 { return select(p.a_sk, 1, A_LAYOUT == 2u); }
+fn b_sk() -> i32 { return select(p.b_sk, 1, B_LAYOUT == 3u); }
+fn b_sn() -> i32 { return select(p.b_sn, 1, B_LAYOUT == 2u); }
+fn c_sm() -> i32 { return select(p.c_sm, 1, C_LAYOUT == 2u); }
+fn c_sn() -> i32 { return select(p.c_sn, 1, C_LAYOUT == 1u); }
 
 fn vec_at(v: array<vec4<u32>, 2>, i: u32) -> u32 {
     return v[i / 4u][i % 4u];
@@ -88,28 +81,28 @@ fn ivec_at(v: array<vec4<i32>, 2>, i: u32) -> i32 {
 // walk the dim that is adjacent in memory so that loads coalesce.
 fn a_coord(l: u32, tid: u32) -> vec2<u32> {
     let idx = l * 256u + tid;
-    if ({{A_K_FAST}}) {
+    if (A_LAYOUT == 0u || A_LAYOUT == 2u) {
         return vec2<u32>(idx % BK, idx / BK);
     }
     return vec2<u32>(idx / BM, idx % BM);
 }
 fn b_coord(l: u32, tid: u32) -> vec2<u32> {
     let idx = l * 256u + tid;
-    if ({{B_N_FAST}}) {
+    if (B_LAYOUT == 0u || B_LAYOUT == 2u) {
         return vec2<u32>(idx / BN, idx % BN);
     }
     return vec2<u32>(idx % BK, idx / BK);
 }
 
 fn load_tiles(k0: u32, k_end: u32, m0: u32, n0: u32, tid: u32, a_base: i32, b_base: i32,
-              a_regs: ptr<function, array<f32, A_LOADS>>, b_regs: ptr<function, array<f32, B_LOADS>>) {
+              a_regs: ptr<function, Loads>, b_regs: ptr<function, Loads>) {
     for (var l = 0u; l < A_LOADS; l++) {
         let km = a_coord(l, tid);
         let gk = k0 + km.x;
         let gm = m0 + km.y;
         var v = 0.0;
         if (gm < p.m && gk < k_end) {
-            v = f32(a[a_base + i32(gm) * {{A_SM}} + i32(gk) * {{A_SK}}]);
+            v = f32(a[a_base + i32(gm) * a_sm() + i32(gk) * a_sk()]);
         }
         (*a_regs)[l] = v;
     }
@@ -119,13 +112,13 @@ fn load_tiles(k0: u32, k_end: u32, m0: u32, n0: u32, tid: u32, a_base: i32, b_ba
         let gn = n0 + kn.y;
         var v = 0.0;
         if (gn < p.n && gk < k_end) {
-            v = f32(b[b_base + i32(gk) * {{B_SK}} + i32(gn) * {{B_SN}}]);
+            v = f32(b[b_base + i32(gk) * b_sk() + i32(gn) * b_sn()]);
         }
         (*b_regs)[l] = v;
     }
 }
 
-fn store_tiles(tid: u32, a_regs: ptr<function, array<f32, A_LOADS>>, b_regs: ptr<function, array<f32, B_LOADS>>) {
+fn store_tiles(tid: u32, a_regs: ptr<function, Loads>, b_regs: ptr<function, Loads>) {
     for (var l = 0u; l < A_LOADS; l++) {
         let km = a_coord(l, tid);
         As[km.x * A_ROW + km.y / 4u][km.y % 4u] = (*a_regs)[l];
@@ -149,15 +142,13 @@ fn batch_bases(z: u32) -> vec3<i32> {
     return bases;
 }
 
-alias Acc = array<array<vec4<f32>, RN>, 4u * RM>;
-
 // The tile's products over k in [k_begin, k_end), added to `acc`.
 fn tile_products(tid: u32, tx: u32, ty: u32, m0: u32, n0: u32, k_begin: u32, k_end: u32, a_base: i32, b_base: i32,
                  acc: ptr<function, Acc>) {
     // Software pipelining: the next K step's global loads are issued into
     // registers before the current step's products, hiding their latency.
-    var a_next: array<f32, A_LOADS>;
-    var b_next: array<f32, B_LOADS>;
+    var a_next: Loads;
+    var b_next: Loads;
     load_tiles(k_begin, k_end, m0, n0, tid, a_base, b_base, &a_next, &b_next);
     for (var k0 = k_begin; k0 < k_end; k0 += BK) {
         store_tiles(tid, &a_next, &b_next);
@@ -166,24 +157,7 @@ fn tile_products(tid: u32, tx: u32, ty: u32, m0: u32, n0: u32, k_begin: u32, k_e
             load_tiles(k0 + BK, k_end, m0, n0, tid, a_base, b_base, &a_next, &b_next);
         }
 
-        for (var kk = 0u; kk < BK; kk++) {
-            var av: array<vec4<f32>, RM>;
-            var bv: array<vec4<f32>, RN>;
-            for (var i = 0u; i < RM; i++) {
-                av[i] = As[kk * A_ROW + i * 16u + ty];
-            }
-            for (var j = 0u; j < RN; j++) {
-                bv[j] = Bs[kk * B_ROW + j * 16u + tx];
-            }
-            for (var i = 0u; i < RM; i++) {
-                for (var r = 0u; r < 4u; r++) {
-                    let s = av[i][r];
-                    for (var j = 0u; j < RN; j++) {
-                        (*acc)[i * 4u + r][j] = fma(vec4<f32>(s), bv[j], (*acc)[i * 4u + r][j]);
-                    }
-                }
-            }
-        }
+        multiply_staged(tx, ty, acc);
         workgroupBarrier();
     }
 }
@@ -198,12 +172,7 @@ fn gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     let m0 = wg.y * BM;
     let n0 = wg.x * BN;
 
-    var acc: Acc;
-    for (var r = 0u; r < 4u * RM; r++) {
-        for (var j = 0u; j < RN; j++) {
-            acc[r][j] = vec4<f32>(0.0);
-        }
-    }
+    var acc: Acc; // zero-initialized
     tile_products(tid, tx, ty, m0, n0, 0u, p.k, bases.x, bases.y, &acc);
 
     for (var i = 0u; i < RM; i++) {
@@ -213,19 +182,19 @@ fn gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
                 continue;
             }
             var add = 0.0;
-            if ({{BIAS}}) {
+            if (BIAS) {
                 add = f32(bias[i32(p.bias_off) + i32(gm) * p.bias_stride]);
             }
             for (var j = 0u; j < RN; j++) {
                 for (var q = 0u; q < 4u; q++) {
                     let gn = n0 + j * 64u + tx * 4u + q;
                     if (gn < p.n) {
-                        let ci = c_base + i32(gm) * {{C_SM}} + i32(gn) * {{C_SN}};
+                        let ci = c_base + i32(gm) * c_sm() + i32(gn) * c_sn();
                         var v = p.alpha * acc[i * 4u + r][j][q] + add;
                         if (p.beta != 0.0) {
                             v += p.beta * f32(c[ci]);
                         }
-                        c[ci] = {{OUT}}(v);
+                        c[ci] = OUT(v);
                     }
                 }
             }
@@ -249,12 +218,7 @@ fn gemm_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id
     let m0 = wg.y * BM;
     let n0 = wg.x * BN;
 
-    var acc: Acc;
-    for (var r = 0u; r < 4u * RM; r++) {
-        for (var j = 0u; j < RN; j++) {
-            acc[r][j] = vec4<f32>(0.0);
-        }
-    }
+    var acc: Acc; // zero-initialized
     tile_products(tid, tx, ty, m0, n0, k_begin, min(k_begin + p.k_chunk, p.k), bases.x, bases.y, &acc);
 
     for (var i = 0u; i < RM; i++) {

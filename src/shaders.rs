@@ -7,7 +7,6 @@
 pub const ALL: &[(&str, &str)] = &[
     ("fill.wgsl", include_str!("../shaders/fill.wgsl")),
     ("indirect_counts.wgsl", include_str!("../shaders/indirect_counts.wgsl")),
-    ("gemm_coop_f16.wgsl", include_str!("../shaders/gemm_coop_f16.wgsl")),
     ("norm.wgsl", include_str!("../shaders/norm.wgsl")),
     ("norm_batch.wgsl", include_str!("../shaders/norm_batch.wgsl")),
     ("reduce.wgsl", include_str!("../shaders/reduce.wgsl")),
@@ -15,11 +14,8 @@ pub const ALL: &[(&str, &str)] = &[
     ("reduce_wg_shared.wgsl", include_str!("../shaders/reduce_wg_shared.wgsl")),
     ("reduce_wg_subgroups.wgsl", include_str!("../shaders/reduce_wg_subgroups.wgsl")),
     ("softmax.wgsl", include_str!("../shaders/softmax.wgsl")),
-    ("matmul.wgsl", include_str!("../shaders/matmul.wgsl")),
-    ("gemm_split_sum.wgsl", include_str!("../shaders/gemm_split_sum.wgsl")),
-    ("conv.wgsl", include_str!("../shaders/conv.wgsl")),
-    ("conv_direct.wgsl", include_str!("../shaders/conv_direct.wgsl")),
-    ("conv_init.wgsl", include_str!("../shaders/conv_init.wgsl")),
+    // Fragment appended to the matmul and conv kernel families' sources.
+    ("gemm_tile.wgsl", include_str!("../shaders/gemm_tile.wgsl")),
     ("pool.wgsl", include_str!("../shaders/pool.wgsl")),
     ("random.wgsl", include_str!("../shaders/random.wgsl")),
 ];

@@ -3,22 +3,38 @@
 //! points x element types x override values; operators can only ask for
 //! these, see `Variant::check_declared`), the prelude is applied, naga
 //! parses and validates the module with only the capabilities the variant
-//! needs, the override values are applied as pipeline constants, and the
+//! needs (those of the `enable` lines its prelude adds: f16, cooperative
+//! matrices), the override values are applied as pipeline constants, and the
 //! entry point is translated to SPIR-V. A broken kernel fails here, on a
 //! machine without a GPU.
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use std::collections::{HashMap, HashSet};
-use wgcompute::ops::tensor::DType;
 use wgcompute::ops::FAMILIES;
 
 /// A variant's source parsed and validated: shared by every variant that
 /// differs only in its entry point and override values.
 type Validated = Result<(naga::Module, naga::valid::ModuleInfo), String>;
 
-fn validate(source: &str, f16: bool) -> Validated {
+/// The capabilities a variant's `enable` lines ask for.
+fn capabilities(source: &str) -> Capabilities {
+    let mut caps = Capabilities::empty();
+    if source.contains("enable f16;") {
+        caps |= Capabilities::SHADER_FLOAT16;
+    }
+    if source.contains("enable wgpu_cooperative_matrix;") {
+        caps |= Capabilities::COOPERATIVE_MATRIX;
+    }
+    // f16 conversions in f32 code (a downlevel capability every Vulkan adapter has).
+    if source.contains("pack2x16float") {
+        caps |= Capabilities::SHADER_FLOAT16_IN_FLOAT32;
+    }
+    caps
+}
+
+fn validate(source: &str) -> Validated {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
-    let caps = if f16 { Capabilities::SHADER_FLOAT16 } else { Capabilities::empty() };
+    let caps = capabilities(source);
     let info = Validator::new(ValidationFlags::all(), caps).validate(&module).map_err(|e| e.emit_to_string(source))?;
     Ok((module, info))
 }
@@ -50,9 +66,8 @@ fn every_variant_compiles_to_spirv() {
         assert!(!variants.is_empty(), "{} declares no variants", family.file);
         for v in variants {
             v.check_declared().unwrap();
-            let f16 = v.dtypes().any(|d| d == DType::F16);
             let source = v.source();
-            let checked = validated.entry(source).or_insert_with_key(|s| validate(s, f16));
+            let checked = validated.entry(source).or_insert_with_key(|s| validate(s));
             match compile_offline(checked, v.entry, &v.constants()) {
                 Ok(words) => assert!(words > 0),
                 Err(e) => failures.push(format!("{} {} {:?} {:?}:\n{e}", family.file, v.entry, v.types, v.constants())),
@@ -65,13 +80,32 @@ fn every_variant_compiles_to_spirv() {
 }
 
 /// Every override a family declares exists in its shader, and every
-/// `override` in the shader is declared (so the cache key names them all).
+/// `override` in the shader is declared (so the cache key names them all),
+/// except derived ones: overrides whose initializer reads other overrides
+/// (tile sizes computed from the declared blocking) are functions of the
+/// declared values, which the library never sets itself.
 #[test]
 fn declared_overrides_match_the_shaders() {
     for family in FAMILIES {
         let v = family.all_variants()[0];
         let module = naga::front::wgsl::parse_str(&v.source()).unwrap();
-        let in_shader: HashSet<&str> = module.overrides.iter().filter_map(|(_, o)| o.name.as_deref()).collect();
+        let derived = |o: &naga::Override| {
+            let mut stack: Vec<_> = o.init.into_iter().collect();
+            while let Some(e) = stack.pop() {
+                match &module.global_expressions[e] {
+                    naga::Expression::Override(_) => return true,
+                    naga::Expression::Binary { left, right, .. } => stack.extend([*left, *right]),
+                    naga::Expression::Unary { expr, .. } | naga::Expression::As { expr, .. } => stack.push(*expr),
+                    naga::Expression::Select { condition, accept, reject } => {
+                        stack.extend([*condition, *accept, *reject])
+                    }
+                    _ => {}
+                }
+            }
+            false
+        };
+        let in_shader: HashSet<&str> =
+            module.overrides.iter().filter(|(_, o)| !derived(o)).filter_map(|(_, o)| o.name.as_deref()).collect();
         let declared: HashSet<&str> = family.overrides.iter().map(|o| o.name).collect();
         assert_eq!(in_shader, declared, "{}: overrides in the shader vs declared", family.file);
         let entries: HashSet<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();

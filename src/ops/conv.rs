@@ -2,11 +2,11 @@
 //! as a batched GEMM, one-input-channel-per-group (depthwise) convolutions
 //! a direct kernel, everything else an implicit GEMM.
 
-use super::common::whole;
-use super::common::{kernel, launch, Params};
 use super::grid::grid_1d;
-use super::matmul::{check_output, gemm_views, RowBias};
-use super::reduce_kernels::{launch as launch_slots, row_grid};
+use super::matmul::{gemm_views, RowBias};
+use super::reduce_kernels::row_grid;
+use super::spec::uniform::uniform;
+use super::spec::{self, check_output, view_arg, Arg, Family, Launch, OverrideSlot, Sharing};
 use super::split::{scratch, CHUNK_LEN, K_CHUNK};
 use super::tensor::{check_kernel_counts, expect_shape, numel, same_device, DType, Tensor};
 use crate::bail;
@@ -16,6 +16,133 @@ use crate::runtime::stream::StreamShared;
 /// Most kernel taps (KH * KW) a depthwise convolution computes with one
 /// invocation per output; larger kernels take a workgroup per output.
 const DIRECT_MAX_TAPS: usize = 4096;
+
+const BIAS: OverrideSlot = OverrideSlot { name: "BIAS", values: &[0.0, 1.0] };
+/// Kernel heights and widths the implicit GEMM compiles in (its k decode then
+/// divides by constants); 0 stands for any other size, read from the uniform.
+const SPECIALIZED_SIZES: &[f64] = &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0];
+
+/// The implicit GEMM (shaders/conv.wgsl with the micro-kernel of
+/// shaders/gemm_tile.wgsl, which matmul.wgsl shares).
+pub static FAMILY: Family = Family {
+    file: "conv.wgsl",
+    source: concat!(include_str!("../../shaders/conv.wgsl"), include_str!("../../shaders/gemm_tile.wgsl")),
+    entries: &["conv_gemm"],
+    types: &[],
+    overrides: &[
+        OverrideSlot { name: "RM", values: &[1.0, 2.0] },
+        OverrideSlot { name: "RN", values: &[1.0, 2.0] },
+        OverrideSlot { name: "KH", values: SPECIALIZED_SIZES },
+        OverrideSlot { name: "KW", values: SPECIALIZED_SIZES },
+        BIAS,
+        OverrideSlot { name: "SPLIT", values: &[0.0, 1.0] },
+    ],
+    uniform: <ConvParams as spec::Uniform>::layout,
+};
+
+/// Depthwise convolution, computed directly.
+pub static DIRECT_FAMILY: Family = Family {
+    file: "conv_direct.wgsl",
+    source: include_str!("../../shaders/conv_direct.wgsl"),
+    entries: &["conv_direct", "conv_direct_taps", "conv_direct_chunks", "conv_direct_finish"],
+    types: &[],
+    overrides: &[BIAS],
+    uniform: <ConvDirectParams as spec::Uniform>::layout,
+};
+
+/// The first pass of a split-K implicit GEMM: the output set to the bias.
+pub static INIT_FAMILY: Family = Family {
+    file: "conv_init.wgsl",
+    source: include_str!("../../shaders/conv_init.wgsl"),
+    entries: &["conv_init"],
+    types: &[],
+    overrides: &[BIAS],
+    uniform: <ConvInitParams as spec::Uniform>::layout,
+};
+
+uniform! {
+    /// The uniform of conv.wgsl.
+    pub struct ConvParams = "Params" {
+        pub m: u32,
+        pub o_per_group: u32,
+        pub k: u32,
+        pub c_per_group: u32,
+        pub h: i32,
+        pub w: i32,
+        pub oh: u32,
+        pub ow: u32,
+        pub stride_h: i32,
+        pub stride_w: i32,
+        pub pad_h: i32,
+        pub pad_w: i32,
+        pub dil_h: i32,
+        pub dil_w: i32,
+        pub in_off: u32,
+        pub w_off: u32,
+        pub out_off: u32,
+        pub bias_off: u32,
+        pub bias_stride: i32,
+        pub splits: u32,
+        pub in_s: [i32; 4],
+        pub w_s: [i32; 4],
+        pub out_s: [i32; 4],
+        pub k_chunk: u32,
+        pub kw: u32,
+        pub taps: u32,
+        pub _pad0: u32,
+    }
+}
+
+uniform! {
+    /// The uniform of conv_direct.wgsl.
+    pub struct ConvDirectParams = "Params" {
+        pub m: u32,
+        pub o_per_group: u32,
+        pub k: u32,
+        pub c_per_group: u32,
+        pub h: i32,
+        pub w: i32,
+        pub oh: u32,
+        pub ow: u32,
+        pub stride_h: i32,
+        pub stride_w: i32,
+        pub pad_h: i32,
+        pub pad_w: i32,
+        pub dil_h: i32,
+        pub dil_w: i32,
+        pub in_off: u32,
+        pub w_off: u32,
+        pub out_off: u32,
+        pub bias_off: u32,
+        pub bias_stride: i32,
+        pub row: u32,
+        pub in_s: [i32; 4],
+        pub w_s: [i32; 4],
+        pub out_s: [i32; 4],
+        pub total: u32,
+        pub channels: u32,
+        pub kh: u32,
+        pub kw: u32,
+        pub chunk_len: u32,
+        pub chunks: u32,
+        pub _pad0: [u32; 2],
+    }
+}
+
+uniform! {
+    /// The uniform of conv_init.wgsl.
+    pub struct ConvInitParams = "Params" {
+        pub total: u32,
+        pub channels: u32,
+        pub ohw: u32,
+        pub ow: u32,
+        pub out_off: u32,
+        pub bias_off: u32,
+        pub bias_stride: i32,
+        pub row: u32,
+        pub out_s: [i32; 4],
+    }
+}
 
 /// Strides, padding, dilation and groups. Zero strides, dilations and
 /// groups mean 1.
@@ -49,52 +176,32 @@ fn ivec4(s: &[isize]) -> [i32; 4] {
 /// Depthwise convolution (conv_direct.wgsl): one invocation per output
 /// element, or for kernels of more than DIRECT_MAX_TAPS taps a workgroup per
 /// output element (and per chunk of CHUNK_LEN taps, with a pass adding the
-/// chunks). `base` gives the Params fields shared with conv.wgsl.
+/// chunks). `base` has the fields shared with conv.wgsl filled in.
 fn depthwise(
     stream: &StreamShared,
-    base: &dyn Fn() -> Params,
-    [input, weight, bias, out]: [&Tensor; 4],
-    [channels, kh, kw]: [usize; 3],
-    bias_flag: &str,
+    base: ConvDirectParams,
+    [x, wt, bias, y]: [Arg; 4],
+    total: usize,
+    has_bias: f64,
 ) -> Result<()> {
     let dev = &stream.device;
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
-    let total = out.numel() as u64;
-    let taps = kh * kw;
+    let taps = (base.kh * base.kw) as usize;
     let chunks = if taps > DIRECT_MAX_TAPS { taps.div_ceil(CHUNK_LEN) } else { 1 };
-    let params = |row: u32| {
-        let mut p = base().u32(row);
-        for s in [&input.strides, &weight.strides, &out.strides] {
-            for v in ivec4(s) {
-                p = p.i32(v);
-            }
-        }
-        p.u32(total as u32)
-            .u32(channels as u32)
-            .u32(kh as u32)
-            .u32(kw as u32)
-            .u32(CHUNK_LEN as u32)
-            .u32(chunks as u32)
-            .align16()
-    };
-    let values = [("BIAS", bias_flag)];
+    let params = |row: u32| ConvDirectParams { row, chunk_len: CHUNK_LEN as u32, chunks: chunks as u32, ..base };
+    let variant = |entry| DIRECT_FAMILY.variant(entry, &[], &[has_bias]);
     if taps <= DIRECT_MAX_TAPS {
-        let (grid, row) = grid_1d(total, 256, max_dim);
-        let kern = kernel(dev, "conv_direct.wgsl", "conv_direct", &values)?;
-        return launch(stream, &kern, &[input, weight, bias, out], params(row).bytes(), grid);
+        let (groups, row) = grid_1d(total as u64, 256, max_dim);
+        let launch = Launch { variant: variant("conv_direct"), params: params(row), args: [x, wt, bias, y], groups };
+        return spec::record(stream, &launch);
     }
-    let (groups, per_y) = row_grid(chunks as u32, total as usize, max_dim);
+    let (groups, per_y) = row_grid(chunks as u32, total, max_dim);
     if chunks == 1 {
-        let kern = kernel(dev, "conv_direct.wgsl", "conv_direct_taps", &values)?;
-        return launch_slots(
-            stream,
-            &kern,
-            &[input.bind(0), weight.bind(1), bias.bind(2), out.bind(3)],
-            &params(per_y),
-            groups,
-        );
+        let launch =
+            Launch { variant: variant("conv_direct_taps"), params: params(per_y), args: [x, wt, bias, y], groups };
+        return spec::record(stream, &launch);
     }
-    let bytes = total * chunks as u64 * 4;
+    let bytes = total as u64 * chunks as u64 * 4;
     if bytes > dev.limits.max_storage_buffer_binding_size {
         bail!(
             TooLarge,
@@ -103,11 +210,14 @@ fn depthwise(
         );
     }
     let parts = scratch(dev, bytes)?;
-    let kern = kernel(dev, "conv_direct.wgsl", "conv_direct_chunks", &values)?;
-    launch_slots(stream, &kern, &[input.bind(0), weight.bind(1), whole(5, &parts)], &params(per_y), groups)?;
-    let (grid, row) = grid_1d(total, 256, max_dim);
-    let finish = kernel(dev, "conv_direct.wgsl", "conv_direct_finish", &values)?;
-    launch_slots(stream, &finish, &[bias.bind(2), out.bind(3), whole(5, &parts)], &params(row), grid)
+    let parts_arg = Arg::whole("parts", &parts);
+    let launch =
+        Launch { variant: variant("conv_direct_chunks"), params: params(per_y), args: [x, wt, parts_arg], groups };
+    spec::record(stream, &launch)?;
+    let (groups, row) = grid_1d(total as u64, 256, max_dim);
+    let launch =
+        Launch { variant: variant("conv_direct_finish"), params: params(row), args: [bias, y, parts_arg], groups };
+    spec::record(stream, &launch)
 }
 
 pub fn conv2d(
@@ -173,11 +283,11 @@ pub fn conv2d(
             ("C/groups * KH * KW", numel(&[cg, kh, kw])),
         ],
     )?;
-    let mut inputs = vec![input, weight];
+    let mut inputs = vec![("the input", input), ("the weight", weight)];
     if let Some(b) = bias {
-        inputs.push(b);
+        inputs.push(("the bias", b));
     }
-    check_output(out, &inputs, "conv2d")?;
+    check_output("conv2d", out, &inputs, Sharing::Separate)?;
     dev.check_alive()?;
     if out.numel() == 0 {
         return Ok(());
@@ -209,36 +319,54 @@ pub fn conv2d(
     let og = o / groups;
     let m = n * oh * ow;
     let k = cg * kh * kw;
-    let bias_t = bias.unwrap_or(weight);
-    let base = || {
-        Params::new()
-            .u32(m as u32)
-            .u32(og as u32)
-            .u32(k as u32)
-            .u32(cg as u32)
-            .i32(h as i32)
-            .i32(w as i32)
-            .u32(oh as u32)
-            .u32(ow as u32)
-            .i32(sh as i32)
-            .i32(sw as i32)
-            .i32(ph as i32)
-            .i32(pw as i32)
-            .i32(dh as i32)
-            .i32(dw as i32)
-            .u32(input.bound_offset())
-            .u32(weight.bound_offset())
-            .u32(out.bound_offset())
-            .u32(bias.map_or(0, |b| b.bound_offset()))
-            .i32(bias.map_or(0, |b| b.strides[0] as i32))
+    let (x_arg, in_off) = view_arg("x", input);
+    let (w_arg, w_off) = view_arg("wt", weight);
+    let (y_arg, out_off) = view_arg("y", out);
+    // Without a bias the kernels' bias binding still needs a buffer: the weight's.
+    let (bias_arg, bias_off) = match bias {
+        Some(b) => view_arg("bias", b),
+        None => (Arg { name: "bias", ..w_arg }, 0),
     };
-    let bias_flag = if bias.is_some() { "true" } else { "false" };
+    let bias_stride = bias.map_or(0, |b| b.strides[0] as i32);
+    let has_bias = if bias.is_some() { 1.0 } else { 0.0 };
+    let [in_s, w_s, out_s] = [&input.strides, &weight.strides, &out.strides].map(|s| ivec4(s));
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
 
     if cg == 1 && groups > 1 {
-        return depthwise(stream, &base, [input, weight, bias_t, out], [o, kh, kw], bias_flag);
+        let base = ConvDirectParams {
+            m: m as u32,
+            o_per_group: og as u32,
+            k: k as u32,
+            c_per_group: cg as u32,
+            h: h as i32,
+            w: w as i32,
+            oh: oh as u32,
+            ow: ow as u32,
+            stride_h: sh as i32,
+            stride_w: sw as i32,
+            pad_h: ph as i32,
+            pad_w: pw as i32,
+            dil_h: dh as i32,
+            dil_w: dw as i32,
+            in_off,
+            w_off,
+            out_off,
+            bias_off,
+            bias_stride,
+            row: 0,
+            in_s,
+            w_s,
+            out_s,
+            total: out.numel() as u32,
+            channels: o as u32,
+            kh: kh as u32,
+            kw: kw as u32,
+            chunk_len: 0,
+            chunks: 0,
+            _pad0: [0; 2],
+        };
+        return depthwise(stream, base, [x_arg, w_arg, bias_arg, y_arg], out.numel(), has_bias);
     }
-    let mut p = base();
 
     let tiles64 = m.div_ceil(64) * og.div_ceil(64) * groups;
     // K is always split into runs of at most K_CHUNK (see split.rs).
@@ -246,6 +374,7 @@ pub fn conv2d(
     let big = tiles64 >= 1024 && min_splits == 1;
     let rm = if big && m > 64 { 2 } else { 1 };
     let rn = if big && og > 64 { 2 } else { 1 };
+    // gemm_tile.wgsl's BK for these blocks.
     let bk = if rm * rn == 4 { 8 } else { 16 };
     // Too few output tiles to fill a large GPU (about two per multiprocessor
     // on an H200) and a long K: split K over workgroups that add partial sums
@@ -258,48 +387,59 @@ pub fn conv2d(
     if groups_xy.iter().any(|&g| g > max_dim as usize) || groups * splits > max_dim as usize {
         bail!(TooLarge, "conv2d: the output needs more workgroups than this adapter allows per dimension");
     }
-    p = p.u32(splits as u32);
-    for s in [&input.strides, &weight.strides, &out.strides] {
-        for v in ivec4(s) {
-            p = p.i32(v);
-        }
-    }
-    p = p.u32(k_chunk as u32).align16();
     let split = splits > 1;
     if split {
         let total = out.numel() as u64;
         let (grid, row) = grid_1d(total, 256, max_dim);
-        let mut ip = Params::new()
-            .u32(total as u32)
-            .u32(o as u32)
-            .u32((oh * ow) as u32)
-            .u32(ow as u32)
-            .u32(out.bound_offset())
-            .u32(bias.map_or(0, |b| b.bound_offset()))
-            .i32(bias.map_or(0, |b| b.strides[0] as i32))
-            .u32(row);
-        for v in ivec4(&out.strides) {
-            ip = ip.i32(v);
-        }
-        let init = kernel(dev, "conv_init.wgsl", "conv_init", &[("BIAS", bias_flag)])?;
-        launch(stream, &init, &[bias_t, out], ip.bytes(), grid)?;
+        let params = ConvInitParams {
+            total: total as u32,
+            channels: o as u32,
+            ohw: (oh * ow) as u32,
+            ow: ow as u32,
+            out_off,
+            bias_off,
+            bias_stride,
+            row,
+            out_s,
+        };
+        let variant = INIT_FAMILY.variant("conv_init", &[], &[has_bias]);
+        spec::record(stream, &Launch { variant, params, args: [bias_arg, y_arg], groups: grid })?;
     }
-    let (rm_s, rn_s, bk_s, kh_s, kw_s) =
-        (rm.to_string(), rn.to_string(), bk.to_string(), kh.to_string(), kw.to_string());
-    let kern = kernel(
-        dev,
-        "conv.wgsl",
-        "conv_gemm",
-        &[
-            ("RM", &rm_s),
-            ("RN", &rn_s),
-            ("BK", &bk_s),
-            ("KH", &kh_s),
-            ("KW", &kw_s),
-            ("BIAS", if split { "false" } else { bias_flag }),
-            ("SPLIT", if split { "true" } else { "false" }),
-        ],
-    )?;
+    let params = ConvParams {
+        m: m as u32,
+        o_per_group: og as u32,
+        k: k as u32,
+        c_per_group: cg as u32,
+        h: h as i32,
+        w: w as i32,
+        oh: oh as u32,
+        ow: ow as u32,
+        stride_h: sh as i32,
+        stride_w: sw as i32,
+        pad_h: ph as i32,
+        pad_w: pw as i32,
+        dil_h: dh as i32,
+        dil_w: dw as i32,
+        in_off,
+        w_off,
+        out_off,
+        bias_off,
+        bias_stride,
+        splits: splits as u32,
+        in_s,
+        w_s,
+        out_s,
+        k_chunk: k_chunk as u32,
+        kw: kw as u32,
+        taps: (kh * kw) as u32,
+        _pad0: 0,
+    };
+    // The kernel's size compiled in where it is one of SPECIALIZED_SIZES (both dims), else read from params.
+    let specialized = |v: usize| SPECIALIZED_SIZES.contains(&(v as f64));
+    let (kh_c, kw_c) = if specialized(kh) && specialized(kw) { (kh as f64, kw as f64) } else { (0.0, 0.0) };
+    // Split: the bias is in the output already (conv_init).
+    let overrides = [rm as f64, rn as f64, kh_c, kw_c, if split { 0.0 } else { has_bias }, split as u32 as f64];
+    let variant = FAMILY.variant("conv_gemm", &[], &overrides);
     let grid = [groups_xy[0] as u32, groups_xy[1] as u32, (groups * splits) as u32];
-    launch(stream, &kern, &[input, weight, bias_t, out], p.bytes(), grid)
+    spec::record(stream, &Launch { variant, params, args: [x_arg, w_arg, bias_arg, y_arg], groups: grid })
 }

@@ -1,13 +1,14 @@
 //! f16 GEMM on cooperative matrices (tensor cores), for adapters that offer
 //! 16x16x16 f16 fragments with f32 accumulation and 32-wide subgroups. The
-//! shader's fragment loops are unrolled here, from the tile shape.
+//! tile configuration is the shader's overrides; its loops are bounded by
+//! them, so drivers unroll them.
 
-use super::common::Params;
-use super::reduce_kernels::launch;
+use super::spec::uniform::uniform;
+use super::spec::{self, Arg, Family, Launch, OverrideSlot, TypeSlot, Variant};
 use super::tensor::{DType, Tensor};
 use crate::error::Result;
 use crate::runtime::device::Device;
-use crate::runtime::stream::{Bind, StreamShared};
+use crate::runtime::stream::StreamShared;
 
 /// A tile shape: fragments per subgroup (rows x cols of 16x16) and
 /// subgroups per workgroup (rows x cols).
@@ -30,8 +31,49 @@ impl Tile {
     pub fn block_n(self) -> usize {
         (16 * self.fn_ * self.sgn) as usize
     }
-    fn name(self) -> String {
-        format!("{}x{}x{}x{}x{}{}", self.fm, self.fn_, self.sgm, self.sgn, self.bk, if self.double { "d" } else { "" })
+    /// The kernel for this tile (its values must be declared in `FAMILY`).
+    pub fn variant(self) -> Variant {
+        let o = [self.fm, self.fn_, self.sgm, self.sgn, self.bk, self.double as u32].map(f64::from);
+        FAMILY.variant("gemm_coop_f16", &[DType::F16], &o)
+    }
+}
+
+/// The tiled tensor-core GEMM. Its overrides are the tile's fields; the
+/// values declared are the tile the library uses and the shapes measured
+/// against it (`PROBES`). The adapter needs f16 and cooperative matrices:
+/// the prelude enables the extension, and the offline test validates every
+/// variant with those capabilities.
+pub static FAMILY: Family = Family {
+    file: "gemm_coop_f16.wgsl",
+    source: include_str!("../../shaders/gemm_coop_f16.wgsl"),
+    entries: &["gemm_coop_f16"],
+    types: &[TypeSlot { alias: "H", dtypes: &[DType::F16] }],
+    overrides: &[
+        OverrideSlot { name: "FM", values: &[4.0] },
+        OverrideSlot { name: "FN", values: &[4.0] },
+        OverrideSlot { name: "SGM", values: &[2.0, 4.0] },
+        OverrideSlot { name: "SGN", values: &[2.0, 4.0] },
+        OverrideSlot { name: "BK", values: &[32.0, 64.0] },
+        OverrideSlot { name: "DOUBLE", values: &[0.0, 1.0] },
+    ],
+    uniform: <CoopParams as spec::Uniform>::layout,
+};
+
+uniform! {
+    /// The uniform of gemm_coop_f16.wgsl.
+    pub struct CoopParams = "Params" {
+        pub m: u32,
+        pub n: u32,
+        pub k: u32,
+        pub batch_a: u32,
+        pub batch_b: u32,
+        pub batch_c: u32,
+        pub offset_a: u32,
+        pub offset_b: u32,
+        pub offset_c: u32,
+        pub k_chunk: u32,
+        pub splits: u32,
+        pub split_c: u32,
     }
 }
 
@@ -52,111 +94,13 @@ pub fn fits(m: usize, n: usize, k: usize) -> bool {
     m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n()) && k.is_multiple_of(TILE.bk as usize) && k > 0
 }
 
-pub fn source(t: Tile) -> String {
-    let Tile { fm, fn_, sgm, sgn, bk, double } = t;
-    let (bm, bn) = (t.block_m() as u32, t.block_n() as u32);
-    let threads = 32 * sgm * sgn;
-    // 16-byte vectors per tile, and how many each invocation moves.
-    let a_vecs = bm * bk / 8;
-    let b_vecs = bk * bn / 8;
-    assert!(a_vecs % threads == 0 && b_vecs % threads == 0, "tile {t:?} does not divide among its invocations");
-    let (a_per, b_per) = (a_vecs / threads, b_vecs / threads);
-    let mut decl = String::new();
-    let mut body = String::new();
-    let mut store = String::new();
-    let mut prefetch_decl = String::new();
-    let mut prefetch = String::new();
-    let mut stage = String::new();
-    // A tile: BM rows of bk/8 vectors; B tile: bk rows of BN/8 vectors.
-    let a_fetch = |i: u32, t: &str| {
-        let v = format!("(lid + {}u)", i * threads);
-        format!("a[a_base + ({v} / {row}u) * a_row_vecs + {t} * {bkv}u + {v} % {row}u]", row = bk / 8, bkv = bk / 8)
-    };
-    let b_fetch = |i: u32, t: &str| {
-        let v = format!("(lid + {}u)", i * threads);
-        format!("b[b_base + ({t} * {bk}u + {v} / {row}u) * b_row_vecs + {v} % {row}u]", bk = bk, row = bn / 8)
-    };
-    for i in 0..a_per {
-        prefetch_decl += &format!("    var ra{i} = {};\n", a_fetch(i, "0u"));
-        prefetch += &format!("            ra{i} = {};\n", a_fetch(i, "(t + 1u)"));
-        let v = format!("(lid + {}u)", i * threads);
-        stage +=
-            &format!("        store8(true, sa + ({v} / {row}u) * AS + ({v} % {row}u) * 8u, ra{i});\n", row = bk / 8);
-    }
-    for i in 0..b_per {
-        prefetch_decl += &format!("    var rb{i} = {};\n", b_fetch(i, "0u"));
-        prefetch += &format!("            rb{i} = {};\n", b_fetch(i, "(t + 1u)"));
-        let v = format!("(lid + {}u)", i * threads);
-        stage +=
-            &format!("        store8(false, sb + ({v} / {row}u) * BS + ({v} % {row}u) * 8u, rb{i});\n", row = bn / 8);
-    }
-    for i in 0..fm {
-        body += &format!(
-            "            let fa{i} = coopLoadT<coop_mat16x16<f16, A>>(&ta[ca + (sub_row + {}u) * AS + kk], AS);\n",
-            i * 16
-        );
-    }
-    for j in 0..fn_ {
-        body += &format!(
-            "            let fb{j} = coopLoadT<coop_mat16x16<f16, B>>(&tb[cb + kk * BS + sub_col + {}u], BS);\n",
-            j * 16
-        );
-    }
-    for i in 0..fm {
-        for j in 0..fn_ {
-            decl += &format!("    var c{i}{j} = coop_mat16x16<f32, C>();\n");
-            body += &format!("            c{i}{j} = coopMultiplyAdd(fa{i}, fb{j}, c{i}{j});\n");
-            store += &format!(
-                "    let ic{i}{j} = oc + {}u * ns + {}u;\n    coopStoreT(c{i}{j}, &c[ic{i}{j}], ns);\n",
-                i * 16,
-                j * 16
-            );
-        }
-    }
-    crate::shaders::render(
-        crate::shaders::source("gemm_coop_f16.wgsl"),
-        &[
-            ("THREADS", &threads.to_string()),
-            ("BM", &bm.to_string()),
-            ("BN", &bn.to_string()),
-            ("BK", &bk.to_string()),
-            ("BUFS", if double { "2" } else { "1" }),
-            (
-                "LOOP",
-                &if double { loop_double(&stage, &prefetch, &body) } else { loop_single(&stage, &prefetch, &body) },
-            ),
-            ("SM", &(16 * fm).to_string()),
-            ("SN", &(16 * fn_).to_string()),
-            ("SGN", &sgn.to_string()),
-            ("DECL", &decl),
-            ("PREFETCH_DECL", &prefetch_decl),
-            ("STORE", &store),
-        ],
-    )
-}
-
-/// Stage, then multiply: two barriers a step.
-fn loop_single(stage: &str, prefetch: &str, body: &str) -> String {
-    format!(
-        "    let sa = 0u;\n    let sb = 0u;\n    let ca = 0u;\n    let cb = 0u;\n    for (var t = 0u; t < steps; t++) {{\n        workgroupBarrier();\n{stage}        workgroupBarrier();\n        if (t + 1u < steps) {{\n{prefetch}        }}\n        for (var kk = 0u; kk < BK; kk += 16u) {{\n{body}        }}\n    }}\n"
-    )
-}
-
-/// Multiply from one buffer while staging the next tile into the other:
-/// one barrier a step.
-fn loop_double(stage: &str, prefetch: &str, body: &str) -> String {
-    format!(
-        "    {{\n        let sa = 0u;\n        let sb = 0u;\n{stage}    }}\n    workgroupBarrier();\n    for (var t = 0u; t < steps; t++) {{\n        let ca = (t % 2u) * A_TILE;\n        let cb = (t % 2u) * B_TILE;\n        let more = t + 1u < steps;\n        if (more) {{\n{prefetch}        }}\n        for (var kk = 0u; kk < BK; kk += 16u) {{\n{body}        }}\n        if (more) {{\n            let sa = A_TILE - ca;\n            let sb = B_TILE - cb;\n{stage}        }}\n        workgroupBarrier();\n    }}\n"
-    )
-}
-
-/// Where a product goes: the range `target` binds (at binding 2) from
+/// Where a product goes: the range `target` binds (as `c`) from
 /// element `offset` of that range, batch matrices
 /// `batch_c` elements apart; K is cut into `splits` runs of `k_chunk` (a
 /// multiple of the tile's K step), the products of run s stored
 /// `s * split_c` elements further (split_c 0 when there is one run).
 pub struct CoopOut<'a> {
-    pub target: Bind<'a>,
+    pub target: Arg<'a>,
     pub offset: u32,
     pub batch_c: usize,
     pub k_chunk: usize,
@@ -178,31 +122,32 @@ pub fn record(
 ) -> Result<()> {
     debug_assert!(a.dtype == DType::F16 && b.dtype == DType::F16);
     debug_assert!(out.k_chunk.is_multiple_of(TILE.bk as usize) && out.splits == k.div_ceil(out.k_chunk));
-    let dev = &stream.device;
-    let kern =
-        dev.kernels
-            .get_variant(dev, "gemm_coop_f16.wgsl", "gemm_coop_f16", &[("TILE", &TILE.name())], || source(TILE))?;
-    let params = Params::new()
-        .u32(m as u32)
-        .u32(n as u32)
-        .u32(k as u32)
-        .u32(batch_ab[0] as u32)
-        .u32(batch_ab[1] as u32)
-        .u32(out.batch_c as u32)
-        .u32(a.bound_offset())
-        .u32(b.bound_offset())
-        .u32(out.offset)
-        .u32(out.k_chunk as u32)
-        .u32(out.splits as u32)
-        .u32(out.split_c as u32);
+    let (a_arg, offset_a) = spec::view_arg("a", a);
+    let (b_arg, offset_b) = spec::view_arg("b", b);
+    let params = CoopParams {
+        m: m as u32,
+        n: n as u32,
+        k: k as u32,
+        batch_a: batch_ab[0] as u32,
+        batch_b: batch_ab[1] as u32,
+        batch_c: out.batch_c as u32,
+        offset_a,
+        offset_b,
+        offset_c: out.offset,
+        k_chunk: out.k_chunk as u32,
+        splits: out.splits as u32,
+        split_c: out.split_c as u32,
+    };
     let groups = [(n / TILE.block_n()) as u32, (m / TILE.block_m()) as u32, (batch * out.splits) as u32];
-    launch(stream, &kern, &[a.bind(0), b.bind(1), out.target], &params, groups)
+    let args = [a_arg, b_arg, Arg { name: "c", ..out.target }];
+    spec::record(stream, &Launch { variant: TILE.variant(), params, args, groups })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Tiles measured against `TILE` (bench/coop_probe.c times them on a GPU).
     const PROBES: [Tile; 6] = [
         Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 32, double: true },
         Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 64, double: true },
@@ -212,33 +157,37 @@ mod tests {
         Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 64, double: false },
     ];
 
+    /// Every probe is a declared variant (the offline test compiles them all).
     #[test]
-    fn the_generated_shaders_validate() {
+    fn the_probes_are_declared() {
         for t in PROBES {
-            crate::runtime::kernel::parse_and_validate(&source(t)).unwrap();
-        }
-    }
-
-    /// The SPIR-V backend must accept them too (it is what Vulkan drivers get).
-    #[test]
-    fn the_generated_shaders_translate_to_spirv() {
-        for t in PROBES {
-            let (module, info) = crate::runtime::kernel::parse_and_validate(&source(t)).unwrap();
-            let opts = naga::back::spv::Options::default();
-            naga::back::spv::write_vec(&module, &info, &opts, None).unwrap();
+            t.variant().check_declared().unwrap();
         }
     }
 
     /// Write the probe variants to $WGC_DUMP_DIR (for timing them on a GPU
-    /// through the user-kernel API: bench/coop_probe.c).
+    /// through the user-kernel API: bench/coop_probe.c). User kernels get no
+    /// pipeline constants, so each dump declares the probe's values as the
+    /// overrides' defaults.
     #[test]
     fn dump_probe_variants() {
         let Some(dir) = std::env::var_os("WGC_DUMP_DIR") else {
             return;
         };
         for t in PROBES {
-            let path = std::path::Path::new(&dir).join(format!("coop_{}.wgsl", t.name()));
-            std::fs::write(path, source(t)).unwrap();
+            let v = t.variant();
+            let mut src = v.source();
+            for (name, value) in v.constants() {
+                let decl = format!("override {name}: ");
+                let at = src.find(&decl).unwrap_or_else(|| panic!("no override {name}"));
+                let end = at + src[at..].find(';').unwrap();
+                let ty = if name == "DOUBLE" { "bool" } else { "u32" };
+                let init = if name == "DOUBLE" { (value != 0.0).to_string() } else { format!("{value}u") };
+                src.replace_range(at..end, &format!("override {name}: {ty} = {init}"));
+            }
+            let d = if t.double { "d" } else { "" };
+            let name = format!("coop_{}x{}x{}x{}x{}{d}.wgsl", t.fm, t.fn_, t.sgm, t.sgn, t.bk);
+            std::fs::write(std::path::Path::new(&dir).join(name), src).unwrap();
         }
     }
 }

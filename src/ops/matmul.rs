@@ -3,11 +3,10 @@
 //! copies); unit strides in the two inner dims select a variant where the
 //! stride is a compile-time 1 and the loads are coalesced.
 
-use super::common::whole;
-use super::common::{kernel, launch, Params};
 use super::gemm_coop::{self, CoopOut};
 use super::grid::grid_1d;
-use super::reduce_kernels::launch as launch_slots;
+use super::spec::uniform::uniform;
+use super::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot};
 use super::split::{scratch, K_CHUNK};
 use super::tensor::{
     broadcast_shapes, broadcast_strides, check_kernel_counts, expect_shape, numel, same_device, DType, Tensor,
@@ -17,6 +16,93 @@ use crate::error::Result;
 use crate::runtime::buffer::Buffer;
 use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
+
+const FLOATS: &[DType] = &[DType::F32, DType::F16];
+
+/// The tiled GEMM (shaders/matmul.wgsl with the micro-kernel of
+/// shaders/gemm_tile.wgsl, which conv.wgsl shares). RM and RN: blocks of 64
+/// rows and columns per workgroup; A_LAYOUT, B_LAYOUT, C_LAYOUT: which
+/// strides are a compile-time 1 (see `Layouts`); BIAS: a per-row addend.
+pub static FAMILY: Family = Family {
+    file: "matmul.wgsl",
+    source: concat!(include_str!("../../shaders/matmul.wgsl"), include_str!("../../shaders/gemm_tile.wgsl")),
+    entries: &["gemm", "gemm_split"],
+    types: &[TypeSlot { alias: "IN", dtypes: FLOATS }, TypeSlot { alias: "OUT", dtypes: FLOATS }],
+    overrides: &[
+        OverrideSlot { name: "RM", values: &[1.0, 2.0] },
+        OverrideSlot { name: "RN", values: &[1.0, 2.0] },
+        OverrideSlot { name: "A_LAYOUT", values: &[0.0, 1.0, 2.0, 3.0] },
+        OverrideSlot { name: "B_LAYOUT", values: &[0.0, 1.0, 2.0, 3.0] },
+        OverrideSlot { name: "C_LAYOUT", values: &[0.0, 1.0, 2.0] },
+        OverrideSlot { name: "BIAS", values: &[0.0, 1.0] },
+    ],
+    uniform: <GemmParams as spec::Uniform>::layout,
+};
+
+/// The second pass of a split-K GEMM: the slabs' sum into C.
+pub static SUM_FAMILY: Family = Family {
+    file: "gemm_split_sum.wgsl",
+    source: include_str!("../../shaders/gemm_split_sum.wgsl"),
+    entries: &["gemm_split_sum"],
+    types: &[TypeSlot { alias: "OUT", dtypes: FLOATS }],
+    overrides: &[OverrideSlot { name: "BIAS", values: &[0.0, 1.0] }],
+    uniform: <GemmSumParams as spec::Uniform>::layout,
+};
+
+uniform! {
+    /// The uniform of matmul.wgsl.
+    pub struct GemmParams = "Params" {
+        pub m: u32,
+        pub n: u32,
+        pub k: u32,
+        pub batch_rank: u32,
+        pub alpha: f32,
+        pub beta: f32,
+        pub a_sm: i32,
+        pub a_sk: i32,
+        pub b_sk: i32,
+        pub b_sn: i32,
+        pub c_sm: i32,
+        pub c_sn: i32,
+        pub a_off: u32,
+        pub b_off: u32,
+        pub c_off: u32,
+        pub bias_off: u32,
+        pub batch_shape: [[u32; 4]; 2],
+        pub a_bstride: [[i32; 4]; 2],
+        pub b_bstride: [[i32; 4]; 2],
+        pub c_bstride: [[i32; 4]; 2],
+        pub bias_stride: i32,
+        pub k_chunk: u32,
+        pub parts: u32,
+        pub split0: u32,
+        pub accumulate: u32,
+        pub batches: u32,
+        pub _pad0: [u32; 2],
+    }
+}
+
+uniform! {
+    /// The uniform of gemm_split_sum.wgsl.
+    pub struct GemmSumParams = "Params" {
+        pub m: u32,
+        pub n: u32,
+        pub batch_rank: u32,
+        pub batches: u32,
+        pub alpha: f32,
+        pub beta: f32,
+        pub c_sm: i32,
+        pub c_sn: i32,
+        pub c_off: u32,
+        pub bias_off: u32,
+        pub bias_stride: i32,
+        pub parts: u32,
+        pub row: u32,
+        pub _pad0: [u32; 3],
+        pub batch_shape: [[u32; 4]; 2],
+        pub c_bstride: [[i32; 4]; 2],
+    }
+}
 
 /// An optional per-row addend (used by 1x1 convolutions).
 pub struct RowBias<'a, 'b> {
@@ -45,7 +131,8 @@ pub fn check_dtypes(stream: &StreamShared, a: &Tensor, b: &Tensor, c: &Tensor) -
 
 /// Reject an output that shares a buffer with an input (inputs are bound
 /// read-only and the output read-write, so they must be distinct buffers)
-/// or whose view writes one element twice.
+/// or whose view writes one element twice. (Pooling's check until it moves
+/// to the kernel spec; GEMM and convolution use `spec::check_output`.)
 pub fn check_output(c: &Tensor, inputs: &[&Tensor], what: &str) -> Result<()> {
     for t in inputs {
         if c.may_overlap(t) {
@@ -140,14 +227,62 @@ fn with_dim<'a>(t: &Tensor<'a>, at: usize, stride: isize) -> Tensor<'a> {
     v
 }
 
-/// The inner-dim strides as the kernel sees them: the literal "1" where the
-/// stride is 1 (or the dim has one element), else the uniform's field.
-fn stride_expr(dim: usize, stride: isize, field: &'static str) -> (&'static str, isize) {
-    if dim <= 1 || stride == 1 {
-        ("1", 1)
+/// True if a dim's stride can be compiled in as 1.
+fn unit(dim: usize, stride: isize) -> bool {
+    dim <= 1 || stride == 1
+}
+
+/// An operand's layout override (matmul.wgsl's A_LAYOUT and B_LAYOUT) from
+/// the dim its threads prefer to walk (`fast`: k of A, n of B) and the
+/// other (`slow`), each (size, stride): 2 the fast stride is 1, 3 the slow
+/// one is, else 0 or 1 as the fast dim's stride is the smaller or not.
+fn operand_layout(fast: (usize, isize), slow: (usize, isize)) -> f64 {
+    if unit(fast.0, fast.1) {
+        2.0
+    } else if unit(slow.0, slow.1) {
+        3.0
+    } else if fast.1.abs() <= slow.1.abs() {
+        0.0
     } else {
-        (field, stride)
+        1.0
     }
+}
+
+/// The kernel a GEMM of this shape and these views runs.
+enum GemmKernel {
+    /// f16 on tensor cores, with the operands' batch strides (gemm_coop.rs).
+    Coop([usize; 3]),
+    /// The tiled kernel with RM x RN blocks of 64x64 per workgroup.
+    Tiled { rm: usize, rn: usize },
+}
+
+/// Where a GEMM chooses its kernel from the shape (and, for tensor cores,
+/// the dtypes, layouts and epilogue).
+#[allow(clippy::too_many_arguments)]
+fn choose_kernel(
+    dev: &Device,
+    alpha: f32,
+    a: &Tensor,
+    b: &Tensor,
+    beta: f32,
+    c: &Tensor,
+    bias: &Option<RowBias>,
+    (m, n, k): (usize, usize, usize),
+    batch_count: usize,
+    [a_bs, b_bs, c_bs]: [&[isize]; 3],
+) -> GemmKernel {
+    if let Some(strides) = coop_batch_strides(dev, alpha, a, b, beta, c, bias, (m, n, k), a_bs, b_bs, c_bs) {
+        return GemmKernel::Coop(strides);
+    }
+    tiled(m, n, batch_count)
+}
+
+/// The tiled kernel's blocks: 128-wide tiles where there are enough of them
+/// to fill a large GPU.
+fn tiled(m: usize, n: usize, batch_count: usize) -> GemmKernel {
+    let tiles64 = m.div_ceil(64) * n.div_ceil(64) * batch_count;
+    let big = tiles64 >= 1024;
+    GemmKernel::Tiled { rm: if big && m > 64 { 2 } else { 1 }, rn: if big && n > 64 { 2 } else { 1 } }
 }
 
 /// The GEMM on prepared views a (..., M, K), b (..., K, N), c (..., M, N),
@@ -173,11 +308,12 @@ pub fn gemm_views(
     let mut expected = batch.clone();
     expected.extend([m, n]);
     expect_shape(c, &expected, "gemm: c")?;
-    let mut inputs = vec![a, b];
+    // beta != 0 reads C through the output's own binding, so C is no input here.
+    let mut inputs = vec![("a", a), ("b", b)];
     if let Some(bb) = &bias {
-        inputs.push(bb.tensor);
+        inputs.push(("the bias", bb.tensor));
     }
-    check_output(c, &inputs, "gemm")?;
+    spec::check_output("gemm", c, &inputs, Sharing::Separate)?;
     // M and N are dims of c, which has no zero strides; K may be broadcast.
     check_kernel_counts("gemm", &[("the inner dim K", k)])?;
     let batch_count = numel(&batch);
@@ -197,93 +333,82 @@ pub fn gemm_views(
     let b_bs = broadcast_strides(&b_batch, &batch);
     let c_bs: Vec<isize> = c.strides[..rank_b].to_vec();
 
-    let (a_sm_e, a_sm) = stride_expr(m, a.strides[ra - 2], "p.a_sm");
-    let (a_sk_e, a_sk) = stride_expr(k, a.strides[ra - 1], "p.a_sk");
-    let (b_sk_e, b_sk) = stride_expr(k, b.strides[rb - 2], "p.b_sk");
-    let (b_sn_e, b_sn) = stride_expr(n, b.strides[rb - 1], "p.b_sn");
-    let (c_sm_e, c_sm) = stride_expr(m, c.strides[rank_b], "p.c_sm");
-    let (c_sn_e, c_sn) = stride_expr(n, c.strides[rank_b + 1], "p.c_sn");
-    let a_k_fast = a_sk_e == "1" || (a_sm_e != "1" && a_sk.abs() <= a_sm.abs());
-    let b_n_fast = b_sn_e == "1" || (b_sk_e != "1" && b_sn.abs() <= b_sk.abs());
-
-    // 128-wide tiles where there are enough of them to fill a large GPU.
-    let tiles64 = m.div_ceil(64) * n.div_ceil(64) * batch_count;
-    let big = tiles64 >= 1024;
-    let rm = if big && m > 64 { 2 } else { 1 };
-    let rn = if big && n > 64 { 2 } else { 1 };
-    // Measured on an H200: BK 8 suits 128x128 tiles, 16 the smaller ones.
-    let bk = if rm * rn == 4 { 8 } else { 16 };
-
-    let out_t = c.dtype.wgsl();
-    let enable = if a.dtype == DType::F16 || c.dtype == DType::F16 { "enable f16;" } else { "" };
-    let digit = |v: usize| if v == 2 { "2" } else { "1" };
-    let bk_s = if bk == 8 { "8" } else { "16" };
-    let bias_flag = if bias.is_some() { "true" } else { "false" };
-    let values = [
-        ("ENABLE", enable),
-        ("IN", a.dtype.wgsl()),
-        ("OUT", out_t),
-        ("RM", digit(rm)),
-        ("RN", digit(rn)),
-        ("BK", bk_s),
-        ("A_SM", a_sm_e),
-        ("A_SK", a_sk_e),
-        ("B_SK", b_sk_e),
-        ("B_SN", b_sn_e),
-        ("C_SM", c_sm_e),
-        ("C_SN", c_sn_e),
-        ("A_K_FAST", if a_k_fast { "true" } else { "false" }),
-        ("B_N_FAST", if b_n_fast { "true" } else { "false" }),
-        ("BIAS", bias_flag),
-    ];
-    let (bias_off, bias_stride) = bias.as_ref().map_or((0, 0), |bb| (bb.tensor.bound_offset(), bb.stride));
-    let params = |split: Split, split0: usize, accumulate: bool, row: u32| {
-        Params::new()
-            .u32(m as u32)
-            .u32(n as u32)
-            .u32(k as u32)
-            .u32(rank_b as u32)
-            .f32(alpha)
-            .f32(beta)
-            .i32(a_sm as i32)
-            .i32(a_sk as i32)
-            .i32(b_sk as i32)
-            .i32(b_sn as i32)
-            .i32(c_sm as i32)
-            .i32(c_sn as i32)
-            .u32(a.bound_offset())
-            .u32(b.bound_offset())
-            .u32(c.bound_offset())
-            .u32(bias_off)
-            .array8_u32(&batch, 1)
-            .array8_i32(&a_bs)
-            .array8_i32(&b_bs)
-            .array8_i32(&c_bs)
-            .i32(bias_stride as i32)
-            .u32(split.k_chunk as u32)
-            .u32(split.parts as u32)
-            .u32(split0 as u32)
-            .u32(accumulate as u32)
-            .u32(batch_count as u32)
-            .u32(row)
-            .align16()
+    let (a_sm, a_sk) = (a.strides[ra - 2], a.strides[ra - 1]);
+    let (b_sk, b_sn) = (b.strides[rb - 2], b.strides[rb - 1]);
+    let (c_sm, c_sn) = (c.strides[rank_b], c.strides[rank_b + 1]);
+    let (a_arg, a_off) = view_arg("a", a);
+    let (b_arg, b_off) = view_arg("b", b);
+    let (c_arg, c_off) = view_arg("c", c);
+    // Without a bias the kernel's bias binding still needs a buffer: a's.
+    let (bias_arg, bias_off) = match &bias {
+        Some(bb) => view_arg("bias", bb.tensor),
+        None => (Arg { name: "bias", ..a_arg }, 0),
     };
-    let bias_t = bias.as_ref().map_or(a, |bb| bb.tensor);
+    let bias_stride = bias.as_ref().map_or(0, |bb| bb.stride) as i32;
+    let has_bias = if bias.is_some() { 1.0 } else { 0.0 };
+    let params = |split: Split, split0: usize, accumulate: bool| GemmParams {
+        m: m as u32,
+        n: n as u32,
+        k: k as u32,
+        batch_rank: rank_b as u32,
+        alpha,
+        beta,
+        a_sm: a_sm as i32,
+        a_sk: a_sk as i32,
+        b_sk: b_sk as i32,
+        b_sn: b_sn as i32,
+        c_sm: c_sm as i32,
+        c_sn: c_sn as i32,
+        a_off,
+        b_off,
+        c_off,
+        bias_off,
+        batch_shape: pack_u32(&batch, 1),
+        a_bstride: pack_i32(&a_bs),
+        b_bstride: pack_i32(&b_bs),
+        c_bstride: pack_i32(&c_bs),
+        bias_stride,
+        k_chunk: split.k_chunk as u32,
+        parts: split.parts as u32,
+        split0: split0 as u32,
+        accumulate: accumulate as u32,
+        batches: batch_count as u32,
+        _pad0: [0; 2],
+    };
     let outputs = batch_count * m * n;
     // The second pass of a split K: the slabs' sum into C.
     let sum_slabs = |parts: &Buffer, split: Split| {
-        let sum_values = [("ENABLE", enable), ("OUT", out_t), ("BIAS", bias_flag)];
-        let sum = kernel(dev, "gemm_split_sum.wgsl", "gemm_split_sum", &sum_values)?;
-        let (grid, row) = grid_1d(outputs as u64, 256, max_dim as u32);
-        let binds = [c.bind(2), bias_t.bind(3), whole(5, parts)];
-        launch_slots(stream, &sum, &binds, &params(split, 0, false, row), grid)
+        let (groups, row) = grid_1d(outputs as u64, 256, max_dim as u32);
+        let params = GemmSumParams {
+            m: m as u32,
+            n: n as u32,
+            batch_rank: rank_b as u32,
+            batches: batch_count as u32,
+            alpha,
+            beta,
+            c_sm: c_sm as i32,
+            c_sn: c_sn as i32,
+            c_off,
+            bias_off,
+            bias_stride,
+            parts: split.parts as u32,
+            row,
+            _pad0: [0; 3],
+            batch_shape: pack_u32(&batch, 1),
+            c_bstride: pack_i32(&c_bs),
+        };
+        let variant = SUM_FAMILY.variant("gemm_split_sum", &[c.dtype], &[has_bias]);
+        let args = [c_arg, bias_arg, Arg::whole("parts", parts)];
+        spec::record(stream, &Launch { variant, params, args, groups })
     };
 
-    if let Some([sa, sb, sc]) = coop_batch_strides(dev, alpha, a, b, beta, c, &bias, (m, n, k), &a_bs, &b_bs, &c_bs) {
+    let strides = [a_bs.as_slice(), b_bs.as_slice(), c_bs.as_slice()];
+    let mut choice = choose_kernel(dev, alpha, a, b, beta, c, &bias, (m, n, k), batch_count, strides);
+    if let GemmKernel::Coop([sa, sb, sc]) = choice {
         let split = Split::plan(dev, k, outputs, batch_count, gemm_coop::TILE.bk as usize)?;
-        let mut out = CoopOut {
-            target: c.bind(2),
-            offset: c.bound_offset(),
+        let out = CoopOut {
+            target: c_arg,
+            offset: c_off,
             batch_c: sc,
             k_chunk: split.k_chunk,
             splits: split.splits,
@@ -295,11 +420,28 @@ pub fn gemm_views(
         // All splits at once (the fragments cannot add to a slab).
         if split.parts == split.splits {
             let parts = scratch(dev, (split.parts * outputs * 4) as u64)?;
-            (out.target, out.offset, out.batch_c, out.split_c) = (whole(2, &parts), 0, m * n, outputs);
+            let target = Arg::whole("c", &parts);
+            let out = CoopOut { target, offset: 0, batch_c: m * n, split_c: outputs, ..out };
             gemm_coop::record(stream, a, b, out, (m, n, k), batch_count, [sa, sb])?;
             return sum_slabs(&parts, split);
         }
+        // Too many splits for one pass: the tiled kernel's waves.
+        choice = tiled(m, n, batch_count);
     }
+    let GemmKernel::Tiled { rm, rn } = choice else { unreachable!("the tensor-core path returned above") };
+    let layouts = [
+        operand_layout((k, a_sk), (m, a_sm)),
+        operand_layout((n, b_sn), (k, b_sk)),
+        if unit(n, c_sn) {
+            1.0
+        } else if unit(m, c_sm) {
+            2.0
+        } else {
+            0.0
+        },
+    ];
+    let overrides = [rm as f64, rn as f64, layouts[0], layouts[1], layouts[2], has_bias];
+    let types = [a.dtype, c.dtype];
 
     let groups = [n.div_ceil(64 * rn) as u32, m.div_ceil(64 * rm) as u32, batch_count as u32];
     if groups[0] as usize > max_dim || groups[1] as usize > max_dim {
@@ -307,17 +449,19 @@ pub fn gemm_views(
     }
     let split = Split::plan(dev, k, outputs, batch_count, 16)?;
     if split.splits == 1 {
-        let kern = kernel(dev, "matmul.wgsl", "gemm", &values)?;
-        return launch(stream, &kern, &[a, b, c, bias_t], params(split, 0, false, 0).bytes(), groups);
+        let variant = FAMILY.variant("gemm", &types, &overrides);
+        let args = [a_arg, b_arg, c_arg, bias_arg];
+        return spec::record(stream, &Launch { variant, params: params(split, 0, false), args, groups });
     }
     // Split K: waves of `parts` splits, each adding into its slab, then a
     // pass that sums the slabs into C.
     let parts = scratch(dev, (split.parts * outputs * 4) as u64)?;
-    let kern = kernel(dev, "matmul.wgsl", "gemm_split", &values)?;
-    let grid = [groups[0], groups[1], (batch_count * split.parts) as u32];
+    let variant = FAMILY.variant("gemm_split", &types, &overrides);
+    let groups = [groups[0], groups[1], (batch_count * split.parts) as u32];
     for split0 in (0..split.splits).step_by(split.parts) {
-        let p = params(split, split0, split0 > 0, 0);
-        launch_slots(stream, &kern, &[a.bind(0), b.bind(1), whole(5, &parts)], &p, grid)?;
+        let params = params(split, split0, split0 > 0);
+        let args = [a_arg, b_arg, Arg::whole("parts", &parts)];
+        spec::record(stream, &Launch { variant, params, args, groups })?;
     }
     sum_slabs(&parts, split)
 }

@@ -31,5 +31,18 @@ pub mod topk;
 
 /// Every kernel family on the kernel spec (the offline tests compile each
 /// variant and check each uniform's layout).
-pub static FAMILIES: &[&spec::Family] =
-    &[&concat::FAMILY, &cumsum::FAMILY, &elementwise_map::FAMILY, &gather::FAMILY, &reduce_columns::FAMILY, &rope::FAMILY, &topk::FAMILY];
+pub static FAMILIES: &[&spec::Family] = &[
+    &concat::FAMILY,
+    &conv::FAMILY,
+    &conv::DIRECT_FAMILY,
+    &conv::INIT_FAMILY,
+    &cumsum::FAMILY,
+    &elementwise_map::FAMILY,
+    &gather::FAMILY,
+    &gemm_coop::FAMILY,
+    &matmul::FAMILY,
+    &matmul::SUM_FAMILY,
+    &reduce_columns::FAMILY,
+    &rope::FAMILY,
+    &topk::FAMILY,
+];

@@ -127,7 +127,7 @@ mod tests {
     /// The tensor-core GEMM (not compiled on CI's software driver) fits.
     #[test]
     fn the_cooperative_matrix_gemm_fits() {
-        let src = crate::ops::gemm_coop::source(crate::ops::gemm_coop::TILE);
+        let src = crate::ops::gemm_coop::TILE.variant().source();
         let used = bytes(&src, 32);
         assert!(used > 0 && used <= MAX_PRIVATE_BYTES, "{used} bytes");
     }

@@ -16,6 +16,13 @@
 //!   recording.
 //! - `output`: the output check every operator runs.
 //!
+//! A family's `source` may be several files joined with
+//! `concat!(include_str!(..), ..)`: code two families share lives once in a
+//! fragment file (starting `// Fragment:`), e.g. shaders/gemm_tile.wgsl, the
+//! GEMM micro-kernel of the matmul and conv families. Derived overrides
+//! (`override BM: u32 = 64u * RM;`) are computed from declared ones and are
+//! not declared themselves.
+//!
 //! Temporaries come from `ops::split::scratch` (dropping one after recording
 //! is safe: recorded work holds a lease on what it uses).
 //!

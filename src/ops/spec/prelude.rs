@@ -3,9 +3,10 @@
 //! after a prelude of
 //!
 //! ```text
-//! enable f16;          (only when some slot is f16)
-//! alias T = f32;       (one line per type slot, in the family's order)
-//! const T_KIND = 0u;    (its kind: 0 f32, 1 f16, 2 i32, 3 u32)
+//! enable f16;                       (only when some slot is f16)
+//! enable wgpu_cooperative_matrix;    (only when the file uses `coop_mat` types)
+//! alias T = f32;                    (one line per type slot, in the family's order)
+//! const T_KIND = 0u;                (its kind: 0 f32, 1 f16, 2 i32, 3 u32)
 //! ```
 //!
 //! Shader files therefore use their slot names (`T`, `I`, `A`, ...) without
@@ -32,6 +33,9 @@ pub fn render(aliases: &[(&str, DType)], body: &str) -> String {
     if aliases.iter().any(|&(_, d)| d == DType::F16) {
         out.push_str("enable f16;\n");
     }
+    if body.contains("coop_mat") {
+        out.push_str("enable wgpu_cooperative_matrix;\n");
+    }
     for (name, d) in aliases {
         let d = *d;
         let _ = writeln!(out, "alias {name} = {};\nconst {name}_KIND = {}u;", d.wgsl(), kind(d));
@@ -50,5 +54,7 @@ mod tests {
         assert_eq!(s, "enable f16;\nalias T = f16;\nconst T_KIND = 1u;\nalias I = u32;\nconst I_KIND = 3u;\nbody");
         let s = render(&[("T", DType::F32)], "body");
         assert_eq!(s, "alias T = f32;\nconst T_KIND = 0u;\nbody");
+        let s = render(&[("H", DType::F16)], "var m: coop_mat16x16<H, A>;");
+        assert_eq!(s, "enable f16;\nenable wgpu_cooperative_matrix;\nalias H = f16;\nconst H_KIND = 1u;\nvar m: coop_mat16x16<H, A>;");
     }
 }
