@@ -31,4 +31,4 @@ pub mod topk;
 /// Every kernel family on the kernel spec (the offline tests compile each
 /// variant and check each uniform's layout).
 pub static FAMILIES: &[&spec::Family] =
-    &[&concat::FAMILY, &cumsum::FAMILY, &gather::FAMILY, &rope::FAMILY, &topk::FAMILY];
+    &[&concat::FAMILY, &cumsum::FAMILY, &gather::FAMILY, &norm_batch::FAMILY, &pool::FAMILY, &rope::FAMILY, &topk::FAMILY];
