@@ -10,11 +10,23 @@
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use std::collections::HashSet;
 use wgcompute::ops::tensor::DType;
-use wgcompute::ops::FAMILIES;
+use wgcompute::ops::{FAMILIES, SUBGROUP_FAMILIES};
 
-fn compile_offline(source: &str, entry: &str, constants: &[(&str, f64)], f16: bool) -> Result<usize, String> {
+/// The capabilities a variant of `family` may use: f16 where a type slot
+/// is f16, subgroup operations in the subgroup strategy families only.
+fn capabilities(family: &wgcompute::ops::spec::Family, f16: bool) -> Capabilities {
+    let mut caps = Capabilities::empty();
+    if f16 {
+        caps |= Capabilities::SHADER_FLOAT16;
+    }
+    if SUBGROUP_FAMILIES.iter().any(|f| std::ptr::eq(*f, family)) {
+        caps |= Capabilities::SUBGROUP;
+    }
+    caps
+}
+
+fn compile_offline(source: &str, entry: &str, constants: &[(&str, f64)], caps: Capabilities) -> Result<usize, String> {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
-    let caps = if f16 { Capabilities::SHADER_FLOAT16 } else { Capabilities::empty() };
     let info = Validator::new(ValidationFlags::all(), caps).validate(&module).map_err(|e| e.emit_to_string(source))?;
     let mut pc = naga::back::PipelineConstants::default();
     for &(name, value) in constants {
@@ -44,8 +56,8 @@ fn every_variant_compiles_to_spirv() {
         assert!(!variants.is_empty(), "{} declares no variants", family.file);
         for v in variants {
             v.check_declared().unwrap();
-            let f16 = v.dtypes().any(|d| d == DType::F16);
-            match compile_offline(&v.source(), v.entry, &v.constants(), f16) {
+            let caps = capabilities(family, v.dtypes().any(|d| d == DType::F16));
+            match compile_offline(&v.source(), v.entry, &v.constants(), caps) {
                 Ok(words) => assert!(words > 0),
                 Err(e) => failures.push(format!("{} {} {:?} {:?}:\n{e}", family.file, v.entry, v.types, v.constants())),
             }

@@ -3,6 +3,7 @@
 //! workgroup-memory-only twins) appended, and launches bind explicit slots.
 
 use super::common::Params;
+use super::spec::Family;
 use crate::error::Result;
 use crate::runtime::device::Device;
 use crate::runtime::kernel::Kernel;
@@ -20,6 +21,21 @@ pub fn row_workgroup(units: usize) -> usize {
         1024.. => 256,
         256.. => 128,
         _ => 64,
+    }
+}
+
+/// Every workgroup size `row_workgroup` and `split::SPLIT_WG` can give, as
+/// the `WG` override values of the row-wise families.
+pub const ROW_WGS: &[f64] = &[64.0, 128.0, 256.0];
+
+/// The strategy family to use on `dev`: `subgroups` (the same kernels with
+/// reduce_wg_subgroups.wgsl appended) where the adapter has subgroups and
+/// they are not disabled, else `shared` (reduce_wg_shared.wgsl appended).
+pub fn strategy(dev: &Device, shared: &'static Family, subgroups: &'static Family) -> &'static Family {
+    if use_subgroups(dev) {
+        subgroups
+    } else {
+        shared
     }
 }
 
