@@ -31,9 +31,9 @@ pub mod topk;
 /// Every kernel family on the kernel spec (the offline tests compile each
 /// variant and check each uniform's layout).
 pub static FAMILIES: &[&spec::Family] =
-    &[&concat::FAMILY, &cumsum::FAMILY, &gather::FAMILY, &norm_batch::FAMILY, &pool::FAMILY, &rope::FAMILY, &softmax::FAMILY, &softmax::FAMILY_SUBGROUPS, &topk::FAMILY];
+    &[&concat::FAMILY, &cumsum::FAMILY, &gather::FAMILY, &norm::FAMILY, &norm::FAMILY_SUBGROUPS, &norm_batch::FAMILY, &pool::FAMILY, &rope::FAMILY, &softmax::FAMILY, &softmax::FAMILY_SUBGROUPS, &topk::FAMILY];
 
 /// The families of `FAMILIES` whose shaders use subgroup operations: the
 /// library asks for them only where the adapter has subgroups, and the
 /// offline test validates them with the subgroup capability.
-pub static SUBGROUP_FAMILIES: &[&spec::Family] = &[&softmax::FAMILY_SUBGROUPS];
+pub static SUBGROUP_FAMILIES: &[&spec::Family] = &[&norm::FAMILY_SUBGROUPS, &softmax::FAMILY_SUBGROUPS];
