@@ -30,10 +30,33 @@ pub mod topk;
 
 /// Every kernel family on the kernel spec (the offline tests compile each
 /// variant and check each uniform's layout).
-pub static FAMILIES: &[&spec::Family] =
-    &[&concat::FAMILY, &cumsum::FAMILY, &gather::FAMILY, &norm::FAMILY, &norm::FAMILY_SUBGROUPS, &norm_batch::FAMILY, &pool::FAMILY, &rope::FAMILY, &softmax::FAMILY, &softmax::FAMILY_SUBGROUPS, &topk::FAMILY];
+pub static FAMILIES: &[&spec::Family] = &[
+    &concat::FAMILY,
+    &cumsum::FAMILY,
+    &gather::FAMILY,
+    &norm::FAMILY,
+    &norm::FAMILY_SUBGROUPS,
+    &norm_batch::FAMILY,
+    &pool::FAMILY,
+    &reduce::FAMILY_F32,
+    &reduce::FAMILY_I32,
+    &reduce::FAMILY_U32,
+    &reduce::FAMILY_F32_SUBGROUPS,
+    &reduce::FAMILY_I32_SUBGROUPS,
+    &reduce::FAMILY_U32_SUBGROUPS,
+    &rope::FAMILY,
+    &softmax::FAMILY,
+    &softmax::FAMILY_SUBGROUPS,
+    &topk::FAMILY,
+];
 
 /// The families of `FAMILIES` whose shaders use subgroup operations: the
 /// library asks for them only where the adapter has subgroups, and the
 /// offline test validates them with the subgroup capability.
-pub static SUBGROUP_FAMILIES: &[&spec::Family] = &[&norm::FAMILY_SUBGROUPS, &softmax::FAMILY_SUBGROUPS];
+pub static SUBGROUP_FAMILIES: &[&spec::Family] = &[
+    &norm::FAMILY_SUBGROUPS,
+    &reduce::FAMILY_F32_SUBGROUPS,
+    &reduce::FAMILY_I32_SUBGROUPS,
+    &reduce::FAMILY_U32_SUBGROUPS,
+    &softmax::FAMILY_SUBGROUPS,
+];

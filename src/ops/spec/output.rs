@@ -18,6 +18,10 @@ pub enum Sharing {
     /// reads it through the output's binding, each element before writing
     /// it); any other sharing is refused.
     InPlace,
+    /// An input may share the output's buffer where no element of it
+    /// overlaps the output: for operators that read their inputs and write
+    /// their output in different launches (reductions).
+    Disjoint,
 }
 
 /// The first dim (as given) whose stride does not step past every element
@@ -65,6 +69,9 @@ pub fn check_output(what: &str, out: &Tensor, inputs: &[(&str, &Tensor)], sharin
     let mut in_place = 0u32;
     for (i, (name, t)) in inputs.iter().enumerate() {
         if !t.same_buffer(out) || t.numel() == 0 || out.numel() == 0 {
+            continue;
+        }
+        if sharing == Sharing::Disjoint && !t.may_overlap(out) {
             continue;
         }
         if sharing == Sharing::InPlace && identical(t, out) {
