@@ -8,7 +8,9 @@
 use super::reduce_axes::{reduced_mask, reduced_shape};
 use super::reduce_kernels::{row_grid, strategy, WG};
 use super::spec::uniform::uniform;
-use super::spec::{self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot};
+use super::spec::{
+    self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot,
+};
 use super::tensor::{coalesce, expect_shape, numel, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
@@ -17,7 +19,8 @@ use crate::runtime::stream::StreamShared;
 
 const ENTRIES: &[&str] = &["reduce_strided", "reduce_columns", "reduce_vec4", "reduce_finish"];
 /// Every OP code of reduce.wgsl (`ReduceOp::code` and OP_SHIFT).
-const OPS: &[OverrideSlot] = &[OverrideSlot { name: "OP", values: &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] }];
+const OPS: &[OverrideSlot] =
+    &[OverrideSlot { name: "OP", values: &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] }];
 const SOURCE_SHARED: &str =
     concat!(include_str!("../../shaders/reduce.wgsl"), include_str!("../../shaders/reduce_wg_shared.wgsl"));
 const SOURCE_SUBGROUPS: &str =

@@ -5,7 +5,9 @@
 use super::reduce_axes::single_axis;
 use super::reduce_kernels::{row_grid, row_workgroup, strategy, ROW_WGS};
 use super::spec::uniform::uniform;
-use super::spec::{self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot};
+use super::spec::{
+    self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot,
+};
 use super::split::{scratch, CHUNK_LEN, MAX_ITERS, SPLIT_WG};
 use super::tensor::{coalesce, expect_shape, same_device, DType, Tensor};
 use crate::bail;
