@@ -441,6 +441,34 @@ static void test_ties_and_empty(void) {
     wgc_buffer_release(ob);
 }
 
+/* An output whose rows overlap (strides that interleave, no zero stride)
+ * would race on write: reductions, softmax, norms and pooling refuse it. */
+static void test_self_overlapping_outputs(void) {
+    float data[64] = {0};
+    WgcBuffer *b = upload(env.device, data, sizeof data);
+    WgcBuffer *ob = upload(env.device, data, sizeof data);
+    int64_t shape3[3] = {2, 3, 4}, shape2[2] = {3, 4};
+    WgcTensor in3 = tensor_of(b, WGC_DTYPE_F32, 3, shape3), in2 = tensor_of(b, WGC_DTYPE_F32, 2, shape2);
+    WgcTensor red = tensor_of(ob, WGC_DTYPE_F32, 2, (int64_t[2]){2, 3});
+    red.strides[0] = 2; /* rows of 3 elements 2 apart */
+    int32_t last = -1;
+    EXPECT_STATUS(wgc_op_reduce(env.stream, WGC_REDUCE_OP_SUM, &in3, &last, 1, 0, &red), WGC_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(wgc_op_var(env.stream, &in3, &last, 1, 0, 1, &red), WGC_ERROR_INVALID_ARGUMENT);
+    WgcTensor rows = tensor_of(ob, WGC_DTYPE_F32, 2, shape2);
+    rows.strides[0] = 2; /* rows of 4 elements 2 apart */
+    EXPECT_STATUS(wgc_op_softmax(env.stream, &in2, 1, &rows), WGC_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS(wgc_op_layer_norm(env.stream, &in2, NULL, NULL, 1, 1e-5f, &rows), WGC_ERROR_INVALID_ARGUMENT);
+    int64_t nchw[4] = {1, 3, 2, 2}, chan[1] = {3};
+    WgcTensor x4 = tensor_of(b, WGC_DTYPE_F32, 4, nchw), stats = tensor_of(b, WGC_DTYPE_F32, 1, chan);
+    WgcTensor y4 = tensor_of(ob, WGC_DTYPE_F32, 4, nchw);
+    y4.strides[1] = 2; /* channel planes of 4 elements 2 apart */
+    EXPECT_STATUS(wgc_op_batch_norm(env.stream, &x4, &stats, &stats, NULL, NULL, 1e-5f, &y4), WGC_ERROR_INVALID_ARGUMENT);
+    WgcPool2dParams pp = {sizeof pp, 1, 1, 1, 1, 0, 0, 0};
+    EXPECT_STATUS(wgc_op_max_pool2d(env.stream, &pp, &x4, &y4), WGC_ERROR_INVALID_ARGUMENT);
+    wgc_buffer_release(b);
+    wgc_buffer_release(ob);
+}
+
 static void test_errors(void) {
     float data[64] = {0};
     int64_t shape[2] = {4, 8}, oshape[1] = {4}, wrong[1] = {8};
@@ -845,6 +873,7 @@ static void run_all(void) {
     test_var_large_mean();
     test_columns();
     test_errors();
+    test_self_overlapping_outputs();
     test_softmax();
 }
 

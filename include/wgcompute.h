@@ -1173,7 +1173,8 @@ WgcStatus wgc_kernel_binding_count(const struct WgcKernel *kernel, uint32_t *out
  * variance (divide by n), as torch.nn.functional.layer_norm.
  * `weight` and `bias` (each may be NULL: 1 and 0) have exactly the shape of
  * those dims and `in`'s dtype. `out` has `in`'s shape and dtype and its own
- * buffer (sharing a buffer with any input: WGC_ERROR_INVALID_ARGUMENT).
+ * buffer (sharing a buffer with any input, or elements that share memory:
+ * a zero stride or strides that interleave: WGC_ERROR_INVALID_ARGUMENT).
  * f32 and f16 (statistics in f32); others: WGC_ERROR_UNSUPPORTED.
  * `normalized_dims` in [1, rank]; `eps` finite and >= 0.
  * Statistics are two-pass, in f32: the mean, then the sum of squared
@@ -1236,7 +1237,8 @@ WgcStatus wgc_op_batch_norm(const struct WgcStream *stream,
  * `out` has the input's shape with the reduced dims removed (`keepdim` 0;
  * a full reduction gives rank 0) or set to 1 (`keepdim` 1), exactly. A
  * rank-0 input takes no axes. `out` may share `in`'s buffer but not
- * overlap its view, and must not alias itself (zero strides).
+ * overlap its view, and its elements must not share memory (a zero stride
+ * or strides that interleave: WGC_ERROR_INVALID_ARGUMENT).
  *
  * Dtypes: SUM, MAX, MIN, PROD take f32, f16 (accumulated in f32), i32 and
  * u32 (integer sums and products wrap), and write the input's dtype. MEAN
@@ -1329,7 +1331,8 @@ WgcStatus wgc_op_std(const struct WgcStream *stream,
  * into chunks of one workgroup each and take a second pass, so any length
  * works, on software drivers that cap shader loops too.
  * Accuracy: relative error within 1e-5 (f32); f16: rounding of the result.
- * Statuses: WGC_ERROR_INVALID_ARGUMENT (axis, shared buffer),
+ * Statuses: WGC_ERROR_INVALID_ARGUMENT (axis, shared buffer, elements of
+ * `out` that share memory),
  * WGC_ERROR_SHAPE_MISMATCH, WGC_ERROR_DTYPE_MISMATCH, WGC_ERROR_UNSUPPORTED,
  * WGC_ERROR_OUT_OF_RANGE, WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH.
  * Records work; does not block.
@@ -2012,7 +2015,8 @@ WgcStatus wgc_op_conv2d(const struct WgcStream *stream,
  * cap shader loops too. Records work on `stream` without blocking.
  * Statuses: `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_INVALID_ARGUMENT` (zero
  * window, padding over half the window, `struct_size` < 4 or ending inside a field, `out` sharing a
- * buffer with `input`), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
+ * buffer with `input`, or elements of `out` sharing memory: a zero stride or strides that
+ * interleave), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
  * (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not 4, `out` of the wrong
  * shape, input smaller than the window), `WGC_ERROR_OUT_OF_RANGE`,
  * `WGC_ERROR_TOO_LARGE` (a padded input, stride or window past 2^31-1
@@ -2049,7 +2053,8 @@ WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
  * `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DTYPE_MISMATCH`,
  * `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not
  * 4, `out` not (N, C, 1, 1), H or W zero with N*C > 0),
- * `WGC_ERROR_INVALID_ARGUMENT` (`out` sharing a buffer with `input`),
+ * `WGC_ERROR_INVALID_ARGUMENT` (`out` sharing a buffer with `input`, or
+ * elements of `out` sharing memory),
  * `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_TOO_LARGE` (H*W past 2^31-1 through
  * zero strides), `WGC_ERROR_DEVICE_MISMATCH`.
  */

@@ -1,4 +1,3 @@
-{{ENABLES}}
 // Layer norm and RMS norm over the trailing `len` elements of each row, one
 // workgroup per row. Row offsets come from decoding the row number over the
 // outer dims; element j of a row from decoding j over the inner
@@ -15,14 +14,20 @@
 // norm_split_stats: each chunk's mean and sum of squared deviations from it;
 // norm_split_write: every chunk combines its row's (Chan et al.), then writes.
 //
-// Substitutions: T, WG, CACHE, RMS (true: RMS norm, no centring, no bias),
-// HAS_W, HAS_B (false: the binding is a dummy and is not read), ENABLES.
+// Kernel spec families "norm" (src/ops/norm.rs), one per workgroup-reduction
+// strategy (reduce_wg_allreduce.wgsl and reduce_wg_subgroups.wgsl or
+// reduce_wg_shared.wgsl appended). Prelude: T. Overrides: WG, CACHE, RMS
+// (true: RMS norm, no centring, no bias), HAS_W, HAS_B (false: the binding
+// is a dummy and is not read).
 
-const WG: u32 = {{WG}};
-const CACHE: u32 = {{CACHE}};
-const RMS: bool = {{RMS}};
-const HAS_W: bool = {{HAS_W}};
-const HAS_B: bool = {{HAS_B}};
+override WG: u32;
+override CACHE: u32;
+// The register cache is declared at its largest; only CACHE slots are used
+// (loops over them unroll once CACHE is a pipeline constant).
+const MAX_CACHE: u32 = 16u;
+override RMS: bool;
+override HAS_W: bool;
+override HAS_B: bool;
 
 struct Params {
     len: u32,
@@ -48,15 +53,15 @@ struct Params {
     inner_b: array<vec4<i32>, 2>,
 }
 
-@group(0) @binding(0) var<storage, read> x: array<{{T}}>;
-@group(0) @binding(1) var<storage, read> xv: array<vec4<{{T}}>>;
-@group(0) @binding(2) var<storage, read_write> y: array<{{T}}>;
+@group(0) @binding(0) var<storage, read> x: array<T>;
+@group(0) @binding(1) var<storage, read> xv: array<vec4<T>>;
+@group(0) @binding(2) var<storage, read_write> y: array<T>;
 @group(0) @binding(3) var<uniform> p: Params;
-@group(0) @binding(4) var<storage, read_write> yv: array<vec4<{{T}}>>;
-@group(0) @binding(5) var<storage, read> w: array<{{T}}>;
-@group(0) @binding(6) var<storage, read> b: array<{{T}}>;
-@group(0) @binding(7) var<storage, read> wv: array<vec4<{{T}}>>;
-@group(0) @binding(8) var<storage, read> bv: array<vec4<{{T}}>>;
+@group(0) @binding(4) var<storage, read_write> yv: array<vec4<T>>;
+@group(0) @binding(5) var<storage, read> w: array<T>;
+@group(0) @binding(6) var<storage, read> b: array<T>;
+@group(0) @binding(7) var<storage, read> wv: array<vec4<T>>;
+@group(0) @binding(8) var<storage, read> bv: array<vec4<T>>;
 // (mean, sum of squared deviations from it) of chunk c of row r at r * chunks + c.
 @group(0) @binding(9) var<storage, read_write> stats: array<vec2<f32>>;
 
@@ -122,7 +127,7 @@ fn norm_cached(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
     let in4 = u32(bases.x) / 4u;
     let out4 = u32(bases.y) / 4u;
     let len4 = p.len / 4u;
-    var cache: array<vec4<f32>, CACHE>;
+    var cache: array<vec4<f32>, MAX_CACHE>;
     var s = 0.0;
     for (var c = 0u; c < CACHE; c++) {
         let i = c * WG + lid;
@@ -147,7 +152,7 @@ fn norm_cached(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
     for (var c = 0u; c < CACHE; c++) {
         let i = c * WG + lid;
         if (i < len4) {
-            yv[out4 + i] = vec4<{{T}}>(affine4((cache[c] - mean) * rstd, i));
+            yv[out4 + i] = vec4<T>(affine4((cache[c] - mean) * rstd, i));
         }
     }
 }
@@ -177,7 +182,7 @@ fn norm_vec4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) w
     }
     let rstd = rstd_of(wg_sum(sq, lid));
     for (var i = lid; i < len4; i += WG) {
-        yv[out4 + i] = vec4<{{T}}>(affine4((vec4<f32>(xv[in4 + i]) - mean) * rstd, i));
+        yv[out4 + i] = vec4<T>(affine4((vec4<f32>(xv[in4 + i]) - mean) * rstd, i));
     }
 }
 
@@ -191,7 +196,7 @@ fn write_scalar(bases: vec2<i32>, j: u32, mean: f32, rstd: f32) {
     if (HAS_B) {
         r += f32(b[u32(i32(p.b_offset) + o.w)]);
     }
-    y[u32(bases.y + o.y)] = {{T}}(r);
+    y[u32(bases.y + o.y)] = T(r);
 }
 
 @compute @workgroup_size(WG)

@@ -1,12 +1,12 @@
-{{ENABLES}}
 // Batch norm, inference form: y = (x - mean[c]) / sqrt(var[c] + eps) * w[c] + b[c]
 // for c the index along dim 1. One invocation per element; the element's
 // coordinates are decoded over the coalesced shape, with a pseudo-operand
 // whose strides are 1 on the channel dim and 0 elsewhere giving c.
-// Substitutions: T, HAS_W, HAS_B (false: dummy binding, not read), ENABLES.
+// Kernel spec family "norm_batch" (src/ops/norm_batch.rs). Prelude: T.
+// Overrides: HAS_W, HAS_B (false: dummy binding, not read).
 
-const HAS_W: bool = {{HAS_W}};
-const HAS_B: bool = {{HAS_B}};
+override HAS_W: bool;
+override HAS_B: bool;
 
 struct Params {
     count: u32,
@@ -26,13 +26,13 @@ struct Params {
     chan_strides: array<vec4<i32>, 2>,
 }
 
-@group(0) @binding(0) var<storage, read> x: array<{{T}}>;
-@group(0) @binding(1) var<storage, read_write> y: array<{{T}}>;
+@group(0) @binding(0) var<storage, read> x: array<T>;
+@group(0) @binding(1) var<storage, read_write> y: array<T>;
 @group(0) @binding(2) var<uniform> p: Params;
-@group(0) @binding(3) var<storage, read> mean: array<{{T}}>;
-@group(0) @binding(4) var<storage, read> variance: array<{{T}}>;
-@group(0) @binding(5) var<storage, read> w: array<{{T}}>;
-@group(0) @binding(6) var<storage, read> b: array<{{T}}>;
+@group(0) @binding(3) var<storage, read> mean: array<T>;
+@group(0) @binding(4) var<storage, read> variance: array<T>;
+@group(0) @binding(5) var<storage, read> w: array<T>;
+@group(0) @binding(6) var<storage, read> b: array<T>;
 
 fn at(c: i32, k: u32) -> u32 {
     return u32(i32(p.chan_offset[k]) + c * p.chan_stride[k]);
@@ -60,5 +60,5 @@ fn batch_norm(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (HAS_B) {
         r += f32(b[at(c, 3u)]);
     }
-    y[u32(off.y)] = {{T}}(r);
+    y[u32(off.y)] = T(r);
 }

@@ -9,8 +9,8 @@
 // windows over chunk_len elements: {max,avg}_pool2d_chunks, the same per
 //   (chunk of the window, output element), partials to `parts`, then
 //   {max,avg}_pool2d_finish, one invocation per output folding its partials.
-// Substitutions: T (f32|f16; sums and comparisons run in f32), ENABLE.
-{{ENABLE}}
+// Kernel spec family "pool" (src/ops/pool.rs). Prelude: T (f32|f16; sums
+// and comparisons run in f32). No overrides.
 
 struct Params {
     total: u32,        // output elements (windowed) or planes (global)
@@ -35,8 +35,8 @@ struct Params {
     chunks: u32,
 };
 
-@group(0) @binding(0) var<storage, read> x: array<{{T}}>;
-@group(0) @binding(1) var<storage, read_write> y: array<{{T}}>;
+@group(0) @binding(0) var<storage, read> x: array<T>;
+@group(0) @binding(1) var<storage, read_write> y: array<T>;
 @group(0) @binding(2) var<uniform> p: Params;
 // Partial max or sum of chunk c of output i's window at i * chunks + c.
 @group(0) @binding(3) var<storage, read_write> parts: array<f32>;
@@ -85,7 +85,7 @@ fn max_pool2d(@builtin(global_invocation_id) gid: vec3<u32>) {
             }
         }
     }
-    y[win.out_index] = {{T}}(best);
+    y[win.out_index] = T(best);
 }
 
 @compute @workgroup_size(256)
@@ -115,7 +115,7 @@ fn avg_pool2d(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (p.include_pad == 0u) {
         count = max(h_hi - h_lo, 0) * max(w_hi - w_lo, 0);
     }
-    y[win.out_index] = {{T}}(sum / f32(max(count, 1)));
+    y[win.out_index] = T(sum / f32(max(count, 1)));
 }
 
 var<workgroup> partial: array<f32, 64>;
@@ -160,7 +160,7 @@ fn global_avg_pool2d(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoca
         workgroupBarrier();
     }
     if (lid.x == 0u) {
-        y[i32(p.out_off) + i32(n) * p.out_s.x + i32(c) * p.out_s.y] = {{T}}(partial[0] / f32(hw));
+        y[i32(p.out_off) + i32(n) * p.out_s.x + i32(c) * p.out_s.y] = T(partial[0] / f32(hw));
     }
 }
 
@@ -248,7 +248,7 @@ fn pool_window(is_max: bool, lid: u32, wid: vec3<u32>) {
     let r = window_reduce(is_max, i, 0u, lid);
     if (lid == 0u) {
         let win = window(i);
-        y[win.out_index] = {{T}}(pool_result(is_max, r, clipped(win)));
+        y[win.out_index] = T(pool_result(is_max, r, clipped(win)));
     }
 }
 
@@ -274,7 +274,7 @@ fn pool_finish(is_max: bool, gid: vec3<u32>) {
     for (var k = 0u; k < p.chunks; k++) {
         acc = pool_fold(is_max, acc, parts[i * p.chunks + k]);
     }
-    y[win.out_index] = {{T}}(pool_result(is_max, acc, clipped(win)));
+    y[win.out_index] = T(pool_result(is_max, acc, clipped(win)));
 }
 
 @compute @workgroup_size(256)

@@ -1,4 +1,3 @@
-{{ENABLES}}
 // Reductions over a set of axes, in two passes.
 //
 // The host orders the input's dims as [kept..., reduced...] (coalesced),
@@ -23,10 +22,12 @@
 // sums error-free too.
 // NaN propagates through MAX and MIN; ARGMAX and ARGMIN pick the first NaN.
 //
-// Substitutions: T (input scalar), ACC (accumulator: f32, i32 or u32), OUT
-// (output scalar), OP (see below), WG (workgroup size, a power of two),
-// LOWEST / HIGHEST (ACC's extreme values, as WGSL expressions), FLOAT
-// (whether ACC is f32).
+// Kernel spec families "reduce" (src/ops/reduce.rs), one per accumulator
+// type and workgroup-reduction strategy (reduce_wg_subgroups.wgsl or
+// reduce_wg_shared.wgsl appended). Prelude: T (input scalar), ACC
+// (accumulator: f32, i32 or u32), OUT (output scalar). Overrides: OP (see
+// below). WG (workgroup size) is fixed; FLOAT and ACC's extreme values
+// follow from ACC.
 
 const OP_SUM: u32 = 0u;
 const OP_MEAN: u32 = 1u;
@@ -39,19 +40,22 @@ const OP_VAR: u32 = 7u;
 const OP_STD: u32 = 8u;
 const OP_SHIFT: u32 = 9u; // first pass of OP_VAR / OP_STD: the row means
 
-const OP: u32 = {{OP}};
-const WG: u32 = {{WG}};
+override OP: u32;
+const WG: u32 = 256u;
 const NONE: u32 = 0xffffffffu;
-const FLOAT: bool = {{FLOAT}};
+// Whether ACC is f32 (3 / 2 does not truncate), and whether it is i32
+// (0xffffffffu converts to -1, a bit reinterpretation).
+const FLOAT: bool = ACC(3u) / ACC(2u) != ACC(1u);
+const SIGNED_INT: bool = ACC(0xffffffffu) < ACC(0u);
 
 // v: running value (sum, extreme, product; var: sum of x - mean);
 // w: var: sum of (x - mean)^2; cv, cw: the rounding errors of the sums v
 // and w; n: arg index (NONE until one is seen).
 struct State {
-    v: {{ACC}},
-    w: {{ACC}},
-    cv: {{ACC}},
-    cw: {{ACC}},
+    v: ACC,
+    w: ACC,
+    cv: ACC,
+    cw: ACC,
     n: u32,
 }
 
@@ -75,71 +79,79 @@ struct Params {
     red_in: array<vec4<i32>, 2>,
 }
 
-@group(0) @binding(0) var<storage, read> x: array<{{T}}>;
-@group(0) @binding(1) var<storage, read> xv: array<vec4<{{T}}>>;
+@group(0) @binding(0) var<storage, read> x: array<T>;
+@group(0) @binding(1) var<storage, read> xv: array<vec4<T>>;
 @group(0) @binding(2) var<storage, read_write> partials: array<State>;
 @group(0) @binding(3) var<uniform> p: Params;
-@group(0) @binding(4) var<storage, read_write> out: array<{{OUT}}>;
+@group(0) @binding(4) var<storage, read_write> out: array<OUT>;
 
 var<workgroup> wg_states: array<State, WG>;
 var<workgroup> wg_lanes: u32;
 
+// ACC's lowest and highest values (infinities for floats), by bits.
+fn lowest() -> ACC {
+    return bitcast<ACC>(select(select(0u, 0x80000000u, SIGNED_INT), 0xff800000u, FLOAT));
+}
+fn highest() -> ACC {
+    return bitcast<ACC>(select(select(0xffffffffu, 0x7fffffffu, SIGNED_INT), 0x7f800000u, FLOAT));
+}
+
 fn identity() -> State {
-    var s = State({{ACC}}(0), {{ACC}}(0), {{ACC}}(0), {{ACC}}(0), 0u);
+    var s = State(ACC(0), ACC(0), ACC(0), ACC(0), 0u);
     if (OP == OP_PROD) {
-        s.v = {{ACC}}(1);
+        s.v = ACC(1);
     } else if (OP == OP_MAX || OP == OP_ARGMAX) {
-        s.v = {{LOWEST}};
+        s.v = lowest();
         s.n = NONE;
     } else if (OP == OP_MIN || OP == OP_ARGMIN) {
-        s.v = {{HIGHEST}};
+        s.v = highest();
         s.n = NONE;
     }
     return s;
 }
 
 // By bits: drivers may assume that no NaN occurs and fold comparisons.
-fn is_nan(x: {{ACC}}) -> bool {
+fn is_nan(x: ACC) -> bool {
     return FLOAT && (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
-fn is_finite(x: {{ACC}}) -> bool {
+fn is_finite(x: ACC) -> bool {
     return !FLOAT || (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
 }
 
 // x, through an integer OR with a zero the compiler cannot see: drivers
 // that treat float additions as associative (Mesa's NIR does) would
 // otherwise simplify two_sum's error term to 0.
-fn opaque(x: {{ACC}}) -> {{ACC}} {
-    return bitcast<{{ACC}}>(bitcast<u32>(x) | p.zero);
+fn opaque(x: ACC) -> ACC {
+    return bitcast<ACC>(bitcast<u32>(x) | p.zero);
 }
 
 // a + b and its exact rounding error (Fast2Sum on the operands ordered by
 // magnitude; 0 for integers).
-fn two_sum(a: {{ACC}}, b: {{ACC}}) -> vec2<{{ACC}}> {
+fn two_sum(a: ACC, b: ACC) -> vec2<ACC> {
     let a_big = abs(a) >= abs(b);
     let hi = select(b, a, a_big);
     let lo = select(a, b, a_big);
     let s = opaque(hi + lo);
-    return vec2<{{ACC}}>(s, lo - (s - hi));
+    return vec2<ACC>(s, lo - (s - hi));
 }
 
 // A compensated sum's value: the error terms are meaningless once the sum
 // is infinite or NaN, and must not turn inf into NaN.
-fn total(sum: {{ACC}}, err: {{ACC}}) -> {{ACC}} {
+fn total(sum: ACC, err: ACC) -> ACC {
     return select(sum, sum + err, is_finite(sum));
 }
 
 // max and min that return NaN when either operand is NaN.
-fn max_nan(a: {{ACC}}, b: {{ACC}}) -> {{ACC}} {
+fn max_nan(a: ACC, b: ACC) -> ACC {
     return select(max(a, b), a + b, is_nan(a) || is_nan(b));
 }
-fn min_nan(a: {{ACC}}, b: {{ACC}}) -> {{ACC}} {
+fn min_nan(a: ACC, b: ACC) -> ACC {
     return select(min(a, b), a + b, is_nan(a) || is_nan(b));
 }
 
 // ARGMAX / ARGMIN order: NaN before everything, then the larger (ARGMAX) or
 // smaller (ARGMIN) value; equal values (NaNs alike) go to the lower index.
-fn arg_before(a: {{ACC}}, b: {{ACC}}) -> bool {
+fn arg_before(a: ACC, b: ACC) -> bool {
     if (is_nan(b)) {
         return false;
     }
@@ -151,13 +163,13 @@ fn arg_before(a: {{ACC}}, b: {{ACC}}) -> bool {
     }
     return a < b;
 }
-fn arg_tied(a: {{ACC}}, b: {{ACC}}) -> bool {
+fn arg_tied(a: ACC, b: ACC) -> bool {
     return (is_nan(a) && is_nan(b)) || (!is_nan(a) && !is_nan(b) && a == b);
 }
 
 // Fold element `k` of the row (value `a`) into `s`; a thread sees its k in
 // increasing order. `shift` is the row's mean for OP_VAR / OP_STD.
-fn accumulate(s_in: State, a: {{ACC}}, k: u32, shift: {{ACC}}) -> State {
+fn accumulate(s_in: State, a: ACC, k: u32, shift: ACC) -> State {
     var s = s_in;
     if (OP == OP_SUM || OP == OP_MEAN || OP == OP_SHIFT) {
         s = add_v(s, a);
@@ -180,14 +192,14 @@ fn accumulate(s_in: State, a: {{ACC}}, k: u32, shift: {{ACC}}) -> State {
 }
 
 // Add x to the compensated sum v (w), keeping the rounding error in cv (cw).
-fn add_v(s_in: State, x: {{ACC}}) -> State {
+fn add_v(s_in: State, x: ACC) -> State {
     var s = s_in;
     let t = two_sum(s.v, x);
     s.v = t.x;
     s.cv += t.y;
     return s;
 }
-fn add_w(s_in: State, x: {{ACC}}) -> State {
+fn add_w(s_in: State, x: ACC) -> State {
     var s = s_in;
     let t = two_sum(s.w, x);
     s.w = t.x;
@@ -221,16 +233,21 @@ fn combine(a: State, b: State) -> State {
     return s;
 }
 
+// A shuffle of any ACC, through its bits (the primitives move u32s).
+fn sg_xor_acc(v: ACC, mask: u32) -> ACC {
+    return bitcast<ACC>(sg_xor_u32(bitcast<u32>(v), mask));
+}
+
 // The State of lane `lane ^ mask`: only the fields this OP uses travel.
 fn shuffled(s_in: State, mask: u32) -> State {
     var s = s_in;
-    s.v = sg_xor_{{ACC}}(s.v, mask);
+    s.v = sg_xor_acc(s.v, mask);
     if (OP == OP_SUM || OP == OP_MEAN || OP == OP_SHIFT || OP == OP_VAR || OP == OP_STD) {
-        s.cv = sg_xor_{{ACC}}(s.cv, mask);
+        s.cv = sg_xor_acc(s.cv, mask);
     }
     if (OP == OP_VAR || OP == OP_STD) {
-        s.w = sg_xor_{{ACC}}(s.w, mask);
-        s.cw = sg_xor_{{ACC}}(s.cw, mask);
+        s.w = sg_xor_acc(s.w, mask);
+        s.cw = sg_xor_acc(s.cw, mask);
     }
     if (OP == OP_ARGMAX || OP == OP_ARGMIN) {
         s.n = sg_xor_u32(s.n, mask);
@@ -316,11 +333,11 @@ fn shift_slot(row: u32) -> u32 {
 }
 
 // The value OP_VAR / OP_STD subtract from the row's elements: its mean.
-fn row_shift(row: u32) -> {{ACC}} {
+fn row_shift(row: u32) -> ACC {
     if (OP == OP_VAR || OP == OP_STD) {
         return partials[shift_slot(row)].v;
     }
-    return {{ACC}}(0);
+    return ACC(0);
 }
 
 @compute @workgroup_size(WG)
@@ -334,7 +351,7 @@ fn reduce_strided(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_
     var s = identity();
     let step = p.chunks * WG;
     for (var k = wid.x * WG + lid; k < p.k_total; k += step) {
-        s = accumulate(s, {{ACC}}(x[u32(base + reduced_offset(k))]), k, shift);
+        s = accumulate(s, ACC(x[u32(base + reduced_offset(k))]), k, shift);
     }
     s = wg_reduce(s, lid);
     if (lid == 0u) {
@@ -356,13 +373,13 @@ fn reduce_columns(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_
     let shift = row_shift(row);
     var s = identity();
     for (var k = wid.x; k < p.k_total; k += p.chunks) {
-        s = accumulate(s, {{ACC}}(x[u32(base + reduced_offset(k))]), k, shift);
+        s = accumulate(s, ACC(x[u32(base + reduced_offset(k))]), k, shift);
     }
     partials[row * p.chunks + wid.x] = s;
 }
 
-fn accumulate4(s: State, v: vec4<{{T}}>, k: u32, shift: {{ACC}}) -> State {
-    let a = vec4<{{ACC}}>(v);
+fn accumulate4(s: State, v: vec4<T>, k: u32, shift: ACC) -> State {
+    let a = vec4<ACC>(v);
     // Sums: the four values pairwise (within 2^-23 of their absolute sum),
     // then one compensated addition: the bound stays independent of the
     // length, at a quarter of the cost.
@@ -370,7 +387,7 @@ fn accumulate4(s: State, v: vec4<{{T}}>, k: u32, shift: {{ACC}}) -> State {
         return add_v(s, (a.x + a.y) + (a.z + a.w));
     }
     if (OP == OP_VAR || OP == OP_STD) {
-        let d = a - vec4<{{ACC}}>(shift);
+        let d = a - vec4<ACC>(shift);
         let d2 = d * d;
         return add_w(add_v(s, (d.x + d.y) + (d.z + d.w)), (d2.x + d2.y) + (d2.z + d2.w));
     }
@@ -412,7 +429,7 @@ fn reduce_vec4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
     }
     let tail = 4u * k4 + lid;
     if (wid.x == 0u && tail < p.k_total) {
-        s = accumulate(s, {{ACC}}(x[base + tail]), tail, shift);
+        s = accumulate(s, ACC(x[base + tail]), tail, shift);
     }
     s = wg_reduce(s, lid);
     if (lid == 0u) {
@@ -439,15 +456,15 @@ fn mean_of(s: State) -> f32 {
     return select(nan_f32(), select(q, q + r / n, finite), p.k_total > 0u);
 }
 
-fn finish(s: State) -> {{OUT}} {
+fn finish(s: State) -> OUT {
     if (OP == OP_ARGMAX || OP == OP_ARGMIN) {
-        return {{OUT}}(s.n);
+        return OUT(s.n);
     }
     if (OP == OP_SUM) {
-        return {{OUT}}(total(s.v, s.cv));
+        return OUT(total(s.v, s.cv));
     }
     if (OP == OP_MEAN) {
-        return {{OUT}}(mean_of(s));
+        return OUT(mean_of(s));
     }
     if (OP == OP_VAR || OP == OP_STD) {
         let n = p.k_total_f;
@@ -460,9 +477,9 @@ fn finish(s: State) -> {{OUT}} {
         if (OP == OP_STD) {
             r = sqrt(r);
         }
-        return {{OUT}}(r);
+        return OUT(r);
     }
-    return {{OUT}}(s.v);
+    return OUT(s.v);
 }
 
 @compute @workgroup_size(WG)
@@ -479,7 +496,7 @@ fn reduce_finish(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_i
     if (lid == 0u) {
         if (OP == OP_SHIFT) {
             var m = identity();
-            m.v = {{ACC}}(mean_of(s));
+            m.v = ACC(mean_of(s));
             partials[shift_slot(row)] = m;
         } else {
             out[u32(i32(p.out_offset) + kept_offsets(row).y)] = finish(s);

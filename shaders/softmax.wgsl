@@ -1,4 +1,3 @@
-{{ENABLES}}
 // Softmax and log-softmax along one axis.
 // Row `row` starts at in_offset + outer offset (outer dims decoded from the
 // row number) and its element j lies j * in_stride further; likewise out.
@@ -19,13 +18,18 @@
 // and stays so (the max never takes a NaN). Log-softmax is (x - max) -
 // log(sum), so large logits lose no precision to max + log(sum).
 //
-// Substitutions: T (f32 or f16), WG (power of two), CACHE (vec4 slots per
-// invocation), LOG (true for log-softmax), ENABLES. wg_max / wg_sum come
-// from reduce_wg_allreduce.wgsl, appended with the subgroup primitives.
+// Kernel spec families "softmax" (src/ops/softmax.rs), one per
+// workgroup-reduction strategy. Prelude: T (f32 or f16). Overrides: WG
+// (power of two), CACHE (vec4 slots per invocation), LOG (true for
+// log-softmax). wg_max / wg_sum come from reduce_wg_allreduce.wgsl,
+// appended with the subgroup primitives.
 
-const WG: u32 = {{WG}};
-const CACHE: u32 = {{CACHE}};
-const LOG: bool = {{LOG}};
+override WG: u32;
+override CACHE: u32;
+// The register cache is declared at its largest; only CACHE slots are used
+// (loops over them unroll once CACHE is a pipeline constant).
+const MAX_CACHE: u32 = 16u;
+override LOG: bool;
 
 struct Params {
     len: u32,
@@ -43,11 +47,11 @@ struct Params {
     outer_out: array<vec4<i32>, 2>,
 }
 
-@group(0) @binding(0) var<storage, read> x: array<{{T}}>;
-@group(0) @binding(1) var<storage, read> xv: array<vec4<{{T}}>>;
-@group(0) @binding(2) var<storage, read_write> y: array<{{T}}>;
+@group(0) @binding(0) var<storage, read> x: array<T>;
+@group(0) @binding(1) var<storage, read> xv: array<vec4<T>>;
+@group(0) @binding(2) var<storage, read_write> y: array<T>;
 @group(0) @binding(3) var<uniform> p: Params;
-@group(0) @binding(4) var<storage, read_write> yv: array<vec4<{{T}}>>;
+@group(0) @binding(4) var<storage, read_write> yv: array<vec4<T>>;
 // (max, sum) of chunk c of row r at r * chunks + c.
 @group(0) @binding(5) var<storage, read_write> stats: array<vec2<f32>>;
 
@@ -160,7 +164,7 @@ fn softmax_cached(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_
     let in4 = u32(bases.x) / 4u;
     let out4 = u32(bases.y) / 4u;
     let len4 = p.len / 4u;
-    var cache: array<vec4<f32>, CACHE>;
+    var cache: array<vec4<f32>, MAX_CACHE>;
     var m = neg_inf();
     for (var c = 0u; c < CACHE; c++) {
         let i = c * WG + lid;
@@ -187,7 +191,7 @@ fn softmax_cached(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_
     for (var c = 0u; c < CACHE; c++) {
         let i = c * WG + lid;
         if (i < len4) {
-            yv[out4 + i] = vec4<{{T}}>(result4(cache[c], ms, inv, lg));
+            yv[out4 + i] = vec4<T>(result4(cache[c], ms, inv, lg));
         }
     }
 }
@@ -210,7 +214,7 @@ fn softmax_vec4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id
     let inv = 1.0 / ms.y;
     let lg = log(ms.y);
     for (var i = lid; i < len4; i += WG) {
-        yv[out4 + i] = vec4<{{T}}>(result4(vec4<f32>(xv[in4 + i]), ms, inv, lg));
+        yv[out4 + i] = vec4<T>(result4(vec4<f32>(xv[in4 + i]), ms, inv, lg));
     }
 }
 
@@ -230,7 +234,7 @@ fn softmax_strided(@builtin(local_invocation_index) lid: u32, @builtin(workgroup
     let lg = log(ms.y);
     for (var j = lid; j < p.len; j += WG) {
         let v = f32(x[u32(bases.x + i32(j) * p.in_stride)]);
-        y[u32(bases.y + i32(j) * p.out_stride)] = {{T}}(result(v, ms, inv, lg));
+        y[u32(bases.y + i32(j) * p.out_stride)] = T(result(v, ms, inv, lg));
     }
 }
 
@@ -274,6 +278,6 @@ fn softmax_split_write(@builtin(local_invocation_index) lid: u32, @builtin(workg
     let end = min(begin + p.chunk_len, p.len);
     for (var j = begin + lid; j < end; j += WG) {
         let v = f32(x[u32(bases.x + i32(j) * p.in_stride)]);
-        y[u32(bases.y + i32(j) * p.out_stride)] = {{T}}(result(v, ms, inv, lg));
+        y[u32(bases.y + i32(j) * p.out_stride)] = T(result(v, ms, inv, lg));
     }
 }

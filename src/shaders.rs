@@ -7,16 +7,11 @@
 pub const ALL: &[(&str, &str)] = &[
     ("fill.wgsl", include_str!("../shaders/fill.wgsl")),
     ("indirect_counts.wgsl", include_str!("../shaders/indirect_counts.wgsl")),
-    ("norm.wgsl", include_str!("../shaders/norm.wgsl")),
-    ("norm_batch.wgsl", include_str!("../shaders/norm_batch.wgsl")),
-    ("reduce.wgsl", include_str!("../shaders/reduce.wgsl")),
+    // Fragments joined to kernel families' sources.
+    ("gemm_tile.wgsl", include_str!("../shaders/gemm_tile.wgsl")),
     ("reduce_wg_allreduce.wgsl", include_str!("../shaders/reduce_wg_allreduce.wgsl")),
     ("reduce_wg_shared.wgsl", include_str!("../shaders/reduce_wg_shared.wgsl")),
     ("reduce_wg_subgroups.wgsl", include_str!("../shaders/reduce_wg_subgroups.wgsl")),
-    ("softmax.wgsl", include_str!("../shaders/softmax.wgsl")),
-    // Fragment appended to the matmul and conv kernel families' sources.
-    ("gemm_tile.wgsl", include_str!("../shaders/gemm_tile.wgsl")),
-    ("pool.wgsl", include_str!("../shaders/pool.wgsl")),
     ("random.wgsl", include_str!("../shaders/random.wgsl")),
 ];
 

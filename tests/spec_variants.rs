@@ -10,14 +10,16 @@
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use std::collections::{HashMap, HashSet};
-use wgcompute::ops::FAMILIES;
+use wgcompute::ops::spec::Family;
+use wgcompute::ops::{FAMILIES, SUBGROUP_FAMILIES};
 
 /// A variant's source parsed and validated: shared by every variant that
 /// differs only in its entry point and override values.
 type Validated = Result<(naga::Module, naga::valid::ModuleInfo), String>;
 
-/// The capabilities a variant's `enable` lines ask for.
-fn capabilities(source: &str) -> Capabilities {
+/// The capabilities a variant's `enable` lines ask for, and subgroup
+/// operations in the subgroup strategy families only.
+fn capabilities(family: &Family, source: &str) -> Capabilities {
     let mut caps = Capabilities::empty();
     if source.contains("enable f16;") {
         caps |= Capabilities::SHADER_FLOAT16;
@@ -29,12 +31,14 @@ fn capabilities(source: &str) -> Capabilities {
     if source.contains("pack2x16float") {
         caps |= Capabilities::SHADER_FLOAT16_IN_FLOAT32;
     }
+    if SUBGROUP_FAMILIES.iter().any(|f| std::ptr::eq(*f, family)) {
+        caps |= Capabilities::SUBGROUP;
+    }
     caps
 }
 
-fn validate(source: &str) -> Validated {
+fn validate(source: &str, caps: Capabilities) -> Validated {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
-    let caps = capabilities(source);
     let info = Validator::new(ValidationFlags::all(), caps).validate(&module).map_err(|e| e.emit_to_string(source))?;
     Ok((module, info))
 }
@@ -67,7 +71,8 @@ fn every_variant_compiles_to_spirv() {
         for v in variants {
             v.check_declared().unwrap();
             let source = v.source();
-            let checked = validated.entry(source).or_insert_with_key(|s| validate(s));
+            let caps = capabilities(family, &source);
+            let checked = validated.entry(source).or_insert_with_key(|s| validate(s, caps));
             match compile_offline(checked, v.entry, &v.constants()) {
                 Ok(words) => assert!(words > 0),
                 Err(e) => failures.push(format!("{} {} {:?} {:?}:\n{e}", family.file, v.entry, v.types, v.constants())),

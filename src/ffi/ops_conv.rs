@@ -137,7 +137,8 @@ unsafe fn pool(
 /// cap shader loops too. Records work on `stream` without blocking.
 /// Statuses: `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_INVALID_ARGUMENT` (zero
 /// window, padding over half the window, `struct_size` < 4 or ending inside a field, `out` sharing a
-/// buffer with `input`), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
+/// buffer with `input`, or elements of `out` sharing memory: a zero stride or strides that
+/// interleave), `WGC_ERROR_DTYPE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
 /// (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not 4, `out` of the wrong
 /// shape, input smaller than the window), `WGC_ERROR_OUT_OF_RANGE`,
 /// `WGC_ERROR_TOO_LARGE` (a padded input, stride or window past 2^31-1
@@ -180,7 +181,8 @@ pub unsafe extern "C" fn wgc_op_avg_pool2d(
 /// `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DTYPE_MISMATCH`,
 /// `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without adapter support), `WGC_ERROR_SHAPE_MISMATCH` (rank not
 /// 4, `out` not (N, C, 1, 1), H or W zero with N*C > 0),
-/// `WGC_ERROR_INVALID_ARGUMENT` (`out` sharing a buffer with `input`),
+/// `WGC_ERROR_INVALID_ARGUMENT` (`out` sharing a buffer with `input`, or
+/// elements of `out` sharing memory),
 /// `WGC_ERROR_OUT_OF_RANGE`, `WGC_ERROR_TOO_LARGE` (H*W past 2^31-1 through
 /// zero strides), `WGC_ERROR_DEVICE_MISMATCH`.
 #[no_mangle]

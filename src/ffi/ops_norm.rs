@@ -23,7 +23,8 @@ unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<
 /// variance (divide by n), as torch.nn.functional.layer_norm.
 /// `weight` and `bias` (each may be NULL: 1 and 0) have exactly the shape of
 /// those dims and `in`'s dtype. `out` has `in`'s shape and dtype and its own
-/// buffer (sharing a buffer with any input: WGC_ERROR_INVALID_ARGUMENT).
+/// buffer (sharing a buffer with any input, or elements that share memory:
+/// a zero stride or strides that interleave: WGC_ERROR_INVALID_ARGUMENT).
 /// f32 and f16 (statistics in f32); others: WGC_ERROR_UNSUPPORTED.
 /// `normalized_dims` in [1, rank]; `eps` finite and >= 0.
 /// Statistics are two-pass, in f32: the mean, then the sum of squared

@@ -75,7 +75,8 @@ unsafe fn reduce_call(
 /// `out` has the input's shape with the reduced dims removed (`keepdim` 0;
 /// a full reduction gives rank 0) or set to 1 (`keepdim` 1), exactly. A
 /// rank-0 input takes no axes. `out` may share `in`'s buffer but not
-/// overlap its view, and must not alias itself (zero strides).
+/// overlap its view, and its elements must not share memory (a zero stride
+/// or strides that interleave: WGC_ERROR_INVALID_ARGUMENT).
 ///
 /// Dtypes: SUM, MAX, MIN, PROD take f32, f16 (accumulated in f32), i32 and
 /// u32 (integer sums and products wrap), and write the input's dtype. MEAN
@@ -192,7 +193,8 @@ unsafe fn softmax_call(
 /// into chunks of one workgroup each and take a second pass, so any length
 /// works, on software drivers that cap shader loops too.
 /// Accuracy: relative error within 1e-5 (f32); f16: rounding of the result.
-/// Statuses: WGC_ERROR_INVALID_ARGUMENT (axis, shared buffer),
+/// Statuses: WGC_ERROR_INVALID_ARGUMENT (axis, shared buffer, elements of
+/// `out` that share memory),
 /// WGC_ERROR_SHAPE_MISMATCH, WGC_ERROR_DTYPE_MISMATCH, WGC_ERROR_UNSUPPORTED,
 /// WGC_ERROR_OUT_OF_RANGE, WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH.
 /// Records work; does not block.

@@ -42,7 +42,30 @@ pub static FAMILIES: &[&spec::Family] = &[
     &gemm_coop::FAMILY,
     &matmul::FAMILY,
     &matmul::SUM_FAMILY,
+    &norm::FAMILY,
+    &norm::FAMILY_SUBGROUPS,
+    &norm_batch::FAMILY,
+    &pool::FAMILY,
+    &reduce::FAMILY_F32,
+    &reduce::FAMILY_I32,
+    &reduce::FAMILY_U32,
+    &reduce::FAMILY_F32_SUBGROUPS,
+    &reduce::FAMILY_I32_SUBGROUPS,
+    &reduce::FAMILY_U32_SUBGROUPS,
     &reduce_columns::FAMILY,
     &rope::FAMILY,
+    &softmax::FAMILY,
+    &softmax::FAMILY_SUBGROUPS,
     &topk::FAMILY,
+];
+
+/// The families of `FAMILIES` whose shaders use subgroup operations: the
+/// library asks for them only where the adapter has subgroups, and the
+/// offline test validates them with the subgroup capability.
+pub static SUBGROUP_FAMILIES: &[&spec::Family] = &[
+    &norm::FAMILY_SUBGROUPS,
+    &reduce::FAMILY_F32_SUBGROUPS,
+    &reduce::FAMILY_I32_SUBGROUPS,
+    &reduce::FAMILY_U32_SUBGROUPS,
+    &softmax::FAMILY_SUBGROUPS,
 ];

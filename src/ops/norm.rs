@@ -2,14 +2,83 @@
 //! rows cached in registers when contiguous and short enough, very long rows
 //! cut into chunks of one workgroup each (see shaders/norm.wgsl).
 
-use super::common::{whole, Params};
-use super::reduce_kernels::{kernel, launch, row_grid, row_workgroup, use_subgroups};
+use super::reduce_kernels::{row_grid, row_workgroup, strategy, ROW_WGS};
 use super::softmax::check_rowwise;
+use super::spec::uniform::uniform;
+use super::spec::{
+    self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot,
+};
 use super::split::{scratch, CHUNK_LEN, MAX_ITERS, SPLIT_WG};
-use super::tensor::{coalesce, contiguous_strides, expect_shape, same_device, Tensor};
+use super::tensor::{coalesce, contiguous_strides, expect_shape, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
+
+const ENTRIES: &[&str] = &["norm_cached", "norm_vec4", "norm_strided", "norm_split_stats", "norm_split_write"];
+const TYPES: &[TypeSlot] = &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }];
+const FLAG: &[f64] = &[0.0, 1.0];
+const OVERRIDES: &[OverrideSlot] = &[
+    OverrideSlot { name: "WG", values: ROW_WGS },
+    OverrideSlot { name: "CACHE", values: &[1.0, 2.0, 4.0, 8.0, 16.0] },
+    OverrideSlot { name: "RMS", values: FLAG },
+    OverrideSlot { name: "HAS_W", values: FLAG },
+    OverrideSlot { name: "HAS_B", values: FLAG },
+];
+
+/// norm.wgsl with the workgroup reductions in workgroup memory only.
+pub static FAMILY: Family = Family {
+    file: "norm.wgsl",
+    source: concat!(
+        include_str!("../../shaders/norm.wgsl"),
+        include_str!("../../shaders/reduce_wg_allreduce.wgsl"),
+        include_str!("../../shaders/reduce_wg_shared.wgsl")
+    ),
+    entries: ENTRIES,
+    types: TYPES,
+    overrides: OVERRIDES,
+    uniform: <NormParams as spec::Uniform>::layout,
+};
+
+/// norm.wgsl with subgroup operations (adapters with subgroups only).
+pub static FAMILY_SUBGROUPS: Family = Family {
+    file: "norm.wgsl+subgroups",
+    source: concat!(
+        include_str!("../../shaders/norm.wgsl"),
+        include_str!("../../shaders/reduce_wg_allreduce.wgsl"),
+        include_str!("../../shaders/reduce_wg_subgroups.wgsl")
+    ),
+    ..FAMILY
+};
+
+uniform! {
+    /// The uniform of norm.wgsl.
+    pub struct NormParams = "Params" {
+        pub len: u32,
+        pub rows: u32,
+        pub rows_per_y: u32,
+        pub outer_rank: u32,
+        pub in_offset: u32,
+        pub out_offset: u32,
+        pub w_offset: u32,
+        pub b_offset: u32,
+        pub inner_rank: u32,
+        pub eps: f32,
+        pub inv_len: f32,
+        pub chunk_len: u32,
+        pub chunks: u32,
+        pub _pad0: u32,
+        pub _pad1: u32,
+        pub _pad2: u32,
+        pub outer_shape: [[u32; 4]; 2],
+        pub outer_in: [[i32; 4]; 2],
+        pub outer_out: [[i32; 4]; 2],
+        pub inner_shape: [[u32; 4]; 2],
+        pub inner_in: [[i32; 4]; 2],
+        pub inner_out: [[i32; 4]; 2],
+        pub inner_w: [[i32; 4]; 2],
+        pub inner_b: [[i32; 4]; 2],
+    }
+}
 
 /// Most vec4 slots per invocation kept in registers.
 const MAX_CACHE: usize = 16;
@@ -19,7 +88,6 @@ pub fn check_param(
     stream: &StreamShared,
     p: Option<&Tensor>,
     input: &Tensor,
-    out: &Tensor,
     shape: &[usize],
     what: &str,
 ) -> Result<()> {
@@ -29,9 +97,6 @@ pub fn check_param(
         bail!(DtypeMismatch, "{what} is {}, in is {}", p.dtype.wgsl(), input.dtype.wgsl());
     }
     expect_shape(p, shape, what)?;
-    if p.same_buffer(out) {
-        bail!(InvalidArgument, "{what} shares a buffer with out (out must have its own buffer)");
-    }
     Ok(())
 }
 
@@ -63,11 +128,12 @@ pub fn norm(
     }
     let split = rank - nd;
     let inner: Vec<usize> = input.shape[split..].to_vec();
-    check_param(stream, weight, input, out, &inner, "weight")?;
-    check_param(stream, bias, input, out, &inner, "bias")?;
-    if out.same_buffer(input) {
-        bail!(InvalidArgument, "{what}: out shares a buffer with in (out must have its own buffer)");
-    }
+    check_param(stream, weight, input, &inner, "weight")?;
+    check_param(stream, bias, input, &inner, "bias")?;
+    let mut inputs = vec![("in", input)];
+    inputs.extend(weight.map(|w| ("weight", w)));
+    inputs.extend(bias.map(|b| ("bias", b)));
+    check_output(what, out, &inputs, Sharing::Separate)?;
     let rows: usize = input.shape[..split].iter().product();
     let len: usize = inner.iter().product();
     if rows == 0 || len == 0 {
@@ -102,55 +168,57 @@ pub fn norm(
         (false, _) => ("norm_strided", 1, wg),
     };
     let dev = &stream.device;
-    let sg = use_subgroups(dev);
-    let (wg, cache) = (wg.to_string(), cache.to_string());
-    let flag = |b: bool| if b { "true" } else { "false" };
-    let values = [
-        ("ENABLES", input.dtype.enable()),
-        ("T", input.dtype.wgsl()),
-        ("WG", wg.as_str()),
-        ("CACHE", cache.as_str()),
-        ("RMS", flag(rms)),
-        ("HAS_W", flag(weight.is_some())),
-        ("HAS_B", flag(bias.is_some())),
-    ];
-    let k = kernel(dev, "norm.wgsl", entry, &values, sg, true)?;
+    let family = strategy(dev, &FAMILY, &FAMILY_SUBGROUPS);
+    let flag = |b: bool| if b { 1.0 } else { 0.0 };
+    let overrides = [wg as f64, cache as f64, flag(rms), flag(weight.is_some()), flag(bias.is_some())];
     let (groups, rows_per_y) = row_grid(chunks as u32, rows, dev.limits.max_compute_workgroups_per_dimension);
-    let params = Params::new()
-        .u32(len as u32)
-        .u32(rows as u32)
-        .u32(rows_per_y)
-        .u32(outer_shape.len() as u32)
-        .u32(input.bound_offset())
-        .u32(out.bound_offset())
-        .u32(weight.map_or(0, |w| w.bound_offset()))
-        .u32(bias.map_or(0, |b| b.bound_offset()))
-        .u32(inner_shape.len() as u32)
-        .f32(eps)
-        .f32(1.0 / len as f32)
-        .u32(CHUNK_LEN as u32)
-        .u32(chunks as u32)
-        .array8_u32(&outer_shape, 1)
-        .array8_i32(&outer[0])
-        .array8_i32(&outer[1])
-        .array8_u32(&inner_shape, 1)
-        .array8_i32(&inner_s[0])
-        .array8_i32(&inner_s[1])
-        .array8_i32(&inner_s[2])
-        .array8_i32(&inner_s[3]);
     // Absent parameters bind the input in their place (unread).
     let (w, b) = (weight.unwrap_or(input), bias.unwrap_or(input));
+    let (xa, in_offset) = view_arg("x", input);
+    let (ya, out_offset) = view_arg("y", out);
+    let (wa, w_offset) = view_arg("w", w);
+    let (ba, b_offset) = view_arg("b", b);
+    let params = NormParams {
+        len: len as u32,
+        rows: rows as u32,
+        rows_per_y,
+        outer_rank: outer_shape.len() as u32,
+        in_offset,
+        out_offset,
+        // Absent parameters are not read: their offsets are 0.
+        w_offset: if weight.is_some() { w_offset } else { 0 },
+        b_offset: if bias.is_some() { b_offset } else { 0 },
+        inner_rank: inner_shape.len() as u32,
+        eps,
+        inv_len: 1.0 / len as f32,
+        chunk_len: CHUNK_LEN as u32,
+        chunks: chunks as u32,
+        _pad0: 0,
+        _pad1: 0,
+        _pad2: 0,
+        outer_shape: pack_u32(&outer_shape, 1),
+        outer_in: pack_i32(&outer[0]),
+        outer_out: pack_i32(&outer[1]),
+        inner_shape: pack_u32(&inner_shape, 1),
+        inner_in: pack_i32(&inner_s[0]),
+        inner_out: pack_i32(&inner_s[1]),
+        inner_w: pack_i32(&inner_s[2]),
+        inner_b: pack_i32(&inner_s[3]),
+    };
+    let types = [input.dtype];
     if chunks > 1 {
         let stats = scratch(dev, (rows * chunks * 8) as u64)?;
-        launch(stream, &k, &[input.bind(0), whole(9, &stats)], &params, groups)?;
-        let write = kernel(dev, "norm.wgsl", "norm_split_write", &values, sg, true)?;
-        let binds = [input.bind(0), out.bind(2), w.bind(5), b.bind(6), whole(9, &stats)];
-        return launch(stream, &write, &binds, &params, groups);
+        let sa = Arg::whole("stats", &stats);
+        let variant = family.variant(entry, &types, &overrides);
+        spec::record(stream, &Launch { variant, params, args: [xa, sa], groups })?;
+        let variant = family.variant("norm_split_write", &types, &overrides);
+        return spec::record(stream, &Launch { variant, params, args: [xa, ya, wa, ba, sa], groups });
     }
-    let binds = if vec4 {
-        [input.bind(1), out.bind(4), w.bind(7), b.bind(8)]
+    let variant = family.variant(entry, &types, &overrides);
+    let args = if vec4 {
+        [Arg { name: "xv", ..xa }, Arg { name: "yv", ..ya }, Arg { name: "wv", ..wa }, Arg { name: "bv", ..ba }]
     } else {
-        [input.bind(0), out.bind(2), w.bind(5), b.bind(6)]
+        [xa, ya, wa, ba]
     };
-    launch(stream, &k, &binds, &params, groups)
+    spec::record(stream, &Launch { variant, params, args, groups })
 }

@@ -1,15 +1,49 @@
 //! Batch norm in inference form, with running statistics: an elementwise
 //! kernel that finds each element's channel (dim 1) while decoding its index.
 
-use super::common::Params;
 use super::grid::grid_1d;
 use super::norm::check_param;
-use super::reduce_kernels::launch;
 use super::softmax::check_rowwise;
+use super::spec::uniform::uniform;
+use super::spec::{self, check_output, pack_i32, pack_u32, view_arg, Family, Launch, OverrideSlot, Sharing, TypeSlot};
 use super::tensor::{coalesce, Tensor};
 use crate::bail;
 use crate::error::Result;
+use crate::ops::tensor::DType;
 use crate::runtime::stream::StreamShared;
+
+pub static FAMILY: Family = Family {
+    file: "norm_batch.wgsl",
+    source: include_str!("../../shaders/norm_batch.wgsl"),
+    entries: &["batch_norm"],
+    types: &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }],
+    overrides: &[
+        OverrideSlot { name: "HAS_W", values: &[0.0, 1.0] },
+        OverrideSlot { name: "HAS_B", values: &[0.0, 1.0] },
+    ],
+    uniform: <BatchNormParams as spec::Uniform>::layout,
+};
+
+uniform! {
+    /// The uniform of norm_batch.wgsl.
+    pub struct BatchNormParams = "Params" {
+        pub count: u32,
+        pub row: u32,
+        pub rank: u32,
+        pub eps: f32,
+        pub in_offset: u32,
+        pub out_offset: u32,
+        pub _pad0: u32,
+        pub _pad1: u32,
+        /// Offsets of mean, var, w, b.
+        pub chan_offset: [u32; 4],
+        pub chan_stride: [i32; 4],
+        pub shape: [[u32; 4]; 2],
+        pub in_strides: [[i32; 4]; 2],
+        pub out_strides: [[i32; 4]; 2],
+        pub chan_strides: [[i32; 4]; 2],
+    }
+}
 
 #[allow(clippy::too_many_arguments)]
 pub fn batch_norm(
@@ -31,13 +65,14 @@ pub fn batch_norm(
         bail!(InvalidArgument, "batch_norm: eps {eps} must be finite and >= 0");
     }
     let c = [input.shape[1]];
-    check_param(stream, Some(mean), input, out, &c, "running_mean")?;
-    check_param(stream, Some(var), input, out, &c, "running_var")?;
-    check_param(stream, weight, input, out, &c, "weight")?;
-    check_param(stream, bias, input, out, &c, "bias")?;
-    if out.same_buffer(input) {
-        bail!(InvalidArgument, "batch_norm: out shares a buffer with in (out must have its own buffer)");
-    }
+    check_param(stream, Some(mean), input, &c, "running_mean")?;
+    check_param(stream, Some(var), input, &c, "running_var")?;
+    check_param(stream, weight, input, &c, "weight")?;
+    check_param(stream, bias, input, &c, "bias")?;
+    let mut inputs = vec![("in", input), ("running_mean", mean), ("running_var", var)];
+    inputs.extend(weight.map(|w| ("weight", w)));
+    inputs.extend(bias.map(|b| ("bias", b)));
+    check_output("batch_norm", out, &inputs, Sharing::Separate)?;
     let count = input.numel();
     if count == 0 {
         return Ok(());
@@ -48,37 +83,33 @@ pub fn batch_norm(
     let chan: Vec<isize> = (0..rank).map(|d| (d == 1) as isize).collect();
     let (shape, strides) = coalesce(&input.shape, &[input.strides.clone(), out.strides.clone(), chan]);
     let dev = &stream.device;
-    let flag = |b: bool| if b { "true" } else { "false" };
-    let values = [
-        ("ENABLES", input.dtype.enable()),
-        ("T", input.dtype.wgsl()),
-        ("HAS_W", flag(weight.is_some())),
-        ("HAS_B", flag(bias.is_some())),
-    ];
-    let k = super::common::kernel(dev, "norm_batch.wgsl", "batch_norm", &values)?;
+    let flag = |b: bool| if b { 1.0 } else { 0.0 };
+    let variant = FAMILY.variant("batch_norm", &[input.dtype], &[flag(weight.is_some()), flag(bias.is_some())]);
     let (groups, row) = grid_1d(count as u64, 256, dev.limits.max_compute_workgroups_per_dimension);
+    // Absent parameters bind the running mean in their place (unread).
     let w = weight.unwrap_or(mean);
     let b = bias.unwrap_or(mean);
-    let params = Params::new()
-        .u32(count as u32)
-        .u32(row)
-        .u32(shape.len() as u32)
-        .f32(eps)
-        .u32(input.bound_offset())
-        .u32(out.bound_offset())
-        .align16()
-        .u32(mean.bound_offset())
-        .u32(var.bound_offset())
-        .u32(w.bound_offset())
-        .u32(b.bound_offset())
-        .i32(mean.strides[0] as i32)
-        .i32(var.strides[0] as i32)
-        .i32(w.strides[0] as i32)
-        .i32(b.strides[0] as i32)
-        .array8_u32(&shape, 1)
-        .array8_i32(&strides[0])
-        .array8_i32(&strides[1])
-        .array8_i32(&strides[2]);
-    let binds = [input.bind(0), out.bind(1), mean.bind(3), var.bind(4), w.bind(5), b.bind(6)];
-    launch(stream, &k, &binds, &params, groups)
+    let (xa, x_off) = view_arg("x", input);
+    let (ya, y_off) = view_arg("y", out);
+    let (ma, m_off) = view_arg("mean", mean);
+    let (va, v_off) = view_arg("variance", var);
+    let (wa, w_off) = view_arg("w", w);
+    let (ba, b_off) = view_arg("b", b);
+    let params = BatchNormParams {
+        count: count as u32,
+        row,
+        rank: shape.len() as u32,
+        eps,
+        in_offset: x_off,
+        out_offset: y_off,
+        _pad0: 0,
+        _pad1: 0,
+        chan_offset: [m_off, v_off, w_off, b_off],
+        chan_stride: [mean.strides[0], var.strides[0], w.strides[0], b.strides[0]].map(|s| s as i32),
+        shape: pack_u32(&shape, 1),
+        in_strides: pack_i32(&strides[0]),
+        out_strides: pack_i32(&strides[1]),
+        chan_strides: pack_i32(&strides[2]),
+    };
+    spec::record(stream, &Launch { variant, params, args: [xa, ya, ma, va, wa, ba], groups })
 }

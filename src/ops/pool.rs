@@ -2,16 +2,68 @@
 //! tensors (f16 summed in f32). Small windows take one invocation per
 //! output, large ones a workgroup per output (chunked when very large).
 
-use super::common::whole;
-use super::common::{kernel, launch, Params};
 use super::grid::grid_1d;
-use super::matmul::check_output;
-use super::reduce_kernels::{launch as launch_slots, row_grid};
+use super::reduce_kernels::row_grid;
+use super::spec::uniform::uniform;
+use super::spec::{self, check_output, view_arg, Arg, Family, Launch, Sharing, TypeSlot};
 use super::split::{scratch, CHUNK_LEN, MAX_ITERS};
-use super::tensor::{check_kernel_counts, expect_shape, numel, same_device, Tensor};
+use super::tensor::{check_kernel_counts, expect_shape, numel, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
+
+pub static FAMILY: Family = Family {
+    file: "pool.wgsl",
+    source: include_str!("../../shaders/pool.wgsl"),
+    entries: &[
+        "max_pool2d",
+        "avg_pool2d",
+        "global_avg_pool2d",
+        "max_pool2d_window",
+        "avg_pool2d_window",
+        "max_pool2d_chunks",
+        "avg_pool2d_chunks",
+        "max_pool2d_finish",
+        "avg_pool2d_finish",
+    ],
+    types: &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }],
+    overrides: &[],
+    uniform: <PoolParams as spec::Uniform>::layout,
+};
+
+uniform! {
+    /// The uniform of pool.wgsl (global pooling: a 1x1 window over the
+    /// plane, `include_pad` meaning "the plane is contiguous").
+    pub struct PoolParams = "Params" {
+        pub total: u32,
+        pub channels: u32,
+        pub h: i32,
+        pub w: i32,
+        pub oh: u32,
+        pub ow: u32,
+        pub kh: i32,
+        pub kw: i32,
+        pub stride_h: i32,
+        pub stride_w: i32,
+        pub pad_h: i32,
+        pub pad_w: i32,
+        pub in_off: u32,
+        pub out_off: u32,
+        pub row: u32,
+        pub include_pad: u32,
+        pub in_s: [i32; 4],
+        pub out_s: [i32; 4],
+        pub chunk_len: u32,
+        pub chunks: u32,
+        pub _pad0: u32,
+        pub _pad1: u32,
+    }
+}
+
+/// A rank-4 view's strides for the uniform.
+fn strides4(t: &Tensor) -> [i32; 4] {
+    std::array::from_fn(|d| t.strides[d] as i32)
+}
 
 /// Windows of more elements than this take a workgroup each instead of one
 /// invocation (whose loop would be long: see split.rs).
@@ -45,19 +97,6 @@ fn check_io(stream: &StreamShared, input: &Tensor, out: &Tensor, what: &str) -> 
         bail!(ShapeMismatch, "{what}: input has rank {}; expected 4 (N, C, H, W)", input.rank());
     }
     Ok(())
-}
-
-fn base_params(input: &Tensor, total: u64) -> Params {
-    Params::new().u32(total as u32).u32(input.shape[1] as u32).i32(input.shape[2] as i32).i32(input.shape[3] as i32)
-}
-
-fn push_strides(mut p: Params, input: &Tensor, out: &Tensor) -> Params {
-    for s in [&input.strides, &out.strides] {
-        for &v in s.iter() {
-            p = p.i32(v as i32);
-        }
-    }
-    p
 }
 
 pub fn pool2d(
@@ -95,54 +134,62 @@ pub fn pool2d(
             ("the window", kh * kw),
         ],
     )?;
-    check_output(out, &[input], what)?;
+    check_output(what, out, &[("the input", input)], Sharing::Separate)?;
     let dev = &stream.device;
     dev.check_alive()?;
     let total = out.numel() as u64;
     if total == 0 {
         return Ok(());
     }
-    let params = |row: u32, chunks: usize| {
-        let p = base_params(input, total)
-            .u32(oh as u32)
-            .u32(ow as u32)
-            .i32(kh as i32)
-            .i32(kw as i32)
-            .i32(sh as i32)
-            .i32(sw as i32)
-            .i32(ph as i32)
-            .i32(pw as i32)
-            .u32(input.bound_offset())
-            .u32(out.bound_offset())
-            .u32(row)
-            .u32(params.count_include_pad as u32);
-        push_strides(p, input, out).u32(CHUNK_LEN as u32).u32(chunks as u32).align16()
+    let (xa, in_off) = view_arg("x", input);
+    let (ya, out_off) = view_arg("y", out);
+    let params = |row: u32, chunks: usize| PoolParams {
+        total: total as u32,
+        channels: input.shape[1] as u32,
+        h: h as i32,
+        w: w as i32,
+        oh: oh as u32,
+        ow: ow as u32,
+        kh: kh as i32,
+        kw: kw as i32,
+        stride_h: sh as i32,
+        stride_w: sw as i32,
+        pad_h: ph as i32,
+        pad_w: pw as i32,
+        in_off,
+        out_off,
+        row,
+        include_pad: params.count_include_pad as u32,
+        in_s: strides4(input),
+        out_s: strides4(out),
+        chunk_len: CHUNK_LEN as u32,
+        chunks: chunks as u32,
+        _pad0: 0,
+        _pad1: 0,
     };
     let max = kind == PoolKind::Max;
-    let values = [("T", input.dtype.wgsl()), ("ENABLE", input.dtype.enable())];
+    let types = [input.dtype];
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
     if kh * kw > WINDOW_MAX {
-        return pool_windows(stream, max, input, out, total, kh * kw, &values, &params);
+        return pool_windows(stream, max, [xa, ya], total, kh * kw, &types, &params);
     }
-    let (grid, row) = grid_1d(total, 256, max_dim);
+    let (groups, row) = grid_1d(total, 256, max_dim);
     let entry = if max { "max_pool2d" } else { "avg_pool2d" };
-    let kern = kernel(dev, "pool.wgsl", entry, &values)?;
-    launch(stream, &kern, &[input, out], params(row, 1).bytes(), grid)
+    let variant = FAMILY.variant(entry, &types, &[]);
+    spec::record(stream, &Launch { variant, params: params(row, 1), args: [xa, ya], groups })
 }
 
 /// Windows of more than WINDOW_MAX elements: a workgroup per output element,
 /// or beyond CHUNK_LEN elements per (chunk of the window, output element)
 /// and a pass that folds the chunks.
-#[allow(clippy::too_many_arguments)]
 fn pool_windows(
     stream: &StreamShared,
     max: bool,
-    input: &Tensor,
-    out: &Tensor,
+    [xa, ya]: [Arg; 2],
     total: u64,
     window_len: usize,
-    values: &[(&str, &str)],
-    params: &dyn Fn(u32, usize) -> Params,
+    types: &[DType],
+    params: &dyn Fn(u32, usize) -> PoolParams,
 ) -> Result<()> {
     let dev = &stream.device;
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
@@ -156,8 +203,8 @@ fn pool_windows(
         ["avg_pool2d_window", "avg_pool2d_chunks", "avg_pool2d_finish"]
     };
     if chunks == 1 {
-        let kern = kernel(dev, "pool.wgsl", window, values)?;
-        return launch_slots(stream, &kern, &[input.bind(0), out.bind(1)], &params(per_y, chunks), groups);
+        let variant = FAMILY.variant(window, types, &[]);
+        return spec::record(stream, &Launch { variant, params: params(per_y, chunks), args: [xa, ya], groups });
     }
     let bytes = total * chunks as u64 * 4;
     if bytes > dev.limits.max_storage_buffer_binding_size {
@@ -168,11 +215,12 @@ fn pool_windows(
         );
     }
     let parts = scratch(dev, bytes)?;
-    let kern = kernel(dev, "pool.wgsl", chunked, values)?;
-    launch_slots(stream, &kern, &[input.bind(0), whole(3, &parts)], &params(per_y, chunks), groups)?;
+    let pa = Arg::whole("parts", &parts);
+    let variant = FAMILY.variant(chunked, types, &[]);
+    spec::record(stream, &Launch { variant, params: params(per_y, chunks), args: [xa, pa], groups })?;
     let (grid, row) = grid_1d(total, 256, max_dim);
-    let finish = kernel(dev, "pool.wgsl", finish_entry, values)?;
-    launch_slots(stream, &finish, &[out.bind(1), whole(3, &parts)], &params(row, chunks), grid)
+    let variant = FAMILY.variant(finish_entry, types, &[]);
+    spec::record(stream, &Launch { variant, params: params(row, chunks), args: [ya, pa], groups: grid })
 }
 
 pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) -> Result<()> {
@@ -180,7 +228,7 @@ pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) ->
     check_io(stream, input, out, what)?;
     let [n, c, h, w] = [input.shape[0], input.shape[1], input.shape[2], input.shape[3]];
     expect_shape(out, &[n, c, 1, 1], &format!("{what}: out"))?;
-    check_output(out, &[input], what)?;
+    check_output(what, out, &[("the input", input)], Sharing::Separate)?;
     check_kernel_counts(what, &[("the plane (H * W)", numel(&[h, w]))])?;
     if (h == 0 || w == 0) && n * c > 0 {
         bail!(ShapeMismatch, "{what}: the input has no spatial elements to average");
@@ -200,21 +248,32 @@ pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) ->
     // One workgroup per plane: a 1-D grid of workgroups of size 1 as grid_1d sees it.
     let (grid, row) = grid_1d(planes, 1, dev.limits.max_compute_workgroups_per_dimension);
     let flat = h <= 1 || input.strides[2] == w as isize * input.strides[3];
-    let p = base_params(input, planes)
-        .u32(1)
-        .u32(1)
-        .i32(h as i32)
-        .i32(w as i32)
-        .i32(1)
-        .i32(1)
-        .i32(0)
-        .i32(0)
-        .u32(input.bound_offset())
-        .u32(out.bound_offset())
-        .u32(row)
-        .u32(flat as u32);
-    let p = push_strides(p, input, out).u32(0).u32(1).align16();
-    let kern =
-        kernel(dev, "pool.wgsl", "global_avg_pool2d", &[("T", input.dtype.wgsl()), ("ENABLE", input.dtype.enable())])?;
-    launch(stream, &kern, &[input, out], p.bytes(), grid)
+    let (xa, in_off) = view_arg("x", input);
+    let (ya, out_off) = view_arg("y", out);
+    let params = PoolParams {
+        total: planes as u32,
+        channels: c as u32,
+        h: h as i32,
+        w: w as i32,
+        oh: 1,
+        ow: 1,
+        kh: h as i32,
+        kw: w as i32,
+        stride_h: 1,
+        stride_w: 1,
+        pad_h: 0,
+        pad_w: 0,
+        in_off,
+        out_off,
+        row,
+        include_pad: flat as u32,
+        in_s: strides4(input),
+        out_s: strides4(out),
+        chunk_len: 0,
+        chunks: 1,
+        _pad0: 0,
+        _pad1: 0,
+    };
+    let variant = FAMILY.variant("global_avg_pool2d", &[input.dtype], &[]);
+    spec::record(stream, &Launch { variant, params, args: [xa, ya], groups: grid })
 }

@@ -5,15 +5,77 @@
 //! once for the row means, once for the sums of deviations from them. No
 //! host round-trip.
 
-use super::common::{whole, Params};
 use super::reduce_axes::{reduced_mask, reduced_shape};
 use super::reduce_columns;
-use super::reduce_kernels::{extremes, kernel, launch, row_grid, use_subgroups, WG};
+use super::reduce_kernels::{row_grid, strategy, WG};
+use super::spec::uniform::uniform;
+use super::spec::{
+    self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot,
+};
 use super::tensor::{coalesce, expect_shape, numel, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::buffer::{Buffer, Usage};
 use crate::runtime::stream::StreamShared;
+
+const ENTRIES: &[&str] = &["reduce_strided", "reduce_columns", "reduce_vec4", "reduce_finish"];
+/// Every OP code of reduce.wgsl (`ReduceOp::code` and OP_SHIFT).
+const OPS: &[OverrideSlot] =
+    &[OverrideSlot { name: "OP", values: &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] }];
+const SOURCE_SHARED: &str =
+    concat!(include_str!("../../shaders/reduce.wgsl"), include_str!("../../shaders/reduce_wg_shared.wgsl"));
+const SOURCE_SUBGROUPS: &str =
+    concat!(include_str!("../../shaders/reduce.wgsl"), include_str!("../../shaders/reduce_wg_subgroups.wgsl"));
+
+/// One reduce.wgsl family per accumulator type (the type slots T, ACC and
+/// OUT of a family are the combinations that accumulator serves; arg ops
+/// write i32) and per workgroup-reduction strategy.
+macro_rules! reduce_family {
+    ($name:ident, $file:literal, $source:expr, [$($t:ident),*], $acc:ident, [$($out:ident),*]) => {
+        pub static $name: Family = Family {
+            file: $file,
+            source: $source,
+            entries: ENTRIES,
+            types: &[
+                TypeSlot { alias: "T", dtypes: &[$(DType::$t),*] },
+                TypeSlot { alias: "ACC", dtypes: &[DType::$acc] },
+                TypeSlot { alias: "OUT", dtypes: &[$(DType::$out),*] },
+            ],
+            overrides: OPS,
+            uniform: <ReduceParams as spec::Uniform>::layout,
+        };
+    };
+}
+reduce_family!(FAMILY_F32, "reduce.wgsl", SOURCE_SHARED, [F32, F16], F32, [F32, F16, I32]);
+reduce_family!(FAMILY_I32, "reduce.wgsl:i32", SOURCE_SHARED, [I32], I32, [I32]);
+reduce_family!(FAMILY_U32, "reduce.wgsl:u32", SOURCE_SHARED, [U32], U32, [U32, I32]);
+reduce_family!(FAMILY_F32_SUBGROUPS, "reduce.wgsl+subgroups", SOURCE_SUBGROUPS, [F32, F16], F32, [F32, F16, I32]);
+reduce_family!(FAMILY_I32_SUBGROUPS, "reduce.wgsl:i32+subgroups", SOURCE_SUBGROUPS, [I32], I32, [I32]);
+reduce_family!(FAMILY_U32_SUBGROUPS, "reduce.wgsl:u32+subgroups", SOURCE_SUBGROUPS, [U32], U32, [U32, I32]);
+
+uniform! {
+    /// The uniform of reduce.wgsl (both passes).
+    pub struct ReduceParams = "Params" {
+        pub k_total: u32,
+        pub rows: u32,
+        pub chunks: u32,
+        pub in_offset: u32,
+        pub out_offset: u32,
+        pub rows_per_y: u32,
+        pub kept_rank: u32,
+        pub red_rank: u32,
+        pub unbiased: u32,
+        pub k_total_f: f32,
+        /// Always 0 (reduce.wgsl's opaque()).
+        pub zero: u32,
+        pub _pad1: u32,
+        pub kept_shape: [[u32; 4]; 2],
+        pub kept_in: [[i32; 4]; 2],
+        pub kept_out: [[i32; 4]; 2],
+        pub red_shape: [[u32; 4]; 2],
+        pub red_in: [[i32; 4]; 2],
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReduceOp {
@@ -113,14 +175,9 @@ pub fn reduce(
     if k_total > i32::MAX as usize || rows > i32::MAX as usize {
         bail!(TooLarge, "reduction of {k_total} elements into {rows} outputs exceeds 2^31-1");
     }
-    if out.shape.iter().zip(&out.strides).any(|(&d, &s)| d > 1 && s == 0) {
-        bail!(InvalidArgument, "out has a zero stride on a dim larger than 1 (its elements would alias)");
-    }
     // The input is read in the split pass and out written in the finishing
     // pass, so they may share a buffer; overlapping views are still refused.
-    if out.may_overlap(input) {
-        bail!(InvalidArgument, "out overlaps the input");
-    }
+    check_output(&format!("{op:?}"), out, &[("the input", input)], Sharing::Disjoint)?;
     if rows == 0 {
         return Ok(());
     }
@@ -190,73 +247,66 @@ pub fn reduce(
             dev.limits.max_storage_buffer_binding_size
         );
     }
-    let acc = match input.dtype {
-        DType::F32 | DType::F16 => "f32",
-        d => d.wgsl(),
-    };
-    let (lowest, highest) = extremes(acc);
-    let sg = use_subgroups(dev);
-    let wg = WG.to_string();
+    let family = family_of(dev, input.dtype);
     let entry = match (vec4, columns) {
         (true, _) => "reduce_vec4",
         (false, true) => "reduce_columns",
         (false, false) => "reduce_strided",
     };
-    // The split and finishing kernels of one OP code.
-    let kernels = |code: u32| {
-        let op_code = code.to_string();
-        let values = [
-            ("ENABLES", input.dtype.enable()),
-            ("T", input.dtype.wgsl()),
-            ("ACC", acc),
-            ("OUT", out_dtype.wgsl()),
-            ("OP", op_code.as_str()),
-            ("WG", wg.as_str()),
-            ("LOWEST", lowest),
-            ("HIGHEST", highest),
-            ("FLOAT", if acc == "f32" { "true" } else { "false" }),
-        ];
-        Ok::<_, crate::error::Error>((
-            kernel(dev, "reduce.wgsl", entry, &values, sg, false)?,
-            kernel(dev, "reduce.wgsl", "reduce_finish", &values, sg, false)?,
-        ))
-    };
-    let passes = if op.is_var() { vec![kernels(OP_SHIFT)?, kernels(op.code())?] } else { vec![kernels(op.code())?] };
-
+    let types = [input.dtype, family.types[1].dtypes[0], out_dtype];
     let unbiased = matches!(op, ReduceOp::Var { unbiased: true } | ReduceOp::Std { unbiased: true });
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
     let (groups, rows_per_y) = row_grid(chunks as u32, row_groups, max_dim);
     let (finish_groups, finish_rows_per_y) = row_grid(1, rows, max_dim);
-    let params = |rows_per_y: u32| {
-        Params::new()
-            .u32(k_total as u32)
-            .u32(rows as u32)
-            .u32(chunks as u32)
-            .u32(input.bound_offset())
-            .u32(out.bound_offset())
-            .u32(rows_per_y)
-            .u32(kept_shape.len() as u32)
-            .u32(red_shape.len() as u32)
-            .u32(unbiased as u32)
-            .f32(k_total as f32)
-            .u32(0) // zero: reduce.wgsl's opaque()
-            .align16()
-            .array8_u32(&kept_shape, 1)
-            .array8_i32(&kept_strides[0])
-            .array8_i32(&kept_strides[1])
-            .array8_u32(&red_shape, 1)
-            .array8_i32(red_in)
+    let (xa, in_offset) = view_arg("x", input);
+    let (oa, out_offset) = view_arg("out", out);
+    let params = |rows_per_y: u32| ReduceParams {
+        k_total: k_total as u32,
+        rows: rows as u32,
+        chunks: chunks as u32,
+        in_offset,
+        out_offset,
+        rows_per_y,
+        kept_rank: kept_shape.len() as u32,
+        red_rank: red_shape.len() as u32,
+        unbiased: unbiased as u32,
+        k_total_f: k_total as f32,
+        zero: 0,
+        _pad1: 0,
+        kept_shape: pack_u32(&kept_shape, 1),
+        kept_in: pack_i32(&kept_strides[0]),
+        kept_out: pack_i32(&kept_strides[1]),
+        red_shape: pack_u32(&red_shape, 1),
+        red_in: pack_i32(red_in),
     };
 
     let parts =
         Buffer::create_uninit(dev, parts_bytes, Usage { storage: true, uniform: false, indirect: false })?.buffer;
-    let mut binds = vec![input.bind(0), whole(2, &parts)];
-    if vec4 {
-        binds.push(input.bind(1));
-    }
-    for (split, finish) in &passes {
-        launch(stream, split, &binds, &params(rows_per_y), groups)?;
-        launch(stream, finish, &[whole(2, &parts), out.bind(4)], &params(finish_rows_per_y), finish_groups)?;
+    let pa = Arg::whole("partials", &parts);
+    // Variance first stores each row's mean (OP_SHIFT), then sums the deviations from it.
+    let codes: &[u32] = if op.is_var() { &[OP_SHIFT, op.code()] } else { &[op.code()] };
+    for &code in codes {
+        let split = family.variant(entry, &types, &[code as f64]);
+        let params_split = params(rows_per_y);
+        if vec4 {
+            let args = [xa, Arg { name: "xv", ..xa }, pa];
+            spec::record(stream, &Launch { variant: split, params: params_split, args, groups })?;
+        } else {
+            spec::record(stream, &Launch { variant: split, params: params_split, args: [xa, pa], groups })?;
+        }
+        let finish = family.variant("reduce_finish", &types, &[code as f64]);
+        let launch =
+            Launch { variant: finish, params: params(finish_rows_per_y), args: [pa, oa], groups: finish_groups };
+        spec::record(stream, &launch)?;
     }
     Ok(())
+}
+
+/// The family for inputs of `dtype` on `dev` (accumulator and strategy).
+fn family_of(dev: &crate::runtime::device::Device, dtype: DType) -> &'static Family {
+    match dtype {
+        DType::F32 | DType::F16 => strategy(dev, &FAMILY_F32, &FAMILY_F32_SUBGROUPS),
+        DType::I32 => strategy(dev, &FAMILY_I32, &FAMILY_I32_SUBGROUPS),
+        DType::U32 => strategy(dev, &FAMILY_U32, &FAMILY_U32_SUBGROUPS),
+    }
 }

@@ -2,14 +2,72 @@
 //! cached in registers when contiguous and short enough, very long rows cut
 //! into chunks of one workgroup each (see shaders/softmax.wgsl).
 
-use super::common::{whole, Params};
 use super::reduce_axes::single_axis;
-use super::reduce_kernels::{kernel, launch, row_grid, row_workgroup, use_subgroups};
+use super::reduce_kernels::{row_grid, row_workgroup, strategy, ROW_WGS};
+use super::spec::uniform::uniform;
+use super::spec::{
+    self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot,
+};
 use super::split::{scratch, CHUNK_LEN, MAX_ITERS, SPLIT_WG};
-use super::tensor::{coalesce, expect_shape, same_device, Tensor};
+use super::tensor::{coalesce, expect_shape, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
+
+const ENTRIES: &[&str] =
+    &["softmax_cached", "softmax_vec4", "softmax_strided", "softmax_split_stats", "softmax_split_write"];
+const TYPES: &[TypeSlot] = &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }];
+const OVERRIDES: &[OverrideSlot] = &[
+    OverrideSlot { name: "WG", values: ROW_WGS },
+    OverrideSlot { name: "CACHE", values: &[1.0, 2.0, 4.0, 8.0, 16.0] },
+    OverrideSlot { name: "LOG", values: &[0.0, 1.0] },
+];
+
+/// softmax.wgsl with the workgroup reductions in workgroup memory only.
+pub static FAMILY: Family = Family {
+    file: "softmax.wgsl",
+    source: concat!(
+        include_str!("../../shaders/softmax.wgsl"),
+        include_str!("../../shaders/reduce_wg_allreduce.wgsl"),
+        include_str!("../../shaders/reduce_wg_shared.wgsl")
+    ),
+    entries: ENTRIES,
+    types: TYPES,
+    overrides: OVERRIDES,
+    uniform: <SoftmaxParams as spec::Uniform>::layout,
+};
+
+/// softmax.wgsl with subgroup operations (adapters with subgroups only).
+pub static FAMILY_SUBGROUPS: Family = Family {
+    file: "softmax.wgsl+subgroups",
+    source: concat!(
+        include_str!("../../shaders/softmax.wgsl"),
+        include_str!("../../shaders/reduce_wg_allreduce.wgsl"),
+        include_str!("../../shaders/reduce_wg_subgroups.wgsl")
+    ),
+    ..FAMILY
+};
+
+uniform! {
+    /// The uniform of softmax.wgsl.
+    pub struct SoftmaxParams = "Params" {
+        pub len: u32,
+        pub rows: u32,
+        pub rows_per_y: u32,
+        pub outer_rank: u32,
+        pub in_offset: u32,
+        pub out_offset: u32,
+        pub in_stride: i32,
+        pub out_stride: i32,
+        pub chunk_len: u32,
+        pub chunks: u32,
+        pub _pad0: u32,
+        pub _pad1: u32,
+        pub outer_shape: [[u32; 4]; 2],
+        pub outer_in: [[i32; 4]; 2],
+        pub outer_out: [[i32; 4]; 2],
+    }
+}
 
 /// Most vec4 slots per invocation kept in registers.
 const MAX_CACHE: usize = 16;
@@ -57,7 +115,8 @@ impl RowLayout {
     }
 }
 
-/// Checks shared by row-wise operators: floats, same device, out shaped and typed like in, no overlap.
+/// Checks shared by row-wise operators: floats, same device, out shaped and
+/// typed like in (each operator then runs `spec::check_output` with its inputs).
 pub fn check_rowwise(stream: &StreamShared, input: &Tensor, out: &Tensor, what: &str) -> Result<()> {
     let dev = &stream.device;
     dev.check_alive()?;
@@ -70,21 +129,13 @@ pub fn check_rowwise(stream: &StreamShared, input: &Tensor, out: &Tensor, what: 
         bail!(DtypeMismatch, "{what}: out is {}, in is {}", out.dtype.wgsl(), input.dtype.wgsl());
     }
     expect_shape(out, &input.shape, "out")?;
-    if out.shape.iter().zip(&out.strides).any(|(&d, &s)| d > 1 && s == 0) {
-        bail!(InvalidArgument, "out has a zero stride on a dim larger than 1 (its elements would alias)");
-    }
-    if out.may_overlap(input) {
-        bail!(InvalidArgument, "{what}: out overlaps the input");
-    }
     Ok(())
 }
 
 pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out: &Tensor) -> Result<()> {
     let what = if log { "log_softmax" } else { "softmax" };
     check_rowwise(stream, input, out, what)?;
-    if out.same_buffer(input) {
-        bail!(InvalidArgument, "{what}: out shares a buffer with in (out must have its own buffer)");
-    }
+    check_output(what, out, &[("in", input)], Sharing::Separate)?;
     // A rank-0 tensor is one row of one element.
     let (input, out) = if input.rank() == 0 {
         fn lift<'a>(t: &Tensor<'a>) -> Tensor<'a> {
@@ -114,37 +165,38 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
         (true, false) => ("softmax_vec4", 1, wg),
         (false, _) => ("softmax_strided", 1, wg),
     };
-    let sg = use_subgroups(dev);
-    let (wg, cache) = (wg.to_string(), cache.to_string());
-    let values = [
-        ("ENABLES", input.dtype.enable()),
-        ("T", input.dtype.wgsl()),
-        ("WG", wg.as_str()),
-        ("CACHE", cache.as_str()),
-        ("LOG", if log { "true" } else { "false" }),
-    ];
-    let k = kernel(dev, "softmax.wgsl", entry, &values, sg, true)?;
+    let family = strategy(dev, &FAMILY, &FAMILY_SUBGROUPS);
+    let overrides = [wg as f64, cache as f64, if log { 1.0 } else { 0.0 }];
     let (groups, rows_per_y) = row_grid(chunks as u32, layout.rows, dev.limits.max_compute_workgroups_per_dimension);
-    let params = Params::new()
-        .u32(layout.len as u32)
-        .u32(layout.rows as u32)
-        .u32(rows_per_y)
-        .u32(layout.outer_shape.len() as u32)
-        .u32(input.bound_offset())
-        .u32(out.bound_offset())
-        .i32(layout.in_stride as i32)
-        .i32(layout.out_stride as i32)
-        .u32(CHUNK_LEN as u32)
-        .u32(chunks as u32)
-        .array8_u32(&layout.outer_shape, 1)
-        .array8_i32(&layout.outer_in)
-        .array8_i32(&layout.outer_out);
+    let (xa, in_offset) = view_arg("x", &input);
+    let (ya, out_offset) = view_arg("y", &out);
+    let params = SoftmaxParams {
+        len: layout.len as u32,
+        rows: layout.rows as u32,
+        rows_per_y,
+        outer_rank: layout.outer_shape.len() as u32,
+        in_offset,
+        out_offset,
+        in_stride: layout.in_stride as i32,
+        out_stride: layout.out_stride as i32,
+        chunk_len: CHUNK_LEN as u32,
+        chunks: chunks as u32,
+        _pad0: 0,
+        _pad1: 0,
+        outer_shape: pack_u32(&layout.outer_shape, 1),
+        outer_in: pack_i32(&layout.outer_in),
+        outer_out: pack_i32(&layout.outer_out),
+    };
+    let types = [input.dtype];
     if chunks > 1 {
         let stats = scratch(dev, (layout.rows * chunks * 8) as u64)?;
-        launch(stream, &k, &[input.bind(0), whole(5, &stats)], &params, groups)?;
-        let write = kernel(dev, "softmax.wgsl", "softmax_split_write", &values, sg, true)?;
-        return launch(stream, &write, &[input.bind(0), out.bind(2), whole(5, &stats)], &params, groups);
+        let sa = Arg::whole("stats", &stats);
+        let variant = family.variant(entry, &types, &overrides);
+        spec::record(stream, &Launch { variant, params, args: [xa, sa], groups })?;
+        let variant = family.variant("softmax_split_write", &types, &overrides);
+        return spec::record(stream, &Launch { variant, params, args: [xa, ya, sa], groups });
     }
-    let binds = if vec4 { [input.bind(1), out.bind(4)] } else { [input.bind(0), out.bind(2)] };
-    launch(stream, &k, &binds, &params, groups)
+    let variant = family.variant(entry, &types, &overrides);
+    let args = if vec4 { [Arg { name: "xv", ..xa }, Arg { name: "yv", ..ya }] } else { [xa, ya] };
+    spec::record(stream, &Launch { variant, params, args, groups })
 }

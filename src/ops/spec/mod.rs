@@ -23,6 +23,23 @@
 //! (`override BM: u32 = 64u * RM;`) are computed from declared ones and are
 //! not declared themselves.
 //!
+//! **Strategy families.** A kernel whose workgroup reduction comes in two
+//! strategies (reduce.wgsl, softmax.wgsl, norm.wgsl: subgroup operations,
+//! or workgroup memory only) is two families over the same file, whose
+//! sources are `concat!` of the kernel file and one fragment:
+//! reduce_wg_subgroups.wgsl or reduce_wg_shared.wgsl (plus
+//! reduce_wg_allreduce.wgsl where the kernel needs all-reduces). The
+//! fragments define the same `sg_*` functions, so the kernel file names
+//! them once. They cannot be one family with a `const`/override switch: a
+//! module that names a subgroup builtin does not compile where the adapter
+//! lacks subgroups, even in dead code. The subgroup families are named
+//! `<file>+subgroups`, listed in `ops::SUBGROUP_FAMILIES` (the offline test
+//! validates them with the subgroup capability) and picked at run time by
+//! `ops::reduce_kernels::strategy`. Likewise reduce.wgsl is one family per
+//! accumulator type (`reduce.wgsl`, `reduce.wgsl:i32`, `reduce.wgsl:u32`),
+//! so that only the (T, ACC, OUT) combinations the library uses are
+//! declared and compiled.
+//!
 //! Temporaries come from `ops::split::scratch` (dropping one after recording
 //! is safe: recorded work holds a lease on what it uses).
 //!

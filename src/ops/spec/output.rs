@@ -22,6 +22,10 @@ pub enum Sharing {
     /// from it (no byte in common); the operator reads such an input from a
     /// copy. Partial overlap is refused.
     InPlaceOrApart,
+    /// An input may share the output's buffer where no element of it
+    /// overlaps the output: for operators that read their inputs and write
+    /// their output in different launches (reductions).
+    Disjoint,
 }
 
 /// The first dim (as given) whose stride does not step past every element
@@ -71,7 +75,10 @@ pub fn check_output(what: &str, out: &Tensor, inputs: &[(&str, &Tensor)], sharin
         if !t.same_buffer(out) || t.numel() == 0 || out.numel() == 0 {
             continue;
         }
-        if sharing != Sharing::Separate && identical(t, out) {
+        if sharing == Sharing::Disjoint && !t.may_overlap(out) {
+            continue;
+        }
+        if matches!(sharing, Sharing::InPlace | Sharing::InPlaceOrApart) && identical(t, out) {
             in_place |= 1 << i;
         } else if t.may_overlap(out) {
             bail!(InvalidArgument, "{what}: out overlaps {name} without being the same view");
