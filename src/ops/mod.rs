@@ -10,6 +10,7 @@ pub mod elementwise_map;
 pub mod fill;
 pub mod gather;
 pub mod gemm_coop;
+pub mod gemv;
 pub mod grid;
 pub mod half;
 pub mod matmul;
@@ -31,4 +32,4 @@ pub mod topk;
 /// Every kernel family on the kernel spec (the offline tests compile each
 /// variant and check each uniform's layout).
 pub static FAMILIES: &[&spec::Family] =
-    &[&concat::FAMILY, &cumsum::FAMILY, &gather::FAMILY, &rope::FAMILY, &topk::FAMILY];
+    &[&concat::FAMILY, &cumsum::FAMILY, &gather::FAMILY, &gemv::FAMILY, &rope::FAMILY, &topk::FAMILY];
