@@ -241,7 +241,7 @@ fn plan_rows<'a>(
         Layout::Axpy => (AXPY_MAX_CHUNK, AXPY_MIN_CHUNK),
     };
     let splits = split_count(dev, k, n_tiles * m_tiles * batches, outputs, max_chunk, min_chunk)?;
-    let k_chunk = k.div_ceil(splits).next_multiple_of(4);
+    let k_chunk = k.div_ceil(splits).next_multiple_of(4).max(4);
     let splits = k.div_ceil(k_chunk).max(1);
 
     let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
