@@ -44,6 +44,9 @@ const AXPY_MIN_CHUNK: usize = 64;
 /// fill the GPU (splits that K's length forces are not held to this).
 const MAX_SPLITS: usize = 4096;
 const FILL_SLAB_BYTES: usize = 64 << 20;
+/// Most slab bytes at all (as the tiled GEMM's default budget; past it the
+/// tiled GEMM sums its runs in waves).
+const MAX_SLAB_BYTES: usize = 256 << 20;
 
 pub static FAMILY: Family = Family {
     file: "gemv.wgsl",
@@ -220,11 +223,11 @@ fn plan_rows<'a>(
         return None;
     };
     let w_off = wt.bound_offset();
-    let aligned = w_off % 4 == 0 && w_bs.iter().all(|s| s % 4 == 0);
+    let aligned = w_off.is_multiple_of(4) && w_bs.iter().all(|s| s % 4 == 0);
     let vec4 = aligned
         && match layout {
-            Layout::RowDot => k % 4 == 0 && w_sn % 4 == 0,
-            Layout::Axpy => n % 4 == 0 && w_sk % 4 == 0,
+            Layout::RowDot => k.is_multiple_of(4) && w_sn % 4 == 0,
+            Layout::Axpy => n.is_multiple_of(4) && w_sk % 4 == 0,
         };
 
     let mt = rows.next_power_of_two().min(8);
@@ -299,7 +302,7 @@ fn plan_rows<'a>(
 /// How many runs K is cut into: as many as its length needs (runs of at
 /// most `max_chunk`), more while the tiles alone cannot fill the GPU (runs
 /// of at least `min_chunk`, slabs within FILL_SLAB_BYTES). `None` where the
-/// slabs would not fit a binding or be too many to sum.
+/// slabs would not fit a binding or MAX_SLAB_BYTES, or be too many to sum.
 fn split_count(
     dev: &Device,
     k: usize,
@@ -312,7 +315,7 @@ fn split_count(
     let slab = outputs * 4;
     let to_fill = FILL_GROUPS.div_ceil(tiles).min(k / min_chunk).min(FILL_SLAB_BYTES / slab);
     let splits = needed.max(to_fill);
-    let binding = dev.limits.max_storage_buffer_binding_size as usize;
+    let binding = (dev.limits.max_storage_buffer_binding_size as usize).min(MAX_SLAB_BYTES);
     let fits = splits == 1 || (splits <= MAX_SPLITS && splits.checked_mul(slab).is_some_and(|b| b <= binding));
     fits.then_some(splits)
 }
