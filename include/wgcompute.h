@@ -170,11 +170,6 @@
  */
 #define WGC_MAX_RANK 8
 
-/**
- * Most rows (M, or N for the transposed product) these kernels take.
- */
-#define MAX_SKINNY 32
-
 
 
 /**

@@ -24,7 +24,7 @@ use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
 
 /// Most rows (M, or N for the transposed product) these kernels take.
-pub const MAX_SKINNY: usize = 32;
+const MAX_SKINNY: usize = 32;
 /// Columns one axpy workgroup takes (4 * AX in the shader).
 const AXPY_COLS: usize = 128;
 /// Workgroup size of the slabs' sum.
