@@ -182,6 +182,10 @@ static void test_few_columns(void) {
     gemm_case("N=3, a row-major", F32, F32, V(2, 300, 65), 0, V(2, 65, 3), 0, V(2, 300, 3), 1, 0, NULL);
     gemm_case("N=5, a transposed", F32, F32, V(2, 64, 300), 1, V(2, 64, 5), 0, V(2, 300, 5), 2, 0.5f, NULL);
     gemm_case("N=1, b transposed", F32, F32, V(2, 257, 33), 0, V(2, 1, 33), 1, V(2, 257, 1), 1, 0, NULL);
+    /* K = 0: C = beta * C; the empty weight is read by no vec4 kernel. */
+    gemm_case("K=0 scales c", F32, F32, V(2, 3, 0), 0, V(2, 0, 8), 0, V(2, 3, 8), 1, 2, NULL);
+    if (env.info.has_f16)
+        gemm_case("K=0 f16 scales c", F16, F16, V(2, 3, 0), 0, V(2, 8, 0), 1, V(2, 3, 8), 1, 2, NULL);
     if (env.info.has_f16)
         gemm_case("N=31 f16", F16, F16, V(2, 200, 96), 0, V(2, 96, 31), 0, V(2, 200, 31), 1, 0, NULL);
 }

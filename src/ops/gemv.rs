@@ -224,7 +224,8 @@ fn plan_rows<'a>(
     };
     let w_off = wt.bound_offset();
     let aligned = w_off.is_multiple_of(4) && w_bs.iter().all(|s| s % 4 == 0);
-    let vec4 = aligned
+    let vec4 = k > 0
+        && aligned
         && match layout {
             Layout::RowDot => k.is_multiple_of(4) && w_sn % 4 == 0,
             Layout::Axpy => n.is_multiple_of(4) && w_sk % 4 == 0,
