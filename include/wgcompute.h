@@ -1930,6 +1930,17 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * environment variable WGC_GEMM_SCRATCH_BYTES, for testing, lowers the
  * 256 MiB.)
  *
+ * Skinny products (M or N at most 32, per batch matrix or with a batch
+ * over one shared b folded into M) where the larger operand has a unit
+ * stride along K or along its other dim (row-major or transposed, plain or
+ * as a view) run on matrix-vector kernels that read that operand once per
+ * 8 rows, coalesced; other layouts take the tiled kernel. There each
+ * workgroup sums at most 16,384 products along K (4,096 where the large
+ * operand's unit stride is not along K) in interleaved f32 partial sums
+ * added by a tree; more runs (also cut to fill the GPU when the output is
+ * small) go to at most 256 MiB of f32 scratch and a second pass adds them
+ * in order, then applies alpha and beta. The accuracy bound above holds.
+ *
  * Records work on `stream` and returns without blocking. Releasing a
  * tensor's buffer afterwards is safe: the recorded work keeps what it uses.
  *

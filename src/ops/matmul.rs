@@ -324,6 +324,10 @@ pub fn gemm_views(
     if batch_count > max_dim {
         bail!(TooLarge, "gemm: {batch_count} batch matrices exceed this adapter's {max_dim} workgroups per dimension");
     }
+    // Skinny products (few rows or columns) have kernels of their own.
+    if let Some(plan) = super::gemv::plan(dev, alpha, a, b, beta, c, &batch, bias.is_some())? {
+        return super::gemv::record(stream, &plan);
+    }
 
     // Batch strides of each operand over the broadcast batch shape.
     let rank_b = batch.len();

@@ -10,6 +10,7 @@ pub mod elementwise_map;
 pub mod fill;
 pub mod gather;
 pub mod gemm_coop;
+pub mod gemv;
 pub mod grid;
 pub mod half;
 pub mod matmul;
@@ -40,6 +41,7 @@ pub static FAMILIES: &[&spec::Family] = &[
     &elementwise_map::FAMILY,
     &gather::FAMILY,
     &gemm_coop::FAMILY,
+    &gemv::FAMILY,
     &matmul::FAMILY,
     &matmul::SUM_FAMILY,
     &norm::FAMILY,

@@ -1,0 +1,444 @@
+// Skinny products: C = alpha * A W + beta * C where A (M x K) has few rows
+// (M up to a few dozen, the activations) and W (K x N) is the large operand
+// (the weight). These are bound by reading W, so every kernel reads each
+// element of W once per M tile (M tiles of one W slice run next to each
+// other, so the repeat reads hit the cache) and keeps A in cache.
+//
+// Prelude slots: T (A and W: f32 | f16), O (C: f32 | f16).
+// Overrides: MT (rows of A per workgroup, 1..8), ROWS (columns of W per
+// workgroup in the dot kernels, 1..4).
+//
+// Two layouts of W, two kernels:
+// - row_dot: W's K is contiguous (w_sk = 1; a weight stored N x K and used
+//   transposed). A workgroup takes ROWS columns of W; its WG threads stride
+//   along K (coalesced), each keeping ROWS x MT partial dot products, then
+//   a tree reduction in workgroup memory.
+// - axpy: W's N is contiguous (w_sn = 1; a weight stored K x N). A workgroup
+//   takes 4 * AX columns: AX threads across N (4 columns each) times AK
+//   threads interleaved along K; a reduction in workgroup memory adds the AK
+//   partial sums.
+// `*4` entries read W as vec4 (K or N a multiple of 4 and W aligned);
+// the others read scalars.
+//
+// K is cut into runs of k_chunk (a long run would exceed a software
+// driver's 65,535 loop iterations per invocation, and more runs fill the GPU
+// when W has few columns): with splits > 1 the `*_split` entries write raw
+// f32 sums to slab `split` of `parts` (element (m, n) of batch b in slab s
+// at ((s * batches + b) * m + m) * n + n), and `sum_splits` adds the slabs in
+// order and applies alpha and beta. Otherwise the plain entries do.
+//
+// Grid: x, y: the linear workgroup id (wg.y * row + wg.x, below `total`)
+// = (n_tile * splits + split) * m_tiles + m_tile; z: the batch matrix.
+// `sum_splits`: one invocation per element of C (wg.y * row + wg.x in
+// invocations).
+//
+// NaN and inf propagate through the products (inf * 0 is NaN); beta = 0
+// ignores C's old contents.
+
+struct Params {
+    m: u32,
+    n: u32,
+    k: u32,
+    batch_rank: u32,
+    alpha: f32,
+    beta: f32,
+    a_sm: i32,
+    a_sk: i32,
+    // W's strides along K and N: the contiguous one is 1.
+    w_sk: i32,
+    w_sn: i32,
+    c_sm: i32,
+    c_sn: i32,
+    a_off: u32,
+    w_off: u32,
+    c_off: u32,
+    k_chunk: u32,
+    splits: u32,
+    m_tiles: u32,
+    total: u32,
+    row: u32,
+    batches: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+    batch_shape: array<vec4<u32>, 2>,
+    a_bstride: array<vec4<i32>, 2>,
+    w_bstride: array<vec4<i32>, 2>,
+    c_bstride: array<vec4<i32>, 2>,
+};
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> a: array<T>;
+@group(0) @binding(2) var<storage, read> w: array<T>;
+@group(0) @binding(3) var<storage, read> w4: array<vec4<T>>;
+@group(0) @binding(4) var<storage, read_write> c: array<O>;
+@group(0) @binding(5) var<storage, read_write> parts: array<f32>;
+
+override MT: u32 = 1u;
+override ROWS: u32 = 1u;
+
+const WG: u32 = 128u;
+// axpy: threads across N and along K (AX * AK = WG).
+const AX: u32 = 32u;
+const AK: u32 = 4u;
+// Most partial sums one thread keeps (ROWS * MT, and MT vec4s in axpy).
+const MAX_ACC: u32 = 32u;
+const MAX_MT: u32 = 8u;
+
+var<workgroup> red: array<f32, MAX_ACC * WG>;
+var<workgroup> red4: array<vec4<f32>, MAX_MT * WG>;
+
+// Where a workgroup works: its tile of A's rows and W's columns, its K run
+// and its batch matrix's element offsets.
+struct Tile {
+    live: bool,
+    m0: u32,
+    n_tile: u32,
+    split: u32,
+    k0: u32,
+    k1: u32,
+    batch: u32,
+    a_base: i32,
+    w_base: i32,
+    c_base: i32,
+};
+
+fn tile_of(wg: vec3<u32>) -> Tile {
+    var t: Tile;
+    let id = wg.y * p.row + wg.x;
+    t.live = id < p.total;
+    t.m0 = (id % p.m_tiles) * MT;
+    let rest = id / p.m_tiles;
+    t.split = rest % p.splits;
+    t.n_tile = rest / p.splits;
+    t.k0 = t.split * p.k_chunk;
+    t.k1 = min(t.k0 + p.k_chunk, p.k);
+    t.batch = wg.z;
+    var bases = vec3<i32>(i32(p.a_off), i32(p.w_off), i32(p.c_off));
+    var z = wg.z;
+    for (var d = i32(p.batch_rank) - 1; d >= 0; d--) {
+        let dim = p.batch_shape[d / 4][d % 4];
+        let i = i32(z % dim);
+        z = z / dim;
+        bases += i * vec3<i32>(p.a_bstride[d / 4][d % 4], p.w_bstride[d / 4][d % 4], p.c_bstride[d / 4][d % 4]);
+    }
+    t.a_base = bases.x;
+    t.w_base = bases.y;
+    t.c_base = bases.z;
+    return t;
+}
+
+// A's row m at k (0 past the last row, whose results are never stored).
+fn a_at(t: Tile, m: u32, k: u32) -> f32 {
+    if (m >= p.m) {
+        return 0.0;
+    }
+    return f32(a[t.a_base + i32(m) * p.a_sm + i32(k) * p.a_sk]);
+}
+
+fn a_quad(t: Tile, m: u32, k: u32) -> vec4<f32> {
+    if (m >= p.m) {
+        return vec4<f32>(0.0);
+    }
+    let i = t.a_base + i32(m) * p.a_sm + i32(k) * p.a_sk;
+    return vec4<f32>(f32(a[i]), f32(a[i + p.a_sk]), f32(a[i + 2 * p.a_sk]), f32(a[i + 3 * p.a_sk]));
+}
+
+// Store one result: the epilogue into C, or the raw sum into its slab.
+fn store_c(t: Tile, m: u32, n: u32, sum: f32) {
+    let ci = t.c_base + i32(m) * p.c_sm + i32(n) * p.c_sn;
+    var v = p.alpha * sum;
+    if (p.beta != 0.0) {
+        v += p.beta * f32(c[ci]);
+    }
+    c[ci] = O(v);
+}
+
+fn store_part(t: Tile, m: u32, n: u32, sum: f32) {
+    parts[((t.split * p.batches + t.batch) * p.m + m) * p.n + n] = sum;
+}
+
+// ---- dot: W's K contiguous -------------------------------------------------
+
+// Adds each thread's ROWS x MT partial sums (acc[r * MT + i]) over the
+// workgroup; the sum of slot j ends at red[j * WG].
+fn dot_reduce(tid: u32, acc: ptr<function, array<f32, MAX_ACC>>) {
+    let slots = ROWS * MT;
+    for (var j = 0u; j < slots; j++) {
+        red[j * WG + tid] = (*acc)[j];
+    }
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s = s / 2u) {
+        for (var e = tid; e < slots * s; e += WG) {
+            let j = e / s;
+            let u = e % s;
+            red[j * WG + u] += red[j * WG + u + s];
+        }
+        workgroupBarrier();
+    }
+}
+
+fn dot_products(t: Tile, tid: u32, acc: ptr<function, array<f32, MAX_ACC>>) {
+    let n0 = t.n_tile * ROWS;
+    for (var k = t.k0 + tid; k < t.k1; k += WG) {
+        var wv: array<f32, 4>;
+        for (var r = 0u; r < ROWS; r++) {
+            let n = min(n0 + r, p.n - 1u);
+            wv[r] = f32(w[t.w_base + i32(n) * p.w_sn + i32(k)]);
+        }
+        for (var i = 0u; i < MT; i++) {
+            let x = a_at(t, t.m0 + i, k);
+            for (var r = 0u; r < ROWS; r++) {
+                (*acc)[r * MT + i] = fma(x, wv[r], (*acc)[r * MT + i]);
+            }
+        }
+    }
+}
+
+// The same over vec4s of K (k0, k1, K and W's column starts multiples of 4).
+fn dot_products4(t: Tile, tid: u32, acc: ptr<function, array<f32, MAX_ACC>>) {
+    let n0 = t.n_tile * ROWS;
+    for (var q = t.k0 / 4u + tid; q < t.k1 / 4u; q += WG) {
+        var wv: array<vec4<f32>, 4>;
+        for (var r = 0u; r < ROWS; r++) {
+            let n = min(n0 + r, p.n - 1u);
+            wv[r] = vec4<f32>(w4[(t.w_base + i32(n) * p.w_sn) / 4 + i32(q)]);
+        }
+        for (var i = 0u; i < MT; i++) {
+            let x = a_quad(t, t.m0 + i, q * 4u);
+            for (var r = 0u; r < ROWS; r++) {
+                (*acc)[r * MT + i] += dot(x, wv[r]);
+            }
+        }
+    }
+}
+
+// The thread's result slot after dot_reduce: (m, n, valid).
+fn dot_slot(t: Tile, tid: u32) -> vec3<u32> {
+    let r = tid / MT;
+    let m = t.m0 + tid % MT;
+    let n = t.n_tile * ROWS + r;
+    return vec3<u32>(m, n, u32(tid < ROWS * MT && m < p.m && n < p.n));
+}
+
+@compute @workgroup_size(WG)
+fn row_dot(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<f32, MAX_ACC>;
+    if (t.live) {
+        dot_products(t, tid, &acc);
+    }
+    dot_reduce(tid, &acc);
+    let s = dot_slot(t, tid);
+    if (t.live && s.z != 0u) {
+        store_c(t, s.x, s.y, red[tid * WG]);
+    }
+}
+
+@compute @workgroup_size(WG)
+fn row_dot4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<f32, MAX_ACC>;
+    if (t.live) {
+        dot_products4(t, tid, &acc);
+    }
+    dot_reduce(tid, &acc);
+    let s = dot_slot(t, tid);
+    if (t.live && s.z != 0u) {
+        store_c(t, s.x, s.y, red[tid * WG]);
+    }
+}
+
+@compute @workgroup_size(WG)
+fn row_dot_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<f32, MAX_ACC>;
+    if (t.live) {
+        dot_products(t, tid, &acc);
+    }
+    dot_reduce(tid, &acc);
+    let s = dot_slot(t, tid);
+    if (t.live && s.z != 0u) {
+        store_part(t, s.x, s.y, red[tid * WG]);
+    }
+}
+
+@compute @workgroup_size(WG)
+fn row_dot4_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<f32, MAX_ACC>;
+    if (t.live) {
+        dot_products4(t, tid, &acc);
+    }
+    dot_reduce(tid, &acc);
+    let s = dot_slot(t, tid);
+    if (t.live && s.z != 0u) {
+        store_part(t, s.x, s.y, red[tid * WG]);
+    }
+}
+
+// ---- axpy: W's N contiguous ------------------------------------------------
+
+// Adds the AK partial sums of each column quad; thread x < AX ends with
+// the sums of its quad in acc.
+fn axpy_reduce(tid: u32, acc: ptr<function, array<vec4<f32>, MAX_MT>>) {
+    for (var i = 0u; i < MT; i++) {
+        red4[i * WG + tid] = (*acc)[i];
+    }
+    workgroupBarrier();
+    if (tid < AX) {
+        for (var i = 0u; i < MT; i++) {
+            var s = red4[i * WG + tid];
+            for (var y = 1u; y < AK; y++) {
+                s += red4[i * WG + y * AX + tid];
+            }
+            (*acc)[i] = s;
+        }
+    }
+}
+
+// Columns n0 .. n0 + 3 of this thread (n0 = 4 * its quad).
+fn axpy_n0(t: Tile, tid: u32) -> u32 {
+    return (t.n_tile * AX + tid % AX) * 4u;
+}
+
+fn axpy_products(t: Tile, tid: u32, acc: ptr<function, array<vec4<f32>, MAX_MT>>) {
+    let n0 = axpy_n0(t, tid);
+    if (n0 >= p.n) {
+        return;
+    }
+    for (var k = t.k0 + tid / AX; k < t.k1; k += AK) {
+        let row = t.w_base + i32(k) * p.w_sk;
+        var wv: vec4<f32>;
+        for (var q = 0u; q < 4u; q++) {
+            wv[q] = f32(w[row + i32(min(n0 + q, p.n - 1u))]);
+        }
+        for (var i = 0u; i < MT; i++) {
+            (*acc)[i] = fma(vec4<f32>(a_at(t, t.m0 + i, k)), wv, (*acc)[i]);
+        }
+    }
+}
+
+// The same reading W as vec4 (N, W's row stride and start multiples of 4).
+fn axpy_products4(t: Tile, tid: u32, acc: ptr<function, array<vec4<f32>, MAX_MT>>) {
+    let n0 = axpy_n0(t, tid);
+    if (n0 >= p.n) {
+        return;
+    }
+    for (var k = t.k0 + tid / AX; k < t.k1; k += AK) {
+        let wv = vec4<f32>(w4[(t.w_base + i32(k) * p.w_sk + i32(n0)) / 4]);
+        for (var i = 0u; i < MT; i++) {
+            (*acc)[i] = fma(vec4<f32>(a_at(t, t.m0 + i, k)), wv, (*acc)[i]);
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn axpy(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<vec4<f32>, MAX_MT>;
+    if (t.live) {
+        axpy_products(t, tid, &acc);
+    }
+    axpy_reduce(tid, &acc);
+    let n0 = axpy_n0(t, tid);
+    if (!t.live || tid >= AX) {
+        return;
+    }
+    for (var i = 0u; i < MT; i++) {
+        for (var q = 0u; q < 4u; q++) {
+            if (t.m0 + i < p.m && n0 + q < p.n) {
+                store_c(t, t.m0 + i, n0 + q, acc[i][q]);
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn axpy4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<vec4<f32>, MAX_MT>;
+    if (t.live) {
+        axpy_products4(t, tid, &acc);
+    }
+    axpy_reduce(tid, &acc);
+    let n0 = axpy_n0(t, tid);
+    if (!t.live || tid >= AX) {
+        return;
+    }
+    for (var i = 0u; i < MT; i++) {
+        for (var q = 0u; q < 4u; q++) {
+            if (t.m0 + i < p.m && n0 + q < p.n) {
+                store_c(t, t.m0 + i, n0 + q, acc[i][q]);
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn axpy_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<vec4<f32>, MAX_MT>;
+    if (t.live) {
+        axpy_products(t, tid, &acc);
+    }
+    axpy_reduce(tid, &acc);
+    let n0 = axpy_n0(t, tid);
+    if (!t.live || tid >= AX) {
+        return;
+    }
+    for (var i = 0u; i < MT; i++) {
+        for (var q = 0u; q < 4u; q++) {
+            if (t.m0 + i < p.m && n0 + q < p.n) {
+                store_part(t, t.m0 + i, n0 + q, acc[i][q]);
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn axpy4_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<vec4<f32>, MAX_MT>;
+    if (t.live) {
+        axpy_products4(t, tid, &acc);
+    }
+    axpy_reduce(tid, &acc);
+    let n0 = axpy_n0(t, tid);
+    if (!t.live || tid >= AX) {
+        return;
+    }
+    for (var i = 0u; i < MT; i++) {
+        for (var q = 0u; q < 4u; q++) {
+            if (t.m0 + i < p.m && n0 + q < p.n) {
+                store_part(t, t.m0 + i, n0 + q, acc[i][q]);
+            }
+        }
+    }
+}
+
+// ---- the slabs' sum ------------------------------------------------------
+
+@compute @workgroup_size(256)
+fn sum_splits(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let e = gid.y * p.row + gid.x;
+    let per_batch = p.m * p.n;
+    if (e >= p.batches * per_batch) {
+        return;
+    }
+    var s = 0.0;
+    for (var q = 0u; q < p.splits; q++) {
+        s += parts[q * p.batches * per_batch + e];
+    }
+    // The batch matrix's offset in C, decoded as tile_of does.
+    var t: Tile;
+    t.c_base = i32(p.c_off);
+    var z = e / per_batch;
+    for (var d = i32(p.batch_rank) - 1; d >= 0; d--) {
+        let dim = p.batch_shape[d / 4][d % 4];
+        t.c_base += i32(z % dim) * p.c_bstride[d / 4][d % 4];
+        z = z / dim;
+    }
+    let mn = e % per_batch;
+    store_c(t, mn / p.n, mn % p.n, s);
+}

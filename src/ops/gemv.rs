@@ -1,0 +1,345 @@
+//! Skinny products (shaders/gemv.wgsl): GEMMs where M or N is at most
+//! `MAX_SKINNY`, such as a batch of activation rows times a weight. They are
+//! bound by reading the large operand ("the weight"), which these kernels
+//! read once per tile of up to 8 rows, coalesced, where the tiled GEMM would
+//! spend most of each 64-row tile on padding. The GEMM calls `plan` at the
+//! point where it picks its kernel; layouts these kernels cannot read
+//! coalesced (neither of the weight's inner strides 1) get `None` and stay
+//! with the tiled GEMM.
+//!
+//! The product is seen as rows x weight: `act` (.., R, K) times `wt`
+//! (.., K, N) into `out` (.., R, N) with R small. A product with few columns
+//! is the transposed one (C^T = B^T A^T, views only). Where the weight is the
+//! same for every batch matrix and the batch's rows are evenly spaced, the
+//! batch is folded into R (a decode step over several sequences reads the
+//! weight once).
+
+use super::grid::grid_1d;
+use super::spec::uniform::uniform;
+use super::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
+use super::split::{scratch, K_CHUNK};
+use super::tensor::{coalesce, numel, DType, Tensor};
+use crate::error::Result;
+use crate::runtime::device::Device;
+use crate::runtime::stream::StreamShared;
+
+/// Most rows (M, or N for the transposed product) these kernels take.
+const MAX_SKINNY: usize = 32;
+/// Columns one axpy workgroup takes (4 * AX in the shader).
+const AXPY_COLS: usize = 128;
+/// Workgroup size of the slabs' sum.
+const SUM_WG: u32 = 256;
+/// Workgroups that fill a large GPU (about 8 per SM on an H200); fewer
+/// column tiles than this split K further.
+const FILL_GROUPS: usize = 1024;
+/// Longest K run per workgroup. A row_dot invocation (of 128) loops K / 512 times
+/// (K / 128 unvectorised) with up to 44 inner iterations; an axpy invocation
+/// K / 4 times with up to 12: both stay far below 65,535 iterations.
+const DOT_MAX_CHUNK: usize = K_CHUNK;
+const AXPY_MAX_CHUNK: usize = 4096;
+/// Shortest K run a split makes (enough loads per invocation to hide latency).
+const DOT_MIN_CHUNK: usize = 1024;
+const AXPY_MIN_CHUNK: usize = 64;
+/// Most slabs (the sum loops over them) and most slab bytes a split adds to
+/// fill the GPU (splits that K's length forces are not held to this).
+const MAX_SPLITS: usize = 4096;
+const FILL_SLAB_BYTES: usize = 64 << 20;
+/// Most slab bytes at all (as the tiled GEMM's default budget; past it the
+/// tiled GEMM sums its runs in waves).
+const MAX_SLAB_BYTES: usize = 256 << 20;
+
+pub static FAMILY: Family = Family {
+    file: "gemv.wgsl",
+    source: include_str!("../../shaders/gemv.wgsl"),
+    entries: &[
+        "row_dot",
+        "row_dot4",
+        "row_dot_split",
+        "row_dot4_split",
+        "axpy",
+        "axpy4",
+        "axpy_split",
+        "axpy4_split",
+        "sum_splits",
+    ],
+    types: &[
+        TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] },
+        TypeSlot { alias: "O", dtypes: &[DType::F32, DType::F16] },
+    ],
+    overrides: &[
+        OverrideSlot { name: "MT", values: &[1.0, 2.0, 4.0, 8.0] },
+        OverrideSlot { name: "ROWS", values: &[1.0, 2.0, 4.0] },
+    ],
+    uniform: <GemvParams as spec::Uniform>::layout,
+};
+
+uniform! {
+    /// The uniform of gemv.wgsl.
+    pub struct GemvParams = "Params" {
+        pub m: u32,
+        pub n: u32,
+        pub k: u32,
+        pub batch_rank: u32,
+        pub alpha: f32,
+        pub beta: f32,
+        pub a_sm: i32,
+        pub a_sk: i32,
+        pub w_sk: i32,
+        pub w_sn: i32,
+        pub c_sm: i32,
+        pub c_sn: i32,
+        pub a_off: u32,
+        pub w_off: u32,
+        pub c_off: u32,
+        pub k_chunk: u32,
+        pub splits: u32,
+        pub m_tiles: u32,
+        pub total: u32,
+        pub row: u32,
+        pub batches: u32,
+        pub _pad0: u32,
+        pub _pad1: u32,
+        pub _pad2: u32,
+        pub batch_shape: [[u32; 4]; 2],
+        pub a_bstride: [[i32; 4]; 2],
+        pub w_bstride: [[i32; 4]; 2],
+        pub c_bstride: [[i32; 4]; 2],
+    }
+}
+
+/// Which inner stride of the weight is 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    /// K contiguous: each output is a dot product of contiguous runs.
+    RowDot,
+    /// N contiguous: threads across N, a loop over K.
+    Axpy,
+}
+
+/// A skinny product, planned: what `record` launches.
+pub struct Plan<'a> {
+    act: Tensor<'a>,
+    wt: Tensor<'a>,
+    out: Tensor<'a>,
+    entry: &'static str,
+    overrides: [f64; 2],
+    params: GemvParams,
+    groups: [u32; 3],
+    /// Elements of C over all batch matrices (the slabs' size).
+    outputs: usize,
+}
+
+/// The view with its last two dims swapped.
+fn swap_last<'a>(t: &Tensor<'a>) -> Tensor<'a> {
+    let r = t.rank();
+    let mut perm: Vec<usize> = (0..r).collect();
+    perm.swap(r - 2, r - 1);
+    t.permuted(&perm)
+}
+
+/// `t`'s batch strides over the broadcast batch shape (0 where broadcast).
+fn batch_strides(t: &Tensor, batch: &[usize]) -> Vec<isize> {
+    let own = t.rank() - 2;
+    let pad = batch.len() - own;
+    (0..batch.len()).map(|i| if i < pad || t.shape[i - pad] == 1 { 0 } else { t.strides[i - pad] }).collect()
+}
+
+/// The plan for `c = alpha * a b + beta * c` (views a (.., M, K), b (.., K,
+/// N), c (.., M, N), batch the broadcast batch shape, dtypes and shapes
+/// checked, nothing empty) if it is a skinny product these kernels read
+/// coalesced; `None` leaves it to the tiled GEMM. Products with a row bias
+/// (1x1 convolutions) are not skinny ones.
+#[allow(clippy::too_many_arguments)]
+pub fn plan<'a>(
+    dev: &Device,
+    alpha: f32,
+    a: &Tensor<'a>,
+    b: &Tensor<'a>,
+    beta: f32,
+    c: &Tensor<'a>,
+    batch: &[usize],
+    has_bias: bool,
+) -> Result<Option<Plan<'a>>> {
+    if has_bias {
+        return Ok(None);
+    }
+    let (m, n) = (a.shape[a.rank() - 2], b.shape[b.rank() - 1]);
+    let straight = (a.clone(), b.clone(), c.clone());
+    let flipped = (swap_last(b), swap_last(a), swap_last(c));
+    // The smaller side as the rows first; the other where only it is readable.
+    let order = if m <= n { [straight, flipped] } else { [flipped, straight] };
+    for (act, wt, out) in order {
+        if let Some(p) = plan_rows(dev, alpha, beta, act, wt, out, batch) {
+            return Ok(Some(p));
+        }
+    }
+    Ok(None)
+}
+
+/// `plan` for one orientation: `act` holds the few rows, `wt` the weight.
+fn plan_rows<'a>(
+    dev: &Device,
+    alpha: f32,
+    beta: f32,
+    act: Tensor<'a>,
+    wt: Tensor<'a>,
+    out: Tensor<'a>,
+    batch: &[usize],
+) -> Option<Plan<'a>> {
+    let (ra, rw) = (act.rank(), wt.rank());
+    let (mut rows, k, n) = (act.shape[ra - 2], act.shape[ra - 1], wt.shape[rw - 1]);
+    let (mut a_sm, a_sk) = (act.strides[ra - 2], act.strides[ra - 1]);
+    let (w_sk, w_sn) = (wt.strides[rw - 2], wt.strides[rw - 1]);
+    let mut c_sm = out.strides[out.rank() - 2];
+    let c_sn = out.strides[out.rank() - 1];
+    let mut batch = batch.to_vec();
+    let mut a_bs = batch_strides(&act, &batch);
+    let w_bs = batch_strides(&wt, &batch);
+    let mut c_bs = out.strides[..batch.len()].to_vec();
+
+    // One weight for every batch matrix: the batch's rows as more rows, if
+    // they are evenly spaced in both act and out.
+    if numel(&batch) > 1 && w_bs.iter().all(|&s| s == 0) {
+        let shape: Vec<usize> = batch.iter().copied().chain([rows]).collect();
+        let sa: Vec<isize> = a_bs.iter().copied().chain([a_sm]).collect();
+        let sc: Vec<isize> = c_bs.iter().copied().chain([c_sm]).collect();
+        let (dims, strides) = coalesce(&shape, &[sa, sc]);
+        if dims.len() <= 1 {
+            rows = numel(&shape);
+            a_sm = strides[0].first().copied().unwrap_or(0);
+            c_sm = strides[1].first().copied().unwrap_or(0);
+            (batch, a_bs, c_bs) = (Vec::new(), Vec::new(), Vec::new());
+        }
+    }
+    if rows > MAX_SKINNY {
+        return None;
+    }
+    let w_bs = if batch.is_empty() { Vec::new() } else { w_bs };
+    let layout = if w_sk == 1 || k == 1 {
+        Layout::RowDot
+    } else if w_sn == 1 || n == 1 {
+        Layout::Axpy
+    } else {
+        return None;
+    };
+    let w_off = wt.bound_offset();
+    let aligned = w_off.is_multiple_of(4) && w_bs.iter().all(|s| s % 4 == 0);
+    let vec4 = k > 0
+        && aligned
+        && match layout {
+            Layout::RowDot => k.is_multiple_of(4) && w_sn % 4 == 0,
+            Layout::Axpy => n.is_multiple_of(4) && w_sk % 4 == 0,
+        };
+
+    let mt = rows.next_power_of_two().min(8);
+    let m_tiles = rows.div_ceil(mt);
+    let dot_rows = n.next_power_of_two().min(4);
+    let n_tiles = match layout {
+        Layout::RowDot => n.div_ceil(dot_rows),
+        Layout::Axpy => n.div_ceil(AXPY_COLS),
+    };
+    let batches = numel(&batch);
+    let outputs = batches * rows * n;
+    let (max_chunk, min_chunk) = match layout {
+        Layout::RowDot => (DOT_MAX_CHUNK, DOT_MIN_CHUNK),
+        Layout::Axpy => (AXPY_MAX_CHUNK, AXPY_MIN_CHUNK),
+    };
+    let splits = split_count(dev, k, n_tiles * m_tiles * batches, outputs, max_chunk, min_chunk)?;
+    let k_chunk = k.div_ceil(splits).next_multiple_of(4).max(4);
+    let splits = k.div_ceil(k_chunk).max(1);
+
+    let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
+    let total = n_tiles * splits * m_tiles;
+    let gx = total.min(max_dim);
+    let gy = total.div_ceil(gx);
+    if gy > max_dim || total > u32::MAX as usize {
+        return None;
+    }
+    let name = match (layout, vec4, splits > 1) {
+        (Layout::RowDot, false, false) => "row_dot",
+        (Layout::RowDot, true, false) => "row_dot4",
+        (Layout::RowDot, false, true) => "row_dot_split",
+        (Layout::RowDot, true, true) => "row_dot4_split",
+        (Layout::Axpy, false, false) => "axpy",
+        (Layout::Axpy, true, false) => "axpy4",
+        (Layout::Axpy, false, true) => "axpy_split",
+        (Layout::Axpy, true, true) => "axpy4_split",
+    };
+    let params = GemvParams {
+        m: rows as u32,
+        n: n as u32,
+        k: k as u32,
+        batch_rank: batch.len() as u32,
+        alpha,
+        beta,
+        a_sm: a_sm as i32,
+        a_sk: a_sk as i32,
+        w_sk: w_sk as i32,
+        w_sn: w_sn as i32,
+        c_sm: c_sm as i32,
+        c_sn: c_sn as i32,
+        a_off: act.bound_offset(),
+        w_off,
+        c_off: out.bound_offset(),
+        k_chunk: k_chunk as u32,
+        splits: splits as u32,
+        m_tiles: m_tiles as u32,
+        total: total as u32,
+        row: gx as u32,
+        batches: batches as u32,
+        _pad0: 0,
+        _pad1: 0,
+        _pad2: 0,
+        batch_shape: pack_u32(&batch, 1),
+        a_bstride: pack_i32(&a_bs),
+        w_bstride: pack_i32(&w_bs),
+        c_bstride: pack_i32(&c_bs),
+    };
+    let overrides = [mt as f64, if layout == Layout::RowDot { dot_rows as f64 } else { 1.0 }];
+    let groups = [gx as u32, gy as u32, batches as u32];
+    Some(Plan { act, wt, out, entry: name, overrides, params, groups, outputs })
+}
+
+/// How many runs K is cut into: as many as its length needs (runs of at
+/// most `max_chunk`), more while the tiles alone cannot fill the GPU (runs
+/// of at least `min_chunk`, slabs within FILL_SLAB_BYTES). `None` where the
+/// slabs would not fit a binding or MAX_SLAB_BYTES, or be too many to sum.
+fn split_count(
+    dev: &Device,
+    k: usize,
+    tiles: usize,
+    outputs: usize,
+    max_chunk: usize,
+    min_chunk: usize,
+) -> Option<usize> {
+    let needed = k.div_ceil(max_chunk).max(1);
+    let slab = outputs * 4;
+    let to_fill = FILL_GROUPS.div_ceil(tiles).min(k / min_chunk).min(FILL_SLAB_BYTES / slab);
+    let splits = needed.max(to_fill);
+    let binding = (dev.limits.max_storage_buffer_binding_size as usize).min(MAX_SLAB_BYTES);
+    let fits = splits == 1 || (splits <= MAX_SPLITS && splits.checked_mul(slab).is_some_and(|b| b <= binding));
+    fits.then_some(splits)
+}
+
+/// Record a planned skinny product: the product kernel, then (K split) the
+/// slabs' sum.
+pub fn record(stream: &StreamShared, plan: &Plan) -> Result<()> {
+    let dev = &stream.device;
+    let types = [plan.act.dtype, plan.out.dtype];
+    let variant = FAMILY.variant(plan.entry, &types, &plan.overrides);
+    let (a_arg, _) = view_arg("a", &plan.act);
+    let (w_arg, _) = view_arg("w", &plan.wt);
+    let w_arg = if plan.entry.contains('4') { Arg { name: "w4", ..w_arg } } else { w_arg };
+    let (c_arg, _) = view_arg("c", &plan.out);
+    let params = plan.params;
+    if params.splits == 1 {
+        return spec::record(stream, &Launch { variant, params, args: [a_arg, w_arg, c_arg], groups: plan.groups });
+    }
+    let parts = scratch(dev, (params.splits as usize * plan.outputs * 4) as u64)?;
+    let parts_arg = Arg::whole("parts", &parts);
+    spec::record(stream, &Launch { variant, params, args: [a_arg, w_arg, parts_arg], groups: plan.groups })?;
+    let (groups, row) = grid_1d(plan.outputs as u64, SUM_WG, dev.limits.max_compute_workgroups_per_dimension);
+    let sum = FAMILY.variant("sum_splits", &types, &plan.overrides);
+    let params = GemvParams { row, ..params };
+    spec::record(stream, &Launch { variant: sum, params, args: [c_arg, parts_arg], groups })
+}
