@@ -1,19 +1,13 @@
 // f16 x f16 -> f32 GEMM on cooperative matrices (tensor cores).
 // C[b] = A[b] (M x K, row-major) * B[b] (K x N, row-major), C row-major f32.
 //
-// A workgroup computes a BM x BN block of C; each of its SGM x SGN subgroups
-// (32 invocations) an SM x SN part of it as FM x FN 16x16 fragments
+// A workgroup computes a BM x BN block of C (128 x 128); each of its
+// subgroups (32 invocations) a 64 x 64 part of it as 16x16 fragments
 // accumulated in f32. K advances BK at a time: the A and B tiles are read
 // from storage with 16-byte loads (8 halves), staged in workgroup memory
 // (rows padded by 8 halves against bank conflicts), and the next tiles are
 // fetched into registers while the current ones are multiplied. With two
-// buffers per tile (DOUBLE), the next tile is staged while the current one
-// is used: one barrier a step instead of two.
-//
-// The tile configuration is the overrides below; every loop over fragments
-// and loads is bounded by them, constants when the pipeline is created, so
-// drivers unroll them. Function-scope arrays need const sizes: they are
-// declared for the largest configuration (MAX_F, MAX_PER).
+// buffers per tile, the next tile is staged while the current one is used.
 //
 // The host only uses this kernel when M % BM == 0, N % BN == 0,
 // K % BK == 0, every offset is a multiple of 8 elements and the subgroup
@@ -23,6 +17,12 @@
 // takes K range [split * k_chunk, +k_chunk) (k_chunk a multiple of BK) and
 // stores to C at split * split_c further; the host then sums the splits.
 // With one split (k_chunk = K, split_c = 0) this is the plain product.
+
+// The kernel is written out for the one tile the library uses (TILE in
+// src/ops/gemm_coop.rs: 4x4 fragments per subgroup, 2x2 subgroups, BK 32,
+// one buffer per tile), each fragment its own variable: the same loops over
+// arrays of cooperative matrices bounded by overrides ran 6x slower on an
+// H200 (the driver keeps such arrays in memory, not registers).
 // Types: H (f16) for the staged tiles and fragments.
 
 struct Params {
@@ -45,41 +45,14 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-// Fragments per subgroup (rows, columns; at most MAX_F each), subgroups per
-// workgroup (rows, columns), K per staged step, and two buffers per tile.
-override FM: u32 = 4u;
-override FN: u32 = 4u;
-override SGM: u32 = 2u;
-override SGN: u32 = 2u;
-override BK: u32 = 32u;
-override DOUBLE: bool = false;
-
-override THREADS: u32 = 32u * SGM * SGN;
-override SM: u32 = 16u * FM;
-override SN: u32 = 16u * FN;
-override BM: u32 = SM * SGM;
-override BN: u32 = SN * SGN;
-override AS: u32 = BK + 8u;   // row stride of the A tile in halves
-override BS: u32 = BN + 8u;   // row stride of the B tile in halves
-override A_TILE: u32 = BM * AS;
-override B_TILE: u32 = BK * BS;
-override BUFS: u32 = select(1u, 2u, DOUBLE);
-// Workgroup array sizes must be single identifiers (naga names their override).
-override TA_LEN: u32 = BUFS * A_TILE;
-override TB_LEN: u32 = BUFS * B_TILE;
-// 16-byte vectors per tile row, and how many of each tile an invocation moves.
-override A_ROW: u32 = BK / 8u;
-override B_ROW: u32 = BN / 8u;
-override A_PER: u32 = BM * A_ROW / THREADS;
-override B_PER: u32 = BK * B_ROW / THREADS;
-
-const MAX_F: u32 = 4u;
-const MAX_PER: u32 = 8u;
-alias Frags = array<coop_mat16x16<f32, C>, 16>; // MAX_F * MAX_F
-alias Prefetch = array<vec4<u32>, MAX_PER>;
-
-var<workgroup> ta: array<H, TA_LEN>;
-var<workgroup> tb: array<H, TB_LEN>;
+const BK: u32 = 32u;
+const AS: u32 = 32u + 8u;   // row stride of the A tile in halves
+const BS: u32 = 128u + 8u;   // row stride of the B tile in halves
+const A_TILE: u32 = 128u * AS;
+const B_TILE: u32 = 32u * BS;
+// 1 buffer(s) per tile.
+var<workgroup> ta: array<H, 1 * 128 * (32 + 8)>;
+var<workgroup> tb: array<H, 1 * 32 * (128 + 8)>;
 
 // Exact: every f16 survives the round trip through f32.
 fn store8(dst_is_a: bool, at: u32, v: vec4<u32>) {
@@ -96,58 +69,7 @@ fn store8(dst_is_a: bool, at: u32, v: vec4<u32>) {
     }
 }
 
-// Where a block's tiles start in a and b (vec4 units) and their row pitches.
-struct Bases {
-    a: u32,
-    b: u32,
-    a_row_vecs: u32,
-    b_row_vecs: u32,
-}
-
-// This invocation's share of K step t's A and B tiles, into registers.
-fn fetch(t: u32, o: Bases, lid: u32, ra: ptr<function, Prefetch>, rb: ptr<function, Prefetch>) {
-    for (var i = 0u; i < A_PER; i++) {
-        let v = lid + i * THREADS;
-        (*ra)[i] = a[o.a + (v / A_ROW) * o.a_row_vecs + t * A_ROW + v % A_ROW];
-    }
-    for (var i = 0u; i < B_PER; i++) {
-        let v = lid + i * THREADS;
-        (*rb)[i] = b[o.b + (t * BK + v / B_ROW) * o.b_row_vecs + v % B_ROW];
-    }
-}
-
-// The registers into the tile buffers at sa (in ta) and sb (in tb).
-fn stage(sa: u32, sb: u32, lid: u32, ra: ptr<function, Prefetch>, rb: ptr<function, Prefetch>) {
-    for (var i = 0u; i < A_PER; i++) {
-        let v = lid + i * THREADS;
-        store8(true, sa + (v / A_ROW) * AS + (v % A_ROW) * 8u, (*ra)[i]);
-    }
-    for (var i = 0u; i < B_PER; i++) {
-        let v = lid + i * THREADS;
-        store8(false, sb + (v / B_ROW) * BS + (v % B_ROW) * 8u, (*rb)[i]);
-    }
-}
-
-// The products of the tiles staged at ca and cb, added to the fragments.
-fn multiply(ca: u32, cb: u32, sub_row: u32, sub_col: u32, acc: ptr<function, Frags>) {
-    for (var kk = 0u; kk < BK; kk += 16u) {
-        var fa: array<coop_mat16x16<H, A>, MAX_F>;
-        var fb: array<coop_mat16x16<H, B>, MAX_F>;
-        for (var i = 0u; i < FM; i++) {
-            fa[i] = coopLoadT<coop_mat16x16<H, A>>(&ta[ca + (sub_row + i * 16u) * AS + kk], AS);
-        }
-        for (var j = 0u; j < FN; j++) {
-            fb[j] = coopLoadT<coop_mat16x16<H, B>>(&tb[cb + kk * BS + sub_col + j * 16u], BS);
-        }
-        for (var i = 0u; i < FM; i++) {
-            for (var j = 0u; j < FN; j++) {
-                (*acc)[i * MAX_F + j] = coopMultiplyAdd(fa[i], fb[j], (*acc)[i * MAX_F + j]);
-            }
-        }
-    }
-}
-
-@compute @workgroup_size(THREADS)
+@compute @workgroup_size(128)
 fn gemm_coop_f16(
     @builtin(workgroup_id) wg: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
@@ -158,61 +80,127 @@ fn gemm_coop_f16(
     let bz = wg.z / p.splits;
     let k0 = split * p.k_chunk;
     let sg = lid / 32u;
-    let sub_row = (sg / SGN) * SM;   // the subgroup's rows within the block
-    let sub_col = (sg % SGN) * SN;
-    let row0 = wg.y * BM;
-    let col0 = wg.x * BN;
+    let sub_row = (sg / 2u) * 64u;   // the subgroup's rows within the block
+    let sub_col = (sg % 2u) * 64u;
+    let row0 = wg.y * 128u;
+    let col0 = wg.x * 128u;
     // Offsets in vec4 units (8 halves) of the block's first A row and B column.
-    let o = Bases(
-        (p.offset_a + bz * p.batch_a + row0 * ks + k0) / 8u,
-        (p.offset_b + bz * p.batch_b + k0 * ns + col0) / 8u,
-        ks / 8u,
-        ns / 8u,
-    );
-    var acc: Frags;
-    for (var i = 0u; i < FM * MAX_F; i++) {
-        acc[i] = coop_mat16x16<f32, C>();
-    }
+    let a_base = (p.offset_a + bz * p.batch_a + row0 * ks + k0) / 8u;
+    let b_base = (p.offset_b + bz * p.batch_b + k0 * ns + col0) / 8u;
+    let a_row_vecs = ks / 8u;
+    let b_row_vecs = ns / 8u;
+    var c00 = coop_mat16x16<f32, C>();
+    var c01 = coop_mat16x16<f32, C>();
+    var c02 = coop_mat16x16<f32, C>();
+    var c03 = coop_mat16x16<f32, C>();
+    var c10 = coop_mat16x16<f32, C>();
+    var c11 = coop_mat16x16<f32, C>();
+    var c12 = coop_mat16x16<f32, C>();
+    var c13 = coop_mat16x16<f32, C>();
+    var c20 = coop_mat16x16<f32, C>();
+    var c21 = coop_mat16x16<f32, C>();
+    var c22 = coop_mat16x16<f32, C>();
+    var c23 = coop_mat16x16<f32, C>();
+    var c30 = coop_mat16x16<f32, C>();
+    var c31 = coop_mat16x16<f32, C>();
+    var c32 = coop_mat16x16<f32, C>();
+    var c33 = coop_mat16x16<f32, C>();
+
     // Prefetch registers: this invocation's share of the A and B tiles.
-    var ra: Prefetch;
-    var rb: Prefetch;
-    fetch(0u, o, lid, &ra, &rb);
+    var ra0 = a[a_base + ((lid + 0u) / 4u) * a_row_vecs + 0u * 4u + (lid + 0u) % 4u];
+    var ra1 = a[a_base + ((lid + 128u) / 4u) * a_row_vecs + 0u * 4u + (lid + 128u) % 4u];
+    var ra2 = a[a_base + ((lid + 256u) / 4u) * a_row_vecs + 0u * 4u + (lid + 256u) % 4u];
+    var ra3 = a[a_base + ((lid + 384u) / 4u) * a_row_vecs + 0u * 4u + (lid + 384u) % 4u];
+    var rb0 = b[b_base + (0u * 32u + (lid + 0u) / 16u) * b_row_vecs + (lid + 0u) % 16u];
+    var rb1 = b[b_base + (0u * 32u + (lid + 128u) / 16u) * b_row_vecs + (lid + 128u) % 16u];
+    var rb2 = b[b_base + (0u * 32u + (lid + 256u) / 16u) * b_row_vecs + (lid + 256u) % 16u];
+    var rb3 = b[b_base + (0u * 32u + (lid + 384u) / 16u) * b_row_vecs + (lid + 384u) % 16u];
+
     let steps = min(p.k_chunk, ks - k0) / BK;
-    if (DOUBLE) {
-        // Multiply from one buffer while staging the next tile into the other.
-        stage(0u, 0u, lid, &ra, &rb);
+    let sa = 0u;
+    let sb = 0u;
+    let ca = 0u;
+    let cb = 0u;
+    for (var t = 0u; t < steps; t++) {
         workgroupBarrier();
-        for (var t = 0u; t < steps; t++) {
-            let ca = (t % 2u) * A_TILE;
-            let cb = (t % 2u) * B_TILE;
-            let more = t + 1u < steps;
-            if (more) {
-                fetch(t + 1u, o, lid, &ra, &rb);
-            }
-            multiply(ca, cb, sub_row, sub_col, &acc);
-            if (more) {
-                stage(A_TILE - ca, B_TILE - cb, lid, &ra, &rb);
-            }
-            workgroupBarrier();
+        store8(true, sa + ((lid + 0u) / 4u) * AS + ((lid + 0u) % 4u) * 8u, ra0);
+        store8(true, sa + ((lid + 128u) / 4u) * AS + ((lid + 128u) % 4u) * 8u, ra1);
+        store8(true, sa + ((lid + 256u) / 4u) * AS + ((lid + 256u) % 4u) * 8u, ra2);
+        store8(true, sa + ((lid + 384u) / 4u) * AS + ((lid + 384u) % 4u) * 8u, ra3);
+        store8(false, sb + ((lid + 0u) / 16u) * BS + ((lid + 0u) % 16u) * 8u, rb0);
+        store8(false, sb + ((lid + 128u) / 16u) * BS + ((lid + 128u) % 16u) * 8u, rb1);
+        store8(false, sb + ((lid + 256u) / 16u) * BS + ((lid + 256u) % 16u) * 8u, rb2);
+        store8(false, sb + ((lid + 384u) / 16u) * BS + ((lid + 384u) % 16u) * 8u, rb3);
+        workgroupBarrier();
+        if (t + 1u < steps) {
+            ra0 = a[a_base + ((lid + 0u) / 4u) * a_row_vecs + (t + 1u) * 4u + (lid + 0u) % 4u];
+            ra1 = a[a_base + ((lid + 128u) / 4u) * a_row_vecs + (t + 1u) * 4u + (lid + 128u) % 4u];
+            ra2 = a[a_base + ((lid + 256u) / 4u) * a_row_vecs + (t + 1u) * 4u + (lid + 256u) % 4u];
+            ra3 = a[a_base + ((lid + 384u) / 4u) * a_row_vecs + (t + 1u) * 4u + (lid + 384u) % 4u];
+            rb0 = b[b_base + ((t + 1u) * 32u + (lid + 0u) / 16u) * b_row_vecs + (lid + 0u) % 16u];
+            rb1 = b[b_base + ((t + 1u) * 32u + (lid + 128u) / 16u) * b_row_vecs + (lid + 128u) % 16u];
+            rb2 = b[b_base + ((t + 1u) * 32u + (lid + 256u) / 16u) * b_row_vecs + (lid + 256u) % 16u];
+            rb3 = b[b_base + ((t + 1u) * 32u + (lid + 384u) / 16u) * b_row_vecs + (lid + 384u) % 16u];
         }
-    } else {
-        // Stage, then multiply: two barriers a step.
-        for (var t = 0u; t < steps; t++) {
-            workgroupBarrier();
-            stage(0u, 0u, lid, &ra, &rb);
-            workgroupBarrier();
-            if (t + 1u < steps) {
-                fetch(t + 1u, o, lid, &ra, &rb);
-            }
-            multiply(0u, 0u, sub_row, sub_col, &acc);
+        for (var kk = 0u; kk < BK; kk += 16u) {
+            let fa0 = coopLoadT<coop_mat16x16<H, A>>(&ta[ca + (sub_row + 0u) * AS + kk], AS);
+            let fa1 = coopLoadT<coop_mat16x16<H, A>>(&ta[ca + (sub_row + 16u) * AS + kk], AS);
+            let fa2 = coopLoadT<coop_mat16x16<H, A>>(&ta[ca + (sub_row + 32u) * AS + kk], AS);
+            let fa3 = coopLoadT<coop_mat16x16<H, A>>(&ta[ca + (sub_row + 48u) * AS + kk], AS);
+            let fb0 = coopLoadT<coop_mat16x16<H, B>>(&tb[cb + kk * BS + sub_col + 0u], BS);
+            let fb1 = coopLoadT<coop_mat16x16<H, B>>(&tb[cb + kk * BS + sub_col + 16u], BS);
+            let fb2 = coopLoadT<coop_mat16x16<H, B>>(&tb[cb + kk * BS + sub_col + 32u], BS);
+            let fb3 = coopLoadT<coop_mat16x16<H, B>>(&tb[cb + kk * BS + sub_col + 48u], BS);
+            c00 = coopMultiplyAdd(fa0, fb0, c00);
+            c01 = coopMultiplyAdd(fa0, fb1, c01);
+            c02 = coopMultiplyAdd(fa0, fb2, c02);
+            c03 = coopMultiplyAdd(fa0, fb3, c03);
+            c10 = coopMultiplyAdd(fa1, fb0, c10);
+            c11 = coopMultiplyAdd(fa1, fb1, c11);
+            c12 = coopMultiplyAdd(fa1, fb2, c12);
+            c13 = coopMultiplyAdd(fa1, fb3, c13);
+            c20 = coopMultiplyAdd(fa2, fb0, c20);
+            c21 = coopMultiplyAdd(fa2, fb1, c21);
+            c22 = coopMultiplyAdd(fa2, fb2, c22);
+            c23 = coopMultiplyAdd(fa2, fb3, c23);
+            c30 = coopMultiplyAdd(fa3, fb0, c30);
+            c31 = coopMultiplyAdd(fa3, fb1, c31);
+            c32 = coopMultiplyAdd(fa3, fb2, c32);
+            c33 = coopMultiplyAdd(fa3, fb3, c33);
         }
     }
     let oc = p.offset_c + bz * p.batch_c + split * p.split_c + (row0 + sub_row) * ns + col0 + sub_col;
-    for (var i = 0u; i < FM; i++) {
-        for (var j = 0u; j < FN; j++) {
-            // The index as a `let`: naga's SPIR-V writer needs it emitted first.
-            let ic = oc + i * 16u * ns + j * 16u;
-            coopStoreT(acc[i * MAX_F + j], &c[ic], ns);
-        }
-    }
+    let ic00 = oc + 0u * ns + 0u;
+    coopStoreT(c00, &c[ic00], ns);
+    let ic01 = oc + 0u * ns + 16u;
+    coopStoreT(c01, &c[ic01], ns);
+    let ic02 = oc + 0u * ns + 32u;
+    coopStoreT(c02, &c[ic02], ns);
+    let ic03 = oc + 0u * ns + 48u;
+    coopStoreT(c03, &c[ic03], ns);
+    let ic10 = oc + 16u * ns + 0u;
+    coopStoreT(c10, &c[ic10], ns);
+    let ic11 = oc + 16u * ns + 16u;
+    coopStoreT(c11, &c[ic11], ns);
+    let ic12 = oc + 16u * ns + 32u;
+    coopStoreT(c12, &c[ic12], ns);
+    let ic13 = oc + 16u * ns + 48u;
+    coopStoreT(c13, &c[ic13], ns);
+    let ic20 = oc + 32u * ns + 0u;
+    coopStoreT(c20, &c[ic20], ns);
+    let ic21 = oc + 32u * ns + 16u;
+    coopStoreT(c21, &c[ic21], ns);
+    let ic22 = oc + 32u * ns + 32u;
+    coopStoreT(c22, &c[ic22], ns);
+    let ic23 = oc + 32u * ns + 48u;
+    coopStoreT(c23, &c[ic23], ns);
+    let ic30 = oc + 48u * ns + 0u;
+    coopStoreT(c30, &c[ic30], ns);
+    let ic31 = oc + 48u * ns + 16u;
+    coopStoreT(c31, &c[ic31], ns);
+    let ic32 = oc + 48u * ns + 32u;
+    coopStoreT(c32, &c[ic32], ns);
+    let ic33 = oc + 48u * ns + 48u;
+    coopStoreT(c33, &c[ic33], ns);
+
 }

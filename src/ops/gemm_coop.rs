@@ -1,10 +1,9 @@
 //! f16 GEMM on cooperative matrices (tensor cores), for adapters that offer
 //! 16x16x16 f16 fragments with f32 accumulation and 32-wide subgroups. The
-//! tile configuration is the shader's overrides; its loops are bounded by
-//! them, so drivers unroll them.
+//! shader is written out for one tile (`TILE`); see its header for why.
 
 use super::spec::uniform::uniform;
-use super::spec::{self, Arg, Family, Launch, OverrideSlot, TypeSlot, Variant};
+use super::spec::{self, Arg, Family, Launch, TypeSlot, Variant};
 use super::tensor::{DType, Tensor};
 use crate::error::Result;
 use crate::runtime::device::Device;
@@ -12,7 +11,7 @@ use crate::runtime::stream::StreamShared;
 
 /// A tile shape: fragments per subgroup (rows x cols of 16x16) and
 /// subgroups per workgroup (rows x cols).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tile {
     pub fm: u32,
     pub fn_: u32,
@@ -31,31 +30,22 @@ impl Tile {
     pub fn block_n(self) -> usize {
         (16 * self.fn_ * self.sgn) as usize
     }
-    /// The kernel for this tile (its values must be declared in `FAMILY`).
+    /// The kernel for this tile: the shader is written for `TILE` only.
     pub fn variant(self) -> Variant {
-        let o = [self.fm, self.fn_, self.sgm, self.sgn, self.bk, self.double as u32].map(f64::from);
-        FAMILY.variant("gemm_coop_f16", &[DType::F16], &o)
+        debug_assert!(self == TILE, "gemm_coop_f16.wgsl is written for TILE");
+        FAMILY.variant("gemm_coop_f16", &[DType::F16], &[])
     }
 }
 
-/// The tiled tensor-core GEMM. Its overrides are the tile's fields; the
-/// values declared are the tile the library uses and the shapes measured
-/// against it (`PROBES`). The adapter needs f16 and cooperative matrices:
-/// the prelude enables the extension, and the offline test validates every
-/// variant with those capabilities.
+/// The tiled tensor-core GEMM for `TILE`. The adapter needs f16 and
+/// cooperative matrices: the prelude enables the extension, and the offline
+/// test validates the kernel with those capabilities.
 pub static FAMILY: Family = Family {
     file: "gemm_coop_f16.wgsl",
     source: include_str!("../../shaders/gemm_coop_f16.wgsl"),
     entries: &["gemm_coop_f16"],
     types: &[TypeSlot { alias: "H", dtypes: &[DType::F16] }],
-    overrides: &[
-        OverrideSlot { name: "FM", values: &[4.0] },
-        OverrideSlot { name: "FN", values: &[4.0] },
-        OverrideSlot { name: "SGM", values: &[2.0, 4.0] },
-        OverrideSlot { name: "SGN", values: &[2.0, 4.0] },
-        OverrideSlot { name: "BK", values: &[32.0, 64.0] },
-        OverrideSlot { name: "DOUBLE", values: &[0.0, 1.0] },
-    ],
+    overrides: &[],
     uniform: <CoopParams as spec::Uniform>::layout,
 };
 
@@ -141,53 +131,4 @@ pub fn record(
     let groups = [(n / TILE.block_n()) as u32, (m / TILE.block_m()) as u32, (batch * out.splits) as u32];
     let args = [a_arg, b_arg, Arg { name: "c", ..out.target }];
     spec::record(stream, &Launch { variant: TILE.variant(), params, args, groups })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Tiles measured against `TILE` (bench/coop_probe.c times them on a GPU).
-    const PROBES: [Tile; 6] = [
-        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 32, double: true },
-        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 64, double: true },
-        TILE,
-        Tile { fm: 4, fn_: 4, sgm: 4, sgn: 2, bk: 32, double: false },
-        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 4, bk: 32, double: false },
-        Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 64, double: false },
-    ];
-
-    /// Every probe is a declared variant (the offline test compiles them all).
-    #[test]
-    fn the_probes_are_declared() {
-        for t in PROBES {
-            t.variant().check_declared().unwrap();
-        }
-    }
-
-    /// Write the probe variants to $WGC_DUMP_DIR (for timing them on a GPU
-    /// through the user-kernel API: bench/coop_probe.c). User kernels get no
-    /// pipeline constants, so each dump declares the probe's values as the
-    /// overrides' defaults.
-    #[test]
-    fn dump_probe_variants() {
-        let Some(dir) = std::env::var_os("WGC_DUMP_DIR") else {
-            return;
-        };
-        for t in PROBES {
-            let v = t.variant();
-            let mut src = v.source();
-            for (name, value) in v.constants() {
-                let decl = format!("override {name}: ");
-                let at = src.find(&decl).unwrap_or_else(|| panic!("no override {name}"));
-                let end = at + src[at..].find(';').unwrap();
-                let ty = if name == "DOUBLE" { "bool" } else { "u32" };
-                let init = if name == "DOUBLE" { (value != 0.0).to_string() } else { format!("{value}u") };
-                src.replace_range(at..end, &format!("override {name}: {ty} = {init}"));
-            }
-            let d = if t.double { "d" } else { "" };
-            let name = format!("coop_{}x{}x{}x{}x{}{d}.wgsl", t.fm, t.fn_, t.sgm, t.sgn, t.bk);
-            std::fs::write(std::path::Path::new(&dir).join(name), src).unwrap();
-        }
-    }
 }
