@@ -16,6 +16,7 @@ pub mod matmul;
 pub mod movement;
 pub mod norm;
 pub mod norm_batch;
+pub mod norm_rows;
 pub mod pool;
 pub mod random;
 pub mod reduce;
@@ -24,6 +25,7 @@ pub mod reduce_columns;
 pub mod reduce_kernels;
 pub mod rope;
 pub mod softmax;
+pub mod softmax_rows;
 pub mod spec;
 pub mod split;
 pub mod tensor;
@@ -31,5 +33,13 @@ pub mod topk;
 
 /// Every kernel family on the kernel spec (the offline tests compile each
 /// variant and check each uniform's layout).
-pub static FAMILIES: &[&spec::Family] =
-    &[&concat::FAMILY, &cumsum::FAMILY, &gather::FAMILY, &reduce_columns::FAMILY, &rope::FAMILY, &topk::FAMILY];
+pub static FAMILIES: &[&spec::Family] = &[
+    &concat::FAMILY,
+    &cumsum::FAMILY,
+    &gather::FAMILY,
+    &norm_rows::FAMILY,
+    &reduce_columns::FAMILY,
+    &rope::FAMILY,
+    &softmax_rows::FAMILY,
+    &topk::FAMILY,
+];
