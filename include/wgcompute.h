@@ -173,16 +173,6 @@
  */
 #define WGC_MAX_RANK 8
 
-/**
- * Invocations per workgroup (the shader's WG).
- */
-#define WG 256
-
-/**
- * Longest row this path takes: up to here a row fits its team's registers.
- */
-#define MAX_LEN 256
-
 
 
 /**
@@ -1314,7 +1304,8 @@ WgcStatus wgc_op_std(const struct WgcStream *stream,
  * f32 and f16 (computed in f32); other dtypes: WGC_ERROR_UNSUPPORTED.
  * Rows of up to 256 elements, along any axis, are read once, many rows
  * per workgroup. Longer rows contiguous along `axis` are read once when
- * they fit in registers (up to 16384 elements), else twice; other axes use a strided path. Rows
+ * they fit in registers (up to 16384 elements), else twice; other axes
+ * use a strided path. Rows
  * longer than 262,144 elements (strided) or 1,048,576 (contiguous) are cut
  * into chunks of one workgroup each and take a second pass, so any length
  * works, on software drivers that cap shader loops too.

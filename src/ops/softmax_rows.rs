@@ -13,9 +13,9 @@ use crate::error::Result;
 use crate::runtime::stream::StreamShared;
 
 /// Invocations per workgroup (the shader's WG).
-pub const WG: usize = 256;
+pub(crate) const WG: usize = 256;
 /// Longest row this path takes: up to here a row fits its team's registers.
-pub const MAX_LEN: usize = 256;
+pub(crate) const MAX_LEN: usize = 256;
 /// Elements (or vec4s) one invocation holds at most (the shader's MAX_PER).
 const MAX_PER: usize = 8;
 /// Largest team: vec4 rows of MAX_LEN take 16 invocations of 4 vec4s.
