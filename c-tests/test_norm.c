@@ -122,7 +122,50 @@ static void test_norms(void) {
             check_norm(rms, dt, 0, 2, bench, 1, 1, 1, 0, 0);
         }
         check_norm(rms, WGC_DTYPE_F32, 0, 2, one, 1, 1, 1, 0, 0);
+        /* Many short rows (several to a workgroup): odd widths, vec4 and scalar loads. */
+        static const int64_t widths[] = {1, 3, 4, 7, 31, 32, 33, 255, 256};
+        for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
+            int64_t sh[2] = {700, widths[i]};
+            for (int dti = 0; dti < 2; dti++) {
+                WgcDtype dt = dti ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
+                check_norm(rms, dt, 0, 2, sh, 1, 1, 1, 0, 0);
+                check_norm(rms, dt, 0, 2, sh, 1, 0, 1, 0, 4);
+                check_norm(rms, dt, 0, 2, sh, 1, 1, 0, 1, 1); /* transposed, offset */
+            }
+        }
+        static const int64_t long_odd[2] = {5, 300};
+        check_norm(rms, WGC_DTYPE_F32, 0, 2, long_odd, 1, 1, 1, 1, 0); /* strided row kernel */
     }
+}
+
+/* Layer norm of constant rows is exactly the bias (0 without one): the mean
+ * of equal values is that value, every deviation 0. */
+static void test_constant_rows(void) {
+    static const int64_t widths[] = {3, 7, 12, 33, 100, 255};
+    static const double values[] = {0.1, -3.3, 1e4 / 3, 7e-3};
+    for (size_t i = 0; i < sizeof widths / sizeof *widths; i++)
+        for (int dti = 0; dti < 2; dti++) {
+            WgcDtype dt = dti ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
+            int64_t len = widths[i], rows = 4, shape[2] = {rows, len};
+            size_t n = (size_t)(rows * len);
+            double *x = malloc(n * sizeof(double));
+            for (size_t k = 0; k < n; k++) x[k] = values[k / (size_t)len];
+            double *bias = random_vals(dt, (size_t)len, -1, 1);
+            WgcBuffer *bx = upload_vals(dt, x, n, 0), *bb = upload_vals(dt, bias, (size_t)len, 0), *by = NULL;
+            CHECK(wgc_buffer_create(env.device, n * 4, WGC_BUFFER_USAGE_STORAGE, &by));
+            WgcTensor tx = tensor_of(bx, dt, 2, shape), ty = tensor_of(by, dt, 2, shape);
+            WgcTensor tb = tensor_of(bb, dt, 1, shape + 1);
+            CHECK(wgc_op_layer_norm(env.stream, &tx, NULL, &tb, 1, 1e-5f, &ty));
+            double *got = read_vals(by, dt, n);
+            int bad = 0;
+            for (size_t k = 0; k < n; k++)
+                if (got[k] != bias[k % (size_t)len] && bad++ < 3)
+                    fprintf(stderr, "layer_norm of constant rows (len %lld, dtype %d): out[%zu] = %.9g, expected %.9g\n",
+                            (long long)len, (int)dt, k, got[k], bias[k % (size_t)len]);
+            if (bad) g_failures++;
+            free(x), free(bias), free(got);
+            wgc_buffer_release(bx), wgc_buffer_release(bb), wgc_buffer_release(by);
+        }
 }
 
 /* Batch norm of an (N, C, H, W) tensor (optionally a transposed view: N and W swapped in storage). */
@@ -224,6 +267,7 @@ static void test_errors(void) {
 int main(void) {
     env = test_env();
     test_norms();
+    test_constant_rows();
     test_batch_norm();
     test_errors();
     setenv("WGC_DISABLE_SUBGROUPS", "1", 1);

@@ -1,5 +1,6 @@
-/* Softmax and log-softmax at the edges, through every kernel (rows cached in
- * registers, long contiguous rows, strided rows, rows cut into chunks):
+/* Softmax and log-softmax at the edges, through every kernel (short rows
+ * several to a workgroup, rows cached in registers, long contiguous rows,
+ * strided rows, rows cut into chunks):
  *  - a NaN anywhere in a row makes the whole row NaN, whatever its position
  *    (first, last, a whole leading vec4), and leaves other rows alone; +inf
  *    in a row, or a row of only -inf, gives NaN; -inf among finite values 0;
@@ -102,25 +103,56 @@ static void large_logits(const char *kernel, int64_t len, int transposed, double
     free(x);
 }
 
+/* Many short rows of random logits: rows spread over several workgroups
+ * of the short-row kernel, teams of every size, partial last workgroups. */
+static void many_rows(int64_t len, int transposed) {
+    int64_t rows = 1000;
+    float *x = malloc((size_t)(rows * len) * 4);
+    fill_uniform_f32(x, (size_t)(rows * len), -10, 10);
+    for (int lg = 0; lg < 2; lg++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s of %lld rows, len %lld, transposed %d", lg ? "log_softmax" : "softmax",
+                 (long long)rows, (long long)len, transposed);
+        check_rows(what, x, rows, len, transposed, lg);
+    }
+    free(x);
+}
+
 int main(void) {
     env = test_env();
-    /* Kernel choice by layout and length: contiguous rows of a multiple of 4
+    /* Kernel choice by layout and length: rows of up to 256 take the
+     * short-row kernel (vec4 loads when contiguous with a length that is a
+     * multiple of 4, else scalar); longer contiguous rows of a multiple of 4
      * up to 16384 are cached, longer ones vec4; other lengths and transposed
      * rows strided; strided rows over 262144 are cut into chunks. */
-    nan_rows("cached", 8, 0);
+    static const int64_t short_lens[] = {1, 3, 4, 7, 31, 32, 33, 255, 256};
+    for (size_t i = 0; i < sizeof short_lens / sizeof *short_lens; i++) {
+        many_rows(short_lens[i], 0);
+        many_rows(short_lens[i], 1);
+    }
+    nan_rows("short rows vec4", 32, 0);
+    nan_rows("short rows scalar", 7, 0);
+    nan_rows("short rows scalar", 255, 0);
+    nan_rows("short rows (transposed)", 33, 1);
+    nan_rows("cached", 260, 0);
     nan_rows("vec4", 20000, 0);
-    nan_rows("strided", 7, 0);
-    nan_rows("strided (transposed)", 7, 1);
+    nan_rows("strided", 263, 0);
+    nan_rows("strided (transposed)", 263, 1);
     nan_rows("chunked", 300001, 1);
-    inf_rows("cached", 8, 0);
+    inf_rows("short rows vec4", 32, 0);
+    inf_rows("short rows scalar", 7, 0);
+    inf_rows("short rows (transposed)", 33, 1);
+    inf_rows("cached", 260, 0);
     inf_rows("vec4", 20000, 0);
-    inf_rows("strided", 7, 0);
+    inf_rows("strided", 263, 0);
     inf_rows("chunked", 300001, 1);
     static const double centers[2] = {-1e4, 1e3};
     for (int c = 0; c < 2; c++) {
-        large_logits("cached", 8, 0, centers[c]);
+        large_logits("short rows vec4", 256, 0, centers[c]);
+        large_logits("short rows scalar", 7, 0, centers[c]);
+        large_logits("cached", 260, 0, centers[c]);
         large_logits("vec4", 20000, 0, centers[c]);
-        large_logits("strided", 7, 0, centers[c]);
+        large_logits("strided", 263, 0, centers[c]);
         large_logits("chunked", 300001, 1, centers[c]);
     }
     test_env_release(&env);

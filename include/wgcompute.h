@@ -1179,6 +1179,10 @@ WgcStatus wgc_kernel_binding_count(const struct WgcKernel *kernel, uint32_t *out
  * `normalized_dims` in [1, rank]; `eps` finite and >= 0.
  * Statistics are two-pass, in f32: the mean, then the sum of squared
  * deviations from it. A NaN in a row makes that row NaN.
+ * Rows of up to 256 elements whose normalised dims merge into one strided
+ * dim are read once, many rows per workgroup; their mean gets one
+ * correction step (the mean deviation from it), so a row of equal values
+ * normalises to exactly 0 (`out` = `bias`).
  * Contiguous rows of up to 16384 elements are read once. Rows longer than
  * 262,144 elements (strided) or 1,048,576 (contiguous) are cut into chunks
  * of one workgroup each, whose means and squared deviations are combined
@@ -1325,8 +1329,10 @@ WgcStatus wgc_op_std(const struct WgcStream *stream,
  * A NaN anywhere in a row makes that whole row NaN, as in PyTorch (so does
  * +inf, through inf - inf; a row of only -inf gives NaN).
  * f32 and f16 (computed in f32); other dtypes: WGC_ERROR_UNSUPPORTED.
- * Rows contiguous along `axis` are read once when they fit in registers
- * (up to 16384 elements), else twice; other axes use a strided path. Rows
+ * Rows of up to 256 elements, along any axis, are read once, many rows
+ * per workgroup. Longer rows contiguous along `axis` are read once when
+ * they fit in registers (up to 16384 elements), else twice; other axes
+ * use a strided path. Rows
  * longer than 262,144 elements (strided) or 1,048,576 (contiguous) are cut
  * into chunks of one workgroup each and take a second pass, so any length
  * works, on software drivers that cap shader loops too.

@@ -29,6 +29,10 @@ unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<
 /// `normalized_dims` in [1, rank]; `eps` finite and >= 0.
 /// Statistics are two-pass, in f32: the mean, then the sum of squared
 /// deviations from it. A NaN in a row makes that row NaN.
+/// Rows of up to 256 elements whose normalised dims merge into one strided
+/// dim are read once, many rows per workgroup; their mean gets one
+/// correction step (the mean deviation from it), so a row of equal values
+/// normalises to exactly 0 (`out` = `bias`).
 /// Contiguous rows of up to 16384 elements are read once. Rows longer than
 /// 262,144 elements (strided) or 1,048,576 (contiguous) are cut into chunks
 /// of one workgroup each, whose means and squared deviations are combined

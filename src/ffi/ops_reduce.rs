@@ -187,8 +187,10 @@ unsafe fn softmax_call(
 /// A NaN anywhere in a row makes that whole row NaN, as in PyTorch (so does
 /// +inf, through inf - inf; a row of only -inf gives NaN).
 /// f32 and f16 (computed in f32); other dtypes: WGC_ERROR_UNSUPPORTED.
-/// Rows contiguous along `axis` are read once when they fit in registers
-/// (up to 16384 elements), else twice; other axes use a strided path. Rows
+/// Rows of up to 256 elements, along any axis, are read once, many rows
+/// per workgroup. Longer rows contiguous along `axis` are read once when
+/// they fit in registers (up to 16384 elements), else twice; other axes
+/// use a strided path. Rows
 /// longer than 262,144 elements (strided) or 1,048,576 (contiguous) are cut
 /// into chunks of one workgroup each and take a second pass, so any length
 /// works, on software drivers that cap shader loops too.

@@ -17,6 +17,7 @@ pub mod matmul;
 pub mod movement;
 pub mod norm;
 pub mod norm_batch;
+pub mod norm_rows;
 pub mod pool;
 pub mod random;
 pub mod reduce;
@@ -25,6 +26,7 @@ pub mod reduce_columns;
 pub mod reduce_kernels;
 pub mod rope;
 pub mod softmax;
+pub mod softmax_rows;
 pub mod spec;
 pub mod split;
 pub mod tensor;
@@ -47,6 +49,7 @@ pub static FAMILIES: &[&spec::Family] = &[
     &norm::FAMILY,
     &norm::FAMILY_SUBGROUPS,
     &norm_batch::FAMILY,
+    &norm_rows::FAMILY,
     &pool::FAMILY,
     &reduce::FAMILY_F32,
     &reduce::FAMILY_I32,
@@ -58,6 +61,7 @@ pub static FAMILIES: &[&spec::Family] = &[
     &rope::FAMILY,
     &softmax::FAMILY,
     &softmax::FAMILY_SUBGROUPS,
+    &softmax_rows::FAMILY,
     &topk::FAMILY,
 ];
 

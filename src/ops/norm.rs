@@ -139,6 +139,10 @@ pub fn norm(
     if rows == 0 || len == 0 {
         return Ok(());
     }
+    let args = super::norm_rows::NormArgs { input, weight, bias, out, split };
+    if let Some(plan) = super::norm_rows::plan(stream, &args, eps, rms) {
+        return plan.record(stream, &args);
+    }
     let (outer_shape, outer) =
         coalesce(&input.shape[..split], &[input.strides[..split].to_vec(), out.strides[..split].to_vec()]);
     let dense = contiguous_strides(&inner);

@@ -150,6 +150,9 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
     if layout.rows == 0 || layout.len == 0 {
         return Ok(());
     }
+    if let Some(plan) = super::softmax_rows::plan(stream, &input, &out, &layout, log) {
+        return plan.record(stream, &input, &out);
+    }
     let dev = &stream.device;
     let vec4 = layout.vec4_ok(input.offset, out.offset);
     let len4 = layout.len / 4;
