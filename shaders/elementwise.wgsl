@@ -168,13 +168,17 @@ fn sigmoid_c(x: f32) -> f32 {
 // product that is itself normal (down to x = -91): the product is formed
 // with e^x scaled by 2^64 and scaled back at the end.
 fn silu_c(x: f32) -> f32 {
-    let xc = clamp(x, -104.0, 0.0);
+    // A branch, not a select: the tail's arithmetic would double the cost
+    // of every element.
+    if (!(x < -80.0)) {
+        return x * sigmoid_c(x);
+    }
+    let xc = max(x, -104.0);
     let k = round(xc * 1.4426950408889634);
     let r = (xc - k * 0.693145751953125) - k * 1.4286068203094173e-6;
     let scaled = (x * exp(r) * exp2i_c(k + 64.0)) * exp2i_c(-64.0);
     // Below -104: x * sigmoid(x) is -0, and -inf * 0 is NaN.
-    let tiny = select(scaled, select(-0.0, nan_c(), isinf_c(x)), x < -104.0);
-    return select(x * sigmoid_c(x), tiny, x < -80.0);
+    return select(scaled, select(-0.0, nan_c(), isinf_c(x)), x < -104.0);
 }
 
 // x^y as C99 and NumPy define it (the header's Numerics section lists the
@@ -329,8 +333,24 @@ fn compute4(a: vec4<A>, b: vec4<A>, c: vec4<A>, ix: u32) -> vec4<O> {
 // Operand offsets of logical element i.
 fn offsets(i: u32) -> vec4<i32> {
     var o = vec4<i32>(p.off);
-    if (p.rank == 1u) {
-        return o + i32(i) * p.strides[0]; // i < n: no division needed
+    if (p.rank <= 1u) {
+        return o + i32(i) * p.strides[0]; // i < n: no division needed (rank 0: i = 0)
+    }
+    // Ranks 2 to 4 written out: a loop over a uniform rank indexes the shape
+    // dynamically, which cost permutes and broadcasts 50% on an H200.
+    if (p.rank <= 4u) {
+        let s = p.shape[0];
+        var rem = i;
+        if (p.rank == 4u) {
+            o += i32(rem % s.w) * p.strides[3];
+            rem = rem / s.w;
+        }
+        if (p.rank >= 3u) {
+            o += i32(rem % s.z) * p.strides[2];
+            rem = rem / s.z;
+        }
+        o += i32(rem % s.y) * p.strides[1];
+        return o + i32(rem / s.y) * p.strides[0];
     }
     var rem = i;
     for (var d = i32(p.rank) - 1; d >= 0; d--) {
