@@ -141,8 +141,9 @@ static void test_norms(void) {
 /* Layer norm of constant rows is exactly the bias (0 without one): the mean
  * of equal values is that value, every deviation 0. */
 static void test_constant_rows(void) {
-    static const int64_t widths[] = {3, 7, 12, 33, 100, 255};
-    static const double values[] = {0.1, -3.3, 1e4 / 3, 7e-3};
+    /* short rows, then the cached (1000, 4096), scalar (5001) and split (70001) kernels */
+    static const int64_t widths[] = {3, 7, 12, 33, 100, 255, 1000, 4096, 5001, 70001};
+    static const double values[] = {0.1, -3.3, 1e4 / 3, 446.699};
     for (size_t i = 0; i < sizeof widths / sizeof *widths; i++)
         for (int dti = 0; dti < 2; dti++) {
             WgcDtype dt = dti ? WGC_DTYPE_F16 : WGC_DTYPE_F32;

@@ -43,6 +43,7 @@ struct Params {
     inv_len: f32,
     chunk_len: u32,
     chunks: u32,
+    zero: u32, // 0, unknown to the compiler: see opaque()
     outer_shape: array<vec4<u32>, 2>,
     outer_in: array<vec4<i32>, 2>,
     outer_out: array<vec4<i32>, 2>,
@@ -102,6 +103,27 @@ fn sum4(v: vec4<f32>) -> f32 {
 fn mean_of(total: f32) -> f32 {
     return select(total * p.inv_len, 0.0, RMS);
 }
+// The mean made exact to rounding and the squared deviations corrected,
+// from the sums of the deviations d = x - mean (sd) and of d^2 (sq): the
+// first mean's rounding error (an ulp or more, from the sum and the
+// division) comes back as sd / len, so a row of equal values has exactly
+// that value as its mean and a variance of 0. Returns (mean, sq).
+// x, through an integer OR with a zero the compiler cannot see: Mesa's NIR
+// treats float arithmetic as associative and would rewrite the refinement
+// below (total / n + sd / n as (total + sd) / n).
+fn opaque(x: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(x) | p.zero);
+}
+
+fn refined(mean: f32, sd: f32, sq: f32) -> vec2<f32> {
+    if (RMS) {
+        return vec2<f32>(0.0, sq);
+    }
+    // Opaque: NIR would factor total / len + sd / len into
+    // (total + sd) / len, rounding the sum again.
+    let shift = sd * p.inv_len;
+    return vec2<f32>(opaque(mean) + shift, max(sq - sd * shift, 0.0));
+}
 fn rstd_of(sq: f32) -> f32 {
     return inverseSqrt(sq * p.inv_len + p.eps);
 }
@@ -141,14 +163,18 @@ fn norm_cached(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
         mean = mean_of(wg_sum(s, lid));
     }
     var sq = 0.0;
+    var sd = 0.0;
     for (var c = 0u; c < CACHE; c++) {
         let i = c * WG + lid;
         if (i < len4) {
             let d = cache[c] - mean;
             sq += dot(d, d);
+            sd += sum4(d);
         }
     }
-    let rstd = rstd_of(wg_sum(sq, lid));
+    let r = refined(mean, select(wg_sum(sd, lid), 0.0, RMS), wg_sum(sq, lid));
+    mean = r.x;
+    let rstd = rstd_of(r.y);
     for (var c = 0u; c < CACHE; c++) {
         let i = c * WG + lid;
         if (i < len4) {
@@ -176,11 +202,15 @@ fn norm_vec4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) w
         mean = mean_of(wg_sum(s, lid));
     }
     var sq = 0.0;
+    var sd = 0.0;
     for (var i = lid; i < len4; i += WG) {
         let d = vec4<f32>(xv[in4 + i]) - mean;
         sq += dot(d, d);
+        sd += sum4(d);
     }
-    let rstd = rstd_of(wg_sum(sq, lid));
+    let r = refined(mean, select(wg_sum(sd, lid), 0.0, RMS), wg_sum(sq, lid));
+    mean = r.x;
+    let rstd = rstd_of(r.y);
     for (var i = lid; i < len4; i += WG) {
         yv[out4 + i] = vec4<T>(affine4((vec4<f32>(xv[in4 + i]) - mean) * rstd, i));
     }
@@ -215,11 +245,15 @@ fn norm_strided(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id
         mean = mean_of(wg_sum(s, lid));
     }
     var sq = 0.0;
+    var sd = 0.0;
     for (var j = lid; j < p.len; j += WG) {
         let d = f32(x[u32(bases.x + inner_offsets(j).x)]) - mean;
         sq += d * d;
+        sd += d;
     }
-    let rstd = rstd_of(wg_sum(sq, lid));
+    let r = refined(mean, select(wg_sum(sd, lid), 0.0, RMS), wg_sum(sq, lid));
+    mean = r.x;
+    let rstd = rstd_of(r.y);
     for (var j = lid; j < p.len; j += WG) {
         write_scalar(bases, j, mean, rstd);
     }
@@ -247,13 +281,18 @@ fn norm_split_stats(@builtin(local_invocation_index) lid: u32, @builtin(workgrou
         mean = wg_sum(s, lid) / chunk_count(wid.x);
     }
     var sq = 0.0;
+    var sd = 0.0;
     for (var j = begin + lid; j < end; j += WG) {
         let d = f32(x[u32(base + inner_offsets(j).x)]) - mean;
         sq += d * d;
+        sd += d;
     }
+    // The chunk's mean and squared deviations refined as in `refined`.
     let m2 = wg_sum(sq, lid);
+    let dev = select(wg_sum(sd, lid), 0.0, RMS);
     if (lid == 0u) {
-        stats[row * p.chunks + wid.x] = vec2<f32>(mean, m2);
+        let shift = dev / chunk_count(wid.x);
+        stats[row * p.chunks + wid.x] = vec2<f32>(opaque(mean) + shift, max(m2 - dev * shift, 0.0));
     }
 }
 
@@ -267,13 +306,16 @@ fn norm_split_write(@builtin(local_invocation_index) lid: u32, @builtin(workgrou
     // Every chunk's workgroup combines the row's stats itself: the row's mean
     // from the chunks' means, then the squared deviations of each chunk from
     // it, each chunk's own plus count * (its mean - the row's mean)^2.
+    // The means are combined as offsets from the first chunk's, so chunks
+    // with equal means give exactly that mean.
     var mean = 0.0;
     if (!RMS) {
+        let m0 = stats[row * p.chunks].x;
         var s = 0.0;
         for (var c = lid; c < p.chunks; c += WG) {
-            s += chunk_count(c) * stats[row * p.chunks + c].x;
+            s += chunk_count(c) * (stats[row * p.chunks + c].x - m0);
         }
-        mean = mean_of(wg_sum(s, lid));
+        mean = m0 + wg_sum(s, lid) * p.inv_len;
     }
     var sq = 0.0;
     for (var c = lid; c < p.chunks; c += WG) {
