@@ -765,6 +765,24 @@ static void test_var_large_mean(void) {
  * (vec4), a reduced range split over many chunks (few columns, long
  * columns), two reduced dims decoded per run, outer kept dims, size-1
  * dims, every op and dtype, NaN and inf in long columns. */
+/* Many short rows (one invocation per row): every op over the last axis of
+ * 2000 rows of widths 1 to 64, f32 and f16, and over a transposed view. */
+static void test_short_rows(void) {
+    static const int64_t widths[] = {1, 3, 32, 33, 64};
+    const int ops[] = {WGC_REDUCE_OP_SUM,    WGC_REDUCE_OP_MEAN,   WGC_REDUCE_OP_MAX, WGC_REDUCE_OP_MIN,
+                       WGC_REDUCE_OP_ARGMAX, WGC_REDUCE_OP_ARGMIN, OP_VAR,            OP_STD};
+    const int32_t last = -1, first = 0;
+    for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+        for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+            for (int dti = 0; dti < 2; dti++) {
+                WgcDtype dt = dti ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
+                int64_t shape[2] = {2000, widths[w]}, tshape[2] = {widths[w], 2000};
+                Layout l = layout(2, shape), lt = layout(2, tshape);
+                check_reduce(ops[o], dt, &l, &last, 1, 0, 1, -1, 1);
+                check_reduce(ops[o], dt, &lt, &first, 1, 1, 0, -1, 1);
+            }
+}
+
 static void test_columns(void) {
     static const int64_t wide[2] = {1003, 301}, wide4[2] = {1003, 300}, narrow[2] = {20011, 17};
     static const int64_t four[4] = {6, 5, 9, 40}, ones[4] = {1, 301, 1, 19};
@@ -872,6 +890,7 @@ static void run_all(void) {
     test_nan_inf(1);
     test_var_large_mean();
     test_columns();
+    test_short_rows();
     test_errors();
     test_self_overlapping_outputs();
     test_softmax();
