@@ -71,7 +71,7 @@ struct Params {
     unbiased: u32,
     k_total_f: f32,
     zero: u32, // 0, unknown to the compiler: see opaque()
-    _pad1: u32,
+    single_pass: u32, // 1: each row is one chunk, finished by the first launch
     kept_shape: array<vec4<u32>, 2>,
     kept_in: array<vec4<i32>, 2>,
     kept_out: array<vec4<i32>, 2>,
@@ -355,7 +355,7 @@ fn reduce_strided(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_
     }
     s = wg_reduce(s, lid);
     if (lid == 0u) {
-        partials[row * p.chunks + wid.x] = s;
+        store_partial(row, wid.x, s);
     }
 }
 
@@ -375,7 +375,7 @@ fn reduce_columns(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_
     for (var k = wid.x; k < p.k_total; k += p.chunks) {
         s = accumulate(s, ACC(x[u32(base + reduced_offset(k))]), k, shift);
     }
-    partials[row * p.chunks + wid.x] = s;
+    store_partial(row, wid.x, s);
 }
 
 fn accumulate4(s: State, v: vec4<T>, k: u32, shift: ACC) -> State {
@@ -433,7 +433,7 @@ fn reduce_vec4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
     }
     s = wg_reduce(s, lid);
     if (lid == 0u) {
-        partials[row * p.chunks + wid.x] = s;
+        store_partial(row, wid.x, s);
     }
 }
 
@@ -482,6 +482,27 @@ fn finish(s: State) -> OUT {
     return OUT(s.v);
 }
 
+// A row's result from its State: the row's mean for OP_SHIFT, else the output.
+fn store_result(row: u32, s: State) {
+    if (OP == OP_SHIFT) {
+        var m = identity();
+        m.v = ACC(mean_of(s));
+        partials[shift_slot(row)] = m;
+    } else {
+        out[u32(i32(p.out_offset) + kept_offsets(row).y)] = finish(s);
+    }
+}
+
+// A chunk's partial State; a row in one chunk is finished at once (the host
+// then records no reduce_finish).
+fn store_partial(row: u32, chunk: u32, s: State) {
+    if (p.single_pass != 0u) {
+        store_result(row, s);
+    } else {
+        partials[row * p.chunks + chunk] = s;
+    }
+}
+
 @compute @workgroup_size(WG)
 fn reduce_finish(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     let row = row_of(wid);
@@ -494,12 +515,6 @@ fn reduce_finish(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_i
     }
     s = wg_reduce(s, lid);
     if (lid == 0u) {
-        if (OP == OP_SHIFT) {
-            var m = identity();
-            m.v = ACC(mean_of(s));
-            partials[shift_slot(row)] = m;
-        } else {
-            out[u32(i32(p.out_offset) + kept_offsets(row).y)] = finish(s);
-        }
+        store_result(row, s);
     }
 }

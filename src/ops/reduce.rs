@@ -68,7 +68,7 @@ uniform! {
         pub k_total_f: f32,
         /// Always 0 (reduce.wgsl's opaque()).
         pub zero: u32,
-        pub _pad1: u32,
+        pub single_pass: u32,
         pub kept_shape: [[u32; 4]; 2],
         pub kept_in: [[i32; 4]; 2],
         pub kept_out: [[i32; 4]; 2],
@@ -266,6 +266,10 @@ pub fn reduce(
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
     let (groups, rows_per_y) = row_grid(chunks as u32, row_groups, max_dim);
     let (finish_groups, finish_rows_per_y) = row_grid(1, rows, max_dim);
+    // A row in one chunk is finished by the launch that reads it, unless the
+    // output shares the input's buffer (one launch cannot bind a buffer both
+    // read-only and writable).
+    let single_pass = chunks == 1 && !input.same_buffer(out);
     let (xa, in_offset) = view_arg("x", input);
     let (oa, out_offset) = view_arg("out", out);
     let params = |rows_per_y: u32| ReduceParams {
@@ -280,7 +284,7 @@ pub fn reduce(
         unbiased: unbiased as u32,
         k_total_f: k_total as f32,
         zero: 0,
-        _pad1: 0,
+        single_pass: single_pass as u32,
         kept_shape: pack_u32(&kept_shape, 1),
         kept_in: pack_i32(&kept_strides[0]),
         kept_out: pack_i32(&kept_strides[1]),
@@ -296,11 +300,17 @@ pub fn reduce(
     for &code in codes {
         let split = family.variant(entry, &types, &[code as f64]);
         let params_split = params(rows_per_y);
+        // The split kernels name `out`; without a single pass they never
+        // write it, and it is bound to the scratch instead.
+        let out_arg = if single_pass { oa } else { Arg::whole("out", &parts) };
         if vec4 {
-            let args = [xa, Arg { name: "xv", ..xa }, pa];
+            let args = [xa, Arg { name: "xv", ..xa }, pa, out_arg];
             spec::record(stream, &Launch { variant: split, params: params_split, args, groups })?;
         } else {
-            spec::record(stream, &Launch { variant: split, params: params_split, args: [xa, pa], groups })?;
+            spec::record(stream, &Launch { variant: split, params: params_split, args: [xa, pa, out_arg], groups })?;
+        }
+        if single_pass {
+            continue;
         }
         let finish = family.variant("reduce_finish", &types, &[code as f64]);
         let launch =
