@@ -2,11 +2,9 @@
 // random numbers: as easy as 1, 2, 3", SC'11), integer-only so every adapter
 // produces the same bits. Invocation t uses counter (offset + t, 0, 0) as a
 // 128-bit little-endian number and key = seed (lo, hi); its four 32-bit
-// outputs become logical elements 4t .. 4t+3 of the output.
-{{ENABLE}}
-
-alias TE = {{TE}}; // the output dtype
-alias TS = {{TS}}; // stored element: the dtype, or vec4 of it for dense outputs
+// outputs become logical elements 4t .. 4t+3 of the output. Prelude: TE,
+// the output dtype. The `*4` entries store whole vec4s (dense outputs, `off`
+// in vec4 units, through `outv`); the others one element at a time.
 
 struct Params {
     n: u32,            // elements
@@ -17,14 +15,15 @@ struct Params {
     ctr: vec2<u32>,    // offset (lo, hi)
     a: f32,            // uniform: lo; normal: mean
     b: f32,            // uniform: hi - lo; normal: std
-    off: u32,          // output offset in elements
+    off: u32,          // output offset in elements (vec4s for the `*4` entries)
     pad: u32,
     shape: array<vec4<u32>, 2>,
     strides: array<vec4<i32>, 2>,
 }
 
-@group(0) @binding(0) var<storage, read_write> out: array<TS>;
-@group(0) @binding(1) var<uniform> p: Params;
+@group(0) @binding(0) var<storage, read_write> out: array<TE>;
+@group(0) @binding(1) var<storage, read_write> outv: array<vec4<TE>>;
+@group(0) @binding(2) var<uniform> p: Params;
 
 // (high, low) words of the 64-bit product a * b, from 16-bit halves
 // (WGSL has no mulhi); arranged so each step maps to a multiply-add.
@@ -80,24 +79,30 @@ fn store_scalar(first: u32, v: vec4<f32>) {
     for (var l = 0u; l < 4u; l++) {
         let e = first + l;
         if (e < p.n) {
-            out[address(e)] = TS(TE(v[l]));
+            out[address(e)] = TE(v[l]);
         }
     }
 }
 
-// Block t (logical elements 4t .. 4t+3): one vec4 store when dense.
-fn store(t: u32, v: vec4<f32>) {
-    {{STORE}}
+// Block t's values (logical elements 4t .. 4t+3).
+fn uniform_block(t: u32) -> vec4<f32> {
+    return p.a + p.b * unit(bits_for(t));
 }
 
 @compute @workgroup_size(256)
 fn random_uniform(@builtin(global_invocation_id) gid: vec3<u32>) {
     let t = gid.y * p.row + gid.x;
-    if (t >= (p.n + 3u) / 4u) {
-        return;
+    if (t < (p.n + 3u) / 4u) {
+        store_scalar(4u * t, uniform_block(t));
     }
-    let u = unit(bits_for(t));
-    store(t, p.a + p.b * u);
+}
+
+@compute @workgroup_size(256)
+fn random_uniform4(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let t = gid.y * p.row + gid.x;
+    if (t < (p.n + 3u) / 4u) {
+        outv[p.off + t] = vec4<TE>(uniform_block(t));
+    }
 }
 
 // -log(u) for u in (0, 1], relatively accurate near 1 too, where the
@@ -113,16 +118,27 @@ fn neg_log(u: vec2<f32>) -> vec2<f32> {
 }
 
 // Box-Muller: words (0, 1) give elements 0 and 1, words (2, 3) elements 2 and 3.
-@compute @workgroup_size(256)
-fn random_normal(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let t = gid.y * p.row + gid.x;
-    if (t >= (p.n + 3u) / 4u) {
-        return;
-    }
+fn normal_block(t: u32) -> vec4<f32> {
     let u = unit(bits_for(t));
     let u1 = vec2<f32>(u.x, u.z) + (1.0 / 16777216.0); // (0, 1]: log stays finite
     let radius = sqrt(2.0 * neg_log(u1));
     let theta = 6.283185307179586 * vec2<f32>(u.y, u.w);
     let z = vec4<f32>(radius.x * cos(theta.x), radius.x * sin(theta.x), radius.y * cos(theta.y), radius.y * sin(theta.y));
-    store(t, p.a + p.b * z);
+    return p.a + p.b * z;
+}
+
+@compute @workgroup_size(256)
+fn random_normal(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let t = gid.y * p.row + gid.x;
+    if (t < (p.n + 3u) / 4u) {
+        store_scalar(4u * t, normal_block(t));
+    }
+}
+
+@compute @workgroup_size(256)
+fn random_normal4(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let t = gid.y * p.row + gid.x;
+    if (t < (p.n + 3u) / 4u) {
+        outv[p.off + t] = vec4<TE>(normal_block(t));
+    }
 }

@@ -1,9 +1,7 @@
-//! Every shader file compiled into the library parses and validates with
-//! naga. Templates (with `{{NAME}}` placeholders) are checked at run time
-//! when their variants compile (the C tests exercise them); here only files
-//! without placeholders are checked, so a WGSL mistake in them fails fast.
-//! Files that start with `// Fragment:` are pieces appended to other
-//! shaders and are checked inside those.
+//! The plain shaders outside the kernel spec (`shaders::ALL`) parse and
+//! validate with naga (spec families are checked by tests/spec_variants.rs).
+//! Files that start with `// Fragment:` are pieces joined to family sources
+//! and are checked inside those.
 
 use wgcompute::shaders::ALL;
 
@@ -19,9 +17,8 @@ fn validate(name: &str, source: &str) -> Result<(), String> {
 fn plain_shaders_validate() {
     let mut failures = Vec::new();
     for (name, source) in ALL {
-        // Templates are checked through their variants; fragments only
-        // inside the shaders they are appended to.
-        if source.contains("{{") || source.starts_with("// Fragment:") {
+        // Fragments are checked inside the families that join them.
+        if source.starts_with("// Fragment:") {
             continue;
         }
         if let Err(e) = validate(name, source) {

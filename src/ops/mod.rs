@@ -1,7 +1,6 @@
 //! Built-in operators: validate shapes and dtypes, pick a kernel variant,
 //! record its launches on a stream. Everything runs on the GPU.
 
-pub mod common;
 pub mod concat;
 pub mod conv;
 pub mod cumsum;
@@ -51,6 +50,7 @@ pub static FAMILIES: &[&spec::Family] = &[
     &norm_batch::FAMILY,
     &norm_rows::FAMILY,
     &pool::FAMILY,
+    &random::FAMILY,
     &reduce::FAMILY_F32,
     &reduce::FAMILY_I32,
     &reduce::FAMILY_U32,

@@ -2,13 +2,40 @@
 //! of the output (row-major logical order) is output word i % 4 of counter
 //! offset + i / 4 under key seed.
 
-use super::common::{kernel, launch, Params};
 use super::grid::grid_1d;
-use super::spec::{check_output, Sharing};
+use super::spec::uniform::uniform;
+use super::spec::{self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, Sharing, TypeSlot};
 use super::tensor::{coalesce, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
+
+pub static FAMILY: Family = Family {
+    file: "random.wgsl",
+    source: include_str!("../../shaders/random.wgsl"),
+    entries: &["random_uniform", "random_uniform4", "random_normal", "random_normal4"],
+    types: &[TypeSlot { alias: "TE", dtypes: &[DType::F32, DType::F16] }],
+    overrides: &[],
+    uniform: <RandomParams as spec::Uniform>::layout,
+};
+
+uniform! {
+    /// The uniform of random.wgsl.
+    pub struct RandomParams = "Params" {
+        pub n: u32,
+        pub row: u32,
+        pub rank: u32,
+        pub contiguous: u32,
+        pub key: [u32; 2],
+        pub ctr: [u32; 2],
+        pub a: f32,
+        pub b: f32,
+        pub off: u32,
+        pub pad: u32,
+        pub shape: [[u32; 4]; 2],
+        pub strides: [[i32; 4]; 2],
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Distribution {
@@ -48,9 +75,9 @@ pub fn random(
     }
     let (shape, strides) = coalesce(&out.shape, std::slice::from_ref(&out.strides));
     let contiguous = shape.len() <= 1 && strides[0].iter().all(|&s| s == 1);
-    let entry = match dist {
-        Distribution::Uniform => "random_uniform",
-        Distribution::Normal => "random_normal",
+    let entries = match dist {
+        Distribution::Uniform => ["random_uniform4", "random_uniform"],
+        Distribution::Normal => ["random_normal4", "random_normal"],
     };
     let scale = if dist == Distribution::Uniform { b - a } else { b };
     let seed_words = (seed as u32, (seed >> 32) as u32);
@@ -60,7 +87,7 @@ pub fn random(
         launch_blocks(
             stream,
             out,
-            entry,
+            entries[0],
             true,
             dense_blocks * 4,
             seed_words,
@@ -78,7 +105,7 @@ pub fn random(
         launch_blocks(
             stream,
             out,
-            entry,
+            entries[1],
             false,
             n - done,
             seed_words,
@@ -114,7 +141,7 @@ fn check_uniform_range(dtype: DType, lo: f64, hi: f64) -> Result<()> {
 fn launch_blocks(
     stream: &StreamShared,
     out: &Tensor,
-    entry: &str,
+    entry: &'static str,
     vec: bool,
     n: usize,
     seed: (u32, u32),
@@ -126,28 +153,26 @@ fn launch_blocks(
     strides: &[isize],
 ) -> Result<()> {
     let dev = &stream.device;
-    let t = out.dtype.wgsl();
-    let ts = if vec { format!("vec4<{t}>") } else { t.to_string() };
-    let store = if vec { "out[p.off + t] = TS(v);" } else { "store_scalar(4u * t, v);" };
-    let k =
-        kernel(dev, "random.wgsl", entry, &[("ENABLE", out.dtype.enable()), ("TE", t), ("TS", &ts), ("STORE", store)])?;
     let (groups, row) = grid_1d(n.div_ceil(4) as u64, 256, dev.limits.max_compute_workgroups_per_dimension);
     // Strided views keep their logical order; the dense tail starts at `first`.
     let contiguous = vec || shape.len() <= 1 && strides.iter().all(|&s| s == 1);
-    let params = Params::new()
-        .u32(n as u32)
-        .u32(row)
-        .u32(shape.len() as u32)
-        .u32(contiguous as u32)
-        .u32(seed.0)
-        .u32(seed.1)
-        .u32(counter as u32)
-        .u32((counter >> 32) as u32)
-        .f32(a as f32)
-        .f32(b as f32)
-        .u32(first as u32)
-        .u32(0)
-        .array8_u32(shape, 1)
-        .array8_i32(strides);
-    launch(stream, &k, &[out], params.bytes(), groups)
+    let params = RandomParams {
+        n: n as u32,
+        row,
+        rank: shape.len() as u32,
+        contiguous: contiguous as u32,
+        key: [seed.0, seed.1],
+        ctr: [counter as u32, (counter >> 32) as u32],
+        a: a as f32,
+        b: b as f32,
+        off: first as u32,
+        pad: 0,
+        shape: pack_u32(shape, 1),
+        strides: pack_i32(strides),
+    };
+    // The `*4` entries write whole vec4s through `outv`, the others `out`.
+    let (o, _) = view_arg("out", out);
+    let variant = FAMILY.variant(entry, &[out.dtype], &[]);
+    let o = if vec { Arg { name: "outv", ..o } } else { o };
+    spec::record(stream, &Launch { variant, params, args: [o], groups })
 }

@@ -1,15 +1,9 @@
 //! What the reduction, softmax and normalisation operators share: their
 //! workgroup sizes, the choice between a family's two workgroup-reduction
 //! strategies (see `spec` on strategy families), and the row grid.
-//! `launch` (explicit binding slots) is kept for operators not yet on the
-//! kernel spec.
 
-use super::common::Params;
 use super::spec::Family;
-use crate::error::Result;
 use crate::runtime::device::Device;
-use crate::runtime::kernel::Kernel;
-use crate::runtime::stream::{Bind, Groups, StreamShared};
 
 /// Workgroup size of the axis reductions (reduce.wgsl).
 pub(crate) const WG: u32 = 256;
@@ -45,12 +39,6 @@ pub fn strategy(dev: &Device, shared: &'static Family, subgroups: &'static Famil
 pub fn use_subgroups(dev: &Device) -> bool {
     dev.features.contains(wgpu::Features::SUBGROUP)
         && std::env::var_os("WGC_DISABLE_SUBGROUPS").is_none_or(|v| v == "0")
-}
-
-/// Launch with `binds` (`Tensor::bind`, `common::whole`) and `params` as the
-/// uniform (operators not on the kernel spec).
-pub fn launch(stream: &StreamShared, kernel: &Kernel, binds: &[Bind], params: &Params, groups: [u32; 3]) -> Result<()> {
-    stream.launch(kernel, binds, Some(params.bytes()), Groups::Direct(groups))
 }
 
 /// A grid of `x` groups by `rows` rows, rows spread over y and z because one

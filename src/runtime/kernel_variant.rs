@@ -81,6 +81,11 @@ impl VariantCache {
     /// The variant `key`; on a miss `make` gives its WGSL source and the
     /// values of its `override` constants (which `key` must encode), or
     /// the reason it cannot.
+    /// Variants compiled so far.
+    pub fn count(&self) -> usize {
+        self.map.lock().unwrap().len()
+    }
+
     pub fn get(
         &self,
         device: &Device,
