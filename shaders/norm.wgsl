@@ -172,7 +172,11 @@ fn norm_cached(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
             sd += sum4(d);
         }
     }
-    let r = refined(mean, select(wg_sum(sd, lid), 0.0, RMS), wg_sum(sq, lid));
+    var sd_total = 0.0;
+    if (!RMS) {
+        sd_total = wg_sum(sd, lid); // an override: uniform, and RMS norm pays nothing
+    }
+    let r = refined(mean, sd_total, wg_sum(sq, lid));
     mean = r.x;
     let rstd = rstd_of(r.y);
     for (var c = 0u; c < CACHE; c++) {
@@ -208,7 +212,11 @@ fn norm_vec4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) w
         sq += dot(d, d);
         sd += sum4(d);
     }
-    let r = refined(mean, select(wg_sum(sd, lid), 0.0, RMS), wg_sum(sq, lid));
+    var sd_total = 0.0;
+    if (!RMS) {
+        sd_total = wg_sum(sd, lid); // an override: uniform, and RMS norm pays nothing
+    }
+    let r = refined(mean, sd_total, wg_sum(sq, lid));
     mean = r.x;
     let rstd = rstd_of(r.y);
     for (var i = lid; i < len4; i += WG) {
@@ -251,7 +259,11 @@ fn norm_strided(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id
         sq += d * d;
         sd += d;
     }
-    let r = refined(mean, select(wg_sum(sd, lid), 0.0, RMS), wg_sum(sq, lid));
+    var sd_total = 0.0;
+    if (!RMS) {
+        sd_total = wg_sum(sd, lid); // an override: uniform, and RMS norm pays nothing
+    }
+    let r = refined(mean, sd_total, wg_sum(sq, lid));
     mean = r.x;
     let rstd = rstd_of(r.y);
     for (var j = lid; j < p.len; j += WG) {
@@ -289,7 +301,10 @@ fn norm_split_stats(@builtin(local_invocation_index) lid: u32, @builtin(workgrou
     }
     // The chunk's mean and squared deviations refined as in `refined`.
     let m2 = wg_sum(sq, lid);
-    let dev = select(wg_sum(sd, lid), 0.0, RMS);
+    var dev = 0.0;
+    if (!RMS) {
+        dev = wg_sum(sd, lid);
+    }
     if (lid == 0u) {
         let shift = dev / chunk_count(wid.x);
         stats[row * p.chunks + wid.x] = vec2<f32>(opaque(mean) + shift, max(m2 - dev * shift, 0.0));
