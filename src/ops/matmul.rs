@@ -129,25 +129,6 @@ pub fn check_dtypes(stream: &StreamShared, a: &Tensor, b: &Tensor, c: &Tensor) -
     Ok(())
 }
 
-/// Reject an output that shares a buffer with an input (inputs are bound
-/// read-only and the output read-write, so they must be distinct buffers)
-/// or whose view writes one element twice. (Pooling's check until it moves
-/// to the kernel spec; GEMM and convolution use `spec::check_output`.)
-pub fn check_output(c: &Tensor, inputs: &[&Tensor], what: &str) -> Result<()> {
-    for t in inputs {
-        if c.may_overlap(t) {
-            bail!(InvalidArgument, "{what}: the output overlaps an input");
-        }
-        if c.same_buffer(t) && c.numel() > 0 && t.numel() > 0 {
-            bail!(InvalidArgument, "{what}: the output must not share a buffer with an input");
-        }
-    }
-    if c.shape.iter().zip(&c.strides).any(|(&d, &s)| d > 1 && s == 0) {
-        bail!(InvalidArgument, "{what}: the output view has a zero stride (it would write elements twice)");
-    }
-    Ok(())
-}
-
 /// The view with its last two dims swapped.
 fn transposed<'a>(t: &Tensor<'a>) -> Tensor<'a> {
     let r = t.rank();
