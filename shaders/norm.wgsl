@@ -172,11 +172,15 @@ fn norm_cached(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
             sd += sum4(d);
         }
     }
-    var sd_total = 0.0;
-    if (!RMS) {
-        sd_total = wg_sum(sd, lid); // an override: uniform, and RMS norm pays nothing
+    // Both sums in one workgroup step for layer norm; RMS norm needs sq only
+    // (RMS is an override: the branch is uniform).
+    var totals = vec2<f32>(0.0);
+    if (RMS) {
+        totals.y = wg_sum(sq, lid);
+    } else {
+        totals = wg_sum2(vec2<f32>(sd, sq), lid);
     }
-    let r = refined(mean, sd_total, wg_sum(sq, lid));
+    let r = refined(mean, totals.x, totals.y);
     mean = r.x;
     let rstd = rstd_of(r.y);
     for (var c = 0u; c < CACHE; c++) {
@@ -212,11 +216,15 @@ fn norm_vec4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) w
         sq += dot(d, d);
         sd += sum4(d);
     }
-    var sd_total = 0.0;
-    if (!RMS) {
-        sd_total = wg_sum(sd, lid); // an override: uniform, and RMS norm pays nothing
+    // Both sums in one workgroup step for layer norm; RMS norm needs sq only
+    // (RMS is an override: the branch is uniform).
+    var totals = vec2<f32>(0.0);
+    if (RMS) {
+        totals.y = wg_sum(sq, lid);
+    } else {
+        totals = wg_sum2(vec2<f32>(sd, sq), lid);
     }
-    let r = refined(mean, sd_total, wg_sum(sq, lid));
+    let r = refined(mean, totals.x, totals.y);
     mean = r.x;
     let rstd = rstd_of(r.y);
     for (var i = lid; i < len4; i += WG) {
@@ -259,11 +267,15 @@ fn norm_strided(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id
         sq += d * d;
         sd += d;
     }
-    var sd_total = 0.0;
-    if (!RMS) {
-        sd_total = wg_sum(sd, lid); // an override: uniform, and RMS norm pays nothing
+    // Both sums in one workgroup step for layer norm; RMS norm needs sq only
+    // (RMS is an override: the branch is uniform).
+    var totals = vec2<f32>(0.0);
+    if (RMS) {
+        totals.y = wg_sum(sq, lid);
+    } else {
+        totals = wg_sum2(vec2<f32>(sd, sq), lid);
     }
-    let r = refined(mean, sd_total, wg_sum(sq, lid));
+    let r = refined(mean, totals.x, totals.y);
     mean = r.x;
     let rstd = rstd_of(r.y);
     for (var j = lid; j < p.len; j += WG) {

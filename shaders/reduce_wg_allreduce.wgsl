@@ -52,3 +52,37 @@ fn wg_sum(v: f32, lid: u32) -> f32 {
 fn wg_max(v: f32, lid: u32) -> f32 {
     return wg_allreduce_f32(v, lid, true);
 }
+
+// Two sums in one workgroup step (the barriers are what a reduction costs).
+var<workgroup> wg_vals2: array<vec2<f32>, WG>;
+
+fn wg_sum2(v: vec2<f32>, lid: u32) -> vec2<f32> {
+    let x = vec2<f32>(sg_sum_f32(v.x), sg_sum_f32(v.y));
+    let lanes = sg_size();
+    if (lid == 0u) {
+        wg_lanes = lanes;
+    }
+    if (lid % lanes == 0u) {
+        wg_vals2[lid / lanes] = x;
+    }
+    let n = WG / workgroupUniformLoad(&wg_lanes);
+    var r = wg_vals2[0];
+    if (n <= 32u) {
+        for (var i = 1u; i < n; i++) {
+            r += wg_vals2[i];
+        }
+    } else {
+        var m = n;
+        while (m > 1u) {
+            let half = m / 2u;
+            if (lid < half) {
+                wg_vals2[lid] = wg_vals2[lid] + wg_vals2[lid + half];
+            }
+            workgroupBarrier();
+            m = half;
+        }
+        r = wg_vals2[0];
+    }
+    workgroupBarrier();
+    return r;
+}
