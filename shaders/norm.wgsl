@@ -124,6 +124,21 @@ fn refined(mean: f32, sd: f32, sq: f32) -> vec2<f32> {
     let shift = sd * p.inv_len;
     return vec2<f32>(opaque(mean) + shift, max(sq - sd * shift, 0.0));
 }
+
+// The row's (mean, 1 / sqrt(var + eps)) from the invocation's sums of
+// deviations (sd) and squares (sq), reduced over the workgroup: both in one
+// step for layer norm, sq alone for RMS norm (an override: the branch is
+// uniform), then refined.
+fn row_stats(mean: f32, sd: f32, sq: f32, lid: u32) -> vec2<f32> {
+    var totals = vec2<f32>(0.0);
+    if (RMS) {
+        totals.y = wg_sum(sq, lid);
+    } else {
+        totals = wg_sum2(vec2<f32>(sd, sq), lid);
+    }
+    let r = refined(mean, totals.x, totals.y);
+    return vec2<f32>(r.x, rstd_of(r.y));
+}
 fn rstd_of(sq: f32) -> f32 {
     return inverseSqrt(sq * p.inv_len + p.eps);
 }
@@ -172,17 +187,9 @@ fn norm_cached(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
             sd += sum4(d);
         }
     }
-    // Both sums in one workgroup step for layer norm; RMS norm needs sq only
-    // (RMS is an override: the branch is uniform).
-    var totals = vec2<f32>(0.0);
-    if (RMS) {
-        totals.y = wg_sum(sq, lid);
-    } else {
-        totals = wg_sum2(vec2<f32>(sd, sq), lid);
-    }
-    let r = refined(mean, totals.x, totals.y);
-    mean = r.x;
-    let rstd = rstd_of(r.y);
+    let stats = row_stats(mean, sd, sq, lid);
+    mean = stats.x;
+    let rstd = stats.y;
     for (var c = 0u; c < CACHE; c++) {
         let i = c * WG + lid;
         if (i < len4) {
@@ -216,17 +223,9 @@ fn norm_vec4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) w
         sq += dot(d, d);
         sd += sum4(d);
     }
-    // Both sums in one workgroup step for layer norm; RMS norm needs sq only
-    // (RMS is an override: the branch is uniform).
-    var totals = vec2<f32>(0.0);
-    if (RMS) {
-        totals.y = wg_sum(sq, lid);
-    } else {
-        totals = wg_sum2(vec2<f32>(sd, sq), lid);
-    }
-    let r = refined(mean, totals.x, totals.y);
-    mean = r.x;
-    let rstd = rstd_of(r.y);
+    let stats = row_stats(mean, sd, sq, lid);
+    mean = stats.x;
+    let rstd = stats.y;
     for (var i = lid; i < len4; i += WG) {
         yv[out4 + i] = vec4<T>(affine4((vec4<f32>(xv[in4 + i]) - mean) * rstd, i));
     }
@@ -267,17 +266,9 @@ fn norm_strided(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id
         sq += d * d;
         sd += d;
     }
-    // Both sums in one workgroup step for layer norm; RMS norm needs sq only
-    // (RMS is an override: the branch is uniform).
-    var totals = vec2<f32>(0.0);
-    if (RMS) {
-        totals.y = wg_sum(sq, lid);
-    } else {
-        totals = wg_sum2(vec2<f32>(sd, sq), lid);
-    }
-    let r = refined(mean, totals.x, totals.y);
-    mean = r.x;
-    let rstd = rstd_of(r.y);
+    let stats = row_stats(mean, sd, sq, lid);
+    mean = stats.x;
+    let rstd = stats.y;
     for (var j = lid; j < p.len; j += WG) {
         write_scalar(bases, j, mean, rstd);
     }
