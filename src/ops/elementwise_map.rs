@@ -92,7 +92,13 @@ pub static FAMILY: Family = Family {
         "tiled",
     ],
     types: &[TypeSlot { alias: "A", dtypes: ALL_DTYPES }, TypeSlot { alias: "O", dtypes: ALL_DTYPES }],
-    overrides: &[OverrideSlot { name: "OP", values: &CODES }, OverrideSlot { name: "ITEMS", values: &[1.0, 4.0] }],
+    overrides: &[
+        OverrideSlot { name: "OP", values: &CODES },
+        OverrideSlot { name: "ITEMS", values: &[1.0, 4.0] },
+        // Compiled value by value offline (spec::SAMPLED_OVERRIDES).
+        OverrideSlot { name: "RANK", values: &[1.0, 2.0, 3.0, 4.0, 0.0] },
+        OverrideSlot { name: "ROUTED", values: &[0.0, 1.0] },
+    ],
     uniform: <MapParams as spec::Uniform>::layout,
 };
 
@@ -335,8 +341,28 @@ impl Plan<'_, '_, '_> {
         }
     }
 
-    fn variant(&self, entry: &'static str, items: usize) -> Variant {
-        FAMILY.variant(entry, &[self.m.a, self.m.out.dtype], &[self.m.code.0 as f64, items as f64])
+    /// The kernel for `entry`, `items` per invocation, over `rank` dims.
+    fn variant(&self, entry: &'static str, items: usize, rank: usize) -> Variant {
+        // Ranks 0 and 1 decode alike; above 4, the kernel loops over p.rank.
+        let rank_code = match rank {
+            0 | 1 => 1,
+            2..=4 => rank,
+            _ => 0,
+        };
+        let code = self.m.code.0 as f64;
+        FAMILY.variant(entry, &[self.m.a, self.m.out.dtype], &[code, items as f64, rank_code as f64, self.routed()])
+    }
+
+    /// 1.0 if an operand the entry reads through its bindings' slots comes
+    /// from y or a scalar instead (the `ROUTED` override).
+    fn routed(&self) -> f64 {
+        let first = if self.is_where() { 1 } else { 0 };
+        let routed = (first..self.bound_slots()).any(|k| self.src[k] != SRC_OWN);
+        if routed {
+            1.0
+        } else {
+            0.0
+        }
     }
 
     fn params(
@@ -429,7 +455,7 @@ fn launch(
     let items = items_per_invocation(dev, n);
     let (groups, row) = grid_1d(n.div_ceil(items) as u64, WG, dev.limits.max_compute_workgroups_per_dimension);
     let params = plan.params(n, row, base, shape, &per_dim(shape.len(), strides), offsets);
-    let variant = plan.variant(plan.entry(vec), items);
+    let variant = plan.variant(plan.entry(vec), items, shape.len());
     plan.record(stream, variant, params, vec, groups)
 }
 
@@ -490,5 +516,5 @@ fn launch_tiled(
         [batch_dim, Some(r - 2), Some(r - 1)].iter().map(|&d| [stride(0, d), 0, 0, stride(3, d)]).collect();
     let params = plan.params(batch * rows * cols, 0, 0, &dims, &per_dim, offsets);
     let groups = [cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, batch as u32];
-    plan.record(stream, plan.variant("tiled", 1), params, false, groups)
+    plan.record(stream, plan.variant("tiled", 1, 0), params, false, groups)
 }
