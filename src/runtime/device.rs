@@ -52,6 +52,8 @@ pub struct Device {
     /// Leases of allocations that submitted work still uses.
     pub in_flight: InFlight,
     gpu_timeout: Option<Duration>,
+    /// How long a wait checks for completion without blocking first.
+    spin_wait: Duration,
     lost: Arc<Mutex<Option<String>>>,
     destroyed: AtomicBool,
     /// Errors that escaped every error scope (the default handler would panic).
@@ -78,6 +80,7 @@ impl Device {
             pipeline_cache_file::check(path)?;
         }
         let summary = summarize(adapter);
+        let device_type = summary.info.device_type;
         let features = adapter.features() & wanted_features();
         let experimental = if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
             // SAFETY: only the cooperative-matrix feature is experimental, and only
@@ -142,6 +145,7 @@ impl Device {
             bind_groups: Default::default(),
             in_flight: InFlight::default(),
             gpu_timeout: options.gpu_timeout,
+            spin_wait: spin_wait(&device_type),
             lost,
             destroyed: AtomicBool::new(false),
             uncaptured,
@@ -255,8 +259,9 @@ impl Device {
     /// Wait for the GPU, at most the device's timeout. A timeout leaves the
     /// device as it was: the work runs on, and a later wait may succeed.
     fn wait(&self, submission_index: Option<wgpu::SubmissionIndex>) -> Result<()> {
+        let done = self.spin_until_done();
         let poll = wgpu::PollType::Wait { submission_index, timeout: self.gpu_timeout };
-        match self.wgpu.poll(poll) {
+        match if done { Ok(wgpu::PollStatus::WaitSucceeded) } else { self.wgpu.poll(poll) } {
             Ok(_) => {}
             Err(wgpu::PollError::Timeout) => {
                 self.check_alive()?;
@@ -271,6 +276,33 @@ impl Device {
         // Allocations whose work has now finished can be reused.
         self.in_flight.release_finished();
         Ok(())
+    }
+
+    /// Check for completion without blocking, for at most `spin_wait`: a
+    /// blocking wait wakes up tens of microseconds after short work has
+    /// finished. True once everything submitted so far has run. (Polls
+    /// without a submission index: wgpu 30 asserts on a zero-timeout wait
+    /// for one while another thread polls.)
+    fn spin_until_done(&self) -> bool {
+        if self.spin_wait.is_zero() {
+            return false;
+        }
+        let deadline = std::time::Instant::now() + self.spin_wait;
+        let done = Arc::new(AtomicBool::new(false));
+        let flag = done.clone();
+        self.queue.on_submitted_work_done(move || flag.store(true, Ordering::Release));
+        loop {
+            if self.wgpu.poll(wgpu::PollType::Poll).is_err() {
+                return false; // the blocking wait reports it
+            }
+            if done.load(Ordering::Acquire) {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::hint::spin_loop();
+        }
     }
 
     /// Wait for a wgpu callback's result. Another thread's poll may be the
@@ -327,4 +359,13 @@ impl Drop for Device {
     fn drop(&mut self) {
         let _ = self.save_pipeline_cache();
     }
+}
+
+/// The spin phase of waits: `WGC_WAIT_SPIN_US` microseconds if set, else
+/// 200 on GPUs and none on CPU adapters (spinning would take a core from
+/// the driver's own threads).
+fn spin_wait(device_type: &wgpu::DeviceType) -> Duration {
+    let us = std::env::var("WGC_WAIT_SPIN_US").ok().and_then(|v| v.parse::<u64>().ok());
+    let default = if *device_type == wgpu::DeviceType::Cpu { 0 } else { 200 };
+    Duration::from_micros(us.unwrap_or(default).min(100_000))
 }
