@@ -6,6 +6,7 @@
 use super::spec::uniform::uniform;
 use super::spec::{self, pack_i32, pack_u32, Arg, Family, Launch, OverrideSlot, TypeSlot, Variant};
 use super::tensor::{DType, Tensor};
+use crate::bail;
 use crate::error::Result;
 use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
@@ -286,6 +287,10 @@ pub fn record(
     let batch_count: usize = batch.iter().product();
     let groups =
         [n.div_ceil(TILE.block_n()) as u32, m.div_ceil(TILE.block_m()) as u32, (batch_count * out.splits) as u32];
+    let max_dim = stream.device.limits.max_compute_workgroups_per_dimension;
+    if groups.iter().any(|&g| g > max_dim) {
+        bail!(TooLarge, "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension");
+    }
     let target = Arg { name: names[2], ..out.target };
     if direct {
         let args = [a_arg, b_arg, target];
