@@ -1,13 +1,16 @@
 //! f16 GEMM on cooperative matrices (tensor cores), for adapters that offer
 //! 16x16x16 f16 fragments with f32 accumulation and 32-wide subgroups. The
-//! shader is written out for one tile (`TILE`); see its header for why.
+//! shader is generated for one tile (`TILE`) by tools/gen_gemm_coop_wgsl.py;
+//! see its header for the entry points and overrides.
 
 use super::spec::uniform::uniform;
-use super::spec::{self, Arg, Family, Launch, TypeSlot, Variant};
+use super::spec::{self, pack_i32, pack_u32, Arg, Family, Launch, OverrideSlot, TypeSlot, Variant};
 use super::tensor::{DType, Tensor};
+use crate::bail;
 use crate::error::Result;
 use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
+use std::sync::OnceLock;
 
 /// A tile shape: fragments per subgroup (rows x cols of 16x16) and
 /// subgroups per workgroup (rows x cols).
@@ -19,8 +22,6 @@ pub struct Tile {
     pub sgn: u32,
     /// K consumed per staged tile.
     pub bk: u32,
-    /// Two tile buffers in workgroup memory: one barrier per step instead of two.
-    pub double: bool,
 }
 
 impl Tile {
@@ -30,22 +31,31 @@ impl Tile {
     pub fn block_n(self) -> usize {
         (16 * self.fn_ * self.sgn) as usize
     }
-    /// The kernel for this tile: the shader is written for `TILE` only.
-    pub fn variant(self) -> Variant {
-        debug_assert!(self == TILE, "gemm_coop_f16.wgsl is written for TILE");
-        FAMILY.variant("gemm_coop_f16", &[DType::F16], &[])
-    }
 }
+
+/// The tile used; chosen by measurement on an H200 (BENCHMARKS.md). The
+/// generator writes the shader for this tile only.
+pub(crate) const TILE: Tile = Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 32 };
+
+const BOOL: &[f64] = &[0.0, 1.0];
 
 /// The tiled tensor-core GEMM for `TILE`. The adapter needs f16 and
 /// cooperative matrices: the prelude enables the extension, and the offline
-/// test validates the kernel with those capabilities.
+/// test validates the kernel with those capabilities. Overrides: A_T (A
+/// dense along M), B_T (B dense along K), EDGE (guard partial tiles).
 pub static FAMILY: Family = Family {
     file: "gemm_coop_f16.wgsl",
     source: include_str!("../../shaders/gemm_coop_f16.wgsl"),
-    entries: &["gemm_coop_f16"],
-    types: &[TypeSlot { alias: "H", dtypes: &[DType::F16] }],
-    overrides: &[],
+    entries: &["gemm_coop_f16", "gemm_coop_f16_epilogue", "gemm_coop_f16_words"],
+    types: &[
+        TypeSlot { alias: "H", dtypes: &[DType::F16] },
+        TypeSlot { alias: "OUT", dtypes: &[DType::F32, DType::F16] },
+    ],
+    overrides: &[
+        OverrideSlot { name: "A_T", values: BOOL },
+        OverrideSlot { name: "B_T", values: BOOL },
+        OverrideSlot { name: "EDGE", values: BOOL },
+    ],
     uniform: <CoopParams as spec::Uniform>::layout,
 };
 
@@ -55,80 +65,237 @@ uniform! {
         pub m: u32,
         pub n: u32,
         pub k: u32,
-        pub batch_a: u32,
-        pub batch_b: u32,
-        pub batch_c: u32,
-        pub offset_a: u32,
-        pub offset_b: u32,
-        pub offset_c: u32,
+        pub batch_rank: u32,
+        pub alpha: f32,
+        pub beta: f32,
+        pub has_bias: u32,
+        pub bias_stride: i32,
+        pub a_sm: i32,
+        pub a_sk: i32,
+        pub b_sk: i32,
+        pub b_sn: i32,
+        pub c_sm: i32,
+        pub c_sn: i32,
+        pub bias_off: u32,
         pub k_chunk: u32,
+        pub a_off: u32,
+        pub b_off: u32,
+        pub c_off: u32,
         pub splits: u32,
         pub split_c: u32,
+        pub _pad0: [u32; 3],
+        pub batch_shape: [[u32; 4]; 2],
+        pub a_bstride: [[i32; 4]; 2],
+        pub b_bstride: [[i32; 4]; 2],
+        pub c_bstride: [[i32; 4]; 2],
     }
 }
 
-/// The tile used; chosen by measurement on an H200 (BENCHMARKS.md).
-pub(crate) const TILE: Tile = Tile { fm: 4, fn_: 4, sgm: 2, sgn: 2, bk: 32, double: false };
-
-/// True if the adapter can run this kernel at all.
+/// True if the adapter can run this kernel at all (and the environment
+/// variable WGC_GEMM_COOP, read once, is not `0`: it sends f16 GEMMs to the
+/// tiled kernel, for comparisons).
 pub fn available(dev: &Device) -> bool {
-    dev.adapter.coop_f16
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    let enabled = *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_COOP").is_none_or(|v| v != "0"));
+    enabled
+        && dev.adapter.coop_f16
         && dev.features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16)
         && dev.adapter.info.subgroup_min_size == 32
         && dev.adapter.info.subgroup_max_size == 32
 }
 
-/// True if this problem fits the kernel's tiling exactly.
-/// (Offsets must also be multiples of 8 elements.)
-pub fn fits(m: usize, n: usize, k: usize) -> bool {
-    m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n()) && k.is_multiple_of(TILE.bk as usize) && k > 0
+/// How the tiles are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loads {
+    /// 16-byte loads along each operand's dense dim.
+    Vec,
+    /// Element by element, any strides.
+    Words,
 }
 
-/// Where a product goes: the range `target` binds (as `c`) from
-/// element `offset` of that range, batch matrices
-/// `batch_c` elements apart; K is cut into `splits` runs of `k_chunk` (a
-/// multiple of the tile's K step), the products of run s stored
+/// The kernel variant for one problem (see the shader's header).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CoopKernel {
+    /// A is read along M (a transposed view), else along K.
+    pub a_t: bool,
+    /// B is read along K (a transposed view), else along N.
+    pub b_t: bool,
+    pub loads: Loads,
+    /// Some tile crosses M, N or K: loads and stores are guarded.
+    pub edge: bool,
+}
+
+/// A view's last two dims as the kernel sees an operand: (rows, cols) of
+/// op(X) with their strides.
+struct Operand {
+    /// The stride of each of the two dims.
+    strides: [isize; 2],
+    sizes: [usize; 2],
+}
+
+impl Operand {
+    fn of(t: &Tensor) -> Operand {
+        let r = t.rank();
+        Operand { strides: [t.strides[r - 2], t.strides[r - 1]], sizes: [t.shape[r - 2], t.shape[r - 1]] }
+    }
+    /// Which dim the kernel reads 8 at a time (the other is the "leading"
+    /// one): the unit-stride one, else the smaller stride.
+    fn dense(&self) -> usize {
+        let unit = |d: usize| self.strides[d] == 1 || self.sizes[d] <= 1;
+        let smaller = self.strides[0].abs() < self.strides[1].abs();
+        if !unit(1) && (unit(0) || smaller) {
+            0
+        } else {
+            1
+        }
+    }
+
+    /// True if 16-byte loads along `dense` are whole and aligned: a unit
+    /// stride there, a dense dim of whole 8s, and the leading stride, the
+    /// offset and every batch stride multiples of 8.
+    fn vec_ok(&self, dense: usize, offset: u32, batch_strides: &[isize]) -> bool {
+        let lead = self.strides[1 - dense];
+        self.strides[dense] == 1
+            && self.sizes[dense].is_multiple_of(8)
+            && lead >= 0
+            && lead % 8 == 0
+            && offset.is_multiple_of(8)
+            && batch_strides.iter().all(|s| s % 8 == 0)
+    }
+}
+
+/// The variant for f16 a (..., M, K) x b (..., K, N), batch strides `a_bs`
+/// and `b_bs`; None when the adapter has no tensor cores.
+pub fn choose(
+    dev: &Device,
+    a: &Tensor,
+    b: &Tensor,
+    (m, n, k): (usize, usize, usize),
+    bs: [&[isize]; 2],
+) -> Option<CoopKernel> {
+    if a.dtype != DType::F16 || b.dtype != DType::F16 || k == 0 || !available(dev) {
+        return None;
+    }
+    let (oa, ob) = (Operand::of(a), Operand::of(b));
+    let (da, db) = (oa.dense(), ob.dense());
+    let vec = oa.vec_ok(da, a.bound_offset(), bs[0]) && ob.vec_ok(db, b.bound_offset(), bs[1]);
+    let whole =
+        m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n()) && k.is_multiple_of(TILE.bk as usize);
+    Some(CoopKernel { a_t: da == 0, b_t: db == 0, loads: if vec { Loads::Vec } else { Loads::Words }, edge: !whole })
+}
+
+/// Where and how a product is written: the range `target` binds (as C),
+/// from element `offset`, at strides `c_sm`, `c_sn` and batch strides `c_bs`
+/// over the batch shape; the epilogue alpha, beta and a per-row bias (its
+/// binding, offset and stride). K is cut into `splits` runs of `k_chunk`
+/// (a multiple of the tile's K step), the products of run s stored
 /// `s * split_c` elements further (split_c 0 when there is one run).
 pub struct CoopOut<'a> {
     pub target: Arg<'a>,
+    pub dtype: DType,
     pub offset: u32,
-    pub batch_c: usize,
+    pub strides: [isize; 2],
+    pub batch_strides: Vec<isize>,
+    pub alpha: f32,
+    pub beta: f32,
+    pub bias: Option<(Arg<'a>, u32, isize)>,
     pub k_chunk: usize,
     pub splits: usize,
     pub split_c: usize,
 }
 
-/// C (f32, contiguous) = A (f16, row-major) x B (f16, row-major), batched over
-/// `batch` with element strides `batch_ab` (0 broadcasts). The caller has
-/// checked `available` and `fits` and validated the views.
+impl CoopOut<'_> {
+    /// True if the fragments can be stored straight to C: f32 at unit
+    /// column stride, rows and offsets of whole 8s, whole tiles, no epilogue.
+    fn direct(&self, kernel: CoopKernel) -> bool {
+        let [sm, sn] = self.strides;
+        self.dtype == DType::F32
+            && kernel.loads == Loads::Vec
+            && !kernel.edge
+            && self.alpha == 1.0
+            && self.beta == 0.0
+            && self.bias.is_none()
+            && sn == 1
+            && sm >= 0
+            && sm % 8 == 0
+            && self.offset.is_multiple_of(8)
+            && self.split_c.is_multiple_of(8)
+            && self.batch_strides.iter().all(|s| *s >= 0 && s % 8 == 0)
+    }
+}
+
+/// C = alpha * A x B + beta * C (+ bias) over the batch shape `batch`, A
+/// and B at batch strides `bs` (0 broadcasts). The caller has chosen
+/// `kernel` with `choose` for these views and validated them.
+#[allow(clippy::too_many_arguments)]
 pub fn record(
     stream: &StreamShared,
+    kernel: CoopKernel,
     a: &Tensor,
     b: &Tensor,
     out: CoopOut,
     (m, n, k): (usize, usize, usize),
-    batch: usize,
-    batch_ab: [usize; 2],
+    batch: &[usize],
+    bs: [&[isize]; 2],
 ) -> Result<()> {
     debug_assert!(a.dtype == DType::F16 && b.dtype == DType::F16);
     debug_assert!(out.k_chunk.is_multiple_of(TILE.bk as usize) && out.splits == k.div_ceil(out.k_chunk));
-    let (a_arg, offset_a) = spec::view_arg("a", a);
-    let (b_arg, offset_b) = spec::view_arg("b", b);
+    let (oa, ob) = (Operand::of(a), Operand::of(b));
+    let direct = out.direct(kernel);
+    let (entry, names) = match (direct, kernel.loads) {
+        (true, _) => ("gemm_coop_f16", ["a", "b", "c_f32"]),
+        (false, Loads::Vec) => ("gemm_coop_f16_epilogue", ["a", "b", "c"]),
+        (false, Loads::Words) => ("gemm_coop_f16_words", ["aw", "bw", "c"]),
+    };
+    let (a_arg, a_off) = spec::view_arg(names[0], a);
+    let (b_arg, b_off) = spec::view_arg(names[1], b);
+    // Without a bias the bias binding still needs a buffer: a's (never read).
+    let (bias_arg, bias_off, bias_stride) = out.bias.unwrap_or((a_arg, 0, 0));
     let params = CoopParams {
         m: m as u32,
         n: n as u32,
         k: k as u32,
-        batch_a: batch_ab[0] as u32,
-        batch_b: batch_ab[1] as u32,
-        batch_c: out.batch_c as u32,
-        offset_a,
-        offset_b,
-        offset_c: out.offset,
+        batch_rank: batch.len() as u32,
+        alpha: out.alpha,
+        beta: out.beta,
+        has_bias: out.bias.is_some() as u32,
+        bias_stride: bias_stride as i32,
+        a_sm: oa.strides[0] as i32,
+        a_sk: oa.strides[1] as i32,
+        b_sk: ob.strides[0] as i32,
+        b_sn: ob.strides[1] as i32,
+        c_sm: out.strides[0] as i32,
+        c_sn: out.strides[1] as i32,
+        bias_off,
         k_chunk: out.k_chunk as u32,
+        a_off,
+        b_off,
+        c_off: out.offset,
         splits: out.splits as u32,
         split_c: out.split_c as u32,
+        _pad0: [0; 3],
+        batch_shape: pack_u32(batch, 1),
+        a_bstride: pack_i32(bs[0]),
+        b_bstride: pack_i32(bs[1]),
+        c_bstride: pack_i32(&out.batch_strides),
     };
-    let groups = [(n / TILE.block_n()) as u32, (m / TILE.block_m()) as u32, (batch * out.splits) as u32];
-    let args = [a_arg, b_arg, Arg { name: "c", ..out.target }];
-    spec::record(stream, &Launch { variant: TILE.variant(), params, args, groups })
+    let flag = |b: bool| if b { 1.0 } else { 0.0 };
+    // The words path guards everything; its EDGE is fixed so that one variant serves it.
+    let edge = kernel.edge || kernel.loads == Loads::Words;
+    let overrides = [flag(kernel.a_t), flag(kernel.b_t), flag(edge)];
+    let variant: Variant = FAMILY.variant(entry, &[DType::F16, out.dtype], &overrides);
+    let batch_count: usize = batch.iter().product();
+    let groups =
+        [n.div_ceil(TILE.block_n()) as u32, m.div_ceil(TILE.block_m()) as u32, (batch_count * out.splits) as u32];
+    let max_dim = stream.device.limits.max_compute_workgroups_per_dimension;
+    if groups.iter().any(|&g| g > max_dim) {
+        bail!(TooLarge, "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension");
+    }
+    let target = Arg { name: names[2], ..out.target };
+    if direct {
+        let args = [a_arg, b_arg, target];
+        return spec::record(stream, &Launch { variant, params, args, groups });
+    }
+    let args = [a_arg, b_arg, target, Arg { name: "bias", ..bias_arg }];
+    spec::record(stream, &Launch { variant, params, args, groups })
 }

@@ -3,13 +3,14 @@
 //! copies); unit strides in the two inner dims select a variant where the
 //! stride is a compile-time 1 and the loads are coalesced.
 
-use super::gemm_coop::{self, CoopOut};
+use super::gemm_coop::{self, CoopKernel, CoopOut};
 use super::grid::grid_1d;
 use super::spec::uniform::uniform;
 use super::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot};
 use super::split::{scratch, K_CHUNK};
 use super::tensor::{
-    broadcast_shapes, broadcast_strides, check_kernel_counts, expect_shape, numel, same_device, DType, Tensor,
+    broadcast_shapes, broadcast_strides, check_kernel_counts, contiguous_strides, expect_shape, numel, same_device,
+    DType, Tensor,
 };
 use crate::bail;
 use crate::error::Result;
@@ -231,31 +232,26 @@ fn operand_layout(fast: (usize, isize), slow: (usize, isize)) -> f64 {
 
 /// The kernel a GEMM of this shape and these views runs.
 enum GemmKernel {
-    /// f16 on tensor cores, with the operands' batch strides (gemm_coop.rs).
-    Coop([usize; 3]),
+    /// f16 on tensor cores (gemm_coop.rs).
+    Coop(CoopKernel),
     /// The tiled kernel with RM x RN blocks of 64x64 per workgroup.
     Tiled { rm: usize, rn: usize },
 }
 
-/// Where a GEMM chooses its kernel from the shape (and, for tensor cores,
-/// the dtypes, layouts and epilogue).
-#[allow(clippy::too_many_arguments)]
+/// Where a GEMM chooses its kernel: every f16 product on tensor cores where
+/// the adapter has them, else the tiled kernel by shape.
 fn choose_kernel(
     dev: &Device,
-    alpha: f32,
     a: &Tensor,
     b: &Tensor,
-    beta: f32,
-    c: &Tensor,
-    bias: &Option<RowBias>,
     (m, n, k): (usize, usize, usize),
     batch_count: usize,
-    [a_bs, b_bs, c_bs]: [&[isize]; 3],
+    bs: [&[isize]; 2],
 ) -> GemmKernel {
-    if let Some(strides) = coop_batch_strides(dev, alpha, a, b, beta, c, bias, (m, n, k), a_bs, b_bs, c_bs) {
-        return GemmKernel::Coop(strides);
+    match gemm_coop::choose(dev, a, b, (m, n, k), bs) {
+        Some(kernel) => GemmKernel::Coop(kernel),
+        None => tiled(m, n, batch_count),
     }
-    tiled(m, n, batch_count)
 }
 
 /// The tiled kernel's blocks: 128-wide tiles where there are enough of them
@@ -387,27 +383,51 @@ pub fn gemm_views(
         spec::record(stream, &Launch { variant, params, args, groups })
     };
 
-    let strides = [a_bs.as_slice(), b_bs.as_slice(), c_bs.as_slice()];
-    let mut choice = choose_kernel(dev, alpha, a, b, beta, c, &bias, (m, n, k), batch_count, strides);
-    if let GemmKernel::Coop([sa, sb, sc]) = choice {
+    let bs = [a_bs.as_slice(), b_bs.as_slice()];
+    let mut choice = choose_kernel(dev, a, b, (m, n, k), batch_count, bs);
+    if let GemmKernel::Coop(kernel) = choice {
         let split = Split::plan(dev, k, outputs, batch_count, gemm_coop::TILE.bk as usize)?;
+        let bias = match &bias {
+            Some(bb) => {
+                let (arg, off) = view_arg("bias", bb.tensor);
+                Some((arg, off, bb.stride))
+            }
+            None => None,
+        };
         let out = CoopOut {
             target: c_arg,
+            dtype: c.dtype,
             offset: c_off,
-            batch_c: sc,
+            strides: [c_sm, c_sn],
+            batch_strides: c_bs.clone(),
+            alpha,
+            beta,
+            bias,
             k_chunk: split.k_chunk,
             splits: split.splits,
             split_c: 0,
         };
         if split.splits == 1 {
-            return gemm_coop::record(stream, a, b, out, (m, n, k), batch_count, [sa, sb]);
+            return gemm_coop::record(stream, kernel, a, b, out, (m, n, k), &batch, bs);
         }
-        // All splits at once (the fragments cannot add to a slab).
+        // All splits at once into f32 slabs (the fragments cannot add to a
+        // slab), then the second pass applies the epilogue.
         if split.parts == split.splits {
             let parts = scratch(dev, (split.parts * outputs * 4) as u64)?;
-            let target = Arg::whole("c", &parts);
-            let out = CoopOut { target, offset: 0, batch_c: m * n, split_c: outputs, ..out };
-            gemm_coop::record(stream, a, b, out, (m, n, k), batch_count, [sa, sb])?;
+            let slab_bs: Vec<isize> = contiguous_strides(&batch).iter().map(|s| s * (m * n) as isize).collect();
+            let out = CoopOut {
+                target: Arg::whole("c", &parts),
+                dtype: DType::F32,
+                offset: 0,
+                strides: [n as isize, 1],
+                batch_strides: slab_bs,
+                alpha: 1.0,
+                beta: 0.0,
+                bias: None,
+                split_c: outputs,
+                ..out
+            };
+            gemm_coop::record(stream, kernel, a, b, out, (m, n, k), &batch, bs)?;
             return sum_slabs(&parts, split);
         }
         // Too many splits for one pass: the tiled kernel's waves.
@@ -495,48 +515,4 @@ impl Split {
         let parts = splits.min(cap);
         Ok(Split { splits, k_chunk, parts })
     }
-}
-
-/// The tensor-core path takes plain f16 products into f32: row-major
-/// operands whose sizes fit its tiles, at most one batch dim, alpha 1,
-/// beta 0, no bias. Returns the batch strides when it applies.
-#[allow(clippy::too_many_arguments)]
-fn coop_batch_strides(
-    dev: &Device,
-    alpha: f32,
-    a: &Tensor,
-    b: &Tensor,
-    beta: f32,
-    c: &Tensor,
-    bias: &Option<RowBias>,
-    (m, n, k): (usize, usize, usize),
-    a_bs: &[isize],
-    b_bs: &[isize],
-    c_bs: &[isize],
-) -> Option<[usize; 3]> {
-    let row_major = |t: &Tensor, cols: usize| {
-        let r = t.rank();
-        t.strides[r - 1] == 1 && t.strides[r - 2] == cols as isize && t.offset.is_multiple_of(8)
-    };
-    let simple = a.dtype == DType::F16
-        && b.dtype == DType::F16
-        && c.dtype == DType::F32
-        && alpha == 1.0
-        && beta == 0.0
-        && bias.is_none()
-        && a_bs.len() <= 1
-        && row_major(a, k)
-        && row_major(b, n)
-        && row_major(c, n)
-        && gemm_coop::fits(m, n, k)
-        && gemm_coop::available(dev);
-    if !simple {
-        return None;
-    }
-    let stride = |s: &[isize]| s.first().copied().unwrap_or(0);
-    let strides = [stride(a_bs), stride(b_bs), stride(c_bs)];
-    if strides.iter().any(|&s| s < 0 || s % 8 != 0) {
-        return None;
-    }
-    Some(strides.map(|s| s as usize))
 }

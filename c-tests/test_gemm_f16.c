@@ -1,0 +1,107 @@
+/* f16 x f16 GEMM in every layout, against double-precision references
+ * (tolerances as test_matmul.c). On an adapter with cooperative matrices
+ * every case here except the skinny one runs on the tensor-core kernel:
+ * A and B each row-major or transposed (flag or view), f32 or f16 C,
+ * alpha/beta, whole and partial 128x128x32 tiles, K not a multiple of 8,
+ * offsets and strides not multiples of 8 (the element-wise path), batches
+ * with broadcast, strided C and split K. Elsewhere the same cases check the
+ * tiled kernel. Each case prints its sizes; a failure names its case. */
+#define _POSIX_C_SOURCE 200809L
+#include "gemm_check.h"
+
+static const char *dt_name(WgcDtype d) {
+    return d == WGC_DTYPE_F16 ? "f16" : "f32";
+}
+
+/* A plain case: op(A) M x K, op(B) K x N, stored transposed when ta / tb. */
+static void plain_case(const char *what, int64_t m, int64_t n, int64_t k, int ta, int tb, WgcDtype out, float alpha,
+                       float beta) {
+    char name[160];
+    snprintf(name, sizeof name, "%s %lldx%lldx%lld a%s b%s -> %s alpha %g beta %g", what, (long long)m, (long long)n,
+             (long long)k, ta ? "^T" : "", tb ? "^T" : "", dt_name(out), alpha, beta);
+    printf("case: %s\n", name);
+    View a = ta ? V(2, k, m) : V(2, m, k);
+    View b = tb ? V(2, n, k) : V(2, k, n);
+    gemm_case(name, WGC_DTYPE_F16, out, a, ta, b, tb, V(2, m, n), alpha, beta);
+}
+
+static void test_layouts_and_sizes(void) {
+    static const int64_t sizes[][3] = {
+        {256, 256, 64},  /* whole tiles */
+        {129, 257, 40},  /* partial tiles in M and N, K not a multiple of 32 */
+        {200, 100, 1000}, /* partial tiles, long K */
+        {67, 150, 37},   /* K % 8 != 0: the element-wise path for K-dense operands */
+        {1, 130, 72},    /* one row: the matrix-vector kernel */
+    };
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int layout = 0; layout < 4; layout++)
+            for (int o = 0; o < 2; o++) {
+                int ta = layout & 1, tb = layout >> 1;
+                WgcDtype out = o ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
+                /* alpha 1, beta 0 (the direct store where tiles are whole), then an epilogue. */
+                plain_case("plain", sizes[s][0], sizes[s][1], sizes[s][2], ta, tb, out, 1, 0);
+                if (s < 3) plain_case("epilogue", sizes[s][0], sizes[s][1], sizes[s][2], ta, tb, out, 0.5f, -1.5f);
+            }
+}
+
+/* Transposed operands as views (not flags), batches with broadcast, odd offsets. */
+static void test_views_and_batches(void) {
+    /* QK^T: 3 batches of (160 x 64) x (160 x 64)^T, K passed as a transposed view. */
+    View q = V(3, 3, 160, 64);
+    View kt = V(3, 3, 160, 64);
+    kt.shape[1] = 64, kt.shape[2] = 160, kt.strides[1] = 1, kt.strides[2] = 64;
+    printf("case: qk^T view 3 x 160x160x64 -> f32\n");
+    gemm_case("qk^T view 3 x 160x160x64", WGC_DTYPE_F16, WGC_DTYPE_F32, q, 0, kt, 0, V(3, 3, 160, 160), 1, 0);
+    /* A (2, 1, 130, 40) broadcast against B (3, 40, 136): C (2, 3, 130, 136). */
+    printf("case: broadcast batch 2x3 x 130x136x40 -> f16, beta\n");
+    gemm_case("broadcast batch 2x3 x 130x136x40", WGC_DTYPE_F16, WGC_DTYPE_F16, V(4, 2, 1, 130, 40), 0,
+              V(3, 3, 40, 136), 0, V(4, 2, 3, 130, 136), 1, 0.75f);
+    /* Weights (N, K) shared by a batch of transposed activations. */
+    printf("case: batched a^T, shared b^T 4 x 136x144x48 -> f32\n");
+    gemm_case("batched a^T, shared b^T 4 x 136x144x48", WGC_DTYPE_F16, WGC_DTYPE_F32, V(3, 4, 48, 136), 1,
+              V(2, 144, 48), 1, V(3, 4, 136, 144), 1, 0);
+    /* Offsets that are not multiples of 8 (A, B and C). */
+    View a = V(2, 130, 64);
+    a.offset = 3;
+    View b = V(2, 64, 136);
+    b.offset = 5;
+    View c = V(2, 130, 136);
+    c.offset = 1;
+    printf("case: odd offsets 130x136x64 -> f32\n");
+    gemm_case("odd offsets 130x136x64", WGC_DTYPE_F16, WGC_DTYPE_F32, a, 0, b, 0, c, 1, 0);
+    /* A with padded rows (stride 72 > K = 64), B with every other column, C column-major. */
+    View ap = V(2, 140, 72);
+    ap.shape[1] = 64;
+    View bs = V(2, 64, 2 * 131);
+    bs.shape[1] = 131, bs.strides[1] = 2;
+    View cc = V(2, 140, 131);
+    cc.strides[0] = 1, cc.strides[1] = 140;
+    printf("case: strided views 140x131x64 -> f16\n");
+    gemm_case("strided views 140x131x64", WGC_DTYPE_F16, WGC_DTYPE_F16, ap, 0, bs, 0, cc, 2, 0);
+    /* Whole tiles, column-major C: the epilogue at a non-unit column stride. */
+    View cm = V(2, 128, 128);
+    cm.strides[0] = 1, cm.strides[1] = 128;
+    printf("case: column-major c 128x128x64 -> f32\n");
+    gemm_case("column-major c 128x128x64", WGC_DTYPE_F16, WGC_DTYPE_F32, V(2, 128, 64), 0, V(2, 64, 128), 0, cm, 1, 0);
+}
+
+/* K beyond one workgroup's 16,384: splits summed by a second pass. */
+static void test_split_k(void) {
+    plain_case("split K", 128, 128, 16896, 0, 0, WGC_DTYPE_F32, 1, 0);
+    plain_case("split K", 130, 136, 16500, 1, 1, WGC_DTYPE_F16, 0.5f, 0.25f);
+}
+
+int main(void) {
+    env = test_env();
+    if (!env.info.has_f16) {
+        printf("no f16 on this adapter: nothing to test\n");
+        test_env_release(&env);
+        return test_finish("test_gemm_f16");
+    }
+    printf("f16 GEMM on %s\n", env.info.has_cooperative_matrix ? "tensor cores (cooperative matrices)" : "the tiled kernel");
+    test_layouts_and_sizes();
+    test_views_and_batches();
+    test_split_k();
+    test_env_release(&env);
+    return test_finish("test_gemm_f16");
+}
