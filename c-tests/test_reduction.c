@@ -566,7 +566,7 @@ static void check_softmax(WgcDtype dt, const Layout *l, int32_t axis, int log_sm
 }
 
 static void test_softmax(void) {
-    static const int64_t s3[3] = {3, 17, 12}, big[2] = {3, 20000}, wide[2] = {2, 1027};
+    static const int64_t s3[3] = {3, 17, 12}, big[2] = {3, 20000}, wide[2] = {2, 1027}, vocab[2] = {3, 50257};
     for (int lg = 0; lg < 2; lg++) {
         for (int dti = 0; dti < 2; dti++) {
             WgcDtype dt = dti ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
@@ -580,6 +580,11 @@ static void test_softmax(void) {
             check_softmax(dt, &b, 1, lg, 30);
             Layout w = layout(2, wide); /* odd length: strided kernel */
             check_softmax(dt, &w, 1, lg, 30);
+            Layout v = layout(2, vocab); /* few long rows: cut into chunks */
+            v.offset = 3;
+            check_softmax(dt, &v, 1, lg, 30);
+            v.perm[0] = 1, v.perm[1] = 0;
+            check_softmax(dt, &v, 1, lg, 30);
         }
         static const int64_t one[2] = {5, 1};
         Layout o = layout(2, one);
