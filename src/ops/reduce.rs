@@ -302,7 +302,7 @@ pub fn reduce(
     };
 
     if row_launch && reduce_rows::fits(&xa, input.dtype.size() as u64) {
-        return reduce_rows::record(stream, op.code(), types, xa, oa, k_total, rows, params);
+        return reduce_rows::record(stream, op.code(), types, xa, oa, params);
     }
 
     let parts =

@@ -84,9 +84,9 @@ pub fn fits(xa: &Arg, esize: u64) -> bool {
     xa.size.unwrap_or(xa.buffer.size - xa.offset) >= 4 * esize
 }
 
-/// Record the reduction of `rows` contiguous rows of `k_total` elements
-/// (the view `x`, bound as `xa`) into `out` (bound as `oa`). `params` gives
-/// the uniform for a grid of `rows_per_y` workgroups per y; `types` are
+/// Record the reduction of the rows of contiguous elements bound as `xa`
+/// into `out` (bound as `oa`). `params` gives the uniform (with the row
+/// count and length) for a grid of `rows_per_y` workgroups per y; `types` are
 /// (T, ACC, OUT). The output must not share the input's buffer.
 pub fn record(
     stream: &StreamShared,
@@ -94,11 +94,13 @@ pub fn record(
     types: [DType; 3],
     xa: Arg,
     oa: Arg,
-    k_total: usize,
-    rows: usize,
     params: impl Fn(u32) -> ReduceParams,
 ) -> Result<()> {
     let dev = &stream.device;
+    let (k_total, rows) = {
+        let p = params(0);
+        (p.k_total as usize, p.rows as usize)
+    };
     let lanes = lanes(k_total);
     let family = family_of(dev, types[0]);
     let variant = family.variant("reduce_rows", &types, &[op_code as f64, lanes as f64]);
