@@ -37,7 +37,8 @@ macro_rules! rows_family {
         pub static $name: Family = Family {
             file: $file,
             source: $source,
-            entries: &["reduce_rows"],
+            // reduce.wgsl's entry points are in the module too.
+            entries: &["reduce_rows", "reduce_strided", "reduce_columns", "reduce_vec4", "reduce_finish"],
             types: &[
                 TypeSlot { alias: "T", dtypes: &[$(DType::$t),*] },
                 TypeSlot { alias: "ACC", dtypes: &[DType::$acc] },
