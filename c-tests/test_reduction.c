@@ -566,7 +566,7 @@ static void check_softmax(WgcDtype dt, const Layout *l, int32_t axis, int log_sm
 }
 
 static void test_softmax(void) {
-    static const int64_t s3[3] = {3, 17, 12}, big[2] = {3, 20000}, wide[2] = {2, 1027};
+    static const int64_t s3[3] = {3, 17, 12}, big[2] = {3, 20000}, wide[2] = {2, 1027}, vocab[2] = {3, 50257};
     for (int lg = 0; lg < 2; lg++) {
         for (int dti = 0; dti < 2; dti++) {
             WgcDtype dt = dti ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
@@ -580,6 +580,11 @@ static void test_softmax(void) {
             check_softmax(dt, &b, 1, lg, 30);
             Layout w = layout(2, wide); /* odd length: strided kernel */
             check_softmax(dt, &w, 1, lg, 30);
+            Layout v = layout(2, vocab); /* few long rows: cut into chunks */
+            v.offset = 3;
+            check_softmax(dt, &v, 1, lg, 30);
+            v.perm[0] = 1, v.perm[1] = 0;
+            check_softmax(dt, &v, 1, lg, 30);
         }
         static const int64_t one[2] = {5, 1};
         Layout o = layout(2, one);
@@ -879,6 +884,81 @@ static void test_columns(void) {
     free(x);
 }
 
+/* Contiguous rows reduced in one launch (several rows per workgroup, the
+ * invocations per row set by the row length): lengths that give every
+ * invocation count (4 to 256), rows starting at every alignment (odd
+ * lengths, an odd offset, permuted outer dims), every op, f32, f16 and
+ * i32; then ties and NaN in the head, vec4 body and tail of odd rows. */
+static void test_rows(int all_ops) {
+    static const int64_t widths[] = {1, 2, 3, 5, 33, 200, 301, 1001, 1500, 4000};
+    static const int32_t last = -1;
+    for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
+        int64_t shape[3] = {3, 13, widths[w]};
+        for (int v = 0; v < 3; v++) {
+            /* Every layout for odd lengths, one each for the others. */
+            if (widths[w] % 2 == 0 && v != (int)(w % 3)) continue;
+            Layout l = layout(3, shape);
+            if (v == 1) l.offset = 1;
+            if (v == 2) l.perm[0] = 1, l.perm[1] = 0, l.offset = 2;
+            for (int o = 0; o < 9; o++) {
+                int op = o < 7 ? o : o == 7 ? OP_VAR : OP_STD;
+                if (!all_ops && op != WGC_REDUCE_OP_SUM && op != WGC_REDUCE_OP_ARGMAX && op != OP_VAR) continue;
+                double lo = op == WGC_REDUCE_OP_PROD ? 0.999 : -1, hi = op == WGC_REDUCE_OP_PROD ? 1.001 : 1;
+                for (int h = 0; h < 2; h++) check_reduce(op, h ? WGC_DTYPE_F16 : WGC_DTYPE_F32, &l, &last, 1, v == 1, 1, lo, hi);
+                if (all_ops && op <= WGC_REDUCE_OP_ARGMIN && op != WGC_REDUCE_OP_MEAN && op != WGC_REDUCE_OP_PROD)
+                    check_reduce(op, WGC_DTYPE_I32, &l, &last, 1, 0, 0, -50, 50);
+            }
+        }
+    }
+    if (all_ops) {
+        /* 2100 rows of 4101: 256 invocations per row. */
+        static const int64_t big[2] = {2100, 4101};
+        Layout b = layout(2, big);
+        b.offset = 3;
+        check_reduce(WGC_REDUCE_OP_SUM, WGC_DTYPE_F32, &b, &last, 1, 0, 0, -1, 1);
+        check_reduce(WGC_REDUCE_OP_ARGMIN, WGC_DTYPE_F32, &b, &last, 1, 0, 0, -1, 1);
+        check_reduce(OP_STD, WGC_DTYPE_F32, &b, &last, 1, 0, 1, 999, 1001);
+    }
+    /* Small integers (many ties: the first index wins), NaNs. */
+    static const int64_t odd[] = {5, 33, 1001};
+    for (size_t w = 0; w < sizeof odd / sizeof *odd; w++) {
+        size_t k = (size_t)odd[w], rows = 21;
+        int64_t shape[2] = {(int64_t)rows, (int64_t)k};
+        Layout l = layout(2, shape);
+        double *x = random_vals(WGC_DTYPE_F32, rows * k, -1, 1);
+        for (size_t i = 0; i < rows * k; i++) x[i] = round(2 * x[i]);
+        for (size_t r = 10; r < rows; r++) {
+            x[r * k + (r * 7) % k] = NAN;
+            x[r * k + (r * 13 + 5) % k] = NAN;
+        }
+        for (int h = 0; h < 2; h++) {
+            WgcDtype dt = h ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
+            for (int op = WGC_REDUCE_OP_MAX; op <= WGC_REDUCE_OP_ARGMIN; op++) {
+                if (op == WGC_REDUCE_OP_PROD) continue;
+                double *got = reduce_of(op, dt, &l, x, &last, 1, rows);
+                for (size_t r = 0; r < rows; r++) {
+                    const double *row = x + r * k;
+                    size_t best = 0;
+                    for (size_t j = 1; j < k; j++) {
+                        if (isnan(row[best])) break;
+                        int better = op == WGC_REDUCE_OP_MIN || op == WGC_REDUCE_OP_ARGMIN ? row[j] < row[best] : row[j] > row[best];
+                        if (isnan(row[j]) || better) best = j;
+                    }
+                    int is_arg = op == WGC_REDUCE_OP_ARGMAX || op == WGC_REDUCE_OP_ARGMIN;
+                    int ok = is_arg ? got[r] == (double)best : (isnan(row[best]) ? isnan(got[r]) : got[r] == row[best]);
+                    if (!ok) {
+                        fprintf(stderr, "rows of %zu, %s %s: row %zu got %g, expected %g (index %zu)\n", k,
+                                op_name(op), h ? "f16" : "f32", r, got[r], is_arg ? (double)best : row[best], best);
+                        g_failures++;
+                    }
+                }
+                free(got);
+            }
+        }
+        free(x);
+    }
+}
+
 /* Every kernel path for every op and dtype; then the layouts again with
  * the workgroup-memory-only kernels (the subgroup stage is the only difference). */
 static void run_all(void) {
@@ -891,6 +971,7 @@ static void run_all(void) {
     test_var_large_mean();
     test_columns();
     test_short_rows();
+    test_rows(1);
     test_errors();
     test_self_overlapping_outputs();
     test_softmax();
@@ -904,6 +985,7 @@ static void run_fallback(void) {
     test_layouts();
     test_ties_and_empty();
     test_nan_inf(0);
+    test_rows(0);
     test_softmax();
 }
 

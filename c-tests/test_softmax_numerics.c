@@ -124,7 +124,8 @@ int main(void) {
      * short-row kernel (vec4 loads when contiguous with a length that is a
      * multiple of 4, else scalar); longer contiguous rows of a multiple of 4
      * up to 16384 are cached, longer ones vec4; other lengths and transposed
-     * rows strided; strided rows over 262144 are cut into chunks. */
+     * rows strided; strided rows over 262144, and rows of 32768 or more when
+     * there are few of them, are cut into chunks. */
     static const int64_t short_lens[] = {1, 3, 4, 7, 31, 32, 33, 255, 256};
     for (size_t i = 0; i < sizeof short_lens / sizeof *short_lens; i++) {
         many_rows(short_lens[i], 0);
@@ -139,6 +140,8 @@ int main(void) {
     nan_rows("strided", 263, 0);
     nan_rows("strided (transposed)", 263, 1);
     nan_rows("chunked", 300001, 1);
+    nan_rows("few long rows, chunked", 50257, 0);
+    nan_rows("few long rows, chunked (transposed)", 40001, 1);
     inf_rows("short rows vec4", 32, 0);
     inf_rows("short rows scalar", 7, 0);
     inf_rows("short rows (transposed)", 33, 1);
@@ -146,6 +149,7 @@ int main(void) {
     inf_rows("vec4", 20000, 0);
     inf_rows("strided", 263, 0);
     inf_rows("chunked", 300001, 1);
+    inf_rows("few long rows, chunked", 50257, 0);
     static const double centers[2] = {-1e4, 1e3};
     for (int c = 0; c < 2; c++) {
         large_logits("short rows vec4", 256, 0, centers[c]);
@@ -154,6 +158,7 @@ int main(void) {
         large_logits("vec4", 20000, 0, centers[c]);
         large_logits("strided", 263, 0, centers[c]);
         large_logits("chunked", 300001, 1, centers[c]);
+        large_logits("few long rows, chunked", 128256, 0, centers[c]);
     }
     test_env_release(&env);
     return test_finish("test_softmax_numerics");

@@ -9,8 +9,8 @@
 //   (rescaling the sum when the max grows), then a pass that writes.
 // softmax_strided: any layout, the same two passes with scalar loads.
 // Rows too long for one workgroup (a software driver stops each invocation's
-// loops after 65,535 iterations) are cut into chunks of chunk_len elements,
-// one workgroup per (chunk, row):
+// loops after 65,535 iterations), or long and too few to fill the GPU, are
+// cut into chunks of chunk_len elements, one workgroup per (chunk, row):
 // softmax_split_stats: each chunk's (max, sum of exp(x - max)) to `stats`;
 // softmax_split_write: every chunk folds its row's stats, then writes.
 //
@@ -248,7 +248,16 @@ fn softmax_split_stats(@builtin(local_invocation_index) lid: u32, @builtin(workg
     let begin = wid.x * p.chunk_len;
     let end = min(begin + p.chunk_len, p.len);
     var part = vec2<f32>(neg_inf(), 0.0);
-    for (var j = begin + lid; j < end; j += WG) {
+    // Four loads in flight per invocation.
+    var j = begin + lid;
+    for (; j + 3u * WG < end; j += 4u * WG) {
+        let a = f32(x[u32(base + i32(j) * p.in_stride)]);
+        let b = f32(x[u32(base + i32(j + WG) * p.in_stride)]);
+        let c = f32(x[u32(base + i32(j + 2u * WG) * p.in_stride)]);
+        let d = f32(x[u32(base + i32(j + 3u * WG) * p.in_stride)]);
+        part = fold(fold(fold(fold(part, a), b), c), d);
+    }
+    for (; j < end; j += WG) {
         part = fold(part, f32(x[u32(base + i32(j) * p.in_stride)]));
     }
     let ms = wg_max_sum(part, lid);
@@ -276,7 +285,18 @@ fn softmax_split_write(@builtin(local_invocation_index) lid: u32, @builtin(workg
     let lg = log(ms.y);
     let begin = wid.x * p.chunk_len;
     let end = min(begin + p.chunk_len, p.len);
-    for (var j = begin + lid; j < end; j += WG) {
+    var j = begin + lid;
+    for (; j + 3u * WG < end; j += 4u * WG) {
+        let a = f32(x[u32(bases.x + i32(j) * p.in_stride)]);
+        let b = f32(x[u32(bases.x + i32(j + WG) * p.in_stride)]);
+        let c = f32(x[u32(bases.x + i32(j + 2u * WG) * p.in_stride)]);
+        let d = f32(x[u32(bases.x + i32(j + 3u * WG) * p.in_stride)]);
+        y[u32(bases.y + i32(j) * p.out_stride)] = T(result(a, ms, inv, lg));
+        y[u32(bases.y + i32(j + WG) * p.out_stride)] = T(result(b, ms, inv, lg));
+        y[u32(bases.y + i32(j + 2u * WG) * p.out_stride)] = T(result(c, ms, inv, lg));
+        y[u32(bases.y + i32(j + 3u * WG) * p.out_stride)] = T(result(d, ms, inv, lg));
+    }
+    for (; j < end; j += WG) {
         let v = f32(x[u32(bases.x + i32(j) * p.in_stride)]);
         y[u32(bases.y + i32(j) * p.out_stride)] = T(result(v, ms, inv, lg));
     }

@@ -114,6 +114,13 @@ unsafe fn reduce_call(
 /// four, with vector loads where the view is 4-aligned), the reduced range
 /// split into chunks whose partials a second pass merges, with the same
 /// accuracy and NaN rules; it uses no subgroup operations.
+///
+/// Reductions over the last axis of contiguous rows, when one launch fills
+/// the GPU (rows of up to 4096 elements, or more than 2048 rows), take one
+/// launch with several invocations per row and several rows per workgroup,
+/// vector loads at any row alignment; variance and standard deviation read
+/// each row twice in that launch (the mean, then the deviations), with the
+/// same accuracy and NaN rules.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_reduce(
     stream: *const WgcStream,
@@ -193,7 +200,9 @@ unsafe fn softmax_call(
 /// use a strided path. Rows
 /// longer than 262,144 elements (strided) or 1,048,576 (contiguous) are cut
 /// into chunks of one workgroup each and take a second pass, so any length
-/// works, on software drivers that cap shader loops too.
+/// works, on software drivers that cap shader loops too. So are rows of
+/// 32,768 elements or more when there are at most 512 of them, to spread
+/// them over enough workgroups.
 /// Accuracy: relative error within 1e-5 (f32); f16: rounding of the result.
 /// Statuses: WGC_ERROR_INVALID_ARGUMENT (axis, shared buffer, elements of
 /// `out` that share memory),

@@ -23,6 +23,7 @@ pub mod reduce;
 pub mod reduce_axes;
 pub mod reduce_columns;
 pub mod reduce_kernels;
+pub mod reduce_rows;
 pub mod rope;
 pub mod softmax;
 pub mod softmax_rows;
@@ -58,6 +59,12 @@ pub static FAMILIES: &[&spec::Family] = &[
     &reduce::FAMILY_I32_SUBGROUPS,
     &reduce::FAMILY_U32_SUBGROUPS,
     &reduce_columns::FAMILY,
+    &reduce_rows::FAMILY_F32,
+    &reduce_rows::FAMILY_I32,
+    &reduce_rows::FAMILY_U32,
+    &reduce_rows::FAMILY_F32_SUBGROUPS,
+    &reduce_rows::FAMILY_I32_SUBGROUPS,
+    &reduce_rows::FAMILY_U32_SUBGROUPS,
     &rope::FAMILY,
     &softmax::FAMILY,
     &softmax::FAMILY_SUBGROUPS,
@@ -73,5 +80,8 @@ pub static SUBGROUP_FAMILIES: &[&spec::Family] = &[
     &reduce::FAMILY_F32_SUBGROUPS,
     &reduce::FAMILY_I32_SUBGROUPS,
     &reduce::FAMILY_U32_SUBGROUPS,
+    &reduce_rows::FAMILY_F32_SUBGROUPS,
+    &reduce_rows::FAMILY_I32_SUBGROUPS,
+    &reduce_rows::FAMILY_U32_SUBGROUPS,
     &softmax::FAMILY_SUBGROUPS,
 ];

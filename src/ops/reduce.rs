@@ -8,6 +8,7 @@
 use super::reduce_axes::{reduced_mask, reduced_shape};
 use super::reduce_columns;
 use super::reduce_kernels::{row_grid, strategy, WG};
+use super::reduce_rows;
 use super::spec::uniform::uniform;
 use super::spec::{
     self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot,
@@ -222,6 +223,11 @@ pub fn reduce(
         return plan.record(stream, input, out);
     }
 
+    // Contiguous rows that one launch reads with one chunk each (as below): several rows per workgroup.
+    let contiguous_rows = red_shape.len() == 1 && red_in[0] == 1 && !input.same_buffer(out);
+    let row_launch =
+        contiguous_rows && (k_total <= WG as usize * ELEMS_PER_THREAD || 2 * rows > TARGET_GROUPS) && k_total > 0;
+
     // Many short rows (a few dozen elements): one invocation per row. A
     // workgroup per row leaves most of its invocations idle and ran at 1% of
     // the bandwidth on an H200 for rows of 32.
@@ -242,8 +248,11 @@ pub fn reduce(
     let (per_group, row_groups) =
         if columns { (ELEMS_PER_THREAD, rows.div_ceil(WG as usize)) } else { (WG as usize * ELEMS_PER_THREAD, rows) };
     let want = k_total.div_ceil(per_group).max(1);
-    let chunks =
-        want.min((TARGET_GROUPS / row_groups).max(1)).min(dev.limits.max_compute_workgroups_per_dimension as usize);
+    let chunks = if row_launch {
+        1
+    } else {
+        want.min((TARGET_GROUPS / row_groups).max(1)).min(dev.limits.max_compute_workgroups_per_dimension as usize)
+    };
 
     // Variance also keeps each row's mean after the partials.
     let states = rows as u64 * chunks as u64 + if op.is_var() { rows as u64 } else { 0 };
@@ -291,6 +300,10 @@ pub fn reduce(
         red_shape: pack_u32(&red_shape, 1),
         red_in: pack_i32(red_in),
     };
+
+    if row_launch && reduce_rows::fits(&xa, input.dtype.size() as u64) {
+        return reduce_rows::record(stream, op.code(), types, xa, oa, params);
+    }
 
     let parts =
         Buffer::create_uninit(dev, parts_bytes, Usage { storage: true, uniform: false, indirect: false })?.buffer;

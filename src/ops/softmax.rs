@@ -1,6 +1,7 @@
 //! Softmax and log-softmax along one axis: one workgroup per row, rows
-//! cached in registers when contiguous and short enough, very long rows cut
-//! into chunks of one workgroup each (see shaders/softmax.wgsl).
+//! cached in registers when contiguous and short enough, very long rows (or
+//! long rows too few to fill the GPU) cut into chunks of one workgroup each
+//! (see shaders/softmax.wgsl).
 
 use super::reduce_axes::single_axis;
 use super::reduce_kernels::{row_grid, row_workgroup, strategy, ROW_WGS};
@@ -13,6 +14,7 @@ use super::tensor::{coalesce, expect_shape, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
+use std::sync::OnceLock;
 
 const ENTRIES: &[&str] =
     &["softmax_cached", "softmax_vec4", "softmax_strided", "softmax_split_stats", "softmax_split_write"];
@@ -132,6 +134,36 @@ pub fn check_rowwise(stream: &StreamShared, input: &Tensor, out: &Tensor, what: 
     Ok(())
 }
 
+/// Rows at least this long, when few, are cut into chunks to fill the GPU.
+const SPLIT_MIN_LEN: usize = 32768;
+/// Shortest chunk worth a workgroup of its own (16 elements an invocation).
+const SPLIT_MIN_CHUNK: usize = 4096;
+
+/// Workgroups to aim for when long rows are too few to fill the GPU
+/// (`WGC_SOFTMAX_SPLIT_GROUPS`, read once, overrides it; 0 never cuts rows
+/// for that reason). 32 rows of 128256 ran at 10% of the bandwidth on an
+/// H200 with one workgroup each.
+fn split_groups() -> usize {
+    static GROUPS: OnceLock<usize> = OnceLock::new();
+    *GROUPS.get_or_init(|| std::env::var("WGC_SOFTMAX_SPLIT_GROUPS").ok().and_then(|v| v.parse().ok()).unwrap_or(1024))
+}
+
+/// Elements per chunk for `rows` rows of `len` (`len` itself: not cut).
+/// `too_long`: one workgroup's invocations would loop past MAX_ITERS.
+fn split_chunk_len(rows: usize, len: usize, too_long: bool) -> usize {
+    let target = split_groups();
+    let mut chunk = len;
+    if target > 0 && len >= SPLIT_MIN_LEN && 2 * rows <= target {
+        let per_row = target / rows;
+        // Whole vec4s per invocation of the SPLIT_WG-wide chunk kernels.
+        chunk = len.div_ceil(per_row).next_multiple_of(4 * SPLIT_WG).max(SPLIT_MIN_CHUNK);
+    }
+    if too_long || chunk < len {
+        chunk = chunk.min(CHUNK_LEN);
+    }
+    chunk
+}
+
 pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out: &Tensor) -> Result<()> {
     let what = if log { "log_softmax" } else { "softmax" };
     check_rowwise(stream, input, out, what)?;
@@ -159,9 +191,11 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
     let wg = row_workgroup(if vec4 { len4 } else { layout.len });
     let slots = len4.div_ceil(wg).next_power_of_two();
     // Rows whose loads would take one invocation more than MAX_ITERS
-    // iterations a pass are cut into chunks, one workgroup each.
+    // iterations a pass are cut into chunks, one workgroup each; so are
+    // long rows too few to fill the GPU with one workgroup each.
     let iters = if vec4 { len4 } else { layout.len }.div_ceil(wg);
-    let chunks = if iters > MAX_ITERS { layout.len.div_ceil(CHUNK_LEN) } else { 1 };
+    let chunk_len = split_chunk_len(layout.rows, layout.len, iters > MAX_ITERS);
+    let chunks = layout.len.div_ceil(chunk_len);
     let (entry, cache, wg) = match (vec4, slots <= MAX_CACHE) {
         _ if chunks > 1 => ("softmax_split_stats", 1, SPLIT_WG),
         (true, true) => ("softmax_cached", slots, wg),
@@ -182,7 +216,7 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
         out_offset,
         in_stride: layout.in_stride as i32,
         out_stride: layout.out_stride as i32,
-        chunk_len: CHUNK_LEN as u32,
+        chunk_len: chunk_len as u32,
         chunks: chunks as u32,
         _pad0: 0,
         _pad1: 0,
