@@ -23,9 +23,9 @@
 //   through workgroup memory, and each invocation writes
 //   OUT(alpha * acc + bias[m] + beta * C) (C read only when beta != 0) at
 //   any strides, guarded at the edges.
-// - gemm_coop_f16_words: as _epilogue, but the tiles are read element by
-//   element (from u32 words) at any strides and offsets: the path for K or
-//   strides that are not multiples of 8.
+// Views that 16-byte loads cannot read (a dense dim or an offset that is
+// not a multiple of 8) take the tiled scalar kernel instead: element-wise
+// staging here ran 2.5x slower than it on an H200 (4095x4097x1023).
 // EDGE guards the 16-byte loads against M, N and K (zero-filling the staged
 // tiles there); without it the host has checked that every tile is whole.
 // A 16-byte load is in or out of bounds as a whole: the host uses them only
@@ -75,8 +75,6 @@ struct Params {
 @group(0) @binding(3) var<uniform> p: Params;
 @group(0) @binding(4) var<storage, read> bias: array<OUT>;
 @group(0) @binding(5) var<storage, read_write> c_f32: array<f32>;
-@group(0) @binding(6) var<storage, read> aw: array<u32>;
-@group(0) @binding(7) var<storage, read> bw: array<u32>;
 
 override A_T: bool = false;
 override B_T: bool = false;
@@ -148,44 +146,6 @@ fn load_vec_b(s: u32, n0: u32, kt: u32, k_end: u32, base8: u32, ld8: u32) -> vec
         return vec4<u32>();
     }
     return b[base8 + select(gk, gn, B_T) * ld8 + select(gn, gk, B_T) / 8u];
-}
-
-// Half i of a u32 array, in the low 16 bits.
-fn half_a(i: u32) -> u32 {
-    return (aw[i >> 1u] >> ((i & 1u) * 16u)) & 0xffffu;
-}
-fn half_b(i: u32) -> u32 {
-    return (bw[i >> 1u] >> ((i & 1u) * 16u)) & 0xffffu;
-}
-
-// Slot s of the A tile read element by element at any strides, zero
-// outside M x [.., k_end).
-fn load_words_a(s: u32, m0: u32, kt: u32, k_end: u32, base: i32) -> vec4<u32> {
-    let mk = slot_mk(s, !A_T);
-    var w = vec4<u32>();
-    for (var e = 0u; e < 8u; e++) {
-        let gm = m0 + mk.x + select(0u, e, A_T);
-        let gk = kt + mk.y + select(e, 0u, A_T);
-        if (gm < p.m && gk < k_end) {
-            let h = half_a(u32(base + i32(gm) * p.a_sm + i32(gk) * p.a_sk));
-            w[e / 2u] |= h << ((e % 2u) * 16u);
-        }
-    }
-    return w;
-}
-
-fn load_words_b(s: u32, n0: u32, kt: u32, k_end: u32, base: i32) -> vec4<u32> {
-    let nk = slot_mk(s, B_T);
-    var w = vec4<u32>();
-    for (var e = 0u; e < 8u; e++) {
-        let gn = n0 + nk.x + select(e, 0u, B_T);
-        let gk = kt + nk.y + select(0u, e, B_T);
-        if (gn < p.n && gk < k_end) {
-            let h = half_b(u32(base + i32(gk) * p.b_sk + i32(gn) * p.b_sn));
-            w[e / 2u] |= h << ((e % 2u) * 16u);
-        }
-    }
-    return w;
 }
 
 // Exact: every f16 survives the round trip through f32.
@@ -454,169 +414,6 @@ fn gemm_coop_f16_epilogue(
             rb1 = load_vec_b(lid + 128u, col0, kt, k_end, b_base8, b_ld8);
             rb2 = load_vec_b(lid + 256u, col0, kt, k_end, b_base8, b_ld8);
             rb3 = load_vec_b(lid + 384u, col0, kt, k_end, b_base8, b_ld8);
-        }
-        for (var kk = 0u; kk < BK; kk += 16u) {
-            var fa0: coop_mat16x16<H, A>;
-            var fa1: coop_mat16x16<H, A>;
-            var fa2: coop_mat16x16<H, A>;
-            var fa3: coop_mat16x16<H, A>;
-            var fb0: coop_mat16x16<H, B>;
-            var fb1: coop_mat16x16<H, B>;
-            var fb2: coop_mat16x16<H, B>;
-            var fb3: coop_mat16x16<H, B>;
-            if (A_T) {
-                fa0 = coopLoad<coop_mat16x16<H, A>>(&ta[kk * MN_STRIDE + sub_row + 0u], MN_STRIDE);
-                fa1 = coopLoad<coop_mat16x16<H, A>>(&ta[kk * MN_STRIDE + sub_row + 16u], MN_STRIDE);
-                fa2 = coopLoad<coop_mat16x16<H, A>>(&ta[kk * MN_STRIDE + sub_row + 32u], MN_STRIDE);
-                fa3 = coopLoad<coop_mat16x16<H, A>>(&ta[kk * MN_STRIDE + sub_row + 48u], MN_STRIDE);
-            } else {
-                fa0 = coopLoadT<coop_mat16x16<H, A>>(&ta[(sub_row + 0u) * K_STRIDE + kk], K_STRIDE);
-                fa1 = coopLoadT<coop_mat16x16<H, A>>(&ta[(sub_row + 16u) * K_STRIDE + kk], K_STRIDE);
-                fa2 = coopLoadT<coop_mat16x16<H, A>>(&ta[(sub_row + 32u) * K_STRIDE + kk], K_STRIDE);
-                fa3 = coopLoadT<coop_mat16x16<H, A>>(&ta[(sub_row + 48u) * K_STRIDE + kk], K_STRIDE);
-            }
-            if (B_T) {
-                fb0 = coopLoad<coop_mat16x16<H, B>>(&tb[(sub_col + 0u) * K_STRIDE + kk], K_STRIDE);
-                fb1 = coopLoad<coop_mat16x16<H, B>>(&tb[(sub_col + 16u) * K_STRIDE + kk], K_STRIDE);
-                fb2 = coopLoad<coop_mat16x16<H, B>>(&tb[(sub_col + 32u) * K_STRIDE + kk], K_STRIDE);
-                fb3 = coopLoad<coop_mat16x16<H, B>>(&tb[(sub_col + 48u) * K_STRIDE + kk], K_STRIDE);
-            } else {
-                fb0 = coopLoadT<coop_mat16x16<H, B>>(&tb[kk * MN_STRIDE + sub_col + 0u], MN_STRIDE);
-                fb1 = coopLoadT<coop_mat16x16<H, B>>(&tb[kk * MN_STRIDE + sub_col + 16u], MN_STRIDE);
-                fb2 = coopLoadT<coop_mat16x16<H, B>>(&tb[kk * MN_STRIDE + sub_col + 32u], MN_STRIDE);
-                fb3 = coopLoadT<coop_mat16x16<H, B>>(&tb[kk * MN_STRIDE + sub_col + 48u], MN_STRIDE);
-            }
-            c00 = coopMultiplyAdd(fa0, fb0, c00);
-            c01 = coopMultiplyAdd(fa0, fb1, c01);
-            c02 = coopMultiplyAdd(fa0, fb2, c02);
-            c03 = coopMultiplyAdd(fa0, fb3, c03);
-            c10 = coopMultiplyAdd(fa1, fb0, c10);
-            c11 = coopMultiplyAdd(fa1, fb1, c11);
-            c12 = coopMultiplyAdd(fa1, fb2, c12);
-            c13 = coopMultiplyAdd(fa1, fb3, c13);
-            c20 = coopMultiplyAdd(fa2, fb0, c20);
-            c21 = coopMultiplyAdd(fa2, fb1, c21);
-            c22 = coopMultiplyAdd(fa2, fb2, c22);
-            c23 = coopMultiplyAdd(fa2, fb3, c23);
-            c30 = coopMultiplyAdd(fa3, fb0, c30);
-            c31 = coopMultiplyAdd(fa3, fb1, c31);
-            c32 = coopMultiplyAdd(fa3, fb2, c32);
-            c33 = coopMultiplyAdd(fa3, fb3, c33);
-        }
-    }
-    let c_base = bases.z + i32(split * p.split_c);
-    let lane = lid % 32u;
-    let cs0 = sg * 16u * CS;
-    workgroupBarrier();
-    let sc00 = cs0 + 0u;
-    coopStoreT(c00, &cs[sc00], CS);
-    let sc01 = cs0 + 16u;
-    coopStoreT(c01, &cs[sc01], CS);
-    let sc02 = cs0 + 32u;
-    coopStoreT(c02, &cs[sc02], CS);
-    let sc03 = cs0 + 48u;
-    coopStoreT(c03, &cs[sc03], CS);
-    workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 0u, col0 + sub_col, c_base);
-    workgroupBarrier();
-    let sc10 = cs0 + 0u;
-    coopStoreT(c10, &cs[sc10], CS);
-    let sc11 = cs0 + 16u;
-    coopStoreT(c11, &cs[sc11], CS);
-    let sc12 = cs0 + 32u;
-    coopStoreT(c12, &cs[sc12], CS);
-    let sc13 = cs0 + 48u;
-    coopStoreT(c13, &cs[sc13], CS);
-    workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 16u, col0 + sub_col, c_base);
-    workgroupBarrier();
-    let sc20 = cs0 + 0u;
-    coopStoreT(c20, &cs[sc20], CS);
-    let sc21 = cs0 + 16u;
-    coopStoreT(c21, &cs[sc21], CS);
-    let sc22 = cs0 + 32u;
-    coopStoreT(c22, &cs[sc22], CS);
-    let sc23 = cs0 + 48u;
-    coopStoreT(c23, &cs[sc23], CS);
-    workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 32u, col0 + sub_col, c_base);
-    workgroupBarrier();
-    let sc30 = cs0 + 0u;
-    coopStoreT(c30, &cs[sc30], CS);
-    let sc31 = cs0 + 16u;
-    coopStoreT(c31, &cs[sc31], CS);
-    let sc32 = cs0 + 32u;
-    coopStoreT(c32, &cs[sc32], CS);
-    let sc33 = cs0 + 48u;
-    coopStoreT(c33, &cs[sc33], CS);
-    workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 48u, col0 + sub_col, c_base);
-}
-
-@compute @workgroup_size(128)
-fn gemm_coop_f16_words(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    let split = wg.z % p.splits;
-    let bz = wg.z / p.splits;
-    let k0 = split * p.k_chunk;
-    let k_end = min(k0 + p.k_chunk, p.k);
-    let sg = lid / 32u;
-    let sub_row = (sg / 2u) * 64u;   // the subgroup's rows within the block
-    let sub_col = (sg % 2u) * 64u;
-    let row0 = wg.y * 128u;
-    let col0 = wg.x * 128u;
-    let bases = batch_bases(bz);
-    var c00 = coop_mat16x16<f32, C>();
-    var c01 = coop_mat16x16<f32, C>();
-    var c02 = coop_mat16x16<f32, C>();
-    var c03 = coop_mat16x16<f32, C>();
-    var c10 = coop_mat16x16<f32, C>();
-    var c11 = coop_mat16x16<f32, C>();
-    var c12 = coop_mat16x16<f32, C>();
-    var c13 = coop_mat16x16<f32, C>();
-    var c20 = coop_mat16x16<f32, C>();
-    var c21 = coop_mat16x16<f32, C>();
-    var c22 = coop_mat16x16<f32, C>();
-    var c23 = coop_mat16x16<f32, C>();
-    var c30 = coop_mat16x16<f32, C>();
-    var c31 = coop_mat16x16<f32, C>();
-    var c32 = coop_mat16x16<f32, C>();
-    var c33 = coop_mat16x16<f32, C>();
-
-    // Prefetch registers: this invocation's share of the A and B tiles.
-    var ra0 = load_words_a(lid + 0u, row0, k0, k_end, bases.x);
-    var ra1 = load_words_a(lid + 128u, row0, k0, k_end, bases.x);
-    var ra2 = load_words_a(lid + 256u, row0, k0, k_end, bases.x);
-    var ra3 = load_words_a(lid + 384u, row0, k0, k_end, bases.x);
-    var rb0 = load_words_b(lid + 0u, col0, k0, k_end, bases.y);
-    var rb1 = load_words_b(lid + 128u, col0, k0, k_end, bases.y);
-    var rb2 = load_words_b(lid + 256u, col0, k0, k_end, bases.y);
-    var rb3 = load_words_b(lid + 384u, col0, k0, k_end, bases.y);
-
-    let steps = (k_end - k0 + BK - 1u) / BK;
-    for (var t = 0u; t < steps; t++) {
-        workgroupBarrier();
-        store8(true, stage_at(lid + 0u, !A_T), ra0);
-        store8(true, stage_at(lid + 128u, !A_T), ra1);
-        store8(true, stage_at(lid + 256u, !A_T), ra2);
-        store8(true, stage_at(lid + 384u, !A_T), ra3);
-        store8(false, stage_at(lid + 0u, B_T), rb0);
-        store8(false, stage_at(lid + 128u, B_T), rb1);
-        store8(false, stage_at(lid + 256u, B_T), rb2);
-        store8(false, stage_at(lid + 384u, B_T), rb3);
-        workgroupBarrier();
-        if (t + 1u < steps) {
-            let kt = k0 + (t + 1u) * BK;
-            ra0 = load_words_a(lid + 0u, row0, kt, k_end, bases.x);
-            ra1 = load_words_a(lid + 128u, row0, kt, k_end, bases.x);
-            ra2 = load_words_a(lid + 256u, row0, kt, k_end, bases.x);
-            ra3 = load_words_a(lid + 384u, row0, kt, k_end, bases.x);
-            rb0 = load_words_b(lid + 0u, col0, kt, k_end, bases.y);
-            rb1 = load_words_b(lid + 128u, col0, kt, k_end, bases.y);
-            rb2 = load_words_b(lid + 256u, col0, kt, k_end, bases.y);
-            rb3 = load_words_b(lid + 384u, col0, kt, k_end, bases.y);
         }
         for (var kk = 0u; kk < BK; kk += 16u) {
             var fa0: coop_mat16x16<H, A>;

@@ -27,14 +27,14 @@ use crate::ops::matmul;
 /// same-sign sums included (tested at K = 600,000). f16 results add the
 /// f16 rounding of the output. On adapters with 16x16x16 f16 cooperative
 /// matrices and 32-wide subgroups (`WgcAdapterInfo.has_cooperative_matrix`),
-/// every f16 x f16 product that is not skinny (below) runs on the tensor
-/// cores, with the same f32 accumulation, runs of K and epilogue: f32 or
-/// f16 C, any alpha and beta, any batch shape, sizes and strides. Fastest
-/// there: each operand with a unit stride along one of its two dims (A
-/// along K or M, B along N or K, plain or transposed) and the other
-/// stride, the offsets, the batch strides and the unit-stride dim's size
-/// multiples of 8 (16-byte loads; otherwise the tiles are read element by
-/// element), M and N multiples of 128 and K of 32 (no partial tiles). (The
+/// f16 x f16 products that are not skinny (below) run on the tensor cores,
+/// with the same f32 accumulation, runs of K and epilogue (f32 or f16 C,
+/// any alpha and beta, any batch shape, any M, N, K), wherever each
+/// operand has a unit stride along one of its two dims (A along K or M, B
+/// along N or K, plain or transposed) and the other stride, the offsets,
+/// the batch strides and the unit-stride dim's size are multiples of 8
+/// (16-byte loads); other f16 products take the tiled kernel. Fastest with
+/// M and N multiples of 128 and K of 32 (no partial tiles). (The
 /// environment variable WGC_GEMM_SCRATCH_BYTES, for testing, lowers the
 /// 256 MiB; WGC_GEMM_COOP=0, read once, sends f16 products to the tiled
 /// kernel instead, for comparisons.)
