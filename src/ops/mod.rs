@@ -23,6 +23,7 @@ pub mod reduce;
 pub mod reduce_axes;
 pub mod reduce_columns;
 pub mod reduce_kernels;
+pub mod reduce_runs;
 pub mod rope;
 pub mod softmax;
 pub mod softmax_rows;
@@ -58,6 +59,7 @@ pub static FAMILIES: &[&spec::Family] = &[
     &reduce::FAMILY_I32_SUBGROUPS,
     &reduce::FAMILY_U32_SUBGROUPS,
     &reduce_columns::FAMILY,
+    &reduce_runs::FAMILY,
     &rope::FAMILY,
     &softmax::FAMILY,
     &softmax::FAMILY_SUBGROUPS,
