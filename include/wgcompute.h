@@ -1280,6 +1280,14 @@ WgcStatus wgc_op_batch_norm(const struct WgcStream *stream,
  * four, with vector loads where the view is 4-aligned), the reduced range
  * split into chunks whose partials a second pass merges, with the same
  * accuracy and NaN rules; it uses no subgroup operations.
+ *
+ * Reductions over several axes whose innermost reduced dim is contiguous
+ * in `in` while another reduced dim lies outside a kept one (e.g. axes 0,
+ * 2, 3 of NCHW, or 0 and 2 of a 3-D tensor; not ARGMAX / ARGMIN) take a
+ * run kernel: a team of invocations per output reads its contiguous runs
+ * side by side (vector loads where the view is 4-aligned), outputs with
+ * few teams split their runs into chunks merged by a second pass; same
+ * accuracy and NaN rules, no subgroup operations.
  */
 WgcStatus wgc_op_reduce(const struct WgcStream *stream,
                         uint32_t op,
@@ -2061,10 +2069,13 @@ WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
 
 /**
  * Mean over H and W: `input` (N, C, H, W) to `out` (N, C, 1, 1), f32 or
- * f16 (summed in f32, in blocks of 32, then a tree). Planes of over 65,536
- * elements are averaged as `wgc_op_avg_pool2d` with the whole plane as the
- * window, so any size works, on software drivers that cap shader loops
- * too. Accuracy (f32): within 1e-6 * mean(|x|) of the exact mean; f16: the
+ * f16 (summed in f32). Contiguous planes (the W stride 1 and the H stride
+ * W) take the run kernel of `wgc_op_reduce` (a team of invocations per
+ * plane, compensated sums); other layouts one workgroup per plane, in
+ * blocks of 32 then a tree. Planes of over 65,536 elements in those
+ * layouts are averaged as `wgc_op_avg_pool2d` with the whole plane as
+ * the window, so any size works, on software drivers that cap shader
+ * loops too. Accuracy (f32): within 1e-6 * mean(|x|) of the exact mean; f16: the
  * f16 rounding of the output.
  * Records work on `stream` without blocking. Statuses:
  * `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DTYPE_MISMATCH`,
