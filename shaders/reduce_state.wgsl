@@ -1,4 +1,4 @@
-// Partial states of the column and run reductions (reduce_columns.wgsl,
+// Fragment: partial states of the column and run reductions (reduce_columns.wgsl,
 // reduce_runs.wgsl; each family's source is its file followed by this
 // one): the OP codes, the state four lanes wide, folding values into it,
 // merging states, and the finished value.

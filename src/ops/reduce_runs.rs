@@ -213,7 +213,11 @@ impl Plan {
         let (pa, ma) = (Arg::whole("parts", &parts), Arg::whole("means", &means));
         let (xa, _) = view_arg("x", input);
         let xa = if self.vec4 { Arg { name: "x4", ..xa } } else { xa };
+        // Without `direct` the split entries never write y: it is bound to
+        // the scratch (out may share the input's buffer, which one launch
+        // cannot bind both read-only and writable).
         let (ya, _) = view_arg("y", out);
+        let split_y = if p.direct != 0 { ya } else { Arg::whole("y", &parts) };
         let code = op_code(self.op).expect("planned ops have a code");
         let four = |scalar: &'static str, vector: &'static str| if self.vec4 { vector } else { scalar };
         let direct = p.direct != 0;
@@ -223,9 +227,9 @@ impl Plan {
             if !direct {
                 self.finish(stream, "finish_mean", &types, mean, [pa, ma])?;
             }
-            self.split(stream, four("runs_dev", "runs_dev4"), &types, code, [xa, pa, ma, ya])?;
+            self.split(stream, four("runs_dev", "runs_dev4"), &types, code, [xa, pa, ma, split_y])?;
         } else {
-            self.split(stream, four("runs", "runs4"), &types, code, [xa, pa, ya])?;
+            self.split(stream, four("runs", "runs4"), &types, code, [xa, pa, split_y])?;
         }
         if !direct {
             self.finish(stream, "finish", &types, code, [pa, ya])?;
