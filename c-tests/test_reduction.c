@@ -959,6 +959,69 @@ static void test_rows(int all_ops) {
     }
 }
 
+/* Several reduced axes ending in a contiguous run (the run kernel): runs
+ * of 54 (scalar loads), 32 and 260 (vec4), 1001 (scalar, one run per
+ * chunk: many chunks merged by the finishing pass), 2 and 3 (teams wider
+ * than the run), an offset that breaks 4-alignment, a permuted view whose
+ * outputs are strided, every op but the arg ops, f32, f16, i32, u32. */
+static void test_runs(void) {
+    static const int64_t nchw[4] = {5, 7, 6, 9}, nchw4[4] = {3, 10, 4, 8}, abc[3] = {33, 5, 260},
+                         long_runs[3] = {40, 3, 1001}, tiny[3] = {70, 9, 2}, three[3] = {9, 300, 3}, perm4[4] = {4, 5, 6, 7};
+    static const int32_t a023[3] = {0, 2, 3}, a02[2] = {0, 2}, a03[2] = {0, 3};
+    const WgcDtype dts[] = {WGC_DTYPE_F32, WGC_DTYPE_F16, WGC_DTYPE_I32, WGC_DTYPE_U32};
+    for (int s = 0; s < 8; s++) {
+        Layout l = s == 0 ? layout(4, nchw) : s == 1 || s == 2 ? layout(4, nchw4) : s == 3 ? layout(3, abc)
+                   : s == 4 ? layout(3, long_runs) : s == 5 ? layout(3, tiny) : s == 6 ? layout(3, three)
+                   : layout(4, perm4);
+        if (s == 2) l.offset = 2; /* runs of 32 off 4-alignment: scalar loads */
+        if (s == 7) l.perm[0] = 1, l.perm[1] = 0; /* dims 0 and 1 swapped in memory: strided outputs */
+        const int32_t *axes = s == 7 ? a03 : l.rank == 4 ? a023 : a02;
+        uint32_t naxes = s == 7 ? 2 : l.rank == 4 ? 3 : 2;
+        for (size_t d = 0; d < 4; d++) {
+            WgcDtype dt = dts[d];
+            int is_int = dt == WGC_DTYPE_I32 || dt == WGC_DTYPE_U32;
+            if (is_int && s != 0 && s != 3) continue;
+            for (int op = WGC_REDUCE_OP_SUM; op <= WGC_REDUCE_OP_PROD; op++) {
+                if (op == WGC_REDUCE_OP_MEAN && is_int) continue;
+                /* f32 products of 40040 factors drift past the test's tolerance in any order. */
+                if (op == WGC_REDUCE_OP_PROD && s == 4) continue;
+                double lo = is_int ? (dt == WGC_DTYPE_U32 ? 0 : -50) : -1, hi = is_int ? 50 : 1;
+                if (op == WGC_REDUCE_OP_PROD) lo = is_int ? 0 : 0.999, hi = is_int ? 1.9 : 1.001;
+                check_reduce(op, dt, &l, axes, naxes, s & 1, 0, lo, hi);
+            }
+            if (!is_int)
+                for (int op = OP_VAR; op <= OP_STD; op++) check_reduce(op, dt, &l, axes, naxes, s & 1, (s >> 1) & 1, -1, 1);
+        }
+    }
+    /* NaN and inf: output 1 has a NaN (sum, max, var are NaN), output 2 a
+     * +inf (sum inf, var NaN), output 3 both infinities (sum NaN). */
+    for (int h = 0; h < 2; h++) {
+        WgcDtype dt = h ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
+        for (int s = 0; s < 2; s++) {
+            static const int64_t sh[2][3] = {{6, 5, 40}, {6, 5, 7}};
+            Layout l = layout(3, sh[s]);
+            size_t n = numel(&l), run = (size_t)l.shape[2], per = 5 * run;
+            double *x = random_vals(dt, n, -1, 1);
+            x[4 * per + 1 * run + run - 1] = NAN;
+            x[2 * per + 2 * run + 3] = INFINITY;
+            x[1 * per + 3 * run] = INFINITY, x[5 * per + 3 * run + 2] = -INFINITY;
+            double *r = reduce_of(WGC_REDUCE_OP_SUM, dt, &l, x, a02, 2, 5);
+            EXPECT(isnan(r[1]) && isinf(r[2]) && r[2] > 0 && isnan(r[3]) && isfinite(r[0]) && isfinite(r[4]));
+            free(r);
+            r = reduce_of(WGC_REDUCE_OP_MAX, dt, &l, x, a02, 2, 5);
+            EXPECT(isnan(r[1]) && isinf(r[2]) && r[2] > 0 && r[0] <= 1);
+            free(r);
+            r = reduce_of(WGC_REDUCE_OP_MIN, dt, &l, x, a02, 2, 5);
+            EXPECT(isnan(r[1]) && isinf(r[3]) && r[3] < 0);
+            free(r);
+            r = reduce_of(OP_VAR, dt, &l, x, a02, 2, 5);
+            EXPECT(isnan(r[1]) && isnan(r[2]) && isnan(r[3]) && isfinite(r[0]) && isfinite(r[4]));
+            free(r);
+            free(x);
+        }
+    }
+}
+
 /* Every kernel path for every op and dtype; then the layouts again with
  * the workgroup-memory-only kernels (the subgroup stage is the only difference). */
 static void run_all(void) {
@@ -970,6 +1033,7 @@ static void run_all(void) {
     test_nan_inf(1);
     test_var_large_mean();
     test_columns();
+    test_runs();
     test_short_rows();
     test_rows(1);
     test_errors();

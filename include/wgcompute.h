@@ -1287,6 +1287,13 @@ WgcStatus wgc_op_batch_norm(const struct WgcStream *stream,
  * vector loads at any row alignment; variance and standard deviation read
  * each row twice in that launch (the mean, then the deviations), with the
  * same accuracy and NaN rules.
+ * Reductions over several axes whose innermost reduced dim is contiguous
+ * in `in` while another reduced dim lies outside a kept one (e.g. axes 0,
+ * 2, 3 of NCHW, or 0 and 2 of a 3-D tensor; not ARGMAX / ARGMIN) take a
+ * run kernel: a team of invocations per output reads its contiguous runs
+ * side by side (vector loads where the view is 4-aligned), outputs with
+ * few teams split their runs into chunks merged by a second pass; same
+ * accuracy and NaN rules, no subgroup operations.
  */
 WgcStatus wgc_op_reduce(const struct WgcStream *stream,
                         uint32_t op,
@@ -1939,14 +1946,14 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * same-sign sums included (tested at K = 600,000). f16 results add the
  * f16 rounding of the output. On adapters with 16x16x16 f16 cooperative
  * matrices and 32-wide subgroups (`WgcAdapterInfo.has_cooperative_matrix`),
- * every f16 x f16 product that is not skinny (below) runs on the tensor
- * cores, with the same f32 accumulation, runs of K and epilogue: f32 or
- * f16 C, any alpha and beta, any batch shape, sizes and strides. Fastest
- * there: each operand with a unit stride along one of its two dims (A
- * along K or M, B along N or K, plain or transposed) and the other
- * stride, the offsets, the batch strides and the unit-stride dim's size
- * multiples of 8 (16-byte loads; otherwise the tiles are read element by
- * element), M and N multiples of 128 and K of 32 (no partial tiles). (The
+ * f16 x f16 products that are not skinny (below) run on the tensor cores,
+ * with the same f32 accumulation, runs of K and epilogue (f32 or f16 C,
+ * any alpha and beta, any batch shape, any M, N, K), wherever each
+ * operand has a unit stride along one of its two dims (A along K or M, B
+ * along N or K, plain or transposed) and the other stride, the offsets,
+ * the batch strides and the unit-stride dim's size are multiples of 8
+ * (16-byte loads); other f16 products take the tiled kernel. Fastest with
+ * M and N multiples of 128 and K of 32 (no partial tiles). (The
  * environment variable WGC_GEMM_SCRATCH_BYTES, for testing, lowers the
  * 256 MiB; WGC_GEMM_COOP=0, read once, sends f16 products to the tiled
  * kernel instead, for comparisons.)
@@ -2076,10 +2083,13 @@ WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
 
 /**
  * Mean over H and W: `input` (N, C, H, W) to `out` (N, C, 1, 1), f32 or
- * f16 (summed in f32, in blocks of 32, then a tree). Planes of over 65,536
- * elements are averaged as `wgc_op_avg_pool2d` with the whole plane as the
- * window, so any size works, on software drivers that cap shader loops
- * too. Accuracy (f32): within 1e-6 * mean(|x|) of the exact mean; f16: the
+ * f16 (summed in f32). Contiguous planes (the W stride 1 and the H stride
+ * W) take the run kernel of `wgc_op_reduce` (a team of invocations per
+ * plane, compensated sums); other layouts one workgroup per plane, in
+ * blocks of 32 then a tree. Planes of over 65,536 elements in those
+ * layouts are averaged as `wgc_op_avg_pool2d` with the whole plane as
+ * the window, so any size works, on software drivers that cap shader
+ * loops too. Accuracy (f32): within 1e-6 * mean(|x|) of the exact mean; f16: the
  * f16 rounding of the output.
  * Records work on `stream` without blocking. Statuses:
  * `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DTYPE_MISMATCH`,

@@ -9,6 +9,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("gemm_tile.wgsl", include_str!("../shaders/gemm_tile.wgsl")),
     ("reduce_wg_allreduce.wgsl", include_str!("../shaders/reduce_wg_allreduce.wgsl")),
     ("reduce_wg_shared.wgsl", include_str!("../shaders/reduce_wg_shared.wgsl")),
+    ("reduce_state.wgsl", include_str!("../shaders/reduce_state.wgsl")),
     ("reduce_wg_subgroups.wgsl", include_str!("../shaders/reduce_wg_subgroups.wgsl")),
 ];
 

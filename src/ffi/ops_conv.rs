@@ -172,10 +172,13 @@ pub unsafe extern "C" fn wgc_op_avg_pool2d(
 }
 
 /// Mean over H and W: `input` (N, C, H, W) to `out` (N, C, 1, 1), f32 or
-/// f16 (summed in f32, in blocks of 32, then a tree). Planes of over 65,536
-/// elements are averaged as `wgc_op_avg_pool2d` with the whole plane as the
-/// window, so any size works, on software drivers that cap shader loops
-/// too. Accuracy (f32): within 1e-6 * mean(|x|) of the exact mean; f16: the
+/// f16 (summed in f32). Contiguous planes (the W stride 1 and the H stride
+/// W) take the run kernel of `wgc_op_reduce` (a team of invocations per
+/// plane, compensated sums); other layouts one workgroup per plane, in
+/// blocks of 32 then a tree. Planes of over 65,536 elements in those
+/// layouts are averaged as `wgc_op_avg_pool2d` with the whole plane as
+/// the window, so any size works, on software drivers that cap shader
+/// loops too. Accuracy (f32): within 1e-6 * mean(|x|) of the exact mean; f16: the
 /// f16 rounding of the output.
 /// Records work on `stream` without blocking. Statuses:
 /// `WGC_ERROR_NULL_POINTER`, `WGC_ERROR_DTYPE_MISMATCH`,

@@ -121,6 +121,13 @@ unsafe fn reduce_call(
 /// vector loads at any row alignment; variance and standard deviation read
 /// each row twice in that launch (the mean, then the deviations), with the
 /// same accuracy and NaN rules.
+/// Reductions over several axes whose innermost reduced dim is contiguous
+/// in `in` while another reduced dim lies outside a kept one (e.g. axes 0,
+/// 2, 3 of NCHW, or 0 and 2 of a 3-D tensor; not ARGMAX / ARGMIN) take a
+/// run kernel: a team of invocations per output reads its contiguous runs
+/// side by side (vector loads where the view is 4-aligned), outputs with
+/// few teams split their runs into chunks merged by a second pass; same
+/// accuracy and NaN rules, no subgroup operations.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_reduce(
     stream: *const WgcStream,

@@ -24,6 +24,7 @@ pub mod reduce_axes;
 pub mod reduce_columns;
 pub mod reduce_kernels;
 pub mod reduce_rows;
+pub mod reduce_runs;
 pub mod rope;
 pub mod softmax;
 pub mod softmax_rows;
@@ -65,6 +66,7 @@ pub static FAMILIES: &[&spec::Family] = &[
     &reduce_rows::FAMILY_F32_SUBGROUPS,
     &reduce_rows::FAMILY_I32_SUBGROUPS,
     &reduce_rows::FAMILY_U32_SUBGROUPS,
+    &reduce_runs::FAMILY,
     &rope::FAMILY,
     &softmax::FAMILY,
     &softmax::FAMILY_SUBGROUPS,

@@ -3,11 +3,14 @@
 //! output, large ones a workgroup per output (chunked when very large).
 
 use super::grid::grid_1d;
+use super::reduce::ReduceOp;
+use super::reduce_columns::Layout;
 use super::reduce_kernels::row_grid;
+use super::reduce_runs;
 use super::spec::uniform::uniform;
 use super::spec::{self, check_output, view_arg, Arg, Family, Launch, Sharing, TypeSlot};
 use super::split::{scratch, CHUNK_LEN, MAX_ITERS};
-use super::tensor::{check_kernel_counts, expect_shape, numel, same_device, DType, Tensor};
+use super::tensor::{check_kernel_counts, coalesce, expect_shape, numel, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
@@ -238,6 +241,22 @@ pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) ->
     let planes = (n * c) as u64;
     if planes == 0 {
         return Ok(());
+    }
+    // Contiguous planes (e.g. 7x7 of a ResNet head): the run reduction's
+    // teams of lanes read neighbouring planes coalesced, where one
+    // workgroup per plane left most of its invocations idle.
+    let (red_shape, red_in) = coalesce(&[h, w], &[vec![input.strides[2], input.strides[3]]]);
+    let kept_strides = [vec![input.strides[0], input.strides[1]], vec![out.strides[0], out.strides[1]]];
+    let (kept_shape, kept) = coalesce(&[n, c], &kept_strides);
+    let layout = Layout {
+        kept_shape: &kept_shape,
+        kept_in: &kept[0],
+        kept_out: &kept[1],
+        red_shape: &red_shape,
+        red_in: &red_in[0],
+    };
+    if let Some(plan) = reduce_runs::plan(stream, ReduceOp::Mean, input, out, &layout) {
+        return plan.record(stream, input, out);
     }
     // Planes that would take each of the 64 invocations more than MAX_ITERS
     // loads: average pooling with the whole plane as the window.

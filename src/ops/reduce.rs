@@ -9,6 +9,7 @@ use super::reduce_axes::{reduced_mask, reduced_shape};
 use super::reduce_columns;
 use super::reduce_kernels::{row_grid, strategy, WG};
 use super::reduce_rows;
+use super::reduce_runs;
 use super::spec::uniform::uniform;
 use super::spec::{
     self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot,
@@ -221,6 +222,12 @@ pub fn reduce(
     };
     if let Some(plan) = reduce_columns::plan(stream, op, input, out, &layout) {
         return plan.record(stream, input, out);
+    }
+    // Several reduced dims ending in a contiguous run (axes 0, 2, 3 of NCHW).
+    if red_shape.len() > 1 {
+        if let Some(plan) = reduce_runs::plan(stream, op, input, out, &layout) {
+            return plan.record(stream, input, out);
+        }
     }
 
     // Contiguous rows that one launch reads with one chunk each (as below): several rows per workgroup.

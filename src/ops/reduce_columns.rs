@@ -19,10 +19,12 @@ use crate::runtime::stream::StreamShared;
 const WG: u32 = 256;
 /// Columns below which the row kernels do better (a warp would idle).
 const MIN_COLUMNS: usize = 16;
-/// Invocations that keep a large GPU's memory system busy.
-const TARGET_INVOCATIONS: usize = 1 << 18;
-/// Reduced rows a chunk folds at least, so a split pays for its partials.
-const MIN_CHUNK: usize = 64;
+/// Invocations that keep a large GPU's memory system busy (each has four
+/// loads in flight).
+const TARGET_INVOCATIONS: usize = 1 << 17;
+/// Reduced rows a chunk folds at least, so a split pays for its partials
+/// (20 bytes per output and chunk, written and read again).
+const MIN_CHUNK: usize = 128;
 /// Reduced rows a chunk folds at most: with a decode of up to 7 dims per
 /// run of at least 2 rows, an invocation stays far below lavapipe's 65,535
 /// loop iterations.
@@ -34,7 +36,7 @@ const PART_BYTES: u64 = 20;
 
 pub static FAMILY: Family = Family {
     file: "reduce_columns.wgsl",
-    source: include_str!("../../shaders/reduce_columns.wgsl"),
+    source: concat!(include_str!("../../shaders/reduce_columns.wgsl"), include_str!("../../shaders/reduce_state.wgsl")),
     entries: &["columns", "columns4", "columns_dev", "columns_dev4", "finish", "finish_index", "finish_mean"],
     types: &[
         TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16, DType::I32, DType::U32] },
