@@ -232,7 +232,7 @@ pub fn plan<'a>(
 /// units of `vw` elements along a dim of stride 1: its bound offset, `strides`
 /// (the others it walks) multiples of `vw`, and its binding 16-byte aligned.
 fn vec_readable(t: &Tensor, vw: usize, strides: &[isize]) -> bool {
-    t.bound_offset() as usize % vw == 0
+    (t.bound_offset() as usize).is_multiple_of(vw)
         && t.bind(0).offset.is_multiple_of(16)
         && strides.iter().all(|s| s % vw as isize == 0)
 }
