@@ -99,7 +99,9 @@ const CU: u32 = 32u;
 const KS: u32 = 8u;
 const WGC: u32 = CU * KS;
 
-var<workgroup> dot_red: array<f32, MAXSLOTS * WGD>;
+// dot: partial sums of one reduction round.
+const DOT_RED: u32 = 1024u;
+var<workgroup> dot_red: array<f32, DOT_RED>;
 var<workgroup> cols_red: array<vec4<f32>, 2u * WGC>;
 
 // Where a workgroup works: its tile of A's rows and W's columns, its K run
@@ -272,25 +274,34 @@ fn dot_acc_vec(t: Tile, lid: u32, acc: ptr<function, array<f32, MAXSLOTS>>) {
 
 // Adds each invocation's ROWS x MT partial sums over the workgroup: a
 // subgroup sum, then invocation s < ROWS * MT adds the subgroups' sums of
-// slot s = r * MT + i and returns it.
+// slot s = r * MT + i (in order) and returns it. dot_red holds the slots of
+// one round: all of them with subgroups of 4 lanes or more, 16 per round
+// without subgroups (small, so that it does not limit workgroups per SM).
 fn dot_reduce(lid: u32, acc: ptr<function, array<f32, MAXSLOTS>>) -> f32 {
     let lanes = sg_size();
-    for (var j = 0u; j < MAXSLOTS; j++) {
-        let r = j / MAXM;
-        let i = j % MAXM;
-        if (r < ROWS && i < MT) {
-            let s = sg_sum_f32((*acc)[j]);
-            if (lid % lanes == 0u) {
-                dot_red[(r * MT + i) * WGD + lid / lanes] = s;
+    let per = max(WGD / lanes, 1u);
+    let chunk = DOT_RED / per;
+    let slots = ROWS * MT;
+    var total = 0.0;
+    for (var first = 0u; first < slots; first += chunk) {
+        for (var j = 0u; j < MAXSLOTS; j++) {
+            let r = j / MAXM;
+            let i = j % MAXM;
+            let slot = r * MT + i;
+            if (r < ROWS && i < MT) {
+                let s = sg_sum_f32((*acc)[j]);
+                if (lid % lanes == 0u && slot >= first && slot < first + chunk) {
+                    dot_red[(slot - first) * per + lid / lanes] = s;
+                }
             }
         }
-    }
-    workgroupBarrier();
-    var total = 0.0;
-    if (lid < ROWS * MT) {
-        for (var g = 0u; g < WGD / lanes; g++) {
-            total += dot_red[lid * WGD + g];
+        workgroupBarrier();
+        if (lid >= first && lid < min(first + chunk, slots)) {
+            for (var g = 0u; g < per; g++) {
+                total += dot_red[(lid - first) * per + g];
+            }
         }
+        workgroupBarrier();
     }
     return total;
 }

@@ -47,8 +47,9 @@ use crate::ops::matmul;
 /// or workgroup memory; more runs (also cut to fill the GPU when the output
 /// is small) go to at most 256 MiB of f32 scratch and a second pass adds
 /// them in order, then applies alpha and beta. The accuracy bound above
-/// holds. (The environment variable WGC_GEMV_MT, read once, for tuning,
-/// caps the rows per workgroup at 1, 2, 4, 8 or 16.)
+/// holds. (The environment variables WGC_GEMV_MT and WGC_GEMV_FILL, read
+/// once, for tuning, cap the rows per workgroup at 1, 2, 4, 8 or 16 and set
+/// the invocations below which K is split to fill the GPU.)
 ///
 /// Records work on `stream` and returns without blocking. Releasing a
 /// tensor's buffer afterwards is safe: the recorded work keeps what it uses.

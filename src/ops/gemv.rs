@@ -16,7 +16,10 @@
 //!
 //! `WGC_GEMV_MT` (read once; 1, 2, 4, 8 or 16) caps the rows of A one
 //! workgroup takes (the default: 16, and 8 for f16 in the `cols` kernels),
-//! so that register pressure against weight re-reads can be measured.
+//! so that register pressure against weight re-reads can be measured;
+//! `WGC_GEMV_FILL` (read once) sets the invocations below which K is split
+//! to fill the GPU (default 131072), so that the split's second pass against
+//! fewer workgroups in flight can be measured.
 
 use super::grid::grid_1d;
 use super::reduce_kernels::strategy;
@@ -55,7 +58,8 @@ const COLS_WG: usize = 256;
 /// Workgroup size of the slabs' sum.
 const SUM_WG: u32 = 256;
 /// Invocations that fill a large GPU: 1024 per SM on an H200's 132, each with
-/// several 16-byte loads in flight. Fewer tiles than this split K further.
+/// several 16-byte loads in flight. Fewer tiles than this split K further
+/// (`WGC_GEMV_FILL`, read once, sets another count, to measure).
 const FILL_INVOCATIONS: usize = 1 << 17;
 /// Longest K run per workgroup: a dot invocation loops 8192 / (64 * VW) <= 32
 /// times, a cols one 2048 / 8 = 256 times, each with fewer than 250 inner
@@ -193,6 +197,16 @@ fn mt_cap_from_env() -> Option<usize> {
     *CAP.get_or_init(|| {
         let v: usize = std::env::var("WGC_GEMV_MT").ok()?.trim().parse().ok()?;
         (v.is_power_of_two() && v <= MAX_MT).then_some(v)
+    })
+}
+
+/// The fill target: `WGC_GEMV_FILL` (read once) where set to a count, else
+/// FILL_INVOCATIONS.
+fn fill_invocations() -> usize {
+    static FILL: OnceLock<usize> = OnceLock::new();
+    *FILL.get_or_init(|| {
+        let v = std::env::var("WGC_GEMV_FILL").ok().and_then(|v| v.trim().parse::<usize>().ok());
+        v.filter(|&v| v > 0).unwrap_or(FILL_INVOCATIONS)
     })
 }
 
@@ -393,7 +407,7 @@ fn split_count(
     slab_cap: usize,
 ) -> Option<usize> {
     let needed = k.div_ceil(max_chunk).max(1);
-    let to_fill = FILL_INVOCATIONS.div_ceil(invocations).min(k / min_chunk).min(slab_cap);
+    let to_fill = fill_invocations().div_ceil(invocations).min(k / min_chunk).min(slab_cap);
     let splits = needed.max(to_fill);
     let slab = outputs * 4;
     let binding = (dev.limits.max_storage_buffer_binding_size as usize).min(MAX_SLAB_BYTES);
