@@ -68,7 +68,7 @@ static int op_slot(int k) {
 
 /* The operators WGC_DISABLE_SUBGROUPS switches to other kernels. */
 static int has_subgroup_kernels(const char *op) {
-    static const char *const family[] = {"reduce", "var", "std", "softmax", "log_softmax", "layer_norm", "rms_norm", "gemm", "matmul"};
+    static const char *const family[] = {"reduce", "var", "std", "softmax", "log_softmax", "layer_norm", "rms_norm"};
     for (size_t k = 0; k < sizeof family / sizeof family[0]; k++)
         if (strcmp(op, family[k]) == 0) return 1;
     return 0;

@@ -1959,22 +1959,15 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * kernel instead, for comparisons.)
  *
  * Skinny products (M or N at most 32, per batch matrix or with a batch
- * over one shared b folded into M; with a b per batch matrix, more than 16
- * rows and at least 128 64-column tiles in all, the tiled kernel) where the
- * larger operand has a unit stride along K or along its other dim
- * (row-major or transposed, plain or as a view) run on matrix-vector
- * kernels that read that operand once per 16 rows (8 for f16 where its
- * unit stride is not along K), coalesced, in 16-byte units where that dim's
- * length, the other strides and the offsets are multiples of 16 bytes;
- * other layouts take the tiled kernel. There each workgroup sums at most
- * 8,192 products along K (2,048 where the large operand's unit stride is
- * not along K) in interleaved f32 partial sums added by subgroup operations
- * or workgroup memory; more runs (also cut to fill the GPU when the output
- * is small) go to at most 256 MiB of f32 scratch and a second pass adds
- * them in order, then applies alpha and beta. The accuracy bound above
- * holds. (The environment variables WGC_GEMV_MT and WGC_GEMV_FILL, read
- * once, for tuning, cap the rows per workgroup at 1, 2, 4, 8 or 16 and set
- * the invocations below which K is split to fill the GPU.)
+ * over one shared b folded into M) where the larger operand has a unit
+ * stride along K or along its other dim (row-major or transposed, plain or
+ * as a view) run on matrix-vector kernels that read that operand once per
+ * 8 rows, coalesced; other layouts take the tiled kernel. There each
+ * workgroup sums at most 16,384 products along K (4,096 where the large
+ * operand's unit stride is not along K) in interleaved f32 partial sums
+ * added by a tree; more runs (also cut to fill the GPU when the output is
+ * small) go to at most 256 MiB of f32 scratch and a second pass adds them
+ * in order, then applies alpha and beta. The accuracy bound above holds.
  *
  * Records work on `stream` and returns without blocking. Releasing a
  * tensor's buffer afterwards is safe: the recorded work keeps what it uses.

@@ -1,31 +1,24 @@
 // Skinny products: C = alpha * A W + beta * C where A (M x K) has few rows
 // (M up to a few dozen, the activations) and W (K x N) is the large operand
-// (the weight). These are bound by reading W: every kernel reads each
-// element of W once per M tile of up to 16 rows (M tiles of one W slice are
-// adjacent in the grid, so a repeat read hits the cache), converts it to
-// f32 in registers, and accumulates in f32. Accumulators live in
-// `const`-sized arrays indexed by `const`-bounded loops (unrolled into
-// registers; loops bounded by overrides put them in local memory).
+// (the weight). These are bound by reading W, so every kernel reads each
+// element of W once per M tile (M tiles of one W slice run next to each
+// other, so the repeat reads hit the cache) and keeps A in cache.
 //
 // Prelude slots: T (A and W: f32 | f16), O (C: f32 | f16).
-// Overrides: MT (rows of A per workgroup, 1..16), ROWS (columns of W per
-// workgroup in the dot kernels, 1..4; ROWS * MT <= 64).
+// Overrides: MT (rows of A per workgroup, 1..8), ROWS (columns of W per
+// workgroup in the dot kernels, 1..4).
 //
-// Two layouts of W, two kernel shapes:
-// - dot: W's K is contiguous (w_sk = 1; a weight stored N x K and used
-//   transposed). A workgroup takes ROWS columns of W; its WGD invocations
-//   stride along K, each keeping ROWS x MT partial dot products, which a
-//   subgroup sum and one workgroup-memory step add (sg_* come from the
-//   appended strategy fragment: subgroup operations or none).
-// - cols: W's N is contiguous (w_sn = 1; a weight stored K x N). A workgroup
-//   takes CU units of VW adjacent columns; its invocations are CU across N
-//   times KS interleaved along K (a subgroup reads CU units of one row of W,
-//   coalesced); each keeps MT x VW partial sums, and workgroup memory adds
-//   the KS slices one row of A at a time.
-// `*_vec` entries read W (and, in dot, A) in 16-byte units: 4 f32 or 8 f16
-// (VW elements; the f16 pairs unpacked in registers). They need the
-// contiguous dim (K in dot, N in cols), the other strides and the offsets
-// multiples of VW. The plain entries read scalars.
+// Two layouts of W, two kernels:
+// - row_dot: W's K is contiguous (w_sk = 1; a weight stored N x K and used
+//   transposed). A workgroup takes ROWS columns of W; its WG threads stride
+//   along K (coalesced), each keeping ROWS x MT partial dot products, then
+//   a tree reduction in workgroup memory.
+// - axpy: W's N is contiguous (w_sn = 1; a weight stored K x N). A workgroup
+//   takes 4 * AX columns: AX threads across N (4 columns each) times AK
+//   threads interleaved along K; a reduction in workgroup memory adds the AK
+//   partial sums.
+// `*4` entries read W as vec4 (K or N a multiple of 4 and W aligned);
+// the others read scalars.
 //
 // K is cut into runs of k_chunk (a long run would exceed a software
 // driver's 65,535 loop iterations per invocation, and more runs fill the GPU
@@ -77,32 +70,23 @@ struct Params {
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> a: array<T>;
 @group(0) @binding(2) var<storage, read> w: array<T>;
-// The same buffers as a and w, in 16-byte units.
-@group(0) @binding(3) var<storage, read> av: array<vec4<u32>>;
-@group(0) @binding(4) var<storage, read> wv: array<vec4<u32>>;
-@group(0) @binding(5) var<storage, read_write> c: array<O>;
-@group(0) @binding(6) var<storage, read_write> parts: array<f32>;
+@group(0) @binding(3) var<storage, read> w4: array<vec4<T>>;
+@group(0) @binding(4) var<storage, read_write> c: array<O>;
+@group(0) @binding(5) var<storage, read_write> parts: array<f32>;
 
 override MT: u32 = 1u;
 override ROWS: u32 = 1u;
 
-// Elements in a 16-byte unit of T.
-const VW: u32 = 4u + 4u * T_KIND;
-// Most rows of A (MT) and columns of W (ROWS) a workgroup takes.
-const MAXM: u32 = 16u;
-const MAXR: u32 = 4u;
-const MAXSLOTS: u32 = 64u;
-// dot: invocations along K.
-const WGD: u32 = 64u;
-// cols: CU units across N times KS slices along K.
-const CU: u32 = 32u;
-const KS: u32 = 8u;
-const WGC: u32 = CU * KS;
+const WG: u32 = 128u;
+// axpy: threads across N and along K (AX * AK = WG).
+const AX: u32 = 32u;
+const AK: u32 = 4u;
+// Most partial sums one thread keeps (ROWS * MT, and MT vec4s in axpy).
+const MAX_ACC: u32 = 32u;
+const MAX_MT: u32 = 8u;
 
-// dot: partial sums of one reduction round.
-const DOT_RED: u32 = 1024u;
-var<workgroup> dot_red: array<f32, DOT_RED>;
-var<workgroup> cols_red: array<vec4<f32>, 2u * WGC>;
+var<workgroup> red: array<f32, MAX_ACC * WG>;
+var<workgroup> red4: array<vec4<f32>, MAX_MT * WG>;
 
 // Where a workgroup works: its tile of A's rows and W's columns, its K run
 // and its batch matrix's element offsets.
@@ -144,43 +128,20 @@ fn tile_of(wg: vec3<u32>) -> Tile {
     return t;
 }
 
-// VW elements as f32: lo holds 0..3, hi 4..7 (f16 only; zero for f32).
-struct Unit {
-    lo: vec4<f32>,
-    hi: vec4<f32>,
-};
-
-fn unit_of(u: vec4<u32>) -> Unit {
-    var r: Unit;
-    if (T_KIND == 1u) {
-        r.lo = vec4<f32>(unpack2x16float(u.x), unpack2x16float(u.y));
-        r.hi = vec4<f32>(unpack2x16float(u.z), unpack2x16float(u.w));
-    } else {
-        r.lo = bitcast<vec4<f32>>(u);
+// A's row m at k (0 past the last row, whose results are never stored).
+fn a_at(t: Tile, m: u32, k: u32) -> f32 {
+    if (m >= p.m) {
+        return 0.0;
     }
-    return r;
+    return f32(a[t.a_base + i32(m) * p.a_sm + i32(k) * p.a_sk]);
 }
 
-// Element j of a unit (j < VW).
-fn unit_set(r: ptr<function, Unit>, j: u32, v: f32) {
-    if (j < 4u) {
-        (*r).lo[j] = v;
-    } else {
-        (*r).hi[j - 4u] = v;
+fn a_quad(t: Tile, m: u32, k: u32) -> vec4<f32> {
+    if (m >= p.m) {
+        return vec4<f32>(0.0);
     }
-}
-
-fn unit_dot(x: Unit, y: Unit) -> f32 {
-    if (T_KIND == 1u) {
-        return dot(x.lo, y.lo) + dot(x.hi, y.hi);
-    }
-    return dot(x.lo, y.lo);
-}
-
-// A's row for tile row i (clamped to the last row: rows past M compute
-// results that are never stored).
-fn a_row(t: Tile, i: u32) -> i32 {
-    return t.a_base + i32(min(t.m0 + i, p.m - 1u)) * p.a_sm;
+    let i = t.a_base + i32(m) * p.a_sm + i32(k) * p.a_sk;
+    return vec4<f32>(f32(a[i]), f32(a[i + p.a_sk]), f32(a[i + 2 * p.a_sk]), f32(a[i + 3 * p.a_sk]));
 }
 
 // Store one result: the epilogue into C, or the raw sum into its slab.
@@ -199,312 +160,258 @@ fn store_part(t: Tile, m: u32, n: u32, sum: f32) {
 
 // ---- dot: W's K contiguous -------------------------------------------------
 
-// Units q of K (elements q * VW ..) along the tile's K run.
-fn dot_units(t: Tile) -> vec2<u32> {
-    return vec2<u32>(t.k0 / VW, (t.k1 + VW - 1u) / VW);
-}
-
-// W's column r of the tile (clamped to the last: its results are not stored).
-fn w_col(t: Tile, r: u32) -> i32 {
-    return t.w_base + i32(min(t.n_tile * ROWS + r, p.n - 1u)) * p.w_sn;
-}
-
-fn dot_fma(acc: ptr<function, array<f32, MAXSLOTS>>, x: Unit, wu: ptr<function, array<Unit, MAXR>>, i: u32) {
-    for (var r = 0u; r < MAXR; r++) {
-        if (r < ROWS) {
-            (*acc)[r * MAXM + i] += unit_dot(x, (*wu)[r]);
-        }
-    }
-}
-
-// Scalar reads; elements past the K run read as 0 in both operands.
-fn dot_acc(t: Tile, lid: u32, acc: ptr<function, array<f32, MAXSLOTS>>) {
-    let qs = dot_units(t);
-    for (var q = qs.x + lid; q < qs.y; q += WGD) {
-        var wu: array<Unit, MAXR>;
-        for (var r = 0u; r < MAXR; r++) {
-            if (r < ROWS) {
-                let base = w_col(t, r);
-                var u: Unit;
-                for (var j = 0u; j < VW; j++) {
-                    let k = q * VW + j;
-                    let v = f32(w[base + i32(min(k, t.k1 - 1u)) * p.w_sk]);
-                    unit_set(&u, j, select(0.0, v, k < t.k1));
-                }
-                wu[r] = u;
-            }
-        }
-        for (var i = 0u; i < MAXM; i++) {
-            if (i < MT) {
-                let base = a_row(t, i);
-                var x: Unit;
-                for (var j = 0u; j < VW; j++) {
-                    let k = q * VW + j;
-                    let v = f32(a[base + i32(min(k, t.k1 - 1u)) * p.a_sk]);
-                    unit_set(&x, j, select(0.0, v, k < t.k1));
-                }
-                dot_fma(acc, x, &wu, i);
-            }
-        }
-    }
-}
-
-// 16-byte reads of W and A (K, both row starts and the K run in units).
-fn dot_acc_vec(t: Tile, lid: u32, acc: ptr<function, array<f32, MAXSLOTS>>) {
-    let qs = dot_units(t);
-    var wb: array<i32, MAXR>;
-    for (var r = 0u; r < MAXR; r++) {
-        wb[r] = w_col(t, r) / i32(VW);
-    }
-    for (var q = qs.x + lid; q < qs.y; q += WGD) {
-        var wu: array<Unit, MAXR>;
-        for (var r = 0u; r < MAXR; r++) {
-            if (r < ROWS) {
-                wu[r] = unit_of(wv[wb[r] + i32(q)]);
-            }
-        }
-        for (var i = 0u; i < MAXM; i++) {
-            if (i < MT) {
-                let x = unit_of(av[a_row(t, i) / i32(VW) + i32(q)]);
-                dot_fma(acc, x, &wu, i);
-            }
-        }
-    }
-}
-
-// Adds each invocation's ROWS x MT partial sums over the workgroup: a
-// subgroup sum, then invocation s < ROWS * MT adds the subgroups' sums of
-// slot s = r * MT + i (in order) and returns it. dot_red holds the slots of
-// one round: all of them with subgroups of 4 lanes or more, 16 per round
-// without subgroups (small, so that it does not limit workgroups per SM).
-fn dot_reduce(lid: u32, acc: ptr<function, array<f32, MAXSLOTS>>) -> f32 {
-    let lanes = sg_size();
-    let per = max(WGD / lanes, 1u);
-    let chunk = DOT_RED / per;
+// Adds each thread's ROWS x MT partial sums (acc[r * MT + i]) over the
+// workgroup; the sum of slot j ends at red[j * WG].
+fn dot_reduce(tid: u32, acc: ptr<function, array<f32, MAX_ACC>>) {
     let slots = ROWS * MT;
-    var total = 0.0;
-    for (var first = 0u; first < slots; first += chunk) {
-        for (var j = 0u; j < MAXSLOTS; j++) {
-            let r = j / MAXM;
-            let i = j % MAXM;
-            let slot = r * MT + i;
-            if (r < ROWS && i < MT) {
-                let s = sg_sum_f32((*acc)[j]);
-                if (lid % lanes == 0u && slot >= first && slot < first + chunk) {
-                    dot_red[(slot - first) * per + lid / lanes] = s;
-                }
-            }
-        }
-        workgroupBarrier();
-        if (lid >= first && lid < min(first + chunk, slots)) {
-            for (var g = 0u; g < per; g++) {
-                total += dot_red[(lid - first) * per + g];
-            }
+    for (var j = 0u; j < slots; j++) {
+        red[j * WG + tid] = (*acc)[j];
+    }
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s = s / 2u) {
+        for (var e = tid; e < slots * s; e += WG) {
+            let j = e / s;
+            let u = e % s;
+            red[j * WG + u] += red[j * WG + u + s];
         }
         workgroupBarrier();
     }
-    return total;
 }
 
-// The invocation's result after dot_reduce: (m, n, valid).
-fn dot_slot(t: Tile, lid: u32) -> vec3<u32> {
-    let m = t.m0 + lid % MT;
-    let n = t.n_tile * ROWS + lid / MT;
-    return vec3<u32>(m, n, u32(t.live && lid < ROWS * MT && m < p.m && n < p.n));
-}
-
-@compute @workgroup_size(WGD)
-fn dot_rows(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let t = tile_of(wg);
-    var acc: array<f32, MAXSLOTS>;
-    if (t.live) {
-        dot_acc(t, lid, &acc);
-    }
-    let sum = dot_reduce(lid, &acc);
-    let s = dot_slot(t, lid);
-    if (s.z != 0u) {
-        store_c(t, s.x, s.y, sum);
-    }
-}
-
-@compute @workgroup_size(WGD)
-fn dot_rows_vec(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let t = tile_of(wg);
-    var acc: array<f32, MAXSLOTS>;
-    if (t.live) {
-        dot_acc_vec(t, lid, &acc);
-    }
-    let sum = dot_reduce(lid, &acc);
-    let s = dot_slot(t, lid);
-    if (s.z != 0u) {
-        store_c(t, s.x, s.y, sum);
-    }
-}
-
-@compute @workgroup_size(WGD)
-fn dot_rows_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let t = tile_of(wg);
-    var acc: array<f32, MAXSLOTS>;
-    if (t.live) {
-        dot_acc(t, lid, &acc);
-    }
-    let sum = dot_reduce(lid, &acc);
-    let s = dot_slot(t, lid);
-    if (s.z != 0u) {
-        store_part(t, s.x, s.y, sum);
-    }
-}
-
-@compute @workgroup_size(WGD)
-fn dot_rows_vec_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let t = tile_of(wg);
-    var acc: array<f32, MAXSLOTS>;
-    if (t.live) {
-        dot_acc_vec(t, lid, &acc);
-    }
-    let sum = dot_reduce(lid, &acc);
-    let s = dot_slot(t, lid);
-    if (s.z != 0u) {
-        store_part(t, s.x, s.y, sum);
-    }
-}
-
-// ---- cols: W's N contiguous ------------------------------------------------
-
-// The invocation's unit of columns (columns u * VW ..) and K slice.
-fn cols_unit(t: Tile, lid: u32) -> u32 {
-    return t.n_tile * CU + lid % CU;
-}
-
-fn cols_fma(lo: ptr<function, array<vec4<f32>, MAXM>>, hi: ptr<function, array<vec4<f32>, MAXM>>, t: Tile, k: u32, wu: Unit) {
-    for (var i = 0u; i < MAXM; i++) {
-        if (i < MT) {
-            let x = vec4<f32>(f32(a[a_row(t, i) + i32(k) * p.a_sk]));
-            (*lo)[i] = fma(x, wu.lo, (*lo)[i]);
-            if (T_KIND == 1u) {
-                (*hi)[i] = fma(x, wu.hi, (*hi)[i]);
+fn dot_products(t: Tile, tid: u32, acc: ptr<function, array<f32, MAX_ACC>>) {
+    let n0 = t.n_tile * ROWS;
+    for (var k = t.k0 + tid; k < t.k1; k += WG) {
+        var wv: array<f32, 4>;
+        for (var r = 0u; r < ROWS; r++) {
+            let n = min(n0 + r, p.n - 1u);
+            wv[r] = f32(w[t.w_base + i32(n) * p.w_sn + i32(k)]);
+        }
+        for (var i = 0u; i < MT; i++) {
+            let x = a_at(t, t.m0 + i, k);
+            for (var r = 0u; r < ROWS; r++) {
+                (*acc)[r * MT + i] = fma(x, wv[r], (*acc)[r * MT + i]);
             }
         }
     }
 }
 
-// Scalar reads of W (columns past N read the last one; never stored).
-fn cols_acc(t: Tile, lid: u32, lo: ptr<function, array<vec4<f32>, MAXM>>, hi: ptr<function, array<vec4<f32>, MAXM>>) {
-    let n0 = cols_unit(t, lid) * VW;
+// The same over vec4s of K (k0, k1, K and W's column starts multiples of 4).
+fn dot_products4(t: Tile, tid: u32, acc: ptr<function, array<f32, MAX_ACC>>) {
+    let n0 = t.n_tile * ROWS;
+    for (var q = t.k0 / 4u + tid; q < t.k1 / 4u; q += WG) {
+        var wv: array<vec4<f32>, 4>;
+        for (var r = 0u; r < ROWS; r++) {
+            let n = min(n0 + r, p.n - 1u);
+            wv[r] = vec4<f32>(w4[(t.w_base + i32(n) * p.w_sn) / 4 + i32(q)]);
+        }
+        for (var i = 0u; i < MT; i++) {
+            let x = a_quad(t, t.m0 + i, q * 4u);
+            for (var r = 0u; r < ROWS; r++) {
+                (*acc)[r * MT + i] += dot(x, wv[r]);
+            }
+        }
+    }
+}
+
+// The thread's result slot after dot_reduce: (m, n, valid).
+fn dot_slot(t: Tile, tid: u32) -> vec3<u32> {
+    let r = tid / MT;
+    let m = t.m0 + tid % MT;
+    let n = t.n_tile * ROWS + r;
+    return vec3<u32>(m, n, u32(tid < ROWS * MT && m < p.m && n < p.n));
+}
+
+@compute @workgroup_size(WG)
+fn row_dot(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<f32, MAX_ACC>;
+    if (t.live) {
+        dot_products(t, tid, &acc);
+    }
+    dot_reduce(tid, &acc);
+    let s = dot_slot(t, tid);
+    if (t.live && s.z != 0u) {
+        store_c(t, s.x, s.y, red[tid * WG]);
+    }
+}
+
+@compute @workgroup_size(WG)
+fn row_dot4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<f32, MAX_ACC>;
+    if (t.live) {
+        dot_products4(t, tid, &acc);
+    }
+    dot_reduce(tid, &acc);
+    let s = dot_slot(t, tid);
+    if (t.live && s.z != 0u) {
+        store_c(t, s.x, s.y, red[tid * WG]);
+    }
+}
+
+@compute @workgroup_size(WG)
+fn row_dot_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<f32, MAX_ACC>;
+    if (t.live) {
+        dot_products(t, tid, &acc);
+    }
+    dot_reduce(tid, &acc);
+    let s = dot_slot(t, tid);
+    if (t.live && s.z != 0u) {
+        store_part(t, s.x, s.y, red[tid * WG]);
+    }
+}
+
+@compute @workgroup_size(WG)
+fn row_dot4_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<f32, MAX_ACC>;
+    if (t.live) {
+        dot_products4(t, tid, &acc);
+    }
+    dot_reduce(tid, &acc);
+    let s = dot_slot(t, tid);
+    if (t.live && s.z != 0u) {
+        store_part(t, s.x, s.y, red[tid * WG]);
+    }
+}
+
+// ---- axpy: W's N contiguous ------------------------------------------------
+
+// Adds the AK partial sums of each column quad; thread x < AX ends with
+// the sums of its quad in acc.
+fn axpy_reduce(tid: u32, acc: ptr<function, array<vec4<f32>, MAX_MT>>) {
+    for (var i = 0u; i < MT; i++) {
+        red4[i * WG + tid] = (*acc)[i];
+    }
+    workgroupBarrier();
+    if (tid < AX) {
+        for (var i = 0u; i < MT; i++) {
+            var s = red4[i * WG + tid];
+            for (var y = 1u; y < AK; y++) {
+                s += red4[i * WG + y * AX + tid];
+            }
+            (*acc)[i] = s;
+        }
+    }
+}
+
+// Columns n0 .. n0 + 3 of this thread (n0 = 4 * its quad).
+fn axpy_n0(t: Tile, tid: u32) -> u32 {
+    return (t.n_tile * AX + tid % AX) * 4u;
+}
+
+fn axpy_products(t: Tile, tid: u32, acc: ptr<function, array<vec4<f32>, MAX_MT>>) {
+    let n0 = axpy_n0(t, tid);
     if (n0 >= p.n) {
         return;
     }
-    for (var k = t.k0 + lid / CU; k < t.k1; k += KS) {
+    for (var k = t.k0 + tid / AX; k < t.k1; k += AK) {
         let row = t.w_base + i32(k) * p.w_sk;
-        var wu: Unit;
-        for (var j = 0u; j < VW; j++) {
-            unit_set(&wu, j, f32(w[row + i32(min(n0 + j, p.n - 1u)) * p.w_sn]));
+        var wv: vec4<f32>;
+        for (var q = 0u; q < 4u; q++) {
+            wv[q] = f32(w[row + i32(min(n0 + q, p.n - 1u))]);
         }
-        cols_fma(lo, hi, t, k, wu);
+        for (var i = 0u; i < MT; i++) {
+            (*acc)[i] = fma(vec4<f32>(a_at(t, t.m0 + i, k)), wv, (*acc)[i]);
+        }
     }
 }
 
-// 16-byte reads of W (N, W's K stride and its start multiples of VW).
-fn cols_acc_vec(t: Tile, lid: u32, lo: ptr<function, array<vec4<f32>, MAXM>>, hi: ptr<function, array<vec4<f32>, MAXM>>) {
-    let u = cols_unit(t, lid);
-    if (u * VW >= p.n) {
+// The same reading W as vec4 (N, W's row stride and start multiples of 4).
+fn axpy_products4(t: Tile, tid: u32, acc: ptr<function, array<vec4<f32>, MAX_MT>>) {
+    let n0 = axpy_n0(t, tid);
+    if (n0 >= p.n) {
         return;
     }
-    let base = t.w_base / i32(VW) + i32(u);
-    let step = p.w_sk / i32(VW);
-    for (var k = t.k0 + lid / CU; k < t.k1; k += KS) {
-        cols_fma(lo, hi, t, k, unit_of(wv[base + i32(k) * step]));
-    }
-}
-
-// Adds the KS slices one row of A at a time; invocation e < CU * VW takes
-// column n_tile * CU * VW + e. Returns false where the invocation has no
-// result for row i.
-fn cols_row_sum(t: Tile, lid: u32, lo: vec4<f32>, hi: vec4<f32>, i: u32, res: ptr<function, f32>) -> bool {
-    cols_red[lid] = lo;
-    cols_red[WGC + lid] = hi;
-    workgroupBarrier();
-    let u = lid / VW;
-    let j = lid % VW;
-    var sum = 0.0;
-    if (lid < CU * VW) {
-        for (var s = 0u; s < KS; s++) {
-            sum += cols_red[(j / 4u) * WGC + s * CU + u][j % 4u];
+    for (var k = t.k0 + tid / AX; k < t.k1; k += AK) {
+        let wv = vec4<f32>(w4[(t.w_base + i32(k) * p.w_sk + i32(n0)) / 4]);
+        for (var i = 0u; i < MT; i++) {
+            (*acc)[i] = fma(vec4<f32>(a_at(t, t.m0 + i, k)), wv, (*acc)[i]);
         }
     }
-    workgroupBarrier();
-    *res = sum;
-    let n = t.n_tile * CU * VW + lid;
-    return t.live && lid < CU * VW && t.m0 + i < p.m && n < p.n;
 }
 
-@compute @workgroup_size(WGC)
-fn cols(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+@compute @workgroup_size(WG)
+fn axpy(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
     let t = tile_of(wg);
-    var lo: array<vec4<f32>, MAXM>;
-    var hi: array<vec4<f32>, MAXM>;
+    var acc: array<vec4<f32>, MAX_MT>;
     if (t.live) {
-        cols_acc(t, lid, &lo, &hi);
+        axpy_products(t, tid, &acc);
     }
-    for (var i = 0u; i < MAXM; i++) {
-        if (i < MT) {
-            var sum: f32;
-            if (cols_row_sum(t, lid, lo[i], hi[i], i, &sum)) {
-                store_c(t, t.m0 + i, t.n_tile * CU * VW + lid, sum);
+    axpy_reduce(tid, &acc);
+    let n0 = axpy_n0(t, tid);
+    if (!t.live || tid >= AX) {
+        return;
+    }
+    for (var i = 0u; i < MT; i++) {
+        for (var q = 0u; q < 4u; q++) {
+            if (t.m0 + i < p.m && n0 + q < p.n) {
+                store_c(t, t.m0 + i, n0 + q, acc[i][q]);
             }
         }
     }
 }
 
-@compute @workgroup_size(WGC)
-fn cols_vec(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+@compute @workgroup_size(WG)
+fn axpy4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
     let t = tile_of(wg);
-    var lo: array<vec4<f32>, MAXM>;
-    var hi: array<vec4<f32>, MAXM>;
+    var acc: array<vec4<f32>, MAX_MT>;
     if (t.live) {
-        cols_acc_vec(t, lid, &lo, &hi);
+        axpy_products4(t, tid, &acc);
     }
-    for (var i = 0u; i < MAXM; i++) {
-        if (i < MT) {
-            var sum: f32;
-            if (cols_row_sum(t, lid, lo[i], hi[i], i, &sum)) {
-                store_c(t, t.m0 + i, t.n_tile * CU * VW + lid, sum);
+    axpy_reduce(tid, &acc);
+    let n0 = axpy_n0(t, tid);
+    if (!t.live || tid >= AX) {
+        return;
+    }
+    for (var i = 0u; i < MT; i++) {
+        for (var q = 0u; q < 4u; q++) {
+            if (t.m0 + i < p.m && n0 + q < p.n) {
+                store_c(t, t.m0 + i, n0 + q, acc[i][q]);
             }
         }
     }
 }
 
-@compute @workgroup_size(WGC)
-fn cols_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+@compute @workgroup_size(WG)
+fn axpy_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
     let t = tile_of(wg);
-    var lo: array<vec4<f32>, MAXM>;
-    var hi: array<vec4<f32>, MAXM>;
+    var acc: array<vec4<f32>, MAX_MT>;
     if (t.live) {
-        cols_acc(t, lid, &lo, &hi);
+        axpy_products(t, tid, &acc);
     }
-    for (var i = 0u; i < MAXM; i++) {
-        if (i < MT) {
-            var sum: f32;
-            if (cols_row_sum(t, lid, lo[i], hi[i], i, &sum)) {
-                store_part(t, t.m0 + i, t.n_tile * CU * VW + lid, sum);
+    axpy_reduce(tid, &acc);
+    let n0 = axpy_n0(t, tid);
+    if (!t.live || tid >= AX) {
+        return;
+    }
+    for (var i = 0u; i < MT; i++) {
+        for (var q = 0u; q < 4u; q++) {
+            if (t.m0 + i < p.m && n0 + q < p.n) {
+                store_part(t, t.m0 + i, n0 + q, acc[i][q]);
             }
         }
     }
 }
 
-@compute @workgroup_size(WGC)
-fn cols_vec_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+@compute @workgroup_size(WG)
+fn axpy4_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
     let t = tile_of(wg);
-    var lo: array<vec4<f32>, MAXM>;
-    var hi: array<vec4<f32>, MAXM>;
+    var acc: array<vec4<f32>, MAX_MT>;
     if (t.live) {
-        cols_acc_vec(t, lid, &lo, &hi);
+        axpy_products4(t, tid, &acc);
     }
-    for (var i = 0u; i < MAXM; i++) {
-        if (i < MT) {
-            var sum: f32;
-            if (cols_row_sum(t, lid, lo[i], hi[i], i, &sum)) {
-                store_part(t, t.m0 + i, t.n_tile * CU * VW + lid, sum);
+    axpy_reduce(tid, &acc);
+    let n0 = axpy_n0(t, tid);
+    if (!t.live || tid >= AX) {
+        return;
+    }
+    for (var i = 0u; i < MT; i++) {
+        for (var q = 0u; q < 4u; q++) {
+            if (t.m0 + i < p.m && n0 + q < p.n) {
+                store_part(t, t.m0 + i, n0 + q, acc[i][q]);
             }
         }
     }

@@ -1,11 +1,11 @@
 //! Skinny products (shaders/gemv.wgsl): GEMMs where M or N is at most
 //! `MAX_SKINNY`, such as a batch of activation rows times a weight. They are
 //! bound by reading the large operand ("the weight"), which these kernels
-//! read once per tile of up to 16 rows, coalesced and in 16-byte units where
-//! the layout allows, where the tiled GEMM would spend most of each 64-row
-//! tile on padding. The GEMM calls `plan` at the point where it picks its
-//! kernel; layouts these kernels cannot read coalesced (neither of the
-//! weight's inner strides 1) get `None` and stay with the tiled GEMM.
+//! read once per tile of up to 8 rows, coalesced, where the tiled GEMM would
+//! spend most of each 64-row tile on padding. The GEMM calls `plan` at the
+//! point where it picks its kernel; layouts these kernels cannot read
+//! coalesced (neither of the weight's inner strides 1) get `None` and stay
+//! with the tiled GEMM.
 //!
 //! The product is seen as rows x weight: `act` (.., R, K) times `wt`
 //! (.., K, N) into `out` (.., R, N) with R small. A product with few columns
@@ -13,108 +13,67 @@
 //! same for every batch matrix and the batch's rows are evenly spaced, the
 //! batch is folded into R (a decode step over several sequences reads the
 //! weight once).
-//!
-//! `WGC_GEMV_MT` (read once; 1, 2, 4, 8 or 16) caps the rows of A one
-//! workgroup takes (the default: 16, and 8 for f16 in the `cols` kernels),
-//! so that register pressure against weight re-reads can be measured;
-//! `WGC_GEMV_FILL` (read once) sets the invocations below which K is split
-//! to fill the GPU (default 131072), so that the split's second pass against
-//! fewer workgroups in flight can be measured.
 
 use super::grid::grid_1d;
-use super::reduce_kernels::strategy;
 use super::spec::uniform::uniform;
 use super::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
-use super::split::scratch;
+use super::split::{scratch, K_CHUNK};
 use super::tensor::{coalesce, numel, DType, Tensor};
 use crate::error::Result;
 use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
-use std::sync::OnceLock;
 
-/// Most rows (M, or N for the transposed product) these kernels take. Up to
-/// here a product is bound by reading the weight (at M = 32 and f32, by the
-/// FMAs as much: M x N x K FMAs over N x K x 4 bytes at 4 TB/s is 32 TFMA/s);
-/// these kernels read it once per 16 rows with workgroups enough for any N
-/// (K split), where the tiled GEMM's 64-row tiles are at most half used
-/// and it has only N / 64 workgroups (224 for N = 14336: under 2 per SM on an
-/// H200; it measured 5-19% of the bandwidth at M = 32).
+/// Most rows (M, or N for the transposed product) these kernels take.
 const MAX_SKINNY: usize = 32;
-/// With a different weight per batch matrix the tiled GEMM has batch x N / 64
-/// tiles and reads each weight once too; from this many tiles (measured on
-/// an H200: 64 tiles lose to the skinny kernels, 224 win) it takes products
-/// of more than one 16-row tile.
+/// 64x64 tiles from which the tiled GEMM beats these kernels for more than
+/// 8 rows (measured on an H200: 64 tiles lose to them, 224 win).
 const TILED_ENOUGH: usize = 128;
-/// Rows of A per workgroup at most (MAXM in the shader).
-const MAX_MT: usize = 16;
-/// dot: invocations per workgroup (WGD); columns of W per workgroup at most
-/// (ROWS), and the partial sums per invocation (ROWS x MT) at most, which
-/// keeps them with the loaded weight units in registers.
-const DOT_WG: usize = 64;
-const DOT_SLOTS: usize = 32;
-/// cols: units of columns per workgroup (CU) and invocations (CU x KS).
-const COLS_UNITS: usize = 32;
-const COLS_WG: usize = 256;
+/// Columns one axpy workgroup takes (4 * AX in the shader).
+const AXPY_COLS: usize = 128;
 /// Workgroup size of the slabs' sum.
 const SUM_WG: u32 = 256;
-/// Invocations that fill a large GPU: 1024 per SM on an H200's 132, each with
-/// several 16-byte loads in flight. Fewer tiles than this split K further
-/// (`WGC_GEMV_FILL`, read once, sets another count, to measure).
-const FILL_INVOCATIONS: usize = 1 << 17;
-/// Longest K run per workgroup: a dot invocation loops 8192 / (64 * VW) <= 32
-/// times, a cols one 2048 / 8 = 256 times, each with fewer than 250 inner
-/// iterations (unrolled where the driver unrolls): both far below a
-/// software driver's 65,535.
-const DOT_MAX_CHUNK: usize = 8192;
-const COLS_MAX_CHUNK: usize = 2048;
-/// Shortest K run a split makes (in units of VW for dot: 4 per invocation;
-/// rows for cols: 8 per K slice), enough loads per invocation to hide latency.
-const DOT_MIN_UNITS: usize = 4 * DOT_WG;
-const COLS_MIN_CHUNK: usize = 64;
-/// The slabs a split writes and the sum reads stay within 1/16 of the
-/// weight's bytes: splits <= K * size(T) / (8 * 16 * rows).
-const SLAB_SHARE: usize = 128;
-/// Most slabs (the sum loops over them).
+/// Workgroups that fill a large GPU (about 8 per SM on an H200); fewer
+/// column tiles than this split K further.
+const FILL_GROUPS: usize = 1024;
+/// Longest K run per workgroup. A row_dot invocation (of 128) loops K / 512 times
+/// (K / 128 unvectorised) with up to 44 inner iterations; an axpy invocation
+/// K / 4 times with up to 12: both stay far below 65,535 iterations.
+const DOT_MAX_CHUNK: usize = K_CHUNK;
+const AXPY_MAX_CHUNK: usize = 4096;
+/// Shortest K run a split makes (enough loads per invocation to hide latency).
+const DOT_MIN_CHUNK: usize = 1024;
+const AXPY_MIN_CHUNK: usize = 64;
+/// Most slabs (the sum loops over them) and most slab bytes a split adds to
+/// fill the GPU (splits that K's length forces are not held to this).
 const MAX_SPLITS: usize = 4096;
+const FILL_SLAB_BYTES: usize = 64 << 20;
 /// Most slab bytes at all (as the tiled GEMM's default budget; past it the
 /// tiled GEMM sums its runs in waves).
 const MAX_SLAB_BYTES: usize = 256 << 20;
 
-const ENTRIES: &[&str] = &[
-    "dot_rows",
-    "dot_rows_vec",
-    "dot_rows_split",
-    "dot_rows_vec_split",
-    "cols",
-    "cols_vec",
-    "cols_split",
-    "cols_vec_split",
-    "sum_splits",
-];
-const TYPES: &[TypeSlot] = &[
-    TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] },
-    TypeSlot { alias: "O", dtypes: &[DType::F32, DType::F16] },
-];
-const OVERRIDES: &[OverrideSlot] = &[
-    OverrideSlot { name: "MT", values: &[1.0, 2.0, 4.0, 8.0, 16.0] },
-    OverrideSlot { name: "ROWS", values: &[1.0, 2.0, 4.0] },
-];
-
-/// The kernels with workgroup-memory reductions only.
 pub static FAMILY: Family = Family {
     file: "gemv.wgsl",
-    source: concat!(include_str!("../../shaders/gemv.wgsl"), include_str!("../../shaders/reduce_wg_shared.wgsl")),
-    entries: ENTRIES,
-    types: TYPES,
-    overrides: OVERRIDES,
+    source: include_str!("../../shaders/gemv.wgsl"),
+    entries: &[
+        "row_dot",
+        "row_dot4",
+        "row_dot_split",
+        "row_dot4_split",
+        "axpy",
+        "axpy4",
+        "axpy_split",
+        "axpy4_split",
+        "sum_splits",
+    ],
+    types: &[
+        TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] },
+        TypeSlot { alias: "O", dtypes: &[DType::F32, DType::F16] },
+    ],
+    overrides: &[
+        OverrideSlot { name: "MT", values: &[1.0, 2.0, 4.0, 8.0] },
+        OverrideSlot { name: "ROWS", values: &[1.0, 2.0, 4.0] },
+    ],
     uniform: <GemvParams as spec::Uniform>::layout,
-};
-
-/// The same kernels, the dot products' sums through subgroup operations.
-pub static FAMILY_SUBGROUPS: Family = Family {
-    file: "gemv.wgsl+subgroups",
-    source: concat!(include_str!("../../shaders/gemv.wgsl"), include_str!("../../shaders/reduce_wg_subgroups.wgsl")),
-    ..FAMILY
 };
 
 uniform! {
@@ -155,9 +114,9 @@ uniform! {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Layout {
     /// K contiguous: each output is a dot product of contiguous runs.
-    Dot,
-    /// N contiguous: invocations across N, a loop over K.
-    Cols,
+    RowDot,
+    /// N contiguous: threads across N, a loop over K.
+    Axpy,
 }
 
 /// A skinny product, planned: what `record` launches.
@@ -166,8 +125,6 @@ pub struct Plan<'a> {
     wt: Tensor<'a>,
     out: Tensor<'a>,
     entry: &'static str,
-    /// Whether the entry reads 16-byte units (binds `av`/`wv`).
-    vec: bool,
     overrides: [f64; 2],
     params: GemvParams,
     groups: [u32; 3],
@@ -188,26 +145,6 @@ fn batch_strides(t: &Tensor, batch: &[usize]) -> Vec<isize> {
     let own = t.rank() - 2;
     let pad = batch.len() - own;
     (0..batch.len()).map(|i| if i < pad || t.shape[i - pad] == 1 { 0 } else { t.strides[i - pad] }).collect()
-}
-
-/// The cap on rows of A per workgroup from `WGC_GEMV_MT` (read once), if set
-/// to a power of two up to `MAX_MT`.
-fn mt_cap_from_env() -> Option<usize> {
-    static CAP: OnceLock<Option<usize>> = OnceLock::new();
-    *CAP.get_or_init(|| {
-        let v: usize = std::env::var("WGC_GEMV_MT").ok()?.trim().parse().ok()?;
-        (v.is_power_of_two() && v <= MAX_MT).then_some(v)
-    })
-}
-
-/// The fill target: `WGC_GEMV_FILL` (read once) where set to a count, else
-/// FILL_INVOCATIONS.
-fn fill_invocations() -> usize {
-    static FILL: OnceLock<usize> = OnceLock::new();
-    *FILL.get_or_init(|| {
-        let v = std::env::var("WGC_GEMV_FILL").ok().and_then(|v| v.trim().parse::<usize>().ok());
-        v.filter(|&v| v > 0).unwrap_or(FILL_INVOCATIONS)
-    })
 }
 
 /// The plan for `c = alpha * a b + beta * c` (views a (.., M, K), b (.., K,
@@ -240,15 +177,6 @@ pub fn plan<'a>(
         }
     }
     Ok(None)
-}
-
-/// Whether view `t` (bound as `view_arg` binds it) can be read in 16-byte
-/// units of `vw` elements along a dim of stride 1: its bound offset, `strides`
-/// (the others it walks) multiples of `vw`, and its binding 16-byte aligned.
-fn vec_readable(t: &Tensor, vw: usize, strides: &[isize]) -> bool {
-    (t.bound_offset() as usize).is_multiple_of(vw)
-        && t.bind(0).offset.is_multiple_of(16)
-        && strides.iter().all(|s| s % vw as isize == 0)
 }
 
 /// `plan` for one orientation: `act` holds the few rows, `wt` the weight.
@@ -286,59 +214,44 @@ fn plan_rows<'a>(
             (batch, a_bs, c_bs) = (Vec::new(), Vec::new(), Vec::new());
         }
     }
+    // Past 8 rows the weight is read once per 8-row tile, and the tiled GEMM
+    // (one read, 64-row tiles) wins once it has tiles enough to fill a GPU.
     let gemm_tiles = n.div_ceil(64) * numel(&batch).max(1);
-    if rows > MAX_SKINNY || (rows > MAX_MT && !batch.is_empty() && gemm_tiles >= TILED_ENOUGH) {
+    if rows > MAX_SKINNY || (rows > 8 && gemm_tiles >= TILED_ENOUGH) {
         return None;
     }
     let w_bs = if batch.is_empty() { Vec::new() } else { w_bs };
     let layout = if w_sk == 1 || k == 1 {
-        Layout::Dot
+        Layout::RowDot
     } else if w_sn == 1 || n == 1 {
-        Layout::Cols
+        Layout::Axpy
     } else {
         return None;
     };
-    // Elements per 16-byte unit.
-    let vw = 16 / act.dtype.size();
-    let vec = k > 0
+    let w_off = wt.bound_offset();
+    let aligned = w_off.is_multiple_of(4) && w_bs.iter().all(|s| s % 4 == 0);
+    let vec4 = k > 0
+        && aligned
         && match layout {
-            Layout::Dot => {
-                let a_strides: Vec<isize> = a_bs.iter().copied().chain([if rows > 1 { a_sm } else { 0 }]).collect();
-                let w_strides: Vec<isize> = w_bs.iter().copied().chain([if n > 1 { w_sn } else { 0 }]).collect();
-                k.is_multiple_of(vw)
-                    && (a_sk == 1 || k == 1)
-                    && vec_readable(&act, vw, &a_strides)
-                    && vec_readable(&wt, vw, &w_strides)
-            }
-            Layout::Cols => {
-                let w_strides: Vec<isize> = w_bs.iter().copied().chain([if k > 1 { w_sk } else { 0 }]).collect();
-                n.is_multiple_of(vw) && w_sn == 1 && vec_readable(&wt, vw, &w_strides)
-            }
+            Layout::RowDot => k.is_multiple_of(4) && w_sn % 4 == 0,
+            Layout::Axpy => n.is_multiple_of(4) && w_sk % 4 == 0,
         };
 
-    // Partial sums per invocation: ROWS x MT (dot) or MT x VW (cols).
-    let cap = match layout {
-        Layout::Dot => MAX_MT,
-        Layout::Cols => (64 / vw).min(MAX_MT),
-    };
-    let mt = rows.next_power_of_two().min(mt_cap_from_env().unwrap_or(cap));
+    let mt = rows.next_power_of_two().min(8);
     let m_tiles = rows.div_ceil(mt);
-    let dot_cols = n.next_power_of_two().min(4).min(DOT_SLOTS / mt);
-    let (n_tiles, wg) = match layout {
-        Layout::Dot => (n.div_ceil(dot_cols), DOT_WG),
-        Layout::Cols => (n.div_ceil(COLS_UNITS * vw), COLS_WG),
+    let dot_rows = n.next_power_of_two().min(4);
+    let n_tiles = match layout {
+        Layout::RowDot => n.div_ceil(dot_rows),
+        Layout::Axpy => n.div_ceil(AXPY_COLS),
     };
     let batches = numel(&batch);
     let outputs = batches * rows * n;
     let (max_chunk, min_chunk) = match layout {
-        Layout::Dot => (DOT_MAX_CHUNK, DOT_MIN_UNITS * vw),
-        Layout::Cols => (COLS_MAX_CHUNK, COLS_MIN_CHUNK),
+        Layout::RowDot => (DOT_MAX_CHUNK, DOT_MIN_CHUNK),
+        Layout::Axpy => (AXPY_MAX_CHUNK, AXPY_MIN_CHUNK),
     };
-    let groups = n_tiles * m_tiles * batches;
-    let slab_cap = (k * act.dtype.size() / (SLAB_SHARE * rows)).max(1);
-    let splits = split_count(dev, k, groups * wg, outputs, max_chunk, min_chunk, slab_cap)?;
-    // Runs of whole 16-byte units (8 covers both dtypes).
-    let k_chunk = k.div_ceil(splits).next_multiple_of(8).max(8);
+    let splits = split_count(dev, k, n_tiles * m_tiles * batches, outputs, max_chunk, min_chunk)?;
+    let k_chunk = k.div_ceil(splits).next_multiple_of(4).max(4);
     let splits = k.div_ceil(k_chunk).max(1);
 
     let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
@@ -348,15 +261,15 @@ fn plan_rows<'a>(
     if gy > max_dim || total > u32::MAX as usize {
         return None;
     }
-    let name = match (layout, vec, splits > 1) {
-        (Layout::Dot, false, false) => "dot_rows",
-        (Layout::Dot, true, false) => "dot_rows_vec",
-        (Layout::Dot, false, true) => "dot_rows_split",
-        (Layout::Dot, true, true) => "dot_rows_vec_split",
-        (Layout::Cols, false, false) => "cols",
-        (Layout::Cols, true, false) => "cols_vec",
-        (Layout::Cols, false, true) => "cols_split",
-        (Layout::Cols, true, true) => "cols_vec_split",
+    let name = match (layout, vec4, splits > 1) {
+        (Layout::RowDot, false, false) => "row_dot",
+        (Layout::RowDot, true, false) => "row_dot4",
+        (Layout::RowDot, false, true) => "row_dot_split",
+        (Layout::RowDot, true, true) => "row_dot4_split",
+        (Layout::Axpy, false, false) => "axpy",
+        (Layout::Axpy, true, false) => "axpy4",
+        (Layout::Axpy, false, true) => "axpy_split",
+        (Layout::Axpy, true, true) => "axpy4_split",
     };
     let params = GemvParams {
         m: rows as u32,
@@ -372,7 +285,7 @@ fn plan_rows<'a>(
         c_sm: c_sm as i32,
         c_sn: c_sn as i32,
         a_off: act.bound_offset(),
-        w_off: wt.bound_offset(),
+        w_off,
         c_off: out.bound_offset(),
         k_chunk: k_chunk as u32,
         splits: splits as u32,
@@ -388,28 +301,27 @@ fn plan_rows<'a>(
         w_bstride: pack_i32(&w_bs),
         c_bstride: pack_i32(&c_bs),
     };
-    let overrides = [mt as f64, if layout == Layout::Dot { dot_cols as f64 } else { 1.0 }];
+    let overrides = [mt as f64, if layout == Layout::RowDot { dot_rows as f64 } else { 1.0 }];
     let groups = [gx as u32, gy as u32, batches as u32];
-    Some(Plan { act, wt, out, entry: name, vec, overrides, params, groups, outputs })
+    Some(Plan { act, wt, out, entry: name, overrides, params, groups, outputs })
 }
 
 /// How many runs K is cut into: as many as its length needs (runs of at
-/// most `max_chunk`), more while the tiles' `invocations` cannot fill the
-/// GPU (runs of at least `min_chunk`, at most `slab_cap` runs). `None` where
-/// the slabs would not fit a binding or MAX_SLAB_BYTES, or be too many to sum.
+/// most `max_chunk`), more while the tiles alone cannot fill the GPU (runs
+/// of at least `min_chunk`, slabs within FILL_SLAB_BYTES). `None` where the
+/// slabs would not fit a binding or MAX_SLAB_BYTES, or be too many to sum.
 fn split_count(
     dev: &Device,
     k: usize,
-    invocations: usize,
+    tiles: usize,
     outputs: usize,
     max_chunk: usize,
     min_chunk: usize,
-    slab_cap: usize,
 ) -> Option<usize> {
     let needed = k.div_ceil(max_chunk).max(1);
-    let to_fill = fill_invocations().div_ceil(invocations).min(k / min_chunk).min(slab_cap);
-    let splits = needed.max(to_fill);
     let slab = outputs * 4;
+    let to_fill = FILL_GROUPS.div_ceil(tiles).min(k / min_chunk).min(FILL_SLAB_BYTES / slab);
+    let splits = needed.max(to_fill);
     let binding = (dev.limits.max_storage_buffer_binding_size as usize).min(MAX_SLAB_BYTES);
     let fits = splits == 1 || (splits <= MAX_SPLITS && splits.checked_mul(slab).is_some_and(|b| b <= binding));
     fits.then_some(splits)
@@ -419,16 +331,11 @@ fn split_count(
 /// slabs' sum.
 pub fn record(stream: &StreamShared, plan: &Plan) -> Result<()> {
     let dev = &stream.device;
-    let family = strategy(dev, &FAMILY, &FAMILY_SUBGROUPS);
     let types = [plan.act.dtype, plan.out.dtype];
-    let variant = family.variant(plan.entry, &types, &plan.overrides);
+    let variant = FAMILY.variant(plan.entry, &types, &plan.overrides);
     let (a_arg, _) = view_arg("a", &plan.act);
     let (w_arg, _) = view_arg("w", &plan.wt);
-    let (a_arg, w_arg) = match (plan.vec, plan.entry.starts_with("dot")) {
-        (true, true) => (Arg { name: "av", ..a_arg }, Arg { name: "wv", ..w_arg }),
-        (true, false) => (a_arg, Arg { name: "wv", ..w_arg }),
-        (false, _) => (a_arg, w_arg),
-    };
+    let w_arg = if plan.entry.contains('4') { Arg { name: "w4", ..w_arg } } else { w_arg };
     let (c_arg, _) = view_arg("c", &plan.out);
     let params = plan.params;
     if params.splits == 1 {
@@ -438,7 +345,7 @@ pub fn record(stream: &StreamShared, plan: &Plan) -> Result<()> {
     let parts_arg = Arg::whole("parts", &parts);
     spec::record(stream, &Launch { variant, params, args: [a_arg, w_arg, parts_arg], groups: plan.groups })?;
     let (groups, row) = grid_1d(plan.outputs as u64, SUM_WG, dev.limits.max_compute_workgroups_per_dimension);
-    let sum = family.variant("sum_splits", &types, &plan.overrides);
+    let sum = FAMILY.variant("sum_splits", &types, &plan.overrides);
     let params = GemvParams { row, ..params };
     spec::record(stream, &Launch { variant: sum, params, args: [c_arg, parts_arg], groups })
 }

@@ -45,7 +45,6 @@ pub static FAMILIES: &[&spec::Family] = &[
     &gather::FAMILY,
     &gemm_coop::FAMILY,
     &gemv::FAMILY,
-    &gemv::FAMILY_SUBGROUPS,
     &matmul::FAMILY,
     &matmul::SUM_FAMILY,
     &norm::FAMILY,
@@ -79,7 +78,6 @@ pub static FAMILIES: &[&spec::Family] = &[
 /// library asks for them only where the adapter has subgroups, and the
 /// offline test validates them with the subgroup capability.
 pub static SUBGROUP_FAMILIES: &[&spec::Family] = &[
-    &gemv::FAMILY_SUBGROUPS,
     &norm::FAMILY_SUBGROUPS,
     &reduce::FAMILY_F32_SUBGROUPS,
     &reduce::FAMILY_I32_SUBGROUPS,
