@@ -18,7 +18,7 @@
 // strategy (reduce_wg_allreduce.wgsl and reduce_wg_subgroups.wgsl or
 // reduce_wg_shared.wgsl appended). Prelude: T. Overrides: WG, CACHE, RMS
 // (true: RMS norm, no centring, no bias), HAS_W, HAS_B (false: the binding
-// is a dummy and is not read).
+// is a dummy and is not read), LANES.
 
 override WG: u32;
 override CACHE: u32;
@@ -28,6 +28,12 @@ const MAX_CACHE: u32 = 16u;
 override RMS: bool;
 override HAS_W: bool;
 override HAS_B: bool;
+// The adapter's subgroup size where it has only one, else 0 (for the
+// appended reduce_wg_subgroups.wgsl; the host passes 0 with the other).
+override LANES: u32;
+fn sg_lanes_hint() -> u32 {
+    return LANES;
+}
 
 struct Params {
     len: u32,

@@ -518,3 +518,8 @@ fn reduce_finish(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_i
         store_result(row, s);
     }
 }
+
+// The subgroup size is not known here (see reduce_wg_subgroups.wgsl).
+fn sg_lanes_hint() -> u32 {
+    return 0u;
+}

@@ -301,3 +301,8 @@ fn softmax_split_write(@builtin(local_invocation_index) lid: u32, @builtin(workg
         y[u32(bases.y + i32(j) * p.out_stride)] = T(result(v, ms, inv, lg));
     }
 }
+
+// The subgroup size is not known here (see reduce_wg_subgroups.wgsl).
+fn sg_lanes_hint() -> u32 {
+    return 0u;
+}

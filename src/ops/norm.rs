@@ -12,6 +12,7 @@ use super::split::{scratch, CHUNK_LEN, MAX_ITERS, SPLIT_WG};
 use super::tensor::{coalesce, contiguous_strides, expect_shape, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
+use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
 
 const ENTRIES: &[&str] = &["norm_cached", "norm_vec4", "norm_strided", "norm_split_stats", "norm_split_write"];
@@ -23,6 +24,8 @@ const OVERRIDES: &[OverrideSlot] = &[
     OverrideSlot { name: "RMS", values: FLAG },
     OverrideSlot { name: "HAS_W", values: FLAG },
     OverrideSlot { name: "HAS_B", values: FLAG },
+    // Compiled value by value offline (spec::SAMPLED_OVERRIDES).
+    OverrideSlot { name: "LANES", values: &[0.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0] },
 ];
 
 /// norm.wgsl with the workgroup reductions in workgroup memory only.
@@ -174,7 +177,8 @@ pub fn norm(
     let dev = &stream.device;
     let family = strategy(dev, &FAMILY, &FAMILY_SUBGROUPS);
     let flag = |b: bool| if b { 1.0 } else { 0.0 };
-    let overrides = [wg as f64, cache as f64, flag(rms), flag(weight.is_some()), flag(bias.is_some())];
+    let overrides =
+        [wg as f64, cache as f64, flag(rms), flag(weight.is_some()), flag(bias.is_some()), lanes(dev, family)];
     let (groups, rows_per_y) = row_grid(chunks as u32, rows, dev.limits.max_compute_workgroups_per_dimension);
     // Absent parameters bind the input in their place (unread).
     let (w, b) = (weight.unwrap_or(input), bias.unwrap_or(input));
@@ -225,4 +229,16 @@ pub fn norm(
         [xa, ya, wa, ba]
     };
     spec::record(stream, &Launch { variant, params, args, groups })
+}
+
+/// The `LANES` override: the adapter's subgroup size for the subgroup
+/// family where the adapter has only one size, else 0 (the kernel asks).
+fn lanes(dev: &Device, family: &Family) -> f64 {
+    let info = &dev.adapter.info;
+    let fixed = info.subgroup_min_size == info.subgroup_max_size && (4..=128).contains(&info.subgroup_min_size);
+    if std::ptr::eq(family, &FAMILY_SUBGROUPS) && fixed {
+        info.subgroup_min_size as f64
+    } else {
+        0.0
+    }
 }

@@ -120,7 +120,12 @@ impl Family {
 /// axes (how offsets are decoded, where operands come from): the offline
 /// test compiles each of their values with every entry and dtype rather
 /// than with every combination of the other overrides.
-pub const SAMPLED_OVERRIDES: &[(&str, &str)] = &[("elementwise.wgsl", "RANK"), ("elementwise.wgsl", "ROUTED")];
+pub const SAMPLED_OVERRIDES: &[(&str, &str)] = &[
+    ("elementwise.wgsl", "RANK"),
+    ("elementwise.wgsl", "ROUTED"),
+    ("norm.wgsl", "LANES"),
+    ("norm.wgsl+subgroups", "LANES"),
+];
 
 impl Variant {
     pub fn dtypes(&self) -> impl Iterator<Item = DType> + '_ {
