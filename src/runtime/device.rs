@@ -52,7 +52,7 @@ pub struct Device {
     /// Leases of allocations that submitted work still uses.
     pub in_flight: InFlight,
     gpu_timeout: Option<Duration>,
-    /// How long a wait checks for completion without blocking first.
+    /// How long a wait checks for completion without blocking first (see `spin_wait`).
     spin_wait: Duration,
     lost: Arc<Mutex<Option<String>>>,
     destroyed: AtomicBool,
@@ -362,10 +362,10 @@ impl Drop for Device {
 }
 
 /// The spin phase of waits: `WGC_WAIT_SPIN_US` microseconds if set, else
-/// 200 on GPUs and none on CPU adapters (spinning would take a core from
+/// 2000 on GPUs and none on CPU adapters (spinning would take a core from
 /// the driver's own threads).
 fn spin_wait(device_type: &wgpu::DeviceType) -> Duration {
     let us = std::env::var("WGC_WAIT_SPIN_US").ok().and_then(|v| v.parse::<u64>().ok());
-    let default = if *device_type == wgpu::DeviceType::Cpu { 0 } else { 200 };
+    let default = if *device_type == wgpu::DeviceType::Cpu { 0 } else { 2000 };
     Duration::from_micros(us.unwrap_or(default).min(100_000))
 }
