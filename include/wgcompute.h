@@ -76,7 +76,9 @@
  *       ARGMAX, ARGMIN, max_pool2d; fma rounds once where the adapter fuses;
  *     * div, sqrt, rsqrt, exp, log, sigmoid, silu: rtol 1e-6 (exp reduces
  *       its argument exactly, so its error does not grow with |x|; log is
- *       computed by a series near 1, so it stays relative there);
+ *       computed by a series near 1, so it stays relative there); sigmoid
+ *       and silu into f16 use the adapter's exp as it is: rtol 1e-5 before
+ *       the f16 rounding;
  *     * pow: rtol 1e-6 * (1 + |y * log2|x||);
  *     * sin, cos: atol 1e-6 for |x| <= 4e5;
  *     * tanh, GELU (both forms): atol 1e-6, rtol 1e-6;
