@@ -96,6 +96,11 @@ static const Case BIN_CASES[] = {
     {2, {1, 7}, CONTIG, 1, {1}, CONTIG, 2, {1, 7}, CONTIG},                  /* size 1, 7 */
     {2, {6, 8}, CONTIG, 1, {8}, CONTIG, 2, {6, 8}, OFFSET4},                 /* row broadcast in vec4 units */
     {2, {5, 8}, REVERSED, 1, {8}, OFFSET4, 2, {5, 8}, CONTIG},               /* same, negative row stride */
+    /* One operand dense along R, the other along C (tiled through workgroup
+     * memory, either one staged): several 32 x 32 tiles with partial edges. */
+    {2, {45, 70}, CONTIG, 2, {45, 70}, TRANSPOSED, 2, {45, 70}, CONTIG},
+    {3, {3, 33, 40}, TRANSPOSED, 3, {3, 33, 40}, OFFSET3, 3, {3, 33, 40}, OFFSET4},
+    {3, {2, 37, 65}, TRANSPOSED, 2, {1, 65}, CONTIG, 3, {2, 37, 65}, CONTIG}, /* staged a, b broadcast over R */
 };
 
 static void test_binary(WgcDtype d, WgcBinaryOp op) {

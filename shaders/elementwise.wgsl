@@ -10,8 +10,8 @@
 //    operand 0); map0: none (every operand from y or a scalar). `_vec4`:
 //    the same in vec4 units (every operand dense along its innermost dim
 //    with 4-aligned sizes and offsets; dense tensors are rank 1).
-//  - tiled: one input read dense along another dim than y (transposes),
-//    through workgroup memory.
+//  - tiled, tiled2_x0, tiled2_x1: one input read dense along another dim
+//    than y (transposes, a + b^T), through workgroup memory.
 // A slot whose operand comes from y or a scalar is bound to another
 // operand's buffer and not read.
 
@@ -654,34 +654,69 @@ fn where3_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
 }
 
 // One input whose dim R (the second-to-last of three: batch, R, C) is the
-// dense one while y is dense along C, e.g. a transpose: a 32 x 32 tile is
-// read along R, staged in workgroup memory and written along C, so both
+// dense one while y is dense along C, e.g. a transpose: a 32 x 32 tile of it
+// is read along R, staged in workgroup memory and used along C, so both
 // sides stay coalesced. shape[0] = (batch, R, C); strides[0], [1], [2] are
-// the (x0, -, -, y) strides of batch, R and C.
-var<workgroup> tile: array<array<O, 33>, 32>;
+// the (x0, x1, -, y) strides of batch, R and C.
+//  - tiled: x0 staged (one operand);
+//  - tiled2_x0, tiled2_x1: two operands, the named one staged, the other
+//    read along C with y (e.g. a + b^T).
+var<workgroup> tile: array<array<A, 33>, 32>;
+
+// Element j / 8 of this invocation's share of the tile: along R while
+// staging (`along_r`), along C when y is written. (r, c, in range) and the
+// operands' offsets. Each entry names only the bindings it reads.
+struct TilePos {
+    r: u32,
+    c: u32,
+    live: bool,
+    o: vec4<i32>,
+}
+fn tile_pos(wg: vec3<u32>, l: vec3<u32>, j: u32, along_r: bool) -> TilePos {
+    let r = wg.y * 32u + select(l.y + j, l.x, along_r);
+    let c = wg.x * 32u + select(l.x, l.y + j, along_r);
+    let o = vec4<i32>(p.off) + i32(wg.z) * p.strides[0] + i32(r) * p.strides[1] + i32(c) * p.strides[2];
+    return TilePos(r, c, r < p.shape[0].y && c < p.shape[0].z, o);
+}
+fn tile_ix(wg: vec3<u32>, t: TilePos) -> u32 {
+    return (wg.z * p.shape[0].y + t.r) * p.shape[0].z + t.c;
+}
 
 @compute @workgroup_size(32, 8)
 fn tiled(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
-    let rows = p.shape[0].y;
-    let cols = p.shape[0].z;
-    let r0 = wg.y * 32u;
-    let c0 = wg.x * 32u;
-    let base = vec4<i32>(p.off) + i32(wg.z) * p.strides[0];
-    for (var k = 0u; k < 32u; k += 8u) {
-        let r = r0 + l.x;
-        let c = c0 + l.y + k;
-        if (r < rows && c < cols) {
-            let o = base + i32(r) * p.strides[1] + i32(c) * p.strides[2];
-            tile[l.y + k][l.x] = compute(x0[u32(o.x)], A(0), A(0), (wg.z * rows + r) * cols + c);
-        }
+    for (var j = 0u; j < 32u; j += 8u) {
+        let t = tile_pos(wg, l, j, true);
+        if (t.live) { tile[l.y + j][l.x] = x0[u32(t.o.x)]; }
     }
     workgroupBarrier();
-    for (var k = 0u; k < 32u; k += 8u) {
-        let r = r0 + l.y + k;
-        let c = c0 + l.x;
-        if (r < rows && c < cols) {
-            let o = base + i32(r) * p.strides[1] + i32(c) * p.strides[2];
-            y[u32(o.w)] = tile[l.x][l.y + k];
-        }
+    for (var j = 0u; j < 32u; j += 8u) {
+        let t = tile_pos(wg, l, j, false);
+        if (t.live) { y[u32(t.o.w)] = compute(tile[l.x][l.y + j], A(0), A(0), tile_ix(wg, t)); }
+    }
+}
+
+@compute @workgroup_size(32, 8)
+fn tiled2_x0(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+    for (var j = 0u; j < 32u; j += 8u) {
+        let t = tile_pos(wg, l, j, true);
+        if (t.live) { tile[l.y + j][l.x] = x0[u32(t.o.x)]; }
+    }
+    workgroupBarrier();
+    for (var j = 0u; j < 32u; j += 8u) {
+        let t = tile_pos(wg, l, j, false);
+        if (t.live) { y[u32(t.o.w)] = compute(tile[l.x][l.y + j], x1[u32(t.o.y)], A(0), tile_ix(wg, t)); }
+    }
+}
+
+@compute @workgroup_size(32, 8)
+fn tiled2_x1(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+    for (var j = 0u; j < 32u; j += 8u) {
+        let t = tile_pos(wg, l, j, true);
+        if (t.live) { tile[l.y + j][l.x] = x1[u32(t.o.y)]; }
+    }
+    workgroupBarrier();
+    for (var j = 0u; j < 32u; j += 8u) {
+        let t = tile_pos(wg, l, j, false);
+        if (t.live) { y[u32(t.o.w)] = compute(x0[u32(t.o.x)], tile[l.x][l.y + j], A(0), tile_ix(wg, t)); }
     }
 }

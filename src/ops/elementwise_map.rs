@@ -90,6 +90,8 @@ pub static FAMILY: Family = Family {
         "map3_vec4",
         "where3_vec4",
         "tiled",
+        "tiled2_x0",
+        "tiled2_x1",
     ],
     types: &[TypeSlot { alias: "A", dtypes: ALL_DTYPES }, TypeSlot { alias: "O", dtypes: ALL_DTYPES }],
     overrides: &[
@@ -266,8 +268,8 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     let dense = cshape.len() <= 1 && (0..4).all(|k| !plan.reads(k) || cstrides[k].iter().all(|&x| x == 1));
     let offsets = plan.offsets();
     if !dense {
-        if let Some(dims) = transpose_dims(stream, &plan, &cshape, &cstrides) {
-            return launch_tiled(stream, &plan, dims, &cstrides, &offsets);
+        if let Some(tiled) = transpose_plan(stream, &plan, &cshape, &cstrides) {
+            return launch_tiled(stream, &plan, tiled, &cstrides, &offsets);
         }
         if let Some((vshape, vstrides, voffsets)) = vec4_view(&plan, &cshape, &cstrides, &offsets) {
             return launch(stream, &plan, true, 0, &vshape, &vstrides, &voffsets);
@@ -483,28 +485,42 @@ fn vec4_view(plan: &Plan, shape: &[usize], strides: &[Vec<isize>], offsets: &[us
     Some((vshape, vstrides, offsets.map(|o| o / 4)))
 }
 
-/// (batch, R, C) if the tiled kernel fits: one operand, from its own
-/// binding, rank 2 or 3 after coalescing, read dense along R while the
-/// output is dense along C.
-fn transpose_dims(stream: &StreamShared, plan: &Plan, shape: &[usize], strides: &[Vec<isize>]) -> Option<[usize; 3]> {
+/// The tiled kernels' entry and (batch, R, C) where they fit: rank 2 or 3
+/// after coalescing, y dense along C, and one operand from its own binding
+/// read dense along R (staged through workgroup memory); with two operands
+/// (both from their bindings), the other one dense or broadcast along C.
+fn transpose_plan(
+    stream: &StreamShared,
+    plan: &Plan,
+    shape: &[usize],
+    strides: &[Vec<isize>],
+) -> Option<(&'static str, [usize; 3])> {
     let r = shape.len();
-    if plan.m.operands.len() != 1 || plan.src[0] != SRC_OWN || !(2..=3).contains(&r) {
+    let n_ops = plan.m.operands.len();
+    if !(1..=2).contains(&n_ops) || plan.is_where() || !(2..=3).contains(&r) || strides[3][r - 1] != 1 {
         return None;
     }
-    let (input, out) = (&strides[0], &strides[3]);
-    if input[r - 2] != 1 || out[r - 1] != 1 || input[r - 1] == 1 {
+    if (0..n_ops).any(|k| plan.src[k] != SRC_OWN) {
         return None;
     }
+    let along_r = |k: usize| strides[k][r - 2] == 1 && strides[k][r - 1] != 1;
+    let along_c = |k: usize| strides[k][r - 1] == 1 || strides[k][r - 1] == 0;
+    let entry = match n_ops {
+        1 if along_r(0) => "tiled",
+        2 if along_r(0) && along_c(1) => "tiled2_x0",
+        2 if along_r(1) && along_c(0) => "tiled2_x1",
+        _ => return None,
+    };
     let batch = if r == 3 { shape[0] } else { 1 };
     let max = stream.device.limits.max_compute_workgroups_per_dimension as usize;
     let (rows, cols) = (shape[r - 2], shape[r - 1]);
-    (batch <= max && rows.div_ceil(32) <= max && cols.div_ceil(32) <= max).then_some([batch, rows, cols])
+    (batch <= max && rows.div_ceil(32) <= max && cols.div_ceil(32) <= max).then_some((entry, [batch, rows, cols]))
 }
 
 fn launch_tiled(
     stream: &StreamShared,
     plan: &Plan,
-    dims: [usize; 3],
+    (entry, dims): (&'static str, [usize; 3]),
     strides: &[Vec<isize>],
     offsets: &[usize; 4],
 ) -> Result<()> {
@@ -513,8 +529,8 @@ fn launch_tiled(
     let stride = |k: usize, d: Option<usize>| d.map_or(0, |d| strides[k][d]);
     let batch_dim = (r == 3).then_some(0);
     let per_dim: Vec<[isize; 4]> =
-        [batch_dim, Some(r - 2), Some(r - 1)].iter().map(|&d| [stride(0, d), 0, 0, stride(3, d)]).collect();
+        [batch_dim, Some(r - 2), Some(r - 1)].iter().map(|&d| [stride(0, d), stride(1, d), 0, stride(3, d)]).collect();
     let params = plan.params(batch * rows * cols, 0, 0, &dims, &per_dim, offsets);
     let groups = [cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, batch as u32];
-    plan.record(stream, plan.variant("tiled", 1, 0), params, false, groups)
+    plan.record(stream, plan.variant(entry, 1, 0), params, false, groups)
 }
