@@ -327,7 +327,6 @@ pub fn record(
     spec::record(stream, &Launch { variant, params, args, groups })
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::pairs_fit;
