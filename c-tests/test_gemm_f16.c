@@ -97,10 +97,13 @@ static void test_views_and_batches(void) {
     gemm_case("column-major c 128x128x64", WGC_DTYPE_F16, WGC_DTYPE_F32, V(2, 128, 64), 0, V(2, 64, 128), 0, cm, 1, 0);
 }
 
-/* K beyond one workgroup's 16,384: splits summed by a second pass. */
+/* K beyond one workgroup's 16,384, or few tiles: splits summed by a second pass. */
 static void test_split_k(void) {
     plain_case("split K", 128, 128, 16896, 0, 0, WGC_DTYPE_F32, 1, 0);
     plain_case("split K", 130, 136, 16500, 1, 1, WGC_DTYPE_F16, 0.5f, 0.25f);
+    /* Too few tiles for the GPU: K cut into runs of at least 512 (4 and 5 runs here). */
+    plain_case("few tiles", 256, 256, 2048, 0, 1, WGC_DTYPE_F16, 0.5f, 0.25f);
+    plain_case("few tiles", 200, 100, 3000, 1, 0, WGC_DTYPE_F32, 1, 0);
 }
 
 int main(void) {

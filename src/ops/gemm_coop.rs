@@ -104,6 +104,33 @@ pub fn available(dev: &Device) -> bool {
         && dev.adapter.info.subgroup_max_size == 32
 }
 
+/// Workgroups that fill a large GPU: two per SM of an H200's 132.
+const FILL_WORKGROUPS: usize = 264;
+/// The shortest K run worth a split of its own (16 steps of the tile's K):
+/// shorter runs cost more in slab traffic than the SMs they fill.
+const MIN_SPLIT_K: usize = 512;
+
+/// How many K runs a product with fewer tiles than there are SMs should be
+/// cut into (their f32 slabs summed by a second pass) so that about
+/// FILL_WORKGROUPS workgroups run; 1 where the tiles fill the GPU already
+/// or K is short. The environment variable WGC_GEMM_COOP_SPLIT, read once,
+/// set to `0` keeps every such product in one run, for comparisons.
+pub fn fill_splits((m, n, k): (usize, usize, usize), batch: usize) -> usize {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    let enabled = *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_COOP_SPLIT").is_none_or(|v| v != "0"));
+    if !enabled {
+        return 1;
+    }
+    fill_splits_for(m.div_ceil(TILE.block_m()) * n.div_ceil(TILE.block_n()) * batch, k)
+}
+
+fn fill_splits_for(tiles: usize, k: usize) -> usize {
+    if tiles == 0 || tiles * 2 > FILL_WORKGROUPS {
+        return 1;
+    }
+    FILL_WORKGROUPS.div_ceil(tiles).min(k / MIN_SPLIT_K).max(1)
+}
+
 /// The kernel variant for one problem (see the shader's header).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CoopKernel {
@@ -329,7 +356,17 @@ pub fn record(
 
 #[cfg(test)]
 mod tests {
-    use super::pairs_fit;
+    use super::{fill_splits_for, pairs_fit};
+
+    #[test]
+    fn few_tiles_split_k_into_runs_of_at_least_512() {
+        assert_eq!(fill_splits_for(64, 4096), 5, "M = N = 1024: 64 tiles, 5 runs of 832");
+        assert_eq!(fill_splits_for(64, 1024), 2);
+        assert_eq!(fill_splits_for(64, 1000), 1, "K too short for two runs of 512");
+        assert_eq!(fill_splits_for(1, 100_000), 195);
+        assert_eq!(fill_splits_for(133, 1 << 20), 1, "tiles for more than half the GPU");
+        assert_eq!(fill_splits_for(1024, 4096), 1);
+    }
 
     #[test]
     fn pairs_only_where_every_pair_is_an_aligned_word() {
