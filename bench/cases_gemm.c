@@ -158,6 +158,8 @@ void cases_gemm(void) {
     /* f16 at sizes off the 128x128x32 tiles: partial tiles (16-byte loads), and K % 8 != 0 (element-wise loads). */
     gemm_case("hgemm_4000x4000x4000_f16out", "gemm/odd", NULL, F16, F16, 1, SZ(4000, 129), SZ(4000, 131), SZ(4000, 72), 0, 10);
     gemm_case("hgemm_4095x4097x1023_f16out", "gemm/odd", NULL, F16, F16, 1, SZ(4095, 63), SZ(4097, 65), SZ(1023, 31), 0, 10);
+    /* f16 with fewer 128x128 tiles than SMs: K split into runs. */
+    gemm_case("hgemm_1024x1024x4096_f16out", "gemm/few-tiles", NULL, F16, F16, 1, SZ(1024, 129), SZ(1024, 131), SZ(4096, 1024), 0, 10);
     gemm_case("sgemm_tall_65536x64x64_f32", "gemm/tall-skinny", NULL, F32, F32, 1, SZ(65536, 1001), 64, 64, 0, 10);
     /* Attention scores Q K^T: 32 heads, seq 2048, head dim 128, K (seq, dim) viewed transposed. */
     gemm_case("qk_bmm_f16", "gemm/attention", NULL, F16, F32, SZ(32, 3), SZ(2048, 67), SZ(2048, 67), SZ(128, 40), 1, 10);

@@ -299,6 +299,8 @@ def gemms():
         run(name, cls, size(M, N, K, False), mm(M, N, K, f32, f32))
     for M, N, K in ((4000, 4000, 4000), (4095, 4097, 1023)):
         run(f"hgemm_{M}x{N}x{K}_f16out", "gemm/odd", size(M, N, K, False), mm(M, N, K, f16, f16))
+    run("hgemm_1024x1024x4096_f16out", "gemm/few-tiles", size(1024, 1024, 4096, False),
+        mm(1024, 1024, 4096, f16, f16))
     run("qk_bmm_f16", "gemm/attention", size(2048, 2048, 128, True, 32), mm(2048, 2048, 128, f16, f32, True, 32))
     run("qk_bmm_f32", "gemm/attention", size(2048, 2048, 128, True, 32), mm(2048, 2048, 128, f32, f32, True, 32))
 

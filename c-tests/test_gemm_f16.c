@@ -78,6 +78,18 @@ static void test_views_and_batches(void) {
     cc.strides[0] = 1, cc.strides[1] = 140;
     printf("case: strided views 140x131x64 -> f16\n");
     gemm_case("strided views 140x131x64", WGC_DTYPE_F16, WGC_DTYPE_F16, ap, 0, bs, 0, cc, 2, 0);
+    /* f16 C dense along N: written in pairs of halves where the offset and row stride are even
+     * (here not multiples of 8, rows padded), one half at a time where they are odd. */
+    View ce = V(2, 130, 136);
+    ce.offset = 2, ce.strides[0] = 138;
+    printf("case: f16 c at even offset and row stride 130x136x64, beta\n");
+    gemm_case("f16 c at even offset and row stride 130x136x64", WGC_DTYPE_F16, WGC_DTYPE_F16, V(2, 130, 64), 0,
+              V(2, 64, 136), 0, ce, 0.5f, 0.75f);
+    View co = V(2, 128, 128);
+    co.offset = 1, co.strides[0] = 129;
+    printf("case: f16 c at odd offset and row stride 128x128x64, beta\n");
+    gemm_case("f16 c at odd offset and row stride 128x128x64", WGC_DTYPE_F16, WGC_DTYPE_F16, V(2, 64, 128), 1,
+              V(2, 64, 128), 0, co, 1, -0.5f);
     /* Whole tiles, column-major C: the epilogue at a non-unit column stride. */
     View cm = V(2, 128, 128);
     cm.strides[0] = 1, cm.strides[1] = 128;
@@ -85,10 +97,13 @@ static void test_views_and_batches(void) {
     gemm_case("column-major c 128x128x64", WGC_DTYPE_F16, WGC_DTYPE_F32, V(2, 128, 64), 0, V(2, 64, 128), 0, cm, 1, 0);
 }
 
-/* K beyond one workgroup's 16,384: splits summed by a second pass. */
+/* K beyond one workgroup's 16,384, or few tiles: splits summed by a second pass. */
 static void test_split_k(void) {
     plain_case("split K", 128, 128, 16896, 0, 0, WGC_DTYPE_F32, 1, 0);
     plain_case("split K", 130, 136, 16500, 1, 1, WGC_DTYPE_F16, 0.5f, 0.25f);
+    /* Too few tiles for the GPU: K cut into runs of at least 512 (4 and 5 runs here). */
+    plain_case("few tiles", 256, 256, 2048, 0, 1, WGC_DTYPE_F16, 0.5f, 0.25f);
+    plain_case("few tiles", 200, 100, 3000, 1, 0, WGC_DTYPE_F32, 1, 0);
 }
 
 int main(void) {

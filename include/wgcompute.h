@@ -1955,10 +1955,15 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * along N or K, plain or transposed) and the other stride, the offsets,
  * the batch strides and the unit-stride dim's size are multiples of 8
  * (16-byte loads); other f16 products take the tiled kernel. Fastest with
- * M and N multiples of 128 and K of 32 (no partial tiles). (The
- * environment variable WGC_GEMM_SCRATCH_BYTES, for testing, lowers the
- * 256 MiB; WGC_GEMM_COOP=0, read once, sends f16 products to the tiled
- * kernel instead, for comparisons.)
+ * M and N multiples of 128 and K of 32 (no partial tiles). There, a
+ * product of at most 132 blocks of 128 x 128 (over the batch) also cuts a
+ * K of 1,024 or more into runs of at least 512, so that more of the GPU
+ * works on it; the accuracy bound above holds. (The environment variable
+ * WGC_GEMM_SCRATCH_BYTES, for testing, lowers the 256 MiB; read once,
+ * WGC_GEMM_COOP=0 sends f16 products to the tiled kernel instead,
+ * WGC_GEMM_COOP_SPLIT=0 keeps a K of up to 16,384 in one run, and
+ * WGC_GEMM_COOP_EPILOGUE=scalar writes an f16 C one element per store
+ * rather than two, for comparisons.)
  *
  * Skinny products (M or N at most 32, per batch matrix or with a batch
  * over one shared b folded into M) where the larger operand has a unit

@@ -20,9 +20,13 @@
 // - gemm_coop_f16: 16-byte loads, f32 fragments stored straight to c_f32
 //   (alpha 1, beta 0, no bias, unit column stride, whole tiles).
 // - gemm_coop_f16_epilogue: 16-byte loads; each subgroup's accumulators go
-//   through workgroup memory, and each invocation writes
+//   through workgroup memory, 16 x 32 at a time (a small buffer, so that
+//   it does not limit the workgroups per SM), and each invocation writes
 //   OUT(alpha * acc + bias[m] + beta * C) (C read only when beta != 0) at
 //   any strides, guarded at the edges.
+// - gemm_coop_f16_epilogue_h2: the same for an f16 C that is dense along N
+//   with an even N, offset and strides, written two halves at a time
+//   (c_h2: pairs of C; the same conversion to f16 as OUT(v) above).
 // Views that 16-byte loads cannot read (a dense dim or an offset that is
 // not a multiple of 8) take the tiled scalar kernel instead: element-wise
 // staging here ran 2.5x slower than it on an H200 (4095x4097x1023).
@@ -75,6 +79,7 @@ struct Params {
 @group(0) @binding(3) var<uniform> p: Params;
 @group(0) @binding(4) var<storage, read> bias: array<OUT>;
 @group(0) @binding(5) var<storage, read_write> c_f32: array<f32>;
+@group(0) @binding(6) var<storage, read_write> c_h2: array<vec2<H>>;
 
 override A_T: bool = false;
 override B_T: bool = false;
@@ -83,11 +88,11 @@ override EDGE: bool = false;
 const BK: u32 = 32u;
 const K_STRIDE: u32 = 40u;   // row stride of a K-dense staged tile, in halves
 const MN_STRIDE: u32 = 136u;  // row stride of an M- or N-dense staged tile
-const CS: u32 = 68u;  // row stride of a subgroup's epilogue rows
+const CS: u32 = 36u;  // row stride of a subgroup's epilogue rows
 var<workgroup> ta: array<H, 5120>;
 var<workgroup> tb: array<H, 5120>;
-// The epilogue: 16 rows x 64 columns of f32 per subgroup.
-var<workgroup> cs: array<f32, 4 * 16 * 68>;
+// The epilogue: 16 rows x 32 columns of f32 per subgroup.
+var<workgroup> cs: array<f32, 4 * 16 * 36>;
 
 fn vec_at(v: array<vec4<u32>, 2>, i: u32) -> u32 {
     return v[i / 4u][i % 4u];
@@ -163,30 +168,56 @@ fn store8(dst_is_a: bool, at: u32, v: vec4<u32>) {
     }
 }
 
-// The epilogue of 16 rows of one subgroup's part from workgroup memory:
-// rows gm0.., columns gn0.. of C at c_base.
+// The epilogue of 16 rows x 32 columns of one subgroup's part from
+// workgroup memory: rows gm0.., columns gn0.. of C at c_base. Lane l
+// takes column l of every row.
 fn epilogue_rows(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32) {
+    let gn = gn0 + lane;
+    let has_beta = p.beta != 0.0;
     for (var r = 0u; r < 16u; r++) {
         let gm = gm0 + r;
-        if (gm >= p.m) {
-            break;
+        if (EDGE && (gm >= p.m || gn >= p.n)) {
+            continue;
         }
         var add = 0.0;
         if (p.has_bias != 0u) {
             add = f32(bias[i32(p.bias_off) + i32(gm) * p.bias_stride]);
         }
-        for (var h = 0u; h < 2u; h++) {
-            let col = lane + h * 32u;
-            let gn = gn0 + col;
-            if (gn < p.n) {
-                let ci = c_base + i32(gm) * p.c_sm + i32(gn) * p.c_sn;
-                var v = p.alpha * cs[sg * 16u * CS + r * CS + col] + add;
-                if (p.beta != 0.0) {
-                    v += p.beta * f32(c[ci]);
-                }
-                c[ci] = OUT(v);
-            }
+        let ci = c_base + i32(gm) * p.c_sm + i32(gn) * p.c_sn;
+        var v = p.alpha * cs[sg * 16u * CS + r * CS + lane] + add;
+        if (has_beta) {
+            v += p.beta * f32(c[ci]);
         }
+        c[ci] = OUT(v);
+    }
+}
+
+// As epilogue_rows, for an f16 C dense along N, two columns per store:
+// lane l takes columns 2 (l % 16), +1 of rows 2 t + l / 16. Pairs start at
+// even columns and N is even (the host checks), so a pair is in or out of
+// bounds as a whole; c_base and the row stride are even, so ci / 2 is the
+// pair's index.
+fn epilogue_rows_h2(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32) {
+    let col = (lane % 16u) * 2u;
+    let gn = gn0 + col;
+    let has_beta = p.beta != 0.0;
+    for (var t = 0u; t < 8u; t++) {
+        let r = t * 2u + lane / 16u;
+        let gm = gm0 + r;
+        if (EDGE && (gm >= p.m || gn >= p.n)) {
+            continue;
+        }
+        var add = 0.0;
+        if (p.has_bias != 0u) {
+            add = f32(bias[i32(p.bias_off) + i32(gm) * p.bias_stride]);
+        }
+        let ci = c_base + i32(gm) * p.c_sm + i32(gn);
+        let at = sg * 16u * CS + r * CS + col;
+        var v = p.alpha * vec2<f32>(cs[at], cs[at + 1u]) + add;
+        if (has_beta) {
+            v += p.beta * vec2<f32>(c_h2[ci / 2]);
+        }
+        c_h2[ci / 2] = vec2<H>(v);
     }
 }
 
@@ -467,48 +498,210 @@ fn gemm_coop_f16_epilogue(
     let c_base = bases.z + i32(split * p.split_c);
     let lane = lid % 32u;
     let cs0 = sg * 16u * CS;
+    let cs1 = cs0 + 16u;
     workgroupBarrier();
-    let sc00 = cs0 + 0u;
-    coopStoreT(c00, &cs[sc00], CS);
-    let sc01 = cs0 + 16u;
-    coopStoreT(c01, &cs[sc01], CS);
-    let sc02 = cs0 + 32u;
-    coopStoreT(c02, &cs[sc02], CS);
-    let sc03 = cs0 + 48u;
-    coopStoreT(c03, &cs[sc03], CS);
+    coopStoreT(c00, &cs[cs0], CS);
+    coopStoreT(c01, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 0u, col0 + sub_col, c_base);
+    epilogue_rows(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 0u, c_base);
     workgroupBarrier();
-    let sc10 = cs0 + 0u;
-    coopStoreT(c10, &cs[sc10], CS);
-    let sc11 = cs0 + 16u;
-    coopStoreT(c11, &cs[sc11], CS);
-    let sc12 = cs0 + 32u;
-    coopStoreT(c12, &cs[sc12], CS);
-    let sc13 = cs0 + 48u;
-    coopStoreT(c13, &cs[sc13], CS);
+    coopStoreT(c02, &cs[cs0], CS);
+    coopStoreT(c03, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 16u, col0 + sub_col, c_base);
+    epilogue_rows(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 32u, c_base);
     workgroupBarrier();
-    let sc20 = cs0 + 0u;
-    coopStoreT(c20, &cs[sc20], CS);
-    let sc21 = cs0 + 16u;
-    coopStoreT(c21, &cs[sc21], CS);
-    let sc22 = cs0 + 32u;
-    coopStoreT(c22, &cs[sc22], CS);
-    let sc23 = cs0 + 48u;
-    coopStoreT(c23, &cs[sc23], CS);
+    coopStoreT(c10, &cs[cs0], CS);
+    coopStoreT(c11, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 32u, col0 + sub_col, c_base);
+    epilogue_rows(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 0u, c_base);
     workgroupBarrier();
-    let sc30 = cs0 + 0u;
-    coopStoreT(c30, &cs[sc30], CS);
-    let sc31 = cs0 + 16u;
-    coopStoreT(c31, &cs[sc31], CS);
-    let sc32 = cs0 + 32u;
-    coopStoreT(c32, &cs[sc32], CS);
-    let sc33 = cs0 + 48u;
-    coopStoreT(c33, &cs[sc33], CS);
+    coopStoreT(c12, &cs[cs0], CS);
+    coopStoreT(c13, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 48u, col0 + sub_col, c_base);
+    epilogue_rows(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 32u, c_base);
+    workgroupBarrier();
+    coopStoreT(c20, &cs[cs0], CS);
+    coopStoreT(c21, &cs[cs1], CS);
+    workgroupBarrier();
+    epilogue_rows(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 0u, c_base);
+    workgroupBarrier();
+    coopStoreT(c22, &cs[cs0], CS);
+    coopStoreT(c23, &cs[cs1], CS);
+    workgroupBarrier();
+    epilogue_rows(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 32u, c_base);
+    workgroupBarrier();
+    coopStoreT(c30, &cs[cs0], CS);
+    coopStoreT(c31, &cs[cs1], CS);
+    workgroupBarrier();
+    epilogue_rows(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 0u, c_base);
+    workgroupBarrier();
+    coopStoreT(c32, &cs[cs0], CS);
+    coopStoreT(c33, &cs[cs1], CS);
+    workgroupBarrier();
+    epilogue_rows(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 32u, c_base);
+}
+
+@compute @workgroup_size(128)
+fn gemm_coop_f16_epilogue_h2(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let split = wg.z % p.splits;
+    let bz = wg.z / p.splits;
+    let k0 = split * p.k_chunk;
+    let k_end = min(k0 + p.k_chunk, p.k);
+    let sg = lid / 32u;
+    let sub_row = (sg / 2u) * 64u;   // the subgroup's rows within the block
+    let sub_col = (sg % 2u) * 64u;
+    let row0 = wg.y * 128u;
+    let col0 = wg.x * 128u;
+    let bases = batch_bases(bz);
+    // Offsets and the non-dense dims' strides in units of 8 halves.
+    let a_base8 = u32(bases.x) / 8u;
+    let b_base8 = u32(bases.y) / 8u;
+    let a_ld8 = u32(select(p.a_sm, p.a_sk, A_T)) / 8u;
+    let b_ld8 = u32(select(p.b_sk, p.b_sn, B_T)) / 8u;
+    var c00 = coop_mat16x16<f32, C>();
+    var c01 = coop_mat16x16<f32, C>();
+    var c02 = coop_mat16x16<f32, C>();
+    var c03 = coop_mat16x16<f32, C>();
+    var c10 = coop_mat16x16<f32, C>();
+    var c11 = coop_mat16x16<f32, C>();
+    var c12 = coop_mat16x16<f32, C>();
+    var c13 = coop_mat16x16<f32, C>();
+    var c20 = coop_mat16x16<f32, C>();
+    var c21 = coop_mat16x16<f32, C>();
+    var c22 = coop_mat16x16<f32, C>();
+    var c23 = coop_mat16x16<f32, C>();
+    var c30 = coop_mat16x16<f32, C>();
+    var c31 = coop_mat16x16<f32, C>();
+    var c32 = coop_mat16x16<f32, C>();
+    var c33 = coop_mat16x16<f32, C>();
+
+    // Prefetch registers: this invocation's share of the A and B tiles.
+    var ra0 = load_vec_a(lid + 0u, row0, k0, k_end, a_base8, a_ld8);
+    var ra1 = load_vec_a(lid + 128u, row0, k0, k_end, a_base8, a_ld8);
+    var ra2 = load_vec_a(lid + 256u, row0, k0, k_end, a_base8, a_ld8);
+    var ra3 = load_vec_a(lid + 384u, row0, k0, k_end, a_base8, a_ld8);
+    var rb0 = load_vec_b(lid + 0u, col0, k0, k_end, b_base8, b_ld8);
+    var rb1 = load_vec_b(lid + 128u, col0, k0, k_end, b_base8, b_ld8);
+    var rb2 = load_vec_b(lid + 256u, col0, k0, k_end, b_base8, b_ld8);
+    var rb3 = load_vec_b(lid + 384u, col0, k0, k_end, b_base8, b_ld8);
+
+    let steps = (k_end - k0 + BK - 1u) / BK;
+    for (var t = 0u; t < steps; t++) {
+        workgroupBarrier();
+        store8(true, stage_at(lid + 0u, !A_T), ra0);
+        store8(true, stage_at(lid + 128u, !A_T), ra1);
+        store8(true, stage_at(lid + 256u, !A_T), ra2);
+        store8(true, stage_at(lid + 384u, !A_T), ra3);
+        store8(false, stage_at(lid + 0u, B_T), rb0);
+        store8(false, stage_at(lid + 128u, B_T), rb1);
+        store8(false, stage_at(lid + 256u, B_T), rb2);
+        store8(false, stage_at(lid + 384u, B_T), rb3);
+        workgroupBarrier();
+        if (t + 1u < steps) {
+            let kt = k0 + (t + 1u) * BK;
+            ra0 = load_vec_a(lid + 0u, row0, kt, k_end, a_base8, a_ld8);
+            ra1 = load_vec_a(lid + 128u, row0, kt, k_end, a_base8, a_ld8);
+            ra2 = load_vec_a(lid + 256u, row0, kt, k_end, a_base8, a_ld8);
+            ra3 = load_vec_a(lid + 384u, row0, kt, k_end, a_base8, a_ld8);
+            rb0 = load_vec_b(lid + 0u, col0, kt, k_end, b_base8, b_ld8);
+            rb1 = load_vec_b(lid + 128u, col0, kt, k_end, b_base8, b_ld8);
+            rb2 = load_vec_b(lid + 256u, col0, kt, k_end, b_base8, b_ld8);
+            rb3 = load_vec_b(lid + 384u, col0, kt, k_end, b_base8, b_ld8);
+        }
+        for (var kk = 0u; kk < BK; kk += 16u) {
+            var fa0: coop_mat16x16<H, A>;
+            var fa1: coop_mat16x16<H, A>;
+            var fa2: coop_mat16x16<H, A>;
+            var fa3: coop_mat16x16<H, A>;
+            var fb0: coop_mat16x16<H, B>;
+            var fb1: coop_mat16x16<H, B>;
+            var fb2: coop_mat16x16<H, B>;
+            var fb3: coop_mat16x16<H, B>;
+            if (A_T) {
+                fa0 = coopLoad<coop_mat16x16<H, A>>(&ta[kk * MN_STRIDE + sub_row + 0u], MN_STRIDE);
+                fa1 = coopLoad<coop_mat16x16<H, A>>(&ta[kk * MN_STRIDE + sub_row + 16u], MN_STRIDE);
+                fa2 = coopLoad<coop_mat16x16<H, A>>(&ta[kk * MN_STRIDE + sub_row + 32u], MN_STRIDE);
+                fa3 = coopLoad<coop_mat16x16<H, A>>(&ta[kk * MN_STRIDE + sub_row + 48u], MN_STRIDE);
+            } else {
+                fa0 = coopLoadT<coop_mat16x16<H, A>>(&ta[(sub_row + 0u) * K_STRIDE + kk], K_STRIDE);
+                fa1 = coopLoadT<coop_mat16x16<H, A>>(&ta[(sub_row + 16u) * K_STRIDE + kk], K_STRIDE);
+                fa2 = coopLoadT<coop_mat16x16<H, A>>(&ta[(sub_row + 32u) * K_STRIDE + kk], K_STRIDE);
+                fa3 = coopLoadT<coop_mat16x16<H, A>>(&ta[(sub_row + 48u) * K_STRIDE + kk], K_STRIDE);
+            }
+            if (B_T) {
+                fb0 = coopLoad<coop_mat16x16<H, B>>(&tb[(sub_col + 0u) * K_STRIDE + kk], K_STRIDE);
+                fb1 = coopLoad<coop_mat16x16<H, B>>(&tb[(sub_col + 16u) * K_STRIDE + kk], K_STRIDE);
+                fb2 = coopLoad<coop_mat16x16<H, B>>(&tb[(sub_col + 32u) * K_STRIDE + kk], K_STRIDE);
+                fb3 = coopLoad<coop_mat16x16<H, B>>(&tb[(sub_col + 48u) * K_STRIDE + kk], K_STRIDE);
+            } else {
+                fb0 = coopLoadT<coop_mat16x16<H, B>>(&tb[kk * MN_STRIDE + sub_col + 0u], MN_STRIDE);
+                fb1 = coopLoadT<coop_mat16x16<H, B>>(&tb[kk * MN_STRIDE + sub_col + 16u], MN_STRIDE);
+                fb2 = coopLoadT<coop_mat16x16<H, B>>(&tb[kk * MN_STRIDE + sub_col + 32u], MN_STRIDE);
+                fb3 = coopLoadT<coop_mat16x16<H, B>>(&tb[kk * MN_STRIDE + sub_col + 48u], MN_STRIDE);
+            }
+            c00 = coopMultiplyAdd(fa0, fb0, c00);
+            c01 = coopMultiplyAdd(fa0, fb1, c01);
+            c02 = coopMultiplyAdd(fa0, fb2, c02);
+            c03 = coopMultiplyAdd(fa0, fb3, c03);
+            c10 = coopMultiplyAdd(fa1, fb0, c10);
+            c11 = coopMultiplyAdd(fa1, fb1, c11);
+            c12 = coopMultiplyAdd(fa1, fb2, c12);
+            c13 = coopMultiplyAdd(fa1, fb3, c13);
+            c20 = coopMultiplyAdd(fa2, fb0, c20);
+            c21 = coopMultiplyAdd(fa2, fb1, c21);
+            c22 = coopMultiplyAdd(fa2, fb2, c22);
+            c23 = coopMultiplyAdd(fa2, fb3, c23);
+            c30 = coopMultiplyAdd(fa3, fb0, c30);
+            c31 = coopMultiplyAdd(fa3, fb1, c31);
+            c32 = coopMultiplyAdd(fa3, fb2, c32);
+            c33 = coopMultiplyAdd(fa3, fb3, c33);
+        }
+    }
+    let c_base = bases.z + i32(split * p.split_c);
+    let lane = lid % 32u;
+    let cs0 = sg * 16u * CS;
+    let cs1 = cs0 + 16u;
+    workgroupBarrier();
+    coopStoreT(c00, &cs[cs0], CS);
+    coopStoreT(c01, &cs[cs1], CS);
+    workgroupBarrier();
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 0u, c_base);
+    workgroupBarrier();
+    coopStoreT(c02, &cs[cs0], CS);
+    coopStoreT(c03, &cs[cs1], CS);
+    workgroupBarrier();
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 32u, c_base);
+    workgroupBarrier();
+    coopStoreT(c10, &cs[cs0], CS);
+    coopStoreT(c11, &cs[cs1], CS);
+    workgroupBarrier();
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 0u, c_base);
+    workgroupBarrier();
+    coopStoreT(c12, &cs[cs0], CS);
+    coopStoreT(c13, &cs[cs1], CS);
+    workgroupBarrier();
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 32u, c_base);
+    workgroupBarrier();
+    coopStoreT(c20, &cs[cs0], CS);
+    coopStoreT(c21, &cs[cs1], CS);
+    workgroupBarrier();
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 0u, c_base);
+    workgroupBarrier();
+    coopStoreT(c22, &cs[cs0], CS);
+    coopStoreT(c23, &cs[cs1], CS);
+    workgroupBarrier();
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 32u, c_base);
+    workgroupBarrier();
+    coopStoreT(c30, &cs[cs0], CS);
+    coopStoreT(c31, &cs[cs1], CS);
+    workgroupBarrier();
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 0u, c_base);
+    workgroupBarrier();
+    coopStoreT(c32, &cs[cs0], CS);
+    coopStoreT(c33, &cs[cs1], CS);
+    workgroupBarrier();
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 32u, c_base);
 }

@@ -46,7 +46,7 @@ const BOOL: &[f64] = &[0.0, 1.0];
 pub static FAMILY: Family = Family {
     file: "gemm_coop_f16.wgsl",
     source: include_str!("../../shaders/gemm_coop_f16.wgsl"),
-    entries: &["gemm_coop_f16", "gemm_coop_f16_epilogue"],
+    entries: &["gemm_coop_f16", "gemm_coop_f16_epilogue", "gemm_coop_f16_epilogue_h2"],
     types: &[
         TypeSlot { alias: "H", dtypes: &[DType::F16] },
         TypeSlot { alias: "OUT", dtypes: &[DType::F32, DType::F16] },
@@ -102,6 +102,33 @@ pub fn available(dev: &Device) -> bool {
         && dev.features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16)
         && dev.adapter.info.subgroup_min_size == 32
         && dev.adapter.info.subgroup_max_size == 32
+}
+
+/// Workgroups that fill a large GPU: two per SM of an H200's 132.
+const FILL_WORKGROUPS: usize = 264;
+/// The shortest K run worth a split of its own (16 steps of the tile's K):
+/// shorter runs cost more in slab traffic than the SMs they fill.
+const MIN_SPLIT_K: usize = 512;
+
+/// How many K runs a product with fewer tiles than there are SMs should be
+/// cut into (their f32 slabs summed by a second pass) so that about
+/// FILL_WORKGROUPS workgroups run; 1 where the tiles fill the GPU already
+/// or K is short. The environment variable WGC_GEMM_COOP_SPLIT, read once,
+/// set to `0` keeps every such product in one run, for comparisons.
+pub fn fill_splits((m, n, k): (usize, usize, usize), batch: usize) -> usize {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    let enabled = *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_COOP_SPLIT").is_none_or(|v| v != "0"));
+    if !enabled {
+        return 1;
+    }
+    fill_splits_for(m.div_ceil(TILE.block_m()) * n.div_ceil(TILE.block_n()) * batch, k)
+}
+
+fn fill_splits_for(tiles: usize, k: usize) -> usize {
+    if tiles == 0 || tiles * 2 > FILL_WORKGROUPS {
+        return 1;
+    }
+    FILL_WORKGROUPS.div_ceil(tiles).min(k / MIN_SPLIT_K).max(1)
 }
 
 /// The kernel variant for one problem (see the shader's header).
@@ -216,6 +243,45 @@ impl CoopOut<'_> {
             && self.split_c.is_multiple_of(8)
             && self.batch_strides.iter().all(|s| *s >= 0 && s % 8 == 0)
     }
+
+    /// True if the epilogue can write an f16 C two halves at a time: dense
+    /// along N, N even, and the offset, row stride, split stride and batch
+    /// strides even (so every pair of columns 2j, 2j+1 is one aligned
+    /// 4-byte word). `n`: C's columns.
+    fn pairs(&self, n: usize) -> bool {
+        self.dtype == DType::F16 && pairs_fit(n, self.offset, self.strides, self.split_c, &self.batch_strides)
+    }
+}
+
+/// True if every pair of columns 2j, 2j+1 of an f16 C (n columns, element
+/// offset, strides [rows, cols], split and batch strides) is one aligned
+/// 4-byte word.
+fn pairs_fit(n: usize, offset: u32, [sm, sn]: [isize; 2], split_c: usize, batch_strides: &[isize]) -> bool {
+    sn == 1
+        && n.is_multiple_of(2)
+        && sm % 2 == 0
+        && offset.is_multiple_of(2)
+        && split_c.is_multiple_of(2)
+        && batch_strides.iter().all(|s| s % 2 == 0)
+}
+
+/// Whether the f16 epilogue may write pairs (`gemm_coop_f16_epilogue_h2`):
+/// the environment variable WGC_GEMM_COOP_EPILOGUE, read once, set to
+/// `scalar` writes one half per store instead, for comparisons.
+fn pairs_enabled() -> bool {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_COOP_EPILOGUE").is_none_or(|v| v != "scalar"))
+}
+
+/// The entry point and the names of a, b and C's bindings for an output.
+fn entry_for(out: &CoopOut, kernel: CoopKernel, n: usize) -> (&'static str, [&'static str; 3]) {
+    if out.direct(kernel) {
+        ("gemm_coop_f16", ["a", "b", "c_f32"])
+    } else if pairs_enabled() && out.pairs(n) {
+        ("gemm_coop_f16_epilogue_h2", ["a", "b", "c_h2"])
+    } else {
+        ("gemm_coop_f16_epilogue", ["a", "b", "c"])
+    }
 }
 
 /// C = alpha * A x B + beta * C (+ bias) over the batch shape `batch`, A
@@ -236,8 +302,7 @@ pub fn record(
     debug_assert!(out.k_chunk.is_multiple_of(TILE.bk as usize) && out.splits == k.div_ceil(out.k_chunk));
     let (oa, ob) = (Operand::of(a), Operand::of(b));
     let direct = out.direct(kernel);
-    let (entry, names) =
-        if direct { ("gemm_coop_f16", ["a", "b", "c_f32"]) } else { ("gemm_coop_f16_epilogue", ["a", "b", "c"]) };
+    let (entry, names) = entry_for(&out, kernel, n);
     let (a_arg, a_off) = spec::view_arg(names[0], a);
     let (b_arg, b_off) = spec::view_arg(names[1], b);
     // Without a bias the bias binding still needs a buffer: a's (never read).
@@ -287,4 +352,31 @@ pub fn record(
     }
     let args = [a_arg, b_arg, target, Arg { name: "bias", ..bias_arg }];
     spec::record(stream, &Launch { variant, params, args, groups })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fill_splits_for, pairs_fit};
+
+    #[test]
+    fn few_tiles_split_k_into_runs_of_at_least_512() {
+        assert_eq!(fill_splits_for(64, 4096), 5, "M = N = 1024: 64 tiles, 5 runs of 832");
+        assert_eq!(fill_splits_for(64, 1024), 2);
+        assert_eq!(fill_splits_for(64, 1000), 1, "K too short for two runs of 512");
+        assert_eq!(fill_splits_for(1, 100_000), 195);
+        assert_eq!(fill_splits_for(133, 1 << 20), 1, "tiles for more than half the GPU");
+        assert_eq!(fill_splits_for(1024, 4096), 1);
+    }
+
+    #[test]
+    fn pairs_only_where_every_pair_is_an_aligned_word() {
+        assert!(pairs_fit(136, 0, [136, 1], 0, &[130 * 136]));
+        assert!(pairs_fit(100, 2, [-100, 1], 0, &[]), "even offsets and negative even strides pair up");
+        assert!(!pairs_fit(257, 0, [257, 1], 0, &[]), "odd N: the last column has no partner");
+        assert!(!pairs_fit(136, 1, [136, 1], 0, &[]), "odd offset");
+        assert!(!pairs_fit(136, 0, [137, 1], 0, &[]), "odd row stride");
+        assert!(!pairs_fit(136, 0, [1, 140], 0, &[]), "column-major C");
+        assert!(!pairs_fit(136, 0, [136, 1], 0, &[0, 3]), "odd batch stride");
+        assert!(!pairs_fit(136, 0, [136, 1], 7, &[]), "odd split stride");
+    }
 }

@@ -386,7 +386,17 @@ pub fn gemm_views(
     let bs = [a_bs.as_slice(), b_bs.as_slice()];
     let mut choice = choose_kernel(dev, a, b, (m, n, k), batch_count, bs);
     if let GemmKernel::Coop(kernel) = choice {
-        let split = Split::plan(dev, k, outputs, batch_count, gemm_coop::TILE.bk as usize)?;
+        let bk = gemm_coop::TILE.bk as usize;
+        let mut split = Split::plan(dev, k, outputs, batch_count, bk)?;
+        // Too few tiles to fill the GPU: K in runs summed by the second pass.
+        let fill = gemm_coop::fill_splits((m, n, k), batch_count);
+        if split.splits == 1 && fill > 1 {
+            if let Ok(more) = Split::into(dev, k, fill, outputs, batch_count, bk) {
+                if more.parts == more.splits {
+                    split = more;
+                }
+            }
+        }
         let bias = match &bias {
             Some(bb) => {
                 let (arg, off) = view_arg("bias", bb.tensor);
@@ -494,8 +504,12 @@ impl Split {
     /// `align`, which divides K_CHUNK), for `outputs` elements of C over
     /// `batch` matrices.
     fn plan(dev: &Device, k: usize, outputs: usize, batch: usize, align: usize) -> Result<Split> {
-        let splits = k.div_ceil(K_CHUNK).max(1);
-        if splits == 1 {
+        Split::into(dev, k, k.div_ceil(K_CHUNK).max(1), outputs, batch, align)
+    }
+
+    /// K in about `splits` runs (a multiple of `align` each), as `plan`.
+    fn into(dev: &Device, k: usize, splits: usize, outputs: usize, batch: usize, align: usize) -> Result<Split> {
+        if splits <= 1 {
             return Ok(Split { splits, k_chunk: k, parts: 1 });
         }
         let k_chunk = k.div_ceil(splits).next_multiple_of(align);
