@@ -146,8 +146,37 @@ static void roundtrip_case(void) {
     free(t);
 }
 
+/* ---- the submission floor: one operator on one element, then a wait for
+ * the stream (no host copies), next to the round trip above ---- */
+typedef struct {
+    HT x, y;
+} Floor;
+
+static WgcStatus run_floor(void *p) {
+    Floor *f = p;
+    return OP(wgc_op_binary_scalar, g_stream, WGC_BINARY_OP_MUL, &f->x.t, 2.0, &f->y.t);
+}
+
+static void submit_floor_case(void) {
+    int64_t n = 1;
+    Case c = {"submit_floor_wall", "latency/roundtrip", "f32", "x * 2 on 1 element, synchronize", "latency", 0, 0};
+    if (!case_begin(&c)) return;
+    Floor f = {ht_random(WGC_DTYPE_F32, 1, &n), ht_empty(WGC_DTYPE_F32, 1, &n)};
+    if (case_first_run(&c, run_floor, &f)) {
+        float *got = ht_read(&f.y);
+        int bad = got[0] != 2 * f.x.host[0];
+        free(got);
+        int reps = g_small ? 5 : 300;
+        wall_ms(run_floor, &f, reps / 5);
+        case_emit(&c, c.name, wall_ms(run_floor, &f, reps), !bad);
+    }
+    ht_free(&f.x);
+    ht_free(&f.y);
+}
+
 void cases_latency(void) {
     small_ops_case();
     chain_case();
     roundtrip_case();
+    submit_floor_case();
 }

@@ -443,6 +443,22 @@ def latency():
             walls.append((time.perf_counter() - t0) * 1e3)
         emit("roundtrip_4k_wall", "write 4 KiB, x * 2, read 4 KiB", sorted(walls)[150], "pageable host tensor")
 
+    if want("submit_floor_wall", "latency/roundtrip"):
+        x1, y1 = torch.rand(1, device=dev), torch.empty(1, device=dev)
+
+        def floor():
+            torch.mul(x1, 2.0, out=y1)
+            torch.cuda.synchronize()
+
+        for _ in range(60):
+            floor()
+        walls = []
+        for _ in range(300):
+            t0 = time.perf_counter()
+            floor()
+            walls.append((time.perf_counter() - t0) * 1e3)
+        emit("submit_floor_wall", "x * 2 on 1 element, synchronize", sorted(walls)[150])
+
 
 def main(args):
     global LIST, g
