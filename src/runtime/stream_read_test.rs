@@ -34,12 +34,12 @@ fn read_sees_the_work_of_every_stream() {
         // with stream 2's batch, after stream 0's was submitted.
         fill_words(&streams[0], &bufs[0], 0, 64, 10 + round).unwrap();
         fill_words(&streams[2], &bufs[2], 0, 64, 30 + round).unwrap();
+        assert_eq!(words(&bufs[2]), vec![30 + round; 16]);
         assert_eq!(words(&bufs[0]), vec![10 + round; 16]);
         fill_words(&streams[0], &bufs[0], 0, 64, 20 + round).unwrap();
         fill_words(&streams[1], &bufs[1], 0, 64, 40 + round).unwrap();
-        assert_eq!(words(&bufs[2]), vec![30 + round; 16]);
-        assert_eq!(words(&bufs[0]), vec![20 + round; 16]);
         assert_eq!(words(&bufs[1]), vec![40 + round; 16]);
+        assert_eq!(words(&bufs[0]), vec![20 + round; 16]);
         // A copy recorded on one stream from a buffer another stream wrote.
         fill_words(&streams[1], &bufs[1], 0, 64, 50 + round).unwrap();
         streams[1].flush().unwrap();
@@ -90,4 +90,33 @@ fn a_failing_read_copy_is_the_reads_error() {
     assert_eq!(words(&b), vec![4; 16]);
     // The destroyed allocation must not go back to the pool.
     dev.destroy();
+}
+
+#[test]
+fn reads_racing_other_threads_streams_see_their_own_work() {
+    let dev = device();
+    std::thread::scope(|scope| {
+        for t in 0..4u32 {
+            let dev = dev.clone();
+            scope.spawn(move || {
+                // Each thread's reads flush the other threads' streams, and
+                // its copy may go with any of their batches.
+                let stream = StreamShared::create(&dev).unwrap();
+                let b = storage(&dev);
+                for i in 0..40u32 {
+                    let v = t * 1000 + i;
+                    fill_words(&stream, &b, 0, 64, v).unwrap();
+                    if i % 3 == 0 {
+                        fill_words(&stream, &b, 0, 32, v + 1).unwrap();
+                        let mut want = vec![v + 1; 8];
+                        want.extend([v; 8]);
+                        assert_eq!(words(&b), want);
+                    } else {
+                        assert_eq!(words(&b), vec![v; 16]);
+                    }
+                }
+                stream.synchronize().unwrap();
+            });
+        }
+    });
 }
