@@ -146,8 +146,74 @@ static void roundtrip_case(void) {
     free(t);
 }
 
+/* ---- the round trip's two halves: a 4 KiB write followed by a device
+ * synchronize, and a 4 KiB read with no work pending ---- */
+static WgcStatus run_write(void *p) {
+    Trip *t = p;
+    WgcStatus s = wgc_buffer_write(t->x.buf, 0, t->in, sizeof t->in);
+    return s == WGC_OK ? wgc_device_synchronize(g_dev) : s;
+}
+
+static WgcStatus run_read(void *p) {
+    Trip *t = p;
+    return wgc_buffer_read(t->x.buf, 0, t->out, sizeof t->out);
+}
+
+/* Median wall ms of `reps` runs after `reps / 5` warm-up runs. */
+static double warm_wall_ms(RunFn fn, void *ctx, int reps) {
+    wall_ms(fn, ctx, reps / 5);
+    return wall_ms(fn, ctx, reps);
+}
+
+static void halves_case(void) {
+    int64_t n = 1024;
+    Case w = {"write_4k_wall", "latency/roundtrip", "f32", "write 4 KiB, synchronize", "latency", 0, 0};
+    Case r = {"read_4k_wall", "latency/roundtrip", "f32", "read 4 KiB, nothing pending", "latency", 0, 0};
+    int want_w = case_begin(&w), want_r = case_begin(&r);
+    if (!want_w && !want_r) return;
+    Trip *t = calloc(1, sizeof *t);
+    t->x = ht_empty(WGC_DTYPE_F32, 1, &n);
+    for (int i = 0; i < 1024; i++) t->in[i] = frand();
+    if (case_first_run(&w, run_write, t) && case_first_run(&r, run_read, t)) {
+        int bad = memcmp(t->in, t->out, sizeof t->in) != 0;
+        int reps = g_small ? 5 : 300;
+        if (want_w) case_emit(&w, w.name, warm_wall_ms(run_write, t, reps), !bad);
+        if (want_r) case_emit(&r, r.name, warm_wall_ms(run_read, t, reps), !bad);
+    }
+    ht_free(&t->x);
+    free(t);
+}
+
+/* ---- the submission floor: one operator on one element, then a wait for
+ * the stream (no host copies), next to the round trip above ---- */
+typedef struct {
+    HT x, y;
+} Floor;
+
+static WgcStatus run_floor(void *p) {
+    Floor *f = p;
+    return OP(wgc_op_binary_scalar, g_stream, WGC_BINARY_OP_MUL, &f->x.t, 2.0, &f->y.t);
+}
+
+static void submit_floor_case(void) {
+    int64_t n = 1;
+    Case c = {"submit_floor_wall", "latency/roundtrip", "f32", "x * 2 on 1 element, synchronize", "latency", 0, 0};
+    if (!case_begin(&c)) return;
+    Floor f = {ht_random(WGC_DTYPE_F32, 1, &n), ht_empty(WGC_DTYPE_F32, 1, &n)};
+    if (case_first_run(&c, run_floor, &f)) {
+        float *got = ht_read(&f.y);
+        int bad = got[0] != 2 * f.x.host[0];
+        free(got);
+        case_emit(&c, c.name, warm_wall_ms(run_floor, &f, g_small ? 5 : 300), !bad);
+    }
+    ht_free(&f.x);
+    ht_free(&f.y);
+}
+
 void cases_latency(void) {
     small_ops_case();
     chain_case();
     roundtrip_case();
+    halves_case();
+    submit_floor_case();
 }

@@ -445,6 +445,43 @@ def latency():
             walls.append((time.perf_counter() - t0) * 1e3)
         emit("roundtrip_4k_wall", "write 4 KiB, x * 2, read 4 KiB", sorted(walls)[150], "pageable host tensor")
 
+    if want("write_4k_wall", "latency/roundtrip") or want("read_4k_wall", "latency/roundtrip"):
+        host = torch.rand(1024)
+        d = torch.empty(1024, device=dev)
+
+        def write():
+            d.copy_(host)
+            torch.cuda.synchronize()
+
+        for name, size, fn in (("write_4k_wall", "write 4 KiB, synchronize", write),
+                               ("read_4k_wall", "read 4 KiB, nothing pending", d.cpu)):
+            if not want(name, "latency/roundtrip"):
+                continue
+            for _ in range(60):
+                fn()
+            walls = []
+            for _ in range(300):
+                t0 = time.perf_counter()
+                fn()
+                walls.append((time.perf_counter() - t0) * 1e3)
+            emit(name, size, sorted(walls)[150], "pageable host tensor")
+
+    if want("submit_floor_wall", "latency/roundtrip"):
+        x1, y1 = torch.rand(1, device=dev), torch.empty(1, device=dev)
+
+        def floor():
+            torch.mul(x1, 2.0, out=y1)
+            torch.cuda.synchronize()
+
+        for _ in range(60):
+            floor()
+        walls = []
+        for _ in range(300):
+            t0 = time.perf_counter()
+            floor()
+            walls.append((time.perf_counter() - t0) * 1e3)
+        emit("submit_floor_wall", "x * 2 on 1 element, synchronize", sorted(walls)[150])
+
 
 def main(args):
     global LIST, g

@@ -158,13 +158,6 @@ impl Buffer {
             return Ok(());
         }
         let dev = &self.device;
-        dev.flush_all()?;
-        if dev.has_gpu_timeout() {
-            // Wait (at most the timeout) before submitting the copy: some
-            // drivers (lavapipe) block a submission until the work whose
-            // results it reads has finished.
-            dev.wait_idle()?;
-        }
         // Copy an aligned superset of the range to a staging buffer.
         let start = offset / COPY_ALIGN * COPY_ALIGN;
         let end = (offset + size).div_ceil(COPY_ALIGN) * COPY_ALIGN;
@@ -188,11 +181,23 @@ impl Buffer {
             }
         };
         let result = (|| {
-            let index = dev.scoped(|| {
+            let copy = || {
                 let mut enc = dev.wgpu.create_command_encoder(&Default::default());
                 enc.copy_buffer_to_buffer(self.raw(), start, &staging.raw, 0, len);
-                dev.queue.submit([enc.finish()])
-            })?;
+                enc.finish()
+            };
+            let index = if dev.has_gpu_timeout() || separate_read_submission() {
+                dev.flush_all()?;
+                if dev.has_gpu_timeout() {
+                    // Wait (at most the timeout) before submitting the copy: some
+                    // drivers (lavapipe) block a submission until the work whose
+                    // results it reads has finished.
+                    dev.wait_idle()?;
+                }
+                dev.scoped(|| dev.queue.submit([copy()]))?
+            } else {
+                dev.flush_all_then(&copy)?
+            };
             let (tx, rx) = std::sync::mpsc::channel();
             staging.raw.slice(0..len).map_async(wgpu::MapMode::Read, move |r| {
                 let _ = tx.send(r);
@@ -230,4 +235,12 @@ impl Buffer {
 pub struct NewBuffer {
     pub buffer: Arc<Buffer>,
     pub reused: bool,
+}
+
+/// `WGC_READ_SUBMIT=separate`: submit a read's copy on its own after the
+/// streams' batches (two queue submissions) instead of with the last batch
+/// (`together`, the default). Read once.
+fn separate_read_submission() -> bool {
+    static SEPARATE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SEPARATE.get_or_init(|| std::env::var("WGC_READ_SUBMIT").is_ok_and(|v| v == "separate"))
 }

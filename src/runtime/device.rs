@@ -10,7 +10,7 @@ use super::instance::{summarize, AdapterSummary};
 use super::kernel::KernelCache;
 use super::pipeline_cache_file;
 use super::pool::BufferPool;
-use super::stream::StreamShared;
+use super::stream::{Extra, StreamShared};
 use crate::error::{Error, Result};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -240,6 +240,24 @@ impl Device {
             s.flush_for_other()?;
         }
         Ok(())
+    }
+
+    /// `flush_all`, then submit `extra` after everything it submitted:
+    /// in the same queue submission as the last stream's batch when there
+    /// is one (one submission instead of two), else on its own. Returns the
+    /// submission that carries `extra`; an error of submitting it alone (its
+    /// own failure) or a lost device.
+    pub fn flush_all_then(&self, extra: Extra) -> Result<wgpu::SubmissionIndex> {
+        let with_work: Vec<_> = self.live_streams().into_iter().filter(|s| s.has_work()).collect();
+        if let Some((last, first)) = with_work.split_last() {
+            for s in first {
+                s.flush_for_other()?;
+            }
+            if let Some(index) = last.flush_for_other_with(extra)? {
+                return Ok(index);
+            }
+        }
+        self.scoped(|| self.queue.submit([extra()]))
     }
 
     pub fn has_gpu_timeout(&self) -> bool {

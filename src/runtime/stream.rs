@@ -31,6 +31,10 @@ const ARENA_BYTES: u64 = 1 << 20;
 /// with 128, 5.3-6.3 with 32 or 64, 6.1 with 256 and 8.0-8.6 with 1024.
 const MAX_BATCH_LAUNCHES: u32 = 128;
 
+/// Encodes a command buffer to submit after a batch (see
+/// `StreamShared::flush_for_other_with`); called at most once per submission.
+pub type Extra<'a> = &'a dyn Fn() -> wgpu::CommandBuffer;
+
 /// A buffer range bound to one of a kernel's bindings.
 pub struct Bind<'a> {
     pub binding: u32,
@@ -254,6 +258,30 @@ impl StreamShared {
         self.flush_unreported(&mut st)
     }
 
+    /// Like `flush_for_other`, and `extra` (a command buffer that must run
+    /// after the batch: a host read's copy) goes in the same queue
+    /// submission, saving one. Returns that submission, or `None` when
+    /// `extra` was not submitted: the batch was empty, or the GPU layer
+    /// rejected the submission and the batch's valid commands were
+    /// resubmitted without it. The caller then submits `extra` itself,
+    /// so that its own failure is reported to the caller.
+    pub(crate) fn flush_for_other_with(&self, extra: Extra) -> Result<Option<wgpu::SubmissionIndex>> {
+        let mut st = self.state.lock().unwrap();
+        match self.flush_locked_with(&mut st, Some(extra)) {
+            Err(e @ Error::DeviceLost(_)) => Err(e),
+            Err(e) => {
+                st.pending_error.get_or_insert(e);
+                Ok(None)
+            }
+            Ok(carried) => Ok(carried),
+        }
+    }
+
+    /// Whether anything is recorded and not yet submitted.
+    pub(crate) fn has_work(&self) -> bool {
+        !self.state.lock().unwrap().batch.is_empty()
+    }
+
     fn flush_unreported(&self, st: &mut State) -> Result<()> {
         match self.flush_locked(st) {
             Err(e @ Error::DeviceLost(_)) => Err(e),
@@ -266,8 +294,13 @@ impl StreamShared {
     }
 
     fn flush_locked(&self, st: &mut State) -> Result<()> {
+        self.flush_locked_with(st, None).map(|_| ())
+    }
+
+    /// Submit the batch (with `extra` after it, see `flush_for_other_with`).
+    fn flush_locked_with(&self, st: &mut State, extra: Option<Extra>) -> Result<Option<wgpu::SubmissionIndex>> {
         if st.batch.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         let dev = &self.device;
         let State { batch, arena, last_submission, .. } = st;
@@ -275,8 +308,12 @@ impl StreamShared {
         let result = dev.scoped(|| {
             let cmd = encode(dev, &batch.cmds, &batch.events, true);
             write_uniforms(dev, arena, &batch.uniform_bytes);
-            dev.queue.submit([cmd])
+            match extra {
+                Some(extra) => dev.queue.submit([cmd, extra()]),
+                None => dev.queue.submit([cmd]),
+            }
         });
+        let carried = result.as_ref().ok().filter(|_| extra.is_some()).cloned();
         let (index, error) = match result {
             Ok(index) => (Some(index), None),
             Err(_) if dev.check_alive().is_err() => (None, dev.check_alive().err()),
@@ -298,7 +335,7 @@ impl StreamShared {
         batch.uniform_bytes.clear();
         batch.events.clear();
         batch.launches = 0;
-        error.map_or(Ok(()), Err)
+        error.map_or(Ok(carried), Err)
     }
 
     /// Flush and block until this stream's work has finished on the GPU
@@ -331,3 +368,7 @@ impl Drop for StreamShared {
 #[cfg(test)]
 #[path = "stream_salvage_test.rs"]
 mod salvage_test;
+
+#[cfg(test)]
+#[path = "stream_read_test.rs"]
+mod read_test;
