@@ -138,13 +138,14 @@ void cases_index(void) {
         e.rope.base = 10000.0f;
         ix_time(&c, &e);
     }
-    {
-        int64_t R = SZ(32, 3), V = SZ(128256, 70001), xs[2] = {R, V}, os[2] = {R, 50};
-        Case c = {"topk50_vocab_f32", "topk/vocab", "f32", "", "bytes", 0, 0};
-        snprintf(c.size, sizeof c.size, "%lldx%lld k=50", (long long)R, (long long)V);
+    for (int t = 0; t < 2; t++) {
+        int64_t K = t ? 256 : 50;
+        int64_t R = SZ(32, 3), V = SZ(128256, 70001), xs[2] = {R, V}, os[2] = {R, K};
+        Case c = {t ? "topk256_vocab_f32" : "topk50_vocab_f32", "topk/vocab", "f32", "", "bytes", 0, 0};
+        snprintf(c.size, sizeof c.size, "%lldx%lld k=%lld", (long long)R, (long long)V, (long long)K);
         c.in_bytes = c.amount = 4.0 * (double)(R * V);
         if (case_begin(&c)) {
-            Ix e = {I_TOPK, ht_random(F32, 2, xs), {0}, ht_empty(F32, 2, os), ht_empty(WGC_DTYPE_I32, 2, os), {0}, 50, 0};
+            Ix e = {I_TOPK, ht_random(F32, 2, xs), {0}, ht_empty(F32, 2, os), ht_empty(WGC_DTYPE_I32, 2, os), {0}, (uint32_t)K, 0};
             ix_time(&c, &e);
         }
     }

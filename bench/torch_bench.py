@@ -379,11 +379,15 @@ def indexing():
     run("rope_f16", "rope/half-split", "8x2048x32x128 (B,S,H,D)", rope(f16))
     run("rope_f32", "rope/half-split", "8x2048x32x128 (B,S,H,D)", rope(f32))
 
-    def topk():
-        x = rnd(32, 128256)
-        return (lambda: torch.topk(x, 50)), [x], None
+    def topk(k):
+        def make():
+            x = rnd(32, 128256)
+            return (lambda: torch.topk(x, k)), [x], None
 
-    run("topk50_vocab_f32", "topk/vocab", "32x128256 k=50", topk)
+        return make
+
+    run("topk50_vocab_f32", "topk/vocab", "32x128256 k=50", topk(50))
+    run("topk256_vocab_f32", "topk/vocab", "32x128256 k=256", topk(256))
 
     def cumsum():
         x = rnd(1024, 32000)

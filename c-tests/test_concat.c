@@ -3,7 +3,8 @@
  * strided, offset, reversed and transposed views, rows copied four at a
  * time; slicing views with wgc_tensor_slice (split, steps, negative
  * bounds) and joining the parts again; bad input, which must leave out
- * untouched. Results are exact. */
+ * untouched. Results are exact. CTest also runs it with WGC_CONCAT=scalar
+ * (unaligned 2-byte rows one element per invocation). */
 #include "test_arrays.h"
 
 static TestEnv env;
@@ -147,6 +148,17 @@ int main(void) {
         b1[0] = 0;
         int64_t l1[3] = {1001, 1, 517};
         check_concat(d, 1, b1, 0, 3, l1, mixed, OFFSET3);
+    }
+    if (env.info.has_f16) {
+        /* 2-byte rows not 4-aligned (odd widths, odd offsets) go a word at a
+         * time (unless WGC_CONCAT=scalar): several workgroups per row, one,
+         * rows of 2 and 3 elements, reversed and offset views. */
+        int64_t odd[2] = {4097, 1023}, tiny[3] = {2, 3, 1}, b2o[2] = {37, 0}, b3o[3] = {3, 4, 0};
+        int rev[2] = {REVERSED, OFFSET3}, off3[3] = {OFFSET3, CONTIG, REVERSED};
+        check_concat(WGC_DTYPE_F16, 2, b2o, 1, 2, odd, contig, CONTIG);
+        check_concat(WGC_DTYPE_F16, 2, b2o, 1, 2, odd, rev, OFFSET3);
+        check_concat(WGC_DTYPE_F16, 3, b3o, 2, 3, tiny, off3, REVERSED);
+        check_concat(WGC_DTYPE_F16, 3, b3o, 2, 3, tiny, contig, OFFSET3);
     }
     check_slices();
     check_bad_input();

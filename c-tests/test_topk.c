@@ -3,7 +3,9 @@
  * than one sorting chunk (2048), exactly one, just over, and many chunks
  * (merged in several rounds), many ties (broken by the lower index), NaN
  * (above +inf), infinities and signed zeros, strided, reversed, offset and
- * transposed views, and bad input (which must write nothing). Exact. */
+ * transposed views, and bad input (which must write nothing). Exact.
+ * CTest runs it twice: the radix-select path for k <= 256 and, with
+ * WGC_TOPK=sort, the full sort of every chunk. */
 #include "test_arrays.h"
 
 static TestEnv env;
@@ -165,6 +167,20 @@ int main(void) {
     check(WGC_DTYPE_I32, WGC_DTYPE_U32, 1, l2, 50, 1, REVERSED, CONTIG, 0, 1000, 1);
     check(WGC_DTYPE_U32, WGC_DTYPE_I32, 2, l3, 1000, 0, CONTIG, REVERSED, 0, 100, 1);
     if (env.info.has_f16) check(WGC_DTYPE_F16, WGC_DTYPE_I32, 2, l3, 600, 1, CONTIG, CONTIG, -100, 100, 0);
+    /* k <= 256 is found by radix select (unless WGC_TOPK=sort): k = 1, 50,
+     * 256, rows shorter and longer than a chunk, a vocabulary-sized row,
+     * rows of one repeated value (every key ties: decided by index bytes). */
+    int64_t v1[2] = {3, 128256}, v2[2] = {2, 9000}, v3[2] = {3, 300}, v4[3] = {2, 3, 4099};
+    check(WGC_DTYPE_F32, WGC_DTYPE_I32, 2, v1, 50, 1, CONTIG, CONTIG, -1, 1, 0);
+    check(WGC_DTYPE_F32, WGC_DTYPE_U32, 2, v2, 1, 0, REVERSED, TRANSPOSED, -1e3, 1e3, 0);
+    check(WGC_DTYPE_F32, WGC_DTYPE_I32, 2, v2, 256, 1, TRANSPOSED, OFFSET3, -3, 3, 1);
+    check(WGC_DTYPE_I32, WGC_DTYPE_I32, 2, v3, 256, 0, OFFSET4, CONTIG, -50, 50, 1);
+    check(WGC_DTYPE_U32, WGC_DTYPE_I32, 3, v4, 50, 1, CONTIG, REVERSED, 7, 7, 1);
+    check(WGC_DTYPE_F32, WGC_DTYPE_I32, 3, v4, 256, 0, REVERSED, CONTIG, 0, 0, 1);
+    if (env.info.has_f16) {
+        check(WGC_DTYPE_F16, WGC_DTYPE_I32, 2, v2, 50, 1, TRANSPOSED, CONTIG, -2, 2, 0);
+        check(WGC_DTYPE_F16, WGC_DTYPE_U32, 2, v3, 1, 0, CONTIG, CONTIG, -10, 10, 1);
+    }
     for (int largest = 0; largest < 2; largest++) {
         check_special(largest, 100);
         check_special(largest, 9000);

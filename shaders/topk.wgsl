@@ -1,6 +1,7 @@
 // Kernel spec family "topk" (src/ops/topk.rs): the k best entries of every
 // row (the last dim), sorted, with their indices. Prelude: T (values), I
-// (indices: i32 or u32). Overrides: LARGEST (best = largest, else smallest).
+// (indices: i32 or u32). Overrides: LARGEST (best = largest, else smallest),
+// SELECT (order only the best k: radix select, then sort k; else sort all C).
 //
 // Order: every value maps to a 32-bit key that sorts ascending from the
 // best: floats by their bits made monotonic, NaN above +inf (as
@@ -20,8 +21,16 @@
 // sort after every real entry. Values are written from x at the winning
 // index, so they are the input's exact bits.
 // Grids: workgroup g = wid.y * p.row + wid.x.
+//
+// SELECT (k <= K_MAX): a full sort of C entries costs ~66 barrier-separated
+// passes over workgroup memory per chunk; instead a radix select finds the
+// k-th entry by the 64-bit (key, index) pair, one byte per pass from the
+// key's top byte (index bytes only when the key ties), stopping as soon as
+// the chosen bin is taken whole. The k entries at or before it are gathered
+// and only those are bitonic-sorted. Pairs are unique, so exactly k are taken.
 
 override LARGEST: bool = true;
+override SELECT: bool = false;
 
 const WG: u32 = 256u;
 const C: u32 = 2048u;
@@ -59,6 +68,16 @@ struct Params {
 
 var<workgroup> keys: array<u32, C>;
 var<workgroup> idx: array<u32, C>;
+
+// SELECT: at most K_MAX chosen entries, byte histograms, the select state.
+const K_MAX: u32 = 256u;
+var<workgroup> sel_keys: array<u32, K_MAX>;
+var<workgroup> sel_idx: array<u32, K_MAX>;
+var<workgroup> hist: array<atomic<u32>, 256>;
+var<workgroup> part: array<u32, 16>;
+var<workgroup> taken: atomic<u32>;
+// (key prefix, index prefix, entries still needed, passes done when finished else 0)
+var<workgroup> state: vec4<u32>;
 
 // Offsets of row r in x, values and indices.
 fn row_bases(r: u32) -> vec3<i32> {
@@ -124,6 +143,147 @@ fn bitonic_sort(lid: u32) {
     workgroupBarrier();
 }
 
+// The (key, index) bits decided before pass `digit_no` (of 8 bytes, key first).
+fn decided(digit_no: u32) -> vec2<u32> {
+    var m = vec2<u32>(0xffffffffu, 0xffffffffu);
+    if (digit_no < 4u) {
+        m = vec2<u32>(select(0xffffffffu << (32u - 8u * digit_no), 0u, digit_no == 0u), 0u);
+    } else if (digit_no < 8u) {
+        m.y = select(0xffffffffu << (32u - 8u * (digit_no - 4u)), 0u, digit_no == 4u);
+    }
+    return m;
+}
+
+// Byte `digit_no` of the pair (key, index), most significant first.
+fn digit(key: u32, i: u32, digit_no: u32) -> u32 {
+    let v = select(i, key, digit_no < 4u);
+    return (v >> (24u - 8u * (digit_no % 4u))) & 0xffu;
+}
+
+// Sort sel_keys/sel_idx[0, n) ascending by (key, index); n a power of two.
+fn bitonic_sort_selected(n: u32, lid: u32) {
+    for (var size = 2u; size <= n; size <<= 1u) {
+        for (var stride = size >> 1u; stride > 0u; stride >>= 1u) {
+            workgroupBarrier();
+            for (var t = lid; t < n / 2u; t += WG) {
+                let a = 2u * t - (t & (stride - 1u));
+                let b = a + stride;
+                let ka = sel_keys[a];
+                let ia = sel_idx[a];
+                let kb = sel_keys[b];
+                let ib = sel_idx[b];
+                if (before(kb, ib, ka, ia) == ((a & size) == 0u)) {
+                    sel_keys[a] = kb;
+                    sel_idx[a] = ib;
+                    sel_keys[b] = ka;
+                    sel_idx[b] = ia;
+                }
+            }
+        }
+    }
+    workgroupBarrier();
+}
+
+// The best min(k, real entries) of keys/idx (empty slots have index NONE),
+// sorted, into keys/idx[0, k); the rest of [0, k) empty.
+fn select_first_k(lid: u32) {
+    if (lid == 0u) {
+        state = vec4<u32>(0u, 0u, p.k, 0u);
+        atomicStore(&taken, 0u);
+    }
+    for (var digit_no = 0u; digit_no < 8u; digit_no++) {
+        // (The load's barrier also ends the last digit_no's reads of hist.)
+        let st = workgroupUniformLoad(&state);
+        if (st.w != 0u) {
+            break;
+        }
+        atomicStore(&hist[lid], 0u);
+        workgroupBarrier();
+        let m = decided(digit_no);
+        for (var j = lid; j < C; j += WG) {
+            let i = idx[j];
+            let key = keys[j];
+            if (i != NONE && (key & m.x) == st.x && (i & m.y) == st.y) {
+                atomicAdd(&hist[digit(key, i, digit_no)], 1u);
+            }
+        }
+        workgroupBarrier();
+        if (lid < 16u) {
+            var s = 0u;
+            for (var b = 0u; b < 16u; b++) {
+                s += atomicLoad(&hist[lid * 16u + b]);
+            }
+            part[lid] = s;
+        }
+        workgroupBarrier();
+        if (lid < 16u) {
+            var below = 0u;
+            var total = 0u;
+            for (var q = 0u; q < 16u; q++) {
+                below += select(0u, part[q], q < lid);
+                total += part[q];
+            }
+            if (total <= st.z) {
+                // Only on the first digit_no: no more than k real entries, take all.
+                if (lid == 0u) {
+                    state = vec4<u32>(NONE, NONE, total, 8u);
+                }
+            } else if (below < st.z && st.z <= below + part[lid]) {
+                var run = below;
+                for (var b = lid * 16u; b < lid * 16u + 16u; b++) {
+                    let h = atomicLoad(&hist[b]);
+                    if (run + h >= st.z) {
+                        let need = st.z - run;
+                        let shift = 24u - 8u * (digit_no % 4u);
+                        var pre = st.xy;
+                        if (digit_no < 4u) {
+                            pre.x |= b << shift;
+                        } else {
+                            pre.y |= b << shift;
+                        }
+                        state = vec4<u32>(pre, need, select(0u, digit_no + 1u, h == need));
+                        break;
+                    }
+                    run += h;
+                }
+            }
+        }
+    }
+    // Take every real entry whose decided bits are at or before the prefix.
+    let st = workgroupUniformLoad(&state);
+    let m = decided(st.w);
+    for (var j = lid; j < C; j += WG) {
+        let i = idx[j];
+        let key = keys[j] & m.x;
+        if (i != NONE && (key < st.x || (key == st.x && (i & m.y) <= st.y))) {
+            let s = atomicAdd(&taken, 1u);
+            sel_keys[s] = keys[j];
+            sel_idx[s] = i;
+        }
+    }
+    let n = max(2u, 1u << (32u - countLeadingZeros(p.k - 1u)));
+    let got = workgroupUniformLoad(&taken);
+    for (var j = got + lid; j < n; j += WG) {
+        sel_keys[j] = NONE;
+        sel_idx[j] = NONE;
+    }
+    bitonic_sort_selected(n, lid);
+    for (var j = lid; j < p.k; j += WG) {
+        keys[j] = sel_keys[j];
+        idx[j] = sel_idx[j];
+    }
+    workgroupBarrier();
+}
+
+// The best k entries first in keys/idx.
+fn order(lid: u32) {
+    if (SELECT) {
+        select_first_k(lid);
+    } else {
+        bitonic_sort(lid);
+    }
+}
+
 // Fill the slots with chunk `c` of the row at x offset `xb`.
 fn load_chunk(xb: i32, c: u32, lid: u32) {
     for (var j = lid; j < C; j += WG) {
@@ -180,7 +340,7 @@ fn chunk_to_out(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
     }
     let b = row_bases(r);
     load_chunk(b.x, 0u, lid);
-    bitonic_sort(lid);
+    order(lid);
     write_out(b, lid);
 }
 
@@ -192,7 +352,7 @@ fn chunk_to_scratch(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
     }
     let b = row_bases(g / p.out_lists);
     load_chunk(b.x, g % p.out_lists, lid);
-    bitonic_sort(lid);
+    order(lid);
     write_list(g, lid);
 }
 
@@ -203,7 +363,7 @@ fn merge_to_scratch(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
         return;
     }
     load_lists(g / p.out_lists, (g % p.out_lists) * p.per_group, lid);
-    bitonic_sort(lid);
+    order(lid);
     write_list(g, lid);
 }
 
@@ -214,6 +374,6 @@ fn merge_to_out(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
         return;
     }
     load_lists(r, 0u, lid);
-    bitonic_sort(lid);
+    order(lid);
     write_out(row_bases(r), lid);
 }

@@ -1,7 +1,9 @@
 //! concat: each input copied into its slice of the output along one axis
 //! (one launch per non-empty input, all planned before any is recorded),
 //! with the strided copy of shaders/concat.wgsl. Split and slice need no
-//! kernel: they are views (`slice_view`).
+//! kernel: they are views (`slice_view`). 2-byte rows that are not 4-aligned
+//! (odd widths) are copied a 4-byte word at a time (`copy_pairs`) unless
+//! `WGC_CONCAT=scalar` (read once), which keeps one element per invocation.
 
 use super::grid::grid_1d;
 use super::spec::uniform::uniform;
@@ -10,6 +12,7 @@ use super::tensor::{coalesce, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
+use std::sync::OnceLock;
 
 /// Workgroup sizes: 64 for small copies (more workgroups to spread), else 256.
 const WG_SMALL: f64 = 64.0;
@@ -18,7 +21,7 @@ const WG_LARGE: f64 = 256.0;
 pub static FAMILY: Family = Family {
     file: "concat.wgsl",
     source: include_str!("../../shaders/concat.wgsl"),
-    entries: &["copy", "copy_vec4"],
+    entries: &["copy", "copy_vec4", "copy_pairs"],
     types: &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16, DType::I32, DType::U32] }],
     overrides: &[OverrideSlot { name: "WG", values: &[WG_SMALL, WG_LARGE] }],
     uniform: <CopyParams as spec::Uniform>::layout,
@@ -32,17 +35,41 @@ uniform! {
         pub rank: u32,
         pub x_offset: u32,
         pub y_offset: u32,
+        pub width: u32,
+        pub blocks: u32,
         pub _pad0: u32,
-        pub _pad1: u32,
-        pub _pad2: u32,
         pub shape: [[u32; 4]; 2],
         pub x_strides: [[i32; 4]; 2],
         pub y_strides: [[i32; 4]; 2],
     }
 }
 
+/// Destination words each copy_pairs invocation writes (PAIR_WORDS in the shader).
+const PAIR_WORDS: usize = 2;
+
+/// Whether unaligned 2-byte rows take copy_pairs: unless `WGC_CONCAT=scalar` (read once).
+fn pairs_enabled() -> bool {
+    static SCALAR: OnceLock<bool> = OnceLock::new();
+    !*SCALAR.get_or_init(|| std::env::var_os("WGC_CONCAT").is_some_and(|v| v == "scalar"))
+}
+
+/// A planned copy: the element-wise kernels bind x and y, copy_pairs also their words.
+enum Planned<'a> {
+    Elements(Launch<'a, CopyParams, 2>),
+    Pairs(Launch<'a, CopyParams, 4>),
+}
+
+impl Planned<'_> {
+    fn record(&self, stream: &StreamShared) -> Result<()> {
+        match self {
+            Planned::Elements(l) => spec::record(stream, l),
+            Planned::Pairs(l) => spec::record(stream, l),
+        }
+    }
+}
+
 /// The launch that copies `x` into `y` (same shape and dtype, checked).
-fn plan_copy<'a>(stream: &StreamShared, x: &Tensor<'a>, y: &Tensor<'a>) -> Launch<'a, CopyParams, 2> {
+fn plan_copy<'a>(stream: &StreamShared, x: &Tensor<'a>, y: &Tensor<'a>) -> Planned<'a> {
     let dev = &stream.device;
     let (xa, x_off) = view_arg("x", x);
     let (ya, y_off) = view_arg("y", y);
@@ -58,6 +85,9 @@ fn plan_copy<'a>(stream: &StreamShared, x: &Tensor<'a>, y: &Tensor<'a>) -> Launc
         && xs[..last].iter().chain(&ys[..last]).all(|s| s % 4 == 0)
         && x_off % 4 == 0
         && y_off % 4 == 0;
+    if !vec4 && x.dtype.size() == 2 && xs[last] == 1 && ys[last] == 1 && shape[last] >= 2 && pairs_enabled() {
+        return plan_pairs(stream, x, y, &shape, &xs, &ys);
+    }
     let (mut x_offset, mut y_offset, mut units) = (x_off, y_off, x.numel());
     if vec4 {
         // The last dim steps one vec4 at a time; the others in whole vec4s.
@@ -75,9 +105,9 @@ fn plan_copy<'a>(stream: &StreamShared, x: &Tensor<'a>, y: &Tensor<'a>) -> Launc
         rank: shape.len() as u32,
         x_offset,
         y_offset,
+        width: 0,
+        blocks: 0,
         _pad0: 0,
-        _pad1: 0,
-        _pad2: 0,
         shape: pack_u32(&shape, 1),
         x_strides: pack_i32(&xs),
         y_strides: pack_i32(&ys),
@@ -87,7 +117,47 @@ fn plan_copy<'a>(stream: &StreamShared, x: &Tensor<'a>, y: &Tensor<'a>) -> Launc
     } else {
         ("copy", xa, ya)
     };
-    Launch { variant: FAMILY.variant(entry, &[x.dtype], &[wg]), params, args: [xa, ya], groups }
+    Planned::Elements(Launch { variant: FAMILY.variant(entry, &[x.dtype], &[wg]), params, args: [xa, ya], groups })
+}
+
+/// copy_pairs for 2-byte rows contiguous in both views (coalesced `shape`
+/// and strides, the last dim's stride 1): one row per `blocks` workgroups.
+fn plan_pairs<'a>(
+    stream: &StreamShared,
+    x: &Tensor<'a>,
+    y: &Tensor<'a>,
+    shape: &[usize],
+    xs: &[isize],
+    ys: &[isize],
+) -> Planned<'a> {
+    let (xa, x_offset) = view_arg("x", x);
+    let (ya, y_offset) = view_arg("y", y);
+    let last = shape.len() - 1;
+    let width = shape[last];
+    let rows = x.numel() / width;
+    // A row of w elements touches at most w / 2 + 1 destination words.
+    let words = width / 2 + 1;
+    let wg = if rows * words < 1 << 14 { WG_SMALL } else { WG_LARGE };
+    let blocks = words.div_ceil(wg as usize * PAIR_WORDS);
+    let max_dim = stream.device.limits.max_compute_workgroups_per_dimension;
+    let (groups, row) = grid_1d((rows * blocks) as u64 * wg as u64, wg as u32, max_dim);
+    let mut row_shape = shape.to_vec();
+    row_shape[last] = 1;
+    let params = CopyParams {
+        n: rows as u32,
+        row,
+        rank: row_shape.len() as u32,
+        x_offset,
+        y_offset,
+        width: width as u32,
+        blocks: blocks as u32,
+        _pad0: 0,
+        shape: pack_u32(&row_shape, 1),
+        x_strides: pack_i32(xs),
+        y_strides: pack_i32(ys),
+    };
+    let args = [spec::Arg { name: "xw", ..xa }, xa, spec::Arg { name: "yw", ..ya }, ya];
+    Planned::Pairs(Launch { variant: FAMILY.variant("copy_pairs", &[x.dtype], &[wg]), params, args, groups })
 }
 
 /// An axis in [-rank, rank) as an index.
@@ -153,7 +223,7 @@ pub fn concat(stream: &StreamShared, inputs: &[Tensor], axis: i32, out: &Tensor)
         }
     }
     for l in &launches {
-        spec::record(stream, l)?;
+        l.record(stream)?;
     }
     Ok(())
 }

@@ -2,7 +2,9 @@
 //! are sorted by one workgroup each; longer rows are cut into chunks whose
 //! best k survive, and those lists are merged in rounds until one per row
 //! remains. Round r + 1 reads the lists round r wrote (two temporaries, used
-//! in turn).
+//! in turn). For k <= 256 each workgroup orders only its best k (radix
+//! select, then a sort of k: the SELECT override) instead of all 2048;
+//! `WGC_TOPK=sort` (read once) keeps the full sort for timing against it.
 
 use super::grid::grid_1d;
 use super::spec::uniform::uniform;
@@ -14,6 +16,7 @@ use super::tensor::{check_kernel_counts, coalesce, expect_shape, same_device, DT
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
+use std::sync::OnceLock;
 
 /// Entries one workgroup sorts (C in the shader).
 const CHUNK: usize = 2048;
@@ -21,6 +24,15 @@ const CHUNK: usize = 2048;
 pub(crate) const MAX_K: usize = CHUNK / 2;
 /// Bytes per list entry (key, index).
 const ENTRY: u64 = 8;
+/// Largest k the select path orders (K_MAX in the shader).
+const SELECT_MAX_K: usize = 256;
+
+/// Whether k entries are found by radix select rather than a full sort:
+/// unless `WGC_TOPK=sort` (read once).
+fn use_select(k: usize) -> bool {
+    static SORT: OnceLock<bool> = OnceLock::new();
+    k <= SELECT_MAX_K && !*SORT.get_or_init(|| std::env::var_os("WGC_TOPK").is_some_and(|v| v == "sort"))
+}
 
 pub static FAMILY: Family = Family {
     file: "topk.wgsl",
@@ -30,7 +42,10 @@ pub static FAMILY: Family = Family {
         TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16, DType::I32, DType::U32] },
         TypeSlot { alias: "I", dtypes: &[DType::I32, DType::U32] },
     ],
-    overrides: &[OverrideSlot { name: "LARGEST", values: &[0.0, 1.0] }],
+    overrides: &[
+        OverrideSlot { name: "LARGEST", values: &[0.0, 1.0] },
+        OverrideSlot { name: "SELECT", values: &[0.0, 1.0] },
+    ],
     uniform: <TopkParams as spec::Uniform>::layout,
 };
 
@@ -150,7 +165,8 @@ pub fn topk(
         i_strides: pack_i32(&is),
     };
     let types = [x.dtype, indices.dtype];
-    let variant = |entry| FAMILY.variant(entry, &types, &[largest as u32 as f64]);
+    let select = use_select(k);
+    let variant = |entry| FAMILY.variant(entry, &types, &[largest as u32 as f64, select as u32 as f64]);
 
     let chunks = len.div_ceil(CHUNK);
     if chunks == 1 {
