@@ -22,6 +22,7 @@ use super::tensor::{coalesce, numel, DType, Tensor};
 use crate::error::Result;
 use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
+use std::sync::OnceLock;
 
 /// Most rows (M, or N for the transposed product) these kernels take.
 const MAX_SKINNY: usize = 32;
@@ -37,7 +38,8 @@ const SUM_WG: u32 = 256;
 const FILL_GROUPS: usize = 1024;
 /// Longest K run per workgroup. A row_dot invocation (of 128) loops K / 512 times
 /// (K / 128 unvectorised) with up to 44 inner iterations; an axpy invocation
-/// K / 4 times with up to 12: both stay far below 65,535 iterations.
+/// K / 4 times with up to 12 (axpy4_staged: K / 4 plus K / 64 staging
+/// iterations): all stay far below 65,535 iterations.
 const DOT_MAX_CHUNK: usize = K_CHUNK;
 const AXPY_MAX_CHUNK: usize = 4096;
 /// Shortest K run a split makes (enough loads per invocation to hide latency).
@@ -63,6 +65,8 @@ pub static FAMILY: Family = Family {
         "axpy4",
         "axpy_split",
         "axpy4_split",
+        "axpy4_staged",
+        "axpy4_staged_split",
         "sum_splits",
     ],
     types: &[
@@ -108,6 +112,31 @@ uniform! {
         pub w_bstride: [[i32; 4]; 2],
         pub c_bstride: [[i32; 4]; 2],
     }
+}
+
+/// Which kernels take a weight stored (K, N) (`WGC_GEMV_AXPY`, read once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AxpyMode {
+    /// `plain`: the axpy kernels read A's rows from global memory for every
+    /// weight load, and past 8 rows the tiled GEMM takes wide products.
+    Plain,
+    /// `staged`: rows >= 2 with vec4 weight loads stage A's rows in
+    /// workgroup memory (axpy4_staged); the tiled GEMM cutover as `plain`.
+    Staged,
+    /// `wide` (the default): as `staged`, and such products keep the staged
+    /// kernel up to MAX_SKINNY rows: it reads the weight at most
+    /// MAX_SKINNY / 8 times (adjacent M tiles, mostly from cache), which
+    /// costs less than the tiled GEMM's padded 64-row tiles.
+    Wide,
+}
+
+fn axpy_mode() -> AxpyMode {
+    static MODE: OnceLock<AxpyMode> = OnceLock::new();
+    *MODE.get_or_init(|| match std::env::var("WGC_GEMV_AXPY").as_deref() {
+        Ok("plain") => AxpyMode::Plain,
+        Ok("staged") => AxpyMode::Staged,
+        _ => AxpyMode::Wide,
+    })
 }
 
 /// Which inner stride of the weight is 1.
@@ -214,10 +243,7 @@ fn plan_rows<'a>(
             (batch, a_bs, c_bs) = (Vec::new(), Vec::new(), Vec::new());
         }
     }
-    // Past 8 rows the weight is read once per 8-row tile, and the tiled GEMM
-    // (one read, 64-row tiles) wins once it has tiles enough to fill a GPU.
-    let gemm_tiles = n.div_ceil(64) * numel(&batch).max(1);
-    if rows > MAX_SKINNY || (rows > 8 && gemm_tiles >= TILED_ENOUGH) {
+    if rows > MAX_SKINNY {
         return None;
     }
     let w_bs = if batch.is_empty() { Vec::new() } else { w_bs };
@@ -236,6 +262,16 @@ fn plan_rows<'a>(
             Layout::RowDot => k.is_multiple_of(4) && w_sn % 4 == 0,
             Layout::Axpy => n.is_multiple_of(4) && w_sk % 4 == 0,
         };
+    let mode = axpy_mode();
+    let staged = layout == Layout::Axpy && vec4 && rows >= 2 && mode != AxpyMode::Plain;
+    // Past 8 rows the weight is read once per 8-row tile, and the tiled GEMM
+    // (one read, 64-row tiles) wins once it has tiles enough to fill a GPU
+    // (measured with the plain kernels).
+    let gemm_tiles = n.div_ceil(64) * numel(&batch).max(1);
+    let keep_wide = staged && mode == AxpyMode::Wide;
+    if rows > 8 && gemm_tiles >= TILED_ENOUGH && !keep_wide {
+        return None;
+    }
 
     let mt = rows.next_power_of_two().min(8);
     let m_tiles = rows.div_ceil(mt);
@@ -267,8 +303,10 @@ fn plan_rows<'a>(
         (Layout::RowDot, false, true) => "row_dot_split",
         (Layout::RowDot, true, true) => "row_dot4_split",
         (Layout::Axpy, false, false) => "axpy",
+        (Layout::Axpy, true, false) if staged => "axpy4_staged",
         (Layout::Axpy, true, false) => "axpy4",
         (Layout::Axpy, false, true) => "axpy_split",
+        (Layout::Axpy, true, true) if staged => "axpy4_staged_split",
         (Layout::Axpy, true, true) => "axpy4_split",
     };
     let params = GemvParams {
