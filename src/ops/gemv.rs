@@ -29,7 +29,8 @@ const MAX_SKINNY: usize = 32;
 /// 64x64 tiles from which the tiled GEMM beats these kernels for more than
 /// 8 rows (measured on an H200: 64 tiles lose to them, 224 win).
 const TILED_ENOUGH: usize = 128;
-/// Columns one axpy workgroup takes (4 * AX in the shader).
+/// Columns one axpy workgroup takes (4 * AX in the shader; twice as many in
+/// the f16 axpy_unit kernels).
 const AXPY_COLS: usize = 128;
 /// Workgroup size of the slabs' sum.
 const SUM_WG: u32 = 256;
@@ -67,6 +68,8 @@ pub static FAMILY: Family = Family {
         "axpy4_split",
         "axpy4_staged",
         "axpy4_staged_split",
+        "axpy_unit_staged",
+        "axpy_unit_staged_split",
         "sum_splits",
     ],
     types: &[
@@ -137,6 +140,16 @@ fn axpy_mode() -> AxpyMode {
         Ok("staged") => AxpyMode::Staged,
         _ => AxpyMode::Wide,
     })
+}
+
+/// Weight loads of f16 (K, N) products outside `plain` (`WGC_GEMV_F16_LOAD`,
+/// read once): `16` (the default) reads 8 columns in one 16-byte load
+/// (axpy_unit_staged, also for one row) where N, the row stride, the offset
+/// and the batch strides are multiples of 8; `8` keeps 8-byte vec4 loads
+/// (axpy4_staged; one row: axpy4).
+fn f16_wide_loads() -> bool {
+    static WIDE: OnceLock<bool> = OnceLock::new();
+    *WIDE.get_or_init(|| std::env::var("WGC_GEMV_F16_LOAD").as_deref() != Ok("8"))
 }
 
 /// Which inner stride of the weight is 1.
@@ -264,6 +277,15 @@ fn plan_rows<'a>(
         };
     let mode = axpy_mode();
     let staged = layout == Layout::Axpy && vec4 && rows >= 2 && mode != AxpyMode::Plain;
+    let unit = layout == Layout::Axpy && k > 0
+        && act.dtype == DType::F16
+        && mode != AxpyMode::Plain
+        && f16_wide_loads()
+        && w_off.is_multiple_of(8)
+        && w_bs.iter().all(|s| s % 8 == 0)
+        && n.is_multiple_of(8)
+        && w_sk % 8 == 0;
+    let staged = staged || unit;
     // Past 8 rows the weight is read once per 8-row tile, and the tiled GEMM
     // (one read, 64-row tiles) wins once it has tiles enough to fill a GPU
     // (measured with the plain kernels).
@@ -278,6 +300,7 @@ fn plan_rows<'a>(
     let dot_rows = n.next_power_of_two().min(4);
     let n_tiles = match layout {
         Layout::RowDot => n.div_ceil(dot_rows),
+        Layout::Axpy if unit => n.div_ceil(AXPY_COLS * 2),
         Layout::Axpy => n.div_ceil(AXPY_COLS),
     };
     let batches = numel(&batch);
@@ -298,6 +321,8 @@ fn plan_rows<'a>(
         return None;
     }
     let name = match (layout, vec4, splits > 1) {
+        (Layout::Axpy, _, false) if unit => "axpy_unit_staged",
+        (Layout::Axpy, _, true) if unit => "axpy_unit_staged_split",
         (Layout::RowDot, false, false) => "row_dot",
         (Layout::RowDot, true, false) => "row_dot4",
         (Layout::RowDot, false, true) => "row_dot_split",
@@ -373,7 +398,11 @@ pub fn record(stream: &StreamShared, plan: &Plan) -> Result<()> {
     let variant = FAMILY.variant(plan.entry, &types, &plan.overrides);
     let (a_arg, _) = view_arg("a", &plan.act);
     let (w_arg, _) = view_arg("w", &plan.wt);
-    let w_arg = if plan.entry.contains('4') { Arg { name: "w4", ..w_arg } } else { w_arg };
+    let w_arg = match plan.entry {
+        e if e.contains("unit") => Arg { name: "wu", ..w_arg },
+        e if e.contains('4') => Arg { name: "w4", ..w_arg },
+        _ => w_arg,
+    };
     let (c_arg, _) = view_arg("c", &plan.out);
     let params = plan.params;
     if params.splits == 1 {
