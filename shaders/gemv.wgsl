@@ -18,7 +18,9 @@
 //   threads interleaved along K; a reduction in workgroup memory adds the AK
 //   partial sums.
 // `*4` entries read W as vec4 (K or N a multiple of 4 and W aligned);
-// the others read scalars.
+// the others read scalars. The `*_staged` axpy entries (below) stage the
+// tile's rows of A in workgroup memory and keep separate accumulators;
+// `axpy_unit_staged*` also read W in 16-byte units (8 f16 columns).
 //
 // K is cut into runs of k_chunk (a long run would exceed a software
 // driver's 65,535 loop iterations per invocation, and more runs fill the GPU

@@ -277,7 +277,8 @@ fn plan_rows<'a>(
         };
     let mode = axpy_mode();
     let staged = layout == Layout::Axpy && vec4 && rows >= 2 && mode != AxpyMode::Plain;
-    let unit = layout == Layout::Axpy && k > 0
+    let unit = layout == Layout::Axpy
+        && k > 0
         && act.dtype == DType::F16
         && mode != AxpyMode::Plain
         && f16_wide_loads()
