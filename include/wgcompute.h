@@ -1975,7 +1975,9 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * width. (The environment variable WGC_GEMV_AXPY, read once, is for
  * comparisons: `plain` takes the kernels without staging, `staged` stages
  * but leaves products of more than 8 rows wide enough to fill the GPU to
- * the tiled kernel.)
+ * the tiled kernel; WGC_GEMV_F16_LOAD=8, read once, keeps f16 weights to
+ * 8-byte loads where 16-byte ones, of 8 columns, would be taken: N, the
+ * other stride, the offset and batch strides multiples of 8, any M.)
  *
  * Records work on `stream` and returns without blocking. Releasing a
  * tensor's buffer afterwards is safe: the recorded work keeps what it uses.

@@ -152,6 +152,15 @@ fn f16_wide_loads() -> bool {
     *WIDE.get_or_init(|| std::env::var("WGC_GEMV_F16_LOAD").as_deref() != Ok("8"))
 }
 
+/// FILL_GROUPS, or `WGC_GEMV_FILL` (read once, at least 1) to measure
+/// other split targets (more splits: more workgroups, larger slabs).
+fn fill_groups() -> usize {
+    static FILL: OnceLock<usize> = OnceLock::new();
+    *FILL.get_or_init(|| {
+        std::env::var("WGC_GEMV_FILL").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0).unwrap_or(FILL_GROUPS)
+    })
+}
+
 /// Which inner stride of the weight is 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Layout {
@@ -384,7 +393,7 @@ fn split_count(
 ) -> Option<usize> {
     let needed = k.div_ceil(max_chunk).max(1);
     let slab = outputs * 4;
-    let to_fill = FILL_GROUPS.div_ceil(tiles).min(k / min_chunk).min(FILL_SLAB_BYTES / slab);
+    let to_fill = fill_groups().div_ceil(tiles).min(k / min_chunk).min(FILL_SLAB_BYTES / slab);
     let splits = needed.max(to_fill);
     let binding = (dev.limits.max_storage_buffer_binding_size as usize).min(MAX_SLAB_BYTES);
     let fits = splits == 1 || (splits <= MAX_SPLITS && splits.checked_mul(slab).is_some_and(|b| b <= binding));
