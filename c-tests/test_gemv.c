@@ -266,6 +266,36 @@ static void test_nan_inf(void) {
                   plant_specials);
 }
 
+/* Rows of A staged in workgroup memory (weight (K, N), N a multiple of 4,
+ * M >= 2): one K run, K runs longer than one staging block (512) with a short
+ * last block, f16, and wide products (N / 64 >= 128 tiled-GEMM tiles) that
+ * keep the staged kernel up to 32 rows unless WGC_GEMV_AXPY says otherwise,
+ * f16 with 16-byte loads where N is a multiple of 8 (CTest runs this program
+ * under every WGC_GEMV_AXPY and WGC_GEMV_F16_LOAD mode). */
+static void test_staged(void) {
+    gemm_case("staged, one K run", F32, F32, V(2, 5, 60), 0, V(2, 60, 36), 0, V(2, 5, 36), 1, 0, NULL);
+    gemm_case("staged, two blocks per K run, weight per matrix", F32, F32, V(3, 512, 2, 1100), 0,
+              V(3, 512, 1100, 4), 0, V(3, 512, 2, 4), 0.5f, 1, NULL);
+    gemm_case("staged wide, M=32", F32, F32, V(2, 32, 24), 0, V(2, 24, 8200), 0, V(2, 32, 8200), 1, -0.5f, NULL);
+    gemm_case("staged wide, M=17", F32, F32, V(2, 17, 40), 0, V(2, 40, 8196), 0, V(2, 17, 8196), 1, 0, NULL);
+    if (env.info.has_f16) {
+        gemm_case("staged f16, one K run", F16, F16, V(2, 6, 100), 0, V(2, 100, 44), 0, V(2, 6, 44), 1, 0, NULL);
+        gemm_case("staged wide f16, M=24", F16, F32, V(2, 24, 36), 0, V(2, 36, 8196), 0, V(2, 24, 8196), 2, 0,
+                  NULL);
+        /* N a multiple of 8: 16-byte loads of 8 columns, also for one row. */
+        gemm_case("f16 16-byte, M=1, split", F16, F16, V(2, 1, 200), 0, V(2, 200, 264), 0, V(2, 1, 264), 1, 0, NULL);
+        gemm_case("f16 16-byte, M=5, one K run", F16, F16, V(2, 5, 40), 0, V(2, 40, 264), 0, V(2, 5, 264), 0.5f,
+                  -1, NULL);
+        gemm_case("f16 16-byte, M=8, two blocks, weight per matrix", F16, F32, V(3, 300, 8, 1100), 0,
+                  V(3, 300, 1100, 8), 0, V(3, 300, 8, 8), 1, 0, NULL);
+        gemm_case("f16 16-byte wide, M=32", F16, F16, V(2, 32, 20), 0, V(2, 20, 8200), 0, V(2, 32, 8200), 1, 0,
+                  NULL);
+        View w4 = V(2, 48, 72); /* offset 4: 8-byte loads only */
+        w4.offset = 4, w4.shape[1] = 64;
+        gemm_case("f16 weight offset 4", F16, F16, V(2, 3, 48), 0, w4, 0, V(2, 3, 64), 1, 0, NULL);
+    }
+}
+
 /* matmul reaches the same kernels: vector x matrix, batched rows x vector. */
 static void test_matmul(void) {
     int64_t K = 96, N = 40;
@@ -308,6 +338,7 @@ int main(void) {
     test_batches();
     test_long_k();
     test_nan_inf();
+    test_staged();
     test_matmul();
     test_env_release(&env);
     return test_finish("test_gemv");

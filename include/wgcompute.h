@@ -1975,6 +1975,16 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * added by a tree; more runs (also cut to fill the GPU when the output is
  * small) go to at most 256 MiB of f32 scratch and a second pass adds them
  * in order, then applies alpha and beta. The accuracy bound above holds.
+ * With M >= 2 rows and the large operand's unit stride not along K (a
+ * weight stored (K, N)), N, that operand's other stride, its offset and
+ * batch strides multiples of 4, the rows are staged in workgroup memory
+ * and such products stay on these kernels up to 32 rows whatever their
+ * width. (The environment variable WGC_GEMV_AXPY, read once, is for
+ * comparisons: `plain` takes the kernels without staging, `staged` stages
+ * but leaves products of more than 8 rows wide enough to fill the GPU to
+ * the tiled kernel; WGC_GEMV_F16_LOAD=8, read once, keeps f16 weights to
+ * 8-byte loads where 16-byte ones, of 8 columns, would be taken: N, the
+ * other stride, the offset and batch strides multiples of 8, any M.)
  *
  * Records work on `stream` and returns without blocking. Releasing a
  * tensor's buffer afterwards is safe: the recorded work keeps what it uses.

@@ -18,7 +18,9 @@
 //   threads interleaved along K; a reduction in workgroup memory adds the AK
 //   partial sums.
 // `*4` entries read W as vec4 (K or N a multiple of 4 and W aligned);
-// the others read scalars.
+// the others read scalars. The `*_staged` axpy entries (below) stage the
+// tile's rows of A in workgroup memory and keep separate accumulators;
+// `axpy_unit_staged*` also read W in 16-byte units (8 f16 columns).
 //
 // K is cut into runs of k_chunk (a long run would exceed a software
 // driver's 65,535 loop iterations per invocation, and more runs fill the GPU
@@ -73,6 +75,8 @@ struct Params {
 @group(0) @binding(3) var<storage, read> w4: array<vec4<T>>;
 @group(0) @binding(4) var<storage, read_write> c: array<O>;
 @group(0) @binding(5) var<storage, read_write> parts: array<f32>;
+// w in 16-byte units of VW elements (the `*_unit_*` entries).
+@group(0) @binding(6) var<storage, read> wu: array<vec4<u32>>;
 
 override MT: u32 = 1u;
 override ROWS: u32 = 1u;
@@ -441,4 +445,338 @@ fn sum_splits(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let mn = e % per_batch;
     store_c(t, mn / p.n, mn % p.n, s);
+}
+
+// ---- staged axpy: W's N contiguous, rows of A from workgroup memory -------
+//
+// As axpy4 (the same tile: AX quads of columns times AK lanes along K), but
+// for several rows of A: each block of XK values of K of the tile's MT rows
+// is staged once into workgroup memory as vec4s of 4 rows (xs[2 * kk] rows
+// 0..3, xs[2 * kk + 1] rows 4..7), so that a 4-column load of W costs two
+// broadcast reads of workgroup memory instead of MT global loads, and the
+// MT partial sums are separate variables (arrays indexed in override-bounded
+// loops would live in local memory on some drivers). The same workgroup
+// memory then holds the AK lanes' partial sums for their reduction.
+
+const XK: u32 = 512u;
+var<workgroup> stage: array<vec4<f32>, 2u * XK>;
+
+// Stages rows m0 .. m0 + MT - 1 of A at K = kb .. kb + XK - 1 (zeros past
+// k1, past MT and past the last row).
+fn stage_rows(t: Tile, tid: u32, kb: u32) {
+    let halves = select(1u, 2u, MT > 4u);
+    for (var e = tid; e < XK * halves; e += WG) {
+        let kk = e % XK;
+        let h = e / XK;
+        let k = kb + kk;
+        var x = vec4<f32>(0.0);
+        if (k < t.k1) {
+            for (var j = 0u; j < 4u; j++) {
+                let i = h * 4u + j;
+                if (i < MT) {
+                    x[j] = a_at(t, t.m0 + i, k);
+                }
+            }
+        }
+        stage[2u * kk + h] = x;
+    }
+}
+
+// The tile's products: every lane's partial sums, added over the lanes, end
+// in stage[i * WG + tid] for row i < MT with tid < AX (quad tid).
+fn axpy_staged_products(t: Tile, tid: u32) {
+    let n0 = axpy_n0(t, tid);
+    let live = n0 < p.n;
+    var acc0 = vec4<f32>(0.0);
+    var acc1 = vec4<f32>(0.0);
+    var acc2 = vec4<f32>(0.0);
+    var acc3 = vec4<f32>(0.0);
+    var acc4 = vec4<f32>(0.0);
+    var acc5 = vec4<f32>(0.0);
+    var acc6 = vec4<f32>(0.0);
+    var acc7 = vec4<f32>(0.0);
+    for (var kb = t.k0; kb < t.k1; kb += XK) {
+        workgroupBarrier();
+        stage_rows(t, tid, kb);
+        workgroupBarrier();
+        if (live) {
+            let kend = min(kb + XK, t.k1);
+            for (var k = kb + tid / AX; k < kend; k += AK) {
+                let wv = vec4<f32>(w4[(t.w_base + i32(k) * p.w_sk + i32(n0)) / 4]);
+                let kk = k - kb;
+                let lo = stage[2u * kk];
+                acc0 = fma(vec4<f32>(lo.x), wv, acc0);
+                if (MT > 1u) {
+                    acc1 = fma(vec4<f32>(lo.y), wv, acc1);
+                }
+                if (MT > 2u) {
+                    acc2 = fma(vec4<f32>(lo.z), wv, acc2);
+                    acc3 = fma(vec4<f32>(lo.w), wv, acc3);
+                }
+                if (MT > 4u) {
+                    let hi = stage[2u * kk + 1u];
+                    acc4 = fma(vec4<f32>(hi.x), wv, acc4);
+                    acc5 = fma(vec4<f32>(hi.y), wv, acc5);
+                    acc6 = fma(vec4<f32>(hi.z), wv, acc6);
+                    acc7 = fma(vec4<f32>(hi.w), wv, acc7);
+                }
+            }
+        }
+    }
+    // Every lane is done with the staged rows: the memory takes the sums.
+    workgroupBarrier();
+    stage[tid] = acc0;
+    if (MT > 1u) {
+        stage[WG + tid] = acc1;
+    }
+    if (MT > 2u) {
+        stage[2u * WG + tid] = acc2;
+        stage[3u * WG + tid] = acc3;
+    }
+    if (MT > 4u) {
+        stage[4u * WG + tid] = acc4;
+        stage[5u * WG + tid] = acc5;
+        stage[6u * WG + tid] = acc6;
+        stage[7u * WG + tid] = acc7;
+    }
+    workgroupBarrier();
+}
+
+// Sum of row i's AK lane sums for quad q.
+fn staged_sum(i: u32, q: u32) -> vec4<f32> {
+    var s = stage[i * WG + q];
+    for (var y = 1u; y < AK; y++) {
+        s += stage[i * WG + y * AX + q];
+    }
+    return s;
+}
+
+// Each thread finishes rows tid / AX and tid / AX + 4 of quad tid % AX.
+@compute @workgroup_size(WG)
+fn axpy4_staged(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    if (!t.live) {
+        return;
+    }
+    axpy_staged_products(t, tid);
+    let quad = tid % AX;
+    let n0 = axpy_n0(t, quad);
+    for (var r = tid / AX; r < MT; r += WG / AX) {
+        let s = staged_sum(r, quad);
+        for (var q = 0u; q < 4u; q++) {
+            if (t.m0 + r < p.m && n0 + q < p.n) {
+                store_c(t, t.m0 + r, n0 + q, s[q]);
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn axpy4_staged_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    if (!t.live) {
+        return;
+    }
+    axpy_staged_products(t, tid);
+    let quad = tid % AX;
+    let n0 = axpy_n0(t, quad);
+    for (var r = tid / AX; r < MT; r += WG / AX) {
+        let s = staged_sum(r, quad);
+        for (var q = 0u; q < 4u; q++) {
+            if (t.m0 + r < p.m && n0 + q < p.n) {
+                store_part(t, t.m0 + r, n0 + q, s[q]);
+            }
+        }
+    }
+}
+
+// ---- staged axpy in 16-byte units -----------------------------------------
+//
+// As axpy4_staged, each thread reading VW adjacent columns (4 f32 or 8 f16:
+// one 16-byte load) per value of K, so a workgroup takes AX * VW columns;
+// for f16 the upper 4 columns have their own MT partial sums (hi*). N, W's
+// row stride, its start and batch strides are multiples of VW. The lanes'
+// sums are added in two rounds (lo, then hi: 16 KB of workgroup memory).
+
+const VW: u32 = 4u + 4u * T_KIND;
+
+fn unit_n0(t: Tile, tid: u32) -> u32 {
+    return (t.n_tile * AX + tid % AX) * VW;
+}
+
+// The unit at row k: columns n0 .. n0 + 3 in .xyzw of lo, the rest in hi.
+struct Unit {
+    lo: vec4<f32>,
+    hi: vec4<f32>,
+};
+
+fn unit_at(t: Tile, k: u32, n0: u32) -> Unit {
+    let u = wu[(t.w_base + i32(k) * p.w_sk + i32(n0)) / i32(VW)];
+    var r: Unit;
+    if (T_KIND == 1u) {
+        r.lo = vec4<f32>(unpack2x16float(u.x), unpack2x16float(u.y));
+        r.hi = vec4<f32>(unpack2x16float(u.z), unpack2x16float(u.w));
+    } else {
+        r.lo = bitcast<vec4<f32>>(u);
+        r.hi = vec4<f32>(0.0);
+    }
+    return r;
+}
+
+// After the lanes' sums of one round are in stage[i * WG + tid] (rows
+// i < MT): thread tid adds rows tid / AX and tid / AX + 4 of unit tid % AX
+// and stores columns n0 + c0 .. n0 + c0 + 3 of the unit (into C or the slab).
+fn unit_finish_c(t: Tile, tid: u32, c0: u32) {
+    workgroupBarrier();
+    let n0 = unit_n0(t, tid) + c0;
+    for (var r = tid / AX; r < MT; r += WG / AX) {
+        let s = staged_sum(r, tid % AX);
+        for (var q = 0u; q < 4u; q++) {
+            if (t.m0 + r < p.m && n0 + q < p.n) {
+                store_c(t, t.m0 + r, n0 + q, s[q]);
+            }
+        }
+    }
+}
+
+fn unit_finish_part(t: Tile, tid: u32, c0: u32) {
+    workgroupBarrier();
+    let n0 = unit_n0(t, tid) + c0;
+    for (var r = tid / AX; r < MT; r += WG / AX) {
+        let s = staged_sum(r, tid % AX);
+        for (var q = 0u; q < 4u; q++) {
+            if (t.m0 + r < p.m && n0 + q < p.n) {
+                store_part(t, t.m0 + r, n0 + q, s[q]);
+            }
+        }
+    }
+}
+
+fn put8(tid: u32, v0: vec4<f32>, v1: vec4<f32>, v2: vec4<f32>, v3: vec4<f32>, v4: vec4<f32>, v5: vec4<f32>,
+        v6: vec4<f32>, v7: vec4<f32>) {
+    workgroupBarrier();
+    stage[tid] = v0;
+    if (MT > 1u) {
+        stage[WG + tid] = v1;
+    }
+    if (MT > 2u) {
+        stage[2u * WG + tid] = v2;
+        stage[3u * WG + tid] = v3;
+    }
+    if (MT > 4u) {
+        stage[4u * WG + tid] = v4;
+        stage[5u * WG + tid] = v5;
+        stage[6u * WG + tid] = v6;
+        stage[7u * WG + tid] = v7;
+    }
+}
+
+// One thread's partial sums: rows 0..7 of its columns 0..3 (l*) and 4..7 (h*).
+struct UnitSums {
+    l0: vec4<f32>,
+    l1: vec4<f32>,
+    l2: vec4<f32>,
+    l3: vec4<f32>,
+    l4: vec4<f32>,
+    l5: vec4<f32>,
+    l6: vec4<f32>,
+    l7: vec4<f32>,
+    h0: vec4<f32>,
+    h1: vec4<f32>,
+    h2: vec4<f32>,
+    h3: vec4<f32>,
+    h4: vec4<f32>,
+    h5: vec4<f32>,
+    h6: vec4<f32>,
+    h7: vec4<f32>,
+};
+
+fn unit_products(t: Tile, tid: u32) -> UnitSums {
+    let n0 = unit_n0(t, tid);
+    let live = n0 < p.n;
+    var l0 = vec4<f32>(0.0);
+    var l1 = vec4<f32>(0.0);
+    var l2 = vec4<f32>(0.0);
+    var l3 = vec4<f32>(0.0);
+    var l4 = vec4<f32>(0.0);
+    var l5 = vec4<f32>(0.0);
+    var l6 = vec4<f32>(0.0);
+    var l7 = vec4<f32>(0.0);
+    var h0 = vec4<f32>(0.0);
+    var h1 = vec4<f32>(0.0);
+    var h2 = vec4<f32>(0.0);
+    var h3 = vec4<f32>(0.0);
+    var h4 = vec4<f32>(0.0);
+    var h5 = vec4<f32>(0.0);
+    var h6 = vec4<f32>(0.0);
+    var h7 = vec4<f32>(0.0);
+    for (var kb = t.k0; kb < t.k1; kb += XK) {
+        workgroupBarrier();
+        stage_rows(t, tid, kb);
+        workgroupBarrier();
+        if (live) {
+            let kend = min(kb + XK, t.k1);
+            for (var k = kb + tid / AX; k < kend; k += AK) {
+                let u = unit_at(t, k, n0);
+                let kk = k - kb;
+                let x = stage[2u * kk];
+                l0 = fma(vec4<f32>(x.x), u.lo, l0);
+                h0 = fma(vec4<f32>(x.x), u.hi, h0);
+                if (MT > 1u) {
+                    l1 = fma(vec4<f32>(x.y), u.lo, l1);
+                    h1 = fma(vec4<f32>(x.y), u.hi, h1);
+                }
+                if (MT > 2u) {
+                    l2 = fma(vec4<f32>(x.z), u.lo, l2);
+                    h2 = fma(vec4<f32>(x.z), u.hi, h2);
+                    l3 = fma(vec4<f32>(x.w), u.lo, l3);
+                    h3 = fma(vec4<f32>(x.w), u.hi, h3);
+                }
+                if (MT > 4u) {
+                    let y = stage[2u * kk + 1u];
+                    l4 = fma(vec4<f32>(y.x), u.lo, l4);
+                    h4 = fma(vec4<f32>(y.x), u.hi, h4);
+                    l5 = fma(vec4<f32>(y.y), u.lo, l5);
+                    h5 = fma(vec4<f32>(y.y), u.hi, h5);
+                    l6 = fma(vec4<f32>(y.z), u.lo, l6);
+                    h6 = fma(vec4<f32>(y.z), u.hi, h6);
+                    l7 = fma(vec4<f32>(y.w), u.lo, l7);
+                    h7 = fma(vec4<f32>(y.w), u.hi, h7);
+                }
+            }
+        }
+    }
+    return UnitSums(l0, l1, l2, l3, l4, l5, l6, l7, h0, h1, h2, h3, h4, h5, h6, h7);
+}
+
+// put8's first barrier: every lane is done with the staged rows before the
+// memory takes the sums (and, in the second round, the first round's reads).
+@compute @workgroup_size(WG)
+fn axpy_unit_staged(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    if (!t.live) {
+        return;
+    }
+    let s = unit_products(t, tid);
+    put8(tid, s.l0, s.l1, s.l2, s.l3, s.l4, s.l5, s.l6, s.l7);
+    unit_finish_c(t, tid, 0u);
+    if (VW == 8u) {
+        put8(tid, s.h0, s.h1, s.h2, s.h3, s.h4, s.h5, s.h6, s.h7);
+        unit_finish_c(t, tid, 4u);
+    }
+}
+
+@compute @workgroup_size(WG)
+fn axpy_unit_staged_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    if (!t.live) {
+        return;
+    }
+    let s = unit_products(t, tid);
+    put8(tid, s.l0, s.l1, s.l2, s.l3, s.l4, s.l5, s.l6, s.l7);
+    unit_finish_part(t, tid, 0u);
+    if (VW == 8u) {
+        put8(tid, s.h0, s.h1, s.h2, s.h3, s.h4, s.h5, s.h6, s.h7);
+        unit_finish_part(t, tid, 4u);
+    }
 }

@@ -22,13 +22,15 @@ use super::tensor::{coalesce, numel, DType, Tensor};
 use crate::error::Result;
 use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
+use std::sync::OnceLock;
 
 /// Most rows (M, or N for the transposed product) these kernels take.
 const MAX_SKINNY: usize = 32;
 /// 64x64 tiles from which the tiled GEMM beats these kernels for more than
 /// 8 rows (measured on an H200: 64 tiles lose to them, 224 win).
 const TILED_ENOUGH: usize = 128;
-/// Columns one axpy workgroup takes (4 * AX in the shader).
+/// Columns one axpy workgroup takes (4 * AX in the shader; twice as many in
+/// the f16 axpy_unit kernels).
 const AXPY_COLS: usize = 128;
 /// Workgroup size of the slabs' sum.
 const SUM_WG: u32 = 256;
@@ -37,7 +39,8 @@ const SUM_WG: u32 = 256;
 const FILL_GROUPS: usize = 1024;
 /// Longest K run per workgroup. A row_dot invocation (of 128) loops K / 512 times
 /// (K / 128 unvectorised) with up to 44 inner iterations; an axpy invocation
-/// K / 4 times with up to 12: both stay far below 65,535 iterations.
+/// K / 4 times with up to 12 (axpy4_staged: K / 4 plus K / 64 staging
+/// iterations): all stay far below 65,535 iterations.
 const DOT_MAX_CHUNK: usize = K_CHUNK;
 const AXPY_MAX_CHUNK: usize = 4096;
 /// Shortest K run a split makes (enough loads per invocation to hide latency).
@@ -63,6 +66,10 @@ pub static FAMILY: Family = Family {
         "axpy4",
         "axpy_split",
         "axpy4_split",
+        "axpy4_staged",
+        "axpy4_staged_split",
+        "axpy_unit_staged",
+        "axpy_unit_staged_split",
         "sum_splits",
     ],
     types: &[
@@ -108,6 +115,50 @@ uniform! {
         pub w_bstride: [[i32; 4]; 2],
         pub c_bstride: [[i32; 4]; 2],
     }
+}
+
+/// Which kernels take a weight stored (K, N) (`WGC_GEMV_AXPY`, read once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AxpyMode {
+    /// `plain`: the axpy kernels read A's rows from global memory for every
+    /// weight load, and past 8 rows the tiled GEMM takes wide products.
+    Plain,
+    /// `staged`: rows >= 2 with vec4 weight loads stage A's rows in
+    /// workgroup memory (axpy4_staged); the tiled GEMM cutover as `plain`.
+    Staged,
+    /// `wide` (the default): as `staged`, and such products keep the staged
+    /// kernel up to MAX_SKINNY rows: it reads the weight at most
+    /// MAX_SKINNY / 8 times (adjacent M tiles, mostly from cache), which
+    /// costs less than the tiled GEMM's padded 64-row tiles.
+    Wide,
+}
+
+fn axpy_mode() -> AxpyMode {
+    static MODE: OnceLock<AxpyMode> = OnceLock::new();
+    *MODE.get_or_init(|| match std::env::var("WGC_GEMV_AXPY").as_deref() {
+        Ok("plain") => AxpyMode::Plain,
+        Ok("staged") => AxpyMode::Staged,
+        _ => AxpyMode::Wide,
+    })
+}
+
+/// Weight loads of f16 (K, N) products outside `plain` (`WGC_GEMV_F16_LOAD`,
+/// read once): `16` (the default) reads 8 columns in one 16-byte load
+/// (axpy_unit_staged, also for one row) where N, the row stride, the offset
+/// and the batch strides are multiples of 8; `8` keeps 8-byte vec4 loads
+/// (axpy4_staged; one row: axpy4).
+fn f16_wide_loads() -> bool {
+    static WIDE: OnceLock<bool> = OnceLock::new();
+    *WIDE.get_or_init(|| std::env::var("WGC_GEMV_F16_LOAD").as_deref() != Ok("8"))
+}
+
+/// FILL_GROUPS, or `WGC_GEMV_FILL` (read once, at least 1) to measure
+/// other split targets (more splits: more workgroups, larger slabs).
+fn fill_groups() -> usize {
+    static FILL: OnceLock<usize> = OnceLock::new();
+    *FILL.get_or_init(|| {
+        std::env::var("WGC_GEMV_FILL").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0).unwrap_or(FILL_GROUPS)
+    })
 }
 
 /// Which inner stride of the weight is 1.
@@ -214,10 +265,7 @@ fn plan_rows<'a>(
             (batch, a_bs, c_bs) = (Vec::new(), Vec::new(), Vec::new());
         }
     }
-    // Past 8 rows the weight is read once per 8-row tile, and the tiled GEMM
-    // (one read, 64-row tiles) wins once it has tiles enough to fill a GPU.
-    let gemm_tiles = n.div_ceil(64) * numel(&batch).max(1);
-    if rows > MAX_SKINNY || (rows > 8 && gemm_tiles >= TILED_ENOUGH) {
+    if rows > MAX_SKINNY {
         return None;
     }
     let w_bs = if batch.is_empty() { Vec::new() } else { w_bs };
@@ -236,12 +284,33 @@ fn plan_rows<'a>(
             Layout::RowDot => k.is_multiple_of(4) && w_sn % 4 == 0,
             Layout::Axpy => n.is_multiple_of(4) && w_sk % 4 == 0,
         };
+    let mode = axpy_mode();
+    let staged = layout == Layout::Axpy && vec4 && rows >= 2 && mode != AxpyMode::Plain;
+    let unit = layout == Layout::Axpy
+        && k > 0
+        && act.dtype == DType::F16
+        && mode != AxpyMode::Plain
+        && f16_wide_loads()
+        && w_off.is_multiple_of(8)
+        && w_bs.iter().all(|s| s % 8 == 0)
+        && n.is_multiple_of(8)
+        && w_sk % 8 == 0;
+    let staged = staged || unit;
+    // Past 8 rows the weight is read once per 8-row tile, and the tiled GEMM
+    // (one read, 64-row tiles) wins once it has tiles enough to fill a GPU
+    // (measured with the plain kernels).
+    let gemm_tiles = n.div_ceil(64) * numel(&batch).max(1);
+    let keep_wide = staged && mode == AxpyMode::Wide;
+    if rows > 8 && gemm_tiles >= TILED_ENOUGH && !keep_wide {
+        return None;
+    }
 
     let mt = rows.next_power_of_two().min(8);
     let m_tiles = rows.div_ceil(mt);
     let dot_rows = n.next_power_of_two().min(4);
     let n_tiles = match layout {
         Layout::RowDot => n.div_ceil(dot_rows),
+        Layout::Axpy if unit => n.div_ceil(AXPY_COLS * 2),
         Layout::Axpy => n.div_ceil(AXPY_COLS),
     };
     let batches = numel(&batch);
@@ -262,13 +331,17 @@ fn plan_rows<'a>(
         return None;
     }
     let name = match (layout, vec4, splits > 1) {
+        (Layout::Axpy, _, false) if unit => "axpy_unit_staged",
+        (Layout::Axpy, _, true) if unit => "axpy_unit_staged_split",
         (Layout::RowDot, false, false) => "row_dot",
         (Layout::RowDot, true, false) => "row_dot4",
         (Layout::RowDot, false, true) => "row_dot_split",
         (Layout::RowDot, true, true) => "row_dot4_split",
         (Layout::Axpy, false, false) => "axpy",
+        (Layout::Axpy, true, false) if staged => "axpy4_staged",
         (Layout::Axpy, true, false) => "axpy4",
         (Layout::Axpy, false, true) => "axpy_split",
+        (Layout::Axpy, true, true) if staged => "axpy4_staged_split",
         (Layout::Axpy, true, true) => "axpy4_split",
     };
     let params = GemvParams {
@@ -320,7 +393,7 @@ fn split_count(
 ) -> Option<usize> {
     let needed = k.div_ceil(max_chunk).max(1);
     let slab = outputs * 4;
-    let to_fill = FILL_GROUPS.div_ceil(tiles).min(k / min_chunk).min(FILL_SLAB_BYTES / slab);
+    let to_fill = fill_groups().div_ceil(tiles).min(k / min_chunk).min(FILL_SLAB_BYTES / slab);
     let splits = needed.max(to_fill);
     let binding = (dev.limits.max_storage_buffer_binding_size as usize).min(MAX_SLAB_BYTES);
     let fits = splits == 1 || (splits <= MAX_SPLITS && splits.checked_mul(slab).is_some_and(|b| b <= binding));
@@ -335,7 +408,11 @@ pub fn record(stream: &StreamShared, plan: &Plan) -> Result<()> {
     let variant = FAMILY.variant(plan.entry, &types, &plan.overrides);
     let (a_arg, _) = view_arg("a", &plan.act);
     let (w_arg, _) = view_arg("w", &plan.wt);
-    let w_arg = if plan.entry.contains('4') { Arg { name: "w4", ..w_arg } } else { w_arg };
+    let w_arg = match plan.entry {
+        e if e.contains("unit") => Arg { name: "wu", ..w_arg },
+        e if e.contains('4') => Arg { name: "w4", ..w_arg },
+        _ => w_arg,
+    };
     let (c_arg, _) = view_arg("c", &plan.out);
     let params = plan.params;
     if params.splits == 1 {
