@@ -56,9 +56,10 @@ use crate::ops::matmul;
 /// in order, then applies alpha and beta. The accuracy bound above holds.
 /// With M >= 2 rows and the large operand's unit stride not along K (a
 /// weight stored (K, N)), N, that operand's other stride, its offset and
-/// batch strides multiples of 4, the rows are staged in workgroup memory
-/// and such products stay on these kernels up to 32 rows whatever their
-/// width. (The environment variable WGC_GEMV_AXPY, read once, is for
+/// batch strides multiples of 4, the rows are staged in workgroup memory;
+/// f32 products stay on these kernels up to 32 rows whatever their width
+/// (f16 ones past 8 rows go to the tensor cores where the tiled kernel
+/// would be chosen). (The environment variable WGC_GEMV_AXPY, read once, is for
 /// comparisons: `plain` takes the kernels without staging, `staged` stages
 /// but leaves products of more than 8 rows wide enough to fill the GPU to
 /// the tiled kernel; WGC_GEMV_F16_LOAD=8, read once, keeps f16 weights to
