@@ -73,13 +73,17 @@ static uint16_t *to_f16(const float *x, size_t n, float *rounded) {
 
 /* One gemm case. Data buffers are sized from the views; c starts with
  * random content (or NaN when beta == 0, which must be ignored). */
-static void gemm_case(const char *name, WgcDtype in_dt, WgcDtype out_dt, View av, int ta, View bv, int tb, View cv,
-                      float alpha, float beta) {
+/* Values a case may plant in a and b before upload (NaN/inf cases). */
+typedef void (*Plant)(float *a, int64_t na, float *b, int64_t nb);
+
+static void gemm_case_planted(const char *name, WgcDtype in_dt, WgcDtype out_dt, View av, int ta, View bv, int tb,
+                              View cv, float alpha, float beta, Plant plant) {
     int64_t na = view_span(&av), nb = view_span(&bv), nc = view_span(&cv);
     float *ha = malloc(na * 4 + 4), *hb = malloc(nb * 4 + 4), *hc = malloc(nc * 4 + 4);
     fill_uniform_f32(ha, na, -1, 1);
     fill_uniform_f32(hb, nb, -1, 1);
     fill_uniform_f32(hc, nc, -1, 1);
+    if (plant) plant(ha, na, hb, nb);
     if (beta == 0.0f)
         for (int64_t i = 0; i < nc; i++) hc[i] = NAN;
     WgcBuffer *ba, *bb, *bc;
@@ -146,6 +150,11 @@ static void gemm_case(const char *name, WgcDtype in_dt, WgcDtype out_dt, View av
     compare_f32(name, got, ref, total, tol, out_dt == WGC_DTYPE_F16 ? 2e-3 : 1e-5);
     free(ha), free(hb), free(hc), free(ref), free(got), free(raw);
     wgc_buffer_release(ba), wgc_buffer_release(bb), wgc_buffer_release(bc);
+}
+
+static inline void gemm_case(const char *name, WgcDtype in_dt, WgcDtype out_dt, View av, int ta, View bv, int tb,
+                             View cv, float alpha, float beta) {
+    gemm_case_planted(name, in_dt, out_dt, av, ta, bv, tb, cv, alpha, beta, NULL);
 }
 
 #define SHAPE(...) ((int64_t[]){__VA_ARGS__})

@@ -8,29 +8,7 @@
  * Tolerances as test_matmul.c: f32 1e-5 * (1 + sqrt(K)) absolute plus 1e-5
  * relative; f16 output 2e-3 + 2e-3*|ref|. */
 #define _POSIX_C_SOURCE 200809L
-#include "test_util.h"
-
-static TestEnv env;
-
-typedef struct {
-    uint32_t rank;
-    int64_t shape[8];
-    int64_t strides[8];
-    int64_t offset;
-} View;
-
-static View view_contig(uint32_t rank, const int64_t *shape) {
-    View v;
-    memset(&v, 0, sizeof v);
-    v.rank = rank;
-    int64_t acc = 1;
-    for (int i = (int)rank - 1; i >= 0; i--) {
-        v.shape[i] = shape[i];
-        v.strides[i] = acc;
-        acc *= shape[i] > 0 ? shape[i] : 1;
-    }
-    return v;
-}
+#include "gemm_check.h"
 
 /* The last two dims swapped (a transposed view of the same memory). */
 static View view_t(View v) {
@@ -41,116 +19,6 @@ static View view_t(View v) {
     return v;
 }
 
-static int64_t view_span(const View *v) {
-    int64_t hi = v->offset;
-    for (uint32_t i = 0; i < v->rank; i++)
-        if (v->shape[i] > 0 && v->strides[i] > 0) hi += (v->shape[i] - 1) * v->strides[i];
-    return hi + 1;
-}
-
-static WgcTensor gpu_view(WgcBuffer *b, WgcDtype dt, const View *v) {
-    WgcTensor t;
-    memset(&t, 0, sizeof t);
-    t.buffer = b;
-    t.dtype = dt;
-    t.rank = v->rank;
-    for (uint32_t i = 0; i < v->rank; i++) {
-        t.shape[i] = v->shape[i];
-        t.strides[i] = v->strides[i];
-    }
-    t.offset = v->offset;
-    return t;
-}
-
-static double mat_at(const float *d, const View *v, const int64_t *bidx, uint32_t brank, int64_t r, int64_t c) {
-    int64_t off = v->offset;
-    uint32_t vb = v->rank - 2;
-    for (uint32_t i = 0; i < vb; i++) {
-        int64_t idx = bidx[brank - vb + i];
-        if (v->shape[i] == 1) idx = 0;
-        off += idx * v->strides[i];
-    }
-    off += r * v->strides[vb] + c * v->strides[vb + 1];
-    return d[off];
-}
-
-/* Host data as uploaded: f16 inputs rounded in place. */
-static WgcBuffer *upload_as(WgcDtype dt, float *x, int64_t n) {
-    if (dt != WGC_DTYPE_F16) return upload(env.device, x, n * 4);
-    uint16_t *h = malloc(n * 2 + 2);
-    for (int64_t i = 0; i < n; i++) {
-        h[i] = f32_to_f16(x[i]);
-        x[i] = f16_to_f32(h[i]);
-    }
-    WgcBuffer *b = upload(env.device, h, n * 2);
-    free(h);
-    return b;
-}
-
-/* Values a case may plant in a and b before upload (NaN/inf cases). */
-typedef void (*Plant)(float *a, int64_t na, float *b, int64_t nb);
-
-static void gemm_case(const char *name, WgcDtype in_dt, WgcDtype out_dt, View av, int ta, View bv, int tb, View cv,
-                      float alpha, float beta, Plant plant) {
-    int64_t na = view_span(&av), nb = view_span(&bv), nc = view_span(&cv);
-    float *ha = malloc(na * 4 + 4), *hb = malloc(nb * 4 + 4), *hc = malloc(nc * 4 + 4);
-    fill_uniform_f32(ha, na, -1, 1);
-    fill_uniform_f32(hb, nb, -1, 1);
-    fill_uniform_f32(hc, nc, -1, 1);
-    if (plant) plant(ha, na, hb, nb);
-    /* beta == 0 ignores C's old contents, NaN included. */
-    if (beta == 0.0f)
-        for (int64_t i = 0; i < nc; i++) hc[i] = NAN;
-    WgcBuffer *ba = upload_as(in_dt, ha, na), *bb = upload_as(in_dt, hb, nb), *bc = upload_as(out_dt, hc, nc);
-    WgcTensor ta_ = gpu_view(ba, in_dt, &av), tb_ = gpu_view(bb, in_dt, &bv), tc_ = gpu_view(bc, out_dt, &cv);
-    CHECK(wgc_op_gemm(env.stream, alpha, &ta_, (uint32_t)ta, &tb_, (uint32_t)tb, beta, &tc_));
-
-    uint32_t cr = cv.rank, brank = cr - 2;
-    int64_t M = cv.shape[cr - 2], N = cv.shape[cr - 1];
-    int64_t K = ta ? av.shape[av.rank - 2] : av.shape[av.rank - 1];
-    int64_t batches = 1;
-    for (uint32_t i = 0; i < brank; i++) batches *= cv.shape[i];
-    size_t total = (size_t)(batches * M * N);
-    double *ref = malloc(total * 8 + 8);
-    float *got = malloc(total * 4 + 4), *raw = malloc(nc * 4 + 4);
-    if (out_dt == WGC_DTYPE_F16) {
-        uint16_t *h = malloc(nc * 2 + 4);
-        CHECK(wgc_buffer_read(bc, 0, h, ((nc * 2) + 3) & ~3));
-        for (int64_t i = 0; i < nc; i++) raw[i] = f16_to_f32(h[i]);
-        free(h);
-    } else {
-        CHECK(wgc_buffer_read(bc, 0, raw, nc * 4));
-    }
-    size_t o = 0;
-    for (int64_t bi = 0; bi < batches; bi++) {
-        int64_t bidx[8], rest = bi;
-        for (int i = (int)brank - 1; i >= 0; i--) {
-            bidx[i] = rest % cv.shape[i];
-            rest /= cv.shape[i];
-        }
-        int64_t coff = cv.offset;
-        for (uint32_t i = 0; i < brank; i++) coff += bidx[i] * cv.strides[i];
-        for (int64_t m = 0; m < M; m++)
-            for (int64_t n = 0; n < N; n++, o++) {
-                double s = 0;
-                for (int64_t k = 0; k < K; k++) {
-                    double x = ta ? mat_at(ha, &av, bidx, brank, k, m) : mat_at(ha, &av, bidx, brank, m, k);
-                    double y = tb ? mat_at(hb, &bv, bidx, brank, n, k) : mat_at(hb, &bv, bidx, brank, k, n);
-                    s += x * y;
-                }
-                int64_t ci = coff + m * cv.strides[brank] + n * cv.strides[brank + 1];
-                ref[o] = alpha * s + (beta != 0.0f ? beta * (double)hc[ci] : 0.0);
-                got[o] = raw[ci];
-            }
-    }
-    double tol = (out_dt == WGC_DTYPE_F16) ? 2e-3 : 1e-5 * (1 + sqrt((double)K));
-    compare_f32(name, got, ref, total, tol, out_dt == WGC_DTYPE_F16 ? 2e-3 : 1e-5);
-    free(ha), free(hb), free(hc), free(ref), free(got), free(raw);
-    wgc_buffer_release(ba), wgc_buffer_release(bb), wgc_buffer_release(bc);
-}
-
-#define SHAPE(...) ((int64_t[]){__VA_ARGS__})
-#define V(rank, ...) view_contig(rank, SHAPE(__VA_ARGS__))
 #define F32 WGC_DTYPE_F32
 #define F16 WGC_DTYPE_F16
 
@@ -166,81 +34,81 @@ static void test_rows_times_weight(WgcDtype in, WgcDtype out) {
         float alpha = (i % 2) ? 0.5f : 1.0f, beta = (i % 3 == 1) ? -1.5f : 0.0f;
         /* Weight (K, N) row-major: odd sizes, then multiples of 4. */
         snprintf(name, sizeof name, "%s M=%lld weight KxN odd", tag, (long long)M);
-        gemm_case(name, in, out, V(2, M, 131), 0, V(2, 131, 77), 0, V(2, M, 77), alpha, beta, NULL);
+        gemm_case_planted(name, in, out, V(2, M, 131), 0, V(2, 131, 77), 0, V(2, M, 77), alpha, beta, NULL);
         snprintf(name, sizeof name, "%s M=%lld weight KxN vec4", tag, (long long)M);
-        gemm_case(name, in, out, V(2, M, 132), 0, V(2, 132, 140), 0, V(2, M, 140), alpha, beta, NULL);
+        gemm_case_planted(name, in, out, V(2, M, 132), 0, V(2, 132, 140), 0, V(2, M, 140), alpha, beta, NULL);
         /* Weight stored (N, K) and used transposed (flag). */
         snprintf(name, sizeof name, "%s M=%lld weight NxK odd", tag, (long long)M);
-        gemm_case(name, in, out, V(2, M, 133), 0, V(2, 45, 133), 1, V(2, M, 45), alpha, beta, NULL);
+        gemm_case_planted(name, in, out, V(2, M, 133), 0, V(2, 45, 133), 1, V(2, M, 45), alpha, beta, NULL);
         snprintf(name, sizeof name, "%s M=%lld weight NxK vec4", tag, (long long)M);
-        gemm_case(name, in, out, V(2, M, 136), 0, V(2, 44, 136), 1, V(2, M, 44), alpha, beta, NULL);
+        gemm_case_planted(name, in, out, V(2, M, 136), 0, V(2, 44, 136), 1, V(2, M, 44), alpha, beta, NULL);
     }
 }
 
 /* Few columns: the transposed product (a is the large operand). */
 static void test_few_columns(void) {
-    gemm_case("N=3, a row-major", F32, F32, V(2, 300, 65), 0, V(2, 65, 3), 0, V(2, 300, 3), 1, 0, NULL);
-    gemm_case("N=5, a transposed", F32, F32, V(2, 64, 300), 1, V(2, 64, 5), 0, V(2, 300, 5), 2, 0.5f, NULL);
-    gemm_case("N=1, b transposed", F32, F32, V(2, 257, 33), 0, V(2, 1, 33), 1, V(2, 257, 1), 1, 0, NULL);
+    gemm_case_planted("N=3, a row-major", F32, F32, V(2, 300, 65), 0, V(2, 65, 3), 0, V(2, 300, 3), 1, 0, NULL);
+    gemm_case_planted("N=5, a transposed", F32, F32, V(2, 64, 300), 1, V(2, 64, 5), 0, V(2, 300, 5), 2, 0.5f, NULL);
+    gemm_case_planted("N=1, b transposed", F32, F32, V(2, 257, 33), 0, V(2, 1, 33), 1, V(2, 257, 1), 1, 0, NULL);
     /* K = 0: C = beta * C; the empty weight is read by no vec4 kernel. */
-    gemm_case("K=0 scales c", F32, F32, V(2, 3, 0), 0, V(2, 0, 8), 0, V(2, 3, 8), 1, 2, NULL);
+    gemm_case_planted("K=0 scales c", F32, F32, V(2, 3, 0), 0, V(2, 0, 8), 0, V(2, 3, 8), 1, 2, NULL);
     if (env.info.has_f16)
-        gemm_case("K=0 f16 scales c", F16, F16, V(2, 3, 0), 0, V(2, 0, 8), 0, V(2, 3, 8), 1, 2, NULL);
+        gemm_case_planted("K=0 f16 scales c", F16, F16, V(2, 3, 0), 0, V(2, 0, 8), 0, V(2, 3, 8), 1, 2, NULL);
     if (env.info.has_f16)
-        gemm_case("N=31 f16", F16, F16, V(2, 200, 96), 0, V(2, 96, 31), 0, V(2, 200, 31), 1, 0, NULL);
+        gemm_case_planted("N=31 f16", F16, F16, V(2, 200, 96), 0, V(2, 96, 31), 0, V(2, 200, 31), 1, 0, NULL);
 }
 
 /* Views: transposed views of the weight and of a, an unaligned weight, a
  * weight with no unit stride (the tiled GEMM), c column-major. */
 static void test_views(void) {
     /* (K, N) seen through a transposed view of an (N, K) buffer. */
-    gemm_case("weight transposed view", F32, F32, V(2, 4, 96), 0, view_t(V(2, 50, 96)), 0, V(2, 4, 50), 1, 0, NULL);
-    gemm_case("a transposed view", F32, F32, view_t(V(2, 96, 5)), 0, V(2, 96, 60), 0, V(2, 5, 60), 1, 0, NULL);
+    gemm_case_planted("weight transposed view", F32, F32, V(2, 4, 96), 0, view_t(V(2, 50, 96)), 0, V(2, 4, 50), 1, 0, NULL);
+    gemm_case_planted("a transposed view", F32, F32, view_t(V(2, 96, 5)), 0, V(2, 96, 60), 0, V(2, 5, 60), 1, 0, NULL);
     View w = V(2, 64, 48);
     w.offset = 1; /* not on a vec4: scalar reads */
-    gemm_case("weight offset 1", F32, F32, V(2, 2, 64), 0, w, 0, V(2, 2, 48), 1, 0, NULL);
+    gemm_case_planted("weight offset 1", F32, F32, V(2, 2, 64), 0, w, 0, V(2, 2, 48), 1, 0, NULL);
     View wr = V(2, 40, 70); /* rows longer than K: a row stride of 70 */
     wr.shape[1] = 64;
-    gemm_case("weight padded rows, transposed", F32, F32, V(2, 3, 64), 0, wr, 1, V(2, 3, 40), 1, 0, NULL);
+    gemm_case_planted("weight padded rows, transposed", F32, F32, V(2, 3, 64), 0, wr, 1, V(2, 3, 40), 1, 0, NULL);
     View ws = V(2, 64, 2 * 40); /* every other column, 40 of them: no unit stride, the tiled GEMM */
     ws.shape[1] = 40, ws.strides[1] = 2;
-    gemm_case("weight without unit stride", F32, F32, V(2, 3, 64), 0, ws, 0, V(2, 3, 40), 1, 0, NULL);
+    gemm_case_planted("weight without unit stride", F32, F32, V(2, 3, 64), 0, ws, 0, V(2, 3, 40), 1, 0, NULL);
     View c = V(2, 30, 6); /* column-major c with an offset */
     c.shape[0] = 6, c.shape[1] = 30, c.strides[0] = 1, c.strides[1] = 6, c.offset = 3;
-    gemm_case("c column-major, beta", F32, F32, V(2, 6, 40), 0, V(2, 40, 30), 0, c, 1, 2, NULL);
+    gemm_case_planted("c column-major, beta", F32, F32, V(2, 6, 40), 0, V(2, 40, 30), 0, c, 1, 2, NULL);
     View neg = V(2, 40, 24); /* reversed weight rows */
     neg.strides[0] = -24, neg.offset = 39 * 24;
-    gemm_case("weight negative stride", F32, F32, V(2, 2, 40), 0, neg, 0, V(2, 2, 24), 1, 0, NULL);
+    gemm_case_planted("weight negative stride", F32, F32, V(2, 2, 40), 0, neg, 0, V(2, 2, 24), 1, 0, NULL);
 }
 
 /* Batches: one weight for all (rows folded or not), a weight per matrix. */
 static void test_batches(void) {
-    gemm_case("batch of M=1, weight broadcast", F32, F32, V(3, 8, 1, 100), 0, V(2, 100, 36), 0, V(3, 8, 1, 36), 1, 0,
+    gemm_case_planted("batch of M=1, weight broadcast", F32, F32, V(3, 8, 1, 100), 0, V(2, 100, 36), 0, V(3, 8, 1, 36), 1, 0,
               NULL);
-    gemm_case("batch of M=3, weight NxK broadcast", F32, F32, V(4, 2, 3, 3, 64), 0, V(2, 50, 64), 1,
+    gemm_case_planted("batch of M=3, weight NxK broadcast", F32, F32, V(4, 2, 3, 3, 64), 0, V(2, 50, 64), 1,
               V(4, 2, 3, 3, 50), 0.5f, 0.5f, NULL);
     View a = V(3, 4, 5, 33); /* batch stride 5*33 but only 2 rows used: not evenly spaced */
     a.shape[1] = 2;
-    gemm_case("batch, rows not evenly spaced", F32, F32, a, 0, V(2, 33, 20), 0, V(3, 4, 2, 20), 1, 0, NULL);
-    gemm_case("batch, weight per matrix", F32, F32, V(3, 3, 2, 70), 0, V(3, 3, 70, 21), 0, V(3, 3, 2, 21), 1, 0,
+    gemm_case_planted("batch, rows not evenly spaced", F32, F32, a, 0, V(2, 33, 20), 0, V(3, 4, 2, 20), 1, 0, NULL);
+    gemm_case_planted("batch, weight per matrix", F32, F32, V(3, 3, 2, 70), 0, V(3, 3, 70, 21), 0, V(3, 3, 2, 21), 1, 0,
               NULL);
-    gemm_case("batch, weight per matrix transposed", F32, F32, V(3, 3, 4, 72), 0, V(3, 3, 24, 72), 1,
+    gemm_case_planted("batch, weight per matrix transposed", F32, F32, V(3, 3, 4, 72), 0, V(3, 3, 24, 72), 1,
               V(3, 3, 4, 24), 1, -1, NULL);
     if (env.info.has_f16)
-        gemm_case("f16 batch of M=1", F16, F32, V(3, 6, 1, 64), 0, V(2, 64, 40), 0, V(3, 6, 1, 40), 1, 0, NULL);
+        gemm_case_planted("f16 batch of M=1", F16, F32, V(3, 6, 1, 64), 0, V(2, 64, 40), 0, V(3, 6, 1, 40), 1, 0, NULL);
 }
 
 /* K past 65,535 (split over workgroups and summed by a second pass). */
 static void test_long_k(void) {
     int64_t K = 70001;
-    gemm_case("long K, weight KxN", F32, F32, V(2, 1, K), 0, V(2, K, 5), 0, V(2, 1, 5), 1, 0, NULL);
-    gemm_case("long K, weight NxK, beta", F32, F32, V(2, 3, K), 0, V(2, 6, K), 1, V(2, 3, 6), 0.5f, -1.5f, NULL);
-    gemm_case("long K, weight KxN vec4, batch", F32, F32, V(3, 2, 2, 70000), 0, V(2, 70000, 8), 0, V(3, 2, 2, 8), 1,
+    gemm_case_planted("long K, weight KxN", F32, F32, V(2, 1, K), 0, V(2, K, 5), 0, V(2, 1, 5), 1, 0, NULL);
+    gemm_case_planted("long K, weight NxK, beta", F32, F32, V(2, 3, K), 0, V(2, 6, K), 1, V(2, 3, 6), 0.5f, -1.5f, NULL);
+    gemm_case_planted("long K, weight KxN vec4, batch", F32, F32, V(3, 2, 2, 70000), 0, V(2, 70000, 8), 0, V(3, 2, 2, 8), 1,
               0.25f, NULL);
     if (env.info.has_f16) {
-        gemm_case("long K f16, weight NxK vec4", F16, F16, V(2, 2, 70000), 0, V(2, 4, 70000), 1, V(2, 2, 4), 1, 0,
+        gemm_case_planted("long K f16, weight NxK vec4", F16, F16, V(2, 2, 70000), 0, V(2, 4, 70000), 1, V(2, 2, 4), 1, 0,
                   NULL);
-        gemm_case("long K f16, weight KxN", F16, F32, V(2, 1, K), 0, V(2, K, 7), 0, V(2, 1, 7), 1, 0, NULL);
+        gemm_case_planted("long K f16, weight KxN", F16, F32, V(2, 1, K), 0, V(2, K, 7), 0, V(2, 1, 7), 1, 0, NULL);
     }
 }
 
@@ -258,11 +126,11 @@ static void plant_specials(float *a, int64_t na, float *b, int64_t nb) {
 
 static void test_nan_inf(void) {
     g_plant_tb = 0;
-    gemm_case("NaN/inf, weight KxN", F32, F32, V(2, 3, 64), 0, V(2, 64, 20), 0, V(2, 3, 20), 1, 0, plant_specials);
+    gemm_case_planted("NaN/inf, weight KxN", F32, F32, V(2, 3, 64), 0, V(2, 64, 20), 0, V(2, 3, 20), 1, 0, plant_specials);
     g_plant_tb = 1;
-    gemm_case("NaN/inf, weight NxK", F32, F32, V(2, 3, 64), 0, V(2, 20, 64), 1, V(2, 3, 20), 1, 0, plant_specials);
+    gemm_case_planted("NaN/inf, weight NxK", F32, F32, V(2, 3, 64), 0, V(2, 20, 64), 1, V(2, 3, 20), 1, 0, plant_specials);
     if (env.info.has_f16)
-        gemm_case("NaN/inf f16, weight NxK", F16, F16, V(2, 3, 64), 0, V(2, 20, 64), 1, V(2, 3, 20), 1, 0,
+        gemm_case_planted("NaN/inf f16, weight NxK", F16, F16, V(2, 3, 64), 0, V(2, 20, 64), 1, V(2, 3, 20), 1, 0,
                   plant_specials);
 }
 
@@ -273,26 +141,26 @@ static void test_nan_inf(void) {
  * f16 with 16-byte loads where N is a multiple of 8 (CTest runs this program
  * under every WGC_GEMV_AXPY and WGC_GEMV_F16_LOAD mode). */
 static void test_staged(void) {
-    gemm_case("staged, one K run", F32, F32, V(2, 5, 60), 0, V(2, 60, 36), 0, V(2, 5, 36), 1, 0, NULL);
-    gemm_case("staged, two blocks per K run, weight per matrix", F32, F32, V(3, 512, 2, 1100), 0,
+    gemm_case_planted("staged, one K run", F32, F32, V(2, 5, 60), 0, V(2, 60, 36), 0, V(2, 5, 36), 1, 0, NULL);
+    gemm_case_planted("staged, two blocks per K run, weight per matrix", F32, F32, V(3, 512, 2, 1100), 0,
               V(3, 512, 1100, 4), 0, V(3, 512, 2, 4), 0.5f, 1, NULL);
-    gemm_case("staged wide, M=32", F32, F32, V(2, 32, 24), 0, V(2, 24, 8200), 0, V(2, 32, 8200), 1, -0.5f, NULL);
-    gemm_case("staged wide, M=17", F32, F32, V(2, 17, 40), 0, V(2, 40, 8196), 0, V(2, 17, 8196), 1, 0, NULL);
+    gemm_case_planted("staged wide, M=32", F32, F32, V(2, 32, 24), 0, V(2, 24, 8200), 0, V(2, 32, 8200), 1, -0.5f, NULL);
+    gemm_case_planted("staged wide, M=17", F32, F32, V(2, 17, 40), 0, V(2, 40, 8196), 0, V(2, 17, 8196), 1, 0, NULL);
     if (env.info.has_f16) {
-        gemm_case("staged f16, one K run", F16, F16, V(2, 6, 100), 0, V(2, 100, 44), 0, V(2, 6, 44), 1, 0, NULL);
-        gemm_case("staged wide f16, M=24", F16, F32, V(2, 24, 36), 0, V(2, 36, 8196), 0, V(2, 24, 8196), 2, 0,
+        gemm_case_planted("staged f16, one K run", F16, F16, V(2, 6, 100), 0, V(2, 100, 44), 0, V(2, 6, 44), 1, 0, NULL);
+        gemm_case_planted("staged wide f16, M=24", F16, F32, V(2, 24, 36), 0, V(2, 36, 8196), 0, V(2, 24, 8196), 2, 0,
                   NULL);
         /* N a multiple of 8: 16-byte loads of 8 columns, also for one row. */
-        gemm_case("f16 16-byte, M=1, split", F16, F16, V(2, 1, 200), 0, V(2, 200, 264), 0, V(2, 1, 264), 1, 0, NULL);
-        gemm_case("f16 16-byte, M=5, one K run", F16, F16, V(2, 5, 40), 0, V(2, 40, 264), 0, V(2, 5, 264), 0.5f,
+        gemm_case_planted("f16 16-byte, M=1, split", F16, F16, V(2, 1, 200), 0, V(2, 200, 264), 0, V(2, 1, 264), 1, 0, NULL);
+        gemm_case_planted("f16 16-byte, M=5, one K run", F16, F16, V(2, 5, 40), 0, V(2, 40, 264), 0, V(2, 5, 264), 0.5f,
                   -1, NULL);
-        gemm_case("f16 16-byte, M=8, two blocks, weight per matrix", F16, F32, V(3, 300, 8, 1100), 0,
+        gemm_case_planted("f16 16-byte, M=8, two blocks, weight per matrix", F16, F32, V(3, 300, 8, 1100), 0,
                   V(3, 300, 1100, 8), 0, V(3, 300, 8, 8), 1, 0, NULL);
-        gemm_case("f16 16-byte wide, M=32", F16, F16, V(2, 32, 20), 0, V(2, 20, 8200), 0, V(2, 32, 8200), 1, 0,
+        gemm_case_planted("f16 16-byte wide, M=32", F16, F16, V(2, 32, 20), 0, V(2, 20, 8200), 0, V(2, 32, 8200), 1, 0,
                   NULL);
         View w4 = V(2, 48, 72); /* offset 4: 8-byte loads only */
         w4.offset = 4, w4.shape[1] = 64;
-        gemm_case("f16 weight offset 4", F16, F16, V(2, 3, 48), 0, w4, 0, V(2, 3, 64), 1, 0, NULL);
+        gemm_case_planted("f16 weight offset 4", F16, F16, V(2, 3, 48), 0, w4, 0, V(2, 3, 64), 1, 0, NULL);
     }
 }
 
