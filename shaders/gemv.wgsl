@@ -524,21 +524,7 @@ fn axpy_staged_products(t: Tile, tid: u32) {
         }
     }
     // Every lane is done with the staged rows: the memory takes the sums.
-    workgroupBarrier();
-    stage[tid] = acc0;
-    if (MT > 1u) {
-        stage[WG + tid] = acc1;
-    }
-    if (MT > 2u) {
-        stage[2u * WG + tid] = acc2;
-        stage[3u * WG + tid] = acc3;
-    }
-    if (MT > 4u) {
-        stage[4u * WG + tid] = acc4;
-        stage[5u * WG + tid] = acc5;
-        stage[6u * WG + tid] = acc6;
-        stage[7u * WG + tid] = acc7;
-    }
+    put8(tid, acc0, acc1, acc2, acc3, acc4, acc5, acc6, acc7);
     workgroupBarrier();
 }
 
@@ -652,6 +638,8 @@ fn unit_finish_part(t: Tile, tid: u32, c0: u32) {
     }
 }
 
+// Lane tid's sums of rows 0..MT-1 into the staging memory, after a barrier
+// (every lane is done reading what it held).
 fn put8(tid: u32, v0: vec4<f32>, v1: vec4<f32>, v2: vec4<f32>, v3: vec4<f32>, v4: vec4<f32>, v5: vec4<f32>,
         v6: vec4<f32>, v7: vec4<f32>) {
     workgroupBarrier();

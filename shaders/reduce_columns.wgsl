@@ -57,13 +57,6 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> y: array<T>;
 @group(0) @binding(6) var<storage, read_write> y_index: array<i32>;
 
-fn dim_u(a: array<vec4<u32>, 2>, d: u32) -> u32 {
-    return a[d / 4u][d % 4u];
-}
-fn dim_i(a: array<vec4<i32>, 2>, d: u32) -> i32 {
-    return a[d / 4u][d % 4u];
-}
-
 // Offsets in the input (x) and output (y) of outer kept index `o`.
 fn outer_offsets(o: u32) -> vec2<i32> {
     var rem = o;

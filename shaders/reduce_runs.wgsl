@@ -69,13 +69,6 @@ var<workgroup> sh_w: array<A, WG>;
 var<workgroup> sh_cv: array<A, WG>;
 var<workgroup> sh_cw: array<A, WG>;
 
-fn dim_u(a: array<vec4<u32>, 2>, d: u32) -> u32 {
-    return a[d / 4u][d % 4u];
-}
-fn dim_i(a: array<vec4<i32>, 2>, d: u32) -> i32 {
-    return a[d / 4u][d % 4u];
-}
-
 // Offsets in the input (x) and output (y) of output `o`.
 fn kept_offsets(o: u32) -> vec2<i32> {
     var rem = o;

@@ -253,3 +253,11 @@ fn collapse(s: State) -> State {
     }
     return r;
 }
+
+// Dim d of a packed shape or stride array (pack_u32 / pack_i32).
+fn dim_u(a: array<vec4<u32>, 2>, d: u32) -> u32 {
+    return a[d / 4u][d % 4u];
+}
+fn dim_i(a: array<vec4<i32>, 2>, d: u32) -> i32 {
+    return a[d / 4u][d % 4u];
+}

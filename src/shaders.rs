@@ -11,6 +11,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("reduce_wg_shared.wgsl", include_str!("../shaders/reduce_wg_shared.wgsl")),
     ("reduce_state.wgsl", include_str!("../shaders/reduce_state.wgsl")),
     ("reduce_wg_subgroups.wgsl", include_str!("../shaders/reduce_wg_subgroups.wgsl")),
+    ("row_teams.wgsl", include_str!("../shaders/row_teams.wgsl")),
 ];
 
 pub fn source(name: &str) -> &'static str {

@@ -18,7 +18,7 @@ const MAX_TEAM_SCALAR: usize = 32;
 
 pub static FAMILY: Family = Family {
     file: "norm_rows.wgsl",
-    source: include_str!("../../shaders/norm_rows.wgsl"),
+    source: concat!(include_str!("../../shaders/norm_rows.wgsl"), include_str!("../../shaders/row_teams.wgsl")),
     entries: &["rows4", "rows1"],
     types: &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }],
     overrides: &[
