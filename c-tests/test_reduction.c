@@ -1053,8 +1053,15 @@ static void run_fallback(void) {
     test_softmax();
 }
 
-int main(void) {
+/* `test_reduction columns`: the column reductions only (run again by CTest
+ * with each row-group count forced). */
+int main(int argc, char **argv) {
     env = test_env();
+    if (argc > 1 && strcmp(argv[1], "columns") == 0) {
+        test_columns();
+        test_env_release(&env);
+        return test_finish("test_reduction columns");
+    }
     run_all();
     /* Again with the workgroup-memory-only kernels. */
     setenv("WGC_DISABLE_SUBGROUPS", "1", 1);

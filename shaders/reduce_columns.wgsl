@@ -5,9 +5,13 @@
 // neighbouring memory at every step while each walks its reduced range.
 //
 // Prelude slots: T (input and output element), A (accumulator: f32 for
-// floats, else T). Override: OP (the operation, codes below).
+// floats, else T). Overrides: OP (the operation, codes below); RG (row
+// groups: the workgroup's WG invocations are RG groups of WG / RG units,
+// each group folding its share of the chunk's rows, merged through
+// workgroup memory: RG times the loads in flight for the same partials,
+// for shapes with too few columns to fill the GPU otherwise).
 //
-// Entry points (grid: x = chunk, y and z = blocks of WG invocations):
+// Entry points (grid: x = chunk, y and z = blocks of WG / RG units):
 //   columns      one column per invocation, four reduced rows per step
 //   columns4     four columns per invocation (vec4 loads; C % 4 == 0 and
 //                every offset and stride a multiple of 4)
@@ -24,6 +28,12 @@
 // reduce_state.wgsl, appended to this file.
 
 const WG: u32 = 256u;
+override RG: u32 = 1u;
+// Units (columns, or groups of four) per workgroup.
+override UNITS: u32 = WG / RG;
+// States of groups 1.. RG-1, merged by group 0 (at least one entry).
+override GROUP_STATES: u32 = max(1u, WG - WG / RG);
+var<workgroup> group_states: array<State, GROUP_STATES>;
 
 struct Params {
     rows: u32,
@@ -86,13 +96,44 @@ fn invocation(wid: vec3<u32>, lid: u32) -> u32 {
     return (wid.z * p.blocks_per_y + wid.y) * WG + lid;
 }
 
-// Fold this invocation's share of chunk `chunk` for the column at input
-// offset `base`, four reduced rows a step (one per lane of the state).
+// The unit (column or group of four) of a split entry's invocation.
+fn unit_of(wid: vec3<u32>, lid: u32) -> u32 {
+    return (wid.z * p.blocks_per_y + wid.y) * UNITS + lid % UNITS;
+}
+
+// The reduced rows [k0, k1) that invocation `lid` folds of chunk `chunk`.
+fn group_range(chunk: u32, lid: u32) -> vec2<u32> {
+    let c0 = chunk * p.chunk_len;
+    let c1 = min(c0 + p.chunk_len, p.k_total);
+    let share = (c1 - c0 + RG - 1u) / RG;
+    let g = lid / UNITS;
+    return vec2<u32>(min(c0 + g * share, c1), min(c0 + (g + 1u) * share, c1));
+}
+
+// The group states of the workgroup merged into group 0's (uniform
+// control flow: every invocation calls it).
+fn merge_groups(s: State, lid: u32) -> State {
+    var r = s;
+    if (RG > 1u) {
+        if (lid >= UNITS) {
+            group_states[lid - UNITS] = s;
+        }
+        workgroupBarrier();
+        if (lid < UNITS) {
+            for (var g = 1u; g < RG; g++) {
+                r = combine(r, group_states[(g - 1u) * UNITS + lid]);
+            }
+        }
+    }
+    return r;
+}
+
+// Fold reduced rows `range` for the column at input offset `base`, four reduced rows a step (one per lane of the state).
 // Runs of the innermost reduced dim; one decode of the others per run.
-fn fold(base: i32, chunk: u32, shift: vec4<A>) -> State {
+fn fold(base: i32, range: vec2<u32>, shift: vec4<A>) -> State {
     var s = identity();
-    let k0 = chunk * p.chunk_len;
-    let k1 = min(k0 + p.chunk_len, p.k_total);
+    let k0 = range.x;
+    let k1 = range.y;
     let n_in = dim_u(p.red_shape, p.red_rank - 1u);
     let s_in = dim_i(p.red_in, p.red_rank - 1u);
     var k = k0;
@@ -116,10 +157,10 @@ fn fold(base: i32, chunk: u32, shift: vec4<A>) -> State {
 
 // The same for the four columns from input offset `base` (a multiple of
 // 4), one vec4 per row.
-fn fold4(base: i32, chunk: u32, shift: vec4<A>) -> State {
+fn fold4(base: i32, range: vec2<u32>, shift: vec4<A>) -> State {
     var s = identity();
-    let k0 = chunk * p.chunk_len;
-    let k1 = min(k0 + p.chunk_len, p.k_total);
+    let k0 = range.x;
+    let k1 = range.y;
     let n_in = dim_u(p.red_shape, p.red_rank - 1u);
     let s_in = dim_i(p.red_in, p.red_rank - 1u);
     var k = k0;
@@ -163,42 +204,54 @@ fn store_four(row: u32, chunk: u32, s: State) {
     }
 }
 
+// The split entries: every invocation reaches merge_groups' barrier; a
+// unit past the columns folds nothing (an empty range) and stores nothing.
 @compute @workgroup_size(WG)
 fn columns(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
-    let row = invocation(wid, lid);
-    if (row >= p.rows) {
-        return;
+    let row = unit_of(wid, lid);
+    let live = row < p.rows;
+    let range = select(vec2<u32>(0u), group_range(wid.x, lid), live);
+    let s = merge_groups(fold(column_base(min(row, p.rows - 1u)), range, vec4<A>(A(0))), lid);
+    if (live && lid < UNITS) {
+        store_one(row, wid.x, s);
     }
-    store_one(row, wid.x, fold(column_base(row), wid.x, vec4<A>(A(0))));
 }
 
 @compute @workgroup_size(WG)
 fn columns4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
-    let row = invocation(wid, lid) * 4u;
-    if (row >= p.rows) {
-        return;
+    let row = unit_of(wid, lid) * 4u;
+    let live = row < p.rows;
+    let range = select(vec2<u32>(0u), group_range(wid.x, lid), live);
+    let s = merge_groups(fold4(column_base(min(row, p.rows - 4u)), range, vec4<A>(A(0))), lid);
+    if (live && lid < UNITS) {
+        store_four(row, wid.x, s);
     }
-    store_four(row, wid.x, fold4(column_base(row), wid.x, vec4<A>(A(0))));
 }
 
 @compute @workgroup_size(WG)
 fn columns_dev(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
-    let row = invocation(wid, lid);
-    if (row >= p.rows) {
-        return;
+    let row = unit_of(wid, lid);
+    let live = row < p.rows;
+    let r = min(row, p.rows - 1u);
+    let range = select(vec2<u32>(0u), group_range(wid.x, lid), live);
+    let shift = vec4<A>(A(means[r]));
+    let s = merge_groups(fold(column_base(r), range, shift), lid);
+    if (live && lid < UNITS) {
+        store_one(row, wid.x, s);
     }
-    let shift = vec4<A>(A(means[row]));
-    store_one(row, wid.x, fold(column_base(row), wid.x, shift));
 }
 
 @compute @workgroup_size(WG)
 fn columns_dev4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
-    let row = invocation(wid, lid) * 4u;
-    if (row >= p.rows) {
-        return;
+    let row = unit_of(wid, lid) * 4u;
+    let live = row < p.rows;
+    let r = min(row, p.rows - 4u);
+    let range = select(vec2<u32>(0u), group_range(wid.x, lid), live);
+    let shift = vec4<A>(A(means[r]), A(means[r + 1u]), A(means[r + 2u]), A(means[r + 3u]));
+    let s = merge_groups(fold4(column_base(r), range, shift), lid);
+    if (live && lid < UNITS) {
+        store_four(row, wid.x, s);
     }
-    let shift = vec4<A>(A(means[row]), A(means[row + 1u]), A(means[row + 2u]), A(means[row + 3u]));
-    store_four(row, wid.x, fold4(column_base(row), wid.x, shift));
 }
 
 // The chunks' partials of output `row`, combined.

@@ -104,6 +104,9 @@ fn declared_overrides_match_the_shaders() {
                     naga::Expression::Select { condition, accept, reject } => {
                         stack.extend([*condition, *accept, *reject])
                     }
+                    naga::Expression::Math { arg, arg1, arg2, arg3, .. } => {
+                        stack.extend([Some(*arg), *arg1, *arg2, *arg3].into_iter().flatten())
+                    }
                     _ => {}
                 }
             }

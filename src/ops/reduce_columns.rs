@@ -15,6 +15,7 @@ use super::split::scratch;
 use super::tensor::{DType, Tensor};
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
+use std::sync::OnceLock;
 
 const WG: u32 = 256;
 /// Columns below which the row kernels do better (a warp would idle).
@@ -33,6 +34,30 @@ const MAX_CHUNK: usize = 8192;
 const MAX_CHUNKS: usize = 16384;
 /// Size of one partial (struct Part of the shader).
 const PART_BYTES: u64 = 20;
+/// Most row groups per workgroup: their states (80 bytes each) must fit
+/// the 16 KiB of workgroup memory every adapter offers.
+const MAX_ROW_GROUPS: usize = 4;
+
+/// Invocations a split pass aims for (`WGC_COLUMNS_INVOCATIONS`, read once).
+fn target_invocations() -> usize {
+    static N: OnceLock<usize> = OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("WGC_COLUMNS_INVOCATIONS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(TARGET_INVOCATIONS)
+    })
+}
+
+/// Row groups per workgroup (`WGC_COLUMNS_ROW_GROUPS` = 1, 2 or 4 forces
+/// one; read once).
+fn forced_row_groups() -> Option<usize> {
+    static N: OnceLock<Option<usize>> = OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("WGC_COLUMNS_ROW_GROUPS").ok().and_then(|v| v.parse().ok()).filter(|n| [1, 2, 4].contains(n))
+    })
+}
 
 pub static FAMILY: Family = Family {
     file: "reduce_columns.wgsl",
@@ -42,7 +67,10 @@ pub static FAMILY: Family = Family {
         TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16, DType::I32, DType::U32] },
         TypeSlot { alias: "A", dtypes: &[DType::F32, DType::I32, DType::U32] },
     ],
-    overrides: &[OverrideSlot { name: "OP", values: &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0] }],
+    overrides: &[
+        OverrideSlot { name: "OP", values: &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0] },
+        OverrideSlot { name: "RG", values: &[1.0, 2.0, 4.0] },
+    ],
     uniform: <ColumnParams as spec::Uniform>::layout,
 };
 
@@ -113,6 +141,8 @@ pub struct Plan {
     op: ReduceOp,
     params: ColumnParams,
     vec4: bool,
+    /// Row groups per workgroup (the shader's RG).
+    row_groups: usize,
     split_groups: [u32; 3],
     finish_groups: [u32; 3],
     finish_blocks_per_y: u32,
@@ -136,16 +166,27 @@ pub fn plan(stream: &StreamShared, op: ReduceOp, input: &Tensor, out: &Tensor, l
         && in_offset.is_multiple_of(4)
         && l.kept_in[..outer_rank].iter().chain(l.red_in).all(|s| s % 4 == 0);
     let units = rows / if vec4 { 4 } else { 1 };
-    let chunks =
-        TARGET_INVOCATIONS.div_ceil(units).min(k_total.div_ceil(MIN_CHUNK)).max(k_total.div_ceil(MAX_CHUNK)).max(1);
+    let target = target_invocations();
+    let chunks = target.div_ceil(units).min(k_total.div_ceil(MIN_CHUNK)).max(k_total.div_ceil(MAX_CHUNK)).max(1);
     let chunk_len = k_total.div_ceil(chunks);
     let chunks = k_total.div_ceil(chunk_len);
+    // Still too few invocations (few columns, chunks kept long so that
+    // partials stay cheap): more row groups per workgroup, each folding a
+    // share of a chunk, while a share keeps at least MIN_CHUNK / 4 rows.
+    let mut row_groups = 1;
+    while row_groups < MAX_ROW_GROUPS
+        && units * chunks * row_groups < target
+        && chunk_len / (2 * row_groups) >= MIN_CHUNK / 4
+    {
+        row_groups *= 2;
+    }
+    let row_groups = forced_row_groups().unwrap_or(row_groups);
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
     let parts_bytes = (chunks * rows) as u64 * PART_BYTES;
     if chunks > MAX_CHUNKS.min(max_dim as usize) || parts_bytes > dev.limits.max_storage_buffer_binding_size {
         return None;
     }
-    let (split_groups, blocks_per_y) = row_grid(chunks as u32, units.div_ceil(WG as usize), max_dim);
+    let (split_groups, blocks_per_y) = row_grid(chunks as u32, units.div_ceil(WG as usize / row_groups), max_dim);
     let (finish_groups, finish_blocks_per_y) = row_grid(1, rows.div_ceil(WG as usize), max_dim);
     let (_, lowest, highest) = accumulator(input.dtype);
     let unbiased = matches!(op, ReduceOp::Var { unbiased: true } | ReduceOp::Std { unbiased: true });
@@ -172,7 +213,7 @@ pub fn plan(stream: &StreamShared, op: ReduceOp, input: &Tensor, out: &Tensor, l
         red_shape: pack_u32(l.red_shape, 1),
         red_in: pack_i32(l.red_in),
     };
-    Some(Plan { op, params, vec4, split_groups, finish_groups, finish_blocks_per_y })
+    Some(Plan { op, params, vec4, row_groups, split_groups, finish_groups, finish_blocks_per_y })
 }
 
 impl Plan {
@@ -199,14 +240,17 @@ impl Plan {
         };
         let finish_params = ColumnParams { blocks_per_y: self.finish_blocks_per_y, ..*p };
         let code = op_code(self.op);
+        let rg = self.row_groups as f64;
         match self.op {
             ReduceOp::Var { .. } | ReduceOp::Std { .. } => {
                 let ma = Arg::whole("means", &means);
-                let mean = |e| FAMILY.variant(e, &types, &[op_code(ReduceOp::Mean)]);
-                let var = |e| FAMILY.variant(e, &types, &[code]);
+                let mean = |e| FAMILY.variant(e, &types, &[op_code(ReduceOp::Mean), 1.0]);
+                let var = |e| FAMILY.variant(e, &types, &[code, 1.0]);
+                let mean_split = FAMILY.variant(split(false), &types, &[op_code(ReduceOp::Mean), rg]);
+                let var_split = FAMILY.variant(split(true), &types, &[code, rg]);
                 spec::record(
                     stream,
-                    &Launch { variant: mean(split(false)), params: *p, args: [xa, pa], groups: self.split_groups },
+                    &Launch { variant: mean_split, params: *p, args: [xa, pa], groups: self.split_groups },
                 )?;
                 spec::record(
                     stream,
@@ -219,7 +263,7 @@ impl Plan {
                 )?;
                 spec::record(
                     stream,
-                    &Launch { variant: var(split(true)), params: *p, args: [xa, pa, ma], groups: self.split_groups },
+                    &Launch { variant: var_split, params: *p, args: [xa, pa, ma], groups: self.split_groups },
                 )?;
                 spec::record(
                     stream,
@@ -232,10 +276,11 @@ impl Plan {
                 )
             }
             op => {
-                let variant = |e| FAMILY.variant(e, &types, &[code]);
+                let variant = |e| FAMILY.variant(e, &types, &[code, 1.0]);
+                let split_variant = FAMILY.variant(split(false), &types, &[code, rg]);
                 spec::record(
                     stream,
-                    &Launch { variant: variant(split(false)), params: *p, args: [xa, pa], groups: self.split_groups },
+                    &Launch { variant: split_variant, params: *p, args: [xa, pa], groups: self.split_groups },
                 )?;
                 let (entry, ya) = match op {
                     ReduceOp::Argmax | ReduceOp::Argmin => ("finish_index", Arg { name: "y_index", ..ya }),
