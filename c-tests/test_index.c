@@ -219,6 +219,8 @@ int main(void) {
             test_embedding(d, id, 37, 64, OFFSET4, OFFSET4);
             test_embedding(d, id, 5, 3, TRANSPOSED, REVERSED);
             test_embedding(d, id, 1000, 256, CONTIG, OFFSET3);
+            /* Rows of 16-byte words (eight f16 each), many rows. */
+            test_embedding(d, id, 1000, 264, CONTIG, CONTIG);
         }
     }
     test_huge_u32_index();

@@ -11,7 +11,9 @@
 // gather: one element per invocation.
 // gather_vec4: four consecutive elements of the last dim, along which the
 //   index does not vary; x's and y's offsets and strides, and the last
-//   dim's length, are in vec4 units (the index's stay in elements).
+//   dim's length, are in vec4 units (the index's stay in elements). The
+//   host runs f16 data through T = u32 (eight f16 per vec4: the bits are
+//   only copied).
 // Invocations are spread over a 2-D grid: linear = gid.y * row + gid.x.
 
 override WG: u32 = 256u;

@@ -97,22 +97,37 @@ fn launch(stream: &StreamShared, g: &Gather) -> Result<()> {
     }
     let is = if is.is_empty() { vec![0] } else { is };
     let last = shape.len() - 1;
-    let vec4 = shape[last] % 4 == 0
-        && xs[last] == 1
-        && ys[last] == 1
-        && is[last] == 0
-        && g.axis_stride % 4 == 0
-        && xs[..last].iter().chain(&ys[..last]).all(|s| s % 4 == 0)
-        && x_off % 4 == 0
-        && y_off % 4 == 0;
+    // Runs of `per` elements along the last dim, moved as one 16-byte word
+    // (a vec4 of the dtype, or of u32 holding eight f16: a gather only
+    // copies bits).
+    let runs_of = |per: usize| {
+        let per_i = per as isize;
+        shape[last] % per == 0
+            && xs[last] == 1
+            && ys[last] == 1
+            && is[last] == 0
+            && g.axis_stride % per_i == 0
+            && xs[..last].iter().chain(&ys[..last]).all(|s| s % per_i == 0)
+            && x_off as usize % per == 0
+            && y_off as usize % per == 0
+    };
+    let per = if x.dtype == DType::F16 && runs_of(8) {
+        8
+    } else if runs_of(4) {
+        4
+    } else {
+        1
+    };
+    let vec4 = per > 1;
     let (mut x_offset, mut y_offset, mut axis_stride, mut units) = (x_off, y_off, g.axis_stride, n);
     if vec4 {
-        // The last dim steps one vec4 at a time; the others in whole vec4s.
-        shape[last] /= 4;
+        // The last dim steps one word at a time; the others in whole words.
+        shape[last] /= per;
         for s in xs[..last].iter_mut().chain(ys[..last].iter_mut()) {
-            *s /= 4;
+            *s /= per as isize;
         }
-        (x_offset, y_offset, axis_stride, units) = (x_off / 4, y_off / 4, axis_stride / 4, n / 4);
+        let per32 = per as u32;
+        (x_offset, y_offset, axis_stride, units) = (x_off / per32, y_off / per32, axis_stride / per as isize, n / per);
     }
     let wg = if units < 1 << 14 { WG_SMALL } else { WG_LARGE };
     let (groups, row) = grid_1d(units as u64, wg as u32, dev.limits.max_compute_workgroups_per_dimension);
@@ -130,7 +145,8 @@ fn launch(stream: &StreamShared, g: &Gather) -> Result<()> {
         y_strides: pack_i32(&ys),
         index_strides: pack_i32(&is),
     };
-    let types = [x.dtype, index.dtype];
+    let word = if per == 8 { DType::U32 } else { x.dtype };
+    let types = [word, index.dtype];
     if vec4 {
         let xa = spec::Arg { name: "x4", ..xa };
         let ya = spec::Arg { name: "y4", ..ya };
