@@ -102,14 +102,14 @@ fn launch(stream: &StreamShared, g: &Gather) -> Result<()> {
     // copies bits).
     let runs_of = |per: usize| {
         let per_i = per as isize;
-        shape[last] % per == 0
+        shape[last].is_multiple_of(per)
             && xs[last] == 1
             && ys[last] == 1
             && is[last] == 0
             && g.axis_stride % per_i == 0
             && xs[..last].iter().chain(&ys[..last]).all(|s| s % per_i == 0)
-            && x_off as usize % per == 0
-            && y_off as usize % per == 0
+            && (x_off as usize).is_multiple_of(per)
+            && (y_off as usize).is_multiple_of(per)
     };
     let per = if x.dtype == DType::F16 && runs_of(8) {
         8
