@@ -554,8 +554,15 @@ static void test_random(void) {
     free(u); free(u2); free(u3); free(ur); free(z); free(flat);
 }
 
-int main(void) {
+/* `test_elementwise random`: the random generators only (run again by
+ * CTest with the 64-bit-product kernels turned off). */
+int main(int argc, char **argv) {
     env = test_env();
+    if (argc > 1 && strcmp(argv[1], "random") == 0) {
+        test_random();
+        test_env_release(&env);
+        return test_finish("test_elementwise random");
+    }
     WgcDtype dtypes[4] = {WGC_DTYPE_F32, WGC_DTYPE_F16, WGC_DTYPE_I32, WGC_DTYPE_U32};
     for (int di = 0; di < 4; di++) {
         WgcDtype d = dtypes[di];

@@ -991,7 +991,7 @@ WgcStatus wgc_buffer_read(const struct WgcBuffer *buffer,
  * `WGC_ERROR_INVALID_ARGUMENT` if `WGC_ADAPTER` is consulted and is not UTF-8.
  * The device enables the adapter's full limits and the optional features
  * wgcompute uses (f16, subgroups, timestamps, pipeline cache, cooperative
- * matrices). `*out_device` holds one reference. Blocks while the driver opens the device.
+ * matrices, 64-bit integers). `*out_device` holds one reference. Blocks while the driver opens the device.
  */
 WgcStatus wgc_device_create(const struct WgcInstance *instance,
                             const struct WgcDeviceOptions *options,

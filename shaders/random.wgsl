@@ -3,7 +3,10 @@
 // produces the same bits. Invocation t uses counter (offset + t, 0, 0) as a
 // 128-bit little-endian number and key = seed (lo, hi); its four 32-bit
 // outputs become logical elements 4t .. 4t+3 of the output. Prelude: TE,
-// the output dtype. The `*4` entries store whole vec4s (dense outputs, `off`
+// the output dtype. Philox's 32x32 -> 64-bit products (`mulhilo`) come
+// from a fragment appended to this file: random_mulhi_u16.wgsl (16-bit
+// halves, every adapter) or random_mulhi_u64.wgsl (one 64-bit multiply,
+// adapters with 64-bit integers); both give the same bits. The `*4` entries store whole vec4s (dense outputs, `off`
 // in vec4 units, through `outv`); the others one element at a time.
 
 struct Params {
@@ -24,19 +27,6 @@ struct Params {
 @group(0) @binding(0) var<storage, read_write> out: array<TE>;
 @group(0) @binding(1) var<storage, read_write> outv: array<vec4<TE>>;
 @group(0) @binding(2) var<uniform> p: Params;
-
-// (high, low) words of the 64-bit product a * b, from 16-bit halves
-// (WGSL has no mulhi); arranged so each step maps to a multiply-add.
-fn mulhilo(a: u32, b: u32) -> vec2<u32> {
-    let a0 = a & 0xffffu;
-    let a1 = a >> 16u;
-    let b0 = b & 0xffffu;
-    let b1 = b >> 16u;
-    let cross = a0 * b1 + ((a0 * b0) >> 16u);       // < 2^32
-    let cross2 = a1 * b0 + (cross & 0xffffu);       // < 2^32
-    let hi = a1 * b1 + (cross >> 16u) + (cross2 >> 16u);
-    return vec2<u32>(hi, a * b);
-}
 
 fn philox(counter: vec4<u32>, seed: vec2<u32>) -> vec4<u32> {
     var c = counter;

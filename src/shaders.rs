@@ -12,6 +12,8 @@ pub const ALL: &[(&str, &str)] = &[
     ("reduce_state.wgsl", include_str!("../shaders/reduce_state.wgsl")),
     ("reduce_wg_subgroups.wgsl", include_str!("../shaders/reduce_wg_subgroups.wgsl")),
     ("row_teams.wgsl", include_str!("../shaders/row_teams.wgsl")),
+    ("random_mulhi_u16.wgsl", include_str!("../shaders/random_mulhi_u16.wgsl")),
+    ("random_mulhi_u64.wgsl", include_str!("../shaders/random_mulhi_u64.wgsl")),
 ];
 
 pub fn source(name: &str) -> &'static str {

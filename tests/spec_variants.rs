@@ -11,14 +11,14 @@
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use std::collections::{HashMap, HashSet};
 use wgcompute::ops::spec::Family;
-use wgcompute::ops::{FAMILIES, SUBGROUP_FAMILIES};
+use wgcompute::ops::{FAMILIES, INT64_FAMILIES, SUBGROUP_FAMILIES};
 
 /// A variant's source parsed and validated: shared by every variant that
 /// differs only in its entry point and override values.
 type Validated = Result<(naga::Module, naga::valid::ModuleInfo), String>;
 
-/// The capabilities a variant's `enable` lines ask for, and subgroup
-/// operations in the subgroup strategy families only.
+/// The capabilities a variant's `enable` lines ask for, subgroup operations
+/// in the subgroup strategy families only, 64-bit integers in the int64 ones.
 fn capabilities(family: &Family, source: &str) -> Capabilities {
     let mut caps = Capabilities::empty();
     if source.contains("enable f16;") {
@@ -33,6 +33,9 @@ fn capabilities(family: &Family, source: &str) -> Capabilities {
     }
     if SUBGROUP_FAMILIES.iter().any(|f| std::ptr::eq(*f, family)) {
         caps |= Capabilities::SUBGROUP;
+    }
+    if INT64_FAMILIES.iter().any(|f| std::ptr::eq(*f, family)) {
+        caps |= Capabilities::SHADER_INT64;
     }
     caps
 }

@@ -53,6 +53,7 @@ pub static FAMILIES: &[&spec::Family] = &[
     &norm_rows::FAMILY,
     &pool::FAMILY,
     &random::FAMILY,
+    &random::FAMILY_INT64,
     &reduce::FAMILY_F32,
     &reduce::FAMILY_I32,
     &reduce::FAMILY_U32,
@@ -87,3 +88,8 @@ pub static SUBGROUP_FAMILIES: &[&spec::Family] = &[
     &reduce_rows::FAMILY_U32_SUBGROUPS,
     &softmax::FAMILY_SUBGROUPS,
 ];
+
+/// The families of `FAMILIES` whose shaders use 64-bit integers: the library
+/// asks for them only where the device has them, and the offline test
+/// validates them with that capability.
+pub static INT64_FAMILIES: &[&spec::Family] = &[&random::FAMILY_INT64];

@@ -8,16 +8,46 @@ use super::spec::{self, check_output, pack_i32, pack_u32, view_arg, Arg, Family,
 use super::tensor::{coalesce, same_device, DType, Tensor};
 use crate::bail;
 use crate::error::Result;
+use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
+use std::sync::OnceLock;
 
+const ENTRIES: &[&str] = &["random_uniform", "random_uniform4", "random_normal", "random_normal4"];
+const TYPES: &[TypeSlot] = &[TypeSlot { alias: "TE", dtypes: &[DType::F32, DType::F16] }];
+
+/// The generator with Philox's products from 16-bit halves (every adapter).
 pub static FAMILY: Family = Family {
     file: "random.wgsl",
-    source: include_str!("../../shaders/random.wgsl"),
-    entries: &["random_uniform", "random_uniform4", "random_normal", "random_normal4"],
-    types: &[TypeSlot { alias: "TE", dtypes: &[DType::F32, DType::F16] }],
+    source: concat!(include_str!("../../shaders/random.wgsl"), include_str!("../../shaders/random_mulhi_u16.wgsl")),
+    entries: ENTRIES,
+    types: TYPES,
     overrides: &[],
     uniform: <RandomParams as spec::Uniform>::layout,
 };
+
+/// The same generator with one 64-bit multiply per product (adapters with
+/// 64-bit integers; listed in `ops::INT64_FAMILIES`). Same bits.
+pub static FAMILY_INT64: Family = Family {
+    file: "random.wgsl+int64",
+    source: concat!(include_str!("../../shaders/random.wgsl"), include_str!("../../shaders/random_mulhi_u64.wgsl")),
+    entries: ENTRIES,
+    types: TYPES,
+    overrides: &[],
+    uniform: <RandomParams as spec::Uniform>::layout,
+};
+
+/// The family for this device: 64-bit products where the device has 64-bit
+/// integers, unless the environment variable WGC_RANDOM_INT64 (read once)
+/// is `0` (for comparisons and for testing the portable kernels there).
+fn family(dev: &Device) -> &'static Family {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    let enabled = *ENABLED.get_or_init(|| std::env::var_os("WGC_RANDOM_INT64").is_none_or(|v| v != "0"));
+    if enabled && dev.features.contains(wgpu::Features::SHADER_INT64) {
+        &FAMILY_INT64
+    } else {
+        &FAMILY
+    }
+}
 
 uniform! {
     /// The uniform of random.wgsl.
@@ -172,7 +202,7 @@ fn launch_blocks(
     };
     // The `*4` entries write whole vec4s through `outv`, the others `out`.
     let (o, _) = view_arg("out", out);
-    let variant = FAMILY.variant(entry, &[out.dtype], &[]);
+    let variant = family(dev).variant(entry, &[out.dtype], &[]);
     let o = if vec { Arg { name: "outv", ..o } } else { o };
     spec::record(stream, &Launch { variant, params, args: [o], groups })
 }

@@ -72,6 +72,7 @@ fn wanted_features() -> wgpu::Features {
         | wgpu::Features::PIPELINE_CACHE
         | wgpu::Features::IMMEDIATES
         | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX
+        | wgpu::Features::SHADER_INT64
 }
 
 impl Device {
