@@ -9,8 +9,8 @@ use crate::error::Result;
 use std::time::Instant;
 
 /// Runs before timing, and timed runs (the median is kept).
-pub const WARMUP_RUNS: usize = 2;
-pub const TIMED_RUNS: usize = 5;
+pub(crate) const WARMUP_RUNS: usize = 2;
+pub(crate) const TIMED_RUNS: usize = 5;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Clock {
