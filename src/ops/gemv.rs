@@ -155,7 +155,8 @@ pub fn default_mode() -> AxpyMode {
 }
 
 /// Names of the modes in the tuning file, the default first.
-const MODES: &[(&str, AxpyMode)] = &[("wide", AxpyMode::Wide), ("staged", AxpyMode::Staged), ("plain", AxpyMode::Plain)];
+const MODES: &[(&str, AxpyMode)] =
+    &[("wide", AxpyMode::Wide), ("staged", AxpyMode::Staged), ("plain", AxpyMode::Plain)];
 
 /// The tuner's choice of mode for the GEMM `plan` describes: candidates that
 /// plan the same kernel (or all leave it to the tiled GEMM) are one.

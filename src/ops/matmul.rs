@@ -9,11 +9,11 @@ use super::grid::grid_1d;
 use super::spec::uniform::uniform;
 use super::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot};
 use super::split::{scratch, K_CHUNK};
-use super::tuned;
 use super::tensor::{
     broadcast_shapes, broadcast_strides, check_kernel_counts, contiguous_strides, expect_shape, numel, same_device,
     DType, Tensor,
 };
+use super::tuned;
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::buffer::Buffer;
