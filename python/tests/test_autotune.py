@@ -15,7 +15,7 @@ def test_tuned_softmax_is_timed_once_saved_and_reloaded(tmp_path: Path, rng):
     x = rand(rng, (3, 40001))
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     expected = e / e.sum(axis=1, keepdims=True)
-    dev = wg.Device(preference="software", autotune="on", tuning_cache_path=str(path))
+    dev = wg.Device(autotune="on", tuning_cache_path=str(path))
     for _ in range(2):
         assert_close(wg.ops.softmax(wg.asarray(x, device=dev)), expected)
     stats = dev.tuning_stats()
@@ -23,14 +23,14 @@ def test_tuned_softmax_is_timed_once_saved_and_reloaded(tmp_path: Path, rng):
     assert dev.save_tuning()
     assert path.read_text().startswith("wgcompute tuning 1\nkey ")
 
-    again = wg.Device(preference="software", autotune="cached", tuning_cache_path=str(path))
+    again = wg.Device(autotune="cached", tuning_cache_path=str(path))
     assert_close(wg.ops.softmax(wg.asarray(x, device=again)), expected)
     stats = again.tuning_stats()
     assert stats["loaded"] == 1 and stats["timed"] == 0 and stats["reused"] == 1
 
 
 def test_autotune_off_writes_no_file(tmp_path: Path):
-    dev = wg.Device(preference="software", autotune="off", tuning_cache_path=str(tmp_path / "t.txt"))
+    dev = wg.Device(autotune="off", tuning_cache_path=str(tmp_path / "t.txt"))
     assert dev.tuning_stats()["mode"] == "off"
     assert not dev.save_tuning()
     assert not (tmp_path / "t.txt").exists()
