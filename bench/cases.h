@@ -11,5 +11,6 @@ void cases_gemm(void);
 void cases_conv(void);
 void cases_index(void);
 void cases_latency(void);
+void cases_tuning(void);
 
 #endif

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <time.h>
 
+WgcInstance *g_instance;
+WgcDeviceOptions g_device_options;
 WgcDevice *g_dev;
 WgcStream *g_stream;
 int g_small;

@@ -46,6 +46,8 @@
 #define OP(fn, ...) fn(__VA_ARGS__)
 #endif
 
+extern WgcInstance *g_instance;
+extern WgcDeviceOptions g_device_options; /* g_dev's options (cases that open a device of their own) */
 extern WgcDevice *g_dev;
 extern WgcStream *g_stream;
 extern int g_small; /* --small: every case at a reduced size (a check run) */

@@ -486,6 +486,25 @@ def latency():
             walls.append((time.perf_counter() - t0) * 1e3)
         emit("submit_floor_wall", "x * 2 on 1 element, synchronize", sorted(walls)[150])
 
+    # wgc_bench's first_call cases (a fresh device each, with or without
+    # --autotune); PyTorch has no fresh device: the first call at the shape
+    # in this process, then the second.
+    first = (
+        ("first_call_sum_rows_wall", "4096x4096", lambda x, w: torch.sum(x, 1), (4096, 4096), None),
+        ("first_call_gemv_wall", "8x4096 @ 4096x14336", torch.matmul, (8, 4096), (4096, 14336)),
+        ("first_call_softmax_long_wall", "32x128256", lambda x, w: torch.softmax(x, 1), (32, 128256), None),
+    )
+    for name, size, op, a_shape, b_shape in first:
+        if not want(name, "latency/first_call"):
+            continue
+        x, w = rnd(*a_shape), rnd(*b_shape) if b_shape else None
+        for label in (name, name + "_again"):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            op(x, w)
+            torch.cuda.synchronize()
+            emit(label, size, (time.perf_counter() - t0) * 1e3, "first call in a warm process")
+
 
 def main(args):
     global LIST, g

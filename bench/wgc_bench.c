@@ -4,10 +4,14 @@
  * after a warm-up scaled to its input size). Prints one JSON object per
  * case: {"case", "class", "dtype", "size", "ms", "check", "limit", "amount"}.
  *
- *   wgc_bench [--list] [--small] [FILTER ...]
+ *   wgc_bench [--list] [--small] [--autotune] [FILTER ...]
  * FILTERs select cases whose name or class contains one of them; --list
  * prints the selected cases without running them; --small runs every case
- * at a reduced size (a correctness check for software drivers). Exit status
+ * at a reduced size (a correctness check for software drivers); --autotune
+ * opens the device with the autotuner on (WGC_AUTOTUNE_ON: each tuned
+ * operator times its candidates on its first call of a shape class, which
+ * the checked first run of each case absorbs), and WGC_BENCH_TUNING_FILE
+ * names its tuning cache file (to time with choices loaded from a file). Exit status
  * 1 if a case was wrong or unsupported. `wgc_bench diag` and `diag2` time
  * one add and one SGEMM three ways (see BENCHMARKS.md). */
 #include "cases.h"
@@ -78,26 +82,29 @@ static void bench_diag2(void) {
 
 int main(int argc, char **argv) {
     g_filters = calloc((size_t)argc, sizeof(char *));
-    int diag = 0;
+    int diag = 0, autotune = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--list")) g_list = 1;
         else if (!strcmp(argv[i], "--small")) g_small = 1;
+        else if (!strcmp(argv[i], "--autotune")) autotune = 1;
         else if (!strcmp(argv[i], "diag")) diag = 1;
         else if (!strcmp(argv[i], "diag2")) diag = 2;
         else if (argv[i][0] == '-') {
-            fprintf(stderr, "usage: %s [--list] [--small] [FILTER ...] | diag | diag2\n", argv[0]);
+            fprintf(stderr, "usage: %s [--list] [--small] [--autotune] [FILTER ...] | diag | diag2\n", argv[0]);
             return 2;
         } else g_filters[g_filter_count++] = argv[i];
     }
-    WgcInstance *inst = NULL;
     if (!g_list) {
-        CHECK(wgc_instance_create(WGC_ABI_VERSION, &inst));
+        CHECK(wgc_instance_create(WGC_ABI_VERSION, &g_instance));
         /* WGC_BENCH_POOL_MIB: the device's buffer pool limit (default 1 GiB). */
         WgcDeviceOptions opts = {0};
         opts.struct_size = sizeof opts;
         opts.adapter_index = -1;
         if (getenv("WGC_BENCH_POOL_MIB")) opts.pool_limit_bytes = (uint64_t)atoll(getenv("WGC_BENCH_POOL_MIB")) << 20;
-        CHECK(wgc_device_create(inst, &opts, &g_dev));
+        if (autotune) opts.autotune = WGC_AUTOTUNE_ON;
+        opts.tuning_cache_path = getenv("WGC_BENCH_TUNING_FILE");
+        g_device_options = opts;
+        CHECK(wgc_device_create(g_instance, &opts, &g_dev));
         WgcAdapterInfo info = {0};
         info.struct_size = sizeof info;
         CHECK(wgc_device_info(g_dev, &info));
@@ -117,12 +124,13 @@ int main(int argc, char **argv) {
         cases_conv();
         cases_index();
         cases_latency();
+        cases_tuning();
     }
     if (!g_list) {
         fprintf(stderr, "%d case(s) wrong or unsupported; %.1f s\n", g_failures, (now_ms() - t0) / 1e3);
         wgc_stream_release(g_stream);
         wgc_device_release(g_dev);
-        wgc_instance_release(inst);
+        wgc_instance_release(g_instance);
     }
     free(g_filters);
     return g_failures ? 1 : 0;

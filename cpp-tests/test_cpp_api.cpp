@@ -143,6 +143,22 @@ static void kernels_streams_events(const wgc::Device &device, const wgc::Stream 
     CHECK(out[99] == 49.5f && out[1] == 0.5f);
 }
 
+// The tuner's counters and save, through device options.
+static void autotune_options(const wgc::Instance &instance) {
+    WgcDeviceOptions options = wgc::device_options();
+    options.autotune = WGC_AUTOTUNE_ON;
+    wgc::Device device = wgc::Device::create(instance, options);
+    wgc::Stream stream = wgc::Stream::create(device);
+    wgc::Tensor x = wgc::Tensor::empty(device, WGC_DTYPE_F32, {3, 40001}), y = wgc::Tensor::empty(device, WGC_DTYPE_F32, {3, 40001});
+    x.write(std::vector<float>(3 * 40001, 1.0f));
+    wgc::softmax(stream, x, -1, y);
+    std::vector<float> out = y.to_vector<float>();
+    CHECK(std::fabs(out[40000] - 1.0f / 40001) < 1e-9f);
+    WgcTuningStats stats = device.tuning_stats();
+    CHECK(stats.mode == WGC_AUTOTUNE_ON && stats.timed == 1 && stats.entries == 1);
+    CHECK(!device.save_tuning());  // no tuning_cache_path
+}
+
 int main() {
     wgc::Instance instance = wgc::Instance::create();
     CHECK(instance.adapter_count() >= 1);
@@ -154,5 +170,6 @@ int main() {
     error_codes_do_not_throw(device);
     operators_on_views(device, stream);
     kernels_streams_events(device, stream);
+    autotune_options(instance);
     return finish("test_cpp_api");
 }

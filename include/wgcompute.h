@@ -363,6 +363,72 @@ typedef uint32_t WgcPowerPreference;
 #endif // __cplusplus
 
 /**
+ * What the autotuner does on a device (`WgcDeviceOptions.autotune`).
+ *
+ * Some operators have several kernel variants for a shape (loads per
+ * invocation, a split into more workgroups, a staged or plain kernel)
+ * and pick one by heuristics measured on one GPU. With the tuner on, the
+ * first call of each *shape class* (sizes rounded to powers of two,
+ * dtype, layout) times the candidate variants on the call's own operands
+ * on the device (its stream's pending work is finished first, then each
+ * candidate runs twice to warm up and five times timed, by GPU timestamps
+ * where the adapter has them, else by host time around a wait) and keeps
+ * the fastest for that class; the call then records it as usual. That
+ * first call therefore blocks until the timing runs have finished and
+ * costs tens of kernel runs; later calls of the class cost nothing extra.
+ *
+ * Tuned now: last-axis reductions of contiguous rows (invocations per
+ * row), skinny matrix products (plain, staged or wide kernels, or the
+ * tiled GEMM), and softmax over long rows (how far rows are cut into
+ * chunks). A choice that an environment variable fixes
+ * (`WGC_REDUCE_ROW_LOADS`, `WGC_GEMV_AXPY`, `WGC_SOFTMAX_SPLIT_GROUPS`) is
+ * never tuned. Calls whose output is also read (a GEMM with `beta != 0`)
+ * or shares a buffer with an input are never timed: running them
+ * repeatedly would change the result; they use the stored choice if any,
+ * else the heuristic. Every candidate computes the same result up to the
+ * summation order of floating-point sums.
+ *
+ * **Warming it**: run the workload once with `WGC_AUTOTUNE_ON` (or
+ * `WGC_AUTOTUNE=1`) and a `tuning_cache_path`; the choices are written when
+ * the device is released (or by `wgc_device_save_tuning`). Later processes
+ * on the same adapter, driver and library version load them at device
+ * creation, with `WGC_AUTOTUNE_CACHED` to time nothing new, or
+ * `WGC_AUTOTUNE_ON` to tune classes the file lacks.
+ */
+enum WgcAutotune
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * As the environment variable `WGC_AUTOTUNE` says: `1` or `on`: On;
+   * `cached`: Cached; unset, `0` or `off`: Off; any other value makes
+   * `wgc_device_create` fail with `WGC_ERROR_INVALID_ARGUMENT`.
+   */
+  WGC_AUTOTUNE_DEFAULT = 0,
+  /**
+   * Heuristics only; no tuning cache file is read or written.
+   */
+  WGC_AUTOTUNE_OFF = 1,
+  /**
+   * Time each new shape class once, keep and reuse the fastest variant.
+   */
+  WGC_AUTOTUNE_ON = 2,
+  /**
+   * Use the choices loaded from `tuning_cache_path`; time nothing
+   * (heuristics for classes the file lacks). No first-call cost.
+   */
+  WGC_AUTOTUNE_CACHED = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcAutotune WgcAutotune;
+#else
+typedef uint32_t WgcAutotune;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * Element types.
  */
 enum WgcDtype
@@ -621,6 +687,27 @@ typedef struct WgcDeviceOptions {
    * submission wait for running work it depends on (lavapipe does).
    */
   uint64_t gpu_timeout_ms;
+  /**
+   * If not NULL and the tuner is not off, the tuner's choices are loaded
+   * from this file at creation and saved to it when the device is
+   * released if any were added (or by `wgc_device_save_tuning`). Copied.
+   * A small text file of its own rather than a suffix of
+   * `pipeline_cache_path`: it works on adapters without a pipeline
+   * cache, and either can be kept or deleted alone. The same rules as
+   * for `pipeline_cache_path` apply (regular files only, else
+   * `WGC_ERROR_INVALID_ARGUMENT`; atomic replacement; the save at release
+   * skipped silently if refused). The file records the adapter's name,
+   * vendor and device ids, driver, driver info, backend and the library
+   * version: a file made for any other, or one that is corrupt or larger
+   * than 1 MiB, is ignored as a whole (the tuner starts empty and the
+   * next save replaces it).
+   */
+  const char *tuning_cache_path;
+  /**
+   * A `WgcAutotune` (read as an integer so that an unknown value is
+   * reported); 0: `WGC_AUTOTUNE_DEFAULT`.
+   */
+  uint32_t autotune;
 } WgcDeviceOptions;
 
 /**
@@ -723,6 +810,34 @@ typedef struct WgcMemoryStats {
    */
   uint64_t cached_bind_groups;
 } WgcMemoryStats;
+
+/**
+ * The autotuner's counters on one device (see `WgcAutotune`).
+ */
+typedef struct WgcTuningStats {
+  uint32_t struct_size;
+  /**
+   * The tuner's mode after `WGC_AUTOTUNE_DEFAULT` was resolved:
+   * `WGC_AUTOTUNE_OFF`, `WGC_AUTOTUNE_ON` or `WGC_AUTOTUNE_CACHED`.
+   */
+  uint32_t mode;
+  /**
+   * Choices stored (loaded and measured), one per tunable choice and shape class.
+   */
+  uint64_t entries;
+  /**
+   * Choices loaded from `tuning_cache_path` when the device was created.
+   */
+  uint64_t loaded;
+  /**
+   * Shape classes whose candidates were timed (each class once).
+   */
+  uint64_t timed;
+  /**
+   * Operator calls that used a stored choice without timing.
+   */
+  uint64_t reused;
+} WgcTuningStats;
 
 /**
  * Describes a kernel. Zero-initialise and set `struct_size` to
@@ -1043,6 +1158,22 @@ WgcStatus wgc_device_trim_pool(const struct WgcDevice *device, uint64_t keep_byt
  * `WgcDeviceOptions.pipeline_cache_path`.
  */
 WgcStatus wgc_device_save_pipeline_cache(const struct WgcDevice *device, uint32_t *out_saved);
+
+/**
+ * The autotuner's counters (see `WgcAutotune`). Set `stats->struct_size`
+ * first. Does not block.
+ */
+WgcStatus wgc_device_tuning_stats(const struct WgcDevice *device, struct WgcTuningStats *stats);
+
+/**
+ * Save the tuner's choices (every stored one) to `tuning_cache_path` now.
+ * `*out_saved` (may be NULL) is 1 if the file was written, 0 if the device
+ * has no tuning cache (no path given, or the tuner is off).
+ * `WGC_ERROR_INVALID_ARGUMENT` if the path is no longer a regular file (or
+ * absent) or the file cannot be written; see
+ * `WgcDeviceOptions.tuning_cache_path`. Blocks while the file is written.
+ */
+WgcStatus wgc_device_save_tuning(const struct WgcDevice *device, uint32_t *out_saved);
 
 /**
  * Destroy the device's GPU resources now, as if the device were lost. The

@@ -279,6 +279,32 @@ public:
         return stats;
     })
 
+    /** The autotuner's mode and counters (see WgcAutotune). */
+    WgcTuningStats tuning_stats(std::error_code &ec) const noexcept {
+        WgcTuningStats stats{};
+        stats.struct_size = sizeof stats;
+        detail::assign(wgc_device_tuning_stats(get(), &stats), ec);
+        return stats;
+    }
+    WGC_HPP_THROWING(WgcTuningStats tuning_stats() const {
+        WgcTuningStats stats{};
+        stats.struct_size = sizeof stats;
+        detail::check(wgc_device_tuning_stats(get(), &stats));
+        return stats;
+    })
+
+    /** Save the tuner's choices to the options' tuning_cache_path now; false if there is none. */
+    bool save_tuning(std::error_code &ec) const noexcept {
+        uint32_t saved = 0;
+        detail::assign(wgc_device_save_tuning(get(), &saved), ec);
+        return saved != 0;
+    }
+    WGC_HPP_THROWING(bool save_tuning() const {
+        uint32_t saved = 0;
+        detail::check(wgc_device_save_tuning(get(), &saved));
+        return saved != 0;
+    })
+
     /** Submit every stream's work and block until the GPU has finished it. */
     void synchronize(std::error_code &ec) const noexcept { detail::assign(wgc_device_synchronize(get()), ec); }
     WGC_HPP_THROWING(void synchronize() const { detail::check(wgc_device_synchronize(get())); })

@@ -14,6 +14,7 @@
 typedef union OutBlock {
     WgcAdapterInfo info;
     WgcMemoryStats stats;
+    WgcTuningStats tuning;
     unsigned char bytes[sizeof(WgcAdapterInfo) + 64];
 } OutBlock;
 
@@ -132,12 +133,14 @@ static void act_device_create(Fuzz *f) {
     u.o.pipeline_cache_path = fz_chance(f, 30) ? fz_cache_path(f, path, sizeof path) : NULL;
     if (!fz_enabled(f, "cache_path")) u.o.pipeline_cache_path = NULL;
     u.o.pool_limit_bytes = fz_chance(f, 70) ? 0 : fz_hostile_u64(f);
+    /* Sometimes the autotuner on: later operators time their candidates amid the random work. */
+    u.o.autotune = fz_chance(f, 80) ? 0 : fz_enum(f, 4);
     u.o.struct_size = fz_struct_size(f, sizeof u.o);
     const uint32_t size = u.o.struct_size;
     int null_opts = fz_chance(f, 10), null_out = fz_chance(f, 3);
-    fz_describe(f, "struct_size %u adapter %d pref %u path %s pool %llu null_opts %d", size, u.o.adapter_index,
-                u.o.preference, u.o.pipeline_cache_path ? u.o.pipeline_cache_path : "(none)",
-                (unsigned long long)u.o.pool_limit_bytes, null_opts);
+    fz_describe(f, "struct_size %u adapter %d pref %u path %s pool %llu autotune %u null_opts %d", size,
+                u.o.adapter_index, u.o.preference, u.o.pipeline_cache_path ? u.o.pipeline_cache_path : "(none)",
+                (unsigned long long)u.o.pool_limit_bytes, u.o.autotune, null_opts);
 #define COVERS(field) (size >= offsetof(WgcDeviceOptions, field) + sizeof u.o.field)
     WgcDevice *dev = (WgcDevice *)SENTINEL_PTR;
     fz_call(f, "wgc_device_create");
@@ -148,6 +151,7 @@ static void act_device_create(Fuzz *f) {
         if (COVERS(adapter_index) && u.o.adapter_index >= (int32_t)count) fz_must_fail(f, "an adapter index past the count");
         if (COVERS(adapter_index) && u.o.adapter_index < 0 && COVERS(preference) && u.o.preference > 3)
             fz_must_fail(f, "an unknown power preference");
+        if (COVERS(autotune) && u.o.autotune > 3) fz_must_fail(f, "an unknown autotune mode");
         if (COVERS(pipeline_cache_path) && u.o.pipeline_cache_path && u.o.pipeline_cache_path == path &&
             strchr(path, '\xff'))
             fz_must_fail(f, "a cache path that is not UTF-8");
@@ -179,7 +183,10 @@ static void act_device_query(Fuzz *f) {
     int null_dev = fz_chance(f, 4);
     WgcDevice *h = null_dev ? NULL : fz_device_handle(f, dev);
     if (!null_dev && !h) return;
-    uint32_t what = fz_below(f, 5), size = fz_struct_size(f, what == 0 ? sizeof(WgcAdapterInfo) : sizeof(WgcMemoryStats));
+    uint32_t what = fz_below(f, 7);
+    uint32_t size = fz_struct_size(f, what == 0   ? sizeof(WgcAdapterInfo)
+                                      : what == 4 ? sizeof(WgcTuningStats)
+                                                  : sizeof(WgcMemoryStats));
     OutBlock b;
     block_init(&b, size);
     int null_out = fz_chance(f, 4);
@@ -221,6 +228,29 @@ static void act_device_query(Fuzz *f) {
         if (!h) fz_must_fail(f, "a NULL device");
         fz_result(f, wgc_device_synchronize(h));
         break;
+    case 4:
+        fz_call(f, "wgc_device_tuning_stats");
+        fz_uses_device(f, dev);
+        if (!h) fz_must_fail(f, "a NULL device");
+        if (null_out) fz_must_fail(f, "a NULL stats");
+        if (size < 4) fz_must_fail(f, "struct_size below 4");
+        s = fz_result(f, wgc_device_tuning_stats(h, null_out ? NULL : &b.tuning));
+        block_check(f, s, &b, size, sizeof(WgcTuningStats), "WgcTuningStats");
+        if (s == WGC_OK && size >= sizeof(WgcTuningStats) && b.tuning.entries < b.tuning.loaded)
+            fz_finding(f, "tuning stats: %llu entries, fewer than the %llu loaded",
+                       (unsigned long long)b.tuning.entries, (unsigned long long)b.tuning.loaded);
+        break;
+    case 5: {
+        /* The fuzzer's devices have no tuning cache path: nothing to save. */
+        uint32_t saved = 0xdeadbeefu;
+        fz_call(f, "wgc_device_save_tuning");
+        fz_uses_device(f, dev);
+        if (!h) fz_must_fail(f, "a NULL device");
+        s = fz_result(f, wgc_device_save_tuning(h, null_out ? NULL : &saved));
+        fz_untouched(f, s, saved == 0xdeadbeefu, "*out_saved");
+        if (s == WGC_OK && !null_out && saved != 0) fz_finding(f, "*out_saved is %u without a tuning path", saved);
+        break;
+    }
     default: {
         uint32_t saved = 0xdeadbeefu;
         fz_call(f, "wgc_device_save_pipeline_cache");

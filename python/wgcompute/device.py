@@ -18,6 +18,8 @@ from .errors import check
 _BACKENDS = enum_names("WGC_BACKEND_")
 _DEVICE_TYPES = enum_names("WGC_DEVICE_TYPE_")
 _PREFERENCES = enum_values("WGC_POWER_PREFERENCE_")
+_AUTOTUNE = enum_values("WGC_AUTOTUNE_")
+_AUTOTUNE_NAMES = enum_names("WGC_AUTOTUNE_")
 
 _instance_lock = threading.Lock()
 _instance: Optional[Handle] = None
@@ -87,9 +89,12 @@ class Device:
     ``adapter``: an index into :func:`adapters`, or None to choose by
     ``preference`` (one of ``"default"``, ``"high_performance"``,
     ``"low_power"``, ``"software"``); with the default preference the
-    ``WGC_ADAPTER`` variable decides first. ``pipeline_cache_path`` and
-    ``pool_limit_bytes`` are the ``WgcDeviceOptions`` fields. Opening blocks
-    while the driver starts the device.
+    ``WGC_ADAPTER`` variable decides first. ``pipeline_cache_path``,
+    ``pool_limit_bytes`` and ``tuning_cache_path`` are the
+    ``WgcDeviceOptions`` fields; ``autotune`` is one of ``"default"``
+    (``WGC_AUTOTUNE`` decides), ``"off"``, ``"on"``, ``"cached"`` (see
+    ``WgcAutotune`` in the header). Opening blocks while the driver starts
+    the device.
 
     Tensors, streams and kernels made from the device keep it alive: closing
     the Device (``close()``, the end of a ``with`` block, or garbage
@@ -103,6 +108,8 @@ class Device:
         pipeline_cache_path: Optional[str] = None,
         pool_limit_bytes: int = 0,
         *,
+        autotune: str = "default",
+        tuning_cache_path: Optional[str] = None,
         _handle: Optional[Handle] = None,
     ) -> None:
         if _handle is not None:
@@ -110,6 +117,8 @@ class Device:
             return
         if preference not in _PREFERENCES:
             raise ValueError(f"preference must be one of {sorted(_PREFERENCES)}, not {preference!r}")
+        if autotune not in _AUTOTUNE:
+            raise ValueError(f"autotune must be one of {sorted(_AUTOTUNE)}, not {autotune!r}")
         opts = new_sized("WgcDeviceOptions")
         opts.adapter_index = -1 if adapter is None else adapter
         opts.preference = _PREFERENCES[preference]
@@ -117,6 +126,11 @@ class Device:
         if pipeline_cache_path is not None:
             keep = ffi.new("char[]", str(pipeline_cache_path).encode())
             opts.pipeline_cache_path = keep
+        keep_tuning = None
+        if tuning_cache_path is not None:
+            keep_tuning = ffi.new("char[]", str(tuning_cache_path).encode())
+            opts.tuning_cache_path = keep_tuning
+        opts.autotune = _AUTOTUNE[autotune]
         opts.pool_limit_bytes = pool_limit_bytes
         out = ffi.new("WgcDevice **")
         check(lib.wgc_device_create(_instance_handle().get(), opts, out))
@@ -164,6 +178,24 @@ class Device:
         """Save the driver's pipeline cache now; False if there is none."""
         saved = ffi.new("uint32_t *")
         check(lib.wgc_device_save_pipeline_cache(self.handle, saved))
+        return bool(saved[0])
+
+    def tuning_stats(self) -> Dict[str, Any]:
+        """The autotuner's mode (``"off"``, ``"on"``, ``"cached"``) and its
+        counters: stored entries, entries loaded from the file, shape classes
+        timed, calls that reused a stored choice."""
+        stats = new_sized("WgcTuningStats")
+        check(lib.wgc_device_tuning_stats(self.handle, stats))
+        d: Dict[str, Any] = to_python(stats[0])
+        d.pop("struct_size")
+        d["mode"] = _AUTOTUNE_NAMES.get(d["mode"], str(d["mode"]))
+        return d
+
+    def save_tuning(self) -> bool:
+        """Save the tuner's choices to ``tuning_cache_path`` now; False if
+        there is no such file (no path, or the tuner is off)."""
+        saved = ffi.new("uint32_t *")
+        check(lib.wgc_device_save_tuning(self.handle, saved))
         return bool(saved[0])
 
     def destroy(self) -> None:

@@ -4,6 +4,7 @@ use super::boundary::{self, arc, borrow, c_str, out, run, to_handle, Handle};
 use super::instance::{adapter_info, WgcAdapterInfo, WgcInstance};
 use super::sized::{read_sized, sized_struct, write_sized};
 use super::status::WgcStatus;
+use crate::runtime::autotune::TuneMode;
 use crate::runtime::device::{Device, DeviceOptions};
 use crate::runtime::instance::{choose, Preference};
 use std::ffi::c_char;
@@ -30,6 +31,54 @@ pub enum WgcPowerPreference {
     LowPower = 2,
     /// Only a software driver (e.g. lavapipe).
     Software = 3,
+}
+
+/// What the autotuner does on a device (`WgcDeviceOptions.autotune`).
+///
+/// Some operators have several kernel variants for a shape (loads per
+/// invocation, a split into more workgroups, a staged or plain kernel)
+/// and pick one by heuristics measured on one GPU. With the tuner on, the
+/// first call of each *shape class* (sizes rounded to powers of two,
+/// dtype, layout) times the candidate variants on the call's own operands
+/// on the device (its stream's pending work is finished first, then each
+/// candidate runs twice to warm up and five times timed, by GPU timestamps
+/// where the adapter has them, else by host time around a wait) and keeps
+/// the fastest for that class; the call then records it as usual. That
+/// first call therefore blocks until the timing runs have finished and
+/// costs tens of kernel runs; later calls of the class cost nothing extra.
+///
+/// Tuned now: last-axis reductions of contiguous rows (invocations per
+/// row), skinny matrix products (plain, staged or wide kernels, or the
+/// tiled GEMM), and softmax over long rows (how far rows are cut into
+/// chunks). A choice that an environment variable fixes
+/// (`WGC_REDUCE_ROW_LOADS`, `WGC_GEMV_AXPY`, `WGC_SOFTMAX_SPLIT_GROUPS`) is
+/// never tuned. Calls whose output is also read (a GEMM with `beta != 0`)
+/// or shares a buffer with an input are never timed: running them
+/// repeatedly would change the result; they use the stored choice if any,
+/// else the heuristic. Every candidate computes the same result up to the
+/// summation order of floating-point sums.
+///
+/// **Warming it**: run the workload once with `WGC_AUTOTUNE_ON` (or
+/// `WGC_AUTOTUNE=1`) and a `tuning_cache_path`; the choices are written when
+/// the device is released (or by `wgc_device_save_tuning`). Later processes
+/// on the same adapter, driver and library version load them at device
+/// creation, with `WGC_AUTOTUNE_CACHED` to time nothing new, or
+/// `WGC_AUTOTUNE_ON` to tune classes the file lacks.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WgcAutotune {
+    /// As the environment variable `WGC_AUTOTUNE` says: `1` or `on`: On;
+    /// `cached`: Cached; unset, `0` or `off`: Off; any other value makes
+    /// `wgc_device_create` fail with `WGC_ERROR_INVALID_ARGUMENT`.
+    #[default]
+    Default = 0,
+    /// Heuristics only; no tuning cache file is read or written.
+    Off = 1,
+    /// Time each new shape class once, keep and reuse the fastest variant.
+    On = 2,
+    /// Use the choices loaded from `tuning_cache_path`; time nothing
+    /// (heuristics for classes the file lacks). No first-call cost.
+    Cached = 3,
 }
 
 /// Options for `wgc_device_create`. Zero-initialise, then set `struct_size`
@@ -75,9 +124,34 @@ pub struct WgcDeviceOptions {
     /// do not wait for the GPU, except where the driver itself makes a
     /// submission wait for running work it depends on (lavapipe does).
     pub gpu_timeout_ms: u64,
+    /// If not NULL and the tuner is not off, the tuner's choices are loaded
+    /// from this file at creation and saved to it when the device is
+    /// released if any were added (or by `wgc_device_save_tuning`). Copied.
+    /// A small text file of its own rather than a suffix of
+    /// `pipeline_cache_path`: it works on adapters without a pipeline
+    /// cache, and either can be kept or deleted alone. The same rules as
+    /// for `pipeline_cache_path` apply (regular files only, else
+    /// `WGC_ERROR_INVALID_ARGUMENT`; atomic replacement; the save at release
+    /// skipped silently if refused). The file records the adapter's name,
+    /// vendor and device ids, driver, driver info, backend and the library
+    /// version: a file made for any other, or one that is corrupt or larger
+    /// than 1 MiB, is ignored as a whole (the tuner starts empty and the
+    /// next save replaces it).
+    pub tuning_cache_path: *const c_char,
+    /// A `WgcAutotune` (read as an integer so that an unknown value is
+    /// reported); 0: `WGC_AUTOTUNE_DEFAULT`.
+    pub autotune: u32,
 }
 
-sized_struct!(WgcDeviceOptions { adapter_index, preference, pipeline_cache_path, pool_limit_bytes, gpu_timeout_ms });
+sized_struct!(WgcDeviceOptions {
+    adapter_index,
+    preference,
+    pipeline_cache_path,
+    pool_limit_bytes,
+    gpu_timeout_ms,
+    tuning_cache_path,
+    autotune
+});
 
 impl Default for WgcDeviceOptions {
     fn default() -> Self {
@@ -88,9 +162,31 @@ impl Default for WgcDeviceOptions {
             pipeline_cache_path: std::ptr::null(),
             pool_limit_bytes: 0,
             gpu_timeout_ms: 0,
+            tuning_cache_path: std::ptr::null(),
+            autotune: WgcAutotune::Default as u32,
         }
     }
 }
+
+/// The autotuner's counters on one device (see `WgcAutotune`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WgcTuningStats {
+    pub struct_size: u32,
+    /// The tuner's mode after `WGC_AUTOTUNE_DEFAULT` was resolved:
+    /// `WGC_AUTOTUNE_OFF`, `WGC_AUTOTUNE_ON` or `WGC_AUTOTUNE_CACHED`.
+    pub mode: u32,
+    /// Choices stored (loaded and measured), one per tunable choice and shape class.
+    pub entries: u64,
+    /// Choices loaded from `tuning_cache_path` when the device was created.
+    pub loaded: u64,
+    /// Shape classes whose candidates were timed (each class once).
+    pub timed: u64,
+    /// Operator calls that used a stored choice without timing.
+    pub reused: u64,
+}
+
+sized_struct!(WgcTuningStats { mode, entries, loaded, timed, reused });
 
 /// Memory accounting of one device, in bytes (allocation sizes, which are
 /// rounded up from the requested sizes).
@@ -158,12 +254,26 @@ pub unsafe extern "C" fn wgc_device_create(
         } else {
             Some(std::path::PathBuf::from(unsafe { c_str(opts.pipeline_cache_path, "pipeline_cache_path") }?))
         };
+        let tuning_path = if opts.tuning_cache_path.is_null() {
+            None
+        } else {
+            Some(std::path::PathBuf::from(unsafe { c_str(opts.tuning_cache_path, "tuning_cache_path") }?))
+        };
+        let autotune = match opts.autotune {
+            0 => None,
+            1 => Some(TuneMode::Off),
+            2 => Some(TuneMode::On),
+            3 => Some(TuneMode::Cached),
+            v => return Err(crate::Error::InvalidArgument(format!("unknown autotune mode {v}"))),
+        };
         let device = Device::create(
             &adapter,
             DeviceOptions {
                 pipeline_cache_path: path,
                 pool_limit: if opts.pool_limit_bytes == 0 { 1 << 30 } else { opts.pool_limit_bytes },
                 gpu_timeout: (opts.gpu_timeout_ms != 0).then(|| std::time::Duration::from_millis(opts.gpu_timeout_ms)),
+                autotune,
+                tuning_cache_path: tuning_path,
             },
         )?;
         *out = to_handle::<WgcDevice>(device);
@@ -248,6 +358,49 @@ pub unsafe extern "C" fn wgc_device_save_pipeline_cache(device: *const WgcDevice
         let dev = unsafe { borrow(device) }?;
         dev.check_alive()?;
         let saved = dev.save_pipeline_cache()?;
+        if !out_saved.is_null() {
+            unsafe { *out_saved = saved as u32 };
+        }
+        Ok(())
+    })
+}
+
+/// The autotuner's counters (see `WgcAutotune`). Set `stats->struct_size`
+/// first. Does not block.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_device_tuning_stats(device: *const WgcDevice, stats: *mut WgcTuningStats) -> WgcStatus {
+    run(|| {
+        let dev = unsafe { borrow(device) }?;
+        let t = dev.tuner.stats();
+        let mode = match dev.tuner.mode {
+            TuneMode::Off => WgcAutotune::Off,
+            TuneMode::On => WgcAutotune::On,
+            TuneMode::Cached => WgcAutotune::Cached,
+        };
+        let value = WgcTuningStats {
+            struct_size: std::mem::size_of::<WgcTuningStats>() as u32,
+            mode: mode as u32,
+            entries: t.entries,
+            loaded: t.loaded,
+            timed: t.timed,
+            reused: t.reused,
+        };
+        unsafe { write_sized(stats, &value, "stats") }
+    })
+}
+
+/// Save the tuner's choices (every stored one) to `tuning_cache_path` now.
+/// `*out_saved` (may be NULL) is 1 if the file was written, 0 if the device
+/// has no tuning cache (no path given, or the tuner is off).
+/// `WGC_ERROR_INVALID_ARGUMENT` if the path is no longer a regular file (or
+/// absent) or the file cannot be written; see
+/// `WgcDeviceOptions.tuning_cache_path`. Blocks while the file is written.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_device_save_tuning(device: *const WgcDevice, out_saved: *mut u32) -> WgcStatus {
+    run(|| {
+        let dev = unsafe { borrow(device) }?;
+        dev.check_alive()?;
+        let saved = dev.tuner.save()?;
         if !out_saved.is_null() {
             unsafe { *out_saved = saved as u32 };
         }

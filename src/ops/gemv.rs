@@ -19,6 +19,7 @@ use super::spec::uniform::uniform;
 use super::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
 use super::split::{scratch, K_CHUNK};
 use super::tensor::{coalesce, numel, DType, Tensor};
+use super::tuned::{bucket, Candidate, Choice};
 use crate::error::Result;
 use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
@@ -117,9 +118,10 @@ uniform! {
     }
 }
 
-/// Which kernels take a weight stored (K, N) (`WGC_GEMV_AXPY`, read once).
+/// Which kernels take a weight stored (K, N): `WGC_GEMV_AXPY` (read once)
+/// fixes it; else the tuner may choose (see `mode_choice`), by default `Wide`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum AxpyMode {
+pub enum AxpyMode {
     /// `plain`: the axpy kernels read A's rows from global memory for every
     /// weight load, and past 8 rows the tiled GEMM takes wide products.
     Plain,
@@ -135,13 +137,76 @@ enum AxpyMode {
     Wide,
 }
 
-fn axpy_mode() -> AxpyMode {
-    static MODE: OnceLock<AxpyMode> = OnceLock::new();
+/// `WGC_GEMV_AXPY`, read once: `plain` or `staged` fix the mode, any other
+/// value fixes `wide`.
+fn env_mode() -> Option<AxpyMode> {
+    static MODE: OnceLock<Option<AxpyMode>> = OnceLock::new();
     *MODE.get_or_init(|| match std::env::var("WGC_GEMV_AXPY").as_deref() {
-        Ok("plain") => AxpyMode::Plain,
-        Ok("staged") => AxpyMode::Staged,
-        _ => AxpyMode::Wide,
+        Ok("plain") => Some(AxpyMode::Plain),
+        Ok("staged") => Some(AxpyMode::Staged),
+        Ok(_) => Some(AxpyMode::Wide),
+        Err(_) => None,
     })
+}
+
+/// The mode where nothing was measured.
+pub fn default_mode() -> AxpyMode {
+    env_mode().unwrap_or(AxpyMode::Wide)
+}
+
+/// Names of the modes in the tuning file, the default first.
+const MODES: &[(&str, AxpyMode)] =
+    &[("wide", AxpyMode::Wide), ("staged", AxpyMode::Staged), ("plain", AxpyMode::Plain)];
+
+/// The tuner's choice of mode for the GEMM `plan` describes: candidates that
+/// plan the same kernel (or all leave it to the tiled GEMM) are one.
+/// Products that read C (`beta != 0`) are never timed.
+#[allow(clippy::too_many_arguments)]
+pub fn mode_choice(
+    dev: &Device,
+    alpha: f32,
+    a: &Tensor,
+    b: &Tensor,
+    beta: f32,
+    c: &Tensor,
+    batch: &[usize],
+    has_bias: bool,
+) -> Choice<AxpyMode> {
+    let candidates = match env_mode() {
+        Some(mode) => vec![Candidate { name: "env", value: mode, plan: 0 }],
+        None => MODES
+            .iter()
+            .map(|&(name, mode)| {
+                let entry = plan(dev, mode, alpha, a, b, beta, c, batch, has_bias).ok().flatten().map(|p| p.entry);
+                let id = entry.and_then(|e| FAMILY.entries.iter().position(|&x| x == e)).map_or(0, |i| i + 1);
+                Candidate { name, value: mode, plan: id as u64 }
+            })
+            .collect(),
+    };
+    let (ra, rb) = (a.rank(), b.rank());
+    let (m, k, n) = (a.shape[ra - 2], a.shape[ra - 1], b.shape[rb - 1]);
+    // Which of each operand's last two dims is the unit-stride one.
+    let unit = |t: &Tensor| match (t.strides[t.rank() - 1], t.strides[t.rank() - 2]) {
+        (1, _) => 'r',
+        (_, 1) => 'c',
+        _ => 's',
+    };
+    Choice {
+        name: "gemv.axpy",
+        class: format!(
+            "{}.m{}.n{}.k{}.b{}.{}{}",
+            a.dtype.wgsl(),
+            bucket(m),
+            bucket(n),
+            bucket(k),
+            bucket(numel(batch)),
+            unit(a),
+            unit(b)
+        ),
+        candidates,
+        fixed: env_mode().is_some(),
+        rerunnable: beta == 0.0,
+    }
 }
 
 /// Weight loads of f16 (K, N) products outside `plain` (`WGC_GEMV_F16_LOAD`,
@@ -204,10 +269,12 @@ fn batch_strides(t: &Tensor, batch: &[usize]) -> Vec<isize> {
 /// N), c (.., M, N), batch the broadcast batch shape, dtypes and shapes
 /// checked, nothing empty) if it is a skinny product these kernels read
 /// coalesced; `None` leaves it to the tiled GEMM. Products with a row bias
-/// (1x1 convolutions) are not skinny ones.
+/// (1x1 convolutions) are not skinny ones. `mode`: `default_mode()` or the
+/// tuner's choice.
 #[allow(clippy::too_many_arguments)]
 pub fn plan<'a>(
     dev: &Device,
+    mode: AxpyMode,
     alpha: f32,
     a: &Tensor<'a>,
     b: &Tensor<'a>,
@@ -225,7 +292,7 @@ pub fn plan<'a>(
     // The smaller side as the rows first; the other where only it is readable.
     let order = if m <= n { [straight, flipped] } else { [flipped, straight] };
     for (act, wt, out) in order {
-        if let Some(p) = plan_rows(dev, alpha, beta, act, wt, out, batch) {
+        if let Some(p) = plan_rows(dev, mode, alpha, beta, act, wt, out, batch) {
             return Ok(Some(p));
         }
     }
@@ -233,8 +300,10 @@ pub fn plan<'a>(
 }
 
 /// `plan` for one orientation: `act` holds the few rows, `wt` the weight.
+#[allow(clippy::too_many_arguments)]
 fn plan_rows<'a>(
     dev: &Device,
+    mode: AxpyMode,
     alpha: f32,
     beta: f32,
     act: Tensor<'a>,
@@ -286,7 +355,6 @@ fn plan_rows<'a>(
             Layout::RowDot => k.is_multiple_of(4) && w_sn % 4 == 0,
             Layout::Axpy => n.is_multiple_of(4) && w_sk % 4 == 0,
         };
-    let mode = axpy_mode();
     let staged = layout == Layout::Axpy && vec4 && rows >= 2 && mode != AxpyMode::Plain;
     let unit = layout == Layout::Axpy
         && k > 0

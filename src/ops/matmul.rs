@@ -4,6 +4,7 @@
 //! stride is a compile-time 1 and the loads are coalesced.
 
 use super::gemm_coop::{self, CoopKernel, CoopOut};
+use super::gemv::{self, AxpyMode};
 use super::grid::grid_1d;
 use super::spec::uniform::uniform;
 use super::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot};
@@ -12,6 +13,7 @@ use super::tensor::{
     broadcast_shapes, broadcast_strides, check_kernel_counts, contiguous_strides, expect_shape, numel, same_device,
     DType, Tensor,
 };
+use super::tuned;
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::buffer::Buffer;
@@ -301,9 +303,39 @@ pub fn gemm_views(
     if batch_count > max_dim {
         bail!(TooLarge, "gemm: {batch_count} batch matrices exceed this adapter's {max_dim} workgroups per dimension");
     }
+    // Which kernels take a skinny product: measured where the tuner is on.
+    let has_bias = bias.is_some();
+    let run = |mode| gemm_kernels(stream, alpha, a, b, beta, c, &bias, &batch, mode);
+    let choice = || gemv::mode_choice(dev, alpha, a, b, beta, c, &batch, has_bias);
+    let mode = tuned::pick(stream, gemv::default_mode(), choice, run)?;
+    run(mode)
+}
+
+/// The GEMM's kernels for checked views of the broadcast batch shape
+/// `batch` (nothing empty): the skinny-product kernels where they take it
+/// in `mode`, else the tensor-core or tiled GEMM. Records every pass, and
+/// writes only `c` (reading it where `beta != 0`).
+#[allow(clippy::too_many_arguments)]
+fn gemm_kernels(
+    stream: &StreamShared,
+    alpha: f32,
+    a: &Tensor,
+    b: &Tensor,
+    beta: f32,
+    c: &Tensor,
+    bias: &Option<RowBias>,
+    batch: &[usize],
+    mode: AxpyMode,
+) -> Result<()> {
+    let dev = &stream.device;
+    let (ra, rb) = (a.rank(), b.rank());
+    let (m, k, n) = (a.shape[ra - 2], a.shape[ra - 1], b.shape[rb - 1]);
+    let batch = batch.to_vec();
+    let batch_count = numel(&batch);
+    let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
     // Skinny products (few rows or columns) have kernels of their own.
-    if let Some(plan) = super::gemv::plan(dev, alpha, a, b, beta, c, &batch, bias.is_some())? {
-        return super::gemv::record(stream, &plan);
+    if let Some(plan) = gemv::plan(dev, mode, alpha, a, b, beta, c, &batch, bias.is_some())? {
+        return gemv::record(stream, &plan);
     }
 
     // Batch strides of each operand over the broadcast batch shape.

@@ -32,6 +32,7 @@ pub mod spec;
 pub mod split;
 pub mod tensor;
 pub mod topk;
+pub mod tuned;
 
 /// Every kernel family on the kernel spec (the offline tests compile each
 /// variant and check each uniform's layout).

@@ -10,6 +10,7 @@ use super::reduce::ReduceParams;
 use super::reduce_kernels::{row_grid, strategy, WG};
 use super::spec::{self, Arg, Family, Launch, OverrideSlot, TypeSlot};
 use super::tensor::DType;
+use super::tuned::{self, bucket, Candidate, Choice};
 use crate::error::Result;
 use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
@@ -56,19 +57,41 @@ rows_family!(FAMILY_F32_SUBGROUPS, "reduce_rows.wgsl+subgroups", SOURCE_SUBGROUP
 rows_family!(FAMILY_I32_SUBGROUPS, "reduce_rows.wgsl:i32+subgroups", SOURCE_SUBGROUPS, [I32], I32, [I32]);
 rows_family!(FAMILY_U32_SUBGROUPS, "reduce_rows.wgsl:u32+subgroups", SOURCE_SUBGROUPS, [U32], U32, [U32, I32]);
 
-/// vec4 loads each invocation makes per row (`WGC_REDUCE_ROW_LOADS`, read
-/// once, overrides it: fewer means more invocations per row, more means
-/// more rows per workgroup and more loads in flight per invocation).
-fn loads_per_lane() -> usize {
-    static LOADS: OnceLock<usize> = OnceLock::new();
-    *LOADS.get_or_init(|| {
-        std::env::var("WGC_REDUCE_ROW_LOADS").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0).unwrap_or(8)
-    })
+/// vec4 loads each invocation makes per row, by default: fewer means more
+/// invocations per row, more means more rows per workgroup and more loads
+/// in flight per invocation.
+const LOADS: usize = 8;
+/// The tuner's candidates for it (LOADS first).
+const TUNED_LOADS: &[(&str, usize)] = &[("l8", LOADS), ("l2", 2), ("l4", 4), ("l16", 16)];
+
+/// `WGC_REDUCE_ROW_LOADS` (read once), which fixes the loads per row.
+fn env_loads() -> Option<usize> {
+    static LOADS: OnceLock<Option<usize>> = OnceLock::new();
+    *LOADS.get_or_init(|| std::env::var("WGC_REDUCE_ROW_LOADS").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0))
 }
 
-/// Invocations per row of `k_total` elements (the LANES override).
-pub fn lanes(k_total: usize) -> u32 {
-    (k_total.div_ceil(4).div_ceil(loads_per_lane()).next_power_of_two()).clamp(4, WG as usize) as u32
+/// Invocations per row of `k_total` elements (the LANES override) for
+/// `loads` vec4 loads per invocation.
+pub fn lanes(k_total: usize, loads: usize) -> u32 {
+    (k_total.div_ceil(4).div_ceil(loads).next_power_of_two()).clamp(4, WG as usize) as u32
+}
+
+/// The loads-per-row choice for rows of `k_total` elements of `types[0]`.
+fn loads_choice(types: [DType; 3], op_code: u32, k_total: usize, rows: usize, rerunnable: bool) -> Choice<usize> {
+    let candidates = match env_loads() {
+        Some(loads) => vec![Candidate { name: "env", value: loads, plan: 0 }],
+        None => TUNED_LOADS
+            .iter()
+            .map(|&(name, loads)| Candidate { name, value: loads, plan: lanes(k_total, loads) as u64 })
+            .collect(),
+    };
+    Choice {
+        name: "reduce_rows.loads",
+        class: format!("{}.op{op_code}.k{}.r{}", types[0].wgsl(), bucket(k_total), bucket(rows)),
+        candidates,
+        fixed: env_loads().is_some(),
+        rerunnable,
+    }
 }
 
 fn family_of(dev: &Device, dtype: DType) -> &'static Family {
@@ -97,12 +120,30 @@ pub fn record(
     oa: Arg,
     params: impl Fn(u32) -> ReduceParams,
 ) -> Result<()> {
-    let dev = &stream.device;
     let (k_total, rows) = {
         let p = params(0);
         (p.k_total as usize, p.rows as usize)
     };
-    let lanes = lanes(k_total);
+    // One launch that writes `out` only: safe to time where out is apart from the input.
+    let rerunnable = !std::ptr::eq(xa.buffer, oa.buffer) && xa.buffer.alloc_id() != oa.buffer.alloc_id();
+    let choice = || loads_choice(types, op_code, k_total, rows, rerunnable);
+    let launch = |loads| record_with(stream, op_code, types, xa, oa, &params, lanes(k_total, loads));
+    let loads = tuned::pick(stream, env_loads().unwrap_or(LOADS), choice, launch)?;
+    launch(loads)
+}
+
+/// `record` with `lanes` invocations per row.
+fn record_with(
+    stream: &StreamShared,
+    op_code: u32,
+    types: [DType; 3],
+    xa: Arg,
+    oa: Arg,
+    params: &impl Fn(u32) -> ReduceParams,
+    lanes: u32,
+) -> Result<()> {
+    let dev = &stream.device;
+    let rows = params(0).rows as usize;
     let family = family_of(dev, types[0]);
     let variant = family.variant("reduce_rows", &types, &[op_code as f64, lanes as f64]);
     let row_groups = rows.div_ceil((WG / lanes) as usize);

@@ -11,6 +11,7 @@ use super::spec::{
 };
 use super::split::{scratch, CHUNK_LEN, MAX_ITERS, SPLIT_WG};
 use super::tensor::{coalesce, expect_shape, same_device, DType, Tensor};
+use super::tuned::{self, bucket, Candidate, Choice};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
@@ -139,19 +140,23 @@ const SPLIT_MIN_LEN: usize = 32768;
 /// Shortest chunk worth a workgroup of its own (16 elements an invocation).
 const SPLIT_MIN_CHUNK: usize = 4096;
 
-/// Workgroups to aim for when long rows are too few to fill the GPU
-/// (`WGC_SOFTMAX_SPLIT_GROUPS`, read once, overrides it; 0 never cuts rows
-/// for that reason). 32 rows of 128256 ran at 10% of the bandwidth on an
-/// H200 with one workgroup each.
-fn split_groups() -> usize {
-    static GROUPS: OnceLock<usize> = OnceLock::new();
-    *GROUPS.get_or_init(|| std::env::var("WGC_SOFTMAX_SPLIT_GROUPS").ok().and_then(|v| v.parse().ok()).unwrap_or(1024))
+/// Workgroups to aim for when long rows are too few to fill the GPU (0
+/// never cuts rows for that reason). 32 rows of 128256 ran at 10% of the
+/// bandwidth on an H200 with one workgroup each.
+const SPLIT_GROUPS: usize = 1024;
+/// The tuner's candidates for it (SPLIT_GROUPS first).
+const TUNED_GROUPS: &[(&str, usize)] = &[("g1024", SPLIT_GROUPS), ("g0", 0), ("g256", 256), ("g4096", 4096)];
+
+/// `WGC_SOFTMAX_SPLIT_GROUPS` (read once), which fixes the target.
+fn env_split_groups() -> Option<usize> {
+    static GROUPS: OnceLock<Option<usize>> = OnceLock::new();
+    *GROUPS.get_or_init(|| std::env::var("WGC_SOFTMAX_SPLIT_GROUPS").ok().and_then(|v| v.parse().ok()))
 }
 
-/// Elements per chunk for `rows` rows of `len` (`len` itself: not cut).
-/// `too_long`: one workgroup's invocations would loop past MAX_ITERS.
-fn split_chunk_len(rows: usize, len: usize, too_long: bool) -> usize {
-    let target = split_groups();
+/// Elements per chunk for `rows` rows of `len` (`len` itself: not cut),
+/// aiming at `target` workgroups. `too_long`: one workgroup's invocations
+/// would loop past MAX_ITERS.
+fn split_chunk_len(rows: usize, len: usize, too_long: bool, target: usize) -> usize {
     let mut chunk = len;
     if target > 0 && len >= SPLIT_MIN_LEN && 2 * rows <= target {
         let per_row = target / rows;
@@ -162,6 +167,42 @@ fn split_chunk_len(rows: usize, len: usize, too_long: bool) -> usize {
         chunk = chunk.min(CHUNK_LEN);
     }
     chunk
+}
+
+/// How rows of `layout` are read: (vec4 loads, workgroup size, elements
+/// per chunk for `target` workgroups).
+fn row_reads(layout: &RowLayout, in_offset: usize, out_offset: usize, target: usize) -> (bool, usize, usize) {
+    let vec4 = layout.vec4_ok(in_offset, out_offset);
+    let units = if vec4 { layout.len / 4 } else { layout.len };
+    let wg = row_workgroup(units);
+    // Rows whose loads would take one invocation more than MAX_ITERS
+    // iterations a pass are cut into chunks, one workgroup each; so are
+    // long rows too few to fill the GPU with one workgroup each.
+    let chunk_len = split_chunk_len(layout.rows, layout.len, units.div_ceil(wg) > MAX_ITERS, target);
+    (vec4, wg, chunk_len)
+}
+
+/// The tuner's choice of the split target for these rows.
+fn split_choice(dtype: DType, layout: &RowLayout, in_offset: usize, out_offset: usize) -> Choice<usize> {
+    let candidates = match env_split_groups() {
+        Some(target) => vec![Candidate { name: "env", value: target, plan: 0 }],
+        None => TUNED_GROUPS
+            .iter()
+            .map(|&(name, target)| {
+                let chunk_len = row_reads(layout, in_offset, out_offset, target).2;
+                Candidate { name, value: target, plan: chunk_len as u64 }
+            })
+            .collect(),
+    };
+    let vec4 = layout.vec4_ok(in_offset, out_offset);
+    Choice {
+        name: "softmax.split_groups",
+        class: format!("{}.len{}.r{}.{}", dtype.wgsl(), bucket(layout.len), bucket(layout.rows), vec4 as u8),
+        candidates,
+        fixed: env_split_groups().is_some(),
+        // The output is apart from the input (checked) and written only.
+        rerunnable: true,
+    }
 }
 
 pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out: &Tensor) -> Result<()> {
@@ -185,16 +226,28 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
     if let Some(plan) = super::softmax_rows::plan(stream, &input, &out, &layout, log) {
         return plan.record(stream, &input, &out);
     }
+    let (in_offset, out_offset) = (input.offset, out.offset);
+    let run = |target| record_rows(stream, &input, &out, &layout, log, target);
+    let choice = || split_choice(input.dtype, &layout, in_offset, out_offset);
+    let target = tuned::pick(stream, env_split_groups().unwrap_or(SPLIT_GROUPS), choice, run)?;
+    run(target)
+}
+
+/// Record the softmax of rows too long for `softmax_rows`, cutting long
+/// rows that are few into chunks for about `target` workgroups: the stats
+/// and write passes where rows are cut, else one launch. Writes `out` only.
+fn record_rows(
+    stream: &StreamShared,
+    input: &Tensor,
+    out: &Tensor,
+    layout: &RowLayout,
+    log: bool,
+    target: usize,
+) -> Result<()> {
     let dev = &stream.device;
-    let vec4 = layout.vec4_ok(input.offset, out.offset);
+    let (vec4, wg, chunk_len) = row_reads(layout, input.offset, out.offset, target);
     let len4 = layout.len / 4;
-    let wg = row_workgroup(if vec4 { len4 } else { layout.len });
     let slots = len4.div_ceil(wg).next_power_of_two();
-    // Rows whose loads would take one invocation more than MAX_ITERS
-    // iterations a pass are cut into chunks, one workgroup each; so are
-    // long rows too few to fill the GPU with one workgroup each.
-    let iters = if vec4 { len4 } else { layout.len }.div_ceil(wg);
-    let chunk_len = split_chunk_len(layout.rows, layout.len, iters > MAX_ITERS);
     let chunks = layout.len.div_ceil(chunk_len);
     let (entry, cache, wg) = match (vec4, slots <= MAX_CACHE) {
         _ if chunks > 1 => ("softmax_split_stats", 1, SPLIT_WG),
@@ -205,8 +258,8 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
     let family = strategy(dev, &FAMILY, &FAMILY_SUBGROUPS);
     let overrides = [wg as f64, cache as f64, if log { 1.0 } else { 0.0 }];
     let (groups, rows_per_y) = row_grid(chunks as u32, layout.rows, dev.limits.max_compute_workgroups_per_dimension);
-    let (xa, in_offset) = view_arg("x", &input);
-    let (ya, out_offset) = view_arg("y", &out);
+    let (xa, in_offset) = view_arg("x", input);
+    let (ya, out_offset) = view_arg("y", out);
     let params = SoftmaxParams {
         len: layout.len as u32,
         rows: layout.rows as u32,

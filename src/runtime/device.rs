@@ -1,8 +1,10 @@
 //! A device: the wgpu device and queue of one adapter, plus everything that is
 //! shared by its children: the buffer pool, the kernel and bind group caches,
 //! the list of streams (so that host reads and writes see all recorded work),
-//! the optional on-disk pipeline cache, and the device-lost state.
+//! the optional on-disk pipeline cache, the autotuner's choices, and the
+//! device-lost state.
 
+use super::autotune::{TuneMode, Tuner};
 use super::bind_cache::BindGroupCache;
 use super::block_on::block_on;
 use super::in_flight::InFlight;
@@ -30,11 +32,21 @@ pub struct DeviceOptions {
     pub pool_limit: u64,
     /// Longest a blocking call waits for the GPU; `None`: no limit.
     pub gpu_timeout: Option<Duration>,
+    /// `None`: as `WGC_AUTOTUNE` says (off when unset).
+    pub autotune: Option<TuneMode>,
+    /// Where the tuner's choices are loaded from and saved to.
+    pub tuning_cache_path: Option<PathBuf>,
 }
 
 impl Default for DeviceOptions {
     fn default() -> Self {
-        DeviceOptions { pipeline_cache_path: None, pool_limit: 1 << 30, gpu_timeout: None }
+        DeviceOptions {
+            pipeline_cache_path: None,
+            pool_limit: 1 << 30,
+            gpu_timeout: None,
+            autotune: None,
+            tuning_cache_path: None,
+        }
     }
 }
 
@@ -60,6 +72,8 @@ pub struct Device {
     uncaptured: Arc<Mutex<Vec<String>>>,
     streams: Mutex<Vec<Weak<StreamShared>>>,
     pipeline_cache: Option<(wgpu::PipelineCache, PathBuf)>,
+    /// Measured kernel choices (see `ops::tuned`).
+    pub tuner: Tuner,
 }
 
 /// The features wgcompute enables when the adapter offers them.
@@ -78,9 +92,14 @@ fn wanted_features() -> wgpu::Features {
 impl Device {
     pub fn create(adapter: &wgpu::Adapter, options: DeviceOptions) -> Result<Arc<Device>> {
         if let Some(path) = &options.pipeline_cache_path {
-            pipeline_cache_file::check(path)?;
+            pipeline_cache_file::check(pipeline_cache_file::PIPELINE, path)?;
         }
         let summary = summarize(adapter);
+        let mode = match options.autotune {
+            Some(m) => m,
+            None => TuneMode::from_env()?,
+        };
+        let tuner = Tuner::new(mode, options.tuning_cache_path, &summary)?;
         let device_type = summary.info.device_type;
         let features = adapter.features() & wanted_features();
         let experimental = if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
@@ -118,7 +137,7 @@ impl Device {
 
         let pipeline_cache = match options.pipeline_cache_path {
             Some(path) if features.contains(wgpu::Features::PIPELINE_CACHE) => {
-                let data = pipeline_cache_file::load(&path)?;
+                let data = pipeline_cache_file::load(pipeline_cache_file::PIPELINE, &path)?;
                 // SAFETY: the data is only used by wgpu if its header matches this
                 // adapter and driver (wgpu checks the key); otherwise it is ignored.
                 let cache = unsafe {
@@ -152,6 +171,7 @@ impl Device {
             uncaptured,
             streams: Mutex::new(Vec::new()),
             pipeline_cache,
+            tuner,
         }))
     }
 
@@ -191,7 +211,7 @@ impl Device {
         let Some(data) = cache.get_data() else {
             return Ok(false);
         };
-        pipeline_cache_file::save(path, &data)?;
+        pipeline_cache_file::save(pipeline_cache_file::PIPELINE, path, &data)?;
         Ok(true)
     }
 
@@ -377,6 +397,7 @@ impl Device {
 impl Drop for Device {
     fn drop(&mut self) {
         let _ = self.save_pipeline_cache();
+        let _ = self.tuner.save_if_changed();
     }
 }
 

@@ -30,13 +30,19 @@ pub struct Event {
     time_ns: Mutex<Option<u64>>,
 }
 
+/// Whether events on `dev` carry GPU timestamps.
+pub(crate) fn has_timestamps(dev: &Device) -> bool {
+    dev.features.contains(wgpu::Features::TIMESTAMP_QUERY)
+        && dev
+            .features
+            .intersects(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+}
+
 impl Event {
-    pub(crate) fn new(stream: &Arc<StreamShared>) -> Result<Arc<Event>> {
-        let dev = &stream.device;
-        let timestamp = if dev.features.contains(wgpu::Features::TIMESTAMP_QUERY)
-            && dev.features.intersects(
-                wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
-            ) {
+    /// An event of `stream`, which `wait` flushes if the event is not yet
+    /// submitted (an event with no stream must be submitted by its recorder).
+    pub(crate) fn new(dev: &Arc<Device>, stream: Weak<StreamShared>) -> Result<Arc<Event>> {
+        let timestamp = if has_timestamps(dev) {
             Some(dev.scoped(|| Timestamp {
                 query: dev.wgpu.create_query_set(&wgpu::QuerySetDescriptor {
                     label: None,
@@ -61,7 +67,7 @@ impl Event {
         };
         Ok(Arc::new(Event {
             device: dev.clone(),
-            stream: Arc::downgrade(stream),
+            stream,
             timestamp,
             status: Mutex::new(Status::Recorded),
             time_ns: Mutex::new(None),

@@ -1,6 +1,9 @@
 //! Safe Rust over wgpu: devices, buffers and their pool, kernels and their
 //! cache, streams and events. Knows nothing about C.
 
+pub mod autotune;
+pub mod autotune_file;
+pub mod autotune_timer;
 pub mod batch;
 pub mod bind_cache;
 pub mod binding;

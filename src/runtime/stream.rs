@@ -231,14 +231,28 @@ impl StreamShared {
     /// GPU timestamp where the adapter has them.
     pub fn record_event(self: &Arc<Self>) -> Result<Arc<Event>> {
         self.device.check_alive()?;
-        let event = Event::new(self)?;
+        let event = Event::new(&self.device, Arc::downgrade(self))?;
+        self.push_event(&event);
+        Ok(event)
+    }
+
+    /// Record an event for the library's own timing (the tuner): it has no
+    /// link back to the stream, so it must be submitted (`finish_unreported`)
+    /// before it is waited on.
+    pub(crate) fn record_mark(&self) -> Result<Arc<Event>> {
+        self.device.check_alive()?;
+        let event = Event::new(&self.device, std::sync::Weak::new())?;
+        self.push_event(&event);
+        Ok(event)
+    }
+
+    fn push_event(&self, event: &Arc<Event>) {
         let mut st = self.state.lock().unwrap();
         let batch = &mut st.batch;
         if event.query_set().is_some() {
             batch.cmds.push(Cmd::Timestamp(batch.events.len()));
         }
         batch.events.push(event.clone());
-        Ok(event)
     }
 
     /// Submit what has been recorded. Does not wait. Reports an error of
@@ -336,6 +350,22 @@ impl StreamShared {
         batch.events.clear();
         batch.launches = 0;
         error.map_or(Ok(carried), Err)
+    }
+
+    /// Submit what has been recorded and block until this stream's work has
+    /// finished on the GPU, keeping a batch's error for the stream's next
+    /// flush or synchronize (as `flush_for_other`); only a lost device or a
+    /// timeout is returned. For the library's own timing.
+    pub(crate) fn finish_unreported(&self) -> Result<()> {
+        let index = {
+            let mut st = self.state.lock().unwrap();
+            self.flush_unreported(&mut st)?;
+            st.last_submission.clone()
+        };
+        match index {
+            Some(i) => self.device.wait_for(i),
+            None => Ok(()),
+        }
     }
 
     /// Flush and block until this stream's work has finished on the GPU
