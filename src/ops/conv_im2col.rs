@@ -6,6 +6,7 @@
 //! epilogue.
 
 use super::conv::Geometry;
+use super::conv_coop::weight_rows;
 use super::grid::grid_1d;
 use super::matmul::{gemm_views, RowBias};
 use super::spec::uniform::uniform;
@@ -57,19 +58,6 @@ uniform! {
         pub in_s: [i32; 4],
         pub w_s: [i32; 4],
     }
-}
-
-/// The weight's (C/groups, KH, KW) dims as one K dim of unit stride, if its
-/// strides allow (size-1 dims do not count).
-fn weight_rows(weight: &Tensor) -> bool {
-    let mut expect = 1isize;
-    for d in (1..4).rev() {
-        if weight.shape[d] > 1 && weight.strides[d] != expect {
-            return false;
-        }
-        expect *= weight.shape[d] as isize;
-    }
-    true
 }
 
 fn ivec4(s: &[isize]) -> [i32; 4] {

@@ -3,6 +3,7 @@
 
 pub mod concat;
 pub mod conv;
+pub mod conv_coop;
 pub mod conv_im2col;
 pub mod cumsum;
 pub mod elementwise;
@@ -41,6 +42,7 @@ pub static FAMILIES: &[&spec::Family] = &[
     &conv::FAMILY,
     &conv::DIRECT_FAMILY,
     &conv::INIT_FAMILY,
+    &conv_coop::FAMILY,
     &conv_im2col::FAMILY,
     &cumsum::FAMILY,
     &elementwise_map::FAMILY,
