@@ -190,6 +190,65 @@ static void test_conv_f16(void) {
     g_dtype = WGC_DTYPE_F32;
 }
 
+/* f16 NaN and inf through each f16 path (general, 1x1, depthwise): ones
+ * everywhere but a NaN input at (0, 0, 2, 3) and an inf weight of output
+ * channel 1 at its first input channel's centre tap (which never meets the
+ * padding: whether padding zeros times inf give NaN is left open). PyTorch's
+ * results: NaN wherever the window holds the NaN in an input channel the
+ * output reads, inf where output channel 1's centre tap meets a finite
+ * input, NaN where it meets the NaN, else the count of input elements in
+ * the window (plus 1 for the bias). */
+static void test_conv_f16_nonfinite(void) {
+    if (!env.info.has_f16) return;
+    enum { N = 2, C = 4, H = 6, W = 7 };
+    const uint16_t ONE = 0x3c00, NAN16 = 0x7e00, INF16 = 0x7c00;
+    for (int kind = 0; kind < 3; kind++) {
+        /* 0: general 3x3 pad 1; 1: 1x1; 2: depthwise 3x3 pad 1. */
+        int64_t K = kind == 1 ? 1 : 3, pad = kind == 1 ? 0 : 1, G = kind == 2 ? C : 1, O = kind == 2 ? C : 5;
+        int64_t Cg = C / G, nx = N * C * H * W, nw = O * Cg * K * K, no = N * O * H * W;
+        uint16_t *x = malloc(nx * 2 + 4), *w = malloc(nw * 2 + 4), *b = malloc(O * 2 + 4), *y = calloc(no + 2, 2);
+        for (int64_t i = 0; i < nx; i++) x[i] = ONE;
+        for (int64_t i = 0; i < nw; i++) w[i] = ONE;
+        for (int64_t i = 0; i < O; i++) b[i] = ONE;
+        x[2 * W + 3] = NAN16;
+        w[1 * Cg * K * K + K * K / 2] = INF16;
+        WgcBuffer *bx = upload(env.device, x, (nx * 2 + 3) & ~3), *bw = upload(env.device, w, (nw * 2 + 3) & ~3),
+                  *bb = upload(env.device, b, (O * 2 + 3) & ~3), *by = upload(env.device, y, (no * 2 + 3) & ~3);
+        WgcTensor tx = tensor_of(bx, WGC_DTYPE_F16, 4, (int64_t[]){N, C, H, W});
+        WgcTensor tw = tensor_of(bw, WGC_DTYPE_F16, 4, (int64_t[]){O, Cg, K, K});
+        WgcTensor tb = tensor_of(bb, WGC_DTYPE_F16, 1, (int64_t[]){O});
+        WgcTensor ty = tensor_of(by, WGC_DTYPE_F16, 4, (int64_t[]){N, O, H, W});
+        WgcConv2dParams p = cp(1, 1, (uint32_t)pad, (uint32_t)pad, 1, 1, (uint32_t)G);
+        CHECK(wgc_op_conv2d(env.stream, &p, &tx, &tw, &tb, &ty));
+        CHECK(wgc_buffer_read(by, 0, y, (no * 2 + 3) & ~3));
+        int bad = 0;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t o = 0; o < O; o++)
+                for (int64_t i = 0; i < H; i++)
+                    for (int64_t j = 0; j < W; j++) {
+                        int64_t c_first = o / (O / G) * Cg; /* the group's first input channel */
+                        double ref = 1;
+                        for (int64_t c = 0; c < Cg; c++)
+                            for (int64_t a = 0; a < K; a++)
+                                for (int64_t e = 0; e < K; e++) {
+                                    int64_t ii = i - pad + a, jj = j - pad + e;
+                                    int in = ii >= 0 && ii < H && jj >= 0 && jj < W;
+                                    double xv = !in ? 0 : (n == 0 && c_first + c == 0 && ii == 2 && jj == 3) ? NAN : 1;
+                                    double wv = (o == 1 && c == 0 && a == K / 2 && e == K / 2) ? INFINITY : 1;
+                                    ref += xv * wv;
+                                }
+                        float got = f16_to_f32(y[((n * O + o) * H + i) * W + j]);
+                        int ok = isnan(ref) ? isnan(got) : isinf(ref) ? got == ref : got == ref;
+                        if (!ok && bad++ < 5)
+                            fprintf(stderr, "f16 nonfinite kind %d at (%lld,%lld,%lld,%lld): got %g want %g\n", kind,
+                                    (long long)n, (long long)o, (long long)i, (long long)j, got, ref);
+                    }
+        EXPECT(bad == 0);
+        free(x), free(w), free(b), free(y);
+        wgc_buffer_release(bx), wgc_buffer_release(bw), wgc_buffer_release(bb), wgc_buffer_release(by);
+    }
+}
+
 static void pool_case(const char *name, int max, V4 in, uint32_t kh, uint32_t kw, uint32_t sh, uint32_t sw, uint32_t ph,
                       uint32_t pw, uint32_t include_pad) {
     int64_t N = in.shape[0], C = in.shape[1], H = in.shape[2], W = in.shape[3];
@@ -441,6 +500,7 @@ int main(void) {
     env = test_env();
     test_conv();
     test_conv_f16();
+    test_conv_f16_nonfinite();
     test_pool();
     test_pool_f16();
     test_nan_max();

@@ -107,6 +107,10 @@ pub fn conv2d(
     };
     let bytes_of = |elements: usize| (elements as u64 * 2).next_multiple_of(4);
     let binding = dev.limits.max_storage_buffer_binding_size;
+    let per_image = bytes_of(ohw * kp);
+    if per_image > binding {
+        bail!(TooLarge, "conv2d: one image's f16 columns ({per_image} bytes) exceed the adapter's binding size");
+    }
     let packed_buf;
     let a_full = if direct {
         Tensor { shape: vec![g.o, k], strides: vec![weight.strides[0], 1], offset: weight.offset, ..weight.clone() }
@@ -131,10 +135,6 @@ pub fn conv2d(
         }
     };
 
-    let per_image = bytes_of(ohw * kp);
-    if per_image > binding {
-        bail!(TooLarge, "conv2d: one image's f16 columns ({per_image} bytes) exceed the adapter's binding size");
-    }
     let chunk = ((cols_budget().min(binding) / per_image) as usize).clamp(1, g.n);
     let cols_buf = scratch(dev, bytes_of(chunk * ohw * kp))?;
     // A flat output (pixels at one stride) is one N = OH*OW product per
