@@ -206,8 +206,10 @@ fn store8(dst_is_a: bool, at: u32, v: vec4<u32>) {
 
 // The epilogue of 16 channels x 32 pixels of one subgroup's part from
 // workgroup memory: channels gm0.. of group g, pixels gn0.. (lane l takes
-// pixel gn0 + l). SPLIT: f32 partial sums to slab `split`, else f16 to y.
-fn conv_epilogue_rows(sg: u32, lane: u32, gm0: u32, gn0: u32, g: u32, split: u32, to_parts: bool) {
+// pixel gn0 + l). f16 to y.
+// (Two functions, not one with a flag: each entry point may only name the
+// bindings the host binds for it.)
+fn conv_epilogue_y(sg: u32, lane: u32, gm0: u32, gn0: u32, g: u32, split: u32) {
     let gp = gn0 + lane;
     if (gp >= p.n) {
         return;
@@ -215,6 +217,33 @@ fn conv_epilogue_rows(sg: u32, lane: u32, gm0: u32, gn0: u32, g: u32, split: u32
     let img = gp / p.ohw;
     let pix = gp % p.ohw;
     let y_pix = i32(p.out_off) + i32(img) * p.out_s.x + i32(pix / p.ow) * p.out_s.z + i32(pix % p.ow) * p.out_s.w;
+    let with_bias = p.has_bias != 0u && split == 0u;
+    for (var r = 0u; r < 16u; r++) {
+        let gm = gm0 + r;
+        if (gm >= p.m) {
+            break;
+        }
+        let o = g * p.m + gm;
+        var v = cs[sg * 16u * CS + r * CS + lane];
+        if (with_bias) {
+            v += f32(bias[i32(p.bias_off) + i32(o) * p.bias_stride]);
+        }
+        y[y_pix + i32(o) * p.out_s.y] = H(v);
+    }
+}
+
+// The epilogue of 16 channels x 32 pixels of one subgroup's part from
+// workgroup memory: channels gm0.. of group g, pixels gn0.. (lane l takes
+// pixel gn0 + l). f32 partial sums to slab `split` of parts.
+// (Two functions, not one with a flag: each entry point may only name the
+// bindings the host binds for it.)
+fn conv_epilogue_parts(sg: u32, lane: u32, gm0: u32, gn0: u32, g: u32, split: u32) {
+    let gp = gn0 + lane;
+    if (gp >= p.n) {
+        return;
+    }
+    let img = gp / p.ohw;
+    let pix = gp % p.ohw;
     let slab = split * p.part_stride + (img * p.groups + g) * p.m * p.ohw + pix;
     let with_bias = p.has_bias != 0u && split == 0u;
     for (var r = 0u; r < 16u; r++) {
@@ -227,11 +256,7 @@ fn conv_epilogue_rows(sg: u32, lane: u32, gm0: u32, gn0: u32, g: u32, split: u32
         if (with_bias) {
             v += f32(bias[i32(p.bias_off) + i32(o) * p.bias_stride]);
         }
-        if (to_parts) {
-            parts[slab + gm * p.ohw] = v;
-        } else {
-            y[y_pix + i32(o) * p.out_s.y] = H(v);
-        }
+        parts[slab + gm * p.ohw] = v;
     }
 }
 
@@ -365,42 +390,42 @@ fn conv_coop_f16(
     coopStoreT(c00, &cs[cs0], CS);
     coopStoreT(c01, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 0u, g, split, false);
+    conv_epilogue_y(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 0u, g, split);
     workgroupBarrier();
     coopStoreT(c02, &cs[cs0], CS);
     coopStoreT(c03, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 32u, g, split, false);
+    conv_epilogue_y(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 32u, g, split);
     workgroupBarrier();
     coopStoreT(c10, &cs[cs0], CS);
     coopStoreT(c11, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 0u, g, split, false);
+    conv_epilogue_y(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 0u, g, split);
     workgroupBarrier();
     coopStoreT(c12, &cs[cs0], CS);
     coopStoreT(c13, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 32u, g, split, false);
+    conv_epilogue_y(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 32u, g, split);
     workgroupBarrier();
     coopStoreT(c20, &cs[cs0], CS);
     coopStoreT(c21, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 0u, g, split, false);
+    conv_epilogue_y(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 0u, g, split);
     workgroupBarrier();
     coopStoreT(c22, &cs[cs0], CS);
     coopStoreT(c23, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 32u, g, split, false);
+    conv_epilogue_y(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 32u, g, split);
     workgroupBarrier();
     coopStoreT(c30, &cs[cs0], CS);
     coopStoreT(c31, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 0u, g, split, false);
+    conv_epilogue_y(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 0u, g, split);
     workgroupBarrier();
     coopStoreT(c32, &cs[cs0], CS);
     coopStoreT(c33, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 32u, g, split, false);
+    conv_epilogue_y(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 32u, g, split);
 }
 
 @compute @workgroup_size(128)
@@ -533,40 +558,40 @@ fn conv_coop_f16_split(
     coopStoreT(c00, &cs[cs0], CS);
     coopStoreT(c01, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 0u, g, split, true);
+    conv_epilogue_parts(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 0u, g, split);
     workgroupBarrier();
     coopStoreT(c02, &cs[cs0], CS);
     coopStoreT(c03, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 32u, g, split, true);
+    conv_epilogue_parts(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 32u, g, split);
     workgroupBarrier();
     coopStoreT(c10, &cs[cs0], CS);
     coopStoreT(c11, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 0u, g, split, true);
+    conv_epilogue_parts(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 0u, g, split);
     workgroupBarrier();
     coopStoreT(c12, &cs[cs0], CS);
     coopStoreT(c13, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 32u, g, split, true);
+    conv_epilogue_parts(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 32u, g, split);
     workgroupBarrier();
     coopStoreT(c20, &cs[cs0], CS);
     coopStoreT(c21, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 0u, g, split, true);
+    conv_epilogue_parts(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 0u, g, split);
     workgroupBarrier();
     coopStoreT(c22, &cs[cs0], CS);
     coopStoreT(c23, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 32u, g, split, true);
+    conv_epilogue_parts(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 32u, g, split);
     workgroupBarrier();
     coopStoreT(c30, &cs[cs0], CS);
     coopStoreT(c31, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 0u, g, split, true);
+    conv_epilogue_parts(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 0u, g, split);
     workgroupBarrier();
     coopStoreT(c32, &cs[cs0], CS);
     coopStoreT(c33, &cs[cs1], CS);
     workgroupBarrier();
-    conv_epilogue_rows(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 32u, g, split, true);
+    conv_epilogue_parts(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 32u, g, split);
 }

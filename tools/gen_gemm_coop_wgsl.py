@@ -560,37 +560,48 @@ fn load_x(s: u32, kt: u32, k_end: u32, px: Pixels) -> vec4<u32> {{
 {"".join(f"        x_half(px.q{2 * j}, koff, dh, dw) | (x_half(px.q{2 * j + 1}, koff, dh, dw) << 16u),{chr(10)}" for j in range(4))}    );
 }}
 
-{STAGING}// The epilogue of 16 channels x {EPI_N} pixels of one subgroup's part from
+{STAGING}"""
+
+# The epilogue for the output (f16 y) and for the split slabs (f32 parts).
+CONV_EPILOGUE_TEMPLATE = """// The epilogue of 16 channels x 32 pixels of one subgroup's part from
 // workgroup memory: channels gm0.. of group g, pixels gn0.. (lane l takes
-// pixel gn0 + l). SPLIT: f32 partial sums to slab `split`, else f16 to y.
-fn conv_epilogue_rows(sg: u32, lane: u32, gm0: u32, gn0: u32, g: u32, split: u32, to_parts: bool) {{
+// pixel gn0 + l). NAME_NOTE
+// (Two functions, not one with a flag: each entry point may only name the
+// bindings the host binds for it.)
+fn NAME(sg: u32, lane: u32, gm0: u32, gn0: u32, g: u32, split: u32) {
     let gp = gn0 + lane;
-    if (gp >= p.n) {{
+    if (gp >= p.n) {
         return;
-    }}
+    }
     let img = gp / p.ohw;
     let pix = gp % p.ohw;
     let y_pix = i32(p.out_off) + i32(img) * p.out_s.x + i32(pix / p.ow) * p.out_s.z + i32(pix % p.ow) * p.out_s.w;
     let slab = split * p.part_stride + (img * p.groups + g) * p.m * p.ohw + pix;
     let with_bias = p.has_bias != 0u && split == 0u;
-    for (var r = 0u; r < 16u; r++) {{
+    for (var r = 0u; r < 16u; r++) {
         let gm = gm0 + r;
-        if (gm >= p.m) {{
+        if (gm >= p.m) {
             break;
-        }}
+        }
         let o = g * p.m + gm;
         var v = cs[sg * 16u * CS + r * CS + lane];
-        if (with_bias) {{
+        if (with_bias) {
             v += f32(bias[i32(p.bias_off) + i32(o) * p.bias_stride]);
-        }}
-        if (to_parts) {{
-            parts[slab + gm * p.ohw] = v;
-        }} else {{
-            y[y_pix + i32(o) * p.out_s.y] = H(v);
-        }}
-    }}
-}}
+        }
+STORE
+    }
+}
 """
+
+
+def conv_epilogue(name, to_parts):
+    t = CONV_EPILOGUE_TEMPLATE.replace("NAME_NOTE", "f32 partial sums to slab `split` of parts." if to_parts else "f16 to y.")
+    t = t.replace("NAME", name)
+    if to_parts:
+        t = t.replace("    let y_pix = i32(p.out_off) + i32(img) * p.out_s.x + i32(pix / p.ow) * p.out_s.z + i32(pix % p.ow) * p.out_s.w;\n", "")
+        return t.replace("STORE", "        parts[slab + gm * p.ohw] = v;")
+    t = t.replace("    let slab = split * p.part_stride + (img * p.groups + g) * p.m * p.ohw + pix;\n", "")
+    return t.replace("STORE", "        y[y_pix + i32(o) * p.out_s.y] = H(v);")
 
 
 def conv_entry(name, to_parts):
@@ -621,20 +632,20 @@ def conv_entry(name, to_parts):
     w("    let lane = lid % 32u;")
     w("    let cs0 = sg * 16u * CS;")
     w("    let cs1 = cs0 + 16u;")
-    parts = "true" if to_parts else "false"
+    epilogue = "conv_epilogue_parts" if to_parts else "conv_epilogue_y"
     for i in range(FM):
         for h in range(FN // 2):
             w("    workgroupBarrier();")
             w(f"    coopStoreT({frag_name(i, 2 * h)}, &cs[cs0], CS);")
             w(f"    coopStoreT({frag_name(i, 2 * h + 1)}, &cs[cs1], CS);")
             w("    workgroupBarrier();")
-            w(f"    conv_epilogue_rows(sg, lane, row0 + sub_row + {16 * i}u, col0 + sub_col + {32 * h}u, g, split, {parts});")
+            w(f"    {epilogue}(sg, lane, row0 + sub_row + {16 * i}u, col0 + sub_col + {32 * h}u, g, split);")
     w("}")
     return "\n".join(out) + "\n"
 
 
 def conv_main():
-    text = CONV_HEADER
+    text = CONV_HEADER + conv_epilogue("conv_epilogue_y", False) + "\n" + conv_epilogue("conv_epilogue_parts", True)
     text += conv_entry("conv_coop_f16", False)
     text += conv_entry("conv_coop_f16_split", True)
     print(text, end="")
