@@ -174,6 +174,8 @@ static void test_conv_f16(void) {
     conv_case("f16 7x7 stride 2 pad 3", v4(1, 3, 21, 19), 9, 7, 7, cp(2, 2, 3, 3, 1, 1, 1), 1, NULL);
     conv_case("f16 large tiles", v4(2, 16, 30, 29), 130, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, NULL);
     conv_case("f16 long K", v4(1, 300, 5, 4), 20, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, NULL);
+    /* A weight buffer of 12 bytes (smaller than one 16-byte word). */
+    conv_case("f16 tiny weight", v4(2, 2, 6, 7), 1, 1, 3, cp(1, 1, 0, 1, 1, 1, 1), 0, NULL);
     V4 nhwc = {{2, 5, 7, 9}, {7 * 9 * 5, 1, 9 * 5, 5}, 0};
     V4 out = {{2, 6, 7, 9}, {6 * 7 * 9 * 2, 7 * 9 * 2, 9 * 2, 2}, 1};
     conv_case("f16 channels-last input, strided out", nhwc, 6, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, &out);
