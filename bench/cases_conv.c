@@ -14,17 +14,21 @@ static WgcStatus run_conv(void *p) {
     return OP(wgc_op_conv2d, g_stream, &c->p, &c->x.t, &c->w.t, NULL, &c->out.t);
 }
 
-/* NCHW, square images and kernels, no bias; `groups` == C is depthwise. */
-static void conv_case(const char *name, const char *cls, const char *size, int64_t N, int64_t C, int64_t H, int64_t O,
-                      int64_t K, int64_t stride, int64_t pad, int64_t groups) {
+/* NCHW, square images and kernels, no bias; `groups` == C is depthwise.
+ * f16: every operand f16 (f32 accumulation), checked with the output's
+ * rounding on top of the f32 bound. */
+static void conv_case_t(const char *name, const char *cls, const char *size, WgcDtype dt, int64_t N, int64_t C,
+                        int64_t H, int64_t O, int64_t K, int64_t stride, int64_t pad, int64_t groups) {
     int64_t OH = (H + 2 * pad - K) / stride + 1, Cg = C / groups, Og = O / groups;
     int64_t is[4] = {N, C, H, H}, ws[4] = {O, Cg, K, K}, os[4] = {N, O, OH, OH};
-    Case c = {name, cls, "f32", "", groups > 1 ? "bytes" : "fp32", 0, 0};
+    int f16 = dt == WGC_DTYPE_F16;
+    Case c = {name, cls, f16 ? "f16" : "f32", "", groups > 1 ? "bytes" : f16 ? "fp16" : "fp32", 0, 0};
     if (size) snprintf(c.size, sizeof c.size, "%s", size);
     else snprintf(c.size, sizeof c.size, "N=%lld C=%lld %lldx%lld O=%lld k%lld s%lld%s", (long long)N, (long long)C,
                   (long long)H, (long long)H, (long long)O, (long long)K, (long long)stride, groups > 1 ? " depthwise" : "");
-    c.in_bytes = 4.0 * (double)(N * C * H * H + O * Cg * K * K);
-    c.amount = groups > 1 ? c.in_bytes + 4.0 * (double)(N * O * OH * OH) : 2.0 * N * O * OH * OH * Cg * K * K;
+    double es = (double)dtype_size(dt);
+    c.in_bytes = es * (double)(N * C * H * H + O * Cg * K * K);
+    c.amount = groups > 1 ? c.in_bytes + es * (double)(N * O * OH * OH) : 2.0 * N * O * OH * OH * Cg * K * K;
     if (!case_begin(&c)) return;
     Conv cv;
     memset(&cv, 0, sizeof cv);
@@ -33,9 +37,9 @@ static void conv_case(const char *name, const char *cls, const char *size, int64
     cv.p.pad_h = cv.p.pad_w = (uint32_t)pad;
     cv.p.dilation_h = cv.p.dilation_w = 1;
     cv.p.groups = (uint32_t)groups;
-    cv.x = ht_random(WGC_DTYPE_F32, 4, is);
-    cv.w = ht_random(WGC_DTYPE_F32, 4, ws);
-    cv.out = ht_empty(WGC_DTYPE_F32, 4, os);
+    cv.x = ht_random(dt, 4, is);
+    cv.w = ht_random(dt, 4, ws);
+    cv.out = ht_empty(dt, 4, os);
     if (case_first_run(&c, run_conv, &cv)) {
         float *got = ht_read(&cv.out);
         int bad = 0;
@@ -50,7 +54,8 @@ static void conv_case(const char *name, const char *cls, const char *size, int64
                         ref += (double)cv.x.host[((n * C + g * Cg + ic) * H + iy) * H + ix] *
                                cv.w.host[((oc * Cg + ic) * K + ky) * K + kx];
                     }
-            bad += !close_to(got[((n * O + oc) * OH + oy) * OH + ox], ref, 1e-5 * (1 + sqrt((double)(Cg * K * K))), 0);
+            bad += !close_to(got[((n * O + oc) * OH + oy) * OH + ox], ref, 1e-5 * (1 + sqrt((double)(Cg * K * K))),
+                             f16_slack(dt));
         }
         if (bad) fprintf(stderr, "%s: %d of 64 sampled outputs wrong\n", name, bad);
         free(got);
@@ -59,6 +64,11 @@ static void conv_case(const char *name, const char *cls, const char *size, int64
     ht_free(&cv.x);
     ht_free(&cv.w);
     ht_free(&cv.out);
+}
+
+static void conv_case(const char *name, const char *cls, const char *size, int64_t N, int64_t C, int64_t H, int64_t O,
+                      int64_t K, int64_t stride, int64_t pad, int64_t groups) {
+    conv_case_t(name, cls, size, WGC_DTYPE_F32, N, C, H, O, K, stride, pad, groups);
 }
 
 enum { P_MAX, P_AVG, P_GLOBAL };
@@ -137,6 +147,15 @@ void cases_conv(void) {
               SZ(256, 7));
     conv_case("conv_dw3x3_s2_144_56_n64", "conv/depthwise", NULL, SZ(64, 2), SZ(144, 5), SZ(56, 11), SZ(144, 5), 3, 2, 1,
               SZ(144, 5));
+    /* f16 (tensor cores where the adapter has them). */
+    const WgcDtype h = WGC_DTYPE_F16;
+    conv_case_t("conv_f16_3x3_64_56", "conv/3x3", NULL, h, SZ(32, 2), SZ(64, 5), SZ(56, 9), SZ(64, 6), 3, 1, 1, 1);
+    conv_case_t("conv_f16_3x3_128_28_n64", "conv/3x3", NULL, h, SZ(64, 2), SZ(128, 9), SZ(28, 7), SZ(128, 10), 3, 1, 1, 1);
+    conv_case_t("conv_f16_3x3_256_14_n64", "conv/3x3", NULL, h, SZ(64, 2), SZ(256, 17), SZ(14, 5), SZ(256, 3), 3, 1, 1, 1);
+    conv_case_t("conv_f16_1x1_256_64_56", "conv/1x1", NULL, h, SZ(32, 2), SZ(256, 11), SZ(56, 6), SZ(64, 5), 1, 1, 0, 1);
+    conv_case_t("conv_f16_7x7_3_64_s2", "conv/stem", NULL, h, SZ(32, 2), 3, SZ(224, 19), SZ(64, 5), 7, 2, 3, 1);
+    conv_case_t("conv_f16_dw3x3_256_28_n64", "conv/depthwise", NULL, h, SZ(64, 2), SZ(256, 7), SZ(28, 9), SZ(256, 7), 3,
+                1, 1, SZ(256, 7));
     pool_case("max_pool_3x3_s2_64_112", "pool/max", P_MAX, WGC_DTYPE_F32, SZ(32, 2), SZ(64, 3), SZ(112, 13), 3, 2, 1);
     pool_case("max_pool_2x2_256_56_f16", "pool/max", P_MAX, WGC_DTYPE_F16, SZ(32, 2), SZ(256, 3), SZ(56, 10), 2, 2, 0);
     pool_case("avg_pool_3x3_s1_192_28", "pool/avg", P_AVG, WGC_DTYPE_F32, SZ(64, 2), SZ(192, 3), SZ(28, 9), 3, 1, 1);

@@ -307,10 +307,10 @@ def gemms():
 
 # ---- convolution and pooling ----
 def convs():
-    def conv(N, C, H, O, K, stride, pad, groups=1):
+    def conv(N, C, H, O, K, stride, pad, groups=1, dtype=f32):
         def make():
-            x = rnd(N, C, H, H)
-            w = rnd(O, C // groups, K, K)
+            x = rnd(N, C, H, H, dtype=dtype)
+            w = rnd(O, C // groups, K, K, dtype=dtype)
             return (lambda: F.conv2d(x, w, stride=stride, padding=pad, groups=groups)), [x, w], None
         return make
 
@@ -326,6 +326,14 @@ def convs():
                          ("conv_dw3x3_256_28_n64", "conv/depthwise", (64, 256, 28, 256, 3, 1, 1, 256)),
                          ("conv_dw3x3_s2_144_56_n64", "conv/depthwise", (64, 144, 56, 144, 3, 2, 1, 144))):
         run(name, cls, size(*a[:6], *a[7:]), conv(*a))
+    # f16, channels-first (cudnn.benchmark on, as above).
+    for name, cls, a in (("conv_f16_3x3_64_56", "conv/3x3", (32, 64, 56, 64, 3, 1, 1)),
+                         ("conv_f16_3x3_128_28_n64", "conv/3x3", (64, 128, 28, 128, 3, 1, 1)),
+                         ("conv_f16_3x3_256_14_n64", "conv/3x3", (64, 256, 14, 256, 3, 1, 1)),
+                         ("conv_f16_1x1_256_64_56", "conv/1x1", (32, 256, 56, 64, 1, 1, 0)),
+                         ("conv_f16_7x7_3_64_s2", "conv/stem", (32, 3, 224, 64, 7, 2, 3)),
+                         ("conv_f16_dw3x3_256_28_n64", "conv/depthwise", (64, 256, 28, 256, 3, 1, 1, 256))):
+        run(name, cls, size(*a[:6], *a[7:]), conv(*a[:7], groups=a[7] if len(a) > 7 else 1, dtype=f16))
 
     def pool(fn, N, C, H, dtype=f32):
         def make():

@@ -3,10 +3,14 @@
  * 1x1 (GEMM path), strided views, and every error status.
  * Tolerances: conv |err| <= 1e-5 * (1 + sqrt(K)) + 1e-5*|ref| with K =
  * C/groups*KH*KW on inputs in [-1, 1); max pooling exact; average pooling
- * 1e-6 + 1e-6*|ref|; f16 pooling 1e-3 + 2e-3*|ref|. */
+ * 1e-6 + 1e-6*|ref|; f16 pooling 1e-3 + 2e-3*|ref|.
+ * f16 convolutions (references on the f16 inputs): the f32 bound plus the
+ * output's one f16 rounding, |err| <= 1e-5 * (1 + sqrt(K)) + 2^-10*|ref|. */
 #include "test_util.h"
 
 static TestEnv env;
+/* The dtype of every operand of conv_case (f32 or f16). */
+static WgcDtype g_dtype = WGC_DTYPE_F32;
 
 typedef struct {
     int64_t shape[4];
@@ -27,7 +31,7 @@ static int64_t span(const V4 *v) {
 static WgcTensor gview(WgcBuffer *b, const V4 *v) {
     WgcTensor t;
     memset(&t, 0, sizeof t);
-    t.buffer = b, t.dtype = WGC_DTYPE_F32, t.rank = 4, t.offset = v->offset;
+    t.buffer = b, t.dtype = g_dtype, t.rank = 4, t.offset = v->offset;
     for (int i = 0; i < 4; i++) t.shape[i] = v->shape[i], t.strides[i] = v->strides[i];
     return t;
 }
@@ -39,9 +43,28 @@ static float *rand_buf(int64_t n) {
     fill_uniform_f32(x, n, -1, 1);
     return x;
 }
+/* n values in g_dtype's bytes (f16 buffers padded to whole words); f16
+ * rounds x in place so that references see the values the GPU gets. */
+static WgcBuffer *upload_as(float *x, int64_t n) {
+    if (g_dtype == WGC_DTYPE_F32) return upload(env.device, x, n * 4);
+    size_t bytes = (size_t)(n * 2 + 3) & ~(size_t)3;
+    uint16_t *h = calloc(bytes / 2, 2);
+    for (int64_t i = 0; i < n; i++) h[i] = f32_to_f16(x[i]), x[i] = f16_to_f32(h[i]);
+    WgcBuffer *b = upload(env.device, h, bytes);
+    free(h);
+    return b;
+}
 static float *read_back(WgcBuffer *b, int64_t n) {
     float *x = malloc(n * 4 + 4);
-    CHECK(wgc_buffer_read(b, 0, x, n * 4));
+    if (g_dtype == WGC_DTYPE_F32) {
+        CHECK(wgc_buffer_read(b, 0, x, n * 4));
+        return x;
+    }
+    size_t bytes = (size_t)(n * 2 + 3) & ~(size_t)3;
+    uint16_t *h = malloc(bytes);
+    CHECK(wgc_buffer_read(b, 0, h, bytes));
+    for (int64_t i = 0; i < n; i++) x[i] = f16_to_f32(h[i]);
+    free(h);
     return x;
 }
 static int64_t osize(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
@@ -60,11 +83,10 @@ static void conv_case(const char *name, V4 in, int64_t O, int64_t KH, int64_t KW
     V4 ov = out_layout ? *out_layout : v4(N, O, OH, OW);
     int64_t ni = span(&in), nw = span(&wv), no = span(&ov);
     float *hi = rand_buf(ni), *hw = rand_buf(nw), *hb = rand_buf(O), *ho = rand_buf(no);
-    WgcBuffer *bi = upload(env.device, hi, ni * 4), *bw = upload(env.device, hw, nw * 4),
-              *bb = upload(env.device, hb, O * 4), *bo = upload(env.device, ho, no * 4);
+    WgcBuffer *bi = upload_as(hi, ni), *bw = upload_as(hw, nw), *bb = upload_as(hb, O), *bo = upload_as(ho, no);
     WgcTensor ti = gview(bi, &in), tw = gview(bw, &wv), to = gview(bo, &ov);
     WgcTensor tb;
-    CHECK(wgc_tensor_contiguous(bb, WGC_DTYPE_F32, 1, (int64_t[]){O}, &tb));
+    CHECK(wgc_tensor_contiguous(bb, g_dtype, 1, (int64_t[]){O}, &tb));
     p.struct_size = sizeof p;
     CHECK(wgc_op_conv2d(env.stream, &p, &ti, &tw, with_bias ? &tb : NULL, &to));
     float *raw = read_back(bo, no);
@@ -87,7 +109,8 @@ static void conv_case(const char *name, V4 in, int64_t O, int64_t KH, int64_t KW
                     ref[i] = s;
                     got[i] = raw[at(&ov, n, o, y, x)];
                 }
-    compare_f32(name, got, ref, total, 1e-5 * (1 + sqrt((double)(Cg * KH * KW))), 1e-5);
+    double rtol = g_dtype == WGC_DTYPE_F16 ? 1.0 / 1024 : 1e-5;
+    compare_f32(name, got, ref, total, 1e-5 * (1 + sqrt((double)(Cg * KH * KW))), rtol);
     free(hi), free(hw), free(hb), free(ho), free(raw), free(ref), free(got);
     wgc_buffer_release(bi), wgc_buffer_release(bw), wgc_buffer_release(bb), wgc_buffer_release(bo);
 }
@@ -126,6 +149,106 @@ static void test_conv(void) {
     V4 big_c = {{1, 200, 4, 3}, {200 * 4 * 3, 1, 3 * 200, 200}, 0};
     V4 out_s = {{1, 7, 4, 3}, {7 * 4 * 3 * 2, 4 * 3 * 2, 3 * 2, 2}, 3};
     conv_case("split K, channels-last in, strided out", big_c, 7, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, &out_s);
+}
+
+/* f16 convolutions on odd shapes: every path wgc_op_conv2d picks (1x1 GEMM,
+ * depthwise direct, the general implicit GEMM or im2col + GEMM, weights used
+ * as they lie or packed, flat or strided outputs, one or several chunks of
+ * images). On adapters with cooperative matrices the general cases run on
+ * tensor cores. */
+static void test_conv_f16(void) {
+    if (!env.info.has_f16) {
+        printf("no f16 on this adapter: f16 convolution skipped\n");
+        return;
+    }
+    g_dtype = WGC_DTYPE_F16;
+    conv_case("f16 3x3 pad 1 bias", v4(2, 5, 11, 13), 7, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, NULL);
+    conv_case("f16 stride/pad/dilation no bias", v4(2, 3, 15, 12), 5, 3, 2, cp(2, 3, 0, 2, 2, 1, 1), 0, NULL);
+    conv_case("f16 groups 3, K = 48", v4(2, 48, 9, 7), 9, 1, 3, cp(1, 1, 0, 1, 1, 1, 3), 1, NULL);
+    conv_case("f16 K = 72, 40 channels, batch 3", v4(3, 8, 10, 9), 40, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, NULL);
+    conv_case("f16 depthwise", v4(2, 8, 13, 11), 8, 3, 3, cp(2, 2, 1, 1, 1, 1, 8), 1, NULL);
+    conv_case("f16 depthwise x2 multiplier, dilated", v4(1, 5, 12, 12), 10, 3, 3, cp(1, 1, 2, 2, 2, 2, 5), 0, NULL);
+    conv_case("f16 1x1 as GEMM, bias", v4(2, 19, 17, 16), 9, 1, 1, cp(1, 1, 0, 0, 1, 1, 1), 1, NULL);
+    conv_case("f16 1x1 small image", v4(3, 17, 9, 10), 33, 1, 1, cp(1, 1, 0, 0, 1, 1, 1), 1, NULL);
+    conv_case("f16 1x1 stride 2", v4(2, 9, 9, 10), 6, 1, 1, cp(2, 2, 0, 0, 1, 1, 1), 0, NULL);
+    conv_case("f16 7x7 stride 2 pad 3", v4(1, 3, 21, 19), 9, 7, 7, cp(2, 2, 3, 3, 1, 1, 1), 1, NULL);
+    conv_case("f16 large tiles", v4(2, 16, 30, 29), 130, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, NULL);
+    conv_case("f16 long K", v4(1, 300, 5, 4), 20, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, NULL);
+    /* A weight buffer of 12 bytes (smaller than one 16-byte word). */
+    conv_case("f16 tiny weight", v4(2, 2, 6, 7), 1, 1, 3, cp(1, 1, 0, 1, 1, 1, 1), 0, NULL);
+    V4 nhwc = {{2, 5, 7, 9}, {7 * 9 * 5, 1, 9 * 5, 5}, 0};
+    V4 out = {{2, 6, 7, 9}, {6 * 7 * 9 * 2, 7 * 9 * 2, 9 * 2, 2}, 1};
+    conv_case("f16 channels-last input, strided out", nhwc, 6, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, &out);
+    V4 out1 = {{2, 6, 7, 9}, {6 * 7 * 9, 1, 9 * 6, 6}, 0};
+    conv_case("f16 channels-last in and out", nhwc, 6, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 0, &out1);
+    V4 in8 = {{2, 8, 6, 7}, {8 * 6 * 7 + 3, 6 * 7, 7, 1}, 5};
+    V4 rows = {{2, 16, 6, 7}, {16 * 6 * 8, 6 * 8, 8, 1}, 2};
+    conv_case("f16 padded rows out, offset input", in8, 16, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, &rows);
+    conv_case("f16 depthwise channels-last", nhwc, 5, 3, 3, cp(1, 1, 1, 1, 1, 1, 5), 1, NULL);
+    /* One image per chunk of columns. */
+    setenv("WGC_CONV_COLS_BYTES", "1", 1);
+    conv_case("f16 one image per chunk", v4(3, 4, 9, 8), 12, 3, 3, cp(2, 1, 1, 1, 1, 1, 2), 1, NULL);
+    unsetenv("WGC_CONV_COLS_BYTES");
+    g_dtype = WGC_DTYPE_F32;
+}
+
+/* f16 NaN and inf through each f16 path (general, 1x1, depthwise): ones
+ * everywhere but a NaN input at (0, 0, 2, 3) and an inf weight of output
+ * channel 1 at its first input channel's centre tap (which never meets the
+ * padding: whether padding zeros times inf give NaN is left open). PyTorch's
+ * results: NaN wherever the window holds the NaN in an input channel the
+ * output reads, inf where output channel 1's centre tap meets a finite
+ * input, NaN where it meets the NaN, else the count of input elements in
+ * the window (plus 1 for the bias). */
+static void test_conv_f16_nonfinite(void) {
+    if (!env.info.has_f16) return;
+    enum { N = 2, C = 4, H = 6, W = 7 };
+    const uint16_t ONE = 0x3c00, NAN16 = 0x7e00, INF16 = 0x7c00;
+    for (int kind = 0; kind < 3; kind++) {
+        /* 0: general 3x3 pad 1; 1: 1x1; 2: depthwise 3x3 pad 1. */
+        int64_t K = kind == 1 ? 1 : 3, pad = kind == 1 ? 0 : 1, G = kind == 2 ? C : 1, O = kind == 2 ? C : 5;
+        int64_t Cg = C / G, nx = N * C * H * W, nw = O * Cg * K * K, no = N * O * H * W;
+        uint16_t *x = malloc(nx * 2 + 4), *w = malloc(nw * 2 + 4), *b = malloc(O * 2 + 4), *y = calloc(no + 2, 2);
+        for (int64_t i = 0; i < nx; i++) x[i] = ONE;
+        for (int64_t i = 0; i < nw; i++) w[i] = ONE;
+        for (int64_t i = 0; i < O; i++) b[i] = ONE;
+        x[2 * W + 3] = NAN16;
+        w[1 * Cg * K * K + K * K / 2] = INF16;
+        WgcBuffer *bx = upload(env.device, x, (nx * 2 + 3) & ~3), *bw = upload(env.device, w, (nw * 2 + 3) & ~3),
+                  *bb = upload(env.device, b, (O * 2 + 3) & ~3), *by = upload(env.device, y, (no * 2 + 3) & ~3);
+        WgcTensor tx = tensor_of(bx, WGC_DTYPE_F16, 4, (int64_t[]){N, C, H, W});
+        WgcTensor tw = tensor_of(bw, WGC_DTYPE_F16, 4, (int64_t[]){O, Cg, K, K});
+        WgcTensor tb = tensor_of(bb, WGC_DTYPE_F16, 1, (int64_t[]){O});
+        WgcTensor ty = tensor_of(by, WGC_DTYPE_F16, 4, (int64_t[]){N, O, H, W});
+        WgcConv2dParams p = cp(1, 1, (uint32_t)pad, (uint32_t)pad, 1, 1, (uint32_t)G);
+        CHECK(wgc_op_conv2d(env.stream, &p, &tx, &tw, &tb, &ty));
+        CHECK(wgc_buffer_read(by, 0, y, (no * 2 + 3) & ~3));
+        int bad = 0;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t o = 0; o < O; o++)
+                for (int64_t i = 0; i < H; i++)
+                    for (int64_t j = 0; j < W; j++) {
+                        int64_t c_first = o / (O / G) * Cg; /* the group's first input channel */
+                        double ref = 1;
+                        for (int64_t c = 0; c < Cg; c++)
+                            for (int64_t a = 0; a < K; a++)
+                                for (int64_t e = 0; e < K; e++) {
+                                    int64_t ii = i - pad + a, jj = j - pad + e;
+                                    int in = ii >= 0 && ii < H && jj >= 0 && jj < W;
+                                    double xv = !in ? 0 : (n == 0 && c_first + c == 0 && ii == 2 && jj == 3) ? NAN : 1;
+                                    double wv = (o == 1 && c == 0 && a == K / 2 && e == K / 2) ? INFINITY : 1;
+                                    ref += xv * wv;
+                                }
+                        float got = f16_to_f32(y[((n * O + o) * H + i) * W + j]);
+                        int ok = isnan(ref) ? isnan(got) : isinf(ref) ? got == ref : got == ref;
+                        if (!ok && bad++ < 5)
+                            fprintf(stderr, "f16 nonfinite kind %d at (%lld,%lld,%lld,%lld): got %g want %g\n", kind,
+                                    (long long)n, (long long)o, (long long)i, (long long)j, got, ref);
+                    }
+        EXPECT(bad == 0);
+        free(x), free(w), free(b), free(y);
+        wgc_buffer_release(bx), wgc_buffer_release(bw), wgc_buffer_release(bb), wgc_buffer_release(by);
+    }
 }
 
 static void pool_case(const char *name, int max, V4 in, uint32_t kh, uint32_t kw, uint32_t sh, uint32_t sw, uint32_t ph,
@@ -378,6 +501,8 @@ static void test_errors(void) {
 int main(void) {
     env = test_env();
     test_conv();
+    test_conv_f16();
+    test_conv_f16_nonfinite();
     test_pool();
     test_pool_f16();
     test_nan_max();

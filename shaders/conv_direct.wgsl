@@ -10,6 +10,8 @@
 //   the taps, output element), partial sums to `parts`, then
 //   conv_direct_finish, one invocation per output adding its partials.
 // Params begin as conv.wgsl's.
+// Types: T (f32|f16) for x, wt, bias and y; sums are f32 (parts too), an
+// f16 output is rounded once from the f32 sum.
 
 struct Params {
     m: u32,
@@ -43,10 +45,10 @@ struct Params {
     chunks: u32,
 };
 
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read> wt: array<f32>;
-@group(0) @binding(2) var<storage, read> bias: array<f32>;
-@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+@group(0) @binding(0) var<storage, read> x: array<T>;
+@group(0) @binding(1) var<storage, read> wt: array<T>;
+@group(0) @binding(2) var<storage, read> bias: array<T>;
+@group(0) @binding(3) var<storage, read_write> y: array<T>;
 @group(0) @binding(4) var<uniform> p: Params;
 // Partial sum of chunk c of output i's taps at i * chunks + c.
 @group(0) @binding(5) var<storage, read_write> parts: array<f32>;
@@ -80,14 +82,14 @@ fn conv_direct(@builtin(global_invocation_id) gid: vec3<u32>) {
         for (var b = 0u; b < p.kw; b++) {
             let iw = iw0 + i32(b) * p.dil_w;
             if (iw >= 0 && iw < p.w) {
-                acc = fma(x[base + ih * p.in_s.z + iw * p.in_s.w], wt[wbase + i32(a) * p.w_s.z + i32(b) * p.w_s.w], acc);
+                acc = fma(f32(x[base + ih * p.in_s.z + iw * p.in_s.w]), f32(wt[wbase + i32(a) * p.w_s.z + i32(b) * p.w_s.w]), acc);
             }
         }
     }
     if (BIAS) {
-        acc += bias[i32(p.bias_off) + i32(o) * p.bias_stride];
+        acc += f32(bias[i32(p.bias_off) + i32(o) * p.bias_stride]);
     }
-    y[i32(p.out_off) + i32(n) * p.out_s.x + i32(o) * p.out_s.y + i32(oh) * p.out_s.z + i32(ow) * p.out_s.w] = acc;
+    y[i32(p.out_off) + i32(n) * p.out_s.x + i32(o) * p.out_s.y + i32(oh) * p.out_s.z + i32(ow) * p.out_s.w] = T(acc);
 }
 
 // Where output element i lives and what it reads.
@@ -117,11 +119,11 @@ fn out_of(i: u32) -> Out {
     return r;
 }
 
-fn with_bias(v: f32, o: u32) -> f32 {
+fn with_bias(v: f32, o: u32) -> T {
     if (BIAS) {
-        return v + bias[i32(p.bias_off) + i32(o) * p.bias_stride];
+        return T(v + f32(bias[i32(p.bias_off) + i32(o) * p.bias_stride]));
     }
-    return v;
+    return T(v);
 }
 
 var<workgroup> wg_acc: array<f32, 256>;
@@ -141,7 +143,8 @@ fn taps_sum(r: Out, chunk: u32, lid: u32) -> f32 {
         let ih = r.ih0 + i32(a) * p.dil_h;
         let iw = r.iw0 + i32(b) * p.dil_w;
         if (ih >= 0 && ih < p.h && iw >= 0 && iw < p.w) {
-            block = fma(x[r.base + ih * p.in_s.z + iw * p.in_s.w], wt[r.wbase + i32(a) * p.w_s.z + i32(b) * p.w_s.w], block);
+            block = fma(f32(x[r.base + ih * p.in_s.z + iw * p.in_s.w]), f32(wt[r.wbase + i32(a) * p.w_s.z + i32(b) * p.w_s.w]),
+                        block);
         }
         in_block++;
         if (in_block == 32u) {

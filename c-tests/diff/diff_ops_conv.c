@@ -48,16 +48,18 @@ void run_conv2d(Case *c) {
     int64_t O = groups * opg;
     int64_t ws[4] = {O, cpg, kh, kw}, os[4] = {s_[0], O, (s_[2] + 2 * p.pad_h - dh * (kh - 1) - 1) / sh + 1,
                                               (s_[3] + 2 * p.pad_w - dw * (kw - 1) - 1) / sw + 1};
-    ValueSpec v = default_values(c, WGC_DTYPE_F32, ALLOW_ALL);
+    WgcDtype d = draw_dtype(c, DTYPES_FLOAT, 2);
+    ValueSpec v = default_values(c, d, ALLOW_ALL);
     if (v.huge > 1e15) v.huge = 1e15; /* K * max|x| * max|w| within f32 */
     ValueSpec vw = v;
     if (p.pad_h || p.pad_w) vw.no_nan = vw.no_inf = 1;
-    DTensor *x = case_tensor(c, "input", WGC_DTYPE_F32, 4, s_, VIEW_ZERO_STRIDES, &v, NULL);
-    DTensor *w = case_tensor(c, "weight", WGC_DTYPE_F32, 4, ws, VIEW_ZERO_STRIDES, &vw, NULL);
-    ValueSpec vb = default_values(c, WGC_DTYPE_F32, 0);
-    DTensor *b = rng_chance(&c->rng, 0.5) ? case_tensor(c, "bias", WGC_DTYPE_F32, 1, &O, VIEW_ZERO_STRIDES, &vb, NULL) : NULL;
-    DTensor *o = case_tensor(c, "out", WGC_DTYPE_F32, 4, os, VIEW_ANY, NULL, NULL);
-    case_param(c, "groups=%u kernel=%lldx%lld stride=%u,%u pad=%u,%u dilation=%u,%u bias=%s values=%s", p.groups,
+    DTensor *x = case_tensor(c, "input", d, 4, s_, VIEW_ZERO_STRIDES, &v, NULL);
+    DTensor *w = case_tensor(c, "weight", d, 4, ws, VIEW_ZERO_STRIDES, &vw, NULL);
+    ValueSpec vb = default_values(c, d, 0);
+    DTensor *b = rng_chance(&c->rng, 0.5) ? case_tensor(c, "bias", d, 1, &O, VIEW_ZERO_STRIDES, &vb, NULL) : NULL;
+    DTensor *o = case_tensor(c, "out", d, 4, os, VIEW_ANY, NULL, NULL);
+    case_param(c, "dtype=%s groups=%u kernel=%lldx%lld stride=%u,%u pad=%u,%u dilation=%u,%u bias=%s values=%s",
+               dtype_name(d), p.groups,
                (long long)kh, (long long)kw, p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dilation_h, p.dilation_w,
                b ? "yes" : "NULL", value_kind_name(v.kind));
     case_upload(c);
@@ -82,7 +84,9 @@ void run_conv2d(Case *c) {
                     sum += x->val[idx4(s_, oc[0], g * cpg + ci, ih, iw)] * w->val[idx4(ws, oc[1], ci, a, q)];
                 }
         e[i].ref = sum;
-        e[i].tol = (isfinite(scale) ? scale : 0) + TOL_F32_ROUNDED * fabs(sum) + tol_ftz(WGC_DTYPE_F32);
+        /* f16: f32 sums, the output rounded once. */
+        e[i].tol = (isfinite(scale) ? scale : 0) + TOL_F32_ROUNDED * fabs(sum) + tol_ftz(d) +
+                   (d == WGC_DTYPE_F16 ? TOL_F16_RESULT * fabs(sum) : 0);
     }
     case_check(c, o, e, NULL);
     free(e);

@@ -55,31 +55,56 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// 2-D cross-correlation (PyTorch's `conv2d`): `input` (N, C, H, W),
 /// `weight` (O, C/groups, KH, KW), `bias` (O) or NULL, `out` (N, O, OH, OW)
 /// with `OH = (H + 2*pad_h - dilation_h*(KH-1) - 1) / stride_h + 1` (OW
-/// alike). All f32; any strides. Accuracy: within about 1e-5 * (1 +
-/// sqrt(C/groups*KH*KW)) of the exact result for unit-scale data.
+/// alike). All four f32, or all four f16 (adapters with f16 shaders); any
+/// strides. Accuracy: f32 within about 1e-5 * (1 + sqrt(C/groups*KH*KW)) of
+/// the exact result for unit-scale data; f16 products are exact and summed
+/// in f32 to the same bound, and the f16 output is rounded once from that
+/// sum (tested: within 1e-5 * (1 + sqrt(K)) + 2^-10 * |exact|). NaN and
+/// infinities propagate as in PyTorch: IEEE products and f32 sums, a NaN
+/// in an output's window makes it NaN (whether the padding's zeros times an
+/// infinite weight give NaN is unspecified: the depthwise kernel skips them).
 ///
-/// 1x1 stride-1 unpadded convolutions run as a GEMM (see `wgc_op_gemm`), one
-/// input channel per group (depthwise) a direct kernel, others an implicit
-/// GEMM. Depthwise kernels of over 4096 taps take a workgroup per output
-/// (beyond 262,144 taps, several, added by a second pass), their products
-/// summed in blocks of 32. The implicit GEMM accumulates at most 16,384
-/// terms of C/groups*KH*KW per workgroup; longer sums, and long ones on a
-/// small output, are split over workgroups that add their parts into `out`
-/// (in no fixed order, so such results may differ between runs in the last
-/// bits). Any size works, on software drivers that cap shader loops too.
+/// f32: 1x1 stride-1 unpadded convolutions run as a GEMM (see
+/// `wgc_op_gemm`), one input channel per group (depthwise) a direct kernel,
+/// others an implicit GEMM. Depthwise kernels of over 4096 taps take a
+/// workgroup per output (beyond 262,144 taps, several, added by a second
+/// pass), their products summed in blocks of 32. The implicit GEMM
+/// accumulates at most 16,384 terms of C/groups*KH*KW per workgroup; longer
+/// sums, and long ones on a small output, are split over workgroups that add
+/// their parts into `out` (in no fixed order, so such results may differ
+/// between runs in the last bits). Any size works, on software drivers that
+/// cap shader loops too.
+///
+/// f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
+/// through the direct kernel (f32 sums). The others, on adapters with
+/// cooperative matrices (`WgcAdapterInfo.has_cooperative_matrix`), run as
+/// an implicit GEMM on the tensor cores that gathers the input's columns
+/// into workgroup memory (no scratch); a K past 16,384, or a long K on few
+/// output tiles, is split into runs whose f32 sums (scratch of the output's
+/// size per run) a second pass adds in order. Elsewhere, and where that
+/// kernel's grid or scratch would exceed the adapter's limits, the columns
+/// of a chunk of images (at most 128 MiB of f16 scratch, one image at
+/// least) are written out (im2col) and multiplied by the f16 GEMM (see
+/// `wgc_op_gemm`: tensor cores or its tiled kernel). Results are
+/// deterministic. (Environment variables, read once: WGC_CONV_F16=im2col
+/// takes the im2col path on tensor-core adapters too, for comparisons;
+/// WGC_GEMM_COOP=0 keeps f16 convolutions off the tensor cores; read at
+/// each call, WGC_CONV_COLS_BYTES lowers the 128 MiB, for testing.)
 ///
 /// Records work on `stream` without blocking. Statuses:
 /// `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, weight or out),
 /// `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4 or ending inside a field; `out` overlaps or shares
 /// a buffer with an operand), `WGC_ERROR_DTYPE_MISMATCH` (operands of
-/// different dtypes), `WGC_ERROR_UNSUPPORTED` (not f32),
+/// different dtypes), `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 on an
+/// adapter without f16 shaders),
 /// `WGC_ERROR_SHAPE_MISMATCH` (ranks, channels not divisible by groups,
 /// weight/bias/out of the wrong shape, input smaller than the dilated
 /// kernel), `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
 /// `WGC_ERROR_TOO_LARGE` (too many workgroups, or channels, a padded input,
 /// stride, dilated kernel or C/groups*KH*KW past 2^31-1 through zero
-/// strides; partial sums of a depthwise kernel over 262,144 taps beyond the
-/// adapter's storage binding size), `WGC_ERROR_DEVICE_MISMATCH`. Nothing is
+/// strides; partial sums of a depthwise kernel over 262,144 taps, or one
+/// image's f16 columns or the packed f16 weight, beyond the adapter's
+/// storage binding size), `WGC_ERROR_DEVICE_MISMATCH`. Nothing is
 /// recorded on failure.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_conv2d(

@@ -6,7 +6,7 @@ use super::grid::grid_1d;
 use super::matmul::{gemm_views, RowBias};
 use super::reduce_kernels::row_grid;
 use super::spec::uniform::uniform;
-use super::spec::{self, check_output, view_arg, Arg, Family, Launch, OverrideSlot, Sharing};
+use super::spec::{self, check_output, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot};
 use super::split::{scratch, CHUNK_LEN, K_CHUNK};
 use super::tensor::{check_kernel_counts, expect_shape, numel, same_device, DType, Tensor};
 use crate::bail;
@@ -45,7 +45,7 @@ pub static DIRECT_FAMILY: Family = Family {
     file: "conv_direct.wgsl",
     source: include_str!("../../shaders/conv_direct.wgsl"),
     entries: &["conv_direct", "conv_direct_taps", "conv_direct_chunks", "conv_direct_finish"],
-    types: &[],
+    types: &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }],
     overrides: &[BIAS],
     uniform: <ConvDirectParams as spec::Uniform>::layout,
 };
@@ -154,6 +154,31 @@ pub struct Conv2dParams {
     pub groups: u32,
 }
 
+/// A validated convolution's sizes: input (n, c, h, w), weight (o, cg, kh,
+/// kw), output (oh, ow), og output channels per group, strides, padding and
+/// dilations (at least 1 where they must be).
+#[derive(Clone, Copy, Debug)]
+pub struct Geometry {
+    pub n: usize,
+    pub c: usize,
+    pub h: usize,
+    pub w: usize,
+    pub o: usize,
+    pub cg: usize,
+    pub og: usize,
+    pub kh: usize,
+    pub kw: usize,
+    pub oh: usize,
+    pub ow: usize,
+    pub sh: usize,
+    pub sw: usize,
+    pub ph: usize,
+    pub pw: usize,
+    pub dh: usize,
+    pub dw: usize,
+    pub groups: usize,
+}
+
 /// Output size of one spatial dim, or None when the input is too small.
 pub fn out_size(input: usize, kernel: usize, stride: usize, pad: usize, dilation: usize) -> Option<usize> {
     let span = dilated(kernel, dilation);
@@ -183,13 +208,14 @@ fn depthwise(
     [x, wt, bias, y]: [Arg; 4],
     total: usize,
     has_bias: f64,
+    dtype: DType,
 ) -> Result<()> {
     let dev = &stream.device;
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
     let taps = (base.kh * base.kw) as usize;
     let chunks = if taps > DIRECT_MAX_TAPS { taps.div_ceil(CHUNK_LEN) } else { 1 };
     let params = |row: u32| ConvDirectParams { row, chunk_len: CHUNK_LEN as u32, chunks: chunks as u32, ..base };
-    let variant = |entry| DIRECT_FAMILY.variant(entry, &[], &[has_bias]);
+    let variant = |entry| DIRECT_FAMILY.variant(entry, &[dtype], &[has_bias]);
     if taps <= DIRECT_MAX_TAPS {
         let (groups, row) = grid_1d(total as u64, 256, max_dim);
         let launch = Launch { variant: variant("conv_direct"), params: params(row), args: [x, wt, bias, y], groups };
@@ -239,9 +265,10 @@ pub fn conv2d(
             bail!(DtypeMismatch, "conv2d: input is {} but another operand is {}", input.dtype.wgsl(), t.dtype.wgsl());
         }
     }
-    if input.dtype != DType::F32 {
-        bail!(Unsupported, "conv2d: {} is not supported (f32 only)", input.dtype.wgsl());
+    if !input.dtype.is_float() {
+        bail!(Unsupported, "conv2d: {} is not supported (f32 or f16)", input.dtype.wgsl());
     }
+    input.dtype.check_device(dev)?;
     for (t, name) in [(input, "input"), (weight, "weight"), (out, "out")] {
         if t.rank() != 4 {
             bail!(ShapeMismatch, "conv2d: {name} has rank {}; expected 4", t.rank());
@@ -365,7 +392,15 @@ pub fn conv2d(
             chunks: 0,
             _pad0: [0; 2],
         };
-        return depthwise(stream, base, [x_arg, w_arg, bias_arg, y_arg], out.numel(), has_bias);
+        return depthwise(stream, base, [x_arg, w_arg, bias_arg, y_arg], out.numel(), has_bias, input.dtype);
+    }
+
+    if input.dtype == DType::F16 {
+        let geo = Geometry { n, c, h, w, o, cg, og, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups };
+        if super::conv_coop::conv2d(stream, &geo, input, weight, bias, out)? {
+            return Ok(());
+        }
+        return super::conv_im2col::conv2d(stream, &geo, input, weight, bias, out);
     }
 
     let tiles64 = m.div_ceil(64) * og.div_ceil(64) * groups;

@@ -513,6 +513,49 @@ fn gemm_kernels(
     sum_slabs(&parts, split)
 }
 
+/// The second pass of a product split over K elsewhere (the f16
+/// convolution): c = the sum of `parts` f32 slabs, each holding c's elements
+/// in row-major order of its shape (batch dims, then m, n), at
+/// `parts_buf`'s start. No alpha, beta or bias (the slabs have them);
+/// `unread` fills the kernel's bias binding: any buffer the pass does not
+/// write.
+pub(crate) fn sum_slabs_into(
+    stream: &StreamShared,
+    parts_buf: &Buffer,
+    parts: usize,
+    c: &Tensor,
+    unread: Arg,
+) -> Result<()> {
+    let r = c.rank();
+    let (m, n) = (c.shape[r - 2], c.shape[r - 1]);
+    let batch = &c.shape[..r - 2];
+    let batches = numel(batch);
+    let max_dim = stream.device.limits.max_compute_workgroups_per_dimension;
+    let (groups, row) = grid_1d((batches * m * n) as u64, 256, max_dim);
+    let (c_arg, c_off) = view_arg("c", c);
+    let params = GemmSumParams {
+        m: m as u32,
+        n: n as u32,
+        batch_rank: batch.len() as u32,
+        batches: batches as u32,
+        alpha: 1.0,
+        beta: 0.0,
+        c_sm: c.strides[r - 2] as i32,
+        c_sn: c.strides[r - 1] as i32,
+        c_off,
+        bias_off: 0,
+        bias_stride: 0,
+        parts: parts as u32,
+        row,
+        _pad0: [0; 3],
+        batch_shape: pack_u32(batch, 1),
+        c_bstride: pack_i32(&c.strides[..r - 2]),
+    };
+    let variant = SUM_FAMILY.variant("gemm_split_sum", &[c.dtype], &[0.0]);
+    let args = [c_arg, Arg { name: "bias", ..unread }, Arg::whole("parts", parts_buf)];
+    spec::record(stream, &Launch { variant, params, args, groups })
+}
+
 /// How a GEMM's K is cut: `splits` runs of `k_chunk`, computed `parts` at a
 /// time into as many f32 slabs of the output's size.
 #[derive(Clone, Copy, Debug)]

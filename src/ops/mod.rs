@@ -3,6 +3,8 @@
 
 pub mod concat;
 pub mod conv;
+pub mod conv_coop;
+pub mod conv_im2col;
 pub mod cumsum;
 pub mod elementwise;
 pub mod elementwise_map;
@@ -41,6 +43,8 @@ pub static FAMILIES: &[&spec::Family] = &[
     &conv::FAMILY,
     &conv::DIRECT_FAMILY,
     &conv::INIT_FAMILY,
+    &conv_coop::FAMILY,
+    &conv_im2col::FAMILY,
     &cumsum::FAMILY,
     &elementwise_map::FAMILY,
     &gather::FAMILY,
