@@ -72,6 +72,9 @@ fn wanted_features() -> wgpu::Features {
         | wgpu::Features::PIPELINE_CACHE
         | wgpu::Features::IMMEDIATES
         | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX
+        // SPIR-V kernels (runtime/spirv_kernel.rs), used only where they are
+        // asked for and the adapter has what they declare.
+        | wgpu::Features::PASSTHROUGH_SHADERS
 }
 
 impl Device {

@@ -19,6 +19,7 @@ pub mod pipeline_cache_file;
 pub mod pool;
 pub mod private_memory;
 pub mod reflect;
+pub mod spirv_kernel;
 pub mod stream;
 pub mod user_kernels;
 pub mod wgsl_nesting;

@@ -1,0 +1,147 @@
+//! The f16 tensor-core GEMM as SPIR-V (shaders/spirv/gemm_coop_khr.comp on
+//! VK_KHR_cooperative_matrix, compiled by tools/gen_gemm_spirv.py), run
+//! through wgpu's passthrough instead of the WGSL kernel of gemm_coop.rs
+//! on Vulkan adapters that have what it needs. Same contract, same tile
+//! (`gemm_coop::TILE`), same uniform (`CoopParams`): gemm_coop::record
+//! picks the route, so the split-K and epilogue logic is shared.
+
+use super::gemm_coop::TILE;
+use super::tensor::DType;
+use crate::runtime::device::Device;
+use crate::runtime::kernel::BindingKind;
+use crate::runtime::spirv_kernel::{self, SpirvBinding, SpirvModule};
+use std::sync::OnceLock;
+
+/// Which module a launch takes (the GLSL's -D switches).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpirvVariant {
+    pub a_t: bool,
+    pub b_t: bool,
+    pub out: DType,
+    /// Fragments stored straight to C (no epilogue, whole tiles).
+    pub direct: bool,
+}
+
+const PARAMS_SIZE: u64 = std::mem::size_of::<super::gemm_coop::CoopParams>() as u64;
+
+const R: BindingKind = BindingKind::StorageRead;
+const RW: BindingKind = BindingKind::StorageReadWrite;
+
+const fn bind(binding: u32, name: &'static str, kind: BindingKind, min_size: u64) -> SpirvBinding {
+    SpirvBinding { binding, name, kind, min_size }
+}
+
+/// The bindings of a variant with an `out_size`-byte C: a and b (16-byte
+/// vectors), C, the uniform p, and the bias where there is an epilogue.
+const fn bindings<const OUT: u64, const N: usize>() -> [SpirvBinding; N] {
+    let all = [
+        bind(0, "a", R, 16),
+        bind(1, "b", R, 16),
+        bind(2, "c", RW, OUT),
+        bind(3, "p", BindingKind::Uniform, PARAMS_SIZE),
+        bind(4, "bias", R, OUT),
+    ];
+    let mut out = [all[0]; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = all[i];
+        i += 1;
+    }
+    out
+}
+
+const DIRECT_F32: [SpirvBinding; 4] = bindings::<4, 4>();
+const DIRECT_F16: [SpirvBinding; 4] = bindings::<2, 4>();
+const EPILOGUE_F32: [SpirvBinding; 5] = bindings::<4, 5>();
+const EPILOGUE_F16: [SpirvBinding; 5] = bindings::<2, 5>();
+
+macro_rules! modules {
+    ($($a:literal $b:literal $out:ident $store:ident $binds:ident),* $(,)?) => {
+        /// Every module, in the order of `SpirvVariant::index`.
+        pub static MODULES: &[SpirvModule] = &[$(SpirvModule {
+            file: concat!("gemm_coop_khr_a", $a, "_b", $b, "_", stringify!($out), "_", stringify!($store), ".spv"),
+            bytes: include_bytes!(concat!(
+                "../../shaders/spirv/generated/gemm_coop_khr_a", $a, "_b", $b, "_",
+                stringify!($out), "_", stringify!($store), ".spv"
+            )),
+            entry: "main",
+            workgroup_size: [128, 1, 1],
+            bindings: &$binds,
+        }),*];
+    };
+}
+
+modules! {
+    0 0 f32 epilogue EPILOGUE_F32, 0 0 f32 direct DIRECT_F32, 0 0 f16 epilogue EPILOGUE_F16, 0 0 f16 direct DIRECT_F16,
+    0 1 f32 epilogue EPILOGUE_F32, 0 1 f32 direct DIRECT_F32, 0 1 f16 epilogue EPILOGUE_F16, 0 1 f16 direct DIRECT_F16,
+    1 0 f32 epilogue EPILOGUE_F32, 1 0 f32 direct DIRECT_F32, 1 0 f16 epilogue EPILOGUE_F16, 1 0 f16 direct DIRECT_F16,
+    1 1 f32 epilogue EPILOGUE_F32, 1 1 f32 direct DIRECT_F32, 1 1 f16 epilogue EPILOGUE_F16, 1 1 f16 direct DIRECT_F16,
+}
+
+// The GLSL is written for gemm_coop's tile: 2 x 2 subgroups of 4 x 4
+// fragments, K in steps of 32.
+const _: () = assert!(TILE.fm == 4 && TILE.fn_ == 4 && TILE.sgm == 2 && TILE.sgn == 2 && TILE.bk == 32);
+
+impl SpirvVariant {
+    /// Its module's position in `MODULES`.
+    pub fn index(self) -> usize {
+        (self.a_t as usize) * 8
+            + (self.b_t as usize) * 4
+            + ((self.out == DType::F16) as usize) * 2
+            + self.direct as usize
+    }
+
+    pub fn module(self) -> &'static SpirvModule {
+        &MODULES[self.index()]
+    }
+}
+
+/// Whether f16 GEMMs that take the tensor-core route run the SPIR-V
+/// kernel: the environment variable WGC_GEMM_SPIRV, read once, set to `1`
+/// (off by default until measured faster than the WGSL kernel), and the
+/// adapter able to run it (`runnable`).
+pub fn enabled(dev: &Device) -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("WGC_GEMM_SPIRV").is_some_and(|v| v == "1")) && runnable(dev)
+}
+
+/// True if the device can run the modules: SPIR-V passthrough on Vulkan,
+/// cooperative matrices with 16x16x16 f16 inputs (whose feature makes
+/// wgpu enable VK_KHR_cooperative_matrix and the Vulkan memory model),
+/// f16, 48 KiB of workgroup memory and 32-wide subgroups (the kernel
+/// counts subgroups as 32 invocations).
+pub fn runnable(dev: &Device) -> bool {
+    let info = &dev.adapter.info;
+    spirv_kernel::supported(dev)
+        && dev.adapter.coop_f16
+        && dev.features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16)
+        && dev.limits.max_compute_workgroup_storage_size >= 48 * 1024
+        && dev.limits.max_compute_invocations_per_workgroup >= 128
+        && info.subgroup_min_size == 32
+        && info.subgroup_max_size == 32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_names_its_own_module() {
+        for (i, m) in MODULES.iter().enumerate() {
+            let v = SpirvVariant {
+                a_t: i & 8 != 0,
+                b_t: i & 4 != 0,
+                out: [DType::F32, DType::F16][(i >> 1) & 1],
+                direct: i & 1 != 0,
+            };
+            assert_eq!(v.index(), i);
+            let out = if v.out == DType::F16 { "f16" } else { "f32" };
+            let store = if v.direct { "direct" } else { "epilogue" };
+            let name = format!("gemm_coop_khr_a{}_b{}_{out}_{store}.spv", v.a_t as u8, v.b_t as u8);
+            assert_eq!(m.file, name);
+            assert_eq!(m.bindings.len(), if v.direct { 4 } else { 5 });
+            let c = m.bindings.iter().find(|b| b.name == "c").unwrap();
+            assert_eq!(c.min_size, if v.out == DType::F16 { 2 } else { 4 });
+        }
+    }
+}
