@@ -48,7 +48,7 @@ pub fn supported(dev: &Device) -> bool {
 impl SpirvModule {
     /// The module's words, or why they are not a SPIR-V module.
     pub fn words(&self) -> Result<Vec<u32>> {
-        if self.bytes.len() % 4 != 0 || self.bytes.len() < 20 {
+        if !self.bytes.len().is_multiple_of(4) || self.bytes.len() < 20 {
             bail!(Internal, "{}: {} bytes is no SPIR-V module", self.file, self.bytes.len());
         }
         let words: Vec<u32> = self.bytes.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
