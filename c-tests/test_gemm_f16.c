@@ -5,7 +5,9 @@
  * alpha/beta, whole and partial 128x128x32 tiles, K not a multiple of 8,
  * offsets and strides not multiples of 8 (the element-wise path), batches
  * with broadcast, strided C and split K. Elsewhere the same cases check the
- * tiled kernel. Each case prints its sizes; a failure names its case. */
+ * tiled kernel. CTest runs it twice: as it is (the WGSL tensor-core kernel)
+ * and with WGC_GEMM_SPIRV=1 (the SPIR-V one, on Vulkan adapters with
+ * VK_KHR_cooperative_matrix). Each case prints its sizes; a failure names its case. */
 #define _POSIX_C_SOURCE 200809L
 #include "gemm_check.h"
 
@@ -113,7 +115,11 @@ int main(void) {
         test_env_release(&env);
         return test_finish("test_gemm_f16");
     }
-    printf("f16 GEMM on %s\n", env.info.has_cooperative_matrix ? "tensor cores (cooperative matrices)" : "the tiled kernel");
+    const char *spirv = getenv("WGC_GEMM_SPIRV");
+    printf("f16 GEMM on %s%s\n", env.info.has_cooperative_matrix ? "tensor cores (cooperative matrices)" : "the tiled kernel",
+           env.info.has_cooperative_matrix && spirv && !strcmp(spirv, "1")
+               ? ", the SPIR-V kernel where the adapter can run it (WGC_GEMM_SPIRV=1)"
+               : "");
     test_layouts_and_sizes();
     test_views_and_batches();
     test_split_k();

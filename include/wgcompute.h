@@ -1970,7 +1970,8 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * that have it (SPIR-V passthrough, f16 16x16x16 cooperative matrices,
  * 32-wide subgroups, 48 KiB of workgroup memory; elsewhere it changes
  * nothing): the same products, accumulation and results, for comparisons
- * until measurement makes it the default.)
+ * until measurement makes it the default; with it, WGC_GEMM_SPIRV_STAGES=1,
+ * read once, stages K tiles in one workgroup buffer instead of two.)
  *
  * Skinny products (M or N at most 32, per batch matrix or with a batch
  * over one shared b folded into M) where the larger operand has a unit

@@ -38,9 +38,11 @@ TARGET_ENV = "vulkan1.2"
 
 def variants():
     """(output file name, source file, defines) of every module."""
-    for a_t, b_t, out_f16, direct in itertools.product((0, 1), repeat=4):
-        name = f"gemm_coop_khr_a{a_t}_b{b_t}_{'f16' if out_f16 else 'f32'}_{'direct' if direct else 'epilogue'}.spv"
-        defines = {"A_T": a_t, "B_T": b_t, "OUT_F16": out_f16, "DIRECT": direct}
+    for stages, a_t, b_t, out_f16, direct in itertools.product((1, 2), (0, 1), (0, 1), (0, 1), (0, 1)):
+        out = "f16" if out_f16 else "f32"
+        store = "direct" if direct else "epilogue"
+        name = f"gemm_coop_khr_s{stages}_a{a_t}_b{b_t}_{out}_{store}.spv"
+        defines = {"STAGES": stages, "A_T": a_t, "B_T": b_t, "OUT_F16": out_f16, "DIRECT": direct}
         yield name, "gemm_coop_khr.comp", defines
 
 

@@ -8,8 +8,10 @@
 // It keeps the contract of shaders/gemm_coop_f16.wgsl (the same Params, the
 // same binding names, grid, split-K and batch rules; see that file's header)
 // and goes where WGSL cannot:
-// - two staging buffers in workgroup memory: the next K tile is stored into
-//   one while the fragments are loaded from the other, one barrier per step;
+// - with STAGES = 2, two staging buffers in workgroup memory: the next K
+//   tile is stored into one while the fragments are loaded from the other,
+//   one barrier per step (STAGES = 1: one buffer, two barriers per step, as
+//   the WGSL kernel);
 // - 16-byte stores into workgroup memory (tiles staged as uvec4, which the
 //   fragment loads read directly: element and stride in units of 8 halves);
 // - f16 C written straight from converted fragments.
@@ -18,7 +20,8 @@
 // invocations each; the host requires a subgroup size of 32) a 64 x 64 part
 // as 4 x 4 fragments of 16 x 16. K advances BK at a time.
 //
-// Variants (-D, each 0 or 1):
+// Variants (-D; STAGES 1 or 2, the others 0 or 1):
+// - STAGES: staging buffers (above).
 // - A_T: A is dense along M (a transposed view), else along K.
 // - B_T: B is dense along K (the (N, K) weights of a linear layer), else along N.
 // - OUT_F16: C and the bias are f16, else f32.
@@ -57,7 +60,7 @@ const uint THREADS = 128u;
 // so that the 8 rows a fragment load reads at once fall in distinct banks.
 const uint K_STRIDE8 = (BK + 8u) / 8u;   // a tile staged K-dense (rows of M or N)
 const uint MN_STRIDE8 = (BM + 8u) / 8u;  // a tile staged M- or N-dense (rows of K)
-const uint STAGE8 = BM * K_STRIDE8;      // the larger of BM * K_STRIDE8 and BK * MN_STRIDE8
+const uint STAGE8 = BM * K_STRIDE8;      // the larger of BM * K_STRIDE8 and BK * MN_STRIDE8, per buffer
 const uint SLOTS_PER_THREAD = BM * BK / 8u / THREADS;
 const uint CS = 20u;  // row stride of a subgroup's staged 16 x 16 f32 fragment
 
@@ -98,8 +101,8 @@ layout(std430, set = 0, binding = 2) buffer CBuffer { OUT v[]; } c;
 layout(std430, set = 0, binding = 4) readonly buffer BiasBuffer { OUT v[]; } bias;
 #endif
 
-shared uvec4 ta[2 * STAGE8];
-shared uvec4 tb[2 * STAGE8];
+shared uvec4 ta[STAGES * STAGE8];
+shared uvec4 tb[STAGES * STAGE8];
 #if !DIRECT
 shared float cs[4 * 16 * CS];
 #endif
@@ -193,16 +196,29 @@ void main() {
         ra[l] = load_a(lid + l * THREADS, row0, k0, k_end, a_base8, a_ld8);
         rb[l] = load_b(lid + l * THREADS, col0, k0, k_end, b_base8, b_ld8);
     }
+#if STAGES == 2
     [[unroll]] for (uint l = 0u; l < SLOTS_PER_THREAD; l++) {
         ta[stage_at(lid + l * THREADS, A_T == 0)] = ra[l];
         tb[stage_at(lid + l * THREADS, B_T == 1)] = rb[l];
     }
     barrier();
+#endif
 
     uint steps = (k_end - k0 + BK - 1u) / BK;
     for (uint t = 0u; t < steps; t++) {
+#if STAGES == 2
         uint cur = (t & 1u) * STAGE8;
         uint nxt = STAGE8 - cur;
+#else
+        // The previous step's fragment loads are done before the tiles change.
+        uint cur = 0u;
+        barrier();
+        [[unroll]] for (uint l = 0u; l < SLOTS_PER_THREAD; l++) {
+            ta[stage_at(lid + l * THREADS, A_T == 0)] = ra[l];
+            tb[stage_at(lid + l * THREADS, B_T == 1)] = rb[l];
+        }
+        barrier();
+#endif
         bool more = t + 1u < steps;
         if (more) {
             uint kt = k0 + (t + 1u) * BK;
@@ -238,6 +254,7 @@ void main() {
                 }
             }
         }
+#if STAGES == 2
         // The other buffer was last read in the previous step, before its
         // closing barrier: it can take the next tiles now.
         if (more) {
@@ -247,6 +264,7 @@ void main() {
             }
         }
         barrier();
+#endif
     }
 
 #if DIRECT

@@ -347,7 +347,8 @@ pub fn record(
         bail!(TooLarge, "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension");
     }
     if spirv {
-        let variant = SpirvVariant { a_t: kernel.a_t, b_t: kernel.b_t, out: out.dtype, direct };
+        let double_buffered = gemm_spirv::double_buffered();
+        let variant = SpirvVariant { double_buffered, a_t: kernel.a_t, b_t: kernel.b_t, out: out.dtype, direct };
         let compiled = variant.module().kernel(&stream.device)?;
         let target = Arg { name: "c", ..out.target };
         if direct {

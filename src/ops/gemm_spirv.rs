@@ -15,6 +15,8 @@ use std::sync::OnceLock;
 /// Which module a launch takes (the GLSL's -D switches).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SpirvVariant {
+    /// Two staging buffers (one barrier per K step), else one.
+    pub double_buffered: bool,
     pub a_t: bool,
     pub b_t: bool,
     pub out: DType,
@@ -31,7 +33,7 @@ const fn bind(binding: u32, name: &'static str, kind: BindingKind, min_size: u64
     SpirvBinding { binding, name, kind, min_size }
 }
 
-/// The bindings of a variant with an `out_size`-byte C: a and b (16-byte
+/// The bindings of a variant with an `OUT`-byte C: a and b (16-byte
 /// vectors), C, the uniform p, and the bias where there is an epilogue.
 const fn bindings<const OUT: u64, const N: usize>() -> [SpirvBinding; N] {
     let all = [
@@ -56,12 +58,14 @@ const EPILOGUE_F32: [SpirvBinding; 5] = bindings::<4, 5>();
 const EPILOGUE_F16: [SpirvBinding; 5] = bindings::<2, 5>();
 
 macro_rules! modules {
-    ($($a:literal $b:literal $out:ident $store:ident $binds:ident),* $(,)?) => {
+    ($($s:literal $a:literal $b:literal $out:ident $store:ident $binds:ident),* $(,)?) => {
         /// Every module, in the order of `SpirvVariant::index`.
         pub static MODULES: &[SpirvModule] = &[$(SpirvModule {
-            file: concat!("gemm_coop_khr_a", $a, "_b", $b, "_", stringify!($out), "_", stringify!($store), ".spv"),
+            file: concat!(
+                "gemm_coop_khr_s", $s, "_a", $a, "_b", $b, "_", stringify!($out), "_", stringify!($store), ".spv"
+            ),
             bytes: include_bytes!(concat!(
-                "../../shaders/spirv/generated/gemm_coop_khr_a", $a, "_b", $b, "_",
+                "../../shaders/spirv/generated/gemm_coop_khr_s", $s, "_a", $a, "_b", $b, "_",
                 stringify!($out), "_", stringify!($store), ".spv"
             )),
             entry: "main",
@@ -72,10 +76,14 @@ macro_rules! modules {
 }
 
 modules! {
-    0 0 f32 epilogue EPILOGUE_F32, 0 0 f32 direct DIRECT_F32, 0 0 f16 epilogue EPILOGUE_F16, 0 0 f16 direct DIRECT_F16,
-    0 1 f32 epilogue EPILOGUE_F32, 0 1 f32 direct DIRECT_F32, 0 1 f16 epilogue EPILOGUE_F16, 0 1 f16 direct DIRECT_F16,
-    1 0 f32 epilogue EPILOGUE_F32, 1 0 f32 direct DIRECT_F32, 1 0 f16 epilogue EPILOGUE_F16, 1 0 f16 direct DIRECT_F16,
-    1 1 f32 epilogue EPILOGUE_F32, 1 1 f32 direct DIRECT_F32, 1 1 f16 epilogue EPILOGUE_F16, 1 1 f16 direct DIRECT_F16,
+    1 0 0 f32 epilogue EPILOGUE_F32, 1 0 0 f32 direct DIRECT_F32, 1 0 0 f16 epilogue EPILOGUE_F16, 1 0 0 f16 direct DIRECT_F16,
+    1 0 1 f32 epilogue EPILOGUE_F32, 1 0 1 f32 direct DIRECT_F32, 1 0 1 f16 epilogue EPILOGUE_F16, 1 0 1 f16 direct DIRECT_F16,
+    1 1 0 f32 epilogue EPILOGUE_F32, 1 1 0 f32 direct DIRECT_F32, 1 1 0 f16 epilogue EPILOGUE_F16, 1 1 0 f16 direct DIRECT_F16,
+    1 1 1 f32 epilogue EPILOGUE_F32, 1 1 1 f32 direct DIRECT_F32, 1 1 1 f16 epilogue EPILOGUE_F16, 1 1 1 f16 direct DIRECT_F16,
+    2 0 0 f32 epilogue EPILOGUE_F32, 2 0 0 f32 direct DIRECT_F32, 2 0 0 f16 epilogue EPILOGUE_F16, 2 0 0 f16 direct DIRECT_F16,
+    2 0 1 f32 epilogue EPILOGUE_F32, 2 0 1 f32 direct DIRECT_F32, 2 0 1 f16 epilogue EPILOGUE_F16, 2 0 1 f16 direct DIRECT_F16,
+    2 1 0 f32 epilogue EPILOGUE_F32, 2 1 0 f32 direct DIRECT_F32, 2 1 0 f16 epilogue EPILOGUE_F16, 2 1 0 f16 direct DIRECT_F16,
+    2 1 1 f32 epilogue EPILOGUE_F32, 2 1 1 f32 direct DIRECT_F32, 2 1 1 f16 epilogue EPILOGUE_F16, 2 1 1 f16 direct DIRECT_F16,
 }
 
 // The GLSL is written for gemm_coop's tile: 2 x 2 subgroups of 4 x 4
@@ -85,7 +93,8 @@ const _: () = assert!(TILE.fm == 4 && TILE.fn_ == 4 && TILE.sgm == 2 && TILE.sgn
 impl SpirvVariant {
     /// Its module's position in `MODULES`.
     pub fn index(self) -> usize {
-        (self.a_t as usize) * 8
+        (self.double_buffered as usize) * 16
+            + (self.a_t as usize) * 8
             + (self.b_t as usize) * 4
             + ((self.out == DType::F16) as usize) * 2
             + self.direct as usize
@@ -103,6 +112,15 @@ impl SpirvVariant {
 pub fn enabled(dev: &Device) -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
     *ON.get_or_init(|| std::env::var_os("WGC_GEMM_SPIRV").is_some_and(|v| v == "1")) && runnable(dev)
+}
+
+/// Whether the kernel stages K tiles in two buffers: the environment
+/// variable WGC_GEMM_SPIRV_STAGES, read once, set to `1` takes one buffer
+/// and two barriers per K step (as the WGSL kernel) instead, for
+/// comparisons (in WGSL, two buffers measured slower on an H200).
+pub fn double_buffered() -> bool {
+    static TWO: OnceLock<bool> = OnceLock::new();
+    *TWO.get_or_init(|| std::env::var_os("WGC_GEMM_SPIRV_STAGES").is_none_or(|v| v != "1"))
 }
 
 /// True if the device can run the modules: SPIR-V passthrough on Vulkan,
@@ -127,8 +145,10 @@ mod tests {
 
     #[test]
     fn every_variant_names_its_own_module() {
+        assert_eq!(MODULES.len(), 32);
         for (i, m) in MODULES.iter().enumerate() {
             let v = SpirvVariant {
+                double_buffered: i & 16 != 0,
                 a_t: i & 8 != 0,
                 b_t: i & 4 != 0,
                 out: [DType::F32, DType::F16][(i >> 1) & 1],
@@ -137,7 +157,8 @@ mod tests {
             assert_eq!(v.index(), i);
             let out = if v.out == DType::F16 { "f16" } else { "f32" };
             let store = if v.direct { "direct" } else { "epilogue" };
-            let name = format!("gemm_coop_khr_a{}_b{}_{out}_{store}.spv", v.a_t as u8, v.b_t as u8);
+            let stages = if v.double_buffered { 2 } else { 1 };
+            let name = format!("gemm_coop_khr_s{stages}_a{}_b{}_{out}_{store}.spv", v.a_t as u8, v.b_t as u8);
             assert_eq!(m.file, name);
             assert_eq!(m.bindings.len(), if v.direct { 4 } else { 5 });
             let c = m.bindings.iter().find(|b| b.name == "c").unwrap();
