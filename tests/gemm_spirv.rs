@@ -147,6 +147,27 @@ fn each_module_declares_what_the_library_binds() {
     }
 }
 
+/// Every file under shaders/spirv/ is used: the GLSL the generator
+/// compiles, and exactly the modules the library embeds.
+#[test]
+fn every_spirv_file_is_embedded() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/spirv");
+    let names = |dir: std::path::PathBuf| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_type().unwrap().is_file())
+            .map(|e| e.file_name().into_string().unwrap())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names(root.clone()), ["gemm_coop_khr.comp"], "the sources tools/gen_gemm_spirv.py compiles");
+    let mut embedded: Vec<String> = MODULES.iter().map(|m| m.file.to_owned()).collect();
+    embedded.sort();
+    assert_eq!(names(root.join("generated")), embedded, "shaders/spirv/generated/ against gemm_spirv::MODULES");
+}
+
 /// A tool named by `var`, else found on PATH as `name`; None (noted, or a
 /// failure under CI) where there is neither.
 fn tool(var: &str, name: &str) -> Option<PathBuf> {
