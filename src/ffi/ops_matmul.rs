@@ -49,7 +49,13 @@ use crate::ops::matmul;
 /// 32-wide subgroups, 48 KiB of workgroup memory; elsewhere it changes
 /// nothing): the same products, accumulation and results, for comparisons
 /// until measurement makes it the default; with it, WGC_GEMM_SPIRV_STAGES=1,
-/// read once, stages K tiles in one workgroup buffer instead of two.)
+/// read once, stages K tiles in one workgroup buffer instead of two.
+/// WGC_GEMM_SPIRV=2 instead opens Vulkan devices with
+/// VK_NV_cooperative_matrix2 where the adapter has it (workgroup scope,
+/// flexible dimensions, tensor addressing, conversions) and runs these
+/// products with a SPIR-V kernel on it, with the same f32 accumulation
+/// and results (alpha, beta and the bias go through f32 scratch the size
+/// of the output and the second pass).)
 ///
 /// Skinny products (M or N at most 32, per batch matrix or with a batch
 /// over one shared b folded into M) where the larger operand has a unit

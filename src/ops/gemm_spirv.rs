@@ -105,13 +105,35 @@ impl SpirvVariant {
     }
 }
 
-/// Whether f16 GEMMs that take the tensor-core route run the SPIR-V
-/// kernel: the environment variable WGC_GEMM_SPIRV, read once, set to `1`
-/// (off by default until measured faster than the WGSL kernel), and the
-/// adapter able to run it (`runnable`).
-pub fn enabled(dev: &Device) -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("WGC_GEMM_SPIRV").is_some_and(|v| v == "1")) && runnable(dev)
+/// The kernel an f16 GEMM on the tensor cores runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// shaders/gemm_coop_f16.wgsl (gemm_coop.rs).
+    Wgsl,
+    /// shaders/spirv/gemm_coop_khr.comp on VK_KHR_cooperative_matrix (this file).
+    Khr,
+    /// shaders/spirv/gemm_coopmat2.comp on VK_NV_cooperative_matrix2 (gemm_coopmat2.rs).
+    Coopmat2,
+}
+
+/// The route by the environment variable WGC_GEMM_SPIRV, read once: unset
+/// or `0` the WGSL kernel; `1` the VK_KHR_cooperative_matrix kernel where
+/// the device can run it (`runnable`); `2` the VK_NV_cooperative_matrix2
+/// kernel where the device was opened with that extension (the setting
+/// also asks devices to enable it where the adapter has it). Everywhere
+/// else the WGSL kernel. Off by default until measured faster.
+pub fn route(dev: &Device) -> Route {
+    static SETTING: OnceLock<u8> = OnceLock::new();
+    let setting = *SETTING.get_or_init(|| match std::env::var("WGC_GEMM_SPIRV").as_deref() {
+        Ok("1") => 1,
+        Ok("2") => 2,
+        _ => 0,
+    });
+    match setting {
+        1 if runnable(dev) => Route::Khr,
+        2 if super::gemm_coopmat2::runnable(dev) => Route::Coopmat2,
+        _ => Route::Wgsl,
+    }
 }
 
 /// Whether the kernel stages K tiles in two buffers: the environment

@@ -417,11 +417,12 @@ pub fn gemm_views(
             splits: split.splits,
             split_c: 0,
         };
-        if split.splits == 1 {
+        if split.splits == 1 && !gemm_coop::needs_slab(dev, &out) {
             return gemm_coop::record(stream, kernel, a, b, out, (m, n, k), &batch, bs);
         }
         // All splits at once into f32 slabs (the fragments cannot add to a
-        // slab), then the second pass applies the epilogue.
+        // slab), then the second pass applies the epilogue (also for one
+        // split, where the kernel stores plain products only).
         if split.parts == split.splits {
             let parts = scratch(dev, (split.parts * outputs * 4) as u64)?;
             let slab_bs: Vec<isize> = contiguous_strides(&batch).iter().map(|s| s * (m * n) as isize).collect();

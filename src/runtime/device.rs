@@ -46,6 +46,8 @@ pub struct Device {
     /// Limits and features actually enabled on the device.
     pub limits: wgpu::Limits,
     pub features: wgpu::Features,
+    /// VK_NV_cooperative_matrix2 is enabled (runtime/coopmat2.rs).
+    pub coopmat2: bool,
     pub pool: Arc<BufferPool>,
     pub kernels: KernelCache,
     pub bind_groups: Arc<BindGroupCache>,
@@ -100,8 +102,13 @@ impl Device {
             memory_hints: wgpu::MemoryHints::Performance,
             trace: wgpu::Trace::Off,
         };
-        let (device, queue) = block_on(adapter.request_device(&desc))
-            .map_err(|e| Error::Internal(format!("could not open the device: {e}")))?;
+        let coopmat2 = super::coopmat2::requested() && super::coopmat2::supported(adapter);
+        let (device, queue) = if coopmat2 {
+            super::coopmat2::open(adapter, &desc)
+        } else {
+            block_on(adapter.request_device(&desc)).map_err(|e| e.to_string())
+        }
+        .map_err(|e| Error::Internal(format!("could not open the device: {e}")))?;
 
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
         let sink = uncaptured.clone();
@@ -139,6 +146,7 @@ impl Device {
         Ok(Arc::new(Device {
             id: next_id(),
             features: device.features(),
+            coopmat2,
             limits,
             wgpu: device,
             queue,

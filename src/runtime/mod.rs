@@ -7,6 +7,7 @@ pub mod binding;
 pub mod block_on;
 pub mod buffer;
 pub mod compile_stack;
+pub mod coopmat2;
 pub mod device;
 pub mod event;
 pub mod in_flight;
