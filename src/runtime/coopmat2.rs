@@ -146,15 +146,24 @@ mod tests {
         }
         // The feature query runs on any Vulkan adapter, with or without the extension.
         let _ = supported(&adapter);
+        // What Device::create asks for.
+        let features = adapter.features() & crate::runtime::device::wanted_features();
+        let experimental = if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
+            // SAFETY: as in Device::create.
+            unsafe { wgpu::ExperimentalFeatures::enabled() }
+        } else {
+            wgpu::ExperimentalFeatures::disabled()
+        };
         let desc = wgpu::DeviceDescriptor {
             label: None,
-            required_features: adapter.features() & wgpu::Features::SHADER_F16,
+            required_features: features,
             required_limits: adapter.limits(),
-            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            experimental_features: experimental,
             memory_hints: wgpu::MemoryHints::Performance,
             trace: wgpu::Trace::Off,
         };
         let (device, queue) = open_through_hal(&adapter, &desc, false).unwrap();
+        assert_eq!(device.features(), features);
         let size = 256u64;
         let buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: None,

@@ -65,7 +65,7 @@ pub struct Device {
 }
 
 /// The features wgcompute enables when the adapter offers them.
-fn wanted_features() -> wgpu::Features {
+pub(crate) fn wanted_features() -> wgpu::Features {
     wgpu::Features::SHADER_F16
         | wgpu::Features::SUBGROUP
         | wgpu::Features::TIMESTAMP_QUERY
