@@ -423,7 +423,10 @@ pub fn gemm_views(
         // All splits at once into f32 slabs (the fragments cannot add to a
         // slab), then the second pass applies the epilogue (also for one
         // split, where the kernel stores plain products only).
-        if split.parts == split.splits {
+        // (A slab past the binding limit, which only a single run can ask
+        // for here, takes the tiled kernel too.)
+        let slab_fits = outputs * 4 <= dev.limits.max_storage_buffer_binding_size as usize;
+        if split.parts == split.splits && slab_fits {
             let parts = scratch(dev, (split.parts * outputs * 4) as u64)?;
             let slab_bs: Vec<isize> = contiguous_strides(&batch).iter().map(|s| s * (m * n) as isize).collect();
             let out = CoopOut {
