@@ -6,4 +6,4 @@ cargo build --release
 cc -O2 -std=c99 -Wall -Wextra -Iinclude bench/wgc_bench.c bench/harness.c bench/cases_*.c -Ltarget/release -lwgcompute -lm \
     -o target/release/wgc_bench
 ../shared/gpu/prepare.sh target/release/libwgcompute.so target/release/wgc_bench \
-    bench/torch_bench.py bench/compare.py bench/run_gpu.sh bench/compare_builds.sh
+    bench/torch_bench.py bench/compare.py bench/run_gpu.sh bench/compare_builds.sh bench/compare_env.sh

@@ -5,7 +5,10 @@
  * alpha/beta, whole and partial 128x128x32 tiles, K not a multiple of 8,
  * offsets and strides not multiples of 8 (the element-wise path), batches
  * with broadcast, strided C and split K. Elsewhere the same cases check the
- * tiled kernel. Each case prints its sizes; a failure names its case. */
+ * tiled kernel. CTest runs it three times: as it is (the WGSL tensor-core
+ * kernel), with WGC_GEMM_SPIRV=1 (the SPIR-V one on VK_KHR_cooperative_matrix)
+ * and with WGC_GEMM_SPIRV=2 (the one on VK_NV_cooperative_matrix2), each
+ * where the adapter has what it needs. Each case prints its sizes; a failure names its case. */
 #define _POSIX_C_SOURCE 200809L
 #include "gemm_check.h"
 
@@ -113,7 +116,12 @@ int main(void) {
         test_env_release(&env);
         return test_finish("test_gemm_f16");
     }
-    printf("f16 GEMM on %s\n", env.info.has_cooperative_matrix ? "tensor cores (cooperative matrices)" : "the tiled kernel");
+    const char *spirv = getenv("WGC_GEMM_SPIRV");
+    int route = env.info.has_cooperative_matrix && spirv ? atoi(spirv) : 0;
+    printf("f16 GEMM on %s%s\n", env.info.has_cooperative_matrix ? "tensor cores (cooperative matrices)" : "the tiled kernel",
+           route == 1   ? ", the VK_KHR_cooperative_matrix SPIR-V kernel where the adapter can run it"
+           : route == 2 ? ", the VK_NV_cooperative_matrix2 SPIR-V kernel where the adapter has the extension"
+                        : "");
     test_layouts_and_sizes();
     test_views_and_batches();
     test_split_k();

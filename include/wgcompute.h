@@ -1105,8 +1105,11 @@ WgcStatus wgc_buffer_read(const struct WgcBuffer *buffer,
  * software driver when asked for one, or no name matching `WGC_ADAPTER`),
  * `WGC_ERROR_INVALID_ARGUMENT` if `WGC_ADAPTER` is consulted and is not UTF-8.
  * The device enables the adapter's full limits and the optional features
- * wgcompute uses (f16, subgroups, timestamps, pipeline cache, cooperative
- * matrices, 64-bit integers). `*out_device` holds one reference. Blocks while the driver opens the device.
+ * wgcompute uses where the adapter offers them (f16, subgroups, timestamps,
+ * pipeline cache, cooperative matrices, 64-bit integers, SPIR-V passthrough
+ * on Vulkan; with
+ * the environment variable WGC_GEMM_SPIRV=2, VK_NV_cooperative_matrix2,
+ * see `wgc_op_gemm`); a missing one never fails the call. `*out_device` holds one reference. Blocks while the driver opens the device.
  */
 WgcStatus wgc_device_create(const struct WgcInstance *instance,
                             const struct WgcDeviceOptions *options,
@@ -2094,7 +2097,20 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * WGC_GEMM_COOP=0 sends f16 products to the tiled kernel instead,
  * WGC_GEMM_COOP_SPLIT=0 keeps a K of up to 16,384 in one run, and
  * WGC_GEMM_COOP_EPILOGUE=scalar writes an f16 C one element per store
- * rather than two, for comparisons.)
+ * rather than two, for comparisons; WGC_GEMM_SPIRV=1, read once, runs
+ * these tensor-core products with a SPIR-V kernel on
+ * VK_KHR_cooperative_matrix instead of the WGSL one, on Vulkan adapters
+ * that have it (SPIR-V passthrough, f16 16x16x16 cooperative matrices,
+ * 32-wide subgroups, 48 KiB of workgroup memory; elsewhere it changes
+ * nothing): the same products, accumulation and results, for comparisons
+ * until measurement makes it the default; with it, WGC_GEMM_SPIRV_STAGES=1,
+ * read once, stages K tiles in one workgroup buffer instead of two.
+ * WGC_GEMM_SPIRV=2 instead opens Vulkan devices with
+ * VK_NV_cooperative_matrix2 where the adapter has it (workgroup scope,
+ * flexible dimensions, tensor addressing, conversions) and runs these
+ * products with a SPIR-V kernel on it, with the same f32 accumulation
+ * and results (alpha, beta and the bias go through f32 scratch the size
+ * of the output and the second pass).)
  *
  * Skinny products (M or N at most 32, per batch matrix or with a batch
  * over one shared b folded into M) where the larger operand has a unit

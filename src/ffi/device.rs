@@ -227,8 +227,11 @@ sized_struct!(WgcMemoryStats {
 /// software driver when asked for one, or no name matching `WGC_ADAPTER`),
 /// `WGC_ERROR_INVALID_ARGUMENT` if `WGC_ADAPTER` is consulted and is not UTF-8.
 /// The device enables the adapter's full limits and the optional features
-/// wgcompute uses (f16, subgroups, timestamps, pipeline cache, cooperative
-/// matrices, 64-bit integers). `*out_device` holds one reference. Blocks while the driver opens the device.
+/// wgcompute uses where the adapter offers them (f16, subgroups, timestamps,
+/// pipeline cache, cooperative matrices, 64-bit integers, SPIR-V passthrough
+/// on Vulkan; with
+/// the environment variable WGC_GEMM_SPIRV=2, VK_NV_cooperative_matrix2,
+/// see `wgc_op_gemm`); a missing one never fails the call. `*out_device` holds one reference. Blocks while the driver opens the device.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_device_create(
     instance: *const WgcInstance,

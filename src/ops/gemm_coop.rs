@@ -3,6 +3,8 @@
 //! shader is generated for one tile (`TILE`) by tools/gen_gemm_coop_wgsl.py;
 //! see its header for the entry points and overrides.
 
+use super::gemm_coopmat2::Coopmat2Variant;
+use super::gemm_spirv::{self, Route, SpirvVariant};
 use super::spec::uniform::uniform;
 use super::spec::{self, pack_i32, pack_u32, Arg, Family, Launch, OverrideSlot, TypeSlot, Variant};
 use super::tensor::{DType, Tensor};
@@ -227,11 +229,12 @@ pub struct CoopOut<'a> {
 }
 
 impl CoopOut<'_> {
-    /// True if the fragments can be stored straight to C: f32 at unit
-    /// column stride, rows and offsets of whole 8s, whole tiles, no epilogue.
-    fn direct(&self, kernel: CoopKernel) -> bool {
+    /// True if the fragments can be stored straight to C: f32 (or f16 where
+    /// `f16_ok`: the SPIR-V kernel converts fragments) at unit column
+    /// stride, rows and offsets of whole 8s, whole tiles, no epilogue.
+    fn direct(&self, kernel: CoopKernel, f16_ok: bool) -> bool {
         let [sm, sn] = self.strides;
-        self.dtype == DType::F32
+        (self.dtype == DType::F32 || (f16_ok && self.dtype == DType::F16))
             && !kernel.edge
             && self.alpha == 1.0
             && self.beta == 0.0
@@ -242,6 +245,20 @@ impl CoopOut<'_> {
             && self.offset.is_multiple_of(8)
             && self.split_c.is_multiple_of(8)
             && self.batch_strides.iter().all(|s| *s >= 0 && s % 8 == 0)
+    }
+
+    /// True if the product goes to C as it is: alpha 1, beta 0, no bias,
+    /// unit column stride, rows and batches at non-negative strides (what
+    /// the VK_NV_cooperative_matrix2 kernel stores; partial tiles and any
+    /// alignment are fine there).
+    fn plain(&self) -> bool {
+        let [sm, sn] = self.strides;
+        self.alpha == 1.0
+            && self.beta == 0.0
+            && self.bias.is_none()
+            && sn == 1
+            && sm >= 0
+            && self.batch_strides.iter().all(|s| *s >= 0)
     }
 
     /// True if the epilogue can write an f16 C two halves at a time: dense
@@ -273,9 +290,15 @@ fn pairs_enabled() -> bool {
     *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_COOP_EPILOGUE").is_none_or(|v| v != "scalar"))
 }
 
+/// True if this output goes through an f32 slab and the split-K sum pass
+/// even with one run of K: the route stores plain products only.
+pub fn needs_slab(dev: &Device, out: &CoopOut) -> bool {
+    gemm_spirv::route(dev) == Route::Coopmat2 && !out.plain()
+}
+
 /// The entry point and the names of a, b and C's bindings for an output.
 fn entry_for(out: &CoopOut, kernel: CoopKernel, n: usize) -> (&'static str, [&'static str; 3]) {
-    if out.direct(kernel) {
+    if out.direct(kernel, false) {
         ("gemm_coop_f16", ["a", "b", "c_f32"])
     } else if pairs_enabled() && out.pairs(n) {
         ("gemm_coop_f16_epilogue_h2", ["a", "b", "c_h2"])
@@ -286,7 +309,9 @@ fn entry_for(out: &CoopOut, kernel: CoopKernel, n: usize) -> (&'static str, [&'s
 
 /// C = alpha * A x B + beta * C (+ bias) over the batch shape `batch`, A
 /// and B at batch strides `bs` (0 broadcasts). The caller has chosen
-/// `kernel` with `choose` for these views and validated them.
+/// `kernel` with `choose` for these views and validated them, and sends
+/// outputs that `needs_slab` through an f32 slab. Runs the kernel
+/// `gemm_spirv::route` picks.
 #[allow(clippy::too_many_arguments)]
 pub fn record(
     stream: &StreamShared,
@@ -301,7 +326,8 @@ pub fn record(
     debug_assert!(a.dtype == DType::F16 && b.dtype == DType::F16);
     debug_assert!(out.k_chunk.is_multiple_of(TILE.bk as usize) && out.splits == k.div_ceil(out.k_chunk));
     let (oa, ob) = (Operand::of(a), Operand::of(b));
-    let direct = out.direct(kernel);
+    let route = gemm_spirv::route(&stream.device);
+    let direct = out.direct(kernel, route == Route::Khr);
     let (entry, names) = entry_for(&out, kernel, n);
     let (a_arg, a_off) = spec::view_arg(names[0], a);
     let (b_arg, b_off) = spec::view_arg(names[1], b);
@@ -335,9 +361,6 @@ pub fn record(
         b_bstride: pack_i32(bs[1]),
         c_bstride: pack_i32(&out.batch_strides),
     };
-    let flag = |b: bool| if b { 1.0 } else { 0.0 };
-    let overrides = [flag(kernel.a_t), flag(kernel.b_t), flag(kernel.edge)];
-    let variant: Variant = FAMILY.variant(entry, &[DType::F16, out.dtype], &overrides);
     let batch_count: usize = batch.iter().product();
     let groups =
         [n.div_ceil(TILE.block_n()) as u32, m.div_ceil(TILE.block_m()) as u32, (batch_count * out.splits) as u32];
@@ -345,6 +368,27 @@ pub fn record(
     if groups.iter().any(|&g| g > max_dim) {
         bail!(TooLarge, "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension");
     }
+    if route == Route::Coopmat2 {
+        debug_assert!(out.plain(), "gemm_views sends other outputs through a slab");
+        let variant = Coopmat2Variant { a_t: kernel.a_t, b_t: kernel.b_t, out: out.dtype };
+        let compiled = variant.module().kernel(&stream.device)?;
+        let target = Arg { name: "c", ..out.target };
+        return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups);
+    }
+    if route == Route::Khr {
+        let double_buffered = gemm_spirv::double_buffered();
+        let variant = SpirvVariant { double_buffered, a_t: kernel.a_t, b_t: kernel.b_t, out: out.dtype, direct };
+        let compiled = variant.module().kernel(&stream.device)?;
+        let target = Arg { name: "c", ..out.target };
+        if direct {
+            return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups);
+        }
+        let bias = Arg { name: "bias", ..bias_arg };
+        return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target, bias], groups);
+    }
+    let flag = |b: bool| if b { 1.0 } else { 0.0 };
+    let overrides = [flag(kernel.a_t), flag(kernel.b_t), flag(kernel.edge)];
+    let variant: Variant = FAMILY.variant(entry, &[DType::F16, out.dtype], &overrides);
     let target = Arg { name: names[2], ..out.target };
     if direct {
         let args = [a_arg, b_arg, target];

@@ -449,12 +449,16 @@ fn gemm_kernels(
             splits: split.splits,
             split_c: 0,
         };
-        if split.splits == 1 {
+        if split.splits == 1 && !gemm_coop::needs_slab(dev, &out) {
             return gemm_coop::record(stream, kernel, a, b, out, (m, n, k), &batch, bs);
         }
         // All splits at once into f32 slabs (the fragments cannot add to a
-        // slab), then the second pass applies the epilogue.
-        if split.parts == split.splits {
+        // slab), then the second pass applies the epilogue (also for one
+        // split, where the kernel stores plain products only).
+        // (A slab past the binding limit, which only a single run can ask
+        // for here, takes the tiled kernel too.)
+        let slab_fits = outputs * 4 <= dev.limits.max_storage_buffer_binding_size as usize;
+        if split.parts == split.splits && slab_fits {
             let parts = scratch(dev, (split.parts * outputs * 4) as u64)?;
             let slab_bs: Vec<isize> = contiguous_strides(&batch).iter().map(|s| s * (m * n) as isize).collect();
             let out = CoopOut {

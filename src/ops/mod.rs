@@ -11,6 +11,8 @@ pub mod elementwise_map;
 pub mod fill;
 pub mod gather;
 pub mod gemm_coop;
+pub mod gemm_coopmat2;
+pub mod gemm_spirv;
 pub mod gemv;
 pub mod grid;
 pub mod half;

@@ -58,6 +58,8 @@ pub struct Device {
     /// Limits and features actually enabled on the device.
     pub limits: wgpu::Limits,
     pub features: wgpu::Features,
+    /// VK_NV_cooperative_matrix2 is enabled (runtime/coopmat2.rs).
+    pub coopmat2: bool,
     pub pool: Arc<BufferPool>,
     pub kernels: KernelCache,
     pub bind_groups: Arc<BindGroupCache>,
@@ -77,7 +79,7 @@ pub struct Device {
 }
 
 /// The features wgcompute enables when the adapter offers them.
-fn wanted_features() -> wgpu::Features {
+pub(crate) fn wanted_features() -> wgpu::Features {
     wgpu::Features::SHADER_F16
         | wgpu::Features::SUBGROUP
         | wgpu::Features::TIMESTAMP_QUERY
@@ -87,6 +89,9 @@ fn wanted_features() -> wgpu::Features {
         | wgpu::Features::IMMEDIATES
         | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX
         | wgpu::Features::SHADER_INT64
+        // SPIR-V kernels (runtime/spirv_kernel.rs), used only where they are
+        // asked for and the adapter has what they declare.
+        | wgpu::Features::PASSTHROUGH_SHADERS
 }
 
 impl Device {
@@ -117,8 +122,13 @@ impl Device {
             memory_hints: wgpu::MemoryHints::Performance,
             trace: wgpu::Trace::Off,
         };
-        let (device, queue) = block_on(adapter.request_device(&desc))
-            .map_err(|e| Error::Internal(format!("could not open the device: {e}")))?;
+        let coopmat2 = super::coopmat2::requested() && super::coopmat2::supported(adapter);
+        let (device, queue) = if coopmat2 {
+            super::coopmat2::open(adapter, &desc)
+        } else {
+            block_on(adapter.request_device(&desc)).map_err(|e| e.to_string())
+        }
+        .map_err(|e| Error::Internal(format!("could not open the device: {e}")))?;
 
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
         let sink = uncaptured.clone();
@@ -156,6 +166,7 @@ impl Device {
         Ok(Arc::new(Device {
             id: next_id(),
             features: device.features(),
+            coopmat2,
             limits,
             wgpu: device,
             queue,

@@ -78,26 +78,34 @@ pub struct VariantCache {
 }
 
 impl VariantCache {
-    /// The variant `key`; on a miss `make` gives its WGSL source and the
-    /// values of its `override` constants (which `key` must encode), or
-    /// the reason it cannot.
     /// Variants compiled so far.
     pub fn count(&self) -> usize {
         self.map.lock().unwrap().len()
     }
 
+    /// The variant `key`; on a miss `make` gives its WGSL source and the
+    /// values of its `override` constants (which `key` must encode), or
+    /// the reason it cannot.
     pub fn get(
         &self,
         device: &Device,
         key: &VariantKey,
         make: impl FnOnce() -> Result<(String, Vec<(&'static str, f64)>)>,
     ) -> Result<Arc<Kernel>> {
+        self.get_built(key, || {
+            let (source, constants) = make()?;
+            compile_with_constants(device, &source, key.entry, &constants)
+        })
+    }
+
+    /// The kernel `key`, built by `build` on a miss (kernels that are not
+    /// WGSL, such as SPIR-V modules, share the cache this way).
+    pub fn get_built(&self, key: &VariantKey, build: impl FnOnce() -> Result<Kernel>) -> Result<Arc<Kernel>> {
         if let Some(k) = self.map.lock().unwrap().get(key) {
             return Ok(k.clone());
         }
-        let (source, constants) = make()?;
-        // Compile outside the lock: other threads may use other kernels meanwhile.
-        let kernel = Arc::new(compile_with_constants(device, &source, key.entry, &constants)?);
+        // Build outside the lock: other threads may use other kernels meanwhile.
+        let kernel = Arc::new(build()?);
         Ok(self.map.lock().unwrap().entry(*key).or_insert(kernel).clone())
     }
 }
@@ -126,15 +134,10 @@ pub fn compile_with_constants(device: &Device, source: &str, entry: &str, consta
     })
 }
 
-/// The bind group layout (uniforms at dynamic offsets) and the pipeline.
-fn build_pipeline(
-    device: &Device,
-    source: &str,
-    entry: &str,
-    bindings: &[BindingInfo],
-    constants: &[(&str, f64)],
-) -> Result<(wgpu::ComputePipeline, wgpu::BindGroupLayout)> {
-    let entries: Vec<wgpu::BindGroupLayoutEntry> = bindings
+/// The bind group layout's entries of a library kernel: uniforms at
+/// dynamic offsets, storage as the kernel declares it.
+pub(crate) fn layout_entries(bindings: &[BindingInfo]) -> Vec<wgpu::BindGroupLayoutEntry> {
+    bindings
         .iter()
         .map(|b| wgpu::BindGroupLayoutEntry {
             binding: b.binding,
@@ -149,7 +152,18 @@ fn build_pipeline(
             },
             count: None,
         })
-        .collect();
+        .collect()
+}
+
+/// The bind group layout (uniforms at dynamic offsets) and the pipeline.
+fn build_pipeline(
+    device: &Device,
+    source: &str,
+    entry: &str,
+    bindings: &[BindingInfo],
+    constants: &[(&str, f64)],
+) -> Result<(wgpu::ComputePipeline, wgpu::BindGroupLayout)> {
+    let entries = layout_entries(bindings);
     let dev = &device.wgpu;
     device
         .scoped(|| {

@@ -60,13 +60,25 @@ fn binding_named(kernel: &Kernel, name: &str) -> Result<u32> {
 /// bindings by name, and launch with its params as the uniform.
 pub fn record<P: Uniform, const N: usize>(stream: &StreamShared, launch: &Launch<P, N>) -> Result<()> {
     let kernel = launch.variant.kernel(&stream.device)?;
+    record_kernel(stream, &kernel, &launch.params, &launch.args, launch.groups)
+}
+
+/// Record a launch of a kernel that is not a WGSL variant (a SPIR-V
+/// module, runtime/spirv_kernel.rs), with bindings by name as `record`.
+pub fn record_kernel<P: Uniform, const N: usize>(
+    stream: &StreamShared,
+    kernel: &Kernel,
+    params: &P,
+    args: &[Arg; N],
+    groups: [u32; 3],
+) -> Result<()> {
     let mut numbers = [0u32; N];
-    for (n, a) in numbers.iter_mut().zip(&launch.args) {
-        *n = binding_named(&kernel, a.name)?;
+    for (n, a) in numbers.iter_mut().zip(args) {
+        *n = binding_named(kernel, a.name)?;
     }
     let binds: [Bind; N] = std::array::from_fn(|i| {
-        let a = &launch.args[i];
+        let a = &args[i];
         Bind { binding: numbers[i], buffer: a.buffer, offset: a.offset, size: a.size }
     });
-    stream.launch(&kernel, &binds, Some(bytemuck::bytes_of(&launch.params)), Groups::Direct(launch.groups))
+    stream.launch(kernel, &binds, Some(bytemuck::bytes_of(params)), Groups::Direct(groups))
 }

