@@ -2097,20 +2097,20 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * WGC_GEMM_COOP=0 sends f16 products to the tiled kernel instead,
  * WGC_GEMM_COOP_SPLIT=0 keeps a K of up to 16,384 in one run, and
  * WGC_GEMM_COOP_EPILOGUE=scalar writes an f16 C one element per store
- * rather than two, for comparisons; WGC_GEMM_SPIRV=1, read once, runs
- * these tensor-core products with a SPIR-V kernel on
- * VK_KHR_cooperative_matrix instead of the WGSL one, on Vulkan adapters
- * that have it (SPIR-V passthrough, f16 16x16x16 cooperative matrices,
- * 32-wide subgroups, 48 KiB of workgroup memory; elsewhere it changes
- * nothing): the same products, accumulation and results, for comparisons
- * until measurement makes it the default; with it, WGC_GEMM_SPIRV_STAGES=1,
- * read once, stages K tiles in one workgroup buffer instead of two.
- * WGC_GEMM_SPIRV=2 instead opens Vulkan devices with
- * VK_NV_cooperative_matrix2 where the adapter has it (workgroup scope,
- * flexible dimensions, tensor addressing, conversions) and runs these
- * products with a SPIR-V kernel on it, with the same f32 accumulation
- * and results (alpha, beta and the bias go through f32 scratch the size
- * of the output and the second pass).)
+ * rather than two, for comparisons.) On Vulkan adapters with SPIR-V
+ * passthrough, f16 16x16x16 cooperative matrices, 32-wide subgroups and
+ * 48 KiB of workgroup memory, products with K of 512 or more run a SPIR-V
+ * kernel on VK_KHR_cooperative_matrix (faster there than the WGSL one,
+ * which the others keep): the same products, accumulation and results.
+ * (The environment variable WGC_GEMM_SPIRV, read once, fixes the kernel
+ * for comparisons: `0` the WGSL one, `1` the VK_KHR_cooperative_matrix
+ * one for every K; WGC_GEMM_SPIRV_STAGES=2 stages its K tiles in two
+ * workgroup buffers instead of one. WGC_GEMM_SPIRV=2 instead opens Vulkan
+ * devices with VK_NV_cooperative_matrix2 where the adapter has it
+ * (workgroup scope, flexible dimensions, tensor addressing, conversions)
+ * and runs these products with a SPIR-V kernel on it, with the same f32
+ * accumulation and results (alpha, beta and the bias go through f32
+ * scratch the size of the output and the second pass).)
  *
  * Skinny products (M or N at most 32, per batch matrix or with a batch
  * over one shared b folded into M) where the larger operand has a unit

@@ -293,7 +293,7 @@ fn pairs_enabled() -> bool {
 /// True if this output goes through an f32 slab and the split-K sum pass
 /// even with one run of K: the route stores plain products only.
 pub fn needs_slab(dev: &Device, out: &CoopOut) -> bool {
-    gemm_spirv::route(dev) == Route::Coopmat2 && !out.plain()
+    gemm_spirv::coopmat2(dev) && !out.plain()
 }
 
 /// The entry point and the names of a, b and C's bindings for an output.
@@ -326,7 +326,7 @@ pub fn record(
     debug_assert!(a.dtype == DType::F16 && b.dtype == DType::F16);
     debug_assert!(out.k_chunk.is_multiple_of(TILE.bk as usize) && out.splits == k.div_ceil(out.k_chunk));
     let (oa, ob) = (Operand::of(a), Operand::of(b));
-    let route = gemm_spirv::route(&stream.device);
+    let route = gemm_spirv::route(&stream.device, k);
     let direct = out.direct(kernel, route == Route::Khr);
     let (entry, names) = entry_for(&out, kernel, n);
     let (a_arg, a_off) = spec::view_arg(names[0], a);

@@ -116,33 +116,57 @@ pub enum Route {
     Coopmat2,
 }
 
-/// The route by the environment variable WGC_GEMM_SPIRV, read once: unset
-/// or `0` the WGSL kernel; `1` the VK_KHR_cooperative_matrix kernel where
-/// the device can run it (`runnable`); `2` the VK_NV_cooperative_matrix2
-/// kernel where the device was opened with that extension (the setting
-/// also asks devices to enable it where the adapter has it). Everywhere
-/// else the WGSL kernel. Off by default until measured faster.
-pub fn route(dev: &Device) -> Route {
-    static SETTING: OnceLock<u8> = OnceLock::new();
-    let setting = *SETTING.get_or_init(|| match std::env::var("WGC_GEMM_SPIRV").as_deref() {
-        Ok("1") => 1,
-        Ok("2") => 2,
-        _ => 0,
-    });
-    match setting {
-        1 if runnable(dev) => Route::Khr,
-        2 if super::gemm_coopmat2::runnable(dev) => Route::Coopmat2,
+/// The shortest K for which the default takes the VK_KHR_cooperative_matrix
+/// kernel: measured on an H200, it ran prefill products (K 4096 and 14336)
+/// 1.1-2.0x faster than the WGSL kernel and 8192^3 1.08x, while at K 128
+/// (batched attention scores) and 256 (a 1x1 convolution) the WGSL kernel
+/// was 6% and 16% faster (BENCHMARKS.md).
+const KHR_MIN_K: usize = 512;
+
+/// WGC_GEMM_SPIRV, read once: None unset (or another value), else 0, 1, 2.
+fn setting() -> Option<u8> {
+    static SETTING: OnceLock<Option<u8>> = OnceLock::new();
+    *SETTING.get_or_init(|| match std::env::var("WGC_GEMM_SPIRV").as_deref() {
+        Ok("0") => Some(0),
+        Ok("1") => Some(1),
+        Ok("2") => Some(2),
+        _ => None,
+    })
+}
+
+/// The kernel for an f16 tensor-core GEMM with inner dim `k`. By default
+/// the VK_KHR_cooperative_matrix kernel where the device can run it
+/// (`runnable`) and K is at least KHR_MIN_K, else the WGSL kernel. The
+/// environment variable WGC_GEMM_SPIRV, read once, fixes the route for
+/// comparisons: `0` the WGSL kernel; `1` the VK_KHR_cooperative_matrix
+/// kernel wherever runnable; `2` the VK_NV_cooperative_matrix2 kernel where
+/// the device was opened with that extension (the setting also asks
+/// devices to enable it where the adapter has it). Everywhere else the
+/// WGSL kernel.
+pub fn route(dev: &Device, k: usize) -> Route {
+    match setting() {
+        Some(0) => Route::Wgsl,
+        Some(1) if runnable(dev) => Route::Khr,
+        Some(2) if super::gemm_coopmat2::runnable(dev) => Route::Coopmat2,
+        None if runnable(dev) && k >= KHR_MIN_K => Route::Khr,
         _ => Route::Wgsl,
     }
 }
 
+/// True if products run on VK_NV_cooperative_matrix2 (WGC_GEMM_SPIRV=2 on
+/// a device opened with it), whatever their size.
+pub fn coopmat2(dev: &Device) -> bool {
+    setting() == Some(2) && super::gemm_coopmat2::runnable(dev)
+}
+
 /// Whether the kernel stages K tiles in two buffers: the environment
-/// variable WGC_GEMM_SPIRV_STAGES, read once, set to `1` takes one buffer
-/// and two barriers per K step (as the WGSL kernel) instead, for
-/// comparisons (in WGSL, two buffers measured slower on an H200).
+/// variable WGC_GEMM_SPIRV_STAGES, read once, set to `2` takes two buffers
+/// and one barrier per K step instead of one buffer and two barriers (as
+/// the WGSL kernel), for comparisons: two measured 1.1-1.6x slower on an
+/// H200 on most products (BENCHMARKS.md).
 pub fn double_buffered() -> bool {
     static TWO: OnceLock<bool> = OnceLock::new();
-    *TWO.get_or_init(|| std::env::var_os("WGC_GEMM_SPIRV_STAGES").is_none_or(|v| v != "1"))
+    *TWO.get_or_init(|| std::env::var_os("WGC_GEMM_SPIRV_STAGES").is_some_and(|v| v == "2"))
 }
 
 /// True if the device can run the modules: SPIR-V passthrough on Vulkan,
