@@ -2107,7 +2107,8 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * one for every K; WGC_GEMM_SPIRV_STAGES=2 stages its K tiles in two
  * workgroup buffers instead of one. WGC_GEMM_SPIRV=2 instead opens Vulkan
  * devices with VK_NV_cooperative_matrix2 where the adapter has it
- * (workgroup scope, flexible dimensions, tensor addressing, conversions)
+ * (workgroup scope, flexible dimensions listing 128 x 128 x 32 f16
+ * products into f32 for 128 invocations, tensor addressing, conversions)
  * and runs these products with a SPIR-V kernel on it, with the same f32
  * accumulation and results (alpha, beta and the bias go through f32
  * scratch the size of the output and the second pass).)

@@ -71,8 +71,8 @@ impl Coopmat2Variant {
 
 /// True if the device can run the modules: opened with
 /// VK_NV_cooperative_matrix2 (which the runtime enables only where the
-/// adapter reports workgroup scope, flexible dimensions, tensor addressing
-/// and conversions), SPIR-V passthrough, f16 cooperative matrices and
+/// adapter reports workgroup scope, flexible dimensions that list this
+/// kernel's shapes, tensor addressing and conversions), SPIR-V passthrough, f16 cooperative matrices and
 /// 128 invocations per workgroup.
 pub fn runnable(dev: &Device) -> bool {
     dev.coopmat2

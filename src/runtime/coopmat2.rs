@@ -12,6 +12,7 @@ use std::ffi::{c_void, CStr};
 
 pub const EXTENSION: &CStr = c"VK_NV_cooperative_matrix2";
 const STRUCTURE_TYPE_FEATURES: i32 = 1_000_593_000;
+const STRUCTURE_TYPE_FLEXIBLE_DIMENSIONS: i32 = 1_000_593_001;
 
 /// VkPhysicalDeviceCooperativeMatrix2FeaturesNV.
 #[repr(C)]
@@ -62,8 +63,88 @@ pub fn requested() -> bool {
     *ON.get_or_init(|| std::env::var_os("WGC_GEMM_SPIRV").is_some_and(|v| v == "2"))
 }
 
-/// True if the adapter is a Vulkan one with the extension and every
-/// feature the kernels use.
+/// VkCooperativeMatrixFlexibleDimensionsPropertiesNV: one shape class of
+/// workgroup-scope matrices the driver takes.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct FlexibleDimensions {
+    s_type: vk::StructureType,
+    p_next: *mut c_void,
+    m_granularity: u32,
+    n_granularity: u32,
+    k_granularity: u32,
+    a_type: vk::ComponentTypeKHR,
+    b_type: vk::ComponentTypeKHR,
+    c_type: vk::ComponentTypeKHR,
+    result_type: vk::ComponentTypeKHR,
+    saturating_accumulation: vk::Bool32,
+    scope: vk::ScopeKHR,
+    workgroup_invocations: u32,
+}
+
+type GetFlexibleDimensions =
+    unsafe extern "system" fn(vk::PhysicalDevice, *mut u32, *mut FlexibleDimensions) -> vk::Result;
+
+/// The kernels' matrices: a 128 x 128 f32 accumulator, f16 A (128 x 32)
+/// and B (32 x 128), at workgroup scope with 128 invocations.
+const KERNEL_M: u32 = 128;
+const KERNEL_N: u32 = 128;
+const KERNEL_K: u32 = 32;
+const KERNEL_INVOCATIONS: u32 = 128;
+
+/// True if the driver lists the kernels' shapes among its flexible
+/// dimensions (using any other is undefined).
+fn kernel_shape_listed(hal: &wgpu::hal::vulkan::Adapter) -> bool {
+    let shared = hal.shared_instance();
+    let name = c"vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV";
+    // SAFETY: a lookup by name on the adapter's live instance.
+    let Some(f) = (unsafe { shared.entry().get_instance_proc_addr(shared.raw_instance().handle(), name.as_ptr()) })
+    else {
+        return false;
+    };
+    // SAFETY: the function of that name has this signature.
+    let get: GetFlexibleDimensions = unsafe { std::mem::transmute(f) };
+    let blank = FlexibleDimensions {
+        s_type: vk::StructureType::from_raw(STRUCTURE_TYPE_FLEXIBLE_DIMENSIONS),
+        p_next: std::ptr::null_mut(),
+        m_granularity: 0,
+        n_granularity: 0,
+        k_granularity: 0,
+        a_type: vk::ComponentTypeKHR::FLOAT16,
+        b_type: vk::ComponentTypeKHR::FLOAT16,
+        c_type: vk::ComponentTypeKHR::FLOAT16,
+        result_type: vk::ComponentTypeKHR::FLOAT16,
+        saturating_accumulation: vk::FALSE,
+        scope: vk::ScopeKHR::WORKGROUP,
+        workgroup_invocations: 0,
+    };
+    let mut count = 0u32;
+    // SAFETY: the count query, then as many structs as the driver said.
+    if unsafe { get(hal.raw_physical_device(), &mut count, std::ptr::null_mut()) } != vk::Result::SUCCESS {
+        return false;
+    }
+    let mut list = vec![blank; count as usize];
+    let result = unsafe { get(hal.raw_physical_device(), &mut count, list.as_mut_ptr()) };
+    if result != vk::Result::SUCCESS && result != vk::Result::INCOMPLETE {
+        return false;
+    }
+    list.truncate(count as usize);
+    list.iter().any(|d| {
+        let f16 = vk::ComponentTypeKHR::FLOAT16;
+        let f32 = vk::ComponentTypeKHR::FLOAT32;
+        d.scope == vk::ScopeKHR::WORKGROUP
+            && d.workgroup_invocations == KERNEL_INVOCATIONS
+            && (d.a_type, d.b_type, d.c_type, d.result_type) == (f16, f16, f32, f32)
+            && d.saturating_accumulation == vk::FALSE
+            && [d.m_granularity, d.n_granularity, d.k_granularity].iter().all(|&g| g > 0)
+            && KERNEL_M.is_multiple_of(d.m_granularity)
+            && KERNEL_N.is_multiple_of(d.n_granularity)
+            && KERNEL_K.is_multiple_of(d.k_granularity)
+    })
+}
+
+/// True if the adapter is a Vulkan one with the extension, every feature
+/// the kernels use, and their matrix shapes among its flexible dimensions.
 pub fn supported(adapter: &wgpu::Adapter) -> bool {
     // SAFETY: the hal adapter is only read while the guard lives.
     let Some(hal) = (unsafe { adapter.as_hal::<wgpu::hal::api::Vulkan>() }) else {
@@ -80,7 +161,7 @@ pub fn supported(adapter: &wgpu::Adapter) -> bool {
     unsafe {
         hal.shared_instance().raw_instance().get_physical_device_features2(hal.raw_physical_device(), &mut features2)
     };
-    features.wanted()
+    features.wanted() && kernel_shape_listed(&hal)
 }
 
 /// Open the device as `adapter.request_device(desc)` would, with
