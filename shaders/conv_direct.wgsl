@@ -55,6 +55,18 @@ struct Params {
 
 // Add bias[o] to output channel o.
 override BIAS: bool = false;
+// The window's height and width compiled in for conv_direct (0: read from
+// p), so that 3x3 and the other common sizes unroll: loops of uniform
+// length with a bounds branch per tap kept each output's loads apart.
+override KH: u32 = 0u;
+override KW: u32 = 0u;
+
+fn window_h() -> u32 {
+    return select(p.kh, KH, KH != 0u);
+}
+fn window_w() -> u32 {
+    return select(p.kw, KW, KW != 0u);
+}
 
 @compute @workgroup_size(256)
 fn conv_direct(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -74,12 +86,12 @@ fn conv_direct(@builtin(global_invocation_id) gid: vec3<u32>) {
     let ih0 = i32(oh) * p.stride_h - p.pad_h;
     let iw0 = i32(ow) * p.stride_w - p.pad_w;
     var acc = 0.0;
-    for (var a = 0u; a < p.kh; a++) {
+    for (var a = 0u; a < window_h(); a++) {
         let ih = ih0 + i32(a) * p.dil_h;
         if (ih < 0 || ih >= p.h) {
             continue;
         }
-        for (var b = 0u; b < p.kw; b++) {
+        for (var b = 0u; b < window_w(); b++) {
             let iw = iw0 + i32(b) * p.dil_w;
             if (iw >= 0 && iw < p.w) {
                 acc = fma(f32(x[base + ih * p.in_s.z + iw * p.in_s.w]), f32(wt[wbase + i32(a) * p.w_s.z + i32(b) * p.w_s.w]), acc);

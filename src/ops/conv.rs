@@ -46,7 +46,11 @@ pub static DIRECT_FAMILY: Family = Family {
     source: include_str!("../../shaders/conv_direct.wgsl"),
     entries: &["conv_direct", "conv_direct_taps", "conv_direct_chunks", "conv_direct_finish"],
     types: &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }],
-    overrides: &[BIAS],
+    overrides: &[
+        BIAS,
+        OverrideSlot { name: "KH", values: SPECIALIZED_SIZES },
+        OverrideSlot { name: "KW", values: SPECIALIZED_SIZES },
+    ],
     uniform: <ConvDirectParams as spec::Uniform>::layout,
 };
 
@@ -215,10 +219,14 @@ fn depthwise(
     let taps = (base.kh * base.kw) as usize;
     let chunks = if taps > DIRECT_MAX_TAPS { taps.div_ceil(CHUNK_LEN) } else { 1 };
     let params = |row: u32| ConvDirectParams { row, chunk_len: CHUNK_LEN as u32, chunks: chunks as u32, ..base };
-    let variant = |entry| DIRECT_FAMILY.variant(entry, &[dtype], &[has_bias]);
+    let variant = |entry| DIRECT_FAMILY.variant(entry, &[dtype], &[has_bias, 0.0, 0.0]);
     if taps <= DIRECT_MAX_TAPS {
+        // The window compiled in where both its sizes are among SPECIALIZED_SIZES.
+        let specialized = |v: u32| SPECIALIZED_SIZES.contains(&(v as f64));
+        let window = if specialized(base.kh) && specialized(base.kw) { [base.kh, base.kw] } else { [0, 0] };
+        let variant = DIRECT_FAMILY.variant("conv_direct", &[dtype], &[has_bias, window[0] as f64, window[1] as f64]);
         let (groups, row) = grid_1d(total as u64, 256, max_dim);
-        let launch = Launch { variant: variant("conv_direct"), params: params(row), args: [x, wt, bias, y], groups };
+        let launch = Launch { variant, params: params(row), args: [x, wt, bias, y], groups };
         return spec::record(stream, &launch);
     }
     let (groups, per_y) = row_grid(chunks as u32, total, max_dim);

@@ -125,6 +125,8 @@ pub const SAMPLED_OVERRIDES: &[(&str, &str)] = &[
     ("elementwise.wgsl", "ROUTED"),
     ("norm.wgsl", "LANES"),
     ("norm.wgsl+subgroups", "LANES"),
+    ("conv_direct.wgsl", "KH"),
+    ("conv_direct.wgsl", "KW"),
 ];
 
 impl Variant {
