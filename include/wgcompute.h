@@ -374,6 +374,17 @@ enum WgcDtype
   WGC_DTYPE_F16 = 1,
   WGC_DTYPE_I32 = 2,
   WGC_DTYPE_U32 = 3,
+  /**
+   * bfloat16 (8 exponent bits, 7 fraction bits), stored as the raw 16
+   * bits (the top half of the f32 with the same value), 2 bytes per
+   * element. Every adapter supports it (no shader-f16 needed). Taken by
+   * the elementwise operators (wgc_op_cast, copy, fill, arange included),
+   * the reductions (wgc_op_reduce, wgc_op_var, wgc_op_std) and
+   * wgc_op_gemm / wgc_op_matmul; every other operator returns
+   * WGC_ERROR_UNSUPPORTED for bf16 tensors. Computed in f32, rounded once
+   * to bf16 as the header's Numerics section describes.
+   */
+  WGC_DTYPE_BF16 = 4,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -17,6 +17,15 @@ pub enum WgcDtype {
     F16 = 1,
     I32 = 2,
     U32 = 3,
+    /// bfloat16 (8 exponent bits, 7 fraction bits), stored as the raw 16
+    /// bits (the top half of the f32 with the same value), 2 bytes per
+    /// element. Every adapter supports it (no shader-f16 needed). Taken by
+    /// the elementwise operators (wgc_op_cast, copy, fill, arange included),
+    /// the reductions (wgc_op_reduce, wgc_op_var, wgc_op_std) and
+    /// wgc_op_gemm / wgc_op_matmul; every other operator returns
+    /// WGC_ERROR_UNSUPPORTED for bf16 tensors. Computed in f32, rounded once
+    /// to bf16 as the header's Numerics section describes.
+    BF16 = 4,
 }
 
 /// A view of a buffer as a tensor: element `[i0, ..., i(rank-1)]` lives at
@@ -92,6 +101,7 @@ pub(crate) fn dtype_of(v: u32) -> Result<DType> {
         1 => DType::F16,
         2 => DType::I32,
         3 => DType::U32,
+        4 => DType::BF16,
         _ => return Err(Error::InvalidArgument(format!("unknown dtype {v}"))),
     })
 }

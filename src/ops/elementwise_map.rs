@@ -11,7 +11,7 @@
 
 use super::elementwise::{BinaryOp, UnaryOp, WGC_NUM_BINARY_OPS, WGC_NUM_UNARY_OPS};
 use super::grid::grid_1d;
-use super::half::f16_bits;
+use super::half::{bf16_bits, bf16_to_f32, f16_bits};
 use super::spec::uniform::uniform;
 use super::spec::{self, check_output, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot, Variant};
 use super::split::scratch;
@@ -149,12 +149,13 @@ pub struct Scalar {
 
 impl Scalar {
     /// `v` converted to `dtype`: floats round to nearest even, once (f16
-    /// directly from the double), integers truncate toward zero and
+    /// and bf16 directly from the double), integers truncate toward zero and
     /// saturate to the type's range (NaN gives 0).
     pub fn of(dtype: DType, v: f64) -> Scalar {
         match dtype {
             DType::F32 => Scalar { bits: 0, value: v as f32 },
             DType::F16 => Scalar { bits: 0, value: f16_to_f32(f16_bits(v)) },
+            DType::BF16 => Scalar { bits: 0, value: bf16_to_f32(bf16_bits(v)) },
             DType::I32 => Scalar { bits: (v as i32) as u32, value: 0.0 },
             DType::U32 => Scalar { bits: v as u32, value: 0.0 },
         }
@@ -210,7 +211,7 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     all.push(m.out);
     same_device(dev, &all)?;
     for t in &all {
-        t.dtype.check_device(dev)?;
+        t.dtype.check_device_bf16(dev)?;
     }
     let shapes: Vec<&[usize]> = tensors.iter().map(|t| t.shape.as_slice()).collect();
     let shape = if shapes.is_empty() { m.out.shape.clone() } else { broadcast_shapes(&shapes)? };
@@ -220,6 +221,9 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     let in_place = check_output(what, m.out, &named, Sharing::InPlaceOrApart)?;
     if m.out.numel() == 0 {
         return Ok(());
+    }
+    if all.iter().any(|t| t.dtype == DType::BF16) || m.a == DType::BF16 {
+        return super::bf16_route::map(stream, m);
     }
     // Inputs sharing out's buffer apart from it (and a mask in place) are
     // read from a copy.

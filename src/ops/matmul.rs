@@ -12,6 +12,7 @@ use super::tensor::{
     broadcast_shapes, broadcast_strides, check_kernel_counts, contiguous_strides, expect_shape, numel, same_device,
     DType, Tensor,
 };
+use super::{bf16, bf16_route};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::buffer::Buffer;
@@ -117,16 +118,16 @@ pub fn check_dtypes(stream: &StreamShared, a: &Tensor, b: &Tensor, c: &Tensor) -
         bail!(DtypeMismatch, "gemm: a is {} and b is {}", a.dtype.wgsl(), b.dtype.wgsl());
     }
     if !a.dtype.is_float() {
-        bail!(Unsupported, "gemm: {} inputs are not supported (f32 or f16)", a.dtype.wgsl());
+        bail!(Unsupported, "gemm: {} inputs are not supported (f32, f16 or bf16)", a.dtype.wgsl());
     }
-    let ok_out = c.dtype == DType::F32 || (c.dtype == DType::F16 && a.dtype == DType::F16);
+    let ok_out = c.dtype == DType::F32 || (c.dtype == a.dtype);
     if !ok_out {
         if !c.dtype.is_float() {
             bail!(Unsupported, "gemm: {} output is not supported", c.dtype.wgsl());
         }
         bail!(DtypeMismatch, "gemm: {} inputs cannot write a {} output", a.dtype.wgsl(), c.dtype.wgsl());
     }
-    a.dtype.check_device(&stream.device)?;
+    a.dtype.check_device_bf16(&stream.device)?;
     Ok(())
 }
 
@@ -300,6 +301,9 @@ pub fn gemm_views(
     let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
     if batch_count > max_dim {
         bail!(TooLarge, "gemm: {batch_count} batch matrices exceed this adapter's {max_dim} workgroups per dimension");
+    }
+    if a.dtype == DType::BF16 {
+        return gemm_bf16(stream, alpha, a, b, beta, c, bias);
     }
     // Skinny products (few rows or columns) have kernels of their own.
     if let Some(plan) = super::gemv::plan(dev, alpha, a, b, beta, c, &batch, bias.is_some())? {
@@ -479,6 +483,27 @@ pub fn gemm_views(
         spec::record(stream, &Launch { variant, params, args, groups })?;
     }
     sum_slabs(&parts, split)
+}
+
+/// A validated GEMM of bf16 operands: over their values widened to f32
+/// scratch (f32 accumulation), into `c` or, for a bf16 `c`, into f32
+/// scratch (holding C's values where beta reads them) rounded once into `c`.
+fn gemm_bf16(
+    stream: &StreamShared,
+    alpha: f32,
+    a: &Tensor,
+    b: &Tensor,
+    beta: f32,
+    c: &Tensor,
+    bias: Option<RowBias>,
+) -> Result<()> {
+    let (a32, b32) = (bf16_route::widen(stream, a, false)?, bf16_route::widen(stream, b, false)?);
+    if c.dtype != DType::BF16 {
+        return gemm_views(stream, alpha, &a32.view(), &b32.view(), beta, c, bias);
+    }
+    let c32 = if beta != 0.0 { bf16_route::widen(stream, c, true)? } else { bf16_route::uninit(stream, &c.shape)? };
+    gemm_views(stream, alpha, &a32.view(), &b32.view(), beta, &c32.view(), bias)?;
+    bf16::convert(stream, &c32.view(), c)
 }
 
 /// How a GEMM's K is cut: `splits` runs of `k_chunk`, computed `parts` at a

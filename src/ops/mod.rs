@@ -1,6 +1,8 @@
 //! Built-in operators: validate shapes and dtypes, pick a kernel variant,
 //! record its launches on a stream. Everything runs on the GPU.
 
+pub mod bf16;
+pub mod bf16_route;
 pub mod concat;
 pub mod conv;
 pub mod cumsum;
@@ -36,6 +38,7 @@ pub mod topk;
 /// Every kernel family on the kernel spec (the offline tests compile each
 /// variant and check each uniform's layout).
 pub static FAMILIES: &[&spec::Family] = &[
+    &bf16::FAMILY,
     &concat::FAMILY,
     &conv::FAMILY,
     &conv::DIRECT_FAMILY,

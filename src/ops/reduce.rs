@@ -15,6 +15,7 @@ use super::spec::{
     self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot,
 };
 use super::tensor::{coalesce, expect_shape, numel, same_device, DType, Tensor};
+use super::{bf16, bf16_route};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::buffer::{Buffer, Usage};
@@ -149,7 +150,7 @@ pub fn reduce(
     let dev = &stream.device;
     dev.check_alive()?;
     same_device(dev, &[input, out])?;
-    input.dtype.check_device(dev)?;
+    input.dtype.check_device_bf16(dev)?;
     if op.floats_only() && !input.dtype.is_float() {
         bail!(Unsupported, "{op:?} of {} tensors is not supported (floating-point inputs only)", input.dtype.wgsl());
     }
@@ -184,6 +185,9 @@ pub fn reduce(
     check_output(&format!("{op:?}"), out, &[("the input", input)], Sharing::Disjoint)?;
     if rows == 0 {
         return Ok(());
+    }
+    if input.dtype == DType::BF16 {
+        return reduce_bf16(stream, op, input, axes, keepdim, out);
     }
 
     // Input dims split into kept (with the output's strides) and reduced.
@@ -340,10 +344,29 @@ pub fn reduce(
     Ok(())
 }
 
+/// A validated reduction of a bf16 input: over its values widened to f32
+/// scratch, into `out` (indices) or into f32 scratch rounded once into `out`.
+fn reduce_bf16(
+    stream: &StreamShared,
+    op: ReduceOp,
+    input: &Tensor,
+    axes: &[i32],
+    keepdim: bool,
+    out: &Tensor,
+) -> Result<()> {
+    let x = bf16_route::widen(stream, input, false)?;
+    if op.is_arg() {
+        return reduce(stream, op, &x.view(), axes, keepdim, out);
+    }
+    let y = bf16_route::uninit(stream, &out.shape)?;
+    reduce(stream, op, &x.view(), axes, keepdim, &y.view())?;
+    bf16::convert(stream, &y.view(), out)
+}
+
 /// The family for inputs of `dtype` on `dev` (accumulator and strategy).
 fn family_of(dev: &crate::runtime::device::Device, dtype: DType) -> &'static Family {
     match dtype {
-        DType::F32 | DType::F16 => strategy(dev, &FAMILY_F32, &FAMILY_F32_SUBGROUPS),
+        DType::F32 | DType::F16 | DType::BF16 => strategy(dev, &FAMILY_F32, &FAMILY_F32_SUBGROUPS),
         DType::I32 => strategy(dev, &FAMILY_I32, &FAMILY_I32_SUBGROUPS),
         DType::U32 => strategy(dev, &FAMILY_U32, &FAMILY_U32_SUBGROUPS),
     }

@@ -73,7 +73,7 @@ pub fn lanes(k_total: usize) -> u32 {
 
 fn family_of(dev: &Device, dtype: DType) -> &'static Family {
     match dtype {
-        DType::F32 | DType::F16 => strategy(dev, &FAMILY_F32, &FAMILY_F32_SUBGROUPS),
+        DType::F32 | DType::F16 | DType::BF16 => strategy(dev, &FAMILY_F32, &FAMILY_F32_SUBGROUPS),
         DType::I32 => strategy(dev, &FAMILY_I32, &FAMILY_I32_SUBGROUPS),
         DType::U32 => strategy(dev, &FAMILY_U32, &FAMILY_U32_SUBGROUPS),
     }

@@ -62,6 +62,7 @@ fn code(d: DType) -> u8 {
         DType::F16 => 2,
         DType::I32 => 3,
         DType::U32 => 4,
+        DType::BF16 => 5,
     }
 }
 
