@@ -471,6 +471,90 @@ static void test_unary_fill(TestEnv *env) {
     wgc_buffer_release(ob);
 }
 
+/* Layouts the bf16 kernels take (four elements, two whole words, per
+ * unit): dense with a tail of 3, a row broadcast over a matrix, in place,
+ * a scalar operand, where, unary ops and fills. */
+static void test_dense_kernels(TestEnv *env) {
+    enum { N = 39, R = 6, C = 12 };
+    uint16_t *a = random_bf16(N, -3, 3), *b = random_bf16(N, 0.5, 2);
+    a[5] = 0x7fc0;
+    a[6] = 0x7f7f; /* the largest bf16: a sum past it rounds to inf */
+    b[6] = 0x7f7f;
+    WgcBuffer *ab = upload(env->device, a, N * 2), *bb = upload(env->device, b, N * 2);
+    WgcBuffer *ob = sentinel_buffer(env->device, N + 5);
+    int64_t n1[1] = {N};
+    WgcTensor at = tensor_of(ab, WGC_DTYPE_BF16, 1, n1), bt = tensor_of(bb, WGC_DTYPE_BF16, 1, n1);
+    WgcTensor ot = tensor_of(ob, WGC_DTYPE_BF16, 1, n1);
+    uint16_t got[N + 5];
+    int bad = 0;
+    const uint32_t ops[] = {WGC_BINARY_OP_ADD, WGC_BINARY_OP_MUL, WGC_BINARY_OP_DIV};
+    for (int k = 0; k < 3; k++) {
+        CHECK(wgc_op_binary(env->stream, ops[k], &at, &bt, &ot));
+        read_back(env, ob, got, sizeof got);
+        for (int i = 0; i < N; i++) {
+            uint16_t want = bf16_of_double(binary_ref(ops[k], bf16_value(a[i]), bf16_value(b[i])));
+            bad += got[i] != want;
+        }
+        expect_untouched(got + N, 5, "dense bf16 output");
+    }
+    /* In place: a -= b; then a *= 0.5 (a scalar). */
+    CHECK(wgc_op_binary(env->stream, WGC_BINARY_OP_SUB, &at, &bt, &at));
+    CHECK(wgc_op_binary_scalar(env->stream, WGC_BINARY_OP_MUL, &at, 0.5, &at));
+    read_back(env, ab, got, N * 2);
+    for (int i = 0; i < N; i++) {
+        double d = bf16_value(bf16_of_double(bf16_value(a[i]) - bf16_value(b[i])));
+        uint16_t want = bf16_of_double(d * 0.5);
+        bad += is_nan_bf16(want) ? !is_nan_bf16(got[i]) : got[i] != want;
+        a[i] = got[i];
+    }
+    /* exp and fill, where(mask, a, b). */
+    CHECK(wgc_op_unary(env->stream, WGC_UNARY_OP_EXP, &at, &ot));
+    read_back(env, ob, got, sizeof got);
+    for (int i = 0; i < N; i++) {
+        double r = exp(bf16_value(a[i])), g = bf16_value(got[i]);
+        bad += isnan(r) ? !isnan(g) : !(g == r || fabs(g - r) <= ldexp(fabs(r), -8));
+    }
+    CHECK(wgc_op_fill(env->stream, &ot, -2.5));
+    read_back(env, ob, got, sizeof got);
+    for (int i = 0; i < N; i++) bad += got[i] != 0xc020;
+    uint32_t mask[N];
+    for (int i = 0; i < N; i++) mask[i] = (uint32_t)(i % 4 == 1);
+    WgcBuffer *mb = upload(env->device, mask, sizeof mask);
+    WgcTensor mt = tensor_of(mb, WGC_DTYPE_U32, 1, n1);
+    CHECK(wgc_op_where(env->stream, &mt, &at, &bt, &ot));
+    read_back(env, ob, got, sizeof got);
+    for (int i = 0; i < N; i++) bad += got[i] != (mask[i] ? a[i] : b[i]);
+    expect_untouched(got + N, 5, "dense bf16 output");
+    /* out (R, C) = x (R, C) at offset 4 + bias (C). */
+    uint16_t *x = random_bf16(4 + R * C, -1, 1);
+    WgcBuffer *xb = upload(env->device, x, (4 + R * C) * 2), *yb = sentinel_buffer(env->device, R * C);
+    int64_t s2[2] = {R, C}, st2[2] = {C, 1}, sc[1] = {C};
+    WgcTensor xt = view(xb, WGC_DTYPE_BF16, 2, s2, st2, 4), yt = tensor_of(yb, WGC_DTYPE_BF16, 2, s2);
+    WgcTensor bias = tensor_of(bb, WGC_DTYPE_BF16, 1, sc);
+    CHECK(wgc_op_binary(env->stream, WGC_BINARY_OP_ADD, &xt, &bias, &yt));
+    uint16_t *y = malloc(R * C * 2);
+    read_back(env, yb, y, R * C * 2);
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < C; c++) {
+            uint16_t want = bf16_of_double(bf16_value(x[4 + r * C + c]) + bf16_value(b[c]));
+            bad += is_nan_bf16(want) ? !is_nan_bf16(y[r * C + c]) : y[r * C + c] != want;
+        }
+    if (bad) {
+        fprintf(stderr, "bf16 kernels: %d elements wrong\n", bad);
+        g_failures++;
+    }
+    free(x);
+    free(y);
+    free(a);
+    free(b);
+    wgc_buffer_release(xb);
+    wgc_buffer_release(yb);
+    wgc_buffer_release(mb);
+    wgc_buffer_release(ab);
+    wgc_buffer_release(bb);
+    wgc_buffer_release(ob);
+}
+
 /* Reductions of a transposed bf16 view [7, 33, 5] (stored [5, 33, 7]). */
 static void test_reductions(TestEnv *env) {
     enum { A = 7, B = 33, C = 5 };
@@ -632,6 +716,7 @@ int main(void) {
     test_copy(&env);
     test_binary(&env);
     test_unary_fill(&env);
+    test_dense_kernels(&env);
     test_reductions(&env);
     test_gemm(&env);
     test_unsupported(&env);

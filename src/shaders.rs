@@ -6,6 +6,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("fill.wgsl", include_str!("../shaders/fill.wgsl")),
     ("indirect_counts.wgsl", include_str!("../shaders/indirect_counts.wgsl")),
     // Fragments joined to kernel families' sources.
+    ("elementwise_bf16.wgsl", include_str!("../shaders/elementwise_bf16.wgsl")),
     ("gemm_tile.wgsl", include_str!("../shaders/gemm_tile.wgsl")),
     ("reduce_wg_allreduce.wgsl", include_str!("../shaders/reduce_wg_allreduce.wgsl")),
     ("reduce_wg_shared.wgsl", include_str!("../shaders/reduce_wg_shared.wgsl")),

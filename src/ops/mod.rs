@@ -45,6 +45,7 @@ pub static FAMILIES: &[&spec::Family] = &[
     &conv::INIT_FAMILY,
     &cumsum::FAMILY,
     &elementwise_map::FAMILY,
+    &elementwise_map::FAMILY_BF16,
     &gather::FAMILY,
     &gemm_coop::FAMILY,
     &gemv::FAMILY,

@@ -124,6 +124,8 @@ impl Family {
 pub const SAMPLED_OVERRIDES: &[(&str, &str)] = &[
     ("elementwise.wgsl", "RANK"),
     ("elementwise.wgsl", "ROUTED"),
+    ("elementwise.wgsl+bf16", "RANK"),
+    ("elementwise.wgsl+bf16", "ROUTED"),
     ("norm.wgsl", "LANES"),
     ("norm.wgsl+subgroups", "LANES"),
 ];
