@@ -618,22 +618,24 @@ static void test_reductions(TestEnv *env) {
     wgc_buffer_release(ib);
 }
 
-/* C = alpha A B^T + beta C with bf16 A (M, K), B stored (N, K); bf16 and
- * f32 outputs; M = 1 (the skinny kernels) too. */
+/* C = alpha A op(B) + beta C with bf16 A (M, K) and B stored (N, K) and
+ * used transposed, or stored (K, N); bf16 and f32 outputs; shapes for the
+ * tiled kernel and the skinny ones (vector loads of B where K or N is a
+ * multiple of 4). */
 static void test_gemm(TestEnv *env) {
-    const int ms[2] = {37, 1};
-    for (int t = 0; t < 2; t++) {
-        int M = ms[t], K = 53, N = 29;
+    const int shapes[4][3] = {{45, 53, 40}, {1, 64, 29}, {3, 53, 40}, {2, 20, 36}};
+    for (int t = 0; t < 8; t++) {
+        int M = shapes[t / 2][0], K = shapes[t / 2][1], N = shapes[t / 2][2], bt_ = t % 2;
         uint16_t *a = random_bf16((size_t)M * K, -1, 1), *b = random_bf16((size_t)N * K, -1, 1);
         uint16_t *c0 = random_bf16((size_t)M * N, -1, 1);
         WgcBuffer *ab = upload(env->device, a, (size_t)M * K * 2), *bb = upload(env->device, b, (size_t)N * K * 2);
         WgcBuffer *cb = upload(env->device, c0, (size_t)M * N * 2), *fb = NULL;
         CHECK(wgc_buffer_create(env->device, (size_t)M * N * 4, WGC_BUFFER_USAGE_STORAGE, &fb));
-        int64_t as[2] = {M, K}, bs[2] = {N, K}, cs[2] = {M, N};
+        int64_t as[2] = {M, K}, bs[2] = {bt_ ? N : K, bt_ ? K : N}, cs[2] = {M, N};
         WgcTensor at = tensor_of(ab, WGC_DTYPE_BF16, 2, as), bt = tensor_of(bb, WGC_DTYPE_BF16, 2, bs);
         WgcTensor ct = tensor_of(cb, WGC_DTYPE_BF16, 2, cs), ft = tensor_of(fb, WGC_DTYPE_F32, 2, cs);
-        CHECK(wgc_op_gemm(env->stream, 1.0f, &at, 0, &bt, 1, 0.0f, &ft));
-        CHECK(wgc_op_gemm(env->stream, 0.5f, &at, 0, &bt, 1, 2.0f, &ct));
+        CHECK(wgc_op_gemm(env->stream, 1.0f, &at, 0, &bt, (uint32_t)bt_, 0.0f, &ft));
+        CHECK(wgc_op_gemm(env->stream, 0.5f, &at, 0, &bt, (uint32_t)bt_, 2.0f, &ct));
         float *f = malloc((size_t)M * N * 4);
         uint16_t *c = malloc((size_t)M * N * 2);
         read_back(env, fb, f, (size_t)M * N * 4);
@@ -643,20 +645,20 @@ static void test_gemm(TestEnv *env) {
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++) {
                 double s = 0;
-                for (int k = 0; k < K; k++) s += bf16_value(a[i * K + k]) * bf16_value(b[j * K + k]);
+                for (int k = 0; k < K; k++) s += bf16_value(a[i * K + k]) * bf16_value(b[bt_ ? j * K + k : k * N + j]);
                 double r2 = 0.5 * s + 2.0 * bf16_value(c0[i * N + j]);
                 double g2 = bf16_value(c[i * N + j]);
                 bad += !(fabs(f[i * N + j] - s) <= atol);
                 bad += !(fabs(g2 - r2) <= 2 * atol + ldexp(fabs(r2), -8));
             }
         if (bad) {
-            fprintf(stderr, "bf16 gemm M=%d: %d wrong\n", M, bad);
+            fprintf(stderr, "bf16 gemm M=%d K=%d N=%d transpose_b=%d: %d wrong\n", M, K, N, bt_, bad);
             g_failures++;
         }
-        /* Mixed dtypes are refused, nothing written. */
+        /* Mixed dtypes are refused. */
         WgcTensor f16a = at;
         f16a.dtype = WGC_DTYPE_F16;
-        EXPECT_STATUS(wgc_op_gemm(env->stream, 1.0f, &f16a, 0, &bt, 1, 0.0f, &ft), WGC_ERROR_DTYPE_MISMATCH);
+        EXPECT_STATUS(wgc_op_gemm(env->stream, 1.0f, &f16a, 0, &bt, (uint32_t)bt_, 0.0f, &ft), WGC_ERROR_DTYPE_MISMATCH);
         free(a);
         free(b);
         free(c0);

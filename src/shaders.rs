@@ -8,6 +8,10 @@ pub const ALL: &[(&str, &str)] = &[
     // Fragments joined to kernel families' sources.
     ("elementwise_bf16.wgsl", include_str!("../shaders/elementwise_bf16.wgsl")),
     ("gemm_tile.wgsl", include_str!("../shaders/gemm_tile.wgsl")),
+    ("gemv_operands.wgsl", include_str!("../shaders/gemv_operands.wgsl")),
+    ("gemv_operands_bf16.wgsl", include_str!("../shaders/gemv_operands_bf16.wgsl")),
+    ("matmul_operands.wgsl", include_str!("../shaders/matmul_operands.wgsl")),
+    ("matmul_operands_bf16.wgsl", include_str!("../shaders/matmul_operands_bf16.wgsl")),
     ("reduce_wg_allreduce.wgsl", include_str!("../shaders/reduce_wg_allreduce.wgsl")),
     ("reduce_wg_shared.wgsl", include_str!("../shaders/reduce_wg_shared.wgsl")),
     ("reduce_state.wgsl", include_str!("../shaders/reduce_state.wgsl")),

@@ -27,19 +27,40 @@ const FLOATS: &[DType] = &[DType::F32, DType::F16];
 /// strides are a compile-time 1 (see `Layouts`); BIAS: a per-row addend.
 pub static FAMILY: Family = Family {
     file: "matmul.wgsl",
-    source: concat!(include_str!("../../shaders/matmul.wgsl"), include_str!("../../shaders/gemm_tile.wgsl")),
+    source: concat!(
+        include_str!("../../shaders/matmul.wgsl"),
+        include_str!("../../shaders/matmul_operands.wgsl"),
+        include_str!("../../shaders/gemm_tile.wgsl")
+    ),
     entries: &["gemm", "gemm_split"],
     types: &[TypeSlot { alias: "IN", dtypes: FLOATS }, TypeSlot { alias: "OUT", dtypes: FLOATS }],
-    overrides: &[
-        OverrideSlot { name: "RM", values: &[1.0, 2.0] },
-        OverrideSlot { name: "RN", values: &[1.0, 2.0] },
-        OverrideSlot { name: "A_LAYOUT", values: &[0.0, 1.0, 2.0, 3.0] },
-        OverrideSlot { name: "B_LAYOUT", values: &[0.0, 1.0, 2.0, 3.0] },
-        OverrideSlot { name: "C_LAYOUT", values: &[0.0, 1.0, 2.0] },
-        OverrideSlot { name: "BIAS", values: &[0.0, 1.0] },
-    ],
+    overrides: OVERRIDES,
     uniform: <GemmParams as spec::Uniform>::layout,
 };
+
+/// The tiled kernels for bf16 A and B (read as words and widened to f32 as
+/// the tiles are staged) and an f32 C; IN and OUT are f32.
+pub static FAMILY_BF16: Family = Family {
+    file: "matmul.wgsl+bf16",
+    source: concat!(
+        include_str!("../../shaders/matmul.wgsl"),
+        include_str!("../../shaders/matmul_operands_bf16.wgsl"),
+        include_str!("../../shaders/gemm_tile.wgsl")
+    ),
+    entries: &["gemm", "gemm_split"],
+    types: &[TypeSlot { alias: "IN", dtypes: &[DType::F32] }, TypeSlot { alias: "OUT", dtypes: &[DType::F32] }],
+    overrides: OVERRIDES,
+    uniform: <GemmParams as spec::Uniform>::layout,
+};
+
+const OVERRIDES: &[OverrideSlot] = &[
+    OverrideSlot { name: "RM", values: &[1.0, 2.0] },
+    OverrideSlot { name: "RN", values: &[1.0, 2.0] },
+    OverrideSlot { name: "A_LAYOUT", values: &[0.0, 1.0, 2.0, 3.0] },
+    OverrideSlot { name: "B_LAYOUT", values: &[0.0, 1.0, 2.0, 3.0] },
+    OverrideSlot { name: "C_LAYOUT", values: &[0.0, 1.0, 2.0] },
+    OverrideSlot { name: "BIAS", values: &[0.0, 1.0] },
+];
 
 /// The second pass of a split-K GEMM: the slabs' sum into C.
 pub static SUM_FAMILY: Family = Family {
@@ -302,8 +323,8 @@ pub fn gemm_views(
     if batch_count > max_dim {
         bail!(TooLarge, "gemm: {batch_count} batch matrices exceed this adapter's {max_dim} workgroups per dimension");
     }
-    if a.dtype == DType::BF16 {
-        return gemm_bf16(stream, alpha, a, b, beta, c, bias);
+    if c.dtype == DType::BF16 {
+        return gemm_bf16_out(stream, alpha, a, b, beta, c, bias);
     }
     // Skinny products (few rows or columns) have kernels of their own.
     if let Some(plan) = super::gemv::plan(dev, alpha, a, b, beta, c, &batch, bias.is_some())? {
@@ -460,7 +481,8 @@ pub fn gemm_views(
         },
     ];
     let overrides = [rm as f64, rn as f64, layouts[0], layouts[1], layouts[2], has_bias];
-    let types = [a.dtype, c.dtype];
+    let (family, types) =
+        if a.dtype == DType::BF16 { (&FAMILY_BF16, [DType::F32; 2]) } else { (&FAMILY, [a.dtype, c.dtype]) };
 
     let groups = [n.div_ceil(64 * rn) as u32, m.div_ceil(64 * rm) as u32, batch_count as u32];
     if groups[0] as usize > max_dim || groups[1] as usize > max_dim {
@@ -468,14 +490,14 @@ pub fn gemm_views(
     }
     let split = Split::plan(dev, k, outputs, batch_count, 16)?;
     if split.splits == 1 {
-        let variant = FAMILY.variant("gemm", &types, &overrides);
+        let variant = family.variant("gemm", &types, &overrides);
         let args = [a_arg, b_arg, c_arg, bias_arg];
         return spec::record(stream, &Launch { variant, params: params(split, 0, false), args, groups });
     }
     // Split K: waves of `parts` splits, each adding into its slab, then a
     // pass that sums the slabs into C.
     let parts = scratch(dev, (split.parts * outputs * 4) as u64)?;
-    let variant = FAMILY.variant("gemm_split", &types, &overrides);
+    let variant = family.variant("gemm_split", &types, &overrides);
     let groups = [groups[0], groups[1], (batch_count * split.parts) as u32];
     for split0 in (0..split.splits).step_by(split.parts) {
         let params = params(split, split0, split0 > 0);
@@ -485,10 +507,10 @@ pub fn gemm_views(
     sum_slabs(&parts, split)
 }
 
-/// A validated GEMM of bf16 operands: over their values widened to f32
-/// scratch (f32 accumulation), into `c` or, for a bf16 `c`, into f32
-/// scratch (holding C's values where beta reads them) rounded once into `c`.
-fn gemm_bf16(
+/// A validated GEMM into a bf16 `c`: into contiguous f32 scratch (holding
+/// C's values where beta reads them), rounded once into `c`. The kernels
+/// read the bf16 operands themselves (FAMILY_BF16, gemv's bf16 family).
+fn gemm_bf16_out(
     stream: &StreamShared,
     alpha: f32,
     a: &Tensor,
@@ -497,12 +519,8 @@ fn gemm_bf16(
     c: &Tensor,
     bias: Option<RowBias>,
 ) -> Result<()> {
-    let (a32, b32) = (bf16_route::widen(stream, a, false)?, bf16_route::widen(stream, b, false)?);
-    if c.dtype != DType::BF16 {
-        return gemm_views(stream, alpha, &a32.view(), &b32.view(), beta, c, bias);
-    }
     let c32 = if beta != 0.0 { bf16_route::widen(stream, c, true)? } else { bf16_route::uninit(stream, &c.shape)? };
-    gemm_views(stream, alpha, &a32.view(), &b32.view(), beta, &c32.view(), bias)?;
+    gemm_views(stream, alpha, a, b, beta, &c32.view(), bias)?;
     bf16::convert(stream, &c32.view(), c)
 }
 
