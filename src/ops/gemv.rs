@@ -81,8 +81,8 @@ pub static FAMILY: Family = Family {
 };
 
 /// The kernels for bf16 A and W (read as words, widened to f32 as they are
-/// read) and an f32 C; T and O are f32. No 16-byte unit entries (those
-/// are f16's).
+/// read) and an f32 C; T and O are f32. The 16-byte unit entries (f16's)
+/// come with the file and are not used.
 pub static FAMILY_BF16: Family = Family {
     file: "gemv.wgsl+bf16",
     source: concat!(include_str!("../../shaders/gemv.wgsl"), include_str!("../../shaders/gemv_operands_bf16.wgsl")),
@@ -97,6 +97,8 @@ pub static FAMILY_BF16: Family = Family {
         "axpy4_split",
         "axpy4_staged",
         "axpy4_staged_split",
+        "axpy_unit_staged",
+        "axpy_unit_staged_split",
         "sum_splits",
     ],
     types: &[TypeSlot { alias: "T", dtypes: &[DType::F32] }, TypeSlot { alias: "O", dtypes: &[DType::F32] }],
