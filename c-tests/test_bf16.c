@@ -618,6 +618,57 @@ static void test_reductions(TestEnv *env) {
     wgc_buffer_release(ib);
 }
 
+/* Reductions of contiguous bf16 rows (R, K): the row kernel (short rows)
+ * and the vec4 split kernel (long rows, few of them), odd lengths too. */
+static void test_row_reductions(TestEnv *env) {
+    const int shapes[3][2] = {{9, 130}, {2, 5001}, {3, 4100}};
+    for (int t = 0; t < 3; t++) {
+        int R = shapes[t][0], K = shapes[t][1];
+        uint16_t *x = random_bf16((size_t)R * K, -2, 2);
+        WgcBuffer *xb = upload(env->device, x, (size_t)R * K * 2), *ob = sentinel_buffer(env->device, R + 1), *ib = NULL;
+        CHECK(wgc_buffer_create(env->device, (size_t)R * 4, WGC_BUFFER_USAGE_STORAGE, &ib));
+        int64_t xs[2] = {R, K}, os[1] = {R}, one[1] = {1};
+        WgcTensor xt = tensor_of(xb, WGC_DTYPE_BF16, 2, xs), ot = view(ob, WGC_DTYPE_BF16, 1, os, one, 1);
+        WgcTensor it = tensor_of(ib, WGC_DTYPE_I32, 1, os);
+        int32_t axis = 1;
+        uint16_t got[16];
+        int32_t idx[16];
+        for (int k = 0; k < 3; k++) {
+            uint32_t op = k == 0 ? WGC_REDUCE_OP_SUM : k == 1 ? WGC_REDUCE_OP_MEAN : WGC_REDUCE_OP_MAX;
+            CHECK(wgc_op_reduce(env->stream, op, &xt, &axis, 1, 0, &ot));
+            read_back(env, ob, got, (size_t)(R + 1) * 2);
+            for (int r = 0; r < R; r++) {
+                double s = 0, s_abs = 0, mx = -INFINITY;
+                for (int j = 0; j < K; j++) {
+                    double v = bf16_value(x[(size_t)r * K + j]);
+                    s += v, s_abs += fabs(v), mx = v > mx ? v : mx;
+                }
+                double ref = k == 0 ? s : k == 1 ? s / K : mx, atol = k == 2 ? 0 : 2e-6 * s_abs / (k == 1 ? K : 1);
+                double g = bf16_value(got[1 + r]);
+                if (!(fabs(g - ref) <= atol + ldexp(fabs(ref), -8))) {
+                    fprintf(stderr, "row reduce %d of (%d, %d) row %d: %.9g, expected %.9g\n", k, R, K, r, g, ref);
+                    g_failures++;
+                }
+            }
+            EXPECT(got[0] == SENTINEL);
+        }
+        CHECK(wgc_op_reduce(env->stream, WGC_REDUCE_OP_ARGMAX, &xt, &axis, 1, 0, &it));
+        read_back(env, ib, idx, (size_t)R * 4);
+        for (int r = 0; r < R; r++) {
+            int best = 0;
+            for (int j = 1; j < K; j++) best = bf16_value(x[(size_t)r * K + j]) > bf16_value(x[(size_t)r * K + best]) ? j : best;
+            if (idx[r] != best) {
+                fprintf(stderr, "row argmax of (%d, %d) row %d: %d, expected %d\n", R, K, r, idx[r], best);
+                g_failures++;
+            }
+        }
+        free(x);
+        wgc_buffer_release(xb);
+        wgc_buffer_release(ob);
+        wgc_buffer_release(ib);
+    }
+}
+
 /* C = alpha A op(B) + beta C with bf16 A (M, K) and B stored (N, K) and
  * used transposed, or stored (K, N); bf16 and f32 outputs; shapes for the
  * tiled kernel and the skinny ones (vector loads of B where K or N is a
@@ -720,6 +771,7 @@ int main(void) {
     test_unary_fill(&env);
     test_dense_kernels(&env);
     test_reductions(&env);
+    test_row_reductions(&env);
     test_gemm(&env);
     test_unsupported(&env);
     test_env_release(&env);

@@ -1274,9 +1274,10 @@ WgcStatus wgc_op_batch_norm(const struct WgcStream *stream,
  * Dtypes: SUM, MAX, MIN, PROD take f32, f16, bf16 (both accumulated in
  * f32), i32 and u32 (integer sums and products wrap), and write the
  * input's dtype. MEAN takes f32, f16 and bf16 only (integers:
- * WGC_ERROR_UNSUPPORTED). A bf16 input is first widened to f32 scratch on
- * the GPU (the smaller of the elements it spans and its element count);
- * the f32 result is rounded once into a bf16 out. ARGMAX and
+ * WGC_ERROR_UNSUPPORTED). bf16 inputs are read as bf16 by the row and
+ * general kernels (not the column and run kernels named below, which
+ * f32 and f16 take), and a bf16 result is computed into f32 scratch and
+ * rounded once into out. ARGMAX and
  * ARGMIN take every dtype, reduce one axis (`axis_count` 1) or the
  * flattened tensor (`axis_count` 0: row-major flat index), write i32, and
  * return the first index among equal values. NaN propagates: MAX, MIN,
@@ -1983,11 +1984,12 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  *
  * Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16; bf16 x bf16 -> f32
  * or bf16 (products accumulated in f32). WGSL has no bf16 arithmetic or
- * bf16 cooperative matrices: bf16 operands are widened to f32 scratch on
- * the GPU (each the smaller of the elements its view spans and its element
- * count; C too where beta reads it) and the f32 kernels below run on them;
- * a bf16 C is written from f32 scratch, rounded once (2^-8 relative added
- * to the f32 accuracy). Accumulation: each workgroup sums at most 16,384 products along
+ * bf16 cooperative matrices: the tiled and skinny kernels below read bf16
+ * A and B as 16-bit halves of words and widen them to f32 as they load
+ * (2 bytes an element read; the same f32 arithmetic and accuracy as f32
+ * operands); a bf16 C is computed into contiguous f32 scratch (C's values
+ * copied in where beta reads them) and rounded once into C (2^-8 relative
+ * added to the f32 accuracy). Accumulation: each workgroup sums at most 16,384 products along
  * K, one f32 fused multiply-add at a time; a longer K is split into such
  * runs, whose sums go to f32 scratch (the output's size per run, up to
  * 256 MiB at once; beyond, the runs go in waves) and a second pass adds

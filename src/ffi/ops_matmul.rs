@@ -17,11 +17,12 @@ use crate::ops::matmul;
 ///
 /// Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16; bf16 x bf16 -> f32
 /// or bf16 (products accumulated in f32). WGSL has no bf16 arithmetic or
-/// bf16 cooperative matrices: bf16 operands are widened to f32 scratch on
-/// the GPU (each the smaller of the elements its view spans and its element
-/// count; C too where beta reads it) and the f32 kernels below run on them;
-/// a bf16 C is written from f32 scratch, rounded once (2^-8 relative added
-/// to the f32 accuracy). Accumulation: each workgroup sums at most 16,384 products along
+/// bf16 cooperative matrices: the tiled and skinny kernels below read bf16
+/// A and B as 16-bit halves of words and widen them to f32 as they load
+/// (2 bytes an element read; the same f32 arithmetic and accuracy as f32
+/// operands); a bf16 C is computed into contiguous f32 scratch (C's values
+/// copied in where beta reads them) and rounded once into C (2^-8 relative
+/// added to the f32 accuracy). Accumulation: each workgroup sums at most 16,384 products along
 /// K, one f32 fused multiply-add at a time; a longer K is split into such
 /// runs, whose sums go to f32 scratch (the output's size per run, up to
 /// 256 MiB at once; beyond, the runs go in waves) and a second pass adds

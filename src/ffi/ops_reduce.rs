@@ -81,9 +81,10 @@ unsafe fn reduce_call(
 /// Dtypes: SUM, MAX, MIN, PROD take f32, f16, bf16 (both accumulated in
 /// f32), i32 and u32 (integer sums and products wrap), and write the
 /// input's dtype. MEAN takes f32, f16 and bf16 only (integers:
-/// WGC_ERROR_UNSUPPORTED). A bf16 input is first widened to f32 scratch on
-/// the GPU (the smaller of the elements it spans and its element count);
-/// the f32 result is rounded once into a bf16 out. ARGMAX and
+/// WGC_ERROR_UNSUPPORTED). bf16 inputs are read as bf16 by the row and
+/// general kernels (not the column and run kernels named below, which
+/// f32 and f16 take), and a bf16 result is computed into f32 scratch and
+/// rounded once into out. ARGMAX and
 /// ARGMIN take every dtype, reduce one axis (`axis_count` 1) or the
 /// flattened tensor (`axis_count` 0: row-major flat index), write i32, and
 /// return the first index among equal values. NaN propagates: MAX, MIN,

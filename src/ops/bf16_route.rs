@@ -1,9 +1,11 @@
-//! How operators whose kernels have no bf16 loads take bf16 tensors: each
-//! bf16 input is widened into f32 scratch on the GPU (exactly), the f32
-//! operator runs, and a bf16 output is written from f32 scratch, rounded
-//! once to nearest even. Elementwise operators, reductions and GEMM go this
-//! way (the value is the same as computing in f32 and rounding the result);
-//! casts and copies convert directly (`bf16::convert`).
+//! bf16 through f32 scratch on the GPU, where a kernel cannot read or write
+//! bf16 itself: a bf16 input is widened into f32 scratch (exactly), the f32
+//! kernel runs, and a bf16 output is written from f32 scratch, rounded once
+//! to nearest even (the same value as rounding the f32 kernel's result).
+//! Elementwise maps whose views have no vec4 units (or mix dtypes) go this
+//! way; reductions and GEMM read bf16 in their kernels and use `uninit`
+//! (and `widen` for GEMM's C) only for a bf16 output. Casts and copies
+//! convert directly (`bf16::convert`).
 
 use super::bf16::convert;
 use super::elementwise_map::{run, Code, Map, Operand};

@@ -22,11 +22,26 @@ const OVERRIDES: &[OverrideSlot] = &[
 const SOURCE_SHARED: &str = concat!(
     include_str!("../../shaders/reduce.wgsl"),
     include_str!("../../shaders/reduce_rows.wgsl"),
+    include_str!("../../shaders/reduce_input.wgsl"),
     include_str!("../../shaders/reduce_wg_shared.wgsl")
 );
 const SOURCE_SUBGROUPS: &str = concat!(
     include_str!("../../shaders/reduce.wgsl"),
     include_str!("../../shaders/reduce_rows.wgsl"),
+    include_str!("../../shaders/reduce_input.wgsl"),
+    include_str!("../../shaders/reduce_wg_subgroups.wgsl")
+);
+// bf16 inputs read as words (T = f32).
+const SOURCE_BF16_SHARED: &str = concat!(
+    include_str!("../../shaders/reduce.wgsl"),
+    include_str!("../../shaders/reduce_rows.wgsl"),
+    include_str!("../../shaders/reduce_input_bf16.wgsl"),
+    include_str!("../../shaders/reduce_wg_shared.wgsl")
+);
+const SOURCE_BF16_SUBGROUPS: &str = concat!(
+    include_str!("../../shaders/reduce.wgsl"),
+    include_str!("../../shaders/reduce_rows.wgsl"),
+    include_str!("../../shaders/reduce_input_bf16.wgsl"),
     include_str!("../../shaders/reduce_wg_subgroups.wgsl")
 );
 
@@ -55,6 +70,8 @@ rows_family!(FAMILY_U32, "reduce_rows.wgsl:u32", SOURCE_SHARED, [U32], U32, [U32
 rows_family!(FAMILY_F32_SUBGROUPS, "reduce_rows.wgsl+subgroups", SOURCE_SUBGROUPS, [F32, F16], F32, [F32, F16, I32]);
 rows_family!(FAMILY_I32_SUBGROUPS, "reduce_rows.wgsl:i32+subgroups", SOURCE_SUBGROUPS, [I32], I32, [I32]);
 rows_family!(FAMILY_U32_SUBGROUPS, "reduce_rows.wgsl:u32+subgroups", SOURCE_SUBGROUPS, [U32], U32, [U32, I32]);
+rows_family!(FAMILY_BF16, "reduce_rows.wgsl:bf16", SOURCE_BF16_SHARED, [F32], F32, [F32, I32]);
+rows_family!(FAMILY_BF16_SUBGROUPS, "reduce_rows.wgsl:bf16+subgroups", SOURCE_BF16_SUBGROUPS, [F32], F32, [F32, I32]);
 
 /// vec4 loads each invocation makes per row (`WGC_REDUCE_ROW_LOADS`, read
 /// once, overrides it: fewer means more invocations per row, more means
@@ -73,7 +90,8 @@ pub fn lanes(k_total: usize) -> u32 {
 
 fn family_of(dev: &Device, dtype: DType) -> &'static Family {
     match dtype {
-        DType::F32 | DType::F16 | DType::BF16 => strategy(dev, &FAMILY_F32, &FAMILY_F32_SUBGROUPS),
+        DType::F32 | DType::F16 => strategy(dev, &FAMILY_F32, &FAMILY_F32_SUBGROUPS),
+        DType::BF16 => strategy(dev, &FAMILY_BF16, &FAMILY_BF16_SUBGROUPS),
         DType::I32 => strategy(dev, &FAMILY_I32, &FAMILY_I32_SUBGROUPS),
         DType::U32 => strategy(dev, &FAMILY_U32, &FAMILY_U32_SUBGROUPS),
     }
@@ -88,10 +106,12 @@ pub fn fits(xa: &Arg, esize: u64) -> bool {
 /// Record the reduction of the rows of contiguous elements bound as `xa`
 /// into `out` (bound as `oa`). `params` gives the uniform (with the row
 /// count and length) for a grid of `rows_per_y` workgroups per y; `types` are
-/// (T, ACC, OUT). The output must not share the input's buffer.
+/// (T, ACC, OUT) and `input` the input's dtype (bf16: T is f32, the family
+/// reads the words). The output must not share the input's buffer.
 pub fn record(
     stream: &StreamShared,
     op_code: u32,
+    input: DType,
     types: [DType; 3],
     xa: Arg,
     oa: Arg,
@@ -103,7 +123,7 @@ pub fn record(
         (p.k_total as usize, p.rows as usize)
     };
     let lanes = lanes(k_total);
-    let family = family_of(dev, types[0]);
+    let family = family_of(dev, input);
     let variant = family.variant("reduce_rows", &types, &[op_code as f64, lanes as f64]);
     let row_groups = rows.div_ceil((WG / lanes) as usize);
     let (groups, rows_per_y) = row_grid(1, row_groups, dev.limits.max_compute_workgroups_per_dimension);
