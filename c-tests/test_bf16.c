@@ -517,6 +517,16 @@ static void test_dense_kernels(TestEnv *env) {
     CHECK(wgc_op_fill(env->stream, &ot, -2.5));
     read_back(env, ob, got, sizeof got);
     for (int i = 0; i < N; i++) bad += got[i] != 0xc020;
+    CHECK(wgc_op_arange(env->stream, &ot, -3.0, 0.3));
+    read_back(env, ob, got, sizeof got);
+    /* start + i * step in f32 (fused or not), rounded to bf16: within one bf16 step */
+    for (int i = 0; i < N; i++) {
+        double r = -3.0 + i * (double)0.3f;
+        if (!(fabs(bf16_value(got[i]) - r) <= ldexp(fabs(r), -8) + 1e-6)) {
+            fprintf(stderr, "arange %d: %.9g (0x%04x), expected %.9g\n", i, bf16_value(got[i]), got[i], r);
+            bad++;
+        }
+    }
     uint32_t mask[N];
     for (int i = 0; i < N; i++) mask[i] = (uint32_t)(i % 4 == 1);
     WgcBuffer *mb = upload(env->device, mask, sizeof mask);
@@ -753,6 +763,29 @@ static void test_unsupported(TestEnv *env) {
     pp.struct_size = sizeof pp;
     pp.kernel_h = pp.kernel_w = 1;
     expect_unsupported(wgc_op_max_pool2d(env->stream, &pp, &x4, &o4), "max_pool2d");
+    expect_unsupported(wgc_op_avg_pool2d(env->stream, &pp, &x4, &o4), "avg_pool2d");
+    int64_t s_g[4] = {1, 2, 1, 1};
+    WgcTensor og = tensor_of(ob, WGC_DTYPE_BF16, 4, s_g);
+    expect_unsupported(wgc_op_global_avg_pool2d(env->stream, &x4, &og), "global_avg_pool2d");
+    expect_unsupported(wgc_op_log_softmax(env->stream, &x, 1, &o), "log_softmax");
+    expect_unsupported(wgc_op_rms_norm(env->stream, &x, NULL, 1, 1e-5f, &o), "rms_norm");
+    expect_unsupported(wgc_op_random_normal(env->stream, &o, 1, 0, 0.0, 1.0), "random_normal");
+    expect_unsupported(wgc_op_gather(env->stream, &x, 1, &x, &o), "gather (bf16 index)") ;
+    int64_t s_e[2] = {4, 8};
+    WgcTensor oe = tensor_of(ob, WGC_DTYPE_BF16, 2, s_e);
+    expect_unsupported(wgc_op_embedding(env->stream, &x, &idx, &oe), "embedding");
+    WgcConv2dParams cp;
+    memset(&cp, 0, sizeof cp);
+    cp.struct_size = sizeof cp;
+    int64_t s_w[4] = {2, 2, 1, 1};
+    WgcTensor w = tensor_of(b, WGC_DTYPE_BF16, 4, s_w);
+    expect_unsupported(wgc_op_conv2d(env->stream, &cp, &x4, &w, NULL, &o4), "conv2d");
+    WgcRopeDesc rd;
+    memset(&rd, 0, sizeof rd);
+    rd.struct_size = sizeof rd;
+    rd.rotary_dims = 8;
+    rd.base = 10000.0f;
+    expect_unsupported(wgc_op_rope(env->stream, &x, &rd, &o), "rope");
     uint16_t after[64];
     read_back(env, ob, after, sizeof after);
     expect_untouched(after, 64, "outputs of refused operators");

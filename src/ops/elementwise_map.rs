@@ -329,7 +329,9 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     // Dense: vec4 units for the 4-aligned bulk, then the tail element-wise.
     let aligned = (0..4).all(|k| !plan.reads(k) || offsets[k].is_multiple_of(4));
     let n4 = if n >= 4 && aligned { n / 4 } else { 0 };
-    if bf16 && n4 == 0 {
+    // arange's values depend on the element's index, which a tail routed
+    // on its own would restart from 0: such a map goes whole through f32.
+    if bf16 && (n4 == 0 || (n4 * 4 < n && m.code == Code::ARANGE)) {
         return super::bf16_route::map(stream, m);
     }
     let ones = vec![vec![1isize]; 4];
@@ -350,7 +352,8 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
 
 /// The elements from `done` on of a dense map (every tensor operand laid
 /// out as the output), through bf16_route: the bf16 kernels have no
-/// per-element entry points.
+/// per-element entry points. Not for arange (its values depend on the
+/// element's index, which the routed tail counts from 0).
 fn dense_tail<'a>(stream: &StreamShared, m: &Map<'_, 'a>, done: usize) -> Result<()> {
     let tail = |t: &Tensor<'a>| -> Tensor<'a> {
         Tensor { shape: vec![t.numel() - done], strides: vec![1], offset: t.offset + done, ..t.clone() }
