@@ -20,11 +20,16 @@ pub enum WgcDtype {
     /// bfloat16 (8 exponent bits, 7 fraction bits), stored as the raw 16
     /// bits (the top half of the f32 with the same value), 2 bytes per
     /// element. Every adapter supports it (no shader-f16 needed). Taken by
-    /// the elementwise operators (wgc_op_cast, copy, fill, arange included),
-    /// the reductions (wgc_op_reduce, wgc_op_var, wgc_op_std) and
-    /// wgc_op_gemm / wgc_op_matmul; every other operator returns
-    /// WGC_ERROR_UNSUPPORTED for bf16 tensors. Computed in f32, rounded once
-    /// to bf16 as the header's Numerics section describes.
+    /// the elementwise operators (binary, binary_scalar, unary, leaky_relu,
+    /// clamp, fma, where) and data movement through them (wgc_op_cast,
+    /// copy, permute, transpose, fill, arange), the reductions
+    /// (wgc_op_reduce, wgc_op_var, wgc_op_std) and wgc_op_gemm /
+    /// wgc_op_matmul; every other operator returns WGC_ERROR_UNSUPPORTED
+    /// (with a message naming bf16) for bf16 tensors. Computed in f32,
+    /// rounded once to bf16 as the header's Numerics section describes.
+    /// Kernels hold bf16 as 16-bit halves of u32 words: an element written
+    /// alone (a strided or unaligned output) sets its half with atomic
+    /// operations, leaving its neighbour intact.
     BF16 = 4,
 }
 
