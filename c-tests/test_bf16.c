@@ -299,6 +299,48 @@ static void test_copy(TestEnv *env) {
     wgc_buffer_release(y);
 }
 
+/* Outputs whose rows are even and start at even elements take whole words
+ * from any input view: a transposed bf16 copy and a transposed f32 cast
+ * into (8, 6) at offset 2, bits checked, neighbours untouched. */
+static void test_pairs(TestEnv *env) {
+    enum { R = 6, C = 8 };
+    uint16_t src[R * C];
+    float srcf[R * C];
+    for (int i = 0; i < R * C; i++) {
+        src[i] = (uint16_t)(0x3f00 + 37 * i);
+        srcf[i] = (float)rng_uniform(-3, 3);
+    }
+    src[5] = 0x7f81; /* a NaN payload, kept by copies */
+    WgcBuffer *xb = upload(env->device, src, sizeof src), *fb = upload(env->device, srcf, sizeof srcf);
+    int64_t ts[2] = {C, R}, tst[2] = {1, C}, os[2] = {C, R}, ost[2] = {R, 1};
+    WgcTensor xt = view(xb, WGC_DTYPE_BF16, 2, ts, tst, 0), ft = view(fb, WGC_DTYPE_F32, 2, ts, tst, 0);
+    for (int k = 0; k < 2; k++) {
+        WgcBuffer *ob = sentinel_buffer(env->device, R * C + 4);
+        WgcTensor ot = view(ob, WGC_DTYPE_BF16, 2, os, ost, 2);
+        if (k == 0)
+            CHECK(wgc_op_copy(env->stream, &xt, &ot));
+        else
+            CHECK(wgc_op_cast(env->stream, &ft, &ot));
+        uint16_t got[R * C + 4];
+        read_back(env, ob, got, sizeof got);
+        int bad = 0;
+        for (int i = 0; i < C; i++)
+            for (int j = 0; j < R; j++) {
+                uint16_t want = k == 0 ? src[j * C + i] : bf16_of_double(srcf[j * C + i]);
+                bad += got[2 + i * R + j] != want;
+            }
+        if (bad) {
+            fprintf(stderr, "%s into word pairs: %d wrong\n", k ? "cast" : "copy", bad);
+            g_failures++;
+        }
+        uint16_t rest[4] = {got[0], got[1], got[R * C + 2], got[R * C + 3]};
+        expect_untouched(rest, 4, "pair output");
+        wgc_buffer_release(ob);
+    }
+    wgc_buffer_release(xb);
+    wgc_buffer_release(fb);
+}
+
 static double binary_ref(uint32_t op, double a, double b) {
     switch (op) {
     case WGC_BINARY_OP_ADD: return a + b;
@@ -800,6 +842,7 @@ int main(void) {
     test_all_patterns(&env);
     test_integers(&env);
     test_copy(&env);
+    test_pairs(&env);
     test_binary(&env);
     test_unary_fill(&env);
     test_dense_kernels(&env);

@@ -12,6 +12,10 @@
 //  - to_bf16_vec4, from_bf16_vec4: dense, 4 elements an invocation: T read
 //    or written as vec4, bf16 as two whole words (offsets in units of 4
 //    elements; the host keeps both 4-aligned).
+//  - to_bf16_pairs, copy_bf16_pairs: elements 2i and 2i + 1 (x any strides)
+//    into one whole word of y, plain stores: y's last dim is contiguous and
+//    even, and its rows start at even elements (the host checks), so the
+//    pair is one word no other invocation touches.
 // Offsets count elements from where each view is bound.
 
 const KIND_I32 = 2u;
@@ -38,6 +42,7 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> yw: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> y4: array<vec4<T>>;
 @group(0) @binding(7) var<storage, read_write> y2: array<vec2<u32>>;
+@group(0) @binding(9) var<storage, read_write> yp: array<u32>;
 @group(0) @binding(8) var<uniform> p: Params;
 
 // f32 bits to bf16 bits, to nearest even as c10::BFloat16's
@@ -173,4 +178,31 @@ fn from_bf16_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let w = x2[p.x_off + i];
     y4[p.y_off + i] = vec4<T>(from_bits(w.x & 0xffffu), from_bits(w.x >> 16u), from_bits(w.y & 0xffffu), from_bits(w.y >> 16u));
+}
+
+// The pair's (x offset of 2i, x offset of 2i + 1, y word).
+fn pair(i: u32) -> vec3<u32> {
+    let o0 = offsets(2u * i);
+    let o1 = offsets(2u * i + 1u);
+    return vec3<u32>(u32(o0.x), u32(o1.x), u32(o0.y) >> 1u);
+}
+
+@compute @workgroup_size(256)
+fn to_bf16_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid);
+    if (i >= p.n) {
+        return;
+    }
+    let q = pair(i);
+    yp[q.z] = to_bits(x[q.x]) | (to_bits(x[q.y]) << 16u);
+}
+
+@compute @workgroup_size(256)
+fn copy_bf16_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid);
+    if (i >= p.n) {
+        return;
+    }
+    let q = pair(i);
+    yp[q.z] = get_half(q.x) | (get_half(q.y) << 16u);
 }
