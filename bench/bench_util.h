@@ -42,6 +42,20 @@ static inline float from_half(uint16_t h) {
     return f;
 }
 
+/* bfloat16: the f32's top half, rounded to nearest even (finite inputs). */
+static inline uint16_t to_bf16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+static inline float from_bf16(uint16_t h) {
+    uint32_t x = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
 static inline int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);

@@ -82,6 +82,7 @@ static int check_ew(const Ew *e) {
         /* f16: results below the normal range (6.1e-5) read back as 0 */
         double atol = (e->kind == E_UNARY ? 1e-6 : 0) + slack * 0.07;
         if (e->out.t.dtype == WGC_DTYPE_F16 && e->kind == E_ADD) ref = from_half(to_half((float)ref));
+        if (e->out.t.dtype == WGC_DTYPE_BF16 && e->kind == E_ADD) ref = from_bf16(to_bf16((float)ref));
         bad += !close_to(got[i], ref, atol, slack + (e->kind == E_UNARY ? 1e-6 : 0));
     }
     if (bad) fprintf(stderr, "%zu elements wrong\n", bad);
@@ -99,7 +100,7 @@ static void ew_time(Case *c, Ew *e) {
     ht_free(&e->out);
 }
 
-static const char *dt_name(WgcDtype dt) { return dt == WGC_DTYPE_F16 ? "f16" : "f32"; }
+static const char *dt_name(WgcDtype dt) { return dtype_name(dt); }
 
 /* out (R, C) = a (R, C) + b: b (C) broadcast, or b (C, R) viewed transposed. */
 static void add_case(const char *name, const char *cls, const char *size, WgcDtype dt, int64_t R, int64_t C, int bias,
@@ -137,8 +138,10 @@ static void unary_case(const char *name, uint32_t op, WgcDtype dt, int64_t R, in
 /* A cast, or a copy (the copy bandwidth the other cases compare with) when
  * both dtypes are the same. */
 static void cast_case(const char *name, WgcDtype from, WgcDtype to, int64_t n) {
-    Case c = {name, from == to ? "elementwise/copy" : "elementwise/cast",
-              from == to ? dt_name(from) : from == WGC_DTYPE_F16 ? "f16->f32" : "f32->f16", "", "bytes", 0, 0};
+    char dts[16];
+    snprintf(dts, sizeof dts, "%s->%s", dt_name(from), dt_name(to));
+    Case c = {name, from == to ? "elementwise/copy" : "elementwise/cast", from == to ? dt_name(from) : dts, "", "bytes",
+              0, 0};
     fmt_shape(c.size, sizeof c.size, 1, &n);
     c.in_bytes = (double)n * dtype_size(from);
     c.amount = c.in_bytes + (double)n * dtype_size(to);
@@ -185,7 +188,7 @@ static void normal_case(const char *name, WgcDtype dt, int64_t n) {
 }
 
 void cases_elementwise(void) {
-    const WgcDtype F32 = WGC_DTYPE_F32, F16 = WGC_DTYPE_F16;
+    const WgcDtype F32 = WGC_DTYPE_F32, F16 = WGC_DTYPE_F16, BF16 = WGC_DTYPE_BF16;
     cast_case("copy_f32", F32, F32, SZ(1 << 28, 100003));
     add_case("add_f32", "elementwise/contiguous", g_small ? NULL : "2^28", F32, SZ(1 << 14, 3), SZ(1 << 14, 1001), 0, 0);
     add_case("bias_add_f32", "elementwise/broadcast", NULL, F32, SZ(16384, 33), SZ(4096, 4096), 1, 0);
@@ -196,6 +199,11 @@ void cases_elementwise(void) {
     unary_case("gelu_tanh_f32", WGC_UNARY_OP_GELU_TANH, F32, SZ(16384, 17), SZ(4096, 1001));
     cast_case("cast_f32_f16", F32, F16, SZ(1 << 28, 100003));
     cast_case("cast_f16_f32", F16, F32, SZ(1 << 28, 100003));
+    /* bf16: rounding casts, a contiguous add (the bf16 kernels), a bias add. */
+    cast_case("cast_f32_bf16", F32, BF16, SZ(1 << 28, 100003));
+    cast_case("cast_bf16_f32", BF16, F32, SZ(1 << 28, 100003));
+    add_case("add_bf16", "elementwise/contiguous", g_small ? NULL : "2^28", BF16, SZ(1 << 14, 3), SZ(1 << 14, 1001), 0, 0);
+    add_case("bias_add_bf16", "elementwise/broadcast", NULL, BF16, SZ(8192, 17), SZ(14336, 1436), 1, 0);
     {
         int64_t s[4] = {SZ(8, 2), SZ(2048, 33), SZ(32, 5), SZ(128, 64)};
         uint32_t perm[4] = {0, 2, 1, 3};

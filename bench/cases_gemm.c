@@ -76,8 +76,11 @@ static void gemm_time(Case *c, Gemm *g, int64_t B, int64_t M, int64_t N, int64_t
 
 static void gemm_case(const char *name, const char *cls, const char *size, WgcDtype in, WgcDtype out, int64_t B,
                       int64_t M, int64_t N, int64_t K, int b_transposed, int reps) {
+    /* bf16 products run on the f32 units (no bf16 tensor cores in WGSL). */
     Case c = {name, cls, "", "", in == WGC_DTYPE_F16 ? "fp16" : "fp32", 0, 0};
-    c.dtype = in == WGC_DTYPE_F32 ? "f32" : out == WGC_DTYPE_F32 ? "f16->f32" : "f16";
+    char dts[16];
+    snprintf(dts, sizeof dts, "%s->%s", dtype_name(in), dtype_name(out));
+    c.dtype = in == out ? dtype_name(in) : dts;
     if (size) snprintf(c.size, sizeof c.size, "%s", size);
     else if (B > 1)
         snprintf(c.size, sizeof c.size, "%lldx M=%lld N=%lld K=%lld%s", (long long)B, (long long)M, (long long)N,
@@ -103,9 +106,9 @@ static void decode_cases(WgcDtype dt, int64_t K, int64_t N, int transposed) {
     Mat w = {{0}, 0, 0, 0};
     for (int i = 0; i < 3; i++) {
         char name[64];
-        snprintf(name, sizeof name, "decode_%s_m%lld_k%lld_n%lld_%s", dt == WGC_DTYPE_F16 ? "f16" : "f32",
+        snprintf(name, sizeof name, "decode_%s_m%lld_k%lld_n%lld_%s", dtype_name(dt),
                  (long long)ms[i], (long long)K, (long long)N, transposed ? "nk" : "kn");
-        Case c = {name, "gemm/decode", dt == WGC_DTYPE_F16 ? "f16" : "f32", "", "bytes", 0, 0};
+        Case c = {name, "gemm/decode", dtype_name(dt), "", "bytes", 0, 0};
         snprintf(c.size, sizeof c.size, "M=%lld N=%lld K=%lld%s", (long long)ms[i], (long long)n, (long long)k,
                  transposed ? " W(N,K)^T" : "");
         if (!case_begin(&c)) continue;
@@ -134,6 +137,8 @@ void cases_gemm(void) {
         snprintf(size, sizeof size, "%lld^3", (long long)n);
         gemm_case("gemm_f16_f32acc", "gemm/square", size, F16, F32, 1, n, n, n, 0, i ? 5 : 10);
     }
+    gemm_case("gemm_bf16", "gemm/square", g_small ? NULL : "4096^3", WGC_DTYPE_BF16, WGC_DTYPE_BF16, 1, SZ(4096, 136),
+              SZ(4096, 136), SZ(4096, 136), 0, 10);
     gemm_case("bmm_f32", "gemm/batched", g_small ? "5x33^3" : "512x128^3", F32, F32, SZ(512, 5), SZ(128, 33),
               SZ(128, 33), SZ(128, 33), 0, 10);
     /* Prefill: LLaMA-8B MLP up (K 4096 -> N 14336) and down projections. */
@@ -151,6 +156,7 @@ void cases_gemm(void) {
             decode_cases(d ? F32 : F16, 4096, 14336, t);
             decode_cases(d ? F32 : F16, 14336, 4096, t);
         }
+    decode_cases(WGC_DTYPE_BF16, 4096, 14336, 1);
     /* Sizes that are no multiple of any tile, and a tall-skinny product. */
     gemm_case("sgemm_1000_f32", "gemm/odd", NULL, F32, F32, 1, SZ(1000, 61), SZ(1000, 67), SZ(1000, 71), 0, 10);
     gemm_case("sgemm_4095x4097x1023_f32", "gemm/odd", NULL, F32, F32, 1, SZ(4095, 63), SZ(4097, 65), SZ(1023, 31), 0, 10);

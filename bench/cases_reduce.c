@@ -62,7 +62,7 @@ static double *reference(const Red *r, uint32_t rank, const int64_t *shape, size
 
 static void reduce_case(const char *name, const char *cls, WgcDtype dt, int kind, uint32_t rank, const int64_t *shape,
                         const int32_t *axes, uint32_t naxes) {
-    Case c = {name, cls, dt == WGC_DTYPE_F16 ? "f16" : "f32", "", "bytes", 0, 0};
+    Case c = {name, cls, dtype_name(dt), "", "bytes", 0, 0};
     fmt_shape(c.size, sizeof c.size, rank, shape);
     for (uint32_t i = 0; i < naxes; i++) {
         size_t len = strlen(c.size);
@@ -158,6 +158,7 @@ void cases_reduce(void) {
         int64_t s[2] = {SZ(16384, 19), SZ(4096, 4096)};
         int32_t ax[1] = {1};
         reduce_case("sum_rows4096_f16", "reduce/row", WGC_DTYPE_F16, K_SUM, 2, s, ax, 1);
+        reduce_case("sum_rows4096_bf16", "reduce/row", WGC_DTYPE_BF16, K_SUM, 2, s, ax, 1);
     }
     {
         int64_t s[2] = {SZ(30000, 41), SZ(1001, 1001)};

@@ -118,7 +118,11 @@ float frand(void) {
     return (float)((double)((g_rng * 2685821657736338717ull) >> 11) / 4503599627370496.0 - 1.0);
 }
 
-size_t dtype_size(WgcDtype dt) { return dt == WGC_DTYPE_F16 ? 2 : 4; }
+size_t dtype_size(WgcDtype dt) { return dt == WGC_DTYPE_F16 || dt == WGC_DTYPE_BF16 ? 2 : 4; }
+
+const char *dtype_name(WgcDtype dt) {
+    return dt == WGC_DTYPE_F16 ? "f16" : dt == WGC_DTYPE_BF16 ? "bf16" : dt == WGC_DTYPE_I32 ? "i32" : "f32";
+}
 
 static size_t count(uint32_t rank, const int64_t *shape) {
     size_t n = 1;
@@ -148,6 +152,9 @@ HT ht_values(WgcDtype dt, uint32_t rank, const int64_t *shape, const float *valu
         if (dt == WGC_DTYPE_F16) {
             ((uint16_t *)raw)[i] = to_half(v);
             v = from_half(((uint16_t *)raw)[i]);
+        } else if (dt == WGC_DTYPE_BF16) {
+            ((uint16_t *)raw)[i] = to_bf16(v);
+            v = from_bf16(((uint16_t *)raw)[i]);
         } else if (dt == WGC_DTYPE_I32) {
             ((int32_t *)raw)[i] = (int32_t)v;
         } else {
@@ -176,7 +183,8 @@ float *ht_read(const HT *h) {
     float *out = malloc(h->n * sizeof(float) + 4);
     if (bytes) CHECK(wgc_buffer_read(h->buf, 0, raw, bytes));
     for (size_t i = 0; i < h->n; i++)
-        out[i] = dt == WGC_DTYPE_F16   ? from_half(((uint16_t *)raw)[i])
+        out[i] = dt == WGC_DTYPE_F16    ? from_half(((uint16_t *)raw)[i])
+                 : dt == WGC_DTYPE_BF16 ? from_bf16(((uint16_t *)raw)[i])
                  : dt == WGC_DTYPE_I32 ? (float)((int32_t *)raw)[i]
                                        : ((float *)raw)[i];
     free(raw);
@@ -202,7 +210,7 @@ int close_to(double got, double ref, double atol, double rtol) {
     return fabs(got - ref) <= atol + rtol * fabs(ref);
 }
 
-double f16_slack(WgcDtype dt) { return dt == WGC_DTYPE_F16 ? 1.0 / 1024 : 0; }
+double f16_slack(WgcDtype dt) { return dt == WGC_DTYPE_F16 ? 1.0 / 1024 : dt == WGC_DTYPE_BF16 ? 1.0 / 128 : 0; }
 
 void fmt_shape(char *buf, size_t cap, uint32_t rank, const int64_t *shape) {
     for (uint32_t i = 0; i < rank; i++) {

@@ -92,6 +92,8 @@ typedef struct {
 } HT;
 
 size_t dtype_size(WgcDtype dt);
+/* "f32", "f16", "bf16", "i32". */
+const char *dtype_name(WgcDtype dt);
 float frand(void); /* uniform [-1, 1) */
 HT ht_random(WgcDtype dt, uint32_t rank, const int64_t *shape);
 HT ht_values(WgcDtype dt, uint32_t rank, const int64_t *shape, const float *values);
@@ -106,7 +108,7 @@ size_t sample_rows(size_t rows, size_t k, size_t *out);
 int close_to(double got, double ref, double atol, double rtol);
 /* "AxBxC" into buf (after what buf already holds). */
 void fmt_shape(char *buf, size_t cap, uint32_t rank, const int64_t *shape);
-/* Tolerance added for results stored as f16. */
+/* Tolerance added for results stored as f16 or bf16. */
 double f16_slack(WgcDtype dt);
 
 #endif

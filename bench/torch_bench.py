@@ -19,7 +19,7 @@ torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
 torch.backends.cudnn.benchmark = True
 dev = "cuda"
-f32, f16 = torch.float32, torch.float16
+f32, f16, bf16 = torch.float32, torch.float16, torch.bfloat16
 GIB = 1 << 30
 
 FILTERS = []
@@ -116,6 +116,8 @@ def elementwise():
     run("bias_add_f16", "elementwise/broadcast", "8192x14336 + bias", add(8192, 14336, f16, "bias"))
     run("add_transposed_f32", "elementwise/strided", "8192x8192 + B^T view", add(8192, 8192, f32, "t"))
     run("add_odd_f32", "elementwise/contiguous", "10007x10009", add(10007, 10009, f32, ""))
+    run("add_bf16", "elementwise/contiguous", "2^28", add(1 << 14, 1 << 14, bf16, ""))
+    run("bias_add_bf16", "elementwise/broadcast", "8192x14336 + bias", add(8192, 14336, bf16, "bias"))
 
     def unary(fn, R, C, dtype):
         def make():
@@ -136,6 +138,8 @@ def elementwise():
 
     run("cast_f32_f16", "elementwise/cast", "2^28", cast(f32, f16))
     run("cast_f16_f32", "elementwise/cast", "2^28", cast(f16, f32))
+    run("cast_f32_bf16", "elementwise/cast", "2^28", cast(f32, bf16))
+    run("cast_bf16_f32", "elementwise/cast", "2^28", cast(bf16, f32))
 
     def permute(shape, perm, dtype):
         def make():
@@ -190,6 +194,7 @@ def reductions():
     run("var_rows4096_f32", "reduce/var-row", sz((16384, 4096), (1,)),
         red((16384, 4096), lambda x: torch.var(x, 1, correction=0)))
     run("sum_rows4096_f16", "reduce/row", sz((16384, 4096), (1,)), red((16384, 4096), lambda x: torch.sum(x, 1), f16))
+    run("sum_rows4096_bf16", "reduce/row", sz((16384, 4096), (1,)), red((16384, 4096), lambda x: torch.sum(x, 1), bf16))
     run("max_rows1001_f32", "reduce/row", sz((30000, 1001), (1,)), red((30000, 1001), lambda x: torch.amax(x, 1)))
     run("mean_rows32_f32", "reduce/short-rows", sz((1 << 21, 32), (1,)), red((1 << 21, 32), lambda x: torch.mean(x, 1)))
 
@@ -275,6 +280,7 @@ def gemms():
 
     for n in (4096, 8192):
         run("sgemm_f32", "gemm/square", f"{n}^3", mm(n, n, n, f32, f32), 5 if n == 8192 else 10)
+    run("gemm_bf16", "gemm/square", "4096^3", mm(4096, 4096, 4096, bf16, bf16))
     for n in (4096, 8192):
         # f16 out, as before: the figures in BENCHMARKS.md were taken so
         run("gemm_f16_f32acc", "gemm/square", f"{n}^3", mm(n, n, n, f16, f16), 5 if n == 8192 else 10)
@@ -292,6 +298,9 @@ def gemms():
                 for M in (1, 8, 32):
                     run(f"decode_{dname}_m{M}_k{K}_n{N}_{'nk' if t else 'kn'}", "gemm/decode",
                         size(M, N, K, t, decode=True), mm(M, N, K, dtype, dtype, t), 20)
+    for M in (1, 8, 32):
+        run(f"decode_bf16_m{M}_k4096_n14336_nk", "gemm/decode", size(M, 14336, 4096, True, decode=True),
+            mm(M, 14336, 4096, bf16, bf16, True), 20)
     for name, cls, M, N, K in (("sgemm_1000_f32", "gemm/odd", 1000, 1000, 1000),
                                ("sgemm_4095x4097x1023_f32", "gemm/odd", 4095, 4097, 1023),
                                ("sgemm_3000x50x5000_f32", "gemm/odd", 3000, 50, 5000),

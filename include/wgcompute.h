@@ -27,6 +27,20 @@
  *    rounded once to f16; results beyond the f16 range become +-inf.
  *    Subnormal numbers (magnitude below 2^-126 in f32, 2^-14 in f16) are the
  *    adapter's: it may flush them to zero, as inputs or as results.
+ *  - bf16 (WGC_DTYPE_BF16: f32's exponent range, 8 significant bits) is
+ *    computed and accumulated in f32, each result rounded once to bf16 as
+ *    PyTorch's c10::BFloat16 rounds an f32 (round_to_nearest_even, on the
+ *    bits): to nearest even, any NaN to the quiet NaN 0x7fc0, results past
+ *    the largest bf16 (about 3.39e38) to +-inf; subnormal bf16 results are
+ *    kept (the rounding is integer arithmetic), though the f32 arithmetic
+ *    before it is the adapter's. bf16 -> f32 is exact (NaN payloads, -0 and
+ *    subnormals kept); f16 -> bf16 rounds once (f16 is exact in f32);
+ *    i32/u32 -> bf16 round once from the integer (not through f32);
+ *    scalars round once from the double. Tolerances for bf16 results: those
+ *    of f32 plus 2^-8 relative (the final rounding); add, sub, mul and the
+ *    exact operations below are correctly rounded (f32 carries more than
+ *    twice bf16's precision, so rounding the f32 result again is exact).
+ *    Operators that document no bf16 return WGC_ERROR_UNSUPPORTED for it.
  *  - NaN propagates, as in PyTorch: a NaN operand gives NaN from arithmetic,
  *    every unary function, RELU, leaky_relu, clamp, MAXIMUM, MINIMUM, fma,
  *    pow (but for the C99 cases below), SUM, MEAN, PROD, MAX, MIN, var, std,
@@ -440,6 +454,22 @@ enum WgcDtype
   WGC_DTYPE_F16 = 1,
   WGC_DTYPE_I32 = 2,
   WGC_DTYPE_U32 = 3,
+  /**
+   * bfloat16 (8 exponent bits, 7 fraction bits), stored as the raw 16
+   * bits (the top half of the f32 with the same value), 2 bytes per
+   * element. Every adapter supports it (no shader-f16 needed). Taken by
+   * the elementwise operators (binary, binary_scalar, unary, leaky_relu,
+   * clamp, fma, where) and data movement through them (wgc_op_cast,
+   * copy, permute, transpose, fill, arange), the reductions
+   * (wgc_op_reduce, wgc_op_var, wgc_op_std) and wgc_op_gemm /
+   * wgc_op_matmul; every other operator returns WGC_ERROR_UNSUPPORTED
+   * (with a message naming bf16) for bf16 tensors. Computed in f32,
+   * rounded once to bf16 as the header's Numerics section describes.
+   * Kernels hold bf16 as 16-bit halves of u32 words: an element written
+   * alone (a strided or unaligned output) sets its half with atomic
+   * operations, leaving its neighbour intact.
+   */
+  WGC_DTYPE_BF16 = 4,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -466,7 +496,7 @@ enum WgcBinaryOp
    */
   WGC_BINARY_OP_DIV = 3,
   /**
-   * f32 and f16 only. Computed as exp2(y * log2|x|) in f32, log2 near 1
+   * f32, f16 and bf16 only. Computed as exp2(y * log2|x|) in f32, log2 near 1
    * by a series, so the relative error is within 1e-6 * (1 + |y log2|x||);
    * negative x with an odd integral y gives a negative result, negative
    * finite x with a non-integral y gives NaN; the special cases (zeros,
@@ -498,8 +528,8 @@ typedef uint32_t WgcBinaryOp;
 #endif // __cplusplus
 
 /**
- * Unary elementwise operations. All take f32 and f16 (f16 is computed in
- * f32 and rounded once); NEG, ABS and RELU also take i32 (ABS(INT32_MIN) wraps).
+ * Unary elementwise operations. All take f32, f16 and bf16 (f16 and bf16
+ * are computed in f32 and rounded once); NEG, ABS and RELU also take i32 (ABS(INT32_MIN) wraps).
  * NaN gives NaN for every op (RELU included). Accuracy in f32: exp, log,
  * sqrt, rsqrt, sigmoid, silu within 1e-6 relative (exp reduces its
  * argument exactly, log is computed by a series near 1); sin, cos within
@@ -1380,9 +1410,13 @@ WgcStatus wgc_op_batch_norm(const struct WgcStream *stream,
  * overlap its view, and its elements must not share memory (a zero stride
  * or strides that interleave: WGC_ERROR_INVALID_ARGUMENT).
  *
- * Dtypes: SUM, MAX, MIN, PROD take f32, f16 (accumulated in f32), i32 and
- * u32 (integer sums and products wrap), and write the input's dtype. MEAN
- * takes f32 and f16 only (integers: WGC_ERROR_UNSUPPORTED). ARGMAX and
+ * Dtypes: SUM, MAX, MIN, PROD take f32, f16, bf16 (both accumulated in
+ * f32), i32 and u32 (integer sums and products wrap), and write the
+ * input's dtype. MEAN takes f32, f16 and bf16 only (integers:
+ * WGC_ERROR_UNSUPPORTED). bf16 inputs are read as bf16 by the row and
+ * general kernels (not the column and run kernels named below, which
+ * f32 and f16 take), and a bf16 result is computed into f32 scratch and
+ * rounded once into out. ARGMAX and
  * ARGMIN take every dtype, reduce one axis (`axis_count` 1) or the
  * flattened tensor (`axis_count` 0: row-major flat index), write i32, and
  * return the first index among equal values. NaN propagates: MAX, MIN,
@@ -1396,8 +1430,8 @@ WgcStatus wgc_op_batch_norm(const struct WgcStream *stream,
  * rounding error, and partials merge error-free), so SUM is within
  * 2e-6 * sum|x| of exact at any length and MEAN within 2e-6 * mean|x|;
  * +inf and -inf together give NaN, overflow gives +-inf. PROD: 1e-6 * n
- * relative. f16 inputs are accumulated in f32; the result carries the f16
- * rounding.
+ * relative. f16 and bf16 inputs are accumulated in f32; the result
+ * carries the f16 (bf16: 2^-8 relative) rounding.
  *
  * Statuses: WGC_ERROR_INVALID_ARGUMENT (unknown op, duplicate or out-of-range
  * axis, several axes for ARG*, empty MAX/MIN/ARG*, out overlapping in),
@@ -1447,7 +1481,7 @@ WgcStatus wgc_op_reduce(const struct WgcStream *stream,
  * S1 of (x - m) and S2 of (x - m)^2, giving (S2 - S1^2 / n) / divisor, in
  * f32; exact whatever m's rounding, so a mean far above the spread costs
  * no accuracy (within 1e-5 relative in f32, measured at mean 1e4 and 1e6
- * with std 1). f32 and f16 only (others: WGC_ERROR_UNSUPPORTED); out has
+ * with std 1). f32, f16 and bf16 only (others: WGC_ERROR_UNSUPPORTED); out has
  * the input's dtype.
  * Statuses as for `wgc_op_reduce`. Records work; does not block.
  */
@@ -1679,7 +1713,7 @@ WgcStatus wgc_tensor_slice(const struct WgcTensor *view,
 
 /**
  * out = a OP b with broadcasting; `op` is a `WgcBinaryOp` value. a and b have the same dtype (f32, f16,
- * i32, u32; `WGC_ERROR_DTYPE_MISMATCH` otherwise); out has that dtype, or
+ * bf16, i32, u32; `WGC_ERROR_DTYPE_MISMATCH` otherwise); out has that dtype, or
  * U32 (0/1) for comparisons. Integer arithmetic wraps. POW on integers:
  * `WGC_ERROR_UNSUPPORTED`. Unknown op: `WGC_ERROR_INVALID_ARGUMENT`.
  *
@@ -1696,6 +1730,17 @@ WgcStatus wgc_tensor_slice(const struct WgcTensor *view,
  * anything is recorded, so a failed call writes nothing. Empty tensors
  * succeed and launch nothing. Nothing blocks: the work is recorded on the
  * stream. f16 tolerances: about 2 half ulps (2e-3 relative).
+ *
+ * bf16 (every elementwise operator that takes f16, and cast, copy, fill,
+ * arange): computed in f32 and rounded once (header's Numerics section);
+ * tolerances those of f32 plus 2^-8 relative. bf16 operands and a bf16
+ * output whose views have vec4 units (dense, or dense rows with 4-aligned
+ * sizes and offsets) run in kernels that read and write bf16 words
+ * directly; other layouts, mixed dtypes and tails of fewer than 4
+ * elements are computed through f32 scratch on the GPU (bf16 inputs
+ * widened, the f32 kernel, the result rounded into out), which costs about
+ * three times the memory traffic. WGC_ERROR_TOO_LARGE or
+ * WGC_ERROR_OUT_OF_MEMORY where that scratch does not fit.
  */
 WgcStatus wgc_op_binary(const struct WgcStream *stream,
                         uint32_t op,
@@ -1725,7 +1770,7 @@ WgcStatus wgc_op_unary(const struct WgcStream *stream,
                        const struct WgcTensor *out);
 
 /**
- * out = in >= 0 ? in : in * slope. f32 and f16 (computed in f32 with the
+ * out = in >= 0 ? in : in * slope. f32, f16 and bf16 (computed in f32 with the
  * f32 slope, then rounded once); NaN stays NaN.
  */
 WgcStatus wgc_op_leaky_relu(const struct WgcStream *stream,
@@ -1909,14 +1954,20 @@ WgcStatus wgc_op_transpose(const struct WgcStream *stream,
                            const struct WgcTensor *out);
 
 /**
- * Convert in's elements to out's dtype (any of f32, f16, i32, u32; same
+ * Convert in's elements to out's dtype (any of f32, f16, bf16, i32, u32; same
  * shape). Float -> integer truncates toward zero and saturates at the
  * integer range as f32 sees it (NaN -> 0; above the range gives the
  * largest f32 below 2^31, 2147483520, for i32 and the largest below 2^32,
  * 4294967040, for u32; below gives INT32_MIN or 0). i32 <-> u32 reinterpret
  * the bits. Integer -> float and f32 -> f16 round once to nearest even
  * (integers are exact up to 2^24 in f32, 2048 in f16); beyond the f16 range
- * (|x| >= 65520) the result is +-inf. Common rules: see `wgc_op_binary`.
+ * (|x| >= 65520) the result is +-inf. bf16: to and from every dtype, as
+ * the header's Numerics section describes (bf16 -> f32 exact; f32, f16
+ * and integers -> bf16 rounded once to nearest even, NaN -> 0x7fc0, past
+ * the range +-inf; bf16 -> f16 rounded to nearest even; bf16 -> integers
+ * as float -> integer above; bf16 -> bf16 copies the bits), dense views in
+ * vector units, other views element by element. Common rules: see
+ * `wgc_op_binary`.
  */
 WgcStatus wgc_op_cast(const struct WgcStream *stream,
                       const struct WgcTensor *input,
@@ -2070,8 +2121,14 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * old contents are ignored, NaN included. Any strides work; views whose
  * last two dims are row- or column-major (plain or transposed) are fastest.
  *
- * Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16 (products accumulated
- * in f32). Accumulation: each workgroup sums at most 16,384 products along
+ * Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16; bf16 x bf16 -> f32
+ * or bf16 (products accumulated in f32). WGSL has no bf16 arithmetic or
+ * bf16 cooperative matrices: the tiled and skinny kernels below read bf16
+ * A and B as 16-bit halves of words and widen them to f32 as they load
+ * (2 bytes an element read; the same f32 arithmetic and accuracy as f32
+ * operands); a bf16 C is computed into contiguous f32 scratch (C's values
+ * copied in where beta reads them) and rounded once into C (2^-8 relative
+ * added to the f32 accuracy). Accumulation: each workgroup sums at most 16,384 products along
  * K, one f32 fused multiply-add at a time; a longer K is split into such
  * runs, whose sums go to f32 scratch (the output's size per run, up to
  * 256 MiB at once; beyond, the runs go in waves) and a second pass adds
@@ -2139,8 +2196,8 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * tensor's buffer afterwards is safe: the recorded work keeps what it uses.
  *
  * Statuses: `WGC_ERROR_NULL_POINTER` (NULL stream or tensor),
- * `WGC_ERROR_DTYPE_MISMATCH` (a and b differ, or f32 inputs with an f16
- * output), `WGC_ERROR_UNSUPPORTED` (integer dtypes; f16 on an adapter
+ * `WGC_ERROR_DTYPE_MISMATCH` (a and b differ, or an output other than f32
+ * or the inputs' dtype), `WGC_ERROR_UNSUPPORTED` (integer dtypes; f16 on an adapter
  * without f16), `WGC_ERROR_SHAPE_MISMATCH` (rank < 2, inner dims differ,
  * batch dims that do not broadcast, `c` of the wrong shape),
  * `WGC_ERROR_INVALID_ARGUMENT` (`c` overlaps or shares a buffer with an

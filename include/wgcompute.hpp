@@ -537,7 +537,9 @@ private:
 /* ---- tensor views ----------------------------------------------------- */
 
 /** Bytes per element of a dtype. */
-inline std::size_t dtype_size(uint32_t dtype) noexcept { return dtype == WGC_DTYPE_F16 ? 2 : 4; }
+inline std::size_t dtype_size(uint32_t dtype) noexcept {
+    return dtype == WGC_DTYPE_F16 || dtype == WGC_DTYPE_BF16 ? 2 : 4;
+}
 
 /** A WgcTensor view that keeps its buffer alive. Strides and offset count
  *  elements; views made from it share the buffer. */

@@ -4,7 +4,8 @@
 // element of W once per M tile (M tiles of one W slice run next to each
 // other, so the repeat reads hit the cache) and keeps A in cache.
 //
-// Prelude slots: T (A and W: f32 | f16), O (C: f32 | f16).
+// Prelude slots: T (A and W: f32 | f16; f32 in gemv.wgsl+bf16, where A and
+// W are bf16), O (C: f32 | f16).
 // Overrides: MT (rows of A per workgroup, 1..8), ROWS (columns of W per
 // workgroup in the dot kernels, 1..4).
 //
@@ -70,9 +71,9 @@ struct Params {
 };
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> a: array<T>;
-@group(0) @binding(2) var<storage, read> w: array<T>;
-@group(0) @binding(3) var<storage, read> w4: array<vec4<T>>;
+// Bindings 1-3 (a, w, w4) and their loads (a_elem, w_elem, w_quad) come
+// from the fragment joined after this file: gemv_operands.wgsl (T) or
+// gemv_operands_bf16.wgsl (bf16 bits, family gemv.wgsl+bf16).
 @group(0) @binding(4) var<storage, read_write> c: array<O>;
 @group(0) @binding(5) var<storage, read_write> parts: array<f32>;
 // w in 16-byte units of VW elements (the `*_unit_*` entries).
@@ -137,7 +138,7 @@ fn a_at(t: Tile, m: u32, k: u32) -> f32 {
     if (m >= p.m) {
         return 0.0;
     }
-    return f32(a[t.a_base + i32(m) * p.a_sm + i32(k) * p.a_sk]);
+    return a_elem(t.a_base + i32(m) * p.a_sm + i32(k) * p.a_sk);
 }
 
 fn a_quad(t: Tile, m: u32, k: u32) -> vec4<f32> {
@@ -145,7 +146,7 @@ fn a_quad(t: Tile, m: u32, k: u32) -> vec4<f32> {
         return vec4<f32>(0.0);
     }
     let i = t.a_base + i32(m) * p.a_sm + i32(k) * p.a_sk;
-    return vec4<f32>(f32(a[i]), f32(a[i + p.a_sk]), f32(a[i + 2 * p.a_sk]), f32(a[i + 3 * p.a_sk]));
+    return vec4<f32>(a_elem(i), a_elem(i + p.a_sk), a_elem(i + 2 * p.a_sk), a_elem(i + 3 * p.a_sk));
 }
 
 // Store one result: the epilogue into C, or the raw sum into its slab.
@@ -188,7 +189,7 @@ fn dot_products(t: Tile, tid: u32, acc: ptr<function, array<f32, MAX_ACC>>) {
         var wv: array<f32, 4>;
         for (var r = 0u; r < ROWS; r++) {
             let n = min(n0 + r, p.n - 1u);
-            wv[r] = f32(w[t.w_base + i32(n) * p.w_sn + i32(k)]);
+            wv[r] = w_elem(t.w_base + i32(n) * p.w_sn + i32(k));
         }
         for (var i = 0u; i < MT; i++) {
             let x = a_at(t, t.m0 + i, k);
@@ -206,7 +207,7 @@ fn dot_products4(t: Tile, tid: u32, acc: ptr<function, array<f32, MAX_ACC>>) {
         var wv: array<vec4<f32>, 4>;
         for (var r = 0u; r < ROWS; r++) {
             let n = min(n0 + r, p.n - 1u);
-            wv[r] = vec4<f32>(w4[(t.w_base + i32(n) * p.w_sn) / 4 + i32(q)]);
+            wv[r] = w_quad((t.w_base + i32(n) * p.w_sn) / 4 + i32(q));
         }
         for (var i = 0u; i < MT; i++) {
             let x = a_quad(t, t.m0 + i, q * 4u);
@@ -315,7 +316,7 @@ fn axpy_products(t: Tile, tid: u32, acc: ptr<function, array<vec4<f32>, MAX_MT>>
         let row = t.w_base + i32(k) * p.w_sk;
         var wv: vec4<f32>;
         for (var q = 0u; q < 4u; q++) {
-            wv[q] = f32(w[row + i32(min(n0 + q, p.n - 1u))]);
+            wv[q] = w_elem(row + i32(min(n0 + q, p.n - 1u)));
         }
         for (var i = 0u; i < MT; i++) {
             (*acc)[i] = fma(vec4<f32>(a_at(t, t.m0 + i, k)), wv, (*acc)[i]);
@@ -330,7 +331,7 @@ fn axpy_products4(t: Tile, tid: u32, acc: ptr<function, array<vec4<f32>, MAX_MT>
         return;
     }
     for (var k = t.k0 + tid / AX; k < t.k1; k += AK) {
-        let wv = vec4<f32>(w4[(t.w_base + i32(k) * p.w_sk + i32(n0)) / 4]);
+        let wv = w_quad((t.w_base + i32(k) * p.w_sk + i32(n0)) / 4);
         for (var i = 0u; i < MT; i++) {
             (*acc)[i] = fma(vec4<f32>(a_at(t, t.m0 + i, k)), wv, (*acc)[i]);
         }
@@ -502,7 +503,7 @@ fn axpy_staged_products(t: Tile, tid: u32) {
         if (live) {
             let kend = min(kb + XK, t.k1);
             for (var k = kb + tid / AX; k < kend; k += AK) {
-                let wv = vec4<f32>(w4[(t.w_base + i32(k) * p.w_sk + i32(n0)) / 4]);
+                let wv = w_quad((t.w_base + i32(k) * p.w_sk + i32(n0)) / 4);
                 let kk = k - kb;
                 let lo = stage[2u * kk];
                 acc0 = fma(vec4<f32>(lo.x), wv, acc0);

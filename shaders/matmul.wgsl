@@ -13,7 +13,8 @@
 // Element (m, k) of A lives at a[a_base + m*a_sm + k*a_sk] (any strides).
 // A_LAYOUT, B_LAYOUT and C_LAYOUT say which stride is a compile-time 1
 // (folded by the compiler) and which way threads walk for coalescing.
-// Types: IN (f32|f16) for A and B, OUT (f32|f16) for C and bias.
+// Types: IN (f32|f16) for A and B, OUT (f32|f16) for C and bias; A and B
+// are converted to f32 as the tiles are staged.
 
 struct Params {
     m: u32,
@@ -44,8 +45,9 @@ struct Params {
     batches: u32,
 };
 
-@group(0) @binding(0) var<storage, read> a: array<IN>;
-@group(0) @binding(1) var<storage, read> b: array<IN>;
+// Bindings 0 and 1 (a, b) and their loads (a_elem, b_elem) come from the
+// fragment joined after this file: matmul_operands.wgsl (IN) or
+// matmul_operands_bf16.wgsl (bf16 bits, family matmul.wgsl+bf16, IN f32).
 @group(0) @binding(2) var<storage, read_write> c: array<OUT>;
 @group(0) @binding(3) var<storage, read> bias: array<OUT>;
 @group(0) @binding(4) var<uniform> p: Params;
@@ -102,7 +104,7 @@ fn load_tiles(k0: u32, k_end: u32, m0: u32, n0: u32, tid: u32, a_base: i32, b_ba
         let gm = m0 + km.y;
         var v = 0.0;
         if (gm < p.m && gk < k_end) {
-            v = f32(a[a_base + i32(gm) * a_sm() + i32(gk) * a_sk()]);
+            v = a_elem(a_base + i32(gm) * a_sm() + i32(gk) * a_sk());
         }
         (*a_regs)[l] = v;
     }
@@ -112,7 +114,7 @@ fn load_tiles(k0: u32, k_end: u32, m0: u32, n0: u32, tid: u32, a_base: i32, b_ba
         let gn = n0 + kn.y;
         var v = 0.0;
         if (gn < p.n && gk < k_end) {
-            v = f32(b[b_base + i32(gk) * b_sk() + i32(gn) * b_sn()]);
+            v = b_elem(b_base + i32(gk) * b_sk() + i32(gn) * b_sn());
         }
         (*b_regs)[l] = v;
     }

@@ -79,8 +79,9 @@ struct Params {
     red_in: array<vec4<i32>, 2>,
 }
 
-@group(0) @binding(0) var<storage, read> x: array<T>;
-@group(0) @binding(1) var<storage, read> xv: array<vec4<T>>;
+// Bindings 0 and 1 (x, xv) and their loads (x_at, xv_at) come from the
+// fragment joined after this file: reduce_input.wgsl (T) or
+// reduce_input_bf16.wgsl (bf16 bits; T is f32 in the :bf16 families).
 @group(0) @binding(2) var<storage, read_write> partials: array<State>;
 @group(0) @binding(3) var<uniform> p: Params;
 @group(0) @binding(4) var<storage, read_write> out: array<OUT>;
@@ -351,7 +352,7 @@ fn reduce_strided(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_
     var s = identity();
     let step = p.chunks * WG;
     for (var k = wid.x * WG + lid; k < p.k_total; k += step) {
-        s = accumulate(s, ACC(x[u32(base + reduced_offset(k))]), k, shift);
+        s = accumulate(s, ACC(x_at(u32(base + reduced_offset(k)))), k, shift);
     }
     s = wg_reduce(s, lid);
     if (lid == 0u) {
@@ -373,7 +374,7 @@ fn reduce_columns(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_
     let shift = row_shift(row);
     var s = identity();
     for (var k = wid.x; k < p.k_total; k += p.chunks) {
-        s = accumulate(s, ACC(x[u32(base + reduced_offset(k))]), k, shift);
+        s = accumulate(s, ACC(x_at(u32(base + reduced_offset(k)))), k, shift);
     }
     store_partial(row, wid.x, s);
 }
@@ -415,21 +416,21 @@ fn reduce_vec4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
     let step = p.chunks * WG;
     var i = wid.x * WG + lid;
     for (; i + 3u * step < k4; i += 4u * step) {
-        let a = xv[base4 + i];
-        let b = xv[base4 + i + step];
-        let c = xv[base4 + i + 2u * step];
-        let d = xv[base4 + i + 3u * step];
+        let a = xv_at(base4 + i);
+        let b = xv_at(base4 + i + step);
+        let c = xv_at(base4 + i + 2u * step);
+        let d = xv_at(base4 + i + 3u * step);
         s = accumulate4(s, a, 4u * i, shift);
         s = accumulate4(s, b, 4u * (i + step), shift);
         s = accumulate4(s, c, 4u * (i + 2u * step), shift);
         s = accumulate4(s, d, 4u * (i + 3u * step), shift);
     }
     for (; i < k4; i += step) {
-        s = accumulate4(s, xv[base4 + i], 4u * i, shift);
+        s = accumulate4(s, xv_at(base4 + i), 4u * i, shift);
     }
     let tail = 4u * k4 + lid;
     if (wid.x == 0u && tail < p.k_total) {
-        s = accumulate(s, ACC(x[base + tail]), tail, shift);
+        s = accumulate(s, ACC(x_at(base + tail)), tail, shift);
     }
     s = wg_reduce(s, lid);
     if (lid == 0u) {

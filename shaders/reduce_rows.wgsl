@@ -35,34 +35,34 @@ fn fold4(s: State, v: vec4<T>, k: u32, shift: ACC, mean_pass: bool) -> State {
     return accumulate4(s, v, k, shift);
 }
 
-// The share of lane `lane` of the row of k_total elements at x[base..].
+// The share of lane `lane` of the row of k_total elements from x element base.
 fn fold_row(base: u32, lane: u32, shift: ACC, mean_pass: bool) -> State {
     var s = identity();
     let k = p.k_total;
     let head = min((4u - base % 4u) % 4u, k);
     if (lane < head) {
-        s = fold1(s, ACC(x[base + lane]), lane, shift, mean_pass);
+        s = fold1(s, ACC(x_at(base + lane)), lane, shift, mean_pass);
     }
     let b4 = (base + head) / 4u;
     let k4 = (k - head) / 4u;
     var i = lane;
     for (; i + 3u * LANES < k4; i += 4u * LANES) {
-        let a = xv[b4 + i];
-        let b = xv[b4 + i + LANES];
-        let c = xv[b4 + i + 2u * LANES];
-        let d = xv[b4 + i + 3u * LANES];
+        let a = xv_at(b4 + i);
+        let b = xv_at(b4 + i + LANES);
+        let c = xv_at(b4 + i + 2u * LANES);
+        let d = xv_at(b4 + i + 3u * LANES);
         s = fold4(s, a, head + 4u * i, shift, mean_pass);
         s = fold4(s, b, head + 4u * (i + LANES), shift, mean_pass);
         s = fold4(s, c, head + 4u * (i + 2u * LANES), shift, mean_pass);
         s = fold4(s, d, head + 4u * (i + 3u * LANES), shift, mean_pass);
     }
     for (; i < k4; i += LANES) {
-        s = fold4(s, xv[b4 + i], head + 4u * i, shift, mean_pass);
+        s = fold4(s, xv_at(b4 + i), head + 4u * i, shift, mean_pass);
     }
     // Fewer than 4 elements remain: one per lane.
     let t = head + 4u * k4 + lane;
     if (t < k) {
-        s = fold1(s, ACC(x[base + t]), t, shift, mean_pass);
+        s = fold1(s, ACC(x_at(base + t)), t, shift, mean_pass);
     }
     return s;
 }

@@ -63,6 +63,12 @@ _ALIASES = {"f32": "float32", "f16": "float16", "half": "float16", "i32": "int32
 DTypeLike = Union[DType, str, np.dtype, type]
 
 
+def _same(dt: DType, npd: np.dtype) -> bool:
+    # Not `dt.numpy == npd`: NumPy reads None as float64, so bfloat16
+    # without ml_dtypes (numpy None) would claim float64 arrays.
+    return dt.numpy is not None and dt.numpy == npd
+
+
 def as_dtype(d: DTypeLike) -> DType:
     """A DType from a DType, its name (``"float32"``, ``"f16"``) or a NumPy dtype."""
     if isinstance(d, DType):
@@ -73,7 +79,7 @@ def as_dtype(d: DTypeLike) -> DType:
             return BY_NAME[key]
     npd = np.dtype(d)
     for dt in BY_VALUE.values():
-        if dt.numpy == npd:
+        if _same(dt, npd):
             return dt
     raise TypeError(f"wgcompute has no dtype for {d!r} (it has {', '.join(BY_NAME)})")
 
@@ -84,7 +90,7 @@ def from_numpy(npd: np.dtype) -> DType:
     uint32, bool -> uint32 (values are range-checked by the caller)."""
     npd = np.dtype(npd)
     for dt in BY_VALUE.values():
-        if dt.numpy == npd:
+        if _same(dt, npd):
             return dt
     if npd.kind == "f":
         return BY_NAME["float32"]

@@ -113,10 +113,26 @@ class Tensor:
 
     def numpy(self) -> np.ndarray:
         """A new NumPy array with the values (blocks until they are computed).
-        A non-contiguous view is first made contiguous on the GPU."""
+        A non-contiguous view is first made contiguous on the GPU. bfloat16
+        gives ml_dtypes' bfloat16 array where ml_dtypes is installed, else
+        float32 with the same values (exact); ``bfloat16_bits()`` gives the
+        raw bits."""
+        if self.dtype.numpy is None and self.dtype.name == "bfloat16":
+            return bfloat16_bits_to_float32(self.bfloat16_bits())
         if self.dtype.numpy is None:
-            raise TypeError(f"NumPy has no {self.dtype.name} type here (install ml_dtypes for bfloat16)")
-        out = np.empty(self.shape, dtype=self.dtype.numpy)
+            raise TypeError(f"NumPy has no {self.dtype.name} type here")
+        return self._read(self.dtype.numpy)
+
+    def bfloat16_bits(self) -> np.ndarray:
+        """The raw bits of a bfloat16 tensor as a new uint16 array (blocks
+        until they are computed). ``numpy()`` gives ml_dtypes' bfloat16 where
+        ml_dtypes is installed, else the values exactly as float32."""
+        if self.dtype.name != "bfloat16":
+            raise TypeError(f"bfloat16_bits() of a {self.dtype.name} tensor")
+        return self._read(np.dtype(np.uint16))
+
+    def _read(self, npd: np.dtype) -> np.ndarray:
+        out = np.empty(self.shape, dtype=npd)
         if self.size == 0:
             return out
         src = self if self.is_contiguous() else self.contiguous()
@@ -438,6 +454,8 @@ def asarray(obj: Any, dtype: Optional[DTypeLike] = None, device: Optional[Device
         return obj if dtype is None or as_dtype(dtype) == obj.dtype else obj.astype(dtype)
     arr = np.asarray(obj)
     dt = as_dtype(dtype) if dtype is not None else _dtype_for_host(arr.dtype)
+    if dt.numpy is None and dt.name == "bfloat16":
+        return from_bfloat16_bits(float32_to_bfloat16_bits(np.asarray(arr, dtype=np.float32)), device)
     if dt.numpy is None:
         raise TypeError(f"cannot convert host data to {dt.name}")
     if dt.numpy.kind in "iu" and arr.dtype.kind in "iub" and arr.size:
@@ -467,3 +485,29 @@ def from_dlpack(obj: Any, device: Optional[Device] = None) -> Tensor:
 
 
 from . import ops as _ops  # noqa: E402  (ops builds on Tensor)
+
+
+def float32_to_bfloat16_bits(arr: np.ndarray) -> np.ndarray:
+    """bfloat16 bits (uint16) of float32 values, rounded to nearest even as
+    the library rounds (NaN becomes 0x7fc0; beyond the range, +-inf).
+    ``asarray(x, dtype="bfloat16")`` uses it without ml_dtypes: host values
+    are first converted to float32 by NumPy, then rounded to bfloat16."""
+    u = np.ascontiguousarray(arr, dtype=np.float32).view(np.uint32)
+    rounded = ((u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)).astype(np.uint16)
+    return np.where((u & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000), np.uint16(0x7FC0), rounded)
+
+
+def bfloat16_bits_to_float32(bits: np.ndarray) -> np.ndarray:
+    """The float32 values (exact) of bfloat16 bits given as uint16."""
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
+
+
+def from_bfloat16_bits(bits: Any, device: Optional[Device] = None) -> Tensor:
+    """A bfloat16 tensor holding ``bits`` (uint16 values, the raw bfloat16
+    bits; NumPy has no bfloat16 type without ml_dtypes)."""
+    host = np.ascontiguousarray(bits, dtype=np.uint16)
+    t = empty(host.shape, "bfloat16", device)
+    if host.nbytes:
+        data = host.tobytes() if host.nbytes % 4 == 0 else host.tobytes() + bytes(4 - host.nbytes % 4)
+        check(lib.wgc_buffer_write(t._buf.get(), 0, ffi.from_buffer(data), len(data)))
+    return t

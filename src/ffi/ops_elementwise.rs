@@ -20,7 +20,7 @@ use crate::ops::elementwise::{self as ew, BinaryOp, UnaryOp};
 use crate::ops::random::{random, Distribution};
 
 /// out = a OP b with broadcasting; `op` is a `WgcBinaryOp` value. a and b have the same dtype (f32, f16,
-/// i32, u32; `WGC_ERROR_DTYPE_MISMATCH` otherwise); out has that dtype, or
+/// bf16, i32, u32; `WGC_ERROR_DTYPE_MISMATCH` otherwise); out has that dtype, or
 /// U32 (0/1) for comparisons. Integer arithmetic wraps. POW on integers:
 /// `WGC_ERROR_UNSUPPORTED`. Unknown op: `WGC_ERROR_INVALID_ARGUMENT`.
 ///
@@ -37,6 +37,17 @@ use crate::ops::random::{random, Distribution};
 /// anything is recorded, so a failed call writes nothing. Empty tensors
 /// succeed and launch nothing. Nothing blocks: the work is recorded on the
 /// stream. f16 tolerances: about 2 half ulps (2e-3 relative).
+///
+/// bf16 (every elementwise operator that takes f16, and cast, copy, fill,
+/// arange): computed in f32 and rounded once (header's Numerics section);
+/// tolerances those of f32 plus 2^-8 relative. bf16 operands and a bf16
+/// output whose views have vec4 units (dense, or dense rows with 4-aligned
+/// sizes and offsets) run in kernels that read and write bf16 words
+/// directly; other layouts, mixed dtypes and tails of fewer than 4
+/// elements are computed through f32 scratch on the GPU (bf16 inputs
+/// widened, the f32 kernel, the result rounded into out), which costs about
+/// three times the memory traffic. WGC_ERROR_TOO_LARGE or
+/// WGC_ERROR_OUT_OF_MEMORY where that scratch does not fit.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_binary(
     stream: *const WgcStream,
@@ -90,7 +101,7 @@ pub unsafe extern "C" fn wgc_op_unary(
     })
 }
 
-/// out = in >= 0 ? in : in * slope. f32 and f16 (computed in f32 with the
+/// out = in >= 0 ? in : in * slope. f32, f16 and bf16 (computed in f32 with the
 /// f32 slope, then rounded once); NaN stays NaN.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_leaky_relu(

@@ -15,8 +15,14 @@ use crate::ops::matmul;
 /// old contents are ignored, NaN included. Any strides work; views whose
 /// last two dims are row- or column-major (plain or transposed) are fastest.
 ///
-/// Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16 (products accumulated
-/// in f32). Accumulation: each workgroup sums at most 16,384 products along
+/// Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16; bf16 x bf16 -> f32
+/// or bf16 (products accumulated in f32). WGSL has no bf16 arithmetic or
+/// bf16 cooperative matrices: the tiled and skinny kernels below read bf16
+/// A and B as 16-bit halves of words and widen them to f32 as they load
+/// (2 bytes an element read; the same f32 arithmetic and accuracy as f32
+/// operands); a bf16 C is computed into contiguous f32 scratch (C's values
+/// copied in where beta reads them) and rounded once into C (2^-8 relative
+/// added to the f32 accuracy). Accumulation: each workgroup sums at most 16,384 products along
 /// K, one f32 fused multiply-add at a time; a longer K is split into such
 /// runs, whose sums go to f32 scratch (the output's size per run, up to
 /// 256 MiB at once; beyond, the runs go in waves) and a second pass adds
@@ -84,8 +90,8 @@ use crate::ops::matmul;
 /// tensor's buffer afterwards is safe: the recorded work keeps what it uses.
 ///
 /// Statuses: `WGC_ERROR_NULL_POINTER` (NULL stream or tensor),
-/// `WGC_ERROR_DTYPE_MISMATCH` (a and b differ, or f32 inputs with an f16
-/// output), `WGC_ERROR_UNSUPPORTED` (integer dtypes; f16 on an adapter
+/// `WGC_ERROR_DTYPE_MISMATCH` (a and b differ, or an output other than f32
+/// or the inputs' dtype), `WGC_ERROR_UNSUPPORTED` (integer dtypes; f16 on an adapter
 /// without f16), `WGC_ERROR_SHAPE_MISMATCH` (rank < 2, inner dims differ,
 /// batch dims that do not broadcast, `c` of the wrong shape),
 /// `WGC_ERROR_INVALID_ARGUMENT` (`c` overlaps or shares a buffer with an

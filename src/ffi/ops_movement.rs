@@ -74,14 +74,20 @@ pub unsafe extern "C" fn wgc_op_transpose(
     })
 }
 
-/// Convert in's elements to out's dtype (any of f32, f16, i32, u32; same
+/// Convert in's elements to out's dtype (any of f32, f16, bf16, i32, u32; same
 /// shape). Float -> integer truncates toward zero and saturates at the
 /// integer range as f32 sees it (NaN -> 0; above the range gives the
 /// largest f32 below 2^31, 2147483520, for i32 and the largest below 2^32,
 /// 4294967040, for u32; below gives INT32_MIN or 0). i32 <-> u32 reinterpret
 /// the bits. Integer -> float and f32 -> f16 round once to nearest even
 /// (integers are exact up to 2^24 in f32, 2048 in f16); beyond the f16 range
-/// (|x| >= 65520) the result is +-inf. Common rules: see `wgc_op_binary`.
+/// (|x| >= 65520) the result is +-inf. bf16: to and from every dtype, as
+/// the header's Numerics section describes (bf16 -> f32 exact; f32, f16
+/// and integers -> bf16 rounded once to nearest even, NaN -> 0x7fc0, past
+/// the range +-inf; bf16 -> f16 rounded to nearest even; bf16 -> integers
+/// as float -> integer above; bf16 -> bf16 copies the bits), dense views in
+/// vector units, other views element by element. Common rules: see
+/// `wgc_op_binary`.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_cast(
     stream: *const WgcStream,

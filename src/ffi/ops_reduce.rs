@@ -78,9 +78,13 @@ unsafe fn reduce_call(
 /// overlap its view, and its elements must not share memory (a zero stride
 /// or strides that interleave: WGC_ERROR_INVALID_ARGUMENT).
 ///
-/// Dtypes: SUM, MAX, MIN, PROD take f32, f16 (accumulated in f32), i32 and
-/// u32 (integer sums and products wrap), and write the input's dtype. MEAN
-/// takes f32 and f16 only (integers: WGC_ERROR_UNSUPPORTED). ARGMAX and
+/// Dtypes: SUM, MAX, MIN, PROD take f32, f16, bf16 (both accumulated in
+/// f32), i32 and u32 (integer sums and products wrap), and write the
+/// input's dtype. MEAN takes f32, f16 and bf16 only (integers:
+/// WGC_ERROR_UNSUPPORTED). bf16 inputs are read as bf16 by the row and
+/// general kernels (not the column and run kernels named below, which
+/// f32 and f16 take), and a bf16 result is computed into f32 scratch and
+/// rounded once into out. ARGMAX and
 /// ARGMIN take every dtype, reduce one axis (`axis_count` 1) or the
 /// flattened tensor (`axis_count` 0: row-major flat index), write i32, and
 /// return the first index among equal values. NaN propagates: MAX, MIN,
@@ -94,8 +98,8 @@ unsafe fn reduce_call(
 /// rounding error, and partials merge error-free), so SUM is within
 /// 2e-6 * sum|x| of exact at any length and MEAN within 2e-6 * mean|x|;
 /// +inf and -inf together give NaN, overflow gives +-inf. PROD: 1e-6 * n
-/// relative. f16 inputs are accumulated in f32; the result carries the f16
-/// rounding.
+/// relative. f16 and bf16 inputs are accumulated in f32; the result
+/// carries the f16 (bf16: 2^-8 relative) rounding.
 ///
 /// Statuses: WGC_ERROR_INVALID_ARGUMENT (unknown op, duplicate or out-of-range
 /// axis, several axes for ARG*, empty MAX/MIN/ARG*, out overlapping in),
@@ -148,7 +152,7 @@ pub unsafe extern "C" fn wgc_op_reduce(
 /// S1 of (x - m) and S2 of (x - m)^2, giving (S2 - S1^2 / n) / divisor, in
 /// f32; exact whatever m's rounding, so a mean far above the spread costs
 /// no accuracy (within 1e-5 relative in f32, measured at mean 1e4 and 1e6
-/// with std 1). f32 and f16 only (others: WGC_ERROR_UNSUPPORTED); out has
+/// with std 1). f32, f16 and bf16 only (others: WGC_ERROR_UNSUPPORTED); out has
 /// the input's dtype.
 /// Statuses as for `wgc_op_reduce`. Records work; does not block.
 #[no_mangle]

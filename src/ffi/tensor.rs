@@ -17,6 +17,20 @@ pub enum WgcDtype {
     F16 = 1,
     I32 = 2,
     U32 = 3,
+    /// bfloat16 (8 exponent bits, 7 fraction bits), stored as the raw 16
+    /// bits (the top half of the f32 with the same value), 2 bytes per
+    /// element. Every adapter supports it (no shader-f16 needed). Taken by
+    /// the elementwise operators (binary, binary_scalar, unary, leaky_relu,
+    /// clamp, fma, where) and data movement through them (wgc_op_cast,
+    /// copy, permute, transpose, fill, arange), the reductions
+    /// (wgc_op_reduce, wgc_op_var, wgc_op_std) and wgc_op_gemm /
+    /// wgc_op_matmul; every other operator returns WGC_ERROR_UNSUPPORTED
+    /// (with a message naming bf16) for bf16 tensors. Computed in f32,
+    /// rounded once to bf16 as the header's Numerics section describes.
+    /// Kernels hold bf16 as 16-bit halves of u32 words: an element written
+    /// alone (a strided or unaligned output) sets its half with atomic
+    /// operations, leaving its neighbour intact.
+    BF16 = 4,
 }
 
 /// A view of a buffer as a tensor: element `[i0, ..., i(rank-1)]` lives at
@@ -92,6 +106,7 @@ pub(crate) fn dtype_of(v: u32) -> Result<DType> {
         1 => DType::F16,
         2 => DType::I32,
         3 => DType::U32,
+        4 => DType::BF16,
         _ => return Err(Error::InvalidArgument(format!("unknown dtype {v}"))),
     })
 }

@@ -20,7 +20,7 @@ pub enum BinaryOp {
     /// Floats: IEEE division. Integers: truncation toward zero; x / 0 = 0;
     /// INT32_MIN / -1 = INT32_MIN.
     Div = 3,
-    /// f32 and f16 only. Computed as exp2(y * log2|x|) in f32, log2 near 1
+    /// f32, f16 and bf16 only. Computed as exp2(y * log2|x|) in f32, log2 near 1
     /// by a series, so the relative error is within 1e-6 * (1 + |y log2|x||);
     /// negative x with an odd integral y gives a negative result, negative
     /// finite x with a non-integral y gives NaN; the special cases (zeros,
@@ -39,8 +39,8 @@ pub enum BinaryOp {
     Ge = 12,
 }
 
-/// Unary elementwise operations. All take f32 and f16 (f16 is computed in
-/// f32 and rounded once); NEG, ABS and RELU also take i32 (ABS(INT32_MIN) wraps).
+/// Unary elementwise operations. All take f32, f16 and bf16 (f16 and bf16
+/// are computed in f32 and rounded once); NEG, ABS and RELU also take i32 (ABS(INT32_MIN) wraps).
 /// NaN gives NaN for every op (RELU included). Accuracy in f32: exp, log,
 /// sqrt, rsqrt, sigmoid, silu within 1e-6 relative (exp reduces its
 /// argument exactly, log is computed by a series near 1); sin, cos within

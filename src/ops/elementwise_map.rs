@@ -11,7 +11,7 @@
 
 use super::elementwise::{BinaryOp, UnaryOp, WGC_NUM_BINARY_OPS, WGC_NUM_UNARY_OPS};
 use super::grid::grid_1d;
-use super::half::f16_bits;
+use super::half::{bf16_bits, bf16_to_f32, f16_bits};
 use super::spec::uniform::uniform;
 use super::spec::{self, check_output, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot, Variant};
 use super::split::scratch;
@@ -94,13 +94,50 @@ pub static FAMILY: Family = Family {
         "tiled2_x1",
     ],
     types: &[TypeSlot { alias: "A", dtypes: ALL_DTYPES }, TypeSlot { alias: "O", dtypes: ALL_DTYPES }],
-    overrides: &[
-        OverrideSlot { name: "OP", values: &CODES },
-        OverrideSlot { name: "ITEMS", values: &[1.0, 4.0] },
-        // Compiled value by value offline (spec::SAMPLED_OVERRIDES).
-        OverrideSlot { name: "RANK", values: &[1.0, 2.0, 3.0, 4.0, 0.0] },
-        OverrideSlot { name: "ROUTED", values: &[0.0, 1.0] },
+    overrides: OVERRIDES,
+    uniform: <MapParams as spec::Uniform>::layout,
+};
+
+const OVERRIDES: &[OverrideSlot] = &[
+    OverrideSlot { name: "OP", values: &CODES },
+    OverrideSlot { name: "ITEMS", values: &[1.0, 4.0] },
+    // Compiled value by value offline (spec::SAMPLED_OVERRIDES).
+    OverrideSlot { name: "RANK", values: &[1.0, 2.0, 3.0, 4.0, 0.0] },
+    OverrideSlot { name: "ROUTED", values: &[0.0, 1.0] },
+];
+
+/// The vec4 kernels for bf16 operands and output (shaders/elementwise_bf16.wgsl):
+/// the f32 map (A and O f32) over bf16 read and written as whole words.
+pub static FAMILY_BF16: Family = Family {
+    file: "elementwise.wgsl+bf16",
+    source: concat!(
+        include_str!("../../shaders/elementwise.wgsl"),
+        include_str!("../../shaders/elementwise_bf16.wgsl")
+    ),
+    // The library runs the `_bf16` entries; the others come with the
+    // joined file (every entry a source has is declared and compiled offline).
+    entries: &[
+        "map0_bf16",
+        "map1_bf16",
+        "map2_bf16",
+        "map3_bf16",
+        "where3_bf16",
+        "map0",
+        "map1",
+        "map2",
+        "map3",
+        "where3",
+        "map0_vec4",
+        "map1_vec4",
+        "map2_vec4",
+        "map3_vec4",
+        "where3_vec4",
+        "tiled",
+        "tiled2_x0",
+        "tiled2_x1",
     ],
+    types: &[TypeSlot { alias: "A", dtypes: &[DType::F32] }, TypeSlot { alias: "O", dtypes: &[DType::F32] }],
+    overrides: OVERRIDES,
     uniform: <MapParams as spec::Uniform>::layout,
 };
 
@@ -149,12 +186,13 @@ pub struct Scalar {
 
 impl Scalar {
     /// `v` converted to `dtype`: floats round to nearest even, once (f16
-    /// directly from the double), integers truncate toward zero and
+    /// and bf16 directly from the double), integers truncate toward zero and
     /// saturate to the type's range (NaN gives 0).
     pub fn of(dtype: DType, v: f64) -> Scalar {
         match dtype {
             DType::F32 => Scalar { bits: 0, value: v as f32 },
             DType::F16 => Scalar { bits: 0, value: f16_to_f32(f16_bits(v)) },
+            DType::BF16 => Scalar { bits: 0, value: bf16_to_f32(bf16_bits(v)) },
             DType::I32 => Scalar { bits: (v as i32) as u32, value: 0.0 },
             DType::U32 => Scalar { bits: v as u32, value: 0.0 },
         }
@@ -198,6 +236,7 @@ pub struct Map<'t, 'a> {
 
 const NAMES: [&str; 4] = ["x0", "x1", "x2", "y"];
 const NAMES_VEC4: [&str; 4] = ["x0v", "x1v", "x2v", "yv"];
+const NAMES_BF16: [&str; 4] = ["x0b", "x1b", "x2b", "yb"];
 
 /// Record the operation. Empty outputs validate and launch nothing.
 pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
@@ -210,7 +249,7 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     all.push(m.out);
     same_device(dev, &all)?;
     for t in &all {
-        t.dtype.check_device(dev)?;
+        t.dtype.check_device_bf16(dev)?;
     }
     let shapes: Vec<&[usize]> = tensors.iter().map(|t| t.shape.as_slice()).collect();
     let shape = if shapes.is_empty() { m.out.shape.clone() } else { broadcast_shapes(&shapes)? };
@@ -220,6 +259,14 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     let in_place = check_output(what, m.out, &named, Sharing::InPlaceOrApart)?;
     if m.out.numel() == 0 {
         return Ok(());
+    }
+    // bf16 in and out runs the bf16 kernels where the layout has vec4
+    // units; casts, copies, other dtypes and other layouts go through f32
+    // (bf16_route).
+    let bf16 = all.iter().any(|t| t.dtype == DType::BF16) || m.a == DType::BF16;
+    let copies_tensor = m.code == Code::COPY && !tensors.is_empty();
+    if bf16 && (m.a != DType::BF16 || m.out.dtype != DType::BF16 || copies_tensor) {
+        return super::bf16_route::map(stream, m);
     }
     // Inputs sharing out's buffer apart from it (and a mask in place) are
     // read from a copy.
@@ -259,7 +306,7 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
             Operand::Scalar(s) => src[k] = SRC_SCALAR + s,
         }
     }
-    let plan = Plan { m, src, slot_views };
+    let plan = Plan { m, src, slot_views, bf16 };
     let n = m.out.numel();
     let mut strides: Vec<Vec<isize>> =
         (0..3).map(|k| slot_views[k].map_or_else(|| vec![0; shape.len()], |t| broadcast_strides(t, &shape))).collect();
@@ -268,23 +315,34 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     let dense = cshape.len() <= 1 && (0..4).all(|k| !plan.reads(k) || cstrides[k].iter().all(|&x| x == 1));
     let offsets = plan.offsets();
     if !dense {
-        if let Some(tiled) = transpose_plan(stream, &plan, &cshape, &cstrides) {
+        if let Some(tiled) = transpose_plan(stream, &plan, &cshape, &cstrides).filter(|_| !bf16) {
             return launch_tiled(stream, &plan, tiled, &cstrides, &offsets);
         }
         if let Some((vshape, vstrides, voffsets)) = vec4_view(&plan, &cshape, &cstrides, &offsets) {
             return launch(stream, &plan, true, 0, &vshape, &vstrides, &voffsets);
+        }
+        if bf16 {
+            return super::bf16_route::map(stream, m);
         }
         return launch(stream, &plan, false, 0, &cshape, &cstrides, &offsets);
     }
     // Dense: vec4 units for the 4-aligned bulk, then the tail element-wise.
     let aligned = (0..4).all(|k| !plan.reads(k) || offsets[k].is_multiple_of(4));
     let n4 = if n >= 4 && aligned { n / 4 } else { 0 };
+    // arange's values depend on the element's index, which a tail routed
+    // on its own would restart from 0: such a map goes whole through f32.
+    if bf16 && (n4 == 0 || (n4 * 4 < n && m.code == Code::ARANGE)) {
+        return super::bf16_route::map(stream, m);
+    }
     let ones = vec![vec![1isize]; 4];
     if n4 > 0 {
         let offs = offsets.map(|o| o / 4);
         launch(stream, &plan, true, 0, &[n4], &ones, &offs)?;
     }
     let done = n4 * 4;
+    if done < n && bf16 {
+        return dense_tail(stream, m, done);
+    }
     if done < n {
         let offs = offsets.map(|o| o + done);
         launch(stream, &plan, false, done, &[n - done], &ones, &offs)?;
@@ -292,11 +350,29 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     Ok(())
 }
 
+/// The elements from `done` on of a dense map (every tensor operand laid
+/// out as the output), through bf16_route: the bf16 kernels have no
+/// per-element entry points. Not for arange (its values depend on the
+/// element's index, which the routed tail counts from 0).
+fn dense_tail<'a>(stream: &StreamShared, m: &Map<'_, 'a>, done: usize) -> Result<()> {
+    let tail = |t: &Tensor<'a>| -> Tensor<'a> {
+        Tensor { shape: vec![t.numel() - done], strides: vec![1], offset: t.offset + done, ..t.clone() }
+    };
+    let views: Vec<Option<Tensor>> =
+        m.operands.iter().map(|o| if let Operand::Tensor(t) = o { Some(tail(t)) } else { None }).collect();
+    let operands: Vec<Operand> =
+        m.operands.iter().zip(&views).map(|(o, v)| v.as_ref().map_or(*o, Operand::Tensor)).collect();
+    let out = tail(m.out);
+    super::bf16_route::map(stream, &Map { operands: &operands, out: &out, ..*m })
+}
+
 /// A map after validation: each slot's source and view.
 struct Plan<'p, 't, 'a> {
     m: &'p Map<'t, 'a>,
     src: [u32; 4],
     slot_views: [Option<&'p Tensor<'p>>; 3],
+    /// bf16 operands and output: the vec4 entries of `FAMILY_BF16`.
+    bf16: bool,
 }
 
 impl Plan<'_, '_, '_> {
@@ -335,8 +411,12 @@ impl Plan<'_, '_, '_> {
     fn entry(&self, vec: bool) -> &'static str {
         const ENTRIES: [&str; 5] = ["map0", "map1", "map2", "map3", "where3"];
         const ENTRIES_VEC4: [&str; 5] = ["map0_vec4", "map1_vec4", "map2_vec4", "map3_vec4", "where3_vec4"];
+        const ENTRIES_BF16: [&str; 5] = ["map0_bf16", "map1_bf16", "map2_bf16", "map3_bf16", "where3_bf16"];
         let i = if self.is_where() { 4 } else { self.bound_slots() };
-        if vec {
+        if self.bf16 {
+            debug_assert!(vec, "bf16 has vec4 kernels only");
+            ENTRIES_BF16[i]
+        } else if vec {
             ENTRIES_VEC4[i]
         } else {
             ENTRIES[i]
@@ -352,7 +432,11 @@ impl Plan<'_, '_, '_> {
             _ => 0,
         };
         let code = self.m.code.0 as f64;
-        FAMILY.variant(entry, &[self.m.a, self.m.out.dtype], &[code, items as f64, rank_code as f64, self.routed()])
+        let overrides = [code, items as f64, rank_code as f64, self.routed()];
+        if self.bf16 {
+            return FAMILY_BF16.variant(entry, &[DType::F32, DType::F32], &overrides);
+        }
+        FAMILY.variant(entry, &[self.m.a, self.m.out.dtype], &overrides)
     }
 
     /// 1.0 if an operand the entry reads through its bindings' slots comes
@@ -409,7 +493,13 @@ impl Plan<'_, '_, '_> {
         vec: bool,
         groups: [u32; 3],
     ) -> Result<()> {
-        let names = if vec { NAMES_VEC4 } else { NAMES };
+        let names = if self.bf16 {
+            NAMES_BF16
+        } else if vec {
+            NAMES_VEC4
+        } else {
+            NAMES
+        };
         let slots = if variant.entry == "tiled" { 1 } else { self.bound_slots() };
         let (y, _) = view_arg(names[3], self.m.out);
         let own: Option<Arg> = (0..slots).find(|&k| self.src[k] == SRC_OWN).map(|k| view_arg(names[k], self.view(k)).0);

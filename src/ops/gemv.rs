@@ -57,7 +57,7 @@ const MAX_SLAB_BYTES: usize = 256 << 20;
 
 pub static FAMILY: Family = Family {
     file: "gemv.wgsl",
-    source: include_str!("../../shaders/gemv.wgsl"),
+    source: concat!(include_str!("../../shaders/gemv.wgsl"), include_str!("../../shaders/gemv_operands.wgsl")),
     entries: &[
         "row_dot",
         "row_dot4",
@@ -77,12 +77,40 @@ pub static FAMILY: Family = Family {
         TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] },
         TypeSlot { alias: "O", dtypes: &[DType::F32, DType::F16] },
     ],
-    overrides: &[
-        OverrideSlot { name: "MT", values: &[1.0, 2.0, 4.0, 8.0] },
-        OverrideSlot { name: "ROWS", values: &[1.0, 2.0, 4.0] },
-    ],
+    overrides: OVERRIDES,
     uniform: <GemvParams as spec::Uniform>::layout,
 };
+
+/// The kernels for bf16 A and W (read as words, widened to f32 as they are
+/// read) and an f32 C; T and O are f32. The 16-byte unit entries (f16's)
+/// come with the file and are not used.
+pub static FAMILY_BF16: Family = Family {
+    file: "gemv.wgsl+bf16",
+    source: concat!(include_str!("../../shaders/gemv.wgsl"), include_str!("../../shaders/gemv_operands_bf16.wgsl")),
+    entries: &[
+        "row_dot",
+        "row_dot4",
+        "row_dot_split",
+        "row_dot4_split",
+        "axpy",
+        "axpy4",
+        "axpy_split",
+        "axpy4_split",
+        "axpy4_staged",
+        "axpy4_staged_split",
+        "axpy_unit_staged",
+        "axpy_unit_staged_split",
+        "sum_splits",
+    ],
+    types: &[TypeSlot { alias: "T", dtypes: &[DType::F32] }, TypeSlot { alias: "O", dtypes: &[DType::F32] }],
+    overrides: OVERRIDES,
+    uniform: <GemvParams as spec::Uniform>::layout,
+};
+
+const OVERRIDES: &[OverrideSlot] = &[
+    OverrideSlot { name: "MT", values: &[1.0, 2.0, 4.0, 8.0] },
+    OverrideSlot { name: "ROWS", values: &[1.0, 2.0, 4.0] },
+];
 
 uniform! {
     /// The uniform of gemv.wgsl.
@@ -474,8 +502,13 @@ fn split_count(
 /// slabs' sum.
 pub fn record(stream: &StreamShared, plan: &Plan) -> Result<()> {
     let dev = &stream.device;
-    let types = [plan.act.dtype, plan.out.dtype];
-    let variant = FAMILY.variant(plan.entry, &types, &plan.overrides);
+    // bf16 operands (the output is f32 then): the bf16 family, T and O f32.
+    let (family, types) = if plan.act.dtype == DType::BF16 {
+        (&FAMILY_BF16, [DType::F32; 2])
+    } else {
+        (&FAMILY, [plan.act.dtype, plan.out.dtype])
+    };
+    let variant = family.variant(plan.entry, &types, &plan.overrides);
     let (a_arg, _) = view_arg("a", &plan.act);
     let (w_arg, _) = view_arg("w", &plan.wt);
     let w_arg = match plan.entry {
@@ -492,7 +525,7 @@ pub fn record(stream: &StreamShared, plan: &Plan) -> Result<()> {
     let parts_arg = Arg::whole("parts", &parts);
     spec::record(stream, &Launch { variant, params, args: [a_arg, w_arg, parts_arg], groups: plan.groups })?;
     let (groups, row) = grid_1d(plan.outputs as u64, SUM_WG, dev.limits.max_compute_workgroups_per_dimension);
-    let sum = FAMILY.variant("sum_splits", &types, &plan.overrides);
+    let sum = family.variant("sum_splits", &types, &plan.overrides);
     let params = GemvParams { row, ..params };
     spec::record(stream, &Launch { variant: sum, params, args: [c_arg, parts_arg], groups })
 }

@@ -1,7 +1,7 @@
-//! IEEE binary16 rounding of doubles, done once: converting through f32
-//! first rounds twice (1 + 2^-11 + 2^-30 would become 1 instead of the
-//! nearest half above), and the `half` crate's f64 conversion goes through
-//! f32 on x86.
+//! IEEE binary16 and bfloat16 rounding of doubles, done once: converting
+//! through f32 first rounds twice (1 + 2^-11 + 2^-30 would become 1 instead
+//! of the nearest half above), and the `half` crate's f64 conversion goes
+//! through f32 on x86.
 
 /// The binary16 bits nearest to `v` (ties to even; +-inf beyond the range,
 /// a quiet NaN for NaN, signed zeros kept).
@@ -30,6 +30,38 @@ pub fn f16_bits(v: f64) -> u16 {
     bits | sign
 }
 
+/// The bfloat16 bits nearest to `v` (ties to even; +-inf beyond the range,
+/// the quiet NaN 0x7fc0 for NaN as PyTorch's conversion gives, signed zeros
+/// kept). bf16 has f32's exponent range and 8 significant bits.
+pub fn bf16_bits(v: f64) -> u16 {
+    let sign = if v.is_sign_negative() { 0x8000u16 } else { 0 };
+    let a = v.abs();
+    if a.is_nan() {
+        return 0x7fc0;
+    }
+    // Halfway between the largest bf16, (2 - 2^-7) 2^127, and 2^128: ties
+    // go to the even neighbour, which is the overflow.
+    if a >= (2.0 - 2f64.powi(-8)) * 2f64.powi(127) {
+        return 0x7f80 | sign;
+    }
+    // The spacing of bf16 values near `a`: 2^(e - 7), 2^-133 for subnormals.
+    let e = if a == 0.0 { -126 } else { binade(a).max(-126) };
+    let q = 2f64.powi(e - 7);
+    let m = (a / q).round_ties_even(); // at most 256: the top of the binade
+    let (m, e) = if m >= 256.0 { (128.0, e + 1) } else { (m, e) };
+    let bits = if m < 128.0 {
+        m as u16 // subnormal (e = -126) or zero
+    } else {
+        (((e + 127) as u16) << 7) | (m as u16 - 128)
+    };
+    bits | sign
+}
+
+/// The f32 with the value of the bf16 `bits` (exact).
+pub fn bf16_to_f32(bits: u16) -> f32 {
+    f32::from_bits((bits as u32) << 16)
+}
+
 /// e with 2^e <= a < 2^(e+1), for finite a > 0 (log2 alone may round across).
 fn binade(a: f64) -> i32 {
     let e = a.log2().floor() as i32;
@@ -44,7 +76,38 @@ fn binade(a: f64) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use super::f16_bits;
+    use super::{bf16_bits, bf16_to_f32, f16_bits};
+
+    #[test]
+    fn bf16_rounds_once_from_the_double() {
+        assert_eq!(bf16_bits(1.0), 0x3f80);
+        assert_eq!(bf16_bits(1.0 + 2f64.powi(-8)), 0x3f80); // tie: to even
+        assert_eq!(bf16_bits(1.0 + 2f64.powi(-8) + 2f64.powi(-40)), 0x3f81);
+        assert_eq!(bf16_bits(1.0 + 3.0 * 2f64.powi(-8)), 0x3f82); // tie: to even (up)
+        assert_eq!(bf16_bits(-2.5), 0xc020);
+        assert_eq!(bf16_bits(f32::MAX as f64), 0x7f80); // f32's max rounds up to inf
+        assert_eq!(bf16_bits(3.3895313892515355e38), 0x7f7f); // the largest bf16
+        assert_eq!(bf16_bits(-1e300), 0xff80);
+        assert_eq!(bf16_bits(f64::NAN), 0x7fc0);
+        assert_eq!(bf16_bits(-0.0), 0x8000);
+        assert_eq!(bf16_bits(2f64.powi(-126)), 0x0080); // smallest normal
+        assert_eq!(bf16_bits(2f64.powi(-133)), 0x0001); // smallest subnormal
+        assert_eq!(bf16_bits(2f64.powi(-134)), 0x0000); // tie: to even (zero)
+        assert_eq!(bf16_bits(3.0 * 2f64.powi(-134)), 0x0002); // tie: to even (up)
+        assert_eq!(bf16_bits(1e-300), 0x0000);
+        assert_eq!(bf16_bits(0.1), 0x3dcd);
+        assert_eq!(bf16_to_f32(0x3f80), 1.0);
+        // Every bf16 converts back to itself; midpoints go to the even side.
+        for h in 0u16..0x7f80 {
+            let v = bf16_to_f32(h) as f64;
+            assert_eq!(bf16_bits(v), h, "{v}");
+            assert_eq!(bf16_bits(-v), h | 0x8000);
+            if h < 0x7f7f {
+                let mid = (v + bf16_to_f32(h + 1) as f64) / 2.0;
+                assert_eq!(bf16_bits(mid), if h % 2 == 0 { h } else { h + 1 }, "midpoint above {v}");
+            }
+        }
+    }
 
     #[test]
     fn rounds_once_from_the_double() {

@@ -14,6 +14,7 @@ use super::tensor::{
     DType, Tensor,
 };
 use super::tuned;
+use super::{bf16, bf16_route};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::buffer::Buffer;
@@ -28,19 +29,40 @@ const FLOATS: &[DType] = &[DType::F32, DType::F16];
 /// strides are a compile-time 1 (see `Layouts`); BIAS: a per-row addend.
 pub static FAMILY: Family = Family {
     file: "matmul.wgsl",
-    source: concat!(include_str!("../../shaders/matmul.wgsl"), include_str!("../../shaders/gemm_tile.wgsl")),
+    source: concat!(
+        include_str!("../../shaders/matmul.wgsl"),
+        include_str!("../../shaders/matmul_operands.wgsl"),
+        include_str!("../../shaders/gemm_tile.wgsl")
+    ),
     entries: &["gemm", "gemm_split"],
     types: &[TypeSlot { alias: "IN", dtypes: FLOATS }, TypeSlot { alias: "OUT", dtypes: FLOATS }],
-    overrides: &[
-        OverrideSlot { name: "RM", values: &[1.0, 2.0] },
-        OverrideSlot { name: "RN", values: &[1.0, 2.0] },
-        OverrideSlot { name: "A_LAYOUT", values: &[0.0, 1.0, 2.0, 3.0] },
-        OverrideSlot { name: "B_LAYOUT", values: &[0.0, 1.0, 2.0, 3.0] },
-        OverrideSlot { name: "C_LAYOUT", values: &[0.0, 1.0, 2.0] },
-        OverrideSlot { name: "BIAS", values: &[0.0, 1.0] },
-    ],
+    overrides: OVERRIDES,
     uniform: <GemmParams as spec::Uniform>::layout,
 };
+
+/// The tiled kernels for bf16 A and B (read as words and widened to f32 as
+/// the tiles are staged) and an f32 C; IN and OUT are f32.
+pub static FAMILY_BF16: Family = Family {
+    file: "matmul.wgsl+bf16",
+    source: concat!(
+        include_str!("../../shaders/matmul.wgsl"),
+        include_str!("../../shaders/matmul_operands_bf16.wgsl"),
+        include_str!("../../shaders/gemm_tile.wgsl")
+    ),
+    entries: &["gemm", "gemm_split"],
+    types: &[TypeSlot { alias: "IN", dtypes: &[DType::F32] }, TypeSlot { alias: "OUT", dtypes: &[DType::F32] }],
+    overrides: OVERRIDES,
+    uniform: <GemmParams as spec::Uniform>::layout,
+};
+
+const OVERRIDES: &[OverrideSlot] = &[
+    OverrideSlot { name: "RM", values: &[1.0, 2.0] },
+    OverrideSlot { name: "RN", values: &[1.0, 2.0] },
+    OverrideSlot { name: "A_LAYOUT", values: &[0.0, 1.0, 2.0, 3.0] },
+    OverrideSlot { name: "B_LAYOUT", values: &[0.0, 1.0, 2.0, 3.0] },
+    OverrideSlot { name: "C_LAYOUT", values: &[0.0, 1.0, 2.0] },
+    OverrideSlot { name: "BIAS", values: &[0.0, 1.0] },
+];
 
 /// The second pass of a split-K GEMM: the slabs' sum into C.
 pub static SUM_FAMILY: Family = Family {
@@ -119,16 +141,16 @@ pub fn check_dtypes(stream: &StreamShared, a: &Tensor, b: &Tensor, c: &Tensor) -
         bail!(DtypeMismatch, "gemm: a is {} and b is {}", a.dtype.wgsl(), b.dtype.wgsl());
     }
     if !a.dtype.is_float() {
-        bail!(Unsupported, "gemm: {} inputs are not supported (f32 or f16)", a.dtype.wgsl());
+        bail!(Unsupported, "gemm: {} inputs are not supported (f32, f16 or bf16)", a.dtype.wgsl());
     }
-    let ok_out = c.dtype == DType::F32 || (c.dtype == DType::F16 && a.dtype == DType::F16);
+    let ok_out = c.dtype == DType::F32 || (c.dtype == a.dtype);
     if !ok_out {
         if !c.dtype.is_float() {
             bail!(Unsupported, "gemm: {} output is not supported", c.dtype.wgsl());
         }
         bail!(DtypeMismatch, "gemm: {} inputs cannot write a {} output", a.dtype.wgsl(), c.dtype.wgsl());
     }
-    a.dtype.check_device(&stream.device)?;
+    a.dtype.check_device_bf16(&stream.device)?;
     Ok(())
 }
 
@@ -302,6 +324,9 @@ pub fn gemm_views(
     let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
     if batch_count > max_dim {
         bail!(TooLarge, "gemm: {batch_count} batch matrices exceed this adapter's {max_dim} workgroups per dimension");
+    }
+    if c.dtype == DType::BF16 {
+        return gemm_bf16_out(stream, alpha, a, b, beta, c, bias);
     }
     // Which kernels take a skinny product: measured where the tuner is on.
     let has_bias = bias.is_some();
@@ -492,7 +517,8 @@ fn gemm_kernels(
         },
     ];
     let overrides = [rm as f64, rn as f64, layouts[0], layouts[1], layouts[2], has_bias];
-    let types = [a.dtype, c.dtype];
+    let (family, types) =
+        if a.dtype == DType::BF16 { (&FAMILY_BF16, [DType::F32; 2]) } else { (&FAMILY, [a.dtype, c.dtype]) };
 
     let groups = [n.div_ceil(64 * rn) as u32, m.div_ceil(64 * rm) as u32, batch_count as u32];
     if groups[0] as usize > max_dim || groups[1] as usize > max_dim {
@@ -500,14 +526,14 @@ fn gemm_kernels(
     }
     let split = Split::plan(dev, k, outputs, batch_count, 16)?;
     if split.splits == 1 {
-        let variant = FAMILY.variant("gemm", &types, &overrides);
+        let variant = family.variant("gemm", &types, &overrides);
         let args = [a_arg, b_arg, c_arg, bias_arg];
         return spec::record(stream, &Launch { variant, params: params(split, 0, false), args, groups });
     }
     // Split K: waves of `parts` splits, each adding into its slab, then a
     // pass that sums the slabs into C.
     let parts = scratch(dev, (split.parts * outputs * 4) as u64)?;
-    let variant = FAMILY.variant("gemm_split", &types, &overrides);
+    let variant = family.variant("gemm_split", &types, &overrides);
     let groups = [groups[0], groups[1], (batch_count * split.parts) as u32];
     for split0 in (0..split.splits).step_by(split.parts) {
         let params = params(split, split0, split0 > 0);
@@ -558,6 +584,23 @@ pub(crate) fn sum_slabs_into(
     let variant = SUM_FAMILY.variant("gemm_split_sum", &[c.dtype], &[0.0]);
     let args = [c_arg, Arg { name: "bias", ..unread }, Arg::whole("parts", parts_buf)];
     spec::record(stream, &Launch { variant, params, args, groups })
+}
+
+/// A validated GEMM into a bf16 `c`: into contiguous f32 scratch (holding
+/// C's values where beta reads them), rounded once into `c`. The kernels
+/// read the bf16 operands themselves (FAMILY_BF16, gemv's bf16 family).
+fn gemm_bf16_out(
+    stream: &StreamShared,
+    alpha: f32,
+    a: &Tensor,
+    b: &Tensor,
+    beta: f32,
+    c: &Tensor,
+    bias: Option<RowBias>,
+) -> Result<()> {
+    let c32 = if beta != 0.0 { bf16_route::widen(stream, c, true)? } else { bf16_route::uninit(stream, &c.shape)? };
+    gemm_views(stream, alpha, a, b, beta, &c32.view(), bias)?;
+    bf16::convert(stream, &c32.view(), c)
 }
 
 /// How a GEMM's K is cut: `splits` runs of `k_chunk`, computed `parts` at a

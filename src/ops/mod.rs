@@ -1,6 +1,8 @@
 //! Built-in operators: validate shapes and dtypes, pick a kernel variant,
 //! record its launches on a stream. Everything runs on the GPU.
 
+pub mod bf16;
+pub mod bf16_route;
 pub mod concat;
 pub mod conv;
 pub mod conv_coop;
@@ -41,6 +43,7 @@ pub mod tuned;
 /// Every kernel family on the kernel spec (the offline tests compile each
 /// variant and check each uniform's layout).
 pub static FAMILIES: &[&spec::Family] = &[
+    &bf16::FAMILY,
     &concat::FAMILY,
     &conv::FAMILY,
     &conv::DIRECT_FAMILY,
@@ -49,10 +52,13 @@ pub static FAMILIES: &[&spec::Family] = &[
     &conv_im2col::FAMILY,
     &cumsum::FAMILY,
     &elementwise_map::FAMILY,
+    &elementwise_map::FAMILY_BF16,
     &gather::FAMILY,
     &gemm_coop::FAMILY,
     &gemv::FAMILY,
+    &gemv::FAMILY_BF16,
     &matmul::FAMILY,
+    &matmul::FAMILY_BF16,
     &matmul::SUM_FAMILY,
     &norm::FAMILY,
     &norm::FAMILY_SUBGROUPS,
@@ -67,6 +73,8 @@ pub static FAMILIES: &[&spec::Family] = &[
     &reduce::FAMILY_F32_SUBGROUPS,
     &reduce::FAMILY_I32_SUBGROUPS,
     &reduce::FAMILY_U32_SUBGROUPS,
+    &reduce::FAMILY_BF16,
+    &reduce::FAMILY_BF16_SUBGROUPS,
     &reduce_columns::FAMILY,
     &reduce_rows::FAMILY_F32,
     &reduce_rows::FAMILY_I32,
@@ -74,6 +82,8 @@ pub static FAMILIES: &[&spec::Family] = &[
     &reduce_rows::FAMILY_F32_SUBGROUPS,
     &reduce_rows::FAMILY_I32_SUBGROUPS,
     &reduce_rows::FAMILY_U32_SUBGROUPS,
+    &reduce_rows::FAMILY_BF16,
+    &reduce_rows::FAMILY_BF16_SUBGROUPS,
     &reduce_runs::FAMILY,
     &rope::FAMILY,
     &softmax::FAMILY,
@@ -90,9 +100,11 @@ pub static SUBGROUP_FAMILIES: &[&spec::Family] = &[
     &reduce::FAMILY_F32_SUBGROUPS,
     &reduce::FAMILY_I32_SUBGROUPS,
     &reduce::FAMILY_U32_SUBGROUPS,
+    &reduce::FAMILY_BF16_SUBGROUPS,
     &reduce_rows::FAMILY_F32_SUBGROUPS,
     &reduce_rows::FAMILY_I32_SUBGROUPS,
     &reduce_rows::FAMILY_U32_SUBGROUPS,
+    &reduce_rows::FAMILY_BF16_SUBGROUPS,
     &softmax::FAMILY_SUBGROUPS,
 ];
 

@@ -85,7 +85,7 @@ pub fn arange(stream: &StreamShared, out: &Tensor, start: f64, step: f64) -> Res
         bail!(InvalidArgument, "arange: start and step must be finite");
     }
     let scalars = match out.dtype {
-        DType::F32 | DType::F16 => [Scalar::of(DType::F32, start), Scalar::of(DType::F32, step)],
+        DType::F32 | DType::F16 | DType::BF16 => [Scalar::of(DType::F32, start), Scalar::of(DType::F32, step)],
         _ => [Scalar::bits(wrapped_bits(start)), Scalar::bits(wrapped_bits(step))],
     };
     let scalars = scalars.map(Some);

@@ -15,6 +15,7 @@ use super::spec::{
     self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot,
 };
 use super::tensor::{coalesce, expect_shape, numel, same_device, DType, Tensor};
+use super::{bf16, bf16_route};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::buffer::{Buffer, Usage};
@@ -24,10 +25,27 @@ const ENTRIES: &[&str] = &["reduce_strided", "reduce_columns", "reduce_vec4", "r
 /// Every OP code of reduce.wgsl (`ReduceOp::code` and OP_SHIFT).
 const OPS: &[OverrideSlot] =
     &[OverrideSlot { name: "OP", values: &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] }];
-const SOURCE_SHARED: &str =
-    concat!(include_str!("../../shaders/reduce.wgsl"), include_str!("../../shaders/reduce_wg_shared.wgsl"));
-const SOURCE_SUBGROUPS: &str =
-    concat!(include_str!("../../shaders/reduce.wgsl"), include_str!("../../shaders/reduce_wg_subgroups.wgsl"));
+const SOURCE_SHARED: &str = concat!(
+    include_str!("../../shaders/reduce.wgsl"),
+    include_str!("../../shaders/reduce_input.wgsl"),
+    include_str!("../../shaders/reduce_wg_shared.wgsl")
+);
+const SOURCE_SUBGROUPS: &str = concat!(
+    include_str!("../../shaders/reduce.wgsl"),
+    include_str!("../../shaders/reduce_input.wgsl"),
+    include_str!("../../shaders/reduce_wg_subgroups.wgsl")
+);
+// bf16 inputs read as words (T = f32).
+const SOURCE_BF16_SHARED: &str = concat!(
+    include_str!("../../shaders/reduce.wgsl"),
+    include_str!("../../shaders/reduce_input_bf16.wgsl"),
+    include_str!("../../shaders/reduce_wg_shared.wgsl")
+);
+const SOURCE_BF16_SUBGROUPS: &str = concat!(
+    include_str!("../../shaders/reduce.wgsl"),
+    include_str!("../../shaders/reduce_input_bf16.wgsl"),
+    include_str!("../../shaders/reduce_wg_subgroups.wgsl")
+);
 
 /// One reduce.wgsl family per accumulator type (the type slots T, ACC and
 /// OUT of a family are the combinations that accumulator serves; arg ops
@@ -54,6 +72,8 @@ reduce_family!(FAMILY_U32, "reduce.wgsl:u32", SOURCE_SHARED, [U32], U32, [U32, I
 reduce_family!(FAMILY_F32_SUBGROUPS, "reduce.wgsl+subgroups", SOURCE_SUBGROUPS, [F32, F16], F32, [F32, F16, I32]);
 reduce_family!(FAMILY_I32_SUBGROUPS, "reduce.wgsl:i32+subgroups", SOURCE_SUBGROUPS, [I32], I32, [I32]);
 reduce_family!(FAMILY_U32_SUBGROUPS, "reduce.wgsl:u32+subgroups", SOURCE_SUBGROUPS, [U32], U32, [U32, I32]);
+reduce_family!(FAMILY_BF16, "reduce.wgsl:bf16", SOURCE_BF16_SHARED, [F32], F32, [F32, I32]);
+reduce_family!(FAMILY_BF16_SUBGROUPS, "reduce.wgsl:bf16+subgroups", SOURCE_BF16_SUBGROUPS, [F32], F32, [F32, I32]);
 
 uniform! {
     /// The uniform of reduce.wgsl (both passes).
@@ -146,14 +166,32 @@ pub fn reduce(
     keepdim: bool,
     out: &Tensor,
 ) -> Result<()> {
+    reduce_into(stream, op, input, axes, keepdim, out, false)
+}
+
+/// `reduce`, where `f32_out` lets a bf16 input's (non-index) result be an
+/// f32 `out` (bf16 results are computed so, then rounded into bf16).
+fn reduce_into(
+    stream: &StreamShared,
+    op: ReduceOp,
+    input: &Tensor,
+    axes: &[i32],
+    keepdim: bool,
+    out: &Tensor,
+    f32_out: bool,
+) -> Result<()> {
     let dev = &stream.device;
     dev.check_alive()?;
     same_device(dev, &[input, out])?;
-    input.dtype.check_device(dev)?;
+    input.dtype.check_device_bf16(dev)?;
     if op.floats_only() && !input.dtype.is_float() {
         bail!(Unsupported, "{op:?} of {} tensors is not supported (floating-point inputs only)", input.dtype.wgsl());
     }
-    let out_dtype = if op.is_arg() { DType::I32 } else { input.dtype };
+    let out_dtype = match (op.is_arg(), input.dtype) {
+        (true, _) => DType::I32,
+        (false, DType::BF16) if f32_out => DType::F32,
+        (false, d) => d,
+    };
     if out.dtype != out_dtype {
         bail!(
             DtypeMismatch,
@@ -184,6 +222,12 @@ pub fn reduce(
     check_output(&format!("{op:?}"), out, &[("the input", input)], Sharing::Disjoint)?;
     if rows == 0 {
         return Ok(());
+    }
+    // A bf16 result: computed into f32 scratch, then rounded once.
+    if out.dtype == DType::BF16 {
+        let y = bf16_route::uninit(stream, &out.shape)?;
+        reduce_into(stream, op, input, axes, keepdim, &y.view(), true)?;
+        return bf16::convert(stream, &y.view(), out);
     }
 
     // Input dims split into kept (with the output's strides) and reduced.
@@ -220,12 +264,14 @@ pub fn reduce(
         red_shape: &red_shape,
         red_in,
     };
-    if let Some(plan) = reduce_columns::plan(stream, op, input, out, &layout) {
+    // The column and run kernels have no bf16 loads: bf16 takes the kernels below.
+    let bf16 = input.dtype == DType::BF16;
+    if let Some(plan) = reduce_columns::plan(stream, op, input, out, &layout).filter(|_| !bf16) {
         return plan.record(stream, input, out);
     }
     // Several reduced dims ending in a contiguous run (axes 0, 2, 3 of NCHW).
     if red_shape.len() > 1 {
-        if let Some(plan) = reduce_runs::plan(stream, op, input, out, &layout) {
+        if let Some(plan) = reduce_runs::plan(stream, op, input, out, &layout).filter(|_| !bf16) {
             return plan.record(stream, input, out);
         }
     }
@@ -277,7 +323,9 @@ pub fn reduce(
         (false, true) => "reduce_columns",
         (false, false) => "reduce_strided",
     };
-    let types = [input.dtype, family.types[1].dtypes[0], out_dtype];
+    // bf16 families read the words themselves: their T is f32.
+    let t = if bf16 { DType::F32 } else { input.dtype };
+    let types = [t, family.types[1].dtypes[0], out_dtype];
     let unbiased = matches!(op, ReduceOp::Var { unbiased: true } | ReduceOp::Std { unbiased: true });
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
     let (groups, rows_per_y) = row_grid(chunks as u32, row_groups, max_dim);
@@ -309,7 +357,7 @@ pub fn reduce(
     };
 
     if row_launch && reduce_rows::fits(&xa, input.dtype.size() as u64) {
-        return reduce_rows::record(stream, op.code(), types, xa, oa, params);
+        return reduce_rows::record(stream, op.code(), input.dtype, types, xa, oa, params);
     }
 
     let parts =
@@ -344,6 +392,7 @@ pub fn reduce(
 fn family_of(dev: &crate::runtime::device::Device, dtype: DType) -> &'static Family {
     match dtype {
         DType::F32 | DType::F16 => strategy(dev, &FAMILY_F32, &FAMILY_F32_SUBGROUPS),
+        DType::BF16 => strategy(dev, &FAMILY_BF16, &FAMILY_BF16_SUBGROUPS),
         DType::I32 => strategy(dev, &FAMILY_I32, &FAMILY_I32_SUBGROUPS),
         DType::U32 => strategy(dev, &FAMILY_U32, &FAMILY_U32_SUBGROUPS),
     }

@@ -23,11 +23,26 @@ const OVERRIDES: &[OverrideSlot] = &[
 const SOURCE_SHARED: &str = concat!(
     include_str!("../../shaders/reduce.wgsl"),
     include_str!("../../shaders/reduce_rows.wgsl"),
+    include_str!("../../shaders/reduce_input.wgsl"),
     include_str!("../../shaders/reduce_wg_shared.wgsl")
 );
 const SOURCE_SUBGROUPS: &str = concat!(
     include_str!("../../shaders/reduce.wgsl"),
     include_str!("../../shaders/reduce_rows.wgsl"),
+    include_str!("../../shaders/reduce_input.wgsl"),
+    include_str!("../../shaders/reduce_wg_subgroups.wgsl")
+);
+// bf16 inputs read as words (T = f32).
+const SOURCE_BF16_SHARED: &str = concat!(
+    include_str!("../../shaders/reduce.wgsl"),
+    include_str!("../../shaders/reduce_rows.wgsl"),
+    include_str!("../../shaders/reduce_input_bf16.wgsl"),
+    include_str!("../../shaders/reduce_wg_shared.wgsl")
+);
+const SOURCE_BF16_SUBGROUPS: &str = concat!(
+    include_str!("../../shaders/reduce.wgsl"),
+    include_str!("../../shaders/reduce_rows.wgsl"),
+    include_str!("../../shaders/reduce_input_bf16.wgsl"),
     include_str!("../../shaders/reduce_wg_subgroups.wgsl")
 );
 
@@ -56,6 +71,8 @@ rows_family!(FAMILY_U32, "reduce_rows.wgsl:u32", SOURCE_SHARED, [U32], U32, [U32
 rows_family!(FAMILY_F32_SUBGROUPS, "reduce_rows.wgsl+subgroups", SOURCE_SUBGROUPS, [F32, F16], F32, [F32, F16, I32]);
 rows_family!(FAMILY_I32_SUBGROUPS, "reduce_rows.wgsl:i32+subgroups", SOURCE_SUBGROUPS, [I32], I32, [I32]);
 rows_family!(FAMILY_U32_SUBGROUPS, "reduce_rows.wgsl:u32+subgroups", SOURCE_SUBGROUPS, [U32], U32, [U32, I32]);
+rows_family!(FAMILY_BF16, "reduce_rows.wgsl:bf16", SOURCE_BF16_SHARED, [F32], F32, [F32, I32]);
+rows_family!(FAMILY_BF16_SUBGROUPS, "reduce_rows.wgsl:bf16+subgroups", SOURCE_BF16_SUBGROUPS, [F32], F32, [F32, I32]);
 
 /// vec4 loads each invocation makes per row, by default: fewer means more
 /// invocations per row, more means more rows per workgroup and more loads
@@ -77,7 +94,7 @@ pub fn lanes(k_total: usize, loads: usize) -> u32 {
 }
 
 /// The loads-per-row choice for rows of `k_total` elements of `types[0]`.
-fn loads_choice(types: [DType; 3], op_code: u32, k_total: usize, rows: usize, rerunnable: bool) -> Choice<usize> {
+fn loads_choice(input: DType, op_code: u32, k_total: usize, rows: usize, rerunnable: bool) -> Choice<usize> {
     let candidates = match env_loads() {
         Some(loads) => vec![Candidate { name: "env", value: loads, plan: 0 }],
         None => TUNED_LOADS
@@ -87,7 +104,7 @@ fn loads_choice(types: [DType; 3], op_code: u32, k_total: usize, rows: usize, re
     };
     Choice {
         name: "reduce_rows.loads",
-        class: format!("{}.op{op_code}.k{}.r{}", types[0].wgsl(), bucket(k_total), bucket(rows)),
+        class: format!("{}.op{op_code}.k{}.r{}", input.wgsl(), bucket(k_total), bucket(rows)),
         candidates,
         fixed: env_loads().is_some(),
         rerunnable,
@@ -97,6 +114,7 @@ fn loads_choice(types: [DType; 3], op_code: u32, k_total: usize, rows: usize, re
 fn family_of(dev: &Device, dtype: DType) -> &'static Family {
     match dtype {
         DType::F32 | DType::F16 => strategy(dev, &FAMILY_F32, &FAMILY_F32_SUBGROUPS),
+        DType::BF16 => strategy(dev, &FAMILY_BF16, &FAMILY_BF16_SUBGROUPS),
         DType::I32 => strategy(dev, &FAMILY_I32, &FAMILY_I32_SUBGROUPS),
         DType::U32 => strategy(dev, &FAMILY_U32, &FAMILY_U32_SUBGROUPS),
     }
@@ -111,10 +129,12 @@ pub fn fits(xa: &Arg, esize: u64) -> bool {
 /// Record the reduction of the rows of contiguous elements bound as `xa`
 /// into `out` (bound as `oa`). `params` gives the uniform (with the row
 /// count and length) for a grid of `rows_per_y` workgroups per y; `types` are
-/// (T, ACC, OUT). The output must not share the input's buffer.
+/// (T, ACC, OUT) and `input` the input's dtype (bf16: T is f32, the family
+/// reads the words). The output must not share the input's buffer.
 pub fn record(
     stream: &StreamShared,
     op_code: u32,
+    input: DType,
     types: [DType; 3],
     xa: Arg,
     oa: Arg,
@@ -126,16 +146,18 @@ pub fn record(
     };
     // One launch that writes `out` only: safe to time where out is apart from the input.
     let rerunnable = !std::ptr::eq(xa.buffer, oa.buffer) && xa.buffer.alloc_id() != oa.buffer.alloc_id();
-    let choice = || loads_choice(types, op_code, k_total, rows, rerunnable);
-    let launch = |loads| record_with(stream, op_code, types, xa, oa, &params, lanes(k_total, loads));
+    let choice = || loads_choice(input, op_code, k_total, rows, rerunnable);
+    let launch = |loads| record_with(stream, op_code, input, types, xa, oa, &params, lanes(k_total, loads));
     let loads = tuned::pick(stream, env_loads().unwrap_or(LOADS), choice, launch)?;
     launch(loads)
 }
 
 /// `record` with `lanes` invocations per row.
+#[allow(clippy::too_many_arguments)]
 fn record_with(
     stream: &StreamShared,
     op_code: u32,
+    input: DType,
     types: [DType; 3],
     xa: Arg,
     oa: Arg,
@@ -144,7 +166,7 @@ fn record_with(
 ) -> Result<()> {
     let dev = &stream.device;
     let rows = params(0).rows as usize;
-    let family = family_of(dev, types[0]);
+    let family = family_of(dev, input);
     let variant = family.variant("reduce_rows", &types, &[op_code as f64, lanes as f64]);
     let row_groups = rows.div_ceil((WG / lanes) as usize);
     let (groups, rows_per_y) = row_grid(1, row_groups, dev.limits.max_compute_workgroups_per_dimension);

@@ -96,7 +96,7 @@ fn op_code(op: ReduceOp) -> Option<f64> {
 /// The accumulator and the bits of its lowest and highest values.
 fn accumulator(d: DType) -> (DType, u32, u32) {
     match d {
-        DType::F32 | DType::F16 => (DType::F32, 0xff80_0000, 0x7f80_0000),
+        DType::F32 | DType::F16 | DType::BF16 => (DType::F32, 0xff80_0000, 0x7f80_0000),
         DType::I32 => (DType::I32, 0x8000_0000, 0x7fff_ffff),
         DType::U32 => (DType::U32, 0, 0xffff_ffff),
     }

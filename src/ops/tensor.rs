@@ -16,28 +16,34 @@ pub enum DType {
     F16,
     I32,
     U32,
+    /// bfloat16: the top half of an f32, stored as its raw 16 bits. Kernels
+    /// hold two per u32 word and compute in f32; only the operators that
+    /// convert it in their kernels take it (see `check_device_bf16`).
+    BF16,
 }
 
 impl DType {
     pub fn size(self) -> usize {
         match self {
-            DType::F16 => 2,
+            DType::F16 | DType::BF16 => 2,
             _ => 4,
         }
     }
 
-    /// The WGSL scalar type.
+    /// The WGSL scalar type, and the dtype's name in messages. WGSL has no
+    /// bf16 ("bf16" names it; no type slot declares it).
     pub fn wgsl(self) -> &'static str {
         match self {
             DType::F32 => "f32",
             DType::F16 => "f16",
             DType::I32 => "i32",
             DType::U32 => "u32",
+            DType::BF16 => "bf16",
         }
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F32 | DType::F16)
+        matches!(self, DType::F32 | DType::F16 | DType::BF16)
     }
 
     /// `enable f16;` where the dtype needs it, else nothing.
@@ -49,8 +55,20 @@ impl DType {
         }
     }
 
-    /// Fail with `Unsupported` if the device cannot compute in this dtype.
+    /// Fail with `Unsupported` if the device cannot compute in this dtype,
+    /// or for bf16: every operator checks its dtypes with this, and only
+    /// those that convert bf16 in their kernels or through f32 scratch
+    /// (elementwise, casts, reductions, GEMM) use `check_device_bf16`.
     pub fn check_device(self, dev: &Device) -> Result<()> {
+        if self == DType::BF16 {
+            bail!(Unsupported, "this operator does not support bf16 tensors");
+        }
+        self.check_device_bf16(dev)
+    }
+
+    /// `check_device` for operators that take bf16 (which every adapter can
+    /// compute: kernels read it as u32 words).
+    pub fn check_device_bf16(self, dev: &Device) -> Result<()> {
         if self == DType::F16 && !dev.features.contains(wgpu::Features::SHADER_F16) {
             bail!(Unsupported, "this adapter has no f16 support in shaders");
         }

@@ -78,7 +78,7 @@ uniform! {
 /// How the kernel orders a dtype's bits (Params.kind).
 fn kind(d: DType) -> u32 {
     match d {
-        DType::F32 | DType::F16 => 0,
+        DType::F32 | DType::F16 | DType::BF16 => 0,
         DType::I32 => 1,
         DType::U32 => 2,
     }

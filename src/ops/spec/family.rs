@@ -62,6 +62,7 @@ fn code(d: DType) -> u8 {
         DType::F16 => 2,
         DType::I32 => 3,
         DType::U32 => 4,
+        DType::BF16 => 5,
     }
 }
 
@@ -123,6 +124,8 @@ impl Family {
 pub const SAMPLED_OVERRIDES: &[(&str, &str)] = &[
     ("elementwise.wgsl", "RANK"),
     ("elementwise.wgsl", "ROUTED"),
+    ("elementwise.wgsl+bf16", "RANK"),
+    ("elementwise.wgsl+bf16", "ROUTED"),
     ("norm.wgsl", "LANES"),
     ("norm.wgsl+subgroups", "LANES"),
     ("conv_direct.wgsl", "KH"),

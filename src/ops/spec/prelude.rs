@@ -24,6 +24,8 @@ fn kind(d: DType) -> u32 {
         DType::F16 => 1,
         DType::I32 => 2,
         DType::U32 => 3,
+        // No family declares bf16 in a type slot (kernels bind it as u32 words).
+        DType::BF16 => 4,
     }
 }
 

@@ -1,0 +1,16 @@
+// Fragment: joined after gemv.wgsl in the family gemv.wgsl: A and W read
+// as the prelude's T (f32 or f16), widened to f32.
+
+@group(0) @binding(1) var<storage, read> a: array<T>;
+@group(0) @binding(2) var<storage, read> w: array<T>;
+@group(0) @binding(3) var<storage, read> w4: array<vec4<T>>;
+
+fn a_elem(i: i32) -> f32 {
+    return f32(a[i]);
+}
+fn w_elem(i: i32) -> f32 {
+    return f32(w[i]);
+}
+fn w_quad(q: i32) -> vec4<f32> {
+    return vec4<f32>(w4[q]);
+}
