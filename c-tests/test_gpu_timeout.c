@@ -44,7 +44,7 @@ static double now_ms(void) {
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-static void spin(WgcStream *s, WgcKernel *k, WgcBuffer *y, uint32_t groups, uint32_t seed) {
+static void spin2(WgcStream *s, WgcKernel *k, WgcBuffer *y, uint32_t gx, uint32_t gy, uint32_t seed) {
     uint32_t p[2] = {STEPS, seed};
     WgcBinding b = {0, y, 0, 0};
     WgcLaunch l;
@@ -54,9 +54,14 @@ static void spin(WgcStream *s, WgcKernel *k, WgcBuffer *y, uint32_t groups, uint
     l.binding_count = 1;
     l.params = p;
     l.params_size = sizeof p;
-    l.workgroups[0] = groups;
-    l.workgroups[1] = l.workgroups[2] = 1;
+    l.workgroups[0] = gx;
+    l.workgroups[1] = gy;
+    l.workgroups[2] = 1;
     CHECK(wgc_stream_launch(s, k, &l));
+}
+
+static void spin(WgcStream *s, WgcKernel *k, WgcBuffer *y, uint32_t groups, uint32_t seed) {
+    spin2(s, k, y, groups, 1, seed);
 }
 
 int main(void) {
@@ -76,26 +81,36 @@ int main(void) {
     CHECK(wgc_buffer_create(dev, 16, WGC_BUFFER_USAGE_STORAGE, &y));
 
     /* A short kernel and a read work as usual with the timeout set (the
-     * first run includes the driver's compilation); the second one's time
-     * sizes the long kernel to about three seconds. */
+     * first run includes the driver's compilation). Then grids four times
+     * larger until one takes 40 ms (a GPU runs thousands of workgroups at
+     * once, so a small grid's time says little about a large one's); the
+     * long kernel is that grid scaled to about three seconds, in two
+     * dimensions where it exceeds 65535 workgroups. */
     uint32_t got = 0;
     spin(s, k, y, 1, 3);
     CHECK(wgc_buffer_read(y, 0, &got, 4));
     EXPECT(got == lcg_jump(3, STEPS));
-    double t0 = now_ms();
-    spin(s, k, y, 8, 5);
-    CHECK(wgc_buffer_read(y, 0, &got, 4));
-    double short_ms = now_ms() - t0;
-    EXPECT(got == lcg_jump(5, STEPS));
-    double groups = 8 * 3000.0 / (short_ms > 0.1 ? short_ms : 0.1);
-    uint32_t long_groups = groups > 65535 ? 65535 : groups < 256 ? 256 : (uint32_t)groups;
-    printf("8 workgroups took %.2f ms; the long kernel runs %u\n", short_ms, long_groups);
+    uint32_t groups = 8;
+    double ms = 0;
+    for (;;) {
+        double t0 = now_ms();
+        spin(s, k, y, groups, 5);
+        CHECK(wgc_buffer_read(y, 0, &got, 4));
+        ms = now_ms() - t0;
+        EXPECT(got == lcg_jump(5, STEPS));
+        if (ms >= 40 || groups >= 65535u / 4) break;
+        groups *= 4;
+    }
+    double want = groups * 3000.0 / (ms > 0.1 ? ms : 0.1);
+    double gy = want / 65535 < 1 ? 1 : want / 65535 > 65535 ? 65535 : ceil(want / 65535);
+    double gx = want / gy > 65535 ? 65535 : want / gy < 256 ? 256 : want / gy;
+    printf("%u workgroups took %.2f ms; the long kernel runs %.0f x %.0f\n", groups, ms, gx, gy);
 
-    spin(s, k, y, long_groups, 11);
+    spin2(s, k, y, (uint32_t)gx, (uint32_t)gy, 11);
     WgcEvent *ev = NULL;
     CHECK(wgc_stream_record_event(s, &ev));
     got = 0xdeadbeef;
-    t0 = now_ms();
+    double t0 = now_ms();
     EXPECT_STATUS(wgc_buffer_read(y, 0, &got, 4), WGC_ERROR_TIMEOUT);
     double waited = now_ms() - t0;
     printf("the read returned after %.0f ms\n", waited);
