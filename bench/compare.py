@@ -110,7 +110,10 @@ def versus_torch(ours_path, torch_path):
     for (case, size), r in ours.items():
         t = find(theirs, case, size)
         ok = r["ms"] > 0 and r["check"] == "ok"
-        ratio = t["ms"] / r["ms"] if t and ok else None
+        # First calls on a fresh device have no like-for-like PyTorch time
+        # (its side times a first call in a running process): no ratio.
+        comparable = r["class"] != "latency/first_call"
+        ratio = t["ms"] / r["ms"] if t and ok and comparable else None
         ms = f"{r['ms']:.4f}" if r["ms"] > 0 else "-"
         tms = f"{t['ms']:.4f}" if t else "-"
         note = f" ({t['note']})" if t and t.get("note") else ""
