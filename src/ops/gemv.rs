@@ -55,24 +55,27 @@ const FILL_SLAB_BYTES: usize = 64 << 20;
 /// tiled GEMM sums its runs in waves).
 const MAX_SLAB_BYTES: usize = 256 << 20;
 
+/// The entry points of gemv.wgsl (both families' sources).
+const ENTRIES: &[&str] = &[
+    "row_dot",
+    "row_dot4",
+    "row_dot_split",
+    "row_dot4_split",
+    "axpy",
+    "axpy4",
+    "axpy_split",
+    "axpy4_split",
+    "axpy4_staged",
+    "axpy4_staged_split",
+    "axpy_unit_staged",
+    "axpy_unit_staged_split",
+    "sum_splits",
+];
+
 pub static FAMILY: Family = Family {
     file: "gemv.wgsl",
     source: concat!(include_str!("../../shaders/gemv.wgsl"), include_str!("../../shaders/gemv_operands.wgsl")),
-    entries: &[
-        "row_dot",
-        "row_dot4",
-        "row_dot_split",
-        "row_dot4_split",
-        "axpy",
-        "axpy4",
-        "axpy_split",
-        "axpy4_split",
-        "axpy4_staged",
-        "axpy4_staged_split",
-        "axpy_unit_staged",
-        "axpy_unit_staged_split",
-        "sum_splits",
-    ],
+    entries: ENTRIES,
     types: &[
         TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] },
         TypeSlot { alias: "O", dtypes: &[DType::F32, DType::F16] },
@@ -87,21 +90,7 @@ pub static FAMILY: Family = Family {
 pub static FAMILY_BF16: Family = Family {
     file: "gemv.wgsl+bf16",
     source: concat!(include_str!("../../shaders/gemv.wgsl"), include_str!("../../shaders/gemv_operands_bf16.wgsl")),
-    entries: &[
-        "row_dot",
-        "row_dot4",
-        "row_dot_split",
-        "row_dot4_split",
-        "axpy",
-        "axpy4",
-        "axpy_split",
-        "axpy4_split",
-        "axpy4_staged",
-        "axpy4_staged_split",
-        "axpy_unit_staged",
-        "axpy_unit_staged_split",
-        "sum_splits",
-    ],
+    entries: ENTRIES,
     types: &[TypeSlot { alias: "T", dtypes: &[DType::F32] }, TypeSlot { alias: "O", dtypes: &[DType::F32] }],
     overrides: OVERRIDES,
     uniform: <GemvParams as spec::Uniform>::layout,

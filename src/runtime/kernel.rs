@@ -6,7 +6,7 @@
 
 use super::compile_stack::on_compile_stack;
 use super::device::{next_id, Device};
-use super::kernel_variant::{VariantKey, MAX_OVERRIDES, MAX_TYPES};
+use super::kernel_variant::{pipeline_for, VariantKey, MAX_OVERRIDES, MAX_TYPES};
 pub use super::reflect::parse_and_validate;
 use super::reflect::reflect;
 use crate::error::{Error, Result};
@@ -82,26 +82,6 @@ fn compile(device: &Device, source: &str, entry: &str, trusted: bool) -> Result<
 fn compile_here(device: &Device, source: &str, entry: &str, trusted: bool) -> Result<Kernel> {
     device.check_alive()?;
     let (bindings, workgroup_size) = reflect(device, source, entry)?;
-    let entries: Vec<wgpu::BindGroupLayoutEntry> = bindings
-        .iter()
-        .map(|b| wgpu::BindGroupLayoutEntry {
-            binding: b.binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: match b.kind {
-                BindingKind::Uniform => wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: true,
-                    min_binding_size: None,
-                },
-                k => wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: k == BindingKind::StorageRead },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-            },
-            count: None,
-        })
-        .collect();
     let dev = &device.wgpu;
     let (pipeline, layout) = device
         .scoped(|| {
@@ -114,25 +94,9 @@ fn compile_here(device: &Device, source: &str, entry: &str, trusted: bool) -> Re
             } else {
                 dev.create_shader_module(desc)
             };
-            let layout =
-                dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries });
-            let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: None,
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
-            let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&pl),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    zero_initialize_workgroup_memory: !trusted,
-                    ..Default::default()
-                },
-                cache: device.pipeline_cache(),
-            });
-            (pipeline, layout)
+            let options =
+                wgpu::PipelineCompilationOptions { zero_initialize_workgroup_memory: !trusted, ..Default::default() };
+            pipeline_for(device, &module, entry, &bindings, options)
         })
         .map_err(|e| match e {
             Error::Validation(m) => Error::ShaderCompilation(m),

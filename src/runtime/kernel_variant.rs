@@ -155,7 +155,36 @@ pub(crate) fn layout_entries(bindings: &[BindingInfo]) -> Vec<wgpu::BindGroupLay
         .collect()
 }
 
-/// The bind group layout (uniforms at dynamic offsets) and the pipeline.
+/// The bind group layout of `bindings` (uniforms at dynamic offsets) and
+/// the pipeline of `entry` in `module`: what every kernel, WGSL or SPIR-V,
+/// builds once it has its module. Call inside `Device::scoped`.
+pub(crate) fn pipeline_for(
+    device: &Device,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+    bindings: &[BindingInfo],
+    compilation_options: wgpu::PipelineCompilationOptions,
+) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
+    let dev = &device.wgpu;
+    let entries = layout_entries(bindings);
+    let layout = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries });
+    let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: None,
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: Some(&pl),
+        module,
+        entry_point: Some(entry),
+        compilation_options,
+        cache: device.pipeline_cache(),
+    });
+    (pipeline, layout)
+}
+
+/// The bind group layout and the pipeline of a library kernel.
 fn build_pipeline(
     device: &Device,
     source: &str,
@@ -163,7 +192,6 @@ fn build_pipeline(
     bindings: &[BindingInfo],
     constants: &[(&str, f64)],
 ) -> Result<(wgpu::ComputePipeline, wgpu::BindGroupLayout)> {
-    let entries = layout_entries(bindings);
     let dev = &device.wgpu;
     device
         .scoped(|| {
@@ -172,25 +200,8 @@ fn build_pipeline(
             // SAFETY: library kernels guard every index against sizes the
             // host has checked against the bound ranges.
             let module = unsafe { dev.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) };
-            let layout =
-                dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries });
-            let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: None,
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
-            let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&pl),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants,
-                    zero_initialize_workgroup_memory: false,
-                },
-                cache: device.pipeline_cache(),
-            });
-            (pipeline, layout)
+            let options = wgpu::PipelineCompilationOptions { constants, zero_initialize_workgroup_memory: false };
+            pipeline_for(device, &module, entry, bindings, options)
         })
         .map_err(|e| match e {
             Error::Validation(m) => Error::ShaderCompilation(m),

@@ -10,7 +10,7 @@
 use super::compile_stack::on_compile_stack;
 use super::device::{next_id, Device};
 use super::kernel::{BindingInfo, BindingKind, Kernel};
-use super::kernel_variant::{layout_entries, VariantKey, MAX_OVERRIDES, MAX_TYPES};
+use super::kernel_variant::{pipeline_for, VariantKey, MAX_OVERRIDES, MAX_TYPES};
 use crate::bail;
 use crate::error::{Error, Result};
 use std::sync::Arc;
@@ -81,7 +81,6 @@ impl SpirvModule {
             .map(|b| BindingInfo { binding: b.binding, name: b.name.to_owned(), kind: b.kind, min_size: b.min_size })
             .collect();
         bindings.sort_by_key(|b| b.binding);
-        let entries = layout_entries(&bindings);
         let [x, y, z] = self.workgroup_size;
         let dev = &device.wgpu;
         let (pipeline, layout) = device
@@ -102,25 +101,9 @@ impl SpirvModule {
                 // asks for a module only where the adapter offers the
                 // capabilities it declares (see the callers' `available`).
                 let module = unsafe { dev.create_shader_module_passthrough(desc) };
-                let layout =
-                    dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries });
-                let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                    label: None,
-                    bind_group_layouts: &[Some(&layout)],
-                    immediate_size: 0,
-                });
-                let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(self.file),
-                    layout: Some(&pl),
-                    module: &module,
-                    entry_point: Some(self.entry),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &[],
-                        zero_initialize_workgroup_memory: false,
-                    },
-                    cache: device.pipeline_cache(),
-                });
-                (pipeline, layout)
+                let options =
+                    wgpu::PipelineCompilationOptions { constants: &[], zero_initialize_workgroup_memory: false };
+                pipeline_for(device, &module, self.entry, &bindings, options)
             })
             .map_err(|e| match e {
                 Error::Validation(m) => Error::ShaderCompilation(format!("{}: {m}", self.file)),
