@@ -142,8 +142,7 @@ pub fn conv2d(
     // The kernel reads the weight as 16-byte words and the input as 4-byte
     // ones (in unused code too): buffers smaller than one such word (a
     // weight of a few elements) take im2col.
-    let bound = |a: &Arg| a.size.unwrap_or(a.buffer.size - a.offset);
-    if bound(&w_arg) < 16 || bound(&x_arg) < 4 {
+    if w_arg.bound_bytes() < 16 || x_arg.bound_bytes() < 4 {
         return Ok(false);
     }
     let w_vec = weight_rows(weight)

@@ -123,7 +123,7 @@ fn family_of(dev: &Device, dtype: DType) -> &'static Family {
 /// Whether the kernel can take the view bound as `xa` with elements of
 /// `esize` bytes: its `xv` binding needs room for one vec4.
 pub fn fits(xa: &Arg, esize: u64) -> bool {
-    xa.size.unwrap_or(xa.buffer.size - xa.offset) >= 4 * esize
+    xa.bound_bytes() >= 4 * esize
 }
 
 /// Record the reduction of the rows of contiguous elements bound as `xa`

@@ -27,6 +27,12 @@ impl<'a> Arg<'a> {
     pub fn whole(name: &'static str, buffer: &'a Buffer) -> Self {
         Arg { name, buffer, offset: 0, size: None }
     }
+
+    /// The bytes the binding covers (to the buffer's end where `size` is None):
+    /// a kernel that reads it as wider units needs at least one of them.
+    pub fn bound_bytes(&self) -> u64 {
+        self.size.unwrap_or(self.buffer.size - self.offset)
+    }
 }
 
 /// Everything one launch needs, decided before anything is recorded.
