@@ -97,14 +97,14 @@ static void gemm_case(const char *name, const char *cls, const char *size, WgcDt
     ht_free(&g.out);
 }
 
-/* Decode: M = 1, 8 and 32 rows against one weight (K, N), stored (K, N) or
+/* Decode: M = 1, 8, 16 and 32 rows against one weight (K, N), stored (K, N) or
  * (N, K) and viewed transposed; memory bound, so the limit is the bytes read.
- * The weight is made once for the three. */
+ * The weight is made once for the four. */
 static void decode_cases(WgcDtype dt, int64_t K, int64_t N, int transposed) {
-    static const int64_t ms[3] = {1, 8, 32};
+    static const int64_t ms[4] = {1, 8, 16, 32};
     int64_t k = SZ(K, K / 64 + 5), n = SZ(N, N / 64 + 3);
     Mat w = {{0}, 0, 0, 0};
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         char name[64];
         snprintf(name, sizeof name, "decode_%s_m%lld_k%lld_n%lld_%s", dtype_name(dt),
                  (long long)ms[i], (long long)K, (long long)N, transposed ? "nk" : "kn");

@@ -295,10 +295,10 @@ def gemms():
     for dname, dtype in (("f16", f16), ("f32", f32)):
         for t in (False, True):
             for K, N in ((4096, 14336), (14336, 4096)):
-                for M in (1, 8, 32):
+                for M in (1, 8, 16, 32):
                     run(f"decode_{dname}_m{M}_k{K}_n{N}_{'nk' if t else 'kn'}", "gemm/decode",
                         size(M, N, K, t, decode=True), mm(M, N, K, dtype, dtype, t), 20)
-    for M in (1, 8, 32):
+    for M in (1, 8, 16, 32):
         run(f"decode_bf16_m{M}_k4096_n14336_nk", "gemm/decode", size(M, 14336, 4096, True, decode=True),
             mm(M, 14336, 4096, bf16, bf16, True), 20)
     for name, cls, M, N, K in (("sgemm_1000_f32", "gemm/odd", 1000, 1000, 1000),

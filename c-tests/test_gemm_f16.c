@@ -100,6 +100,32 @@ static void test_views_and_batches(void) {
     gemm_case("column-major c 128x128x64", WGC_DTYPE_F16, WGC_DTYPE_F32, V(2, 128, 64), 0, V(2, 64, 128), 0, cm, 1, 0);
 }
 
+/* Few rows of A (a decode step): the skinny tensor-core tile where the
+ * adapter runs VK_KHR_cooperative_matrix kernels (3-16 rows in one fragment,
+ * 17-32 in two; K split into runs; partial column blocks), weights (K, N) or
+ * (N, K), own weights per batch matrix; the matrix-vector kernels for one
+ * row, for a weight shared by the batch, and on other adapters. */
+static void test_skinny(void) {
+    static const int64_t sizes[][3] = {
+        {1, 136, 72}, {5, 520, 1000}, {16, 256, 4104}, {17, 264, 600}, {32, 1000, 2048}, {8, 2056, 256},
+        {3, 264, 20000}, /* K past one workgroup's 16,384 */
+    };
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int tb = 0; tb < 2; tb++)
+            for (int o = 0; o < 2; o++) {
+                WgcDtype out = o ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
+                plain_case("skinny", sizes[s][0], sizes[s][1], sizes[s][2], 0, tb, out, 1, 0);
+                if (s % 2 == 0 && s < 6) plain_case("skinny epilogue", sizes[s][0], sizes[s][1], sizes[s][2], 0, tb, out, 0.5f, -1.5f);
+            }
+    /* Each batch matrix its own weight (3 x 8x136x64), and one weight shared by the batch. */
+    printf("case: skinny batch, own weights 3 x 8x136x64 -> f16\n");
+    gemm_case("skinny batch, own weights", WGC_DTYPE_F16, WGC_DTYPE_F16, V(3, 3, 8, 64), 0, V(3, 3, 64, 136), 0,
+              V(3, 3, 8, 136), 1, 0);
+    printf("case: skinny batch, shared weight^T 3 x 20x136x64 -> f32, beta\n");
+    gemm_case("skinny batch, shared weight^T", WGC_DTYPE_F16, WGC_DTYPE_F32, V(3, 3, 20, 64), 0, V(2, 136, 64), 1,
+              V(3, 3, 20, 136), 1, 0.5f);
+}
+
 /* K beyond one workgroup's 16,384, or few tiles: splits summed by a second pass. */
 static void test_split_k(void) {
     plain_case("split K", 128, 128, 16896, 0, 0, WGC_DTYPE_F32, 1, 0);
@@ -125,6 +151,7 @@ int main(void) {
     test_layouts_and_sizes();
     test_views_and_batches();
     test_split_k();
+    test_skinny();
     test_env_release(&env);
     return test_finish("test_gemm_f16");
 }

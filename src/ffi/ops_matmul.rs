@@ -63,6 +63,17 @@ use crate::ops::matmul;
 /// and runs these products with a SPIR-V kernel on it, with the same f32
 /// accumulation and results (alpha, beta and the bias go through f32
 /// scratch the size of the output and the second pass).)
+/// On the same Vulkan adapters, f16 products of 3 to 32 rows (M) with A
+/// dense along K, where each batch matrix has its own b (or there is one),
+/// run a SPIR-V kernel for skinny products on VK_KHR_cooperative_matrix
+/// instead of the matrix-vector kernels below (a decode step's rows times a
+/// weight, either layout): blocks of all the rows by 128 columns, K cut
+/// into runs of at least 256 until about 528 workgroups run, whose f32
+/// sums the second pass adds in order; the same accumulation and bound.
+/// (Read once, for comparisons: WGC_GEMM_SKINNY=0 leaves these products
+/// to the kernels below, WGC_GEMM_SKINNY_TILE=n4k64 takes blocks of 256
+/// columns and K steps of 64, WGC_GEMM_SKINNY_FILL=N aims for N
+/// workgroups.)
 ///
 /// Skinny products (M or N at most 32, per batch matrix or with a batch
 /// over one shared b folded into M) where the larger operand has a unit

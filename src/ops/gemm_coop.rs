@@ -4,6 +4,7 @@
 //! see its header for the entry points and overrides.
 
 use super::gemm_coopmat2::Coopmat2Variant;
+use super::gemm_skinny;
 use super::gemm_spirv::{self, Route, SpirvVariant};
 use super::spec::uniform::uniform;
 use super::spec::{self, pack_i32, pack_u32, Arg, Family, Launch, OverrideSlot, TypeSlot, Variant};
@@ -126,6 +127,18 @@ pub fn fill_splits((m, n, k): (usize, usize, usize), batch: usize) -> usize {
     fill_splits_for(m.div_ceil(TILE.block_m()) * n.div_ceil(TILE.block_n()) * batch, k)
 }
 
+/// `fill_splits` for the tile `kernel` runs (the skinny tile fills the GPU
+/// with more, narrower workgroups: gemm_skinny::fill_splits).
+pub fn kernel_fill_splits(kernel: CoopKernel, (m, n, k): (usize, usize, usize), batch: usize) -> usize {
+    if !kernel.skinny {
+        return fill_splits((m, n, k), batch);
+    }
+    if std::env::var_os("WGC_GEMM_COOP_SPLIT").is_some_and(|v| v == "0") {
+        return 1;
+    }
+    gemm_skinny::fill_splits(n.div_ceil(kernel.block_n()) * m.div_ceil(kernel.block_m()) * batch, k)
+}
+
 fn fill_splits_for(tiles: usize, k: usize) -> usize {
     if tiles == 0 || tiles * 2 > FILL_WORKGROUPS {
         return 1;
@@ -142,6 +155,33 @@ pub struct CoopKernel {
     pub b_t: bool,
     /// Some tile crosses M, N or K: loads and stores are guarded.
     pub edge: bool,
+    /// Few rows: the skinny tile (gemm_skinny.rs) instead of `TILE`.
+    pub skinny: bool,
+}
+
+impl CoopKernel {
+    /// The rows, columns and K step of the kernel's tile.
+    pub fn block_m(self) -> usize {
+        if self.skinny {
+            gemm_skinny::MAX_ROWS
+        } else {
+            TILE.block_m()
+        }
+    }
+    pub fn block_n(self) -> usize {
+        if self.skinny {
+            gemm_skinny::tile().block_n()
+        } else {
+            TILE.block_n()
+        }
+    }
+    pub fn bk(self) -> usize {
+        if self.skinny {
+            gemm_skinny::tile().bk as usize
+        } else {
+            TILE.bk as usize
+        }
+    }
 }
 
 /// A view's last two dims as the kernel sees an operand: (rows, cols) of
@@ -184,7 +224,8 @@ impl Operand {
 }
 
 /// The variant for f16 a (..., M, K) x b (..., K, N), batch strides `a_bs`
-/// and `b_bs`; None when the adapter has no tensor cores or 16-byte loads
+/// and `b_bs` over `batch` matrices (the skinny tile for few rows where
+/// gemm_skinny::applies); None when the adapter has no tensor cores or 16-byte loads
 /// cannot read the operands (the tiled kernel is faster there than staging
 /// them element by element: 0.98 against 2.50 ms at 4095x4097x1023 on an
 /// H200).
@@ -193,6 +234,7 @@ pub fn choose(
     a: &Tensor,
     b: &Tensor,
     (m, n, k): (usize, usize, usize),
+    batch: usize,
     bs: [&[isize]; 2],
 ) -> Option<CoopKernel> {
     if a.dtype != DType::F16 || b.dtype != DType::F16 || k == 0 || !available(dev) {
@@ -205,7 +247,9 @@ pub fn choose(
     }
     let whole =
         m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n()) && k.is_multiple_of(TILE.bk as usize);
-    Some(CoopKernel { a_t: da == 0, b_t: db == 0, edge: !whole })
+    let b_broadcast = batch > 1 && bs[1].contains(&0);
+    let skinny = gemm_skinny::applies(dev, m, da == 0, b_broadcast);
+    Some(CoopKernel { a_t: da == 0, b_t: db == 0, edge: !whole, skinny })
 }
 
 /// Where and how a product is written: the range `target` binds (as C),
@@ -324,10 +368,10 @@ pub fn record(
     bs: [&[isize]; 2],
 ) -> Result<()> {
     debug_assert!(a.dtype == DType::F16 && b.dtype == DType::F16);
-    debug_assert!(out.k_chunk.is_multiple_of(TILE.bk as usize) && out.splits == k.div_ceil(out.k_chunk));
+    debug_assert!(out.k_chunk.is_multiple_of(kernel.bk()) && out.splits == k.div_ceil(out.k_chunk));
     let (oa, ob) = (Operand::of(a), Operand::of(b));
-    let route = gemm_spirv::route(&stream.device, k);
-    let direct = out.direct(kernel, route == Route::Khr);
+    let route = if kernel.skinny { Route::Khr } else { gemm_spirv::route(&stream.device, k) };
+    let direct = !kernel.skinny && out.direct(kernel, route == Route::Khr);
     let (entry, names) = entry_for(&out, kernel, n);
     let (a_arg, a_off) = spec::view_arg(names[0], a);
     let (b_arg, b_off) = spec::view_arg(names[1], b);
@@ -363,7 +407,7 @@ pub fn record(
     };
     let batch_count: usize = batch.iter().product();
     let groups =
-        [n.div_ceil(TILE.block_n()) as u32, m.div_ceil(TILE.block_m()) as u32, (batch_count * out.splits) as u32];
+        [n.div_ceil(kernel.block_n()) as u32, m.div_ceil(kernel.block_m()) as u32, (batch_count * out.splits) as u32];
     let max_dim = stream.device.limits.max_compute_workgroups_per_dimension;
     if groups.iter().any(|&g| g > max_dim) {
         bail!(TooLarge, "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension");
@@ -374,6 +418,11 @@ pub fn record(
         let compiled = variant.module().kernel(&stream.device)?;
         let target = Arg { name: "c", ..out.target };
         return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups);
+    }
+    if kernel.skinny {
+        let compiled = gemm_skinny::variant(kernel, m, out.dtype).module().kernel(&stream.device)?;
+        let args = [a_arg, b_arg, Arg { name: "c", ..out.target }, Arg { name: "bias", ..bias_arg }];
+        return spec::record_kernel(stream, &compiled, &params, &args, groups);
     }
     if route == Route::Khr {
         let double_buffered = gemm_spirv::double_buffered();

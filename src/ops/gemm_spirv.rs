@@ -153,6 +153,12 @@ pub fn route(dev: &Device, k: usize) -> Route {
     }
 }
 
+/// True if kernels on VK_KHR_cooperative_matrix may run: the device can
+/// (`runnable`) and WGC_GEMM_SPIRV does not fix another route (0 or 2).
+pub fn khr_allowed(dev: &Device) -> bool {
+    matches!(setting(), None | Some(1)) && runnable(dev)
+}
+
 /// True if products run on VK_NV_cooperative_matrix2 (WGC_GEMM_SPIRV=2 on
 /// a device opened with it), whatever their size.
 pub fn coopmat2(dev: &Device) -> bool {

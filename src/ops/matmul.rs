@@ -272,7 +272,7 @@ fn choose_kernel(
     batch_count: usize,
     bs: [&[isize]; 2],
 ) -> GemmKernel {
-    match gemm_coop::choose(dev, a, b, (m, n, k), bs) {
+    match gemm_coop::choose(dev, a, b, (m, n, k), batch_count, bs) {
         Some(kernel) => GemmKernel::Coop(kernel),
         None => tiled(m, n, batch_count),
     }
@@ -328,12 +328,38 @@ pub fn gemm_views(
     if c.dtype == DType::BF16 {
         return gemm_bf16_out(stream, alpha, a, b, beta, c, bias);
     }
-    // Which kernels take a skinny product: measured where the tuner is on.
+    // Which kernels take a skinny product: measured where the tuner is on
+    // (not for f16 rows on the skinny tensor-core tile, which no mode changes).
     let has_bias = bias.is_some();
     let run = |mode| gemm_kernels(stream, alpha, a, b, beta, c, &bias, &batch, mode);
+    if skinny_coop(dev, a, b, &batch) {
+        return run(gemv::default_mode());
+    }
     let choice = || gemv::mode_choice(dev, alpha, a, b, beta, c, &batch, has_bias);
     let mode = tuned::pick(stream, gemv::default_mode(), choice, run)?;
     run(mode)
+}
+
+/// Batch strides of a (..., M, K) and b (..., K, N) over the broadcast batch
+/// shape `batch`.
+fn operand_batch_strides(a: &Tensor, b: &Tensor, batch: &[usize]) -> [Vec<isize>; 2] {
+    let strides = |t: &Tensor| {
+        let r = t.rank() - 2;
+        broadcast_strides(
+            &Tensor { shape: t.shape[..r].to_vec(), strides: t.strides[..r].to_vec(), ..t.clone() },
+            batch,
+        )
+    };
+    [strides(a), strides(b)]
+}
+
+/// True if the skinny tensor-core tile takes this product.
+fn skinny_coop(dev: &Device, a: &Tensor, b: &Tensor, batch: &[usize]) -> bool {
+    let (ra, rb) = (a.rank(), b.rank());
+    let (m, k, n) = (a.shape[ra - 2], a.shape[ra - 1], b.shape[rb - 1]);
+    let [a_bs, b_bs] = operand_batch_strides(a, b, batch);
+    let kernel = gemm_coop::choose(dev, a, b, (m, n, k), numel(batch), [&a_bs, &b_bs]);
+    kernel.is_some_and(|kernel| kernel.skinny)
 }
 
 /// The GEMM's kernels for checked views of the broadcast batch shape
@@ -358,18 +384,21 @@ fn gemm_kernels(
     let batch = batch.to_vec();
     let batch_count = numel(&batch);
     let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
-    // Skinny products (few rows or columns) have kernels of their own.
-    if let Some(plan) = gemv::plan(dev, mode, alpha, a, b, beta, c, &batch, bias.is_some())? {
-        return gemv::record(stream, &plan);
-    }
-
     // Batch strides of each operand over the broadcast batch shape.
     let rank_b = batch.len();
-    let a_batch = Tensor { shape: a.shape[..ra - 2].to_vec(), strides: a.strides[..ra - 2].to_vec(), ..a.clone() };
-    let b_batch = Tensor { shape: b.shape[..rb - 2].to_vec(), strides: b.strides[..rb - 2].to_vec(), ..b.clone() };
-    let a_bs = broadcast_strides(&a_batch, &batch);
-    let b_bs = broadcast_strides(&b_batch, &batch);
+    let [a_bs, b_bs] = operand_batch_strides(a, b, &batch);
     let c_bs: Vec<isize> = c.strides[..rank_b].to_vec();
+    let bs = [a_bs.as_slice(), b_bs.as_slice()];
+    let mut choice = choose_kernel(dev, a, b, (m, n, k), batch_count, bs);
+
+    // Skinny products (few rows or columns) have kernels of their own: the
+    // matrix-vector kernels, or for f16 rows the skinny tensor-core tile.
+    let skinny_coop = matches!(choice, GemmKernel::Coop(kernel) if kernel.skinny);
+    if !skinny_coop {
+        if let Some(plan) = gemv::plan(dev, mode, alpha, a, b, beta, c, &batch, bias.is_some())? {
+            return gemv::record(stream, &plan);
+        }
+    }
 
     let (a_sm, a_sk) = (a.strides[ra - 2], a.strides[ra - 1]);
     let (b_sk, b_sn) = (b.strides[rb - 2], b.strides[rb - 1]);
@@ -440,13 +469,11 @@ fn gemm_kernels(
         spec::record(stream, &Launch { variant, params, args, groups })
     };
 
-    let bs = [a_bs.as_slice(), b_bs.as_slice()];
-    let mut choice = choose_kernel(dev, a, b, (m, n, k), batch_count, bs);
     if let GemmKernel::Coop(kernel) = choice {
-        let bk = gemm_coop::TILE.bk as usize;
+        let bk = kernel.bk();
         let mut split = Split::plan(dev, k, outputs, batch_count, bk)?;
         // Too few tiles to fill the GPU: K in runs summed by the second pass.
-        let fill = gemm_coop::fill_splits((m, n, k), batch_count);
+        let fill = gemm_coop::kernel_fill_splits(kernel, (m, n, k), batch_count);
         if split.splits == 1 && fill > 1 {
             if let Ok(more) = Split::into(dev, k, fill, outputs, batch_count, bk) {
                 if more.parts == more.splits {

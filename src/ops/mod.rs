@@ -14,6 +14,7 @@ pub mod fill;
 pub mod gather;
 pub mod gemm_coop;
 pub mod gemm_coopmat2;
+pub mod gemm_skinny;
 pub mod gemm_spirv;
 pub mod gemv;
 pub mod grid;

@@ -1,0 +1,187 @@
+//! Skinny f16 products on tensor cores (shaders/spirv/gemm_skinny_khr.comp,
+//! compiled by tools/gen_gemm_spirv.py): up to 32 rows of A (the
+//! activations of a decode step) times a large B. They are bound by reading
+//! B once, which the square tile of gemm_coop does at a quarter of the
+//! bandwidth (its 128 rows are mostly padding, and its few workgroups keep
+//! too few loads in flight). Same contract and uniform (`CoopParams`) as the
+//! square kernel, so gemm_coop::record runs it with the split-K and epilogue
+//! logic it shares with the square tile.
+
+use super::gemm_coop::CoopKernel;
+use super::gemm_spirv;
+use super::tensor::DType;
+use crate::runtime::device::Device;
+use crate::runtime::kernel::BindingKind;
+use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
+use std::sync::OnceLock;
+
+/// Most rows of A (two fragments of 16).
+pub(crate) const MAX_ROWS: usize = 32;
+/// Fewest rows: one or two rows (bound by the same bytes) run faster on the
+/// matrix-vector kernels, which do no work on padding rows (H200, K 4096 and
+/// 14336: one row 0.052-0.068 ms there against 0.061-0.091 here; eight rows
+/// 0.12-0.23 against 0.063-0.096).
+pub(crate) const MIN_ROWS: usize = 3;
+
+/// A tile of the skinny kernel: fragments per subgroup along N (4
+/// subgroups side by side) and the K consumed per staged step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SkinnyTile {
+    pub fn_: u32,
+    pub bk: u32,
+}
+
+/// The tiles the generator compiles, in module order; the first is the
+/// default. Measured on an H200 over decode products (M 1-32, K 4096 and
+/// 14336, both weight layouts; BENCHMARKS.md): 2 fragments and K 32 was
+/// fastest on 25 of 32 and within 12% on the rest; 4 fragments and K 64,
+/// kept for comparisons, won on some (N, K) weights with up to 16 rows.
+/// 4 fragments with K 32 and 2 with K 64 were slower on almost every shape.
+pub(crate) const TILES: [SkinnyTile; 2] = [SkinnyTile { fn_: 2, bk: 32 }, SkinnyTile { fn_: 4, bk: 64 }];
+
+impl SkinnyTile {
+    pub fn block_n(self) -> usize {
+        (4 * 16 * self.fn_) as usize
+    }
+}
+
+/// The module a launch takes (the GLSL's -D switches).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SkinnyVariant {
+    pub tile: SkinnyTile,
+    /// Fragments along M: 1 (up to 16 rows) or 2 (up to 32).
+    pub fm: u32,
+    pub b_t: bool,
+    pub out: DType,
+}
+
+const PARAMS_SIZE: u64 = std::mem::size_of::<super::gemm_coop::CoopParams>() as u64;
+const R: BindingKind = BindingKind::StorageRead;
+
+const fn bindings(out: u64) -> [SpirvBinding; 5] {
+    [
+        SpirvBinding { binding: 0, name: "a", kind: R, min_size: 16 },
+        SpirvBinding { binding: 1, name: "b", kind: R, min_size: 16 },
+        SpirvBinding { binding: 2, name: "c", kind: BindingKind::StorageReadWrite, min_size: out },
+        SpirvBinding { binding: 3, name: "p", kind: BindingKind::Uniform, min_size: PARAMS_SIZE },
+        SpirvBinding { binding: 4, name: "bias", kind: R, min_size: out },
+    ]
+}
+
+const F32: [SpirvBinding; 5] = bindings(4);
+const F16: [SpirvBinding; 5] = bindings(2);
+
+macro_rules! modules {
+    ($($n:literal $k:literal $m:literal $b:literal $out:ident $binds:ident),* $(,)?) => {
+        /// Every module, in the order of `SkinnyVariant::index`.
+        pub static MODULES: &[SpirvModule] = &[$(SpirvModule {
+            file: concat!("gemm_skinny_khr_n", $n, "_k", $k, "_m", $m, "_b", $b, "_", stringify!($out), ".spv"),
+            bytes: include_bytes!(concat!(
+                "../../shaders/spirv/generated/gemm_skinny_khr_n", $n, "_k", $k, "_m", $m, "_b", $b, "_",
+                stringify!($out), ".spv"
+            )),
+            entry: "main",
+            workgroup_size: [128, 1, 1],
+            bindings: &$binds,
+        }),*];
+    };
+}
+
+modules! {
+    2 32 1 0 f32 F32, 2 32 1 0 f16 F16, 2 32 1 1 f32 F32, 2 32 1 1 f16 F16,
+    2 32 2 0 f32 F32, 2 32 2 0 f16 F16, 2 32 2 1 f32 F32, 2 32 2 1 f16 F16,
+    4 64 1 0 f32 F32, 4 64 1 0 f16 F16, 4 64 1 1 f32 F32, 4 64 1 1 f16 F16,
+    4 64 2 0 f32 F32, 4 64 2 0 f16 F16, 4 64 2 1 f32 F32, 4 64 2 1 f16 F16,
+}
+
+impl SkinnyVariant {
+    /// Its module's position in `MODULES`.
+    pub fn index(self) -> usize {
+        let tile = TILES.iter().position(|t| *t == self.tile).expect("a compiled tile");
+        tile * 8 + (self.fm as usize - 1) * 4 + (self.b_t as usize) * 2 + (self.out == DType::F16) as usize
+    }
+
+    pub fn module(self) -> &'static SpirvModule {
+        &MODULES[self.index()]
+    }
+}
+
+/// The tile: the environment variable WGC_GEMM_SKINNY_TILE, read once,
+/// set to `n4k64` takes that tile, for comparisons; else n2k32.
+pub fn tile() -> SkinnyTile {
+    static TILE: OnceLock<SkinnyTile> = OnceLock::new();
+    *TILE.get_or_init(|| {
+        let named = std::env::var("WGC_GEMM_SKINNY_TILE").ok();
+        TILES.into_iter().find(|t| named.as_deref() == Some(&format!("n{}k{}", t.fn_, t.bk))).unwrap_or(TILES[0])
+    })
+}
+
+/// True if a product of `m` rows (MIN_ROWS to MAX_ROWS) with A dense along K (`a_t` false) and B
+/// the same for every batch matrix or its own (`b_broadcast` false) takes
+/// the skinny kernel on this device: the VK_KHR_cooperative_matrix kernels
+/// can run, the route is not fixed to another (WGC_GEMM_SPIRV 0 or 2), and
+/// the environment variable WGC_GEMM_SKINNY, read once, is not `0` (for
+/// comparisons). A weight shared by a batch stays with the matrix-vector
+/// kernels, which fold the batch into rows and read it once.
+pub fn applies(dev: &Device, m: usize, a_t: bool, b_broadcast: bool) -> bool {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    let enabled = *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_SKINNY").is_none_or(|v| v != "0"));
+    enabled && (MIN_ROWS..=MAX_ROWS).contains(&m) && !a_t && !b_broadcast && gemm_spirv::khr_allowed(dev)
+}
+
+/// Workgroups that keep an H200's 132 SMs reading: about four each.
+const FILL_WORKGROUPS: usize = 528;
+/// The shortest K run of a split.
+const MIN_SPLIT_K: usize = 256;
+
+fn fill_workgroups() -> usize {
+    static FILL: OnceLock<usize> = OnceLock::new();
+    *FILL.get_or_init(|| {
+        std::env::var("WGC_GEMM_SKINNY_FILL").ok().and_then(|v| v.parse().ok()).unwrap_or(FILL_WORKGROUPS)
+    })
+}
+
+/// How many K runs make about FILL_WORKGROUPS workgroups of `blocks` column
+/// and row blocks (1 where they are enough or K is short).
+pub fn fill_splits(blocks: usize, k: usize) -> usize {
+    if blocks == 0 {
+        return 1;
+    }
+    fill_workgroups().div_ceil(blocks).min(k / MIN_SPLIT_K).max(1)
+}
+
+/// The variant for a kernel `choose` made skinny, `m` rows and output `out`.
+pub fn variant(kernel: CoopKernel, m: usize, out: DType) -> SkinnyVariant {
+    SkinnyVariant { tile: tile(), fm: if m > 16 { 2 } else { 1 }, b_t: kernel.b_t, out }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_names_its_own_module() {
+        assert_eq!(MODULES.len(), TILES.len() * 8);
+        for (i, m) in MODULES.iter().enumerate() {
+            let v = SkinnyVariant {
+                tile: TILES[i / 8],
+                fm: 1 + ((i / 4) % 2) as u32,
+                b_t: (i / 2) % 2 == 1,
+                out: [DType::F32, DType::F16][i % 2],
+            };
+            assert_eq!(v.index(), i);
+            let out = if v.out == DType::F16 { "f16" } else { "f32" };
+            let name = format!("gemm_skinny_khr_n{}_k{}_m{}_b{}_{out}.spv", v.tile.fn_, v.tile.bk, v.fm, v.b_t as u8);
+            assert_eq!(m.file, name);
+        }
+    }
+
+    #[test]
+    fn splits_fill_the_gpu_with_runs_of_at_least_256() {
+        assert_eq!(fill_splits(112, 4096), 5, "N 14336 in blocks of 128, K 4096");
+        assert_eq!(fill_splits(32, 14336), 17);
+        assert_eq!(fill_splits(16, 1024), 4, "K too short for more runs");
+        assert_eq!(fill_splits(1000, 4096), 1);
+        assert_eq!(fill_splits(4, 200), 1);
+    }
+}
