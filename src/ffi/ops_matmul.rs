@@ -68,7 +68,8 @@ use crate::ops::matmul;
 /// run a SPIR-V kernel for skinny products on VK_KHR_cooperative_matrix
 /// instead of the matrix-vector kernels below (a decode step's rows times a
 /// weight, either layout): blocks of all the rows by 128 columns, K cut
-/// into runs of at least 256 until about 528 workgroups run, whose f32
+/// into runs of at least 256 until about 264 workgroups run (528 for a
+/// weight stored (N, K)), whose f32
 /// sums the second pass adds in order; the same accumulation and bound.
 /// (Read once, for comparisons: WGC_GEMM_SKINNY=0 leaves these products
 /// to the kernels below, WGC_GEMM_SKINNY_TILE=n4k64 takes blocks of 256

@@ -136,7 +136,7 @@ pub fn kernel_fill_splits(kernel: CoopKernel, (m, n, k): (usize, usize, usize), 
     if std::env::var_os("WGC_GEMM_COOP_SPLIT").is_some_and(|v| v == "0") {
         return 1;
     }
-    gemm_skinny::fill_splits(n.div_ceil(kernel.block_n()) * m.div_ceil(kernel.block_m()) * batch, k)
+    gemm_skinny::fill_splits(n.div_ceil(kernel.block_n()) * m.div_ceil(kernel.block_m()) * batch, k, kernel.b_t)
 }
 
 fn fill_splits_for(tiles: usize, k: usize) -> usize {
