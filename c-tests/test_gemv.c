@@ -112,12 +112,13 @@ static void test_long_k(void) {
     }
 }
 
-/* a (3 x 64) and b (64 x 20, or 20 x 64 transposed): an inf in a meeting a
- * zero in b (NaN), a NaN in a (a NaN row), an inf in b (an inf column). */
-static int64_t g_plant_tb;
+/* a (3 x 64) and b (64 x N, or N x 64 transposed; N = g_plant_n, 20 unless
+ * set): an inf in a meeting a zero in b (NaN), a NaN in a (a NaN row), an
+ * inf in b (an inf column). */
+static int64_t g_plant_tb, g_plant_n = 20;
 static void plant_specials(float *a, int64_t na, float *b, int64_t nb) {
     (void)na, (void)nb;
-    int64_t bk = g_plant_tb ? 1 : 20, bn = g_plant_tb ? 64 : 1;
+    int64_t bk = g_plant_tb ? 1 : g_plant_n, bn = g_plant_tb ? 64 : 1;
     a[0 * 64 + 5] = INFINITY;
     b[5 * bk + 2 * bn] = 0.0f;
     a[1 * 64 + 7] = NAN;
@@ -129,9 +130,15 @@ static void test_nan_inf(void) {
     gemm_case_planted("NaN/inf, weight KxN", F32, F32, V(2, 3, 64), 0, V(2, 64, 20), 0, V(2, 3, 20), 1, 0, plant_specials);
     g_plant_tb = 1;
     gemm_case_planted("NaN/inf, weight NxK", F32, F32, V(2, 3, 64), 0, V(2, 20, 64), 1, V(2, 3, 20), 1, 0, plant_specials);
-    if (env.info.has_f16)
+    if (env.info.has_f16) {
         gemm_case_planted("NaN/inf f16, weight NxK", F16, F16, V(2, 3, 64), 0, V(2, 20, 64), 1, V(2, 3, 20), 1, 0,
-                  plant_specials);
+                          plant_specials);
+        /* N a multiple of 8: the skinny tensor-core kernel where it runs. */
+        g_plant_tb = 0, g_plant_n = 24;
+        gemm_case_planted("NaN/inf f16, weight KxN", F16, F32, V(2, 3, 64), 0, V(2, 64, 24), 0, V(2, 3, 24), 1, 0,
+                          plant_specials);
+        g_plant_n = 20;
+    }
 }
 
 /* Rows of A staged in workgroup memory (weight (K, N), N a multiple of 4,
