@@ -119,12 +119,16 @@ const MIN_SPLIT_K: usize = 512;
 /// or K is short. The environment variable WGC_GEMM_COOP_SPLIT, read once,
 /// set to `0` keeps every such product in one run, for comparisons.
 pub fn fill_splits((m, n, k): (usize, usize, usize), batch: usize) -> usize {
-    static ENABLED: OnceLock<bool> = OnceLock::new();
-    let enabled = *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_COOP_SPLIT").is_none_or(|v| v != "0"));
-    if !enabled {
+    if !fill_splits_enabled() {
         return 1;
     }
     fill_splits_for(m.div_ceil(TILE.block_m()) * n.div_ceil(TILE.block_n()) * batch, k)
+}
+
+/// WGC_GEMM_COOP_SPLIT, read once: not `0`.
+fn fill_splits_enabled() -> bool {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_COOP_SPLIT").is_none_or(|v| v != "0"))
 }
 
 /// `fill_splits` for the tile `kernel` runs (the skinny tile fills the GPU
@@ -133,7 +137,7 @@ pub fn kernel_fill_splits(kernel: CoopKernel, (m, n, k): (usize, usize, usize), 
     if !kernel.skinny {
         return fill_splits((m, n, k), batch);
     }
-    if std::env::var_os("WGC_GEMM_COOP_SPLIT").is_some_and(|v| v == "0") {
+    if !fill_splits_enabled() {
         return 1;
     }
     gemm_skinny::fill_splits(n.div_ceil(kernel.block_n()) * m.div_ceil(kernel.block_m()) * batch, k, kernel.b_t)
@@ -160,7 +164,8 @@ pub struct CoopKernel {
 }
 
 impl CoopKernel {
-    /// The rows, columns and K step of the kernel's tile.
+    /// The rows, columns and K step of the kernel's tile (the skinny tile
+    /// takes every row: it runs for at most MAX_ROWS).
     pub fn block_m(self) -> usize {
         if self.skinny {
             gemm_skinny::MAX_ROWS
