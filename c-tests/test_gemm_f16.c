@@ -121,6 +121,14 @@ static void test_skinny(void) {
     printf("case: skinny batch, own weights 3 x 8x136x64 -> f16\n");
     gemm_case("skinny batch, own weights", WGC_DTYPE_F16, WGC_DTYPE_F16, V(3, 3, 8, 64), 0, V(3, 3, 64, 136), 0,
               V(3, 3, 8, 136), 1, 0);
+    /* Views: A and the (N, K) weight with padded rows at offsets of whole
+     * 16-byte words, C column-major with beta. */
+    View ap = V(2, 6, 72), wp = V(2, 200, 72), cc = V(2, 6, 200);
+    ap.shape[1] = 64, ap.offset = 8;
+    wp.shape[1] = 64, wp.offset = 16;
+    cc.strides[0] = 1, cc.strides[1] = 6;
+    printf("case: skinny strided views 6x200x64 -> f16, beta\n");
+    gemm_case("skinny strided views", WGC_DTYPE_F16, WGC_DTYPE_F16, ap, 0, wp, 1, cc, 0.5f, 0.25f);
     printf("case: skinny batch, shared weight^T 3 x 20x136x64 -> f32, beta\n");
     gemm_case("skinny batch, shared weight^T", WGC_DTYPE_F16, WGC_DTYPE_F32, V(3, 3, 20, 64), 0, V(2, 136, 64), 1,
               V(3, 3, 20, 136), 1, 0.5f);

@@ -198,7 +198,8 @@ fn dilated(kernel: usize, dilation: usize) -> usize {
     dilation.saturating_mul(kernel.max(1) - 1).saturating_add(1)
 }
 
-fn ivec4(s: &[isize]) -> [i32; 4] {
+/// A 4-d view's strides as the kernels' uniforms hold them.
+pub(crate) fn ivec4(s: &[isize]) -> [i32; 4] {
     [s[0] as i32, s[1] as i32, s[2] as i32, s[3] as i32]
 }
 

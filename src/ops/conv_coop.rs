@@ -5,7 +5,7 @@
 //! scratch holds them; K split over workgroups (few output tiles, or a K
 //! past K_CHUNK) stores f32 slabs that a second pass adds into the output.
 
-use super::conv::Geometry;
+use super::conv::{ivec4, Geometry};
 use super::gemm_coop;
 use super::matmul::sum_slabs_into;
 use super::spec::uniform::uniform;
@@ -93,10 +93,6 @@ pub fn weight_rows(weight: &Tensor) -> bool {
         expect = expect.saturating_mul(weight.shape[d] as isize);
     }
     true
-}
-
-fn ivec4(s: &[isize]) -> [i32; 4] {
-    [s[0] as i32, s[1] as i32, s[2] as i32, s[3] as i32]
 }
 
 /// The f16 convolution on tensor cores; shapes validated by `conv2d`, the

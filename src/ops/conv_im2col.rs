@@ -5,7 +5,7 @@
 //! accumulation, the bias added and the f16 output rounded once in its
 //! epilogue.
 
-use super::conv::Geometry;
+use super::conv::{ivec4, Geometry};
 use super::conv_coop::weight_rows;
 use super::grid::grid_1d;
 use super::matmul::{gemm_views, RowBias};
@@ -58,10 +58,6 @@ uniform! {
         pub in_s: [i32; 4],
         pub w_s: [i32; 4],
     }
-}
-
-fn ivec4(s: &[isize]) -> [i32; 4] {
-    [s[0] as i32, s[1] as i32, s[2] as i32, s[3] as i32]
 }
 
 /// The f16 convolution through im2col and the GEMM; shapes validated by

@@ -75,24 +75,23 @@ const fn all_codes() -> [f64; N_CODES] {
 }
 static CODES: [f64; N_CODES] = all_codes();
 
+/// The entry points of elementwise.wgsl, after `$extra` ones of a source
+/// joined to it.
+macro_rules! map_entries {
+    ($($extra:literal),*) => {
+        &[
+            $($extra,)*
+            "map0", "map1", "map2", "map3", "where3",
+            "map0_vec4", "map1_vec4", "map2_vec4", "map3_vec4", "where3_vec4",
+            "tiled", "tiled2_x0", "tiled2_x1",
+        ]
+    };
+}
+
 pub static FAMILY: Family = Family {
     file: "elementwise.wgsl",
     source: include_str!("../../shaders/elementwise.wgsl"),
-    entries: &[
-        "map0",
-        "map1",
-        "map2",
-        "map3",
-        "where3",
-        "map0_vec4",
-        "map1_vec4",
-        "map2_vec4",
-        "map3_vec4",
-        "where3_vec4",
-        "tiled",
-        "tiled2_x0",
-        "tiled2_x1",
-    ],
+    entries: map_entries!(),
     types: &[TypeSlot { alias: "A", dtypes: ALL_DTYPES }, TypeSlot { alias: "O", dtypes: ALL_DTYPES }],
     overrides: OVERRIDES,
     uniform: <MapParams as spec::Uniform>::layout,
@@ -116,26 +115,7 @@ pub static FAMILY_BF16: Family = Family {
     ),
     // The library runs the `_bf16` entries; the others come with the
     // joined file (every entry a source has is declared and compiled offline).
-    entries: &[
-        "map0_bf16",
-        "map1_bf16",
-        "map2_bf16",
-        "map3_bf16",
-        "where3_bf16",
-        "map0",
-        "map1",
-        "map2",
-        "map3",
-        "where3",
-        "map0_vec4",
-        "map1_vec4",
-        "map2_vec4",
-        "map3_vec4",
-        "where3_vec4",
-        "tiled",
-        "tiled2_x0",
-        "tiled2_x1",
-    ],
+    entries: map_entries!("map0_bf16", "map1_bf16", "map2_bf16", "map3_bf16", "where3_bf16"),
     types: &[TypeSlot { alias: "A", dtypes: &[DType::F32] }, TypeSlot { alias: "O", dtypes: &[DType::F32] }],
     overrides: OVERRIDES,
     uniform: <MapParams as spec::Uniform>::layout,

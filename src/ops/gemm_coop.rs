@@ -253,7 +253,7 @@ pub fn choose(
     let whole =
         m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n()) && k.is_multiple_of(TILE.bk as usize);
     let b_broadcast = batch > 1 && bs[1].contains(&0);
-    let skinny = gemm_skinny::applies(dev, m, da == 0, b_broadcast);
+    let skinny = gemm_skinny::applies(dev, (m, n), da == 0, b_broadcast);
     Some(CoopKernel { a_t: da == 0, b_t: db == 0, edge: !whole, skinny })
 }
 

@@ -116,17 +116,20 @@ pub fn tile() -> SkinnyTile {
     })
 }
 
-/// True if a product of `m` rows (MIN_ROWS to MAX_ROWS) with A dense along K (`a_t` false) and B
-/// the same for every batch matrix or its own (`b_broadcast` false) takes
-/// the skinny kernel on this device: the VK_KHR_cooperative_matrix kernels
+/// True if a product of `m` rows (MIN_ROWS to MAX_ROWS) and `n` columns
+/// with A dense along K (`a_t` false) and B the same for every batch matrix
+/// or its own (`b_broadcast` false) takes the skinny kernel on this device: the VK_KHR_cooperative_matrix kernels
 /// can run, the route is not fixed to another (WGC_GEMM_SPIRV 0 or 2), and
 /// the environment variable WGC_GEMM_SKINNY, read once, is not `0` (for
 /// comparisons). A weight shared by a batch stays with the matrix-vector
 /// kernels, which fold the batch into rows and read it once.
-pub fn applies(dev: &Device, m: usize, a_t: bool, b_broadcast: bool) -> bool {
+pub fn applies(dev: &Device, (m, n): (usize, usize), a_t: bool, b_broadcast: bool) -> bool {
     static ENABLED: OnceLock<bool> = OnceLock::new();
     let enabled = *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_SKINNY").is_none_or(|v| v != "0"));
-    enabled && (MIN_ROWS..=MAX_ROWS).contains(&m) && !a_t && !b_broadcast && gemm_spirv::khr_allowed(dev)
+    // Column blocks in one grid dimension (the matrix-vector kernels take
+    // wider products in two).
+    let blocks_fit = n.div_ceil(tile().block_n()) <= dev.limits.max_compute_workgroups_per_dimension as usize;
+    enabled && (MIN_ROWS..=MAX_ROWS).contains(&m) && blocks_fit && !a_t && !b_broadcast && gemm_spirv::khr_allowed(dev)
 }
 
 /// Workgroups that keep an H200's 132 SMs reading: about two each for a

@@ -332,10 +332,11 @@ pub fn gemm_views(
     // (not for f16 rows on the skinny tensor-core tile, which no mode changes).
     let has_bias = bias.is_some();
     let run = |mode| gemm_kernels(stream, alpha, a, b, beta, c, &bias, &batch, mode);
-    if skinny_coop(dev, a, b, &batch) {
-        return run(gemv::default_mode());
-    }
-    let choice = || gemv::mode_choice(dev, alpha, a, b, beta, c, &batch, has_bias);
+    let choice = || {
+        let mut choice = gemv::mode_choice(dev, alpha, a, b, beta, c, &batch, has_bias);
+        choice.fixed |= skinny_coop(dev, a, b, &batch);
+        choice
+    };
     let mode = tuned::pick(stream, gemv::default_mode(), choice, run)?;
     run(mode)
 }
