@@ -76,6 +76,12 @@ static void test_views(void) {
     View c = V(2, 30, 6); /* column-major c with an offset */
     c.shape[0] = 6, c.shape[1] = 30, c.strides[0] = 1, c.strides[1] = 6, c.offset = 3;
     gemm_case_planted("c column-major, beta", F32, F32, V(2, 6, 40), 0, V(2, 40, 30), 0, c, 1, 2, NULL);
+    View ap = V(2, 3, 70); /* rows of a 70 apart and a at offset 2: a read by elements */
+    ap.shape[1] = 64, ap.offset = 2;
+    gemm_case_planted("a padded rows, weight NxK vec4", F32, F32, ap, 0, V(2, 24, 64), 1, V(2, 3, 24), 1, 0, NULL);
+    /* 12 rows times a wide (N, K) weight: two 8-row tiles of the
+     * matrix-vector kernel rather than the tiled GEMM. */
+    gemm_case_planted("M=12 wide weight NxK", F32, F32, V(2, 12, 32), 0, V(2, 8200, 32), 1, V(2, 12, 8200), 1, 0, NULL);
     View neg = V(2, 40, 24); /* reversed weight rows */
     neg.strides[0] = -24, neg.offset = 39 * 24;
     gemm_case_planted("weight negative stride", F32, F32, V(2, 2, 40), 0, neg, 0, V(2, 2, 24), 1, 0, NULL);

@@ -19,7 +19,7 @@
 //   threads interleaved along K; a reduction in workgroup memory adds the AK
 //   partial sums.
 // `*4` entries read W as vec4 (K or N a multiple of 4 and W aligned);
-// the others read scalars. The `*_staged` axpy entries (below) stage the
+// the others read scalars. `row_dot4_a4*` read A's rows as vec4s too. The `*_staged` axpy entries (below) stage the
 // tile's rows of A in workgroup memory and keep separate accumulators;
 // `axpy_unit_staged*` also read W in 16-byte units (8 f16 columns).
 //
@@ -218,12 +218,63 @@ fn dot_products4(t: Tile, tid: u32, acc: ptr<function, array<f32, MAX_ACC>>) {
     }
 }
 
+// The same with A's rows read as vec4s too (`*_a4` entries: A's K
+// contiguous, its row stride, offset and batch strides multiples of 4), two
+// quads of K per pass so that each thread has 2 * ROWS weight loads in
+// flight. Reading A by elements cost four loads per quad and row: with 8
+// rows, 32 of A's for every 4 of the weight's.
+fn dot_products4a(t: Tile, tid: u32, acc: ptr<function, array<f32, MAX_ACC>>) {
+    let n0 = t.n_tile * ROWS;
+    let q1 = t.k1 / 4u;
+    let a_row0 = t.a_base / 4 + i32(t.m0) * (p.a_sm / 4);
+    for (var q = t.k0 / 4u + tid; q < q1; q += 2u * WG) {
+        let q2 = q + WG;
+        let two = q2 < q1;
+        var wv: array<vec4<f32>, 4>;
+        var wv2: array<vec4<f32>, 4>;
+        for (var r = 0u; r < ROWS; r++) {
+            let w_row = (t.w_base + i32(min(n0 + r, p.n - 1u)) * p.w_sn) / 4;
+            wv[r] = w_quad(w_row + i32(q));
+            wv2[r] = select(vec4<f32>(0.0), w_quad(w_row + i32(select(q, q2, two))), two);
+        }
+        for (var i = 0u; i < MT; i++) {
+            if (t.m0 + i < p.m) {
+                let a_row = a_row0 + i32(i) * (p.a_sm / 4);
+                let x = a_quad4(a_row + i32(q));
+                let x2 = select(vec4<f32>(0.0), a_quad4(a_row + i32(select(q, q2, two))), two);
+                for (var r = 0u; r < ROWS; r++) {
+                    (*acc)[r * MT + i] += dot(x, wv[r]) + dot(x2, wv2[r]);
+                }
+            }
+        }
+    }
+}
+
 // The thread's result slot after dot_reduce: (m, n, valid).
 fn dot_slot(t: Tile, tid: u32) -> vec3<u32> {
     let r = tid / MT;
     let m = t.m0 + tid % MT;
     let n = t.n_tile * ROWS + r;
     return vec3<u32>(m, n, u32(tid < ROWS * MT && m < p.m && n < p.n));
+}
+
+// Reduce the partial sums over the workgroup and store each result: the
+// epilogue into C, or (a split) the raw sum into its slab. Two functions,
+// as a kernel binds every buffer its code names.
+fn dot_finish_c(t: Tile, tid: u32, acc: ptr<function, array<f32, MAX_ACC>>) {
+    dot_reduce(tid, acc);
+    let s = dot_slot(t, tid);
+    if (t.live && s.z != 0u) {
+        store_c(t, s.x, s.y, red[tid * WG]);
+    }
+}
+
+fn dot_finish_part(t: Tile, tid: u32, acc: ptr<function, array<f32, MAX_ACC>>) {
+    dot_reduce(tid, acc);
+    let s = dot_slot(t, tid);
+    if (t.live && s.z != 0u) {
+        store_part(t, s.x, s.y, red[tid * WG]);
+    }
 }
 
 @compute @workgroup_size(WG)
@@ -233,11 +284,7 @@ fn row_dot(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index
     if (t.live) {
         dot_products(t, tid, &acc);
     }
-    dot_reduce(tid, &acc);
-    let s = dot_slot(t, tid);
-    if (t.live && s.z != 0u) {
-        store_c(t, s.x, s.y, red[tid * WG]);
-    }
+    dot_finish_c(t, tid, &acc);
 }
 
 @compute @workgroup_size(WG)
@@ -247,11 +294,7 @@ fn row_dot4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_inde
     if (t.live) {
         dot_products4(t, tid, &acc);
     }
-    dot_reduce(tid, &acc);
-    let s = dot_slot(t, tid);
-    if (t.live && s.z != 0u) {
-        store_c(t, s.x, s.y, red[tid * WG]);
-    }
+    dot_finish_c(t, tid, &acc);
 }
 
 @compute @workgroup_size(WG)
@@ -261,11 +304,7 @@ fn row_dot_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation
     if (t.live) {
         dot_products(t, tid, &acc);
     }
-    dot_reduce(tid, &acc);
-    let s = dot_slot(t, tid);
-    if (t.live && s.z != 0u) {
-        store_part(t, s.x, s.y, red[tid * WG]);
-    }
+    dot_finish_part(t, tid, &acc);
 }
 
 @compute @workgroup_size(WG)
@@ -275,11 +314,27 @@ fn row_dot4_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocatio
     if (t.live) {
         dot_products4(t, tid, &acc);
     }
-    dot_reduce(tid, &acc);
-    let s = dot_slot(t, tid);
-    if (t.live && s.z != 0u) {
-        store_part(t, s.x, s.y, red[tid * WG]);
+    dot_finish_part(t, tid, &acc);
+}
+
+@compute @workgroup_size(WG)
+fn row_dot4_a4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<f32, MAX_ACC>;
+    if (t.live) {
+        dot_products4a(t, tid, &acc);
     }
+    dot_finish_c(t, tid, &acc);
+}
+
+@compute @workgroup_size(WG)
+fn row_dot4_a4_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<f32, MAX_ACC>;
+    if (t.live) {
+        dot_products4a(t, tid, &acc);
+    }
+    dot_finish_part(t, tid, &acc);
 }
 
 // ---- axpy: W's N contiguous ------------------------------------------------

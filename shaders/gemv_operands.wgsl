@@ -4,6 +4,7 @@
 @group(0) @binding(1) var<storage, read> a: array<T>;
 @group(0) @binding(2) var<storage, read> w: array<T>;
 @group(0) @binding(3) var<storage, read> w4: array<vec4<T>>;
+@group(0) @binding(7) var<storage, read> a4: array<vec4<T>>;
 
 fn a_elem(i: i32) -> f32 {
     return f32(a[i]);
@@ -13,4 +14,7 @@ fn w_elem(i: i32) -> f32 {
 }
 fn w_quad(q: i32) -> vec4<f32> {
     return vec4<f32>(w4[q]);
+}
+fn a_quad4(q: i32) -> vec4<f32> {
+    return vec4<f32>(a4[q]);
 }

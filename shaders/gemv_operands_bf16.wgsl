@@ -7,6 +7,7 @@
 @group(0) @binding(1) var<storage, read> a: array<u32>;
 @group(0) @binding(2) var<storage, read> w: array<u32>;
 @group(0) @binding(3) var<storage, read> w4: array<vec2<u32>>;
+@group(0) @binding(7) var<storage, read> a4: array<vec2<u32>>;
 
 fn bf16_elem(word: u32, i: i32) -> f32 {
     return bitcast<f32>(select(word << 16u, word & 0xffff0000u, (i & 1) != 0));
@@ -17,8 +18,13 @@ fn a_elem(i: i32) -> f32 {
 fn w_elem(i: i32) -> f32 {
     return bf16_elem(w[u32(i) >> 1u], i);
 }
-fn w_quad(q: i32) -> vec4<f32> {
-    let u = w4[q];
+fn bf16_quad(u: vec2<u32>) -> vec4<f32> {
     return vec4<f32>(bitcast<f32>(u.x << 16u), bitcast<f32>(u.x & 0xffff0000u), bitcast<f32>(u.y << 16u),
                      bitcast<f32>(u.y & 0xffff0000u));
+}
+fn w_quad(q: i32) -> vec4<f32> {
+    return bf16_quad(w4[q]);
+}
+fn a_quad4(q: i32) -> vec4<f32> {
+    return bf16_quad(a4[q]);
 }

@@ -43,7 +43,7 @@ GLSLANG_VERSION = "13.1.1"
 GLSLANG_CM2_VERSION = "15.3.0"
 SPIRV_TOOLS_VERSION = "v2025.5"
 # The skinny kernel's tiles: (fragments per subgroup along N, K per step).
-SKINNY_TILES = ((2, 32), (4, 64))
+SKINNY_TILES = ((2, 32), (1, 64))
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "shaders" / "spirv"
 GENERATED = SRC / "generated"

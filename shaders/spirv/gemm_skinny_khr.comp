@@ -16,10 +16,10 @@
 //
 // Same contract as gemm_coop_khr.comp: the same Params, binding names,
 // grid (x: column blocks, y: row blocks, z: batch matrix * splits + split),
-// split-K rule and epilogue (gemm_khr_common.glsl). Tiles of A and B are fetched into registers
-// one K step ahead with 16-byte loads, stored to workgroup memory as uvec4
-// and read from there by the fragment loads (element and stride in units of
-// 8 halves). Loads are guarded against M, N and the split's K range (the
+// split-K rule and epilogue (gemm_khr_common.glsl). Tiles of A and B are
+// fetched into registers PREFETCH (two) K steps ahead with 16-byte loads,
+// stored to workgroup memory as uvec4 and read from there by the fragment
+// loads (element and stride in units of 8 halves). Loads are guarded against M, N and the split's K range (the
 // host uses this kernel only where the dense dims, the other strides and
 // every offset are multiples of 8, so a 16-byte load is in or out as a
 // whole), so partial tiles need no variant of their own.
@@ -57,6 +57,10 @@ const uint FN = TILE_FN;  // fragments per subgroup along N
 const uint BM = 16u * FM;
 const uint BN = 4u * 16u * FN;
 const uint BK = TILE_BK;
+// Steps of loads each invocation keeps in flight. On an H200 two ran
+// (N, K) weights up to 25% faster than one with 64 columns and K 64 per
+// step (n1k64); with 128 columns and K 32 (n2k32) both measured the same.
+const uint PREFETCH = 2u;
 const uint THREADS = 128u;
 // Row strides of the staged tiles in units of 8 halves, padded by 8 halves
 // so that the 8 rows a fragment load reads at once fall in distinct banks.
@@ -70,6 +74,7 @@ const uint B_STAGE8 = BK * N_STRIDE8;
 const uint A_SLOTS = BM * BK / 8u;
 const uint A_SLOTS_PER_THREAD = (A_SLOTS + THREADS - 1u) / THREADS;
 const uint B_SLOTS_PER_THREAD = BN * BK / 8u / THREADS;
+const uint R_SLOTS = B_SLOTS_PER_THREAD + A_SLOTS_PER_THREAD;
 const uint CS = 20u;  // row stride of a subgroup's staged 16 x 16 f32 fragment
 
 layout(local_size_x = 128, local_size_y = 1, local_size_z = 1) in;
@@ -150,57 +155,73 @@ void main() {
         acc[f] = coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(0.0);
     }
 
-    // This invocation's share of the next B and A tiles, fetched a step
-    // ahead: B's slots, then A's. (One array: glslang 13 gives a uvec4[2] of
-    // its own the uniform's array stride, which spirv-val rejects.)
-    uvec4 rb[B_SLOTS_PER_THREAD + A_SLOTS_PER_THREAD];
-    [[unroll]] for (uint l = 0u; l < B_SLOTS_PER_THREAD; l++) {
-        rb[l] = load_b(lid + l * THREADS, col0, k0, k_end, b_base8, b_ld8);
-    }
-    [[unroll]] for (uint l = 0u; l < A_SLOTS_PER_THREAD; l++) {
-        rb[B_SLOTS_PER_THREAD + l] = load_a(lid + l * THREADS, row0, k0, k_end, a_base8, a_ld8);
+    // This invocation's share of the next PREFETCH steps' B and A tiles,
+    // step h of each group of PREFETCH in rb[h]: B's slots, then A's. (One
+    // array: glslang 13 gives a uvec4[2] of its own the uniform's array
+    // stride, which spirv-val rejects.) The loops over h are unrolled, so
+    // every index is a constant and the registers stay registers.
+    uvec4 rb[PREFETCH * R_SLOTS];
+    uint steps = (k_end - k0 + BK - 1u) / BK;
+    [[unroll]] for (uint h = 0u; h < PREFETCH; h++) {
+        uint kt = k0 + h * BK;
+        [[unroll]] for (uint l = 0u; l < B_SLOTS_PER_THREAD; l++) {
+            rb[h * R_SLOTS + l] = load_b(lid + l * THREADS, col0, kt, k_end, b_base8, b_ld8);
+        }
+        [[unroll]] for (uint l = 0u; l < A_SLOTS_PER_THREAD; l++) {
+            rb[h * R_SLOTS + B_SLOTS_PER_THREAD + l] = load_a(lid + l * THREADS, row0, kt, k_end, a_base8, a_ld8);
+        }
     }
 
-    uint steps = (k_end - k0 + BK - 1u) / BK;
-    for (uint t = 0u; t < steps; t++) {
-        // The previous step's fragment loads are done before the tiles change.
-        barrier();
-        [[unroll]] for (uint l = 0u; l < A_SLOTS_PER_THREAD; l++) {
-            if (lid + l * THREADS < A_SLOTS) {
-                ta[stage_a(lid + l * THREADS)] = rb[B_SLOTS_PER_THREAD + l];
-            }
-        }
-        [[unroll]] for (uint l = 0u; l < B_SLOTS_PER_THREAD; l++) {
-            tb[stage_b(lid + l * THREADS)] = rb[l];
-        }
-        barrier();
-        if (t + 1u < steps) {
-            uint kt = k0 + (t + 1u) * BK;
-            [[unroll]] for (uint l = 0u; l < A_SLOTS_PER_THREAD; l++) {
-                rb[B_SLOTS_PER_THREAD + l] = load_a(lid + l * THREADS, row0, kt, k_end, a_base8, a_ld8);
-            }
-            [[unroll]] for (uint l = 0u; l < B_SLOTS_PER_THREAD; l++) {
-                rb[l] = load_b(lid + l * THREADS, col0, kt, k_end, b_base8, b_ld8);
-            }
-        }
-        [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
-            coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> fa[FM];
-            coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> fb[FN];
-            [[unroll]] for (uint i = 0u; i < FM; i++) {
-                coopMatLoad(fa[i], ta, 16u * i * K_STRIDE8 + kk / 8u, K_STRIDE8, gl_CooperativeMatrixLayoutRowMajor);
-            }
-            [[unroll]] for (uint j = 0u; j < FN; j++) {
+    for (uint t0 = 0u; t0 < steps; t0 += PREFETCH) {
+        [[unroll]] for (uint h = 0u; h < PREFETCH; h++) {
+            uint t = t0 + h;
+            // steps is the same for the whole workgroup: the barriers below
+            // are in uniform control flow.
+            if (t < steps) {
+                // The previous step's fragment loads are done before the
+                // tiles change.
+                barrier();
+                [[unroll]] for (uint l = 0u; l < A_SLOTS_PER_THREAD; l++) {
+                    if (lid + l * THREADS < A_SLOTS) {
+                        ta[stage_a(lid + l * THREADS)] = rb[h * R_SLOTS + B_SLOTS_PER_THREAD + l];
+                    }
+                }
+                [[unroll]] for (uint l = 0u; l < B_SLOTS_PER_THREAD; l++) {
+                    tb[stage_b(lid + l * THREADS)] = rb[h * R_SLOTS + l];
+                }
+                barrier();
+                // The registers just staged take the step PREFETCH ahead.
+                if (t + PREFETCH < steps) {
+                    uint kt = k0 + (t + PREFETCH) * BK;
+                    [[unroll]] for (uint l = 0u; l < A_SLOTS_PER_THREAD; l++) {
+                        rb[h * R_SLOTS + B_SLOTS_PER_THREAD + l] =
+                            load_a(lid + l * THREADS, row0, kt, k_end, a_base8, a_ld8);
+                    }
+                    [[unroll]] for (uint l = 0u; l < B_SLOTS_PER_THREAD; l++) {
+                        rb[h * R_SLOTS + l] = load_b(lid + l * THREADS, col0, kt, k_end, b_base8, b_ld8);
+                    }
+                }
+                [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
+                    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> fa[FM];
+                    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> fb[FN];
+                    [[unroll]] for (uint i = 0u; i < FM; i++) {
+                        coopMatLoad(fa[i], ta, 16u * i * K_STRIDE8 + kk / 8u, K_STRIDE8,
+                                    gl_CooperativeMatrixLayoutRowMajor);
+                    }
+                    [[unroll]] for (uint j = 0u; j < FN; j++) {
 #if B_T
-                coopMatLoad(fb[j], tb, (sub_col + 16u * j) * K_STRIDE8 + kk / 8u, K_STRIDE8,
-                            gl_CooperativeMatrixLayoutColumnMajor);
+                        coopMatLoad(fb[j], tb, (sub_col + 16u * j) * K_STRIDE8 + kk / 8u, K_STRIDE8,
+                                    gl_CooperativeMatrixLayoutColumnMajor);
 #else
-                coopMatLoad(fb[j], tb, kk * N_STRIDE8 + (sub_col + 16u * j) / 8u, N_STRIDE8,
-                            gl_CooperativeMatrixLayoutRowMajor);
+                        coopMatLoad(fb[j], tb, kk * N_STRIDE8 + (sub_col + 16u * j) / 8u, N_STRIDE8,
+                                    gl_CooperativeMatrixLayoutRowMajor);
 #endif
-            }
-            [[unroll]] for (uint i = 0u; i < FM; i++) {
-                [[unroll]] for (uint j = 0u; j < FN; j++) {
-                    acc[i * FN + j] = coopMatMulAdd(fa[i], fb[j], acc[i * FN + j]);
+                    }
+                    [[unroll]] for (uint i = 0u; i < FM; i++) {
+                        [[unroll]] for (uint j = 0u; j < FN; j++) {
+                            acc[i * FN + j] = coopMatMulAdd(fa[i], fb[j], acc[i * FN + j]);
+                        }
+                    }
                 }
             }
         }

@@ -67,14 +67,14 @@ use crate::ops::matmul;
 /// dense along K, where each batch matrix has its own b (or there is one),
 /// run a SPIR-V kernel for skinny products on VK_KHR_cooperative_matrix
 /// instead of the matrix-vector kernels below (a decode step's rows times a
-/// weight, either layout): blocks of all the rows by 128 columns, K cut
-/// into runs of at least 256 until about 264 workgroups run (528 for a
-/// weight stored (N, K)), whose f32
-/// sums the second pass adds in order; the same accumulation and bound.
-/// (Read once, for comparisons: WGC_GEMM_SKINNY=0 leaves these products
-/// to the kernels below, WGC_GEMM_SKINNY_TILE=n4k64 takes blocks of 256
-/// columns and K steps of 64, WGC_GEMM_SKINNY_FILL=N aims for N
-/// workgroups.)
+/// weight, either layout): blocks of all the rows by 128 columns and K
+/// steps of 32 (64 columns and K steps of 64 for a weight stored (N, K)),
+/// K cut into runs of at least 256 until about 264 workgroups run (528
+/// for a weight stored (N, K)), whose f32 sums the second pass adds in
+/// order; the same accumulation and bound. (Read once, for comparisons:
+/// WGC_GEMM_SKINNY=0 leaves these products to the kernels below,
+/// WGC_GEMM_SKINNY_TILE=n2k32 or n1k64 takes that tile for both layouts,
+/// WGC_GEMM_SKINNY_FILL=N aims for N workgroups.)
 ///
 /// Skinny products (M or N at most 32, per batch matrix or with a batch
 /// over one shared b folded into M) where the larger operand has a unit
@@ -91,7 +91,8 @@ use crate::ops::matmul;
 /// batch strides multiples of 4, the rows are staged in workgroup memory;
 /// f32 products stay on these kernels up to 32 rows whatever their width
 /// (f16 ones past 8 rows go to the tensor cores where the tiled kernel
-/// would be chosen). (The environment variable WGC_GEMV_AXPY, read once, is for
+/// would be chosen). Where the large operand's unit stride is along K,
+/// f32 products stay up to 16 rows and bf16 ones up to 32. (The environment variable WGC_GEMV_AXPY, read once, is for
 /// comparisons: `plain` takes the kernels without staging, `staged` stages
 /// but leaves products of more than 8 rows wide enough to fill the GPU to
 /// the tiled kernel; WGC_GEMV_F16_LOAD=8, read once, keeps f16 weights to

@@ -175,14 +175,14 @@ impl CoopKernel {
     }
     pub fn block_n(self) -> usize {
         if self.skinny {
-            gemm_skinny::tile().block_n()
+            gemm_skinny::tile(self.b_t).block_n()
         } else {
             TILE.block_n()
         }
     }
     pub fn bk(self) -> usize {
         if self.skinny {
-            gemm_skinny::tile().bk as usize
+            gemm_skinny::tile(self.b_t).bk as usize
         } else {
             TILE.bk as usize
         }
@@ -253,7 +253,7 @@ pub fn choose(
     let whole =
         m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n()) && k.is_multiple_of(TILE.bk as usize);
     let b_broadcast = batch > 1 && bs[1].contains(&0);
-    let skinny = gemm_skinny::applies(dev, (m, n), da == 0, b_broadcast);
+    let skinny = gemm_skinny::applies(dev, (m, n), da == 0, db == 0, b_broadcast);
     Some(CoopKernel { a_t: da == 0, b_t: db == 0, edge: !whole, skinny })
 }
 

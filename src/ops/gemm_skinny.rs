@@ -31,13 +31,15 @@ pub struct SkinnyTile {
     pub bk: u32,
 }
 
-/// The tiles the generator compiles, in module order; the first is the
-/// default. Measured on an H200 over decode products (M 1-32, K 4096 and
-/// 14336, both weight layouts; BENCHMARKS.md): 2 fragments and K 32 was
-/// fastest on 25 of 32 and within 12% on the rest; 4 fragments and K 64,
-/// kept for comparisons, won on some (N, K) weights with up to 16 rows.
-/// 4 fragments with K 32 and 2 with K 64 were slower on almost every shape.
-pub(crate) const TILES: [SkinnyTile; 2] = [SkinnyTile { fn_: 2, bk: 32 }, SkinnyTile { fn_: 4, bk: 64 }];
+/// The tiles the generator compiles, in module order: the first is the
+/// default for a weight dense along N, the second for one dense along K.
+/// Measured on an H200 over decode products (M 1-32, K 4096 and 14336,
+/// both layouts, two steps of loads in flight; BENCHMARKS.md): on (K, N)
+/// weights 2 fragments and K 32 was fastest on all 16 shapes (64 columns
+/// and K 64: 1.2-1.6x slower); on (N, K) weights 1 fragment and K 64 (runs
+/// of 128 bytes per row) on 15 of 16, 6-25% faster than 2 and 32.
+/// 4 fragments, K 32-128 and 1 fragment with K 32 or 128 were slower.
+pub(crate) const TILES: [SkinnyTile; 2] = [SkinnyTile { fn_: 2, bk: 32 }, SkinnyTile { fn_: 1, bk: 64 }];
 
 impl SkinnyTile {
     pub fn block_n(self) -> usize {
@@ -90,8 +92,8 @@ macro_rules! modules {
 modules! {
     2 32 1 0 f32 F32, 2 32 1 0 f16 F16, 2 32 1 1 f32 F32, 2 32 1 1 f16 F16,
     2 32 2 0 f32 F32, 2 32 2 0 f16 F16, 2 32 2 1 f32 F32, 2 32 2 1 f16 F16,
-    4 64 1 0 f32 F32, 4 64 1 0 f16 F16, 4 64 1 1 f32 F32, 4 64 1 1 f16 F16,
-    4 64 2 0 f32 F32, 4 64 2 0 f16 F16, 4 64 2 1 f32 F32, 4 64 2 1 f16 F16,
+    1 64 1 0 f32 F32, 1 64 1 0 f16 F16, 1 64 1 1 f32 F32, 1 64 1 1 f16 F16,
+    1 64 2 0 f32 F32, 1 64 2 0 f16 F16, 1 64 2 1 f32 F32, 1 64 2 1 f16 F16,
 }
 
 impl SkinnyVariant {
@@ -106,29 +108,33 @@ impl SkinnyVariant {
     }
 }
 
-/// The tile: the environment variable WGC_GEMM_SKINNY_TILE, read once,
-/// set to `n4k64` takes that tile, for comparisons; else n2k32.
-pub fn tile() -> SkinnyTile {
-    static TILE: OnceLock<SkinnyTile> = OnceLock::new();
-    *TILE.get_or_init(|| {
-        let named = std::env::var("WGC_GEMM_SKINNY_TILE").ok();
-        TILES.into_iter().find(|t| named.as_deref() == Some(&format!("n{}k{}", t.fn_, t.bk))).unwrap_or(TILES[0])
-    })
+/// The tile for a weight dense along K (`b_t`) or N: the environment
+/// variable WGC_GEMM_SKINNY_TILE, read once, set to a tile's name (`n1k64`:
+/// fragments per subgroup along N, K per step) takes that tile for both,
+/// for comparisons; else TILES[1] for `b_t`, TILES[0] otherwise.
+pub fn tile(b_t: bool) -> SkinnyTile {
+    static NAMED: OnceLock<Option<SkinnyTile>> = OnceLock::new();
+    let named = *NAMED.get_or_init(|| {
+        let name = std::env::var("WGC_GEMM_SKINNY_TILE").ok()?;
+        TILES.into_iter().find(|t| name == format!("n{}k{}", t.fn_, t.bk))
+    });
+    named.unwrap_or(TILES[b_t as usize])
 }
 
 /// True if a product of `m` rows (MIN_ROWS to MAX_ROWS) and `n` columns
-/// with A dense along K (`a_t` false) and B the same for every batch matrix
-/// or its own (`b_broadcast` false) takes the skinny kernel on this device: the VK_KHR_cooperative_matrix kernels
-/// can run, the route is not fixed to another (WGC_GEMM_SPIRV 0 or 2), and
+/// with A dense along K (`a_t` false), B dense along K (`b_t`) or N, and
+/// B the same for every batch matrix or its own (`b_broadcast` false)
+/// takes the skinny kernel on this device: the VK_KHR_cooperative_matrix
+/// kernels can run, the route is not fixed to another (WGC_GEMM_SPIRV 0 or 2), and
 /// the environment variable WGC_GEMM_SKINNY, read once, is not `0` (for
 /// comparisons). A weight shared by a batch stays with the matrix-vector
 /// kernels, which fold the batch into rows and read it once.
-pub fn applies(dev: &Device, (m, n): (usize, usize), a_t: bool, b_broadcast: bool) -> bool {
+pub fn applies(dev: &Device, (m, n): (usize, usize), a_t: bool, b_t: bool, b_broadcast: bool) -> bool {
     static ENABLED: OnceLock<bool> = OnceLock::new();
     let enabled = *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_SKINNY").is_none_or(|v| v != "0"));
     // Column blocks in one grid dimension (the matrix-vector kernels take
     // wider products in two).
-    let blocks_fit = n.div_ceil(tile().block_n()) <= dev.limits.max_compute_workgroups_per_dimension as usize;
+    let blocks_fit = n.div_ceil(tile(b_t).block_n()) <= dev.limits.max_compute_workgroups_per_dimension as usize;
     enabled && (MIN_ROWS..=MAX_ROWS).contains(&m) && blocks_fit && !a_t && !b_broadcast && gemm_spirv::khr_allowed(dev)
 }
 
@@ -163,7 +169,7 @@ pub fn fill_splits(blocks: usize, k: usize, b_t: bool) -> usize {
 
 /// The variant for a kernel `choose` made skinny, `m` rows and output `out`.
 pub fn variant(kernel: CoopKernel, m: usize, out: DType) -> SkinnyVariant {
-    SkinnyVariant { tile: tile(), fm: if m > 16 { 2 } else { 1 }, b_t: kernel.b_t, out }
+    SkinnyVariant { tile: tile(kernel.b_t), fm: if m > 16 { 2 } else { 1 }, b_t: kernel.b_t, out }
 }
 
 #[cfg(test)]

@@ -61,6 +61,8 @@ const ENTRIES: &[&str] = &[
     "row_dot4",
     "row_dot_split",
     "row_dot4_split",
+    "row_dot4_a4",
+    "row_dot4_a4_split",
     "axpy",
     "axpy4",
     "axpy_split",
@@ -149,8 +151,12 @@ pub enum AxpyMode {
     /// kernel up to MAX_SKINNY rows: it reads the weight at most
     /// MAX_SKINNY / 8 times (adjacent M tiles, mostly from cache), which
     /// cost less than the tiled f32 GEMM's padded 64-row tiles (H200, M = 32,
-    /// K 4096, N 14336: 0.267 against 0.305 ms). f16 products keep the
-    /// cutover: there the tensor-core GEMM took 0.214 ms against 0.325.
+    /// K 4096, N 14336: 0.267 against 0.305 ms). With a weight dense along K
+    /// (row_dot), f32 products keep it up to 16 rows (0.259 against 0.300
+    /// at M 16; 0.50 against 0.30 at M 32) and bf16 ones up to MAX_SKINNY
+    /// (their tiled GEMM has no tensor cores either: 0.219 against 0.515 at
+    /// M 16, 0.478 against 0.532 at M 32). f16 products keep the cutover:
+    /// there the tensor-core GEMM took 0.214 ms against 0.325.
     Wide,
 }
 
@@ -387,7 +393,13 @@ fn plan_rows<'a>(
     // (one read, 64-row tiles) wins once it has tiles enough to fill a GPU
     // (measured with the plain kernels).
     let gemm_tiles = n.div_ceil(64) * numel(&batch).max(1);
-    let keep_wide = staged && mode == AxpyMode::Wide && act.dtype == DType::F32;
+    let keep_wide = mode == AxpyMode::Wide
+        && match (act.dtype, layout) {
+            (DType::F32, Layout::Axpy) => staged,
+            (DType::F32, Layout::RowDot) => rows <= 16,
+            (DType::BF16, Layout::RowDot) => true,
+            _ => false,
+        };
     if rows > 8 && gemm_tiles >= TILED_ENOUGH && !keep_wide {
         return None;
     }
@@ -417,7 +429,18 @@ fn plan_rows<'a>(
     if gy > max_dim || total > u32::MAX as usize {
         return None;
     }
+    // A's rows read as vec4s too (row_dot4_a4*), except by f32 8-row tiles:
+    // there the wider registers measured slower on an H200 (M 8, K 14336,
+    // N 4096: 0.204 against 0.176 ms), while one-row products ran 10-23%
+    // faster and bf16 8-row ones 17%.
+    let a_quads = a_sk == 1
+        && !(act.dtype == DType::F32 && mt == 8)
+        && (rows == 1 || a_sm % 4 == 0)
+        && act.bound_offset().is_multiple_of(4)
+        && a_bs.iter().all(|s| s % 4 == 0);
     let name = match (layout, vec4, splits > 1) {
+        (Layout::RowDot, true, false) if a_quads => "row_dot4_a4",
+        (Layout::RowDot, true, true) if a_quads => "row_dot4_a4_split",
         (Layout::Axpy, _, false) if unit => "axpy_unit_staged",
         (Layout::Axpy, _, true) if unit => "axpy_unit_staged_split",
         (Layout::RowDot, false, false) => "row_dot",
@@ -499,6 +522,7 @@ pub fn record(stream: &StreamShared, plan: &Plan) -> Result<()> {
     };
     let variant = family.variant(plan.entry, &types, &plan.overrides);
     let (a_arg, _) = view_arg("a", &plan.act);
+    let a_arg = if plan.entry.contains("_a4") { Arg { name: "a4", ..a_arg } } else { a_arg };
     let (w_arg, _) = view_arg("w", &plan.wt);
     let w_arg = match plan.entry {
         e if e.contains("unit") => Arg { name: "wu", ..w_arg },
