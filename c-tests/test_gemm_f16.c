@@ -109,18 +109,22 @@ static void test_skinny(void) {
     static const int64_t sizes[][3] = {
         {1, 136, 72}, {5, 520, 1000}, {16, 256, 4104}, {17, 264, 600}, {32, 1000, 2048}, {8, 2056, 256},
         {3, 264, 20000}, /* K past one workgroup's 16,384 */
+        /* N and K whole 16s: whole fragments, but for the last K step */
+        {7, 528, 1040}, {20, 512, 2064}, {3, 272, 20016},
     };
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int tb = 0; tb < 2; tb++)
             for (int o = 0; o < 2; o++) {
                 WgcDtype out = o ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
                 plain_case("skinny", sizes[s][0], sizes[s][1], sizes[s][2], 0, tb, out, 1, 0);
-                if (s % 2 == 0 && s < 6) plain_case("skinny epilogue", sizes[s][0], sizes[s][1], sizes[s][2], 0, tb, out, 0.5f, -1.5f);
+                if ((s % 2 == 0 && s < 6) || s == 7) plain_case("skinny epilogue", sizes[s][0], sizes[s][1], sizes[s][2], 0, tb, out, 0.5f, -1.5f);
             }
     /* Each batch matrix its own weight (3 x 8x136x64), and one weight shared by the batch. */
     printf("case: skinny batch, own weights 3 x 8x136x64 -> f16\n");
     gemm_case("skinny batch, own weights", WGC_DTYPE_F16, WGC_DTYPE_F16, V(3, 3, 8, 64), 0, V(3, 3, 64, 136), 0,
               V(3, 3, 8, 136), 1, 0);
+    gemm_case("skinny batch, own weights^T", WGC_DTYPE_F16, WGC_DTYPE_F32, V(3, 2, 5, 160), 0, V(3, 2, 96, 160), 1,
+              V(3, 2, 5, 96), 1, 0);
     /* Views: A and the (N, K) weight with padded rows at offsets of whole
      * 16-byte words, C column-major with beta. */
     View ap = V(2, 6, 72), wp = V(2, 200, 72), cc = V(2, 6, 200);
