@@ -2,7 +2,11 @@
 // gemm_skinny_khr.comp) share: the contract of shaders/gemm_coop_f16.wgsl
 // (the uniform, the bindings, the batch rule) and the epilogue. Included
 // after the kernel has defined OUT_F16, DIRECT (0: C is written through the
-// epilogue, which needs the bias binding and workgroup memory) and CS.
+// epilogue, which needs the bias binding and workgroup memory), CS and
+// EPILOGUE_STAGE: a shared uvec4 array of at least 4 * 16 * CS / 4
+// elements that the epilogue may overwrite (a staging tile, after a
+// barrier). Its own array would add 5 KiB of workgroup memory to the
+// square tile's 20, which measured 1.6x slower on an H200.
 
 #if OUT_F16
 #define OUT float16_t
@@ -43,9 +47,6 @@ layout(std430, set = 0, binding = 1) readonly buffer BBuffer { uvec4 v[]; } b;
 layout(std430, set = 0, binding = 2) buffer CBuffer { OUT v[]; } c;
 #if !DIRECT
 layout(std430, set = 0, binding = 4) readonly buffer BiasBuffer { OUT v[]; } bias;
-
-// Each subgroup's 16 x 16 f32 staging for the epilogue (row stride CS).
-shared float cs[4 * 16 * CS];
 #endif
 
 // Element offsets of batch matrix z in a, b and c (broadcast strides may be 0).
@@ -70,8 +71,9 @@ ivec3 batch_bases(uint z) {
 void store_fragment(coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> f, uint sg, int c_base,
                     uint gm0, uint gn0, bool has_beta) {
     uint lane = gl_LocalInvocationIndex % 32u;
+    // Subgroup sg's 16 x 16 f32 in EPILOGUE_STAGE (row stride CS floats).
     uint cs0 = sg * 16u * CS;
-    coopMatStore(f, cs, cs0, CS, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatStore(f, EPILOGUE_STAGE, cs0 / 4u, CS / 4u, gl_CooperativeMatrixLayoutRowMajor);
     subgroupBarrier();
     uint gn = gn0 + lane % 16u;
     [[unroll]] for (uint r = 0u; r < 8u; r++) {
@@ -83,7 +85,8 @@ void store_fragment(coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumul
                 add = float(bias.v[int(p.bias_off) + int(gm) * p.bias_stride]);
             }
             int ci = c_base + int(gm) * p.c_sm + int(gn) * p.c_sn;
-            float v = p.alpha * cs[cs0 + row * CS + lane % 16u] + add;
+            uint fi = cs0 + row * CS + lane % 16u;
+            float v = p.alpha * uintBitsToFloat(EPILOGUE_STAGE[fi / 4u][fi % 4u]) + add;
             if (has_beta) {
                 v += p.beta * float(c.v[ci]);
             }

@@ -79,10 +79,12 @@ const uint CS = 20u;  // row stride of a subgroup's staged 16 x 16 f32 fragment
 
 layout(local_size_x = 128, local_size_y = 1, local_size_z = 1) in;
 
-#include "gemm_khr_common.glsl"
-
 shared uvec4 ta[BM * K_STRIDE8];
 shared uvec4 tb[B_STAGE8];
+
+// The epilogue stages fragments in B's tile once the products are done.
+#define EPILOGUE_STAGE tb
+#include "gemm_khr_common.glsl"
 
 // Slot s of the A tile (BM rows of BK / 8 slots) at rows m0.., K from kt;
 // zero past M or k_end. base8 and ld8: the batch matrix's offset and A's row
@@ -227,6 +229,9 @@ void main() {
         }
     }
 
+    // Every subgroup's last fragment loads are done before the epilogue
+    // overwrites tb.
+    barrier();
     int c_base = bases.z + int(split * p.split_c);
     bool has_beta = p.beta != 0.0;
     [[unroll]] for (uint i = 0u; i < FM; i++) {

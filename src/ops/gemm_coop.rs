@@ -376,7 +376,13 @@ pub fn record(
     debug_assert!(out.k_chunk.is_multiple_of(kernel.bk()) && out.splits == k.div_ceil(out.k_chunk));
     let (oa, ob) = (Operand::of(a), Operand::of(b));
     let route = if kernel.skinny { Route::Khr } else { gemm_spirv::route(&stream.device, k) };
-    let direct = !kernel.skinny && out.direct(kernel, route == Route::Khr);
+    // The SPIR-V kernel guards every load, so a K that ends inside a step
+    // leaves its stores direct: only tiles crossing M or N need the epilogue
+    // (H200, 4096 x 4096 x 4080 into f16: 0.59 ms direct against 0.96).
+    let khr = route == Route::Khr;
+    let whole_mn = m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n());
+    let store_kernel = if khr && whole_mn { CoopKernel { edge: false, ..kernel } } else { kernel };
+    let direct = !kernel.skinny && out.direct(store_kernel, khr);
     let (entry, names) = entry_for(&out, kernel, n);
     let (a_arg, a_off) = spec::view_arg(names[0], a);
     let (b_arg, b_off) = spec::view_arg(names[1], b);
