@@ -221,8 +221,9 @@ void main() {
     // The epilogue variant stores a whole tile of a plain product (alpha 1,
     // beta 0, no bias, unit column stride, rows and offset whole 16-byte
     // words) straight to C as DIRECT does: the edge tiles alone go through
-    // workgroup memory. (Products whose size is not a multiple of the tile
-    // ran 2x slower on an H200 with every tile through workgroup memory.)
+    // workgroup memory. (H200, 4000^3 into f16: 1.18 ms with every tile
+    // through workgroup memory, 0.96 with whole tiles direct, 0.58 once the
+    // epilogue also staged in tb instead of an array of its own.)
     bool plain = p.alpha == 1.0 && p.beta == 0.0 && p.has_bias == 0u && p.c_sn == 1 && p.c_sm >= 0 &&
                  p.c_sm % 8 == 0 && c_base % 8 == 0;
     if (!plain || row0 + BM > p.m || col0 + BN > p.n) {

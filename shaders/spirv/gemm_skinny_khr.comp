@@ -82,7 +82,9 @@ layout(local_size_x = 128, local_size_y = 1, local_size_z = 1) in;
 shared uvec4 ta[BM * K_STRIDE8];
 shared uvec4 tb[B_STAGE8];
 
-// The epilogue stages fragments in B's tile once the products are done.
+// The epilogue stages fragments in B's tile once the products are done. (An
+// array of its own measured slower on an H200: decode M 8-32 with (N, K)
+// weights 0.076-0.102 ms against 0.063-0.083.)
 #define EPILOGUE_STAGE tb
 #include "gemm_khr_common.glsl"
 
