@@ -52,7 +52,9 @@ use crate::ops::matmul;
 /// passthrough, f16 16x16x16 cooperative matrices, 32-wide subgroups and
 /// 48 KiB of workgroup memory, products with K of 512 or more run a SPIR-V
 /// kernel on VK_KHR_cooperative_matrix (faster there than the WGSL one,
-/// which the others keep): the same products, accumulation and results.
+/// which the others keep): the same products, accumulation and results;
+/// there partial tiles cost about what their FLOPs do (M, N or K off the
+/// tile ran as fast per FLOP as whole tiles on an H200).
 /// (The environment variable WGC_GEMM_SPIRV, read once, fixes the kernel
 /// for comparisons: `0` the WGSL one, `1` the VK_KHR_cooperative_matrix
 /// one for every K; WGC_GEMM_SPIRV_STAGES=2 stages its K tiles in two
