@@ -163,6 +163,9 @@ void cases_gemm(void) {
     gemm_case("sgemm_3000x50x5000_f32", "gemm/odd", NULL, F32, F32, 1, SZ(3000, 77), 50, SZ(5000, 301), 0, 10);
     /* f16 at sizes off the 128x128x32 tiles: partial tiles (16-byte loads), and K % 8 != 0 (element-wise loads). */
     gemm_case("hgemm_4000x4000x4000_f16out", "gemm/odd", NULL, F16, F16, 1, SZ(4000, 129), SZ(4000, 131), SZ(4000, 72), 0, 10);
+    /* One dim off the tile: 4000 tokens through a 4096-wide projection, and a K that ends inside a step. */
+    gemm_case("hgemm_4000x4096x4096_f16out", "gemm/odd", NULL, F16, F16, 1, SZ(4000, 129), SZ(4096, 136), SZ(4096, 72), 0, 10);
+    gemm_case("hgemm_4096x4096x4080_f16out", "gemm/odd", NULL, F16, F16, 1, SZ(4096, 136), SZ(4096, 136), SZ(4080, 72), 0, 10);
     gemm_case("hgemm_4095x4097x1023_f16out", "gemm/odd", NULL, F16, F16, 1, SZ(4095, 63), SZ(4097, 65), SZ(1023, 31), 0, 10);
     /* f16 with fewer 128x128 tiles than SMs: K split into runs. */
     gemm_case("hgemm_1024x1024x4096_f16out", "gemm/few-tiles", NULL, F16, F16, 1, SZ(1024, 129), SZ(1024, 131), SZ(4096, 1024), 0, 10);

@@ -306,7 +306,7 @@ def gemms():
                                ("sgemm_3000x50x5000_f32", "gemm/odd", 3000, 50, 5000),
                                ("sgemm_tall_65536x64x64_f32", "gemm/tall-skinny", 65536, 64, 64)):
         run(name, cls, size(M, N, K, False), mm(M, N, K, f32, f32))
-    for M, N, K in ((4000, 4000, 4000), (4095, 4097, 1023)):
+    for M, N, K in ((4000, 4000, 4000), (4000, 4096, 4096), (4096, 4096, 4080), (4095, 4097, 1023)):
         run(f"hgemm_{M}x{N}x{K}_f16out", "gemm/odd", size(M, N, K, False), mm(M, N, K, f16, f16))
     run("hgemm_1024x1024x4096_f16out", "gemm/few-tiles", size(1024, 1024, 4096, False),
         mm(1024, 1024, 4096, f16, f16))

@@ -27,10 +27,11 @@
 // - B_T: B is dense along K (the (N, K) weights of a linear layer), else along N.
 // - OUT_F16: C and the bias are f16, else f32.
 // - DIRECT: the fragments are stored straight to C (alpha 1, beta 0, no bias,
-//   whole tiles, unit column stride, rows and offsets multiples of 8: the
-//   host checks); else every value goes through workgroup memory and is
+//   M and N whole tiles, unit column stride, rows and offsets multiples of
+//   8: the host checks); else the epilogue: tiles crossing M or N, and every
+//   tile of a product that is not plain, go through workgroup memory and are
 //   written as OUT(alpha * acc + bias[m] + beta * C) at any strides, guarded
-//   at the edges (C read only when beta != 0).
+//   at the edges (C read only when beta != 0); the other tiles as DIRECT.
 // Loads are always guarded against M, N and the split's K range (a 16-byte
 // load is in or out of bounds as a whole: the host uses this kernel only
 // where the dense dims, the other strides and every offset are multiples

@@ -280,11 +280,12 @@ pub struct CoopOut<'a> {
 impl CoopOut<'_> {
     /// True if the fragments can be stored straight to C: f32 (or f16 where
     /// `f16_ok`: the SPIR-V kernel converts fragments) at unit column
-    /// stride, rows and offsets of whole 8s, whole tiles, no epilogue.
-    fn direct(&self, kernel: CoopKernel, f16_ok: bool) -> bool {
+    /// stride, rows and offsets of whole 8s, no tile the kernel must guard
+    /// (`guarded`), no epilogue.
+    fn direct(&self, guarded: bool, f16_ok: bool) -> bool {
         let [sm, sn] = self.strides;
         (self.dtype == DType::F32 || (f16_ok && self.dtype == DType::F16))
-            && !kernel.edge
+            && !guarded
             && self.alpha == 1.0
             && self.beta == 0.0
             && self.bias.is_none()
@@ -347,7 +348,7 @@ pub fn needs_slab(dev: &Device, out: &CoopOut) -> bool {
 
 /// The entry point and the names of a, b and C's bindings for an output.
 fn entry_for(out: &CoopOut, kernel: CoopKernel, n: usize) -> (&'static str, [&'static str; 3]) {
-    if out.direct(kernel, false) {
+    if out.direct(kernel.edge, false) {
         ("gemm_coop_f16", ["a", "b", "c_f32"])
     } else if pairs_enabled() && out.pairs(n) {
         ("gemm_coop_f16_epilogue_h2", ["a", "b", "c_h2"])
@@ -376,13 +377,13 @@ pub fn record(
     debug_assert!(out.k_chunk.is_multiple_of(kernel.bk()) && out.splits == k.div_ceil(out.k_chunk));
     let (oa, ob) = (Operand::of(a), Operand::of(b));
     let route = if kernel.skinny { Route::Khr } else { gemm_spirv::route(&stream.device, k) };
-    // The SPIR-V kernel guards every load, so a K that ends inside a step
-    // leaves its stores direct: only tiles crossing M or N need the epilogue
-    // (H200, 4096 x 4096 x 4080 into f16: 0.59 ms direct against 0.96).
+    // The SPIR-V kernel guards every load, so only tiles crossing M or N
+    // need guarded stores there; a K that ends inside a step keeps them
+    // direct (H200, 4096 x 4096 x 4080 into f16: 0.59 ms against 0.96).
     let khr = route == Route::Khr;
-    let whole_mn = m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n());
-    let store_kernel = if khr && whole_mn { CoopKernel { edge: false, ..kernel } } else { kernel };
-    let direct = !kernel.skinny && out.direct(store_kernel, khr);
+    let guarded =
+        if khr { !(m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n())) } else { kernel.edge };
+    let direct = !kernel.skinny && out.direct(guarded, khr);
     let (entry, names) = entry_for(&out, kernel, n);
     let (a_arg, a_off) = spec::view_arg(names[0], a);
     let (b_arg, b_off) = spec::view_arg(names[1], b);

@@ -11,7 +11,6 @@ use super::gemm_coop::CoopKernel;
 use super::gemm_spirv;
 use super::tensor::DType;
 use crate::runtime::device::Device;
-use crate::runtime::kernel::BindingKind;
 use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
 use std::sync::OnceLock;
 
@@ -57,21 +56,10 @@ pub struct SkinnyVariant {
     pub out: DType,
 }
 
-const PARAMS_SIZE: u64 = std::mem::size_of::<super::gemm_coop::CoopParams>() as u64;
-const R: BindingKind = BindingKind::StorageRead;
-
-const fn bindings(out: u64) -> [SpirvBinding; 5] {
-    [
-        SpirvBinding { binding: 0, name: "a", kind: R, min_size: 16 },
-        SpirvBinding { binding: 1, name: "b", kind: R, min_size: 16 },
-        SpirvBinding { binding: 2, name: "c", kind: BindingKind::StorageReadWrite, min_size: out },
-        SpirvBinding { binding: 3, name: "p", kind: BindingKind::Uniform, min_size: PARAMS_SIZE },
-        SpirvBinding { binding: 4, name: "bias", kind: R, min_size: out },
-    ]
-}
-
-const F32: [SpirvBinding; 5] = bindings(4);
-const F16: [SpirvBinding; 5] = bindings(2);
+// gemm_coop_khr.comp's epilogue variants have the same bindings (the same
+// gemm_khr_common.glsl).
+const F32: &[SpirvBinding] = &gemm_spirv::EPILOGUE_F32;
+const F16: &[SpirvBinding] = &gemm_spirv::EPILOGUE_F16;
 
 macro_rules! modules {
     ($($n:literal $k:literal $m:literal $b:literal $out:ident $binds:ident),* $(,)?) => {
@@ -84,7 +72,7 @@ macro_rules! modules {
             )),
             entry: "main",
             workgroup_size: [128, 1, 1],
-            bindings: &$binds,
+            bindings: $binds,
         }),*];
     };
 }

@@ -54,8 +54,9 @@ const fn bindings<const OUT: u64, const N: usize>() -> [SpirvBinding; N] {
 
 const DIRECT_F32: [SpirvBinding; 4] = bindings::<4, 4>();
 const DIRECT_F16: [SpirvBinding; 4] = bindings::<2, 4>();
-const EPILOGUE_F32: [SpirvBinding; 5] = bindings::<4, 5>();
-const EPILOGUE_F16: [SpirvBinding; 5] = bindings::<2, 5>();
+/// The epilogue variants' bindings, which gemm_skinny_khr.comp shares.
+pub(crate) const EPILOGUE_F32: [SpirvBinding; 5] = bindings::<4, 5>();
+pub(crate) const EPILOGUE_F16: [SpirvBinding; 5] = bindings::<2, 5>();
 
 macro_rules! modules {
     ($($s:literal $a:literal $b:literal $out:ident $store:ident $binds:ident),* $(,)?) => {
