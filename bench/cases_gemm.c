@@ -76,8 +76,9 @@ static void gemm_time(Case *c, Gemm *g, int64_t B, int64_t M, int64_t N, int64_t
 
 static void gemm_case(const char *name, const char *cls, const char *size, WgcDtype in, WgcDtype out, int64_t B,
                       int64_t M, int64_t N, int64_t K, int b_transposed, int reps) {
-    /* bf16 products run on the f32 units (no bf16 tensor cores in WGSL). */
-    Case c = {name, cls, "", "", in == WGC_DTYPE_F16 ? "fp16" : "fp32", 0, 0};
+    /* The limit is the dtype's peak: 16-bit tensor cores for f16 and bf16 (which run on the f32 units
+     * where the device has no bf16 cooperative matrices). */
+    Case c = {name, cls, "", "", in == WGC_DTYPE_F16 || in == WGC_DTYPE_BF16 ? "fp16" : "fp32", 0, 0};
     char dts[16];
     snprintf(dts, sizeof dts, "%s->%s", dtype_name(in), dtype_name(out));
     c.dtype = in == out ? dtype_name(in) : dts;
@@ -157,6 +158,16 @@ void cases_gemm(void) {
             decode_cases(d ? F32 : F16, 14336, 4096, t);
         }
     decode_cases(WGC_DTYPE_BF16, 4096, 14336, 1);
+    decode_cases(WGC_DTYPE_BF16, 14336, 4096, 0);
+    /* The vocabulary projection of a decode step (LLaMA-3: 4096 -> 128256, stored (N, K) as nn.Linear
+     * stores it): a 1 GiB weight, where a fixed cost per call weighs a tenth of what it does above. */
+    decode_cases(F16, 4096, 128256, 1);
+    decode_cases(WGC_DTYPE_BF16, 4096, 128256, 1);
+    /* bf16 prefill (LLaMA-8B MLP): the up projection with nn.Linear's (N, K) weight into bf16, the down one into f32. */
+    gemm_case("bgemm_prefill_up_bf16out_nk", "gemm/prefill", NULL, WGC_DTYPE_BF16, WGC_DTYPE_BF16, 1, SZ(4096, 130),
+              SZ(14336, 260), SZ(4096, 96), 1, 10);
+    gemm_case("bgemm_prefill_down_f32out_kn", "gemm/prefill", NULL, WGC_DTYPE_BF16, F32, 1, SZ(2048, 70), SZ(4096, 100),
+              SZ(14336, 300), 0, 10);
     /* Sizes that are no multiple of any tile, and a tall-skinny product. */
     gemm_case("sgemm_1000_f32", "gemm/odd", NULL, F32, F32, 1, SZ(1000, 61), SZ(1000, 67), SZ(1000, 71), 0, 10);
     gemm_case("sgemm_4095x4097x1023_f32", "gemm/odd", NULL, F32, F32, 1, SZ(4095, 63), SZ(4097, 65), SZ(1023, 31), 0, 10);

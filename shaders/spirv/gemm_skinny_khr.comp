@@ -1,7 +1,8 @@
-// Skinny f16 x f16 GEMM on VK_KHR_cooperative_matrix: few rows of A (the
-// activations of a decode step, M up to BM = 16 * FM) times a large B (the
-// weight), f32 accumulation, compiled to SPIR-V by tools/gen_gemm_spirv.py
-// and run through wgpu's SPIR-V passthrough:
+// Skinny f16 x f16 (or bf16 x bf16: IN_BF16) GEMM on
+// VK_KHR_cooperative_matrix: few rows of A (the activations of a decode
+// step, M up to BM = 16 * FM) times a large B (the weight), f32
+// accumulation, compiled to SPIR-V by tools/gen_gemm_spirv.py and run
+// through wgpu's SPIR-V passthrough:
 //
 //     C[b] = alpha * A[b] (M x K) * B[b] (K x N) + beta * C[b] (+ bias per row)
 //
@@ -44,6 +45,18 @@
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
+// IN_BF16 (1: A and B are bf16; gen_gemm_spirv.py's bf16 set, on
+// VK_KHR_shader_bfloat16) is the one switch of the fragments' type: the
+// tiles are staged as raw 16-byte words either way.
+#ifndef IN_BF16
+#define IN_BF16 0
+#endif
+#if IN_BF16
+#extension GL_EXT_bfloat16 : require
+#define IN_T bfloat16_t
+#else
+#define IN_T float16_t
+#endif
 
 #define DIRECT 0
 
@@ -206,8 +219,8 @@ void main() {
                     }
                 }
                 [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
-                    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> fa[FM];
-                    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> fb[FN];
+                    coopmat<IN_T, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> fa[FM];
+                    coopmat<IN_T, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> fb[FN];
                     [[unroll]] for (uint i = 0u; i < FM; i++) {
                         coopMatLoad(fa[i], ta, 16u * i * K_STRIDE8 + kk / 8u, K_STRIDE8,
                                     gl_CooperativeMatrixLayoutRowMajor);

@@ -17,8 +17,8 @@ use crate::ops::matmul;
 ///
 /// Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16; bf16 x bf16 -> f32
 /// or bf16 (products accumulated in f32). WGSL has no bf16 arithmetic or
-/// bf16 cooperative matrices: the tiled and skinny kernels below read bf16
-/// A and B as 16-bit halves of words and widen them to f32 as they load
+/// bf16 cooperative matrices: except where bf16 tensor cores take them
+/// (below), the tiled and skinny kernels read bf16 A and B as 16-bit halves of words and widen them to f32 as they load
 /// (2 bytes an element read; the same f32 arithmetic and accuracy as f32
 /// operands); a bf16 C is computed into contiguous f32 scratch (C's values
 /// copied in where beta reads them) and rounded once into C (2^-8 relative
@@ -77,6 +77,14 @@ use crate::ops::matmul;
 /// WGC_GEMM_SKINNY=0 leaves these products to the kernels below,
 /// WGC_GEMM_SKINNY_TILE=n2k32 or n1k64 takes that tile for both layouts,
 /// WGC_GEMM_SKINNY_FILL=N aims for N workgroups.)
+/// Where those Vulkan adapters also have VK_KHR_shader_bfloat16 with
+/// 16x16x16 bf16 cooperative matrices into f32, devices are opened with it
+/// and bf16 x bf16 products take the same two SPIR-V kernels as f16 ones
+/// (any K; the same layouts, 16-byte alignment, runs of K, skinny rule
+/// and epilogue; one K staging buffer), with the same f32 accumulation and
+/// bound (a product of two bf16 values is exact in f32); a bf16 C goes
+/// through f32 scratch as above. (WGC_GEMM_BF16_COOP=0, read once, opens
+/// devices without the extension, for comparisons.)
 ///
 /// Skinny products (M or N at most 32, per batch matrix or with a batch
 /// over one shared b folded into M) where the larger operand has a unit

@@ -161,6 +161,8 @@ pub struct CoopKernel {
     pub edge: bool,
     /// Few rows: the skinny tile (gemm_skinny.rs) instead of `TILE`.
     pub skinny: bool,
+    /// bf16 A and B (the SPIR-V kernels' bf16 set, f32 C), else f16.
+    pub bf16: bool,
 }
 
 impl CoopKernel {
@@ -230,10 +232,12 @@ impl Operand {
 
 /// The variant for f16 a (..., M, K) x b (..., K, N), batch strides `a_bs`
 /// and `b_bs` over `batch` matrices (the skinny tile for few rows where
-/// gemm_skinny::applies); None when the adapter has no tensor cores or 16-byte loads
-/// cannot read the operands (the tiled kernel is faster there than staging
-/// them element by element: 0.98 against 2.50 ms at 4095x4097x1023 on an
-/// H200).
+/// gemm_skinny::applies), or bf16 ones on a device with bf16 cooperative
+/// matrices where the SPIR-V kernels run (`gemm_spirv::bf16_allowed`; the
+/// caller sends C as f32); None when the adapter has no tensor cores for
+/// the dtype or 16-byte loads cannot read the operands (the tiled kernel
+/// is faster there than staging them element by element: 0.98 against
+/// 2.50 ms at 4095x4097x1023 on an H200).
 pub fn choose(
     dev: &Device,
     a: &Tensor,
@@ -242,7 +246,12 @@ pub fn choose(
     batch: usize,
     bs: [&[isize]; 2],
 ) -> Option<CoopKernel> {
-    if a.dtype != DType::F16 || b.dtype != DType::F16 || k == 0 || !available(dev) {
+    let bf16 = match (a.dtype, b.dtype) {
+        (DType::F16, DType::F16) => false,
+        (DType::BF16, DType::BF16) if gemm_spirv::bf16_allowed(dev) => true,
+        _ => return None,
+    };
+    if k == 0 || !available(dev) {
         return None;
     }
     let (oa, ob) = (Operand::of(a), Operand::of(b));
@@ -254,7 +263,7 @@ pub fn choose(
         m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n()) && k.is_multiple_of(TILE.bk as usize);
     let b_broadcast = batch > 1 && bs[1].contains(&0);
     let skinny = gemm_skinny::applies(dev, (m, n), da == 0, db == 0, b_broadcast);
-    Some(CoopKernel { a_t: da == 0, b_t: db == 0, edge: !whole, skinny })
+    Some(CoopKernel { a_t: da == 0, b_t: db == 0, edge: !whole, skinny, bf16 })
 }
 
 /// Where and how a product is written: the range `target` binds (as C),
@@ -373,10 +382,13 @@ pub fn record(
     batch: &[usize],
     bs: [&[isize]; 2],
 ) -> Result<()> {
-    debug_assert!(a.dtype == DType::F16 && b.dtype == DType::F16);
+    let input = if kernel.bf16 { DType::BF16 } else { DType::F16 };
+    debug_assert!(a.dtype == input && b.dtype == input);
+    debug_assert!(!kernel.bf16 || out.dtype == DType::F32, "bf16 products write f32 (gemm_views)");
     debug_assert!(out.k_chunk.is_multiple_of(kernel.bk()) && out.splits == k.div_ceil(out.k_chunk));
     let (oa, ob) = (Operand::of(a), Operand::of(b));
-    let route = if kernel.skinny { Route::Khr } else { gemm_spirv::route(&stream.device, k) };
+    // Skinny and bf16 products exist on the VK_KHR_cooperative_matrix route only.
+    let route = if kernel.skinny || kernel.bf16 { Route::Khr } else { gemm_spirv::route(&stream.device, k) };
     // The SPIR-V kernel guards every load, so only tiles crossing M or N
     // need guarded stores there; a K that ends inside a step keeps them
     // direct (H200, 4096 x 4096 x 4080 into f16: 0.59 ms against 0.96).
@@ -438,7 +450,14 @@ pub fn record(
     }
     if route == Route::Khr {
         let double_buffered = gemm_spirv::double_buffered();
-        let variant = SpirvVariant { double_buffered, a_t: kernel.a_t, b_t: kernel.b_t, out: out.dtype, direct };
+        let variant = SpirvVariant {
+            double_buffered: double_buffered && !kernel.bf16,
+            a_t: kernel.a_t,
+            b_t: kernel.b_t,
+            out: out.dtype,
+            direct,
+            bf16: kernel.bf16,
+        };
         let compiled = variant.module().kernel(&stream.device)?;
         let target = Arg { name: "c", ..out.target };
         if direct {

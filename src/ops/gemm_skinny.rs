@@ -54,6 +54,8 @@ pub struct SkinnyVariant {
     pub fm: u32,
     pub b_t: bool,
     pub out: DType,
+    /// bf16 A and B (the bf16 set, f32 C only), else f16.
+    pub bf16: bool,
 }
 
 // gemm_coop_khr.comp's epilogue variants have the same bindings (the same
@@ -84,15 +86,43 @@ modules! {
     1 64 2 0 f32 F32, 1 64 2 0 f16 F16, 1 64 2 1 f32 F32, 1 64 2 1 f16 F16,
 }
 
+macro_rules! bf16_modules {
+    ($($n:literal $k:literal $m:literal $b:literal),* $(,)?) => {
+        /// The bf16 modules (IN_BF16), in the order of `SkinnyVariant::index` for bf16.
+        pub static BF16_MODULES: &[SpirvModule] = &[$(SpirvModule {
+            file: concat!("gemm_skinny_khr_bf16_n", $n, "_k", $k, "_m", $m, "_b", $b, "_f32.spv"),
+            bytes: include_bytes!(concat!(
+                "../../shaders/spirv/generated/gemm_skinny_khr_bf16_n", $n, "_k", $k, "_m", $m, "_b", $b, "_f32.spv"
+            )),
+            entry: "main",
+            workgroup_size: [128, 1, 1],
+            bindings: F32,
+        }),*];
+    };
+}
+
+bf16_modules! {
+    2 32 1 0, 2 32 1 1, 2 32 2 0, 2 32 2 1,
+    1 64 1 0, 1 64 1 1, 1 64 2 0, 1 64 2 1,
+}
+
 impl SkinnyVariant {
-    /// Its module's position in `MODULES`.
+    /// Its module's position in `MODULES` (`BF16_MODULES` for bf16).
     pub fn index(self) -> usize {
         let tile = TILES.iter().position(|t| *t == self.tile).expect("a compiled tile");
+        if self.bf16 {
+            debug_assert_eq!(self.out, DType::F32, "the bf16 set writes f32");
+            return tile * 4 + (self.fm as usize - 1) * 2 + self.b_t as usize;
+        }
         tile * 8 + (self.fm as usize - 1) * 4 + (self.b_t as usize) * 2 + (self.out == DType::F16) as usize
     }
 
     pub fn module(self) -> &'static SpirvModule {
-        &MODULES[self.index()]
+        if self.bf16 {
+            &BF16_MODULES[self.index()]
+        } else {
+            &MODULES[self.index()]
+        }
     }
 }
 
@@ -157,7 +187,7 @@ pub fn fill_splits(blocks: usize, k: usize, b_t: bool) -> usize {
 
 /// The variant for a kernel `choose` made skinny, `m` rows and output `out`.
 pub fn variant(kernel: CoopKernel, m: usize, out: DType) -> SkinnyVariant {
-    SkinnyVariant { tile: tile(kernel.b_t), fm: if m > 16 { 2 } else { 1 }, b_t: kernel.b_t, out }
+    SkinnyVariant { tile: tile(kernel.b_t), fm: if m > 16 { 2 } else { 1 }, b_t: kernel.b_t, out, bf16: kernel.bf16 }
 }
 
 #[cfg(test)]
@@ -173,10 +203,24 @@ mod tests {
                 fm: 1 + ((i / 4) % 2) as u32,
                 b_t: (i / 2) % 2 == 1,
                 out: [DType::F32, DType::F16][i % 2],
+                bf16: false,
             };
             assert_eq!(v.index(), i);
             let out = if v.out == DType::F16 { "f16" } else { "f32" };
             let name = format!("gemm_skinny_khr_n{}_k{}_m{}_b{}_{out}.spv", v.tile.fn_, v.tile.bk, v.fm, v.b_t as u8);
+            assert_eq!(m.file, name);
+        }
+    }
+
+    #[test]
+    fn every_bf16_variant_names_its_own_module() {
+        assert_eq!(BF16_MODULES.len(), TILES.len() * 4);
+        for (i, m) in BF16_MODULES.iter().enumerate() {
+            let (tile, fm, b_t) = (TILES[i / 4], 1 + ((i / 2) % 2) as u32, i % 2 == 1);
+            let v = SkinnyVariant { tile, fm, b_t, out: DType::F32, bf16: true };
+            assert_eq!(v.index(), i);
+            assert!(std::ptr::eq(v.module(), m));
+            let name = format!("gemm_skinny_khr_bf16_n{}_k{}_m{fm}_b{}_f32.spv", tile.fn_, tile.bk, b_t as u8);
             assert_eq!(m.file, name);
         }
     }

@@ -22,6 +22,8 @@ pub struct SpirvVariant {
     pub out: DType,
     /// Fragments stored straight to C (no epilogue, whole tiles).
     pub direct: bool,
+    /// bf16 A and B (the bf16 set: one staging buffer, f32 C), else f16.
+    pub bf16: bool,
 }
 
 const PARAMS_SIZE: u64 = std::mem::size_of::<super::gemm_coop::CoopParams>() as u64;
@@ -87,13 +89,38 @@ modules! {
     2 1 1 f32 epilogue EPILOGUE_F32, 2 1 1 f32 direct DIRECT_F32, 2 1 1 f16 epilogue EPILOGUE_F16, 2 1 1 f16 direct DIRECT_F16,
 }
 
+macro_rules! bf16_modules {
+    ($($a:literal $b:literal $store:ident $binds:ident),* $(,)?) => {
+        /// The bf16 modules (IN_BF16, on VK_KHR_shader_bfloat16), in the
+        /// order of `SpirvVariant::index` for bf16.
+        pub static BF16_MODULES: &[SpirvModule] = &[$(SpirvModule {
+            file: concat!("gemm_coop_khr_bf16_a", $a, "_b", $b, "_f32_", stringify!($store), ".spv"),
+            bytes: include_bytes!(concat!(
+                "../../shaders/spirv/generated/gemm_coop_khr_bf16_a", $a, "_b", $b, "_f32_", stringify!($store), ".spv"
+            )),
+            entry: "main",
+            workgroup_size: [128, 1, 1],
+            bindings: &$binds,
+        }),*];
+    };
+}
+
+bf16_modules! {
+    0 0 epilogue EPILOGUE_F32, 0 0 direct DIRECT_F32, 0 1 epilogue EPILOGUE_F32, 0 1 direct DIRECT_F32,
+    1 0 epilogue EPILOGUE_F32, 1 0 direct DIRECT_F32, 1 1 epilogue EPILOGUE_F32, 1 1 direct DIRECT_F32,
+}
+
 // The GLSL is written for gemm_coop's tile: 2 x 2 subgroups of 4 x 4
 // fragments, K in steps of 32.
 const _: () = assert!(TILE.fm == 4 && TILE.fn_ == 4 && TILE.sgm == 2 && TILE.sgn == 2 && TILE.bk == 32);
 
 impl SpirvVariant {
-    /// Its module's position in `MODULES`.
+    /// Its module's position in `MODULES` (`BF16_MODULES` for bf16).
     pub fn index(self) -> usize {
+        if self.bf16 {
+            debug_assert!(!self.double_buffered && self.out == DType::F32, "the bf16 set has neither");
+            return (self.a_t as usize) * 4 + (self.b_t as usize) * 2 + self.direct as usize;
+        }
         (self.double_buffered as usize) * 16
             + (self.a_t as usize) * 8
             + (self.b_t as usize) * 4
@@ -102,7 +129,11 @@ impl SpirvVariant {
     }
 
     pub fn module(self) -> &'static SpirvModule {
-        &MODULES[self.index()]
+        if self.bf16 {
+            &BF16_MODULES[self.index()]
+        } else {
+            &MODULES[self.index()]
+        }
     }
 }
 
@@ -192,6 +223,13 @@ pub fn runnable(dev: &Device) -> bool {
         && info.subgroup_max_size == 32
 }
 
+/// True if bf16 products may run on the tensor cores: the
+/// VK_KHR_cooperative_matrix kernels may (`khr_allowed`) and the device was
+/// opened with bf16 cooperative matrices (runtime/bf16_coop.rs).
+pub fn bf16_allowed(dev: &Device) -> bool {
+    dev.coop_bf16 && khr_allowed(dev)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,6 +244,7 @@ mod tests {
                 b_t: i & 4 != 0,
                 out: [DType::F32, DType::F16][(i >> 1) & 1],
                 direct: i & 1 != 0,
+                bf16: false,
             };
             assert_eq!(v.index(), i);
             let out = if v.out == DType::F16 { "f16" } else { "f32" };
@@ -216,6 +255,20 @@ mod tests {
             assert_eq!(m.bindings.len(), if v.direct { 4 } else { 5 });
             let c = m.bindings.iter().find(|b| b.name == "c").unwrap();
             assert_eq!(c.min_size, if v.out == DType::F16 { 2 } else { 4 });
+        }
+    }
+
+    #[test]
+    fn every_bf16_variant_names_its_own_module() {
+        assert_eq!(BF16_MODULES.len(), 8);
+        for (i, m) in BF16_MODULES.iter().enumerate() {
+            let (a_t, b_t, direct) = (i & 4 != 0, i & 2 != 0, i & 1 != 0);
+            let v = SpirvVariant { double_buffered: false, a_t, b_t, out: DType::F32, direct, bf16: true };
+            assert_eq!(v.index(), i);
+            assert!(std::ptr::eq(v.module(), m));
+            let store = if direct { "direct" } else { "epilogue" };
+            assert_eq!(m.file, format!("gemm_coop_khr_bf16_a{}_b{}_f32_{store}.spv", a_t as u8, b_t as u8));
+            assert_eq!(m.bindings.len(), if direct { 4 } else { 5 });
         }
     }
 }

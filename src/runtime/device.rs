@@ -7,6 +7,7 @@
 use super::autotune::{TuneMode, Tuner};
 use super::bind_cache::BindGroupCache;
 use super::block_on::block_on;
+use super::hal_open::Extension;
 use super::in_flight::InFlight;
 use super::instance::{summarize, AdapterSummary};
 use super::kernel::KernelCache;
@@ -60,6 +61,9 @@ pub struct Device {
     pub features: wgpu::Features,
     /// VK_NV_cooperative_matrix2 is enabled (runtime/coopmat2.rs).
     pub coopmat2: bool,
+    /// VK_KHR_shader_bfloat16 is enabled with bf16 cooperative matrices
+    /// (runtime/bf16_coop.rs).
+    pub coop_bf16: bool,
     pub pool: Arc<BufferPool>,
     pub kernels: KernelCache,
     pub bind_groups: Arc<BindGroupCache>,
@@ -122,11 +126,24 @@ impl Device {
             memory_hints: wgpu::MemoryHints::Performance,
             trace: wgpu::Trace::Off,
         };
+        // Vulkan extensions wgpu does not enable, opened through wgpu-hal
+        // where the adapter has them (and, for VK_NV_cooperative_matrix2,
+        // where asked for).
         let coopmat2 = super::coopmat2::requested() && super::coopmat2::supported(adapter);
-        let (device, queue) = if coopmat2 {
-            super::coopmat2::open(adapter, &desc)
-        } else {
+        let coop_bf16 = super::bf16_coop::supported(adapter);
+        let mut coopmat2_features = super::coopmat2::Features::enabled();
+        let mut bf16_features = super::bf16_coop::Features::enabled();
+        let mut extensions = Vec::new();
+        if coopmat2 {
+            extensions.push(Extension::new(super::coopmat2::EXTENSION, &mut coopmat2_features));
+        }
+        if coop_bf16 {
+            extensions.push(Extension::new(super::bf16_coop::EXTENSION, &mut bf16_features));
+        }
+        let (device, queue) = if extensions.is_empty() {
             block_on(adapter.request_device(&desc)).map_err(|e| e.to_string())
+        } else {
+            super::hal_open::open(adapter, &desc, extensions)
         }
         .map_err(|e| Error::Internal(format!("could not open the device: {e}")))?;
 
@@ -167,6 +184,7 @@ impl Device {
             id: next_id(),
             features: device.features(),
             coopmat2,
+            coop_bf16,
             limits,
             wgpu: device,
             queue,
