@@ -782,7 +782,9 @@ static void test_gemm(TestEnv *env) {
  * enough to be cut into runs, whole tiles (stored straight from the
  * fragments), skinny products of 3-32 rows against both weight layouts,
  * batches with their own or one shared B, and the epilogue (alpha, beta)
- * into an f32 C. Each shape: {M, K, N, transpose_a, transpose_b, batch,
+ * into an f32 C; the first shape also carries a NaN in A and an inf in B
+ * (PyTorch's policy: NaN rows and columns, inf where the products are
+ * finite otherwise). Each shape: {M, K, N, transpose_a, transpose_b, batch,
  * B shared by the batch}. */
 static void test_gemm_tensor_core_shapes(TestEnv *env) {
     const int shapes[][7] = {
@@ -796,8 +798,13 @@ static void test_gemm_tensor_core_shapes(TestEnv *env) {
         int nb = shapes[t][5], shared = shapes[t][6], nbb = shared ? 1 : nb;
         size_t an = (size_t)nb * M * K, bn = (size_t)nbb * K * N, cn = (size_t)nb * M * N;
         uint16_t *a = random_bf16(an, -1, 1), *b = random_bf16(bn, -1, 1);
+        if (t == 0) {
+            a[(size_t)1 * K + 3] = 0x7FC0; /* NaN at A[1][3] */
+            b[(size_t)5 * N + 7] = 0x7F80; /* +inf at B[5][7] */
+        }
         float *c0 = malloc(cn * 4), *f = malloc(cn * 4), *g = malloc(cn * 4);
-        for (size_t i = 0; i < cn; i++) c0[i] = (float)bf16_value(a[i % an]);
+        for (size_t i = 0; i < cn; i++) c0[i] = (float)bf16_value(a[(i + 7) % an]);
+        for (size_t i = 0; i < cn; i++) c0[i] = isfinite(c0[i]) ? c0[i] : 0.0f;
         WgcBuffer *ab = upload(env->device, a, an * 2), *bb = upload(env->device, b, bn * 2);
         WgcBuffer *fb = upload(env->device, c0, cn * 4), *gb = upload(env->device, c0, cn * 4);
         int64_t as[3] = {nb, ta ? K : M, ta ? M : K}, bs[3] = {nbb, tb ? N : K, tb ? K : N}, cs[3] = {nb, M, N};
@@ -821,8 +828,14 @@ static void test_gemm_tensor_core_shapes(TestEnv *env) {
                         s += x * bf16_value(bz[tb ? (size_t)j * K + k : (size_t)k * N + j]);
                     }
                     size_t o = ((size_t)z * M + i) * N + j;
+                    double r2 = 0.5 * s - 2.0 * c0[o];
+                    if (!isfinite(s)) {
+                        /* NaN stays NaN; inf keeps its sign. */
+                        bad += isnan(s) ? !isnan(f[o]) || !isnan(g[o]) : f[o] != s || g[o] != r2;
+                        continue;
+                    }
                     bad += !(fabs(f[o] - s) <= atol);
-                    bad += !(fabs(g[o] - (0.5 * s - 2.0 * c0[o])) <= 2 * atol);
+                    bad += !(fabs(g[o] - r2) <= 2 * atol);
                 }
         }
         if (bad) {

@@ -13,7 +13,7 @@
 // - row_dot: W's K is contiguous (w_sk = 1; a weight stored N x K and used
 //   transposed). A workgroup takes ROWS columns of W; its WG threads stride
 //   along K (coalesced), each keeping ROWS x MT partial dot products, then
-//   a tree reduction in workgroup memory.
+//   a two-round reduction in workgroup memory.
 // - axpy: W's N is contiguous (w_sn = 1; a weight stored K x N). A workgroup
 //   takes 4 * AX columns: AX threads across N (4 columns each) times AK
 //   threads interleaved along K; a reduction in workgroup memory adds the AK
@@ -166,21 +166,35 @@ fn store_part(t: Tile, m: u32, n: u32, sum: f32) {
 // ---- dot: W's K contiguous -------------------------------------------------
 
 // Adds each thread's ROWS x MT partial sums (acc[r * MT + i]) over the
-// workgroup; the sum of slot j ends at red[j * WG].
+// workgroup; the sum of slot j ends at red[j * WG]. Two rounds, three
+// barriers (a halving tree takes log2(WG) + 1): RED_LANES threads per slot
+// add WG / RED_LANES values each in place, then one thread per slot adds
+// those. Each thread reads and writes only its own stride of the slot's
+// values, so the rounds need no barrier inside.
+const RED_LANES: u32 = 16u;
 fn dot_reduce(tid: u32, acc: ptr<function, array<f32, MAX_ACC>>) {
     let slots = ROWS * MT;
     for (var j = 0u; j < slots; j++) {
         red[j * WG + tid] = (*acc)[j];
     }
     workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s = s / 2u) {
-        for (var e = tid; e < slots * s; e += WG) {
-            let j = e / s;
-            let u = e % s;
-            red[j * WG + u] += red[j * WG + u + s];
+    for (var e = tid; e < slots * RED_LANES; e += WG) {
+        let at = (e / RED_LANES) * WG + e % RED_LANES;
+        var s = red[at];
+        for (var v = RED_LANES; v < WG; v += RED_LANES) {
+            s += red[at + v];
         }
-        workgroupBarrier();
+        red[at] = s;
     }
+    workgroupBarrier();
+    for (var j = tid; j < slots; j += WG) {
+        var s = red[j * WG];
+        for (var u = 1u; u < RED_LANES; u++) {
+            s += red[j * WG + u];
+        }
+        red[j * WG] = s;
+    }
+    workgroupBarrier();
 }
 
 fn dot_products(t: Tile, tid: u32, acc: ptr<function, array<f32, MAX_ACC>>) {
