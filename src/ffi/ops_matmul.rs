@@ -92,8 +92,9 @@ use crate::ops::matmul;
 /// as a view) run on matrix-vector kernels that read that operand once per
 /// 8 rows, coalesced; other layouts take the tiled kernel. There each
 /// workgroup sums at most 16,384 products along K (4,096 where the large
-/// operand's unit stride is not along K) in interleaved f32 partial sums
-/// added by a tree; more runs (also cut to fill the GPU when the output is
+/// operand's unit stride is not along K) in interleaved f32 partial sums,
+/// added in order in groups (8, then 16 where the unit stride is along K;
+/// 4 otherwise); more runs (also cut to fill the GPU when the output is
 /// small) go to at most 256 MiB of f32 scratch and a second pass adds them
 /// in order, then applies alpha and beta. The accuracy bound above holds.
 /// With M >= 2 rows and the large operand's unit stride not along K (a
