@@ -2151,7 +2151,7 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * K of 1,024 or more into runs of at least 512, so that more of the GPU
  * works on it; the accuracy bound above holds. (The environment variable
  * WGC_GEMM_SCRATCH_BYTES, for testing, lowers the 256 MiB; read once,
- * WGC_GEMM_COOP=0 sends f16 products to the tiled kernel instead,
+ * WGC_GEMM_COOP=0 sends f16 and bf16 products to the tiled kernel instead,
  * WGC_GEMM_COOP_SPLIT=0 keeps a K of up to 16,384 in one run, and
  * WGC_GEMM_COOP_EPILOGUE=scalar writes an f16 C one element per store
  * rather than two, for comparisons.) On Vulkan adapters with SPIR-V

@@ -95,8 +95,8 @@ uniform! {
 }
 
 /// True if the adapter can run this kernel at all (and the environment
-/// variable WGC_GEMM_COOP, read once, is not `0`: it sends f16 GEMMs to the
-/// tiled kernel, for comparisons).
+/// variable WGC_GEMM_COOP, read once, is not `0`: it sends f16 and bf16
+/// GEMMs to the tiled kernel, for comparisons).
 pub fn available(dev: &Device) -> bool {
     static ENABLED: OnceLock<bool> = OnceLock::new();
     let enabled = *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_COOP").is_none_or(|v| v != "0"));
