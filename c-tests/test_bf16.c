@@ -855,6 +855,44 @@ static void test_gemm_tensor_core_shapes(TestEnv *env) {
     }
 }
 
+/* The same kernels on views: A and B slices of wider matrices (row strides
+ * K + 16 and N + 24, offsets of 8 elements: still whole 16-byte words), C a
+ * slice of a wider f32 matrix whose other columns must stay as they were. */
+static void test_gemm_tensor_core_views(TestEnv *env) {
+    const int M = 40, K = 64, N = 136, lda = K + 16, ldb = N + 24, ldc = N + 8, off = 8;
+    size_t an = (size_t)off + (size_t)M * lda, bn = (size_t)off + (size_t)K * ldb, cn = (size_t)M * ldc;
+    uint16_t *a = random_bf16(an, -1, 1), *b = random_bf16(bn, -1, 1);
+    float *c = malloc(cn * 4);
+    for (size_t i = 0; i < cn; i++) c[i] = 7.0f;
+    WgcBuffer *ab = upload(env->device, a, an * 2), *bb = upload(env->device, b, bn * 2);
+    WgcBuffer *cb = upload(env->device, c, cn * 4);
+    WgcTensor at = {ab, WGC_DTYPE_BF16, 2, {M, K}, {lda, 1}, off};
+    WgcTensor bt = {bb, WGC_DTYPE_BF16, 2, {K, N}, {ldb, 1}, off};
+    WgcTensor ct = {cb, WGC_DTYPE_F32, 2, {M, N}, {ldc, 1}, 0};
+    CHECK(wgc_op_gemm(env->stream, 1.0f, &at, 0, &bt, 0, 0.0f, &ct));
+    read_back(env, cb, c, cn * 4);
+    int bad = 0;
+    for (int i = 0; i < M; i++) {
+        for (int j = 0; j < N; j++) {
+            double s = 0;
+            for (int k = 0; k < K; k++)
+                s += bf16_value(a[off + (size_t)i * lda + k]) * bf16_value(b[off + (size_t)k * ldb + j]);
+            bad += !(fabs(c[(size_t)i * ldc + j] - s) <= 1e-6 * K);
+        }
+        for (int j = N; j < ldc; j++) bad += c[(size_t)i * ldc + j] != 7.0f;
+    }
+    if (bad) {
+        fprintf(stderr, "bf16 gemm on strided views: %d wrong\n", bad);
+        g_failures++;
+    }
+    free(a);
+    free(b);
+    free(c);
+    wgc_buffer_release(ab);
+    wgc_buffer_release(bb);
+    wgc_buffer_release(cb);
+}
+
 static void expect_unsupported(WgcStatus s, const char *what) {
     if (s != WGC_ERROR_UNSUPPORTED || !strstr(wgc_last_error_message(), "bf16")) {
         fprintf(stderr, "%s on bf16: %s (%s), expected WGC_ERROR_UNSUPPORTED naming bf16\n", what,
@@ -931,6 +969,7 @@ int main(void) {
     test_row_reductions(&env);
     test_gemm(&env);
     test_gemm_tensor_core_shapes(&env);
+    test_gemm_tensor_core_views(&env);
     test_unsupported(&env);
     test_env_release(&env);
     return test_finish("test_bf16");

@@ -1,7 +1,7 @@
 // f16 x f16 (or bf16 x bf16: IN_BF16) GEMM on VK_KHR_cooperative_matrix
-// (tensor cores), f32 accumulation, compiled to SPIR-V by tools/gen_gemm_spirv.py (one module
-// per variant, selected with -D) and run through wgpu's SPIR-V passthrough
-// on Vulkan adapters that offer it:
+// (tensor cores), f32 accumulation, compiled to SPIR-V by
+// tools/gen_gemm_spirv.py (one module per variant, selected with -D) and run
+// through wgpu's SPIR-V passthrough on Vulkan adapters that offer it:
 //
 //     C[b] = alpha * A[b] (M x K) * B[b] (K x N) + beta * C[b] (+ bias per row)
 //
