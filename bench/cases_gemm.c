@@ -178,6 +178,17 @@ void cases_gemm(void) {
     gemm_case("hgemm_4000x4096x4096_f16out", "gemm/odd", NULL, F16, F16, 1, SZ(4000, 129), SZ(4096, 136), SZ(4096, 72), 0, 10);
     gemm_case("hgemm_4096x4096x4080_f16out", "gemm/odd", NULL, F16, F16, 1, SZ(4096, 136), SZ(4096, 136), SZ(4080, 72), 0, 10);
     gemm_case("hgemm_4095x4097x1023_f16out", "gemm/odd", NULL, F16, F16, 1, SZ(4095, 63), SZ(4097, 65), SZ(1023, 31), 0, 10);
+    /* K not a multiple of 8 with nn.Linear's (N, K) weight, and in bf16: aligned copies, then the tensor cores. */
+    gemm_case("hgemm_2047x4096x4095_f16out_nk", "gemm/odd", NULL, F16, F16, 1, SZ(2047, 63), SZ(4096, 136), SZ(4095, 31), 1,
+              10);
+    gemm_case("bgemm_4095x4097x1023_f32out", "gemm/odd", NULL, WGC_DTYPE_BF16, F32, 1, SZ(4095, 63), SZ(4097, 65),
+              SZ(1023, 31), 0, 10);
+    /* f32 with fewer 64x64 tiles than a large GPU has SMs' worth: a classifier head over 8192 tokens
+     * (100 classes) and a 512^2 output over a long K; K split into runs. */
+    gemm_case("sgemm_8192x100x2048_f32", "gemm/few-tiles", NULL, F32, F32, 1, SZ(8192, 130), SZ(100, 37), SZ(2048, 100), 0,
+              10);
+    gemm_case("sgemm_512x512x8192_f32", "gemm/few-tiles", NULL, F32, F32, 1, SZ(512, 66), SZ(512, 70), SZ(8192, 600), 0,
+              10);
     /* f16 with fewer 128x128 tiles than SMs: K split into runs. */
     gemm_case("hgemm_1024x1024x4096_f16out", "gemm/few-tiles", NULL, F16, F16, 1, SZ(1024, 129), SZ(1024, 131), SZ(4096, 1024), 0, 10);
     gemm_case("sgemm_tall_65536x64x64_f32", "gemm/tall-skinny", NULL, F32, F32, 1, SZ(65536, 1001), 64, 64, 0, 10);

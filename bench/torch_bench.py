@@ -319,6 +319,11 @@ def gemms():
         run(name, cls, size(M, N, K, False), mm(M, N, K, f32, f32))
     for M, N, K in ((4000, 4000, 4000), (4000, 4096, 4096), (4096, 4096, 4080), (4095, 4097, 1023)):
         run(f"hgemm_{M}x{N}x{K}_f16out", "gemm/odd", size(M, N, K, False), mm(M, N, K, f16, f16))
+    run("hgemm_2047x4096x4095_f16out_nk", "gemm/odd", size(2047, 4096, 4095, True),
+        mm(2047, 4096, 4095, f16, f16, True))
+    run("bgemm_4095x4097x1023_f32out", "gemm/odd", size(4095, 4097, 1023, False), mm(4095, 4097, 1023, bf16, f32))
+    for M, N, K in ((8192, 100, 2048), (512, 512, 8192)):
+        run(f"sgemm_{M}x{N}x{K}_f32", "gemm/few-tiles", size(M, N, K, False), mm(M, N, K, f32, f32))
     run("hgemm_1024x1024x4096_f16out", "gemm/few-tiles", size(1024, 1024, 4096, False),
         mm(1024, 1024, 4096, f16, f16))
     run("qk_bmm_f16", "gemm/attention", size(2048, 2048, 128, True, 32), mm(2048, 2048, 128, f16, f32, True, 32))

@@ -2,13 +2,17 @@
  * (tolerances as test_matmul.c). On an adapter with cooperative matrices
  * every case here except the skinny one runs on the tensor-core kernel:
  * A and B each row-major or transposed (flag or view), f32 or f16 C,
- * alpha/beta, whole and partial 128x128x32 tiles, K not a multiple of 8,
- * offsets and strides not multiples of 8 (the element-wise path), batches
- * with broadcast, strided C and split K. Elsewhere the same cases check the
- * tiled kernel. CTest runs it three times: as it is (the WGSL tensor-core
- * kernel), with WGC_GEMM_SPIRV=1 (the SPIR-V one on VK_KHR_cooperative_matrix)
- * and with WGC_GEMM_SPIRV=2 (the one on VK_NV_cooperative_matrix2), each
- * where the adapter has what it needs. Each case prints its sizes; a failure names its case. */
+ * alpha/beta, whole and partial 128x128x32 tiles, batches with broadcast,
+ * strided C and split K. Operands that 16-byte loads cannot read (K not a
+ * multiple of 8, offsets and strides not multiples of 8) take the tiled
+ * kernel at these sizes, or the tensor cores through aligned copies under
+ * WGC_GEMM_STAGE=always; NaN and inf go through such a K. Elsewhere the
+ * same cases check the tiled kernel. CTest runs it four times: as it is
+ * (the WGSL tensor-core kernel), with WGC_GEMM_SPIRV=1 (the SPIR-V one on
+ * VK_KHR_cooperative_matrix), with WGC_GEMM_SPIRV=2 (the one on
+ * VK_NV_cooperative_matrix2), each where the adapter has what it needs,
+ * and with WGC_GEMM_STAGE=always. Each case prints its sizes; a failure
+ * names its case. */
 #define _POSIX_C_SOURCE 200809L
 #include "gemm_check.h"
 
@@ -138,6 +142,23 @@ static void test_skinny(void) {
               V(3, 3, 20, 136), 1, 0.5f);
 }
 
+/* NaN and inf through a K that is not a multiple of 8 (on tensor cores: the
+ * aligned copies' zero padding must add nothing, not NaN from 0 * inf). */
+static void plant_nan_inf(float *a, int64_t na, float *b, int64_t nb) {
+    (void)na, (void)nb;
+    a[5 * 37 + 3] = NAN;      /* row 5 of A (67 x 37): NaN across C's row 5 */
+    b[36 * 150 + 9] = INFINITY; /* B's last row of K, column 9: inf or NaN down column 9 */
+}
+
+static void test_nan_inf(void) {
+    printf("case: NaN and inf, K 37 -> f32\n");
+    gemm_case_planted("NaN and inf, K 37", WGC_DTYPE_F16, WGC_DTYPE_F32, V(2, 67, 37), 0, V(2, 37, 150), 0,
+                      V(2, 67, 150), 1, 0, plant_nan_inf);
+    printf("case: NaN and inf, K 37, b^T -> f16\n");
+    gemm_case_planted("NaN and inf, K 37, b^T", WGC_DTYPE_F16, WGC_DTYPE_F16, V(2, 67, 37), 0, V(2, 150, 37), 1,
+                      V(2, 67, 150), 1, 0, plant_nan_inf);
+}
+
 /* K beyond one workgroup's 16,384, or few tiles: splits summed by a second pass. */
 static void test_split_k(void) {
     plain_case("split K", 128, 128, 16896, 0, 0, WGC_DTYPE_F32, 1, 0);
@@ -163,6 +184,7 @@ int main(void) {
     test_layouts_and_sizes();
     test_views_and_batches();
     test_split_k();
+    test_nan_inf();
     test_skinny();
     test_env_release(&env);
     return test_finish("test_gemm_f16");

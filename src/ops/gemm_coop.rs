@@ -230,14 +230,27 @@ impl Operand {
     }
 }
 
+/// True if this device's tensor-core kernels take products of `dtype`
+/// operands (f16, or bf16 where the SPIR-V kernels have bf16 fragments),
+/// given operands that 16-byte loads can read.
+pub fn takes_dtype(dev: &Device, dtype: DType) -> bool {
+    let dtype_ok = match dtype {
+        DType::F16 => true,
+        DType::BF16 => gemm_spirv::bf16_allowed(dev),
+        _ => false,
+    };
+    dtype_ok && available(dev)
+}
+
 /// The variant for f16 a (..., M, K) x b (..., K, N), batch strides `a_bs`
 /// and `b_bs` over `batch` matrices (the skinny tile for few rows where
 /// gemm_skinny::applies), or bf16 ones on a device with bf16 cooperative
 /// matrices where the SPIR-V kernels run (`gemm_spirv::bf16_allowed`; the
 /// caller sends C as f32); None when the adapter has no tensor cores for
-/// the dtype or 16-byte loads cannot read the operands (the tiled kernel
-/// is faster there than staging them element by element: 0.98 against
-/// 2.50 ms at 4095x4097x1023 on an H200).
+/// the dtype or 16-byte loads cannot read the operands (staging them
+/// element by element in the kernel was slower than the tiled kernel, 2.50
+/// against 0.98 ms at 4095x4097x1023 on an H200; large ones are copied
+/// into aligned scratch instead, gemm_staged.rs).
 pub fn choose(
     dev: &Device,
     a: &Tensor,
@@ -246,14 +259,10 @@ pub fn choose(
     batch: usize,
     bs: [&[isize]; 2],
 ) -> Option<CoopKernel> {
-    let bf16 = match (a.dtype, b.dtype) {
-        (DType::F16, DType::F16) => false,
-        (DType::BF16, DType::BF16) if gemm_spirv::bf16_allowed(dev) => true,
-        _ => return None,
-    };
-    if k == 0 || !available(dev) {
+    if a.dtype != b.dtype || k == 0 || !takes_dtype(dev, a.dtype) {
         return None;
     }
+    let bf16 = a.dtype == DType::BF16;
     let (oa, ob) = (Operand::of(a), Operand::of(b));
     let (da, db) = (oa.dense(), ob.dense());
     if !(oa.vec_ok(da, a.bound_offset(), bs[0]) && ob.vec_ok(db, b.bound_offset(), bs[1])) {

@@ -14,12 +14,13 @@ use super::tensor::{
     DType, Tensor,
 };
 use super::tuned;
-use super::{bf16, bf16_route};
+use super::{bf16, bf16_route, gemm_staged};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::buffer::Buffer;
 use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
+use std::sync::OnceLock;
 
 const FLOATS: &[DType] = &[DType::F32, DType::F16];
 
@@ -286,6 +287,33 @@ fn tiled(m: usize, n: usize, batch_count: usize) -> GemmKernel {
     GemmKernel::Tiled { rm: if big && m > 64 { 2 } else { 1 }, rn: if big && n > 64 { 2 } else { 1 } }
 }
 
+/// Workgroups of the tiled kernel that fill a large GPU (four per SM of an
+/// H200's 132); `WGC_GEMM_TILED_FILL`, read once, sets another count (0:
+/// no splits for filling, for comparisons).
+fn tiled_fill_workgroups() -> usize {
+    static FILL: OnceLock<usize> = OnceLock::new();
+    *FILL.get_or_init(|| std::env::var("WGC_GEMM_TILED_FILL").ok().and_then(|v| v.parse().ok()).unwrap_or(528))
+}
+
+/// The shortest K run a split for filling makes: 16 steps of the tile's K
+/// (shorter runs cost more in slab traffic than the SMs they fill).
+const TILED_MIN_SPLIT_K: usize = 256;
+
+/// How many K runs (summed by the second pass) a tiled product of `tiles`
+/// workgroups takes so that about `tiled_fill_workgroups` run: 1 where the
+/// tiles alone fill half of them or K is short. A 3000 x 50 output is 47
+/// tiles of 64 x 64, which leave most of a 132-SM GPU idle.
+fn tiled_fill_splits(tiles: usize, k: usize) -> usize {
+    fill_splits_for(tiles, k, tiled_fill_workgroups())
+}
+
+fn fill_splits_for(tiles: usize, k: usize, fill: usize) -> usize {
+    if tiles == 0 || tiles * 2 > fill {
+        return 1;
+    }
+    fill.div_ceil(tiles).min(k / TILED_MIN_SPLIT_K).max(1)
+}
+
 /// The GEMM on prepared views a (..., M, K), b (..., K, N), c (..., M, N),
 /// dtypes already checked.
 pub fn gemm_views(
@@ -382,6 +410,48 @@ fn gemm_kernels(
     let dev = &stream.device;
     let (ra, rb) = (a.rank(), b.rank());
     let (m, k, n) = (a.shape[ra - 2], a.shape[ra - 1], b.shape[rb - 1]);
+    let batch_count = numel(batch);
+    let [a_bs, b_bs] = operand_batch_strides(a, b, batch);
+    let choice = choose_kernel(dev, a, b, (m, n, k), batch_count, [&a_bs, &b_bs]);
+
+    // Skinny products (few rows or columns) have kernels of their own: the
+    // matrix-vector kernels, or for f16 rows the skinny tensor-core tile.
+    let skinny_coop = matches!(choice, GemmKernel::Coop(kernel) if kernel.skinny);
+    if !skinny_coop {
+        if let Some(plan) = gemv::plan(dev, mode, alpha, a, b, beta, c, batch, bias.is_some())? {
+            return gemv::record(stream, &plan);
+        }
+    }
+    // f16 and bf16 operands that the tensor cores cannot read as they are:
+    // aligned copies where the product is large enough to pay for them.
+    if matches!(choice, GemmKernel::Tiled { .. }) {
+        if let Some(staged) = gemm_staged::stage(stream, a, b, (m, n, k), batch_count)? {
+            let (a, b) = (staged.a(), staged.b());
+            let [a_bs, b_bs] = operand_batch_strides(&a, &b, batch);
+            let choice = choose_kernel(dev, &a, &b, (m, n, staged.k), batch_count, [&a_bs, &b_bs]);
+            return gemm_tiles(stream, alpha, &a, &b, beta, c, bias, batch, choice);
+        }
+    }
+    gemm_tiles(stream, alpha, a, b, beta, c, bias, batch, choice)
+}
+
+/// The tensor-core or tiled GEMM `choice` for checked views of the
+/// broadcast batch shape `batch` (nothing empty).
+#[allow(clippy::too_many_arguments)]
+fn gemm_tiles(
+    stream: &StreamShared,
+    alpha: f32,
+    a: &Tensor,
+    b: &Tensor,
+    beta: f32,
+    c: &Tensor,
+    bias: &Option<RowBias>,
+    batch: &[usize],
+    mut choice: GemmKernel,
+) -> Result<()> {
+    let dev = &stream.device;
+    let (ra, rb) = (a.rank(), b.rank());
+    let (m, k, n) = (a.shape[ra - 2], a.shape[ra - 1], b.shape[rb - 1]);
     let batch = batch.to_vec();
     let batch_count = numel(&batch);
     let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
@@ -390,16 +460,6 @@ fn gemm_kernels(
     let [a_bs, b_bs] = operand_batch_strides(a, b, &batch);
     let c_bs: Vec<isize> = c.strides[..rank_b].to_vec();
     let bs = [a_bs.as_slice(), b_bs.as_slice()];
-    let mut choice = choose_kernel(dev, a, b, (m, n, k), batch_count, bs);
-
-    // Skinny products (few rows or columns) have kernels of their own: the
-    // matrix-vector kernels, or for f16 rows the skinny tensor-core tile.
-    let skinny_coop = matches!(choice, GemmKernel::Coop(kernel) if kernel.skinny);
-    if !skinny_coop {
-        if let Some(plan) = gemv::plan(dev, mode, alpha, a, b, beta, c, &batch, bias.is_some())? {
-            return gemv::record(stream, &plan);
-        }
-    }
 
     let (a_sm, a_sk) = (a.strides[ra - 2], a.strides[ra - 1]);
     let (b_sk, b_sn) = (b.strides[rb - 2], b.strides[rb - 1]);
@@ -552,7 +612,15 @@ fn gemm_kernels(
     if groups[0] as usize > max_dim || groups[1] as usize > max_dim {
         bail!(TooLarge, "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension");
     }
-    let split = Split::plan(dev, k, outputs, batch_count, 16)?;
+    let mut split = Split::plan(dev, k, outputs, batch_count, 16)?;
+    let fill = tiled_fill_splits(groups.iter().map(|&g| g as usize).product(), k);
+    if split.splits == 1 && fill > 1 {
+        if let Ok(more) = Split::into(dev, k, fill, outputs, batch_count, 16) {
+            if more.parts == more.splits {
+                split = more;
+            }
+        }
+    }
     if split.splits == 1 {
         let variant = family.variant("gemm", &types, &overrides);
         let args = [a_arg, b_arg, c_arg, bias_arg];
@@ -678,5 +746,19 @@ impl Split {
         let cap = (budget / slab).min(max_dim / batch).clamp(1, MAX_PARTS);
         let parts = splits.min(cap);
         Ok(Split { splits, k_chunk, parts })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill_splits_for;
+
+    #[test]
+    fn few_tiles_split_k_into_runs_of_at_least_256() {
+        assert_eq!(fill_splits_for(47, 5000, 528), 12, "3000 x 50: 47 tiles of 64 x 64");
+        assert_eq!(fill_splits_for(256, 1000, 528), 3, "1000 x 1000");
+        assert_eq!(fill_splits_for(47, 300, 528), 1, "K too short for two runs of 256");
+        assert_eq!(fill_splits_for(265, 1 << 20, 528), 1, "tiles for more than half the GPU");
+        assert_eq!(fill_splits_for(10, 4096, 0), 1, "filling off");
     }
 }

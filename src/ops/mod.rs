@@ -16,6 +16,7 @@ pub mod gemm_coop;
 pub mod gemm_coopmat2;
 pub mod gemm_skinny;
 pub mod gemm_spirv;
+pub mod gemm_staged;
 pub mod gemv;
 pub mod grid;
 pub mod half;
