@@ -4,7 +4,7 @@
  * transposed (flag or transposed view), f32 and f16 in, f32 and f16 out,
  * alpha/beta, batches (weight broadcast or per matrix, rows evenly spaced or
  * not), few columns (the transposed product), K past a software driver's
- * 65,535 loop iterations, and NaN/inf.
+ * 65,535 loop iterations, NaN/inf, and the f32 kernel of 9-32 rows.
  * Tolerances as test_matmul.c: f32 1e-5 * (1 + sqrt(K)) absolute plus 1e-5
  * relative; f16 output 2e-3 + 2e-3*|ref|. */
 #define _POSIX_C_SOURCE 200809L
@@ -177,6 +177,37 @@ static void test_staged(void) {
     }
 }
 
+/* f32 products of 9-32 rows (every row in one tile, K in runs summed by a
+ * second pass): both weight layouts, 9, 16, 17 and 32 rows (tiles of 16 and
+ * 32), N not a multiple of the 128-column tile, K not a multiple of the
+ * 32-deep step and split into runs with a short last one, K past a software
+ * driver's loop budget, few columns (the transposed product), padded A rows
+ * at an offset, column-major C with beta, and NaN/inf in both operands. */
+static void test_rows_kernel(void) {
+    static const int64_t rows[] = {9, 16, 17, 32};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        int64_t M = rows[i];
+        char name[96];
+        snprintf(name, sizeof name, "rows M=%lld weight KxN, split K", (long long)M);
+        gemm_case_planted(name, F32, F32, V(2, M, 5000), 0, V(2, 5000, 260), 0, V(2, M, 260), 1, 0, NULL);
+        snprintf(name, sizeof name, "rows M=%lld weight NxK, beta", (long long)M);
+        gemm_case_planted(name, F32, F32, V(2, M, 1028), 0, V(2, 300, 1028), 1, V(2, M, 300), 0.5f, -1.5f, NULL);
+    }
+    gemm_case_planted("rows M=12, long K", F32, F32, V(2, 12, 70000), 0, V(2, 70000, 64), 0, V(2, 12, 64), 1, 0, NULL);
+    gemm_case_planted("rows N=24, few columns", F32, F32, V(2, 300, 200), 0, V(2, 200, 24), 0, V(2, 300, 24), 1, 0, NULL);
+    View ap = V(2, 20, 140); /* rows 140 apart, K = 128, offset 3 */
+    ap.shape[1] = 128, ap.offset = 3;
+    View cc = V(2, 136, 20); /* column-major C */
+    cc.shape[0] = 20, cc.shape[1] = 136, cc.strides[0] = 1, cc.strides[1] = 20;
+    gemm_case_planted("rows padded a, column-major c, beta", F32, F32, ap, 0, V(2, 128, 136), 0, cc, 2, 0.5f, NULL);
+    g_plant_tb = 0, g_plant_n = 20;
+    gemm_case_planted("rows NaN/inf, weight KxN", F32, F32, V(2, 10, 64), 0, V(2, 64, 20), 0, V(2, 10, 20), 1, 0,
+                      plant_specials);
+    g_plant_tb = 1;
+    gemm_case_planted("rows NaN/inf, weight NxK", F32, F32, V(2, 10, 64), 0, V(2, 20, 64), 1, V(2, 10, 20), 1, 0,
+                      plant_specials);
+}
+
 /* matmul reaches the same kernels: vector x matrix, batched rows x vector. */
 static void test_matmul(void) {
     int64_t K = 96, N = 40;
@@ -207,6 +238,7 @@ static void test_matmul(void) {
 
 int main(void) {
     env = test_env();
+    test_rows_kernel();
     test_rows_times_weight(F32, F32);
     if (env.info.has_f16) {
         test_rows_times_weight(F16, F32);

@@ -14,6 +14,7 @@ pub mod fill;
 pub mod gather;
 pub mod gemm_coop;
 pub mod gemm_coopmat2;
+pub mod gemm_rows;
 pub mod gemm_skinny;
 pub mod gemm_spirv;
 pub mod gemm_staged;
@@ -57,6 +58,7 @@ pub static FAMILIES: &[&spec::Family] = &[
     &elementwise_map::FAMILY_BF16,
     &gather::FAMILY,
     &gemm_coop::FAMILY,
+    &gemm_rows::FAMILY,
     &gemv::FAMILY,
     &gemv::FAMILY_BF16,
     &matmul::FAMILY,
