@@ -1,16 +1,17 @@
 // Skinny f32 products: up to 32 rows of A (.., R, K) times a weight W
 // (K, N), every row at once, so the weight is read from memory once. A
-// workgroup of 256 invocations takes all R rows (padded to RT) by BN = 128
+// workgroup of 256 invocations takes all R rows (padded to RT) by BN
 // columns over one run of K (k_chunk long; workgroup y is the run) and
 // stores its raw f32 sums to slab y of `parts`; gemm_split_sum.wgsl then
 // adds the slabs into C with alpha, beta and C's strides.
 //
-// Per K step of BK = 32 the weight's 32 x 128 tile (16 KiB) and A's RT x 32
-// tile are staged in workgroup memory, the next step's loads in flight
-// while this one is multiplied. Invocation (tx, ty) = (id % 32, id / 32)
-// holds rows ty * RPT .. + RPT (RPT = RT / 8) by columns 4 tx .. 4 tx + 3:
-// a subgroup reads consecutive vec4s of the weight tile and one broadcast
-// vec4 of A per k.
+// Invocation (tx, ty) = (id % TX, id / TX) holds rows 4 ty .. 4 ty + 3 by
+// columns 4 tx .. 4 tx + 3, so RT / 4 row groups share the 256 invocations
+// and BN = 4 * TX: 128 columns for RT 32, 256 for RT 16. Per K step of
+// BK = RT the weight's BK x BN tile (16 KiB) and A's RT x BK tile are
+// staged in workgroup memory, the next step's loads in flight while this
+// one is multiplied: per k a subgroup reads consecutive vec4s of the
+// weight tile and one broadcast vec4 of A (four rows), 16 FMAs each.
 //
 // Overrides: RT, rows per tile (16 or 32); WL, the weight's layout: 0 N is
 // dense (stored (K, N)), 1 K is dense (stored (N, K), used transposed). The
@@ -18,8 +19,9 @@
 // dim's size, the other stride and the offset are multiples of 4. A is read
 // element by element at any strides (it is small and stays in cache).
 //
-// Loop bounds are constants or k_chunk / BK (k_chunk <= 4096), so one
-// invocation's loops stay far below a software driver's 65,535 iterations.
+// Loop bounds are constants, overrides or k_chunk / BK (k_chunk <= 4096),
+// so one invocation's loops stay far below a software driver's 65,535
+// iterations.
 
 struct Params {
     m: u32,
@@ -45,30 +47,30 @@ struct Params {
 override RT: u32 = 32u;
 override WL: u32 = 0u;
 
-const BK: u32 = 32u;
-const BN: u32 = 128u;
 const WG: u32 = 256u;
-// Rows per invocation, and vec4s of A per k in the A tile.
-override RPT: u32 = RT / 8u;
-override A_ROW: u32 = RT / 4u;
-// vec4s per k row of the weight tile, plus one so that the transposing
-// stores of an (N, K) weight spread over more banks.
-const W_ROW: u32 = BN / 4u + 1u;
-const W_VECS: u32 = BK * W_ROW;
-override A_VECS: u32 = BK * A_ROW;
-// Elements of A each invocation loads per step.
+// Row groups of 4, invocations per row group, the tile's columns and K step.
+override TY: u32 = RT / 4u;
+override TX: u32 = WG / TY;
+override BN: u32 = 4u * TX;
+override BK: u32 = RT;
+// vec4s per k row of the weight tile, plus one (bank spread).
+override W_ROW: u32 = BN / 4u + 1u;
+override W_VECS: u32 = BK * W_ROW;
+override A_VECS: u32 = BK * TY;
+// Elements of A and vec4s of the weight each invocation loads per step.
 override A_LOADS: u32 = RT * BK / WG;
-// vec4s of the weight each invocation loads per step.
-const W_LOADS: u32 = BK * BN / 4u / WG;
+const W_LOADS: u32 = 4u;
 
 var<workgroup> As: array<vec4<f32>, A_VECS>;
 var<workgroup> Ws: array<vec4<f32>, W_VECS>;
 
 alias ALoads = array<f32, 4>;
-alias WLoads = array<vec4<f32>, 4>;
+alias WLoads = array<vec4<f32>, W_LOADS>;
 
 // The step at k0 (< k_end) into registers; zeros past the edges.
 fn load_step(k0: u32, k_end: u32, n0: u32, id: u32, a_regs: ptr<function, ALoads>, w_regs: ptr<function, WLoads>) {
+    // K fastest: a subgroup reads runs of A's rows. (Rows fastest, which
+    // spreads the stores into As over the banks, measured 3% slower.)
     for (var l = 0u; l < A_LOADS; l++) {
         let idx = l * WG + id;
         let r = idx / BK;
@@ -83,14 +85,16 @@ fn load_step(k0: u32, k_end: u32, n0: u32, id: u32, a_regs: ptr<function, ALoads
         let idx = l * WG + id;
         var v = vec4<f32>(0.0);
         if (WL == 0u) {
-            // Row k of the tile, columns 4 * (idx % 32) ..: 512 bytes per k.
+            // Row k of the tile, columns 4 * (idx % (BN / 4)) ..: BN * 4 bytes per k.
             let k = k0 + idx / (BN / 4u);
             let c = n0 + 4u * (idx % (BN / 4u));
             if (k < k_end && c < p.n) {
                 v = w[(i32(p.w_off) + i32(k) * p.w_sk + i32(c)) / 4];
             }
         } else {
-            // Column c of the tile, k in 4 * (idx % 8) ..: 128 bytes per column.
+            // Column c of the tile, k in 4 * (idx % (BK / 4)) ..: BK * 4
+            // bytes per column in one load. (Columns fastest, which spreads
+            // the transposing stores over the banks, measured 3-9% slower.)
             let c = n0 + idx / (BK / 4u);
             let k = k0 + 4u * (idx % (BK / 4u));
             if (k < k_end && c < p.n) {
@@ -105,7 +109,7 @@ fn store_step(id: u32, a_regs: ptr<function, ALoads>, w_regs: ptr<function, WLoa
     for (var l = 0u; l < A_LOADS; l++) {
         let idx = l * WG + id;
         let r = idx / BK;
-        As[(idx % BK) * A_ROW + r / 4u][r % 4u] = (*a_regs)[l];
+        As[(idx % BK) * TY + r / 4u][r % 4u] = (*a_regs)[l];
     }
     for (var l = 0u; l < W_LOADS; l++) {
         let idx = l * WG + id;
@@ -114,22 +118,28 @@ fn store_step(id: u32, a_regs: ptr<function, ALoads>, w_regs: ptr<function, WLoa
         } else {
             let c = idx / (BK / 4u);
             let k = 4u * (idx % (BK / 4u));
-            for (var j = 0u; j < 4u; j++) {
-                Ws[(k + j) * W_ROW + c / 4u][c % 4u] = (*w_regs)[l][j];
-            }
+            let v = (*w_regs)[l];
+            Ws[k * W_ROW + c / 4u][c % 4u] = v.x;
+            Ws[(k + 1u) * W_ROW + c / 4u][c % 4u] = v.y;
+            Ws[(k + 2u) * W_ROW + c / 4u][c % 4u] = v.z;
+            Ws[(k + 3u) * W_ROW + c / 4u][c % 4u] = v.w;
         }
     }
 }
 
 @compute @workgroup_size(256, 1, 1)
 fn gemm_rows(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) id: u32) {
-    let tx = id % 32u;
-    let ty = id / 32u;
+    let tx = id % TX;
+    let ty = id / TX;
     let n0 = wg.x * BN;
     let k_begin = wg.y * p.k_chunk;
     let k_end = min(k_begin + p.k_chunk, p.k);
 
-    var acc: array<vec4<f32>, 4>; // zero-initialized; RPT used
+    // Rows 4 ty + 0..3, each a vec4 of 4 columns.
+    var acc0 = vec4<f32>(0.0);
+    var acc1 = vec4<f32>(0.0);
+    var acc2 = vec4<f32>(0.0);
+    var acc3 = vec4<f32>(0.0);
     var a_next: ALoads;
     var w_next: WLoads;
     load_step(k_begin, k_end, n0, id, &a_next, &w_next);
@@ -141,16 +151,18 @@ fn gemm_rows(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_ind
         }
         for (var kk = 0u; kk < BK; kk++) {
             let wv = Ws[kk * W_ROW + tx];
-            let av = As[kk * A_ROW + ty * RPT / 4u];
-            for (var i = 0u; i < RPT; i++) {
-                acc[i] = fma(vec4<f32>(av[(ty * RPT) % 4u + i]), wv, acc[i]);
-            }
+            let av = As[kk * TY + ty];
+            acc0 = fma(vec4<f32>(av.x), wv, acc0);
+            acc1 = fma(vec4<f32>(av.y), wv, acc1);
+            acc2 = fma(vec4<f32>(av.z), wv, acc2);
+            acc3 = fma(vec4<f32>(av.w), wv, acc3);
         }
         workgroupBarrier();
     }
 
-    for (var i = 0u; i < RPT; i++) {
-        let r = ty * RPT + i;
+    let acc = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
+    for (var i = 0u; i < 4u; i++) {
+        let r = 4u * ty + i;
         if (r >= p.m) {
             continue;
         }

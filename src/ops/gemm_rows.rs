@@ -3,8 +3,8 @@
 //! matrix-vector kernels (gemv.rs) keep tiles of up to 8 rows and read the
 //! weight once per tile, and the tiled GEMM spends half or more of its
 //! 64-row tiles on padding; this kernel takes all rows at once and reads the
-//! weight once, in 128-column tiles over runs of K whose f32 sums the
-//! split-K pass adds into C (with alpha and beta).
+//! weight once, in tiles of 128 or 256 columns over runs of K whose f32
+//! sums the split-K pass adds into C (with alpha and beta).
 //!
 //! Where it runs: f32 A, B and C, no bias, one matrix (every batch dim 1),
 //! 9..=32 rows on either side (a product with few columns is the transposed
@@ -53,22 +53,26 @@ uniform! {
 /// the weight once for up to 8 rows).
 const MIN_ROWS: usize = 9;
 const MAX_ROWS: usize = 32;
-/// The kernel's columns per workgroup and K step.
-const BN: usize = 128;
+/// K runs are a multiple of the kernel's K step (RT: 16 or 32).
 const BK: usize = 32;
 /// Longest K run per workgroup: k_chunk / BK steps keep a software
 /// driver's loop budget (split.rs) with room to spare.
 const MAX_CHUNK: usize = 4096;
-/// Shortest K run a split for filling the GPU makes.
+/// Shortest K run a split for filling the GPU makes, and most runs it
+/// makes: the split-K pass adds an output's runs one after another, so
+/// many runs of few outputs make it slow (H100, 16 rows by 4096 columns:
+/// 56 runs took 13% longer in all than 33).
 const MIN_CHUNK: usize = 256;
+const MAX_FILL_SPLITS: usize = 32;
 /// Most bytes of f32 slabs.
 const MAX_SLAB_BYTES: usize = 256 << 20;
 
-/// Workgroups that fill a large GPU (four per SM of an H200's 132);
+/// Workgroups that fill a large GPU (eight per SM of an H200's 132: on an
+/// H100, 1056 ran 2-10% faster than 528 and 264 slower);
 /// `WGC_GEMM_ROWS_FILL`, read once, sets another count.
 fn fill_workgroups() -> usize {
     static FILL: OnceLock<usize> = OnceLock::new();
-    *FILL.get_or_init(|| std::env::var("WGC_GEMM_ROWS_FILL").ok().and_then(|v| v.parse().ok()).unwrap_or(528))
+    *FILL.get_or_init(|| std::env::var("WGC_GEMM_ROWS_FILL").ok().and_then(|v| v.parse().ok()).unwrap_or(1056))
 }
 
 fn enabled() -> bool {
@@ -92,7 +96,7 @@ fn matrix<'a>(t: &Tensor<'a>, flip: bool) -> Tensor<'a> {
 /// alone cannot fill the GPU.
 fn split_k(k: usize, tiles: usize, fill: usize) -> (usize, usize) {
     let needed = k.div_ceil(MAX_CHUNK);
-    let to_fill = fill.div_ceil(tiles.max(1)).min(k / MIN_CHUNK);
+    let to_fill = fill.div_ceil(tiles.max(1)).min(k / MIN_CHUNK).min(MAX_FILL_SPLITS);
     let splits = needed.max(to_fill).max(1);
     let k_chunk = k.div_ceil(splits).next_multiple_of(BK);
     (k.div_ceil(k_chunk), k_chunk)
@@ -140,7 +144,9 @@ pub fn record(
         return Ok(false);
     }
     let dev = &stream.device;
-    let tiles = n.div_ceil(BN);
+    // Rows per tile and the tile's columns (the shader's RT and BN).
+    let (rt, bn) = if rows <= 16 { (16, 256) } else { (32, 128) };
+    let tiles = n.div_ceil(bn);
     let (splits, k_chunk) = split_k(k, tiles, fill_workgroups());
     let slab = splits * rows * n * 4;
     let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
@@ -165,8 +171,7 @@ pub fn record(
         splits: splits as u32,
         _pad0: 0,
     };
-    let rt = if rows <= 16 { 16.0 } else { 32.0 };
-    let variant = FAMILY.variant("gemm_rows", &[], &[rt, layout]);
+    let variant = FAMILY.variant("gemm_rows", &[], &[rt as f64, layout]);
     let args = [a_arg, w_arg, Arg::whole("parts", &parts)];
     let groups = [tiles as u32, splits as u32, 1];
     spec::record(stream, &Launch { variant, params, args, groups })?;
@@ -180,8 +185,9 @@ mod tests {
 
     #[test]
     fn k_runs_fill_the_gpu_and_stay_within_the_loop_budget() {
-        assert_eq!(split_k(4096, 112, 528), (5, 832), "N 14336: 112 column tiles");
-        assert_eq!(split_k(14336, 32, 528), (17, 864), "N 4096: 32 column tiles");
+        assert_eq!(split_k(4096, 112, 1056), (10, 416), "N 14336: 112 column tiles");
+        assert_eq!(split_k(14336, 32, 1056), (32, 448), "N 4096: 32 column tiles");
+        assert_eq!(split_k(14336, 16, 1056), (32, 448), "at most 32 runs for filling");
         assert_eq!(split_k(100, 4, 528), (1, 128), "K too short to split");
         assert_eq!(split_k(100_000, 1000, 528), (25, 4000), "long K: runs of at most 4096");
     }
