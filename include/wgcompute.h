@@ -2132,7 +2132,11 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * K, one f32 fused multiply-add at a time; a longer K is split into such
  * runs, whose sums go to f32 scratch (the output's size per run, up to
  * 256 MiB at once; beyond, the runs go in waves) and a second pass adds
- * them in order, then applies alpha and beta. Any K works, on software
+ * them in order, then applies alpha and beta. A product on the tiled
+ * kernel of at most 132 blocks of 64 x 64 (over the batch) likewise cuts a
+ * K of 512 or more into runs of at least 256 (about 528 workgroups), so
+ * that more of the GPU works on it (WGC_GEMM_TILED_FILL=0, read once,
+ * keeps one run, for comparisons). Any K works, on software
  * drivers that cap shader loops too. Accuracy (f32 results): within about
  * (min(K, 16384) + runs) * 2^-24 * sum_k |a_mk * b_kn| of exact in the
  * worst case; in practice within 1e-6 * K * max|a| * max|b|, long
@@ -2145,7 +2149,17 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * operand has a unit stride along one of its two dims (A along K or M, B
  * along N or K, plain or transposed) and the other stride, the offsets,
  * the batch strides and the unit-stride dim's size are multiples of 8
- * (16-byte loads); other f16 products take the tiled kernel. Fastest with
+ * (16-byte loads). Other f16 and bf16 products that the tensor cores would
+ * take with M and N of at least 64 and 2^30 FLOPs or more (K or N not a
+ * multiple of 8, say) are first copied into aligned scratch, A as (...,
+ * M, K8) and B as (..., N, K8) with K8 = K rounded up to 8 and the padding
+ * zero, then run as above over K8: the padding adds only 0 * 0 terms, so
+ * results, NaN and inf included, are those over K. The copies cost a pass
+ * over A and B and scratch of their size (on an H200 the tiled kernel
+ * they replace ran at a sixth of the tensor cores' rate); smaller such
+ * products take the tiled kernel. (WGC_GEMM_STAGE, read once: `0` never
+ * copies, `always` copies every such product whatever its size and on
+ * any adapter, for tests.) Fastest with
  * M and N multiples of 128 and K of 32 (no partial tiles). There, a
  * product of at most 132 blocks of 128 x 128 (over the batch) also cuts a
  * K of 1,024 or more into runs of at least 512, so that more of the GPU
@@ -2192,7 +2206,18 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * through f32 scratch as above. (WGC_GEMM_BF16_COOP=0, read once, opens
  * devices without the extension, for comparisons.)
  *
- * Skinny products (M or N at most 32, per batch matrix or with a batch
+ * f32 products of 9 to 32 rows (M, or N: the transposed product) with no
+ * batch (every batch dim 1), where the larger operand has a unit stride
+ * along K or along its other dim and that dim's size, the other stride
+ * and the offset are multiples of 4, run a kernel that takes every row at
+ * once: blocks of all the rows by 128 columns (256 for up to 16 rows), K
+ * in runs of at most 4,096 (more, of at least 256 and at most 32 of them,
+ * until about 1,056 workgroups run) whose f32 sums the second pass adds in
+ * order, then applies alpha and beta; the accuracy bound above holds.
+ * (WGC_GEMM_ROWS=0, read once, leaves them to the kernels below;
+ * WGC_GEMM_ROWS_FILL=N aims for N workgroups.)
+ *
+ * Other skinny products (M or N at most 32, per batch matrix or with a batch
  * over one shared b folded into M) where the larger operand has a unit
  * stride along K or along its other dim (row-major or transposed, plain or
  * as a view) run on matrix-vector kernels that read that operand once per
@@ -2230,7 +2255,9 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * `max_compute_workgroups_per_dimension` batch matrices, K past 2^31-1
  * through zero strides, or K over 16,384 with an output whose f32 copy
  * exceeds the adapter's storage binding size),
- * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+ * `WGC_ERROR_OUT_OF_MEMORY` (scratch for runs of K or for aligned copies
+ * that the device cannot allocate), `WGC_ERROR_DEVICE_MISMATCH`. Nothing
+ * is recorded on failure.
  */
 WgcStatus wgc_op_gemm(const struct WgcStream *stream,
                       float alpha,

@@ -14,7 +14,7 @@
 //! tested on any driver.
 
 use super::split::scratch;
-use super::tensor::{contiguous_strides, DType, Tensor};
+use super::tensor::{contiguous_strides, numel, DType, Tensor};
 use super::{bf16, gemm_coop, movement};
 use crate::error::Result;
 use crate::runtime::buffer::Buffer;
@@ -115,22 +115,27 @@ pub fn stage(
         return Ok(None);
     }
     let kp = k.next_multiple_of(8);
-    let a_shape = a.shape.clone();
-    let b_shape = swap_last(b).shape;
-    let a_buf = copy_padded(stream, a, kp)?;
-    let b_buf = copy_padded(stream, &swap_last(b), kp)?;
-    Ok(Some(Staged { a: a_buf, b: b_buf, a_shape, b_shape, dtype: a.dtype, k: kp }))
+    let bt = swap_last(b);
+    let bytes = |x: &Tensor| (numel(&padded(&x.shape, kp)) * x.dtype.size()) as u64;
+    // Copies past what one binding can cover stay with the tiled kernel.
+    let binding = stream.device.limits.max_storage_buffer_binding_size;
+    if bytes(a) > binding || bytes(&bt) > binding {
+        return Ok(None);
+    }
+    // Both allocations before anything is recorded.
+    let a_buf = scratch(&stream.device, bytes(a))?;
+    let b_buf = scratch(&stream.device, bytes(&bt))?;
+    copy_padded(stream, a, &a_buf, kp)?;
+    copy_padded(stream, &bt, &b_buf, kp)?;
+    Ok(Some(Staged { a: a_buf, b: b_buf, a_shape: a.shape.clone(), b_shape: bt.shape, dtype: a.dtype, k: kp }))
 }
 
-/// `x` (.., R, K) copied into new scratch laid out as (.., R, kp), the
-/// columns past K zero.
-fn copy_padded(stream: &StreamShared, x: &Tensor, kp: usize) -> Result<Arc<Buffer>> {
-    let shape = padded(&x.shape, kp);
-    let strides = contiguous_strides(&shape);
-    let count: usize = shape.iter().product();
-    let buffer = scratch(&stream.device, (count * x.dtype.size()) as u64)?;
+/// `x` (.., R, K) copied into `buffer` laid out as (.., R, kp), the columns
+/// past K zero.
+fn copy_padded(stream: &StreamShared, x: &Tensor, buffer: &Buffer, kp: usize) -> Result<()> {
+    let strides = contiguous_strides(&padded(&x.shape, kp));
     let k = *x.shape.last().expect("rank >= 2");
-    let dst = Tensor { buffer: &buffer, dtype: x.dtype, shape: x.shape.clone(), strides: strides.clone(), offset: 0 };
+    let dst = Tensor { buffer, dtype: x.dtype, shape: x.shape.clone(), strides, offset: 0 };
     if x.dtype == DType::BF16 {
         bf16::convert(stream, x, &dst)?;
     } else {
@@ -140,5 +145,5 @@ fn copy_padded(stream: &StreamShared, x: &Tensor, kp: usize) -> Result<Arc<Buffe
         let pad = Tensor { shape: padded(&x.shape, kp - k), offset: k, ..dst };
         movement::fill(stream, &pad, 0.0)?;
     }
-    Ok(buffer)
+    Ok(())
 }
