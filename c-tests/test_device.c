@@ -1,6 +1,7 @@
 /* Devices: enumeration, adapter info, the WGC_ADAPTER / WGC_BACKEND
  * variables, ABI and version checks, options, memory statistics and the
- * buffer pool, the pipeline cache file. */
+ * buffer pool (reuse, limit, dropping what came back longest ago when
+ * full), the pipeline cache file. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +261,36 @@ static void test_memory_stats(WgcInstance *inst) {
     EXPECT(m1.pooled_bytes == 0);
     EXPECT(m1.live_bytes == 0);
     EXPECT(m1.peak_bytes == size);
+    wgc_device_release(dev);
+
+    /* A full pool makes room for what comes back by dropping what came back
+     * longest ago: three 1 MiB buffers fill a 3 MiB pool, a 1.5 MiB one
+     * pushes two of them out and is then served from the pool. */
+    o.pool_limit_bytes = 3 * size;
+    CHECK(wgc_device_create(inst, &o, &dev));
+    WgcBuffer *three[3];
+    for (int i = 0; i < 3; i++) CHECK(wgc_buffer_create(dev, size, WGC_BUFFER_USAGE_STORAGE, &three[i]));
+    for (int i = 0; i < 3; i++) wgc_buffer_release(three[i]);
+    CHECK(wgc_device_synchronize(dev));
+    stats_of(dev, &m1);
+    EXPECT(m1.pooled_bytes == 3 * size);
+    const uint64_t other = size + size / 2; /* a size class of its own */
+    CHECK(wgc_buffer_create(dev, other, WGC_BUFFER_USAGE_STORAGE, &b));
+    wgc_buffer_release(b);
+    CHECK(wgc_device_synchronize(dev));
+    stats_of(dev, &m2);
+    EXPECT(m2.pooled_bytes == size + other);
+    CHECK(wgc_buffer_create(dev, other, WGC_BUFFER_USAGE_STORAGE, &b));
+    stats_of(dev, &m3);
+    EXPECT(m3.pool_hits == m2.pool_hits + 1);
+    EXPECT(m3.driver_allocations == m2.driver_allocations);
+    wgc_buffer_release(b);
+    /* The 1 MiB buffer that stayed is still served from the pool. */
+    CHECK(wgc_buffer_create(dev, size, WGC_BUFFER_USAGE_STORAGE, &b));
+    stats_of(dev, &m4);
+    EXPECT(m4.pool_hits == m3.pool_hits + 1);
+    EXPECT(m4.driver_allocations == m3.driver_allocations);
+    wgc_buffer_release(b);
     wgc_device_release(dev);
 }
 

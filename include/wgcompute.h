@@ -699,7 +699,9 @@ typedef struct WgcDeviceOptions {
    */
   const char *pipeline_cache_path;
   /**
-   * Most bytes kept in the buffer pool for reuse (0: 1 GiB).
+   * Most bytes kept in the buffer pool for reuse (0: 1 GiB). When a freed
+   * buffer would exceed it, the pooled memory freed longest ago goes back
+   * to the driver first.
    */
   uint64_t pool_limit_bytes;
   /**

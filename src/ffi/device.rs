@@ -109,7 +109,9 @@ pub struct WgcDeviceOptions {
     /// save when the device is released is skipped silently if refused. A
     /// file whose contents do not match the adapter and driver is ignored.
     pub pipeline_cache_path: *const c_char,
-    /// Most bytes kept in the buffer pool for reuse (0: 1 GiB).
+    /// Most bytes kept in the buffer pool for reuse (0: 1 GiB). When a freed
+    /// buffer would exceed it, the pooled memory freed longest ago goes back
+    /// to the driver first.
     pub pool_limit_bytes: u64,
     /// Longest, in milliseconds, that a call blocks waiting for the GPU (0:
     /// no limit): `wgc_buffer_read`, `wgc_stream_synchronize`,

@@ -1,9 +1,15 @@
 //! The buffer pool: freed allocations are kept by (size class, usage) and
 //! handed out again, so that operators and callers that allocate in a loop do
 //! not pay for a driver allocation each time. Also keeps the memory statistics.
+//!
+//! When an allocation comes back to a full pool, the allocations that came
+//! back longest ago make room for it: the sizes a program uses now stay
+//! pooled. (Dropping the newcomer instead let sizes from earlier work fill
+//! the pool for good, and every later call that needed scratch of another
+//! size then allocated it from the driver and freed it again.)
 
 use super::bind_cache::BindGroupCache;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -22,8 +28,46 @@ pub struct MemoryStats {
     pub pool_hits: u64,
 }
 
+/// Pooled allocations by (size class, usage bits), each list oldest first,
+/// every entry stamped with the order in which it came back.
+#[derive(Default)]
+struct FreeLists {
+    lists: HashMap<(u64, u32), VecDeque<(u64, Allocation)>>,
+    next_stamp: u64,
+}
+
+impl FreeLists {
+    fn push(&mut self, a: Allocation) {
+        let key = (a.raw.size(), a.raw.usage().bits());
+        let stamp = self.next_stamp;
+        self.next_stamp += 1;
+        self.lists.entry(key).or_default().push_back((stamp, a));
+    }
+
+    /// The most recently returned allocation of this key.
+    fn pop(&mut self, key: (u64, u32)) -> Option<Allocation> {
+        let list = self.lists.get_mut(&key)?;
+        let a = list.pop_back().map(|(_, a)| a);
+        if list.is_empty() {
+            self.lists.remove(&key);
+        }
+        a
+    }
+
+    /// The allocation that came back longest ago, of any key.
+    fn pop_oldest(&mut self) -> Option<Allocation> {
+        let key = *self.lists.iter().min_by_key(|(_, l)| l.front().map_or(u64::MAX, |(s, _)| *s))?.0;
+        let list = self.lists.get_mut(&key)?;
+        let a = list.pop_front().map(|(_, a)| a);
+        if list.is_empty() {
+            self.lists.remove(&key);
+        }
+        a
+    }
+}
+
 pub struct BufferPool {
-    free: Mutex<HashMap<(u64, u32), Vec<Allocation>>>,
+    free: Mutex<FreeLists>,
     /// Set when the device is destroyed: nothing is pooled any more.
     closed: AtomicBool,
     limit: AtomicU64,
@@ -48,7 +92,7 @@ pub fn size_class(size: u64) -> u64 {
 impl BufferPool {
     pub fn new(limit: u64) -> Self {
         BufferPool {
-            free: Mutex::new(HashMap::new()),
+            free: Mutex::new(FreeLists::default()),
             closed: AtomicBool::new(false),
             limit: AtomicU64::new(limit),
             live: AtomicU64::new(0),
@@ -61,7 +105,7 @@ impl BufferPool {
 
     /// Take a pooled allocation of exactly this class and usage, if one is free.
     pub fn take(&self, class: u64, usage: wgpu::BufferUsages) -> Option<Allocation> {
-        let a = self.free.lock().unwrap().get_mut(&(class, usage.bits()))?.pop()?;
+        let a = self.free.lock().unwrap().pop((class, usage.bits()))?;
         self.pooled.fetch_sub(class, Ordering::Relaxed);
         self.hits.fetch_add(1, Ordering::Relaxed);
         self.note_live(class);
@@ -80,33 +124,36 @@ impl BufferPool {
     }
 
     /// Give an allocation back once no submitted or recorded work uses it
-    /// any more (see `Lease`); it is dropped if the pool is full or closed.
+    /// any more (see `Lease`). Where the pool is full, the allocations that
+    /// came back longest ago are dropped until it fits; it is dropped itself
+    /// if it is larger than the limit or the pool is closed.
     pub fn give_back(&self, a: Allocation, bind_groups: &BindGroupCache) {
         let class = a.raw.size();
         self.live.fetch_sub(class, Ordering::Relaxed);
-        if self.closed.load(Ordering::Acquire)
-            || self.pooled.load(Ordering::Relaxed) + class > self.limit.load(Ordering::Relaxed)
-        {
+        let limit = self.limit.load(Ordering::Relaxed);
+        if self.closed.load(Ordering::Acquire) || class > limit {
             bind_groups.forget_allocation(a.id);
             return;
         }
+        let mut free = self.free.lock().unwrap();
+        while self.pooled.load(Ordering::Relaxed) + class > limit {
+            let Some(old) = free.pop_oldest() else { break };
+            self.pooled.fetch_sub(old.raw.size(), Ordering::Relaxed);
+            bind_groups.forget_allocation(old.id);
+        }
         self.pooled.fetch_add(class, Ordering::Relaxed);
-        self.free.lock().unwrap().entry((class, a.raw.usage().bits())).or_default().push(a);
+        free.push(a);
     }
 
     /// Release pooled allocations until at most `keep` bytes remain pooled
     /// (wgpu frees each once no submitted work uses it).
     pub fn trim(&self, keep: u64, bind_groups: &BindGroupCache) {
         let mut free = self.free.lock().unwrap();
-        for list in free.values_mut() {
-            while self.pooled.load(Ordering::Relaxed) > keep {
-                let Some(a) = list.pop() else { break };
-                self.pooled.fetch_sub(a.raw.size(), Ordering::Relaxed);
-                bind_groups.forget_allocation(a.id);
-                drop(a);
-            }
+        while self.pooled.load(Ordering::Relaxed) > keep {
+            let Some(a) = free.pop_oldest() else { break };
+            self.pooled.fetch_sub(a.raw.size(), Ordering::Relaxed);
+            bind_groups.forget_allocation(a.id);
         }
-        free.retain(|_, l| !l.is_empty());
     }
 
     /// Drop an allocation that work may still use (e.g. a read that timed
