@@ -150,6 +150,17 @@ static void plant_nan_inf(float *a, int64_t na, float *b, int64_t nb) {
     b[36 * 150 + 9] = INFINITY; /* B's last row of K, column 9: inf or NaN down column 9 */
 }
 
+/* K not a multiple of 8 with A stored transposed and B row-major, M and N
+ * multiples of 8: aligned copies keep each operand's own layout (no
+ * transposing copy), its padding rows zero; with a batch broadcasting A. */
+static void test_k_padding_layouts(void) {
+    plain_case("K % 8 != 0, a^T and b dense along M and N", 72, 152, 37, 1, 0, WGC_DTYPE_F32, 1, 0);
+    plain_case("K % 8 != 0, a^T and b dense along M and N", 72, 152, 37, 1, 0, WGC_DTYPE_F16, 0.5f, -1.5f);
+    printf("case: K %% 8 != 0, batch 3, shared a^T -> f16\n");
+    gemm_case("K % 8 != 0, batch 3, shared a^T", WGC_DTYPE_F16, WGC_DTYPE_F16, V(2, 45, 80), 1, V(3, 3, 45, 136), 0,
+              V(3, 3, 80, 136), 1, 0);
+}
+
 static void test_nan_inf(void) {
     printf("case: NaN and inf, K 37 -> f32\n");
     gemm_case_planted("NaN and inf, K 37", WGC_DTYPE_F16, WGC_DTYPE_F32, V(2, 67, 37), 0, V(2, 37, 150), 0,
@@ -185,6 +196,7 @@ int main(void) {
     test_views_and_batches();
     test_split_k();
     test_nan_inf();
+    test_k_padding_layouts();
     test_skinny();
     test_env_release(&env);
     return test_finish("test_gemm_f16");

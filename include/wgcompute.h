@@ -2153,9 +2153,10 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * the batch strides and the unit-stride dim's size are multiples of 8
  * (16-byte loads). Other f16 and bf16 products that the tensor cores would
  * take with M and N of at least 64 and 2^30 FLOPs or more (K or N not a
- * multiple of 8, say) are first copied into aligned scratch, A as (...,
- * M, K8) and B as (..., N, K8) with K8 = K rounded up to 8 and the padding
- * zero, then run as above over K8: the padding adds only 0 * 0 terms, so
+ * multiple of 8, say) are first copied into aligned scratch, each operand
+ * dense along M (A) or N (B) where it already is and that dim is a
+ * multiple of 8, else dense along K, with K8 = K rounded up to 8 and the
+ * padding zero, then run as above over K8: the padding adds only 0 * 0 terms, so
  * results, NaN and inf included, are those over K. The copies cost a pass
  * over A and B and scratch of their size (on an H200 the tiled kernel
  * they replace ran at a sixth of the tensor cores' rate); smaller such

@@ -1,11 +1,13 @@
 //! f16 and bf16 products whose operands the tensor-core kernels cannot read
 //! with 16-byte loads (K or N not a multiple of 8, odd strides or offsets)
-//! reach them through aligned copies: A into (.., M, Kp) and B into
-//! (.., N, Kp) scratch, Kp = K rounded up to 8, the padding zeros. The
+//! reach them through aligned copies. Each operand, seen as (.., R, K) (R =
+//! M for A, N for B^T), is copied dense along R where it already is and R
+//! is a multiple of 8, else dense along K, so that a copy transposes only
+//! where it must; K is rounded up to 8 (Kp) and the padding is zero. The
 //! product is then taken over Kp, which adds only 0 * 0 terms, so C is the
-//! same as over K (NaN and inf included). The copies cost two passes over A
-//! and B; on an H200 the f32-unit tiled kernel that these products took
-//! before ran at about 35 TFLOP/s against 220 on the tensor cores.
+//! same as over K (NaN and inf included). The copies cost a pass over A and
+//! B; on an H200 the f32-unit tiled kernel that these products took before
+//! ran at about 35 TFLOP/s against 220 on the tensor cores.
 //!
 //! `WGC_GEMM_STAGE` (read once): `0` never stages (the tiled kernel, for
 //! comparisons); `always` stages every f16/bf16 product the tensor-core
@@ -45,32 +47,63 @@ fn mode() -> Mode {
     })
 }
 
+/// One operand's aligned copy: `shape` is the operand as (.., R, K);
+/// the copy holds (.., R, Kp), or (.., Kp, R) where `rows_dense`.
+struct OperandCopy {
+    buffer: Arc<Buffer>,
+    shape: Vec<usize>,
+    rows_dense: bool,
+}
+
+impl OperandCopy {
+    /// The copy's memory as a contiguous view, with K padded to `kp`.
+    fn storage(&self, dtype: DType, kp: usize) -> Tensor<'_> {
+        let mut shape = padded(&self.shape, kp);
+        if self.rows_dense {
+            shape = swap_last_dims(&shape);
+        }
+        let strides = contiguous_strides(&shape);
+        Tensor { buffer: &self.buffer, dtype, shape, strides, offset: 0 }
+    }
+
+    /// The copy as an (.., R, Kp) view.
+    fn view(&self, dtype: DType, kp: usize) -> Tensor<'_> {
+        let t = self.storage(dtype, kp);
+        if self.rows_dense {
+            swap_last(&t)
+        } else {
+            t
+        }
+    }
+}
+
 /// Aligned copies of a GEMM's operands (see the module comment).
 pub struct Staged {
-    a: Arc<Buffer>,
-    b: Arc<Buffer>,
-    a_shape: Vec<usize>,
-    b_shape: Vec<usize>,
+    a: OperandCopy,
+    /// B^T, (.., N, K).
+    bt: OperandCopy,
     dtype: DType,
     /// K rounded up to a multiple of 8.
     pub k: usize,
 }
 
 impl Staged {
-    /// op(A) as (.., M, Kp), dense along K.
+    /// op(A) as (.., M, Kp).
     pub fn a(&self) -> Tensor<'_> {
-        let shape = padded(&self.a_shape, self.k);
-        let strides = contiguous_strides(&shape);
-        Tensor { buffer: &self.a, dtype: self.dtype, shape, strides, offset: 0 }
+        self.a.view(self.dtype, self.k)
     }
 
-    /// op(B) as (.., Kp, N): a transposed view of the (.., N, Kp) copy.
+    /// op(B) as (.., Kp, N).
     pub fn b(&self) -> Tensor<'_> {
-        let shape = padded(&self.b_shape, self.k);
-        let strides = contiguous_strides(&shape);
-        let t = Tensor { buffer: &self.b, dtype: self.dtype, shape, strides, offset: 0 };
-        swap_last(&t)
+        swap_last(&self.bt.view(self.dtype, self.k))
     }
+}
+
+fn swap_last_dims(shape: &[usize]) -> Vec<usize> {
+    let mut s = shape.to_vec();
+    let r = s.len();
+    s.swap(r - 2, r - 1);
+    s
 }
 
 /// `shape` (.., X, K) with K replaced by `k`.
@@ -123,26 +156,40 @@ pub fn stage(
         return Ok(None);
     }
     // Both allocations before anything is recorded.
-    let a_buf = scratch(&stream.device, bytes(a))?;
-    let b_buf = scratch(&stream.device, bytes(&bt))?;
-    copy_padded(stream, a, &a_buf, kp)?;
-    copy_padded(stream, &bt, &b_buf, kp)?;
-    Ok(Some(Staged { a: a_buf, b: b_buf, a_shape: a.shape.clone(), b_shape: bt.shape, dtype: a.dtype, k: kp }))
+    let a_copy =
+        OperandCopy { buffer: scratch(&stream.device, bytes(a))?, shape: a.shape.clone(), rows_dense: rows_dense(a) };
+    let bt_copy = OperandCopy {
+        buffer: scratch(&stream.device, bytes(&bt))?,
+        shape: bt.shape.clone(),
+        rows_dense: rows_dense(&bt),
+    };
+    copy_padded(stream, a, &a_copy, kp)?;
+    copy_padded(stream, &bt, &bt_copy, kp)?;
+    Ok(Some(Staged { a: a_copy, bt: bt_copy, dtype: a.dtype, k: kp }))
 }
 
-/// `x` (.., R, K) copied into `buffer` laid out as (.., R, kp), the columns
-/// past K zero.
-fn copy_padded(stream: &StreamShared, x: &Tensor, buffer: &Buffer, kp: usize) -> Result<()> {
-    let strides = contiguous_strides(&padded(&x.shape, kp));
-    let k = *x.shape.last().expect("rank >= 2");
-    let dst = Tensor { buffer, dtype: x.dtype, shape: x.shape.clone(), strides, offset: 0 };
+/// True if `x` (.., R, K) is dense along R (and not along K) and R is a
+/// multiple of 8: its copy keeps that layout, a plain copy.
+fn rows_dense(x: &Tensor) -> bool {
+    let r = x.rank();
+    x.strides[r - 2] == 1 && x.strides[r - 1] != 1 && x.shape[r - 2].is_multiple_of(8)
+}
+
+/// `x` (.., R, K) copied into `dst`'s buffer in its layout, the K past x's
+/// zero.
+fn copy_padded(stream: &StreamShared, x: &Tensor, dst: &OperandCopy, kp: usize) -> Result<()> {
+    let r = x.rank();
+    let k = x.shape[r - 1];
+    // The copy as (.., R, Kp), restricted to x's K.
+    let all = dst.view(x.dtype, kp);
+    let into = Tensor { shape: x.shape.clone(), ..all.clone() };
     if x.dtype == DType::BF16 {
-        bf16::convert(stream, x, &dst)?;
+        bf16::convert(stream, x, &into)?;
     } else {
-        movement::copy(stream, x, &dst)?;
+        movement::copy(stream, x, &into)?;
     }
     if kp > k {
-        let pad = Tensor { shape: padded(&x.shape, kp - k), offset: k, ..dst };
+        let pad = Tensor { shape: padded(&x.shape, kp - k), offset: k * all.strides[r - 1] as usize, ..all };
         movement::fill(stream, &pad, 0.0)?;
     }
     Ok(())
