@@ -182,7 +182,8 @@ static void test_staged(void) {
  * 32), N not a multiple of the 128-column tile, K not a multiple of the
  * 32-deep step and split into runs with a short last one, K past a software
  * driver's loop budget, few columns (the transposed product), padded A rows
- * at an offset, column-major C with beta, and NaN/inf in both operands. */
+ * at an offset, weights at an offset with padded or reversed rows,
+ * column-major C with beta, and NaN/inf in both operands. */
 static void test_rows_kernel(void) {
     static const int64_t rows[] = {9, 16, 17, 32};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -200,6 +201,18 @@ static void test_rows_kernel(void) {
     View cc = V(2, 136, 20); /* column-major C */
     cc.shape[0] = 20, cc.shape[1] = 136, cc.strides[0] = 1, cc.strides[1] = 20;
     gemm_case_planted("rows padded a, column-major c, beta", F32, F32, ap, 0, V(2, 128, 136), 0, cc, 2, 0.5f, NULL);
+    /* Weights at an offset of whole vec4s with padded rows, in both layouts,
+     * and a (K, N) weight with its rows reversed (a negative row stride). */
+    View wk = V(2, 96, 148); /* (K, N) = (96, 140), rows 148 apart, offset 8 */
+    wk.shape[1] = 140, wk.shape[0] = 95, wk.offset = 8;
+    gemm_case_planted("rows weight KxN offset, padded rows", F32, F32, V(2, 11, 95), 0, wk, 0, V(2, 11, 140), 1, 0,
+                      NULL);
+    View wn = V(2, 70, 1036); /* (N, K) = (70, 1028), rows 1036 apart, offset 4 */
+    wn.shape[1] = 1028, wn.offset = 4;
+    gemm_case_planted("rows weight NxK offset, padded rows", F32, F32, V(2, 25, 1028), 0, wn, 1, V(2, 25, 70), 1, 0, NULL);
+    View rev = V(2, 300, 24); /* (K, N) = (300, 24), rows reversed */
+    rev.strides[0] = -24, rev.offset = 299 * 24;
+    gemm_case_planted("rows weight negative stride", F32, F32, V(2, 13, 300), 0, rev, 0, V(2, 13, 24), 1, 0, NULL);
     g_plant_tb = 0, g_plant_n = 20;
     gemm_case_planted("rows NaN/inf, weight KxN", F32, F32, V(2, 10, 64), 0, V(2, 64, 20), 0, V(2, 10, 20), 1, 0,
                       plant_specials);

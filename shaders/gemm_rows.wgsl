@@ -34,8 +34,7 @@ struct Params {
     w_sn: i32,
     a_off: u32,
     w_off: u32,
-    splits: u32,
-    _pad0: u32,
+    _pad0: vec2<u32>,
 };
 
 @group(0) @binding(0) var<storage, read> a: array<f32>;

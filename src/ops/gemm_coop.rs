@@ -8,6 +8,7 @@ use super::gemm_skinny;
 use super::gemm_spirv::{self, Route, SpirvVariant};
 use super::spec::uniform::uniform;
 use super::spec::{self, pack_i32, pack_u32, Arg, Family, Launch, OverrideSlot, TypeSlot, Variant};
+use super::split::runs_to_fill;
 use super::tensor::{DType, Tensor};
 use crate::bail;
 use crate::error::Result;
@@ -144,10 +145,10 @@ pub fn kernel_fill_splits(kernel: CoopKernel, (m, n, k): (usize, usize, usize), 
 }
 
 fn fill_splits_for(tiles: usize, k: usize) -> usize {
-    if tiles == 0 || tiles * 2 > FILL_WORKGROUPS {
+    if tiles * 2 > FILL_WORKGROUPS {
         return 1;
     }
-    FILL_WORKGROUPS.div_ceil(tiles).min(k / MIN_SPLIT_K).max(1)
+    runs_to_fill(tiles, k, FILL_WORKGROUPS, MIN_SPLIT_K)
 }
 
 /// The kernel variant for one problem (see the shader's header).

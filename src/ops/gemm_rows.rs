@@ -16,7 +16,7 @@
 use super::matmul::sum_slabs_into;
 use super::spec::uniform::uniform;
 use super::spec::{self, view_arg, Arg, Family, Launch, OverrideSlot};
-use super::split::scratch;
+use super::split::{runs_to_fill, scratch};
 use super::tensor::{numel, DType, Tensor};
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
@@ -44,8 +44,7 @@ uniform! {
         pub w_sn: i32,
         pub a_off: u32,
         pub w_off: u32,
-        pub splits: u32,
-        pub _pad0: u32,
+        pub _pad0: [u32; 2],
     }
 }
 
@@ -96,7 +95,7 @@ fn matrix<'a>(t: &Tensor<'a>, flip: bool) -> Tensor<'a> {
 /// alone cannot fill the GPU.
 fn split_k(k: usize, tiles: usize, fill: usize) -> (usize, usize) {
     let needed = k.div_ceil(MAX_CHUNK);
-    let to_fill = fill.div_ceil(tiles.max(1)).min(k / MIN_CHUNK).min(MAX_FILL_SPLITS);
+    let to_fill = runs_to_fill(tiles, k, fill, MIN_CHUNK).min(MAX_FILL_SPLITS);
     let splits = needed.max(to_fill).max(1);
     let k_chunk = k.div_ceil(splits).next_multiple_of(BK);
     (k.div_ceil(k_chunk), k_chunk)
@@ -168,8 +167,7 @@ pub fn record(
         w_sn: w_sn as i32,
         a_off,
         w_off,
-        splits: splits as u32,
-        _pad0: 0,
+        _pad0: [0; 2],
     };
     let variant = FAMILY.variant("gemm_rows", &[], &[rt as f64, layout]);
     let args = [a_arg, w_arg, Arg::whole("parts", &parts)];

@@ -9,6 +9,7 @@
 
 use super::gemm_coop::CoopKernel;
 use super::gemm_spirv;
+use super::split::runs_to_fill;
 use super::tensor::DType;
 use crate::runtime::device::Device;
 use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
@@ -179,10 +180,7 @@ fn fill_workgroups(b_t: bool) -> usize {
 /// How many K runs make about `fill_workgroups` workgroups of `blocks`
 /// column and row blocks (1 where they are enough or K is short).
 pub fn fill_splits(blocks: usize, k: usize, b_t: bool) -> usize {
-    if blocks == 0 {
-        return 1;
-    }
-    fill_workgroups(b_t).div_ceil(blocks).min(k / MIN_SPLIT_K).max(1)
+    runs_to_fill(blocks, k, fill_workgroups(b_t), MIN_SPLIT_K)
 }
 
 /// The variant for a kernel `choose` made skinny, `m` rows and output `out`.

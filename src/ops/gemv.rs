@@ -17,7 +17,7 @@
 use super::grid::grid_1d;
 use super::spec::uniform::uniform;
 use super::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
-use super::split::{scratch, K_CHUNK};
+use super::split::{runs_to_fill, scratch, K_CHUNK};
 use super::tensor::{coalesce, numel, DType, Tensor};
 use super::tuned::{bucket, Candidate, Choice};
 use crate::error::Result;
@@ -503,7 +503,7 @@ fn split_count(
 ) -> Option<usize> {
     let needed = k.div_ceil(max_chunk).max(1);
     let slab = outputs * 4;
-    let to_fill = fill_groups().div_ceil(tiles).min(k / min_chunk).min(FILL_SLAB_BYTES / slab);
+    let to_fill = runs_to_fill(tiles, k, fill_groups(), min_chunk).min(FILL_SLAB_BYTES / slab);
     let splits = needed.max(to_fill);
     let binding = (dev.limits.max_storage_buffer_binding_size as usize).min(MAX_SLAB_BYTES);
     let fits = splits == 1 || (splits <= MAX_SPLITS && splits.checked_mul(slab).is_some_and(|b| b <= binding));

@@ -8,7 +8,7 @@ use super::gemv::{self, AxpyMode};
 use super::grid::grid_1d;
 use super::spec::uniform::uniform;
 use super::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot};
-use super::split::{scratch, K_CHUNK};
+use super::split::{runs_to_fill, scratch, K_CHUNK};
 use super::tensor::{
     broadcast_shapes, broadcast_strides, check_kernel_counts, contiguous_strides, expect_shape, numel, same_device,
     DType, Tensor,
@@ -310,10 +310,10 @@ fn tiled_fill_splits(tiles: usize, k: usize) -> usize {
 }
 
 fn fill_splits_for(tiles: usize, k: usize, fill: usize) -> usize {
-    if tiles == 0 || tiles * 4 > fill {
+    if tiles * 4 > fill {
         return 1;
     }
-    fill.div_ceil(tiles).min(k / TILED_MIN_SPLIT_K).max(1)
+    runs_to_fill(tiles, k, fill, TILED_MIN_SPLIT_K)
 }
 
 /// The GEMM on prepared views a (..., M, K), b (..., K, N), c (..., M, N),

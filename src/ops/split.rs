@@ -29,6 +29,17 @@ pub(crate) const CHUNK_LEN: usize = SPLIT_WG * MAX_ITERS;
 /// drifts with n (K = 600,000 same-sign terms lost 11 units in 150,000).
 pub(crate) const K_CHUNK: usize = 16384;
 
+/// How many runs K is cut into so that about `target` workgroups run over
+/// `tiles` output tiles (each run's f32 sums added by a second pass): runs
+/// of at least `min_run`; 1 where there are no tiles or K is too short.
+/// The products and convolutions that fill the GPU this way share it.
+pub(crate) fn runs_to_fill(tiles: usize, k: usize, target: usize, min_run: usize) -> usize {
+    if tiles == 0 {
+        return 1;
+    }
+    target.div_ceil(tiles).min(k / min_run).max(1)
+}
+
 /// Scratch space for partial results (contents unspecified until written).
 pub fn scratch(dev: &Arc<Device>, bytes: u64) -> Result<Arc<Buffer>> {
     let usage = Usage { storage: true, uniform: false, indirect: false };
