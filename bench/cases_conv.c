@@ -17,8 +17,24 @@ static WgcStatus run_conv(void *p) {
 /* NCHW, square images and kernels, no bias; `groups` == C is depthwise.
  * f16: every operand f16 (f32 accumulation), checked with the output's
  * rounding on top of the f32 bound. */
-static void conv_case_t(const char *name, const char *cls, const char *size, WgcDtype dt, int64_t N, int64_t C,
-                        int64_t H, int64_t O, int64_t K, int64_t stride, int64_t pad, int64_t groups) {
+/* A 4-dim (N, C, H, W) tensor stored channels-last: shape given as
+ * (N, H, W, C) in `t`, seen through permuted strides. */
+static void as_channels_last(HT *t) {
+    int64_t n = t->t.shape[0], h = t->t.shape[1], w = t->t.shape[2], c = t->t.shape[3];
+    int64_t shape[4] = {n, c, h, w}, strides[4] = {h * w * c, 1, w * c, c};
+    memcpy(t->t.shape, shape, sizeof shape);
+    memcpy(t->t.strides, strides, sizeof strides);
+}
+
+/* Element (a, b, y, x) of an (A, B, Y, X) array, channels-last or not. */
+static int64_t at4(int cl, int64_t B, int64_t Y, int64_t X, int64_t a, int64_t b, int64_t y, int64_t x) {
+    return cl ? ((a * Y + y) * X + x) * B + b : ((a * B + b) * Y + y) * X + x;
+}
+
+/* cl: input, weight and output channels-last (PyTorch's channels_last
+ * memory format). */
+static void conv_case_l(const char *name, const char *cls, const char *size, WgcDtype dt, int64_t N, int64_t C,
+                        int64_t H, int64_t O, int64_t K, int64_t stride, int64_t pad, int64_t groups, int cl) {
     int64_t OH = (H + 2 * pad - K) / stride + 1, Cg = C / groups, Og = O / groups;
     int64_t is[4] = {N, C, H, H}, ws[4] = {O, Cg, K, K}, os[4] = {N, O, OH, OH};
     int f16 = dt == WGC_DTYPE_F16;
@@ -37,9 +53,17 @@ static void conv_case_t(const char *name, const char *cls, const char *size, Wgc
     cv.p.pad_h = cv.p.pad_w = (uint32_t)pad;
     cv.p.dilation_h = cv.p.dilation_w = 1;
     cv.p.groups = (uint32_t)groups;
-    cv.x = ht_random(dt, 4, is);
-    cv.w = ht_random(dt, 4, ws);
-    cv.out = ht_empty(dt, 4, os);
+    if (cl) {
+        int64_t isl[4] = {N, H, H, C}, wsl[4] = {O, K, K, Cg}, osl[4] = {N, OH, OH, O};
+        cv.x = ht_random(dt, 4, isl);
+        cv.w = ht_random(dt, 4, wsl);
+        cv.out = ht_empty(dt, 4, osl);
+        as_channels_last(&cv.x), as_channels_last(&cv.w), as_channels_last(&cv.out);
+    } else {
+        cv.x = ht_random(dt, 4, is);
+        cv.w = ht_random(dt, 4, ws);
+        cv.out = ht_empty(dt, 4, os);
+    }
     if (case_first_run(&c, run_conv, &cv)) {
         float *got = ht_read(&cv.out);
         int bad = 0;
@@ -51,10 +75,10 @@ static void conv_case_t(const char *name, const char *cls, const char *size, Wgc
                     for (int64_t kx = 0; kx < K; kx++) {
                         int64_t iy = oy * stride - pad + ky, ix = ox * stride - pad + kx;
                         if (iy < 0 || iy >= H || ix < 0 || ix >= H) continue;
-                        ref += (double)cv.x.host[((n * C + g * Cg + ic) * H + iy) * H + ix] *
-                               cv.w.host[((oc * Cg + ic) * K + ky) * K + kx];
+                        ref += (double)cv.x.host[at4(cl, C, H, H, n, g * Cg + ic, iy, ix)] *
+                               cv.w.host[at4(cl, Cg, K, K, oc, ic, ky, kx)];
                     }
-            bad += !close_to(got[((n * O + oc) * OH + oy) * OH + ox], ref, 1e-5 * (1 + sqrt((double)(Cg * K * K))),
+            bad += !close_to(got[at4(cl, O, OH, OH, n, oc, oy, ox)], ref, 1e-5 * (1 + sqrt((double)(Cg * K * K))),
                              f16_slack(dt));
         }
         if (bad) fprintf(stderr, "%s: %d of 64 sampled outputs wrong\n", name, bad);
@@ -64,6 +88,11 @@ static void conv_case_t(const char *name, const char *cls, const char *size, Wgc
     ht_free(&cv.x);
     ht_free(&cv.w);
     ht_free(&cv.out);
+}
+
+static void conv_case_t(const char *name, const char *cls, const char *size, WgcDtype dt, int64_t N, int64_t C,
+                        int64_t H, int64_t O, int64_t K, int64_t stride, int64_t pad, int64_t groups) {
+    conv_case_l(name, cls, size, dt, N, C, H, O, K, stride, pad, groups, 0);
 }
 
 static void conv_case(const char *name, const char *cls, const char *size, int64_t N, int64_t C, int64_t H, int64_t O,
@@ -156,6 +185,19 @@ void cases_conv(void) {
     conv_case_t("conv_f16_7x7_3_64_s2", "conv/stem", NULL, h, SZ(32, 2), 3, SZ(224, 19), SZ(64, 5), 7, 2, 3, 1);
     conv_case_t("conv_f16_dw3x3_256_28_n64", "conv/depthwise", NULL, h, SZ(64, 2), SZ(256, 7), SZ(28, 9), SZ(256, 7), 3,
                 1, 1, SZ(256, 7));
+    conv_case_t("conv_f16_3x3_512_7_n64", "conv/3x3", NULL, h, SZ(64, 2), SZ(512, 16), SZ(7, 5), SZ(512, 8), 3, 1, 1, 1);
+    /* f16 channels-last (input, weight and output): ResNet-50's 3x3 layers,
+     * one of them the stride-2 first layer of a stage. */
+    conv_case_l("conv_f16_nhwc_3x3_64_56", "conv/3x3-nhwc", NULL, h, SZ(32, 2), SZ(64, 8), SZ(56, 9), SZ(64, 8), 3, 1, 1,
+                1, 1);
+    conv_case_l("conv_f16_nhwc_3x3_128_28_n64", "conv/3x3-nhwc", NULL, h, SZ(64, 2), SZ(128, 16), SZ(28, 7),
+                SZ(128, 8), 3, 1, 1, 1, 1);
+    conv_case_l("conv_f16_nhwc_3x3_256_14_n64", "conv/3x3-nhwc", NULL, h, SZ(64, 2), SZ(256, 16), SZ(14, 5),
+                SZ(256, 24), 3, 1, 1, 1, 1);
+    conv_case_l("conv_f16_nhwc_3x3_512_7_n64", "conv/3x3-nhwc", NULL, h, SZ(64, 2), SZ(512, 8), SZ(7, 5), SZ(512, 8),
+                3, 1, 1, 1, 1);
+    conv_case_l("conv_f16_nhwc_3x3_s2_128_56_n64", "conv/3x3-nhwc", NULL, h, SZ(64, 2), SZ(128, 8), SZ(56, 9),
+                SZ(128, 8), 3, 2, 1, 1, 1);
     pool_case("max_pool_3x3_s2_64_112", "pool/max", P_MAX, WGC_DTYPE_F32, SZ(32, 2), SZ(64, 3), SZ(112, 13), 3, 2, 1);
     pool_case("max_pool_2x2_256_56_f16", "pool/max", P_MAX, WGC_DTYPE_F16, SZ(32, 2), SZ(256, 3), SZ(56, 10), 2, 2, 0);
     pool_case("avg_pool_3x3_s1_192_28", "pool/avg", P_AVG, WGC_DTYPE_F32, SZ(64, 2), SZ(192, 3), SZ(28, 9), 3, 1, 1);

@@ -332,10 +332,13 @@ def gemms():
 
 # ---- convolution and pooling ----
 def convs():
-    def conv(N, C, H, O, K, stride, pad, groups=1, dtype=f32):
+    def conv(N, C, H, O, K, stride, pad, groups=1, dtype=f32, channels_last=False):
         def make():
             x = rnd(N, C, H, H, dtype=dtype)
             w = rnd(O, C // groups, K, K, dtype=dtype)
+            if channels_last:
+                x = x.to(memory_format=torch.channels_last)
+                w = w.to(memory_format=torch.channels_last)
             return (lambda: F.conv2d(x, w, stride=stride, padding=pad, groups=groups)), [x, w], None
         return make
 
@@ -359,6 +362,14 @@ def convs():
                          ("conv_f16_7x7_3_64_s2", "conv/stem", (32, 3, 224, 64, 7, 2, 3)),
                          ("conv_f16_dw3x3_256_28_n64", "conv/depthwise", (64, 256, 28, 256, 3, 1, 1, 256))):
         run(name, cls, size(*a[:6], *a[7:]), conv(*a[:7], groups=a[7] if len(a) > 7 else 1, dtype=f16))
+    run("conv_f16_3x3_512_7_n64", "conv/3x3", size(64, 512, 7, 512, 3, 1), conv(64, 512, 7, 512, 3, 1, 1, dtype=f16))
+    # f16 channels-last: input, weight and output (torch.channels_last).
+    for name, a in (("conv_f16_nhwc_3x3_64_56", (32, 64, 56, 64, 3, 1, 1)),
+                    ("conv_f16_nhwc_3x3_128_28_n64", (64, 128, 28, 128, 3, 1, 1)),
+                    ("conv_f16_nhwc_3x3_256_14_n64", (64, 256, 14, 256, 3, 1, 1)),
+                    ("conv_f16_nhwc_3x3_512_7_n64", (64, 512, 7, 512, 3, 1, 1)),
+                    ("conv_f16_nhwc_3x3_s2_128_56_n64", (64, 128, 56, 128, 3, 2, 1))):
+        run(name, "conv/3x3-nhwc", size(*a[:6]), conv(*a, dtype=f16, channels_last=True))
 
     def pool(fn, N, C, H, dtype=f32):
         def make():

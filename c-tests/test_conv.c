@@ -185,6 +185,26 @@ static void test_conv_f16(void) {
     V4 rows = {{2, 16, 6, 7}, {16 * 6 * 8, 6 * 8, 8, 1}, 2};
     conv_case("f16 padded rows out, offset input", in8, 16, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, &rows);
     conv_case("f16 depthwise channels-last", nhwc, 5, 3, 3, cp(1, 1, 1, 1, 1, 1, 5), 1, NULL);
+    /* Multiples of 8 channels, ungrouped: on adapters with the SPIR-V
+     * tensor-core kernel, the gather from a channels-last image. */
+    conv_case("f16 64 ch, 2 x 2 tiles, odd pixels, bias", v4(2, 64, 13, 11), 136, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1,
+              NULL);
+    conv_case("f16 16 ch 5x3 stride/pad/dilation", v4(2, 16, 17, 15), 24, 5, 3, cp(2, 1, 2, 1, 2, 1, 1), 0, NULL);
+    conv_case("f16 16 ch 1x1 stride 2", v4(2, 16, 9, 10), 6, 1, 1, cp(2, 2, 0, 0, 1, 1, 1), 1, NULL);
+    conv_case("f16 256 ch, one tile: K split, bias", v4(1, 256, 6, 5), 32, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, NULL);
+    V4 nhwc16 = {{2, 16, 7, 9}, {7 * 9 * 16 + 8, 1, 9 * 16, 16}, 8};
+    V4 out16 = {{2, 10, 7, 9}, {7 * 9 * 10, 1, 9 * 10, 10}, 0};
+    conv_case("f16 16 ch channels-last in (at an offset) and out", nhwc16, 10, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1,
+              &out16);
+    conv_case("f16 8 ch -> 64, whole 64-row tiles", v4(2, 8, 16, 16), 64, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 0, NULL);
+    V4 out_cl = {{1, 128, 16, 16}, {16 * 16 * 128, 1, 16 * 128, 128}, 0};
+    conv_case("f16 16 ch channels-last out, whole tiles", v4(1, 16, 16, 16), 128, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 0,
+              &out_cl);
+    V4 out_cl2 = {{1, 136, 9, 13}, {9 * 13 * 136, 1, 13 * 136, 136}, 0};
+    conv_case("f16 24 ch channels-last out, edge tiles, bias", v4(1, 24, 9, 13), 136, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1,
+              &out_cl2);
+    V4 nhwc_odd = {{2, 16, 7, 9}, {7 * 9 * 20, 1, 9 * 20, 20}, 4};
+    conv_case("f16 16 ch channels-last in, pixels 20 apart", nhwc_odd, 10, 3, 3, cp(2, 2, 1, 1, 1, 1, 1), 0, NULL);
     /* One image per chunk of columns. */
     setenv("WGC_CONV_COLS_BYTES", "1", 1);
     conv_case("f16 one image per chunk", v4(3, 4, 9, 8), 12, 3, 3, cp(2, 1, 1, 1, 1, 1, 2), 1, NULL);
@@ -202,10 +222,12 @@ static void test_conv_f16(void) {
  * the window (plus 1 for the bias). */
 static void test_conv_f16_nonfinite(void) {
     if (!env.info.has_f16) return;
-    enum { N = 2, C = 4, H = 6, W = 7 };
+    enum { N = 2, H = 6, W = 7 };
     const uint16_t ONE = 0x3c00, NAN16 = 0x7e00, INF16 = 0x7c00;
-    for (int kind = 0; kind < 3; kind++) {
-        /* 0: general 3x3 pad 1; 1: 1x1; 2: depthwise 3x3 pad 1. */
+    for (int kind = 0; kind < 4; kind++) {
+        /* 0: general 3x3 pad 1; 1: 1x1; 2: depthwise 3x3 pad 1; 3: as 0 with
+         * 8 channels (the channels-last gather where the adapter has it). */
+        int64_t C = kind == 3 ? 8 : 4;
         int64_t K = kind == 1 ? 1 : 3, pad = kind == 1 ? 0 : 1, G = kind == 2 ? C : 1, O = kind == 2 ? C : 5;
         int64_t Cg = C / G, nx = N * C * H * W, nw = O * Cg * K * K, no = N * O * H * W;
         uint16_t *x = malloc(nx * 2 + 4), *w = malloc(nw * 2 + 4), *b = malloc(O * 2 + 4), *y = calloc(no + 2, 2);

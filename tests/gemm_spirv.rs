@@ -21,9 +21,10 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
+use wgcompute::ops::conv_khr::ConvKhrParams;
 use wgcompute::ops::gemm_coop::CoopParams;
 use wgcompute::ops::spec::Uniform;
-use wgcompute::ops::{gemm_coopmat2, gemm_skinny, gemm_spirv};
+use wgcompute::ops::{conv_khr, gemm_coopmat2, gemm_skinny, gemm_spirv};
 use wgcompute::runtime::kernel::BindingKind;
 use wgcompute::runtime::spirv_kernel::SpirvModule;
 
@@ -117,12 +118,15 @@ fn modules() -> impl Iterator<Item = &'static SpirvModule> {
         .chain(gemm_spirv::BF16_MODULES)
         .chain(gemm_skinny::BF16_MODULES)
         .chain(gemm_coopmat2::MODULES)
+        .chain(conv_khr::MODULES)
 }
 
 #[test]
 fn each_module_declares_what_the_library_binds() {
-    let params = CoopParams::layout();
     for m in modules() {
+        // The convolution's uniform extends the GEMM's.
+        let conv = conv_khr::MODULES.iter().any(|c| std::ptr::eq(c, m));
+        let params = if conv { ConvKhrParams::layout() } else { CoopParams::layout() };
         let r = reflect(m.bytes);
         assert_eq!(r.entries, [m.entry], "{}: one entry point", m.file);
         assert_eq!(r.local_size, Some(m.workgroup_size), "{}: workgroup size", m.file);
@@ -152,7 +156,7 @@ fn each_module_declares_what_the_library_binds() {
                     members += 1;
                 }
                 let rust_fields = params.fields.iter().filter(|f| !f.0.starts_with("_pad")).count();
-                assert_eq!(members as usize, rust_fields, "{}: Params has every CoopParams field", m.file);
+                assert_eq!(members as usize, rust_fields, "{}: Params has every field of the Rust uniform", m.file);
                 assert_eq!(declared.min_size, params.size as u64, "{}: the uniform's size", m.file);
             }
             seen.push(binding);

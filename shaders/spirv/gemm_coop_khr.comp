@@ -17,11 +17,16 @@
 //   fragment loads read directly: element and stride in units of 8 halves);
 // - f16 C written straight from converted fragments.
 //
-// A workgroup computes a BM x BN block of C; each of its 4 subgroups (32
-// invocations each; the host requires a subgroup size of 32) a 64 x 64 part
-// as 4 x 4 fragments of 16 x 16. K advances BK at a time.
+// A workgroup computes a BM x BN block of C; each of its SGM x SGN
+// subgroups (32 invocations each; the host requires a subgroup size of 32)
+// a 64 x 64 part as 4 x 4 fragments of 16 x 16. K advances BK at a time.
 //
-// Variants (-D; STAGES 1 or 2, the others 0 or 1):
+// Variants (-D; STAGES 1 or 2, TILE_SGM 1 or 2, the others 0 or 1):
+// - TILE_SGM: subgroups along M (2 x 2 by default, a 128 x 128 block; 1
+//   makes a 64 x 128 block of 64 invocations, for convolutions of 64
+//   output channels). Blocks of 256 x 128 and 128 x 256 (8 subgroups; half
+//   the loads from L2 per product) measured 5-8% slower than 128 x 128 on
+//   an H200 (BENCHMARKS.md), so none is built.
 // - STAGES: staging buffers (above).
 // - A_T: A is dense along M (a transposed view), else along K.
 // - B_T: B is dense along K (the (N, K) weights of a linear layer), else along N.
@@ -51,6 +56,11 @@
 #ifndef IN_BF16
 #define IN_BF16 0
 #endif
+// CONV (1 or 2: gemm_conv_khr_*.spv) makes B (1) or A (2) a convolution's
+// input columns, gathered from a channels-last f16 image (gather_a/_b).
+#ifndef CONV
+#define CONV 0
+#endif
 #if IN_BF16
 #extension GL_EXT_bfloat16 : require
 #define IN_T bfloat16_t
@@ -58,51 +68,73 @@
 #define IN_T float16_t
 #endif
 
-const uint BM = 128u;
-const uint BN = 128u;
+#ifndef TILE_SGM
+#define TILE_SGM 2
+#endif
+#ifndef TILE_SGN
+#define TILE_SGN 2
+#endif
+#define THREADS_DEF (32 * TILE_SGM * TILE_SGN)
+
+const uint SGM = TILE_SGM;  // subgroups along M
+const uint SGN = TILE_SGN;  // subgroups along N
+const uint FM = 4u;         // fragments per subgroup along M
+const uint FN = 4u;         // fragments per subgroup along N
+const uint BM = 16u * FM * SGM;
+const uint BN = 16u * FN * SGN;
 const uint BK = 32u;
-const uint SGN = 2u;  // subgroups along N
-const uint FM = 4u;   // fragments per subgroup along M
-const uint FN = 4u;   // fragments per subgroup along N
-const uint THREADS = 128u;
+const uint THREADS = THREADS_DEF;
 // Row strides of the staged tiles in units of 8 halves, padded by 8 halves
 // so that the 8 rows a fragment load reads at once fall in distinct banks.
-const uint K_STRIDE8 = (BK + 8u) / 8u;   // a tile staged K-dense (rows of M or N)
-const uint MN_STRIDE8 = (BM + 8u) / 8u;  // a tile staged M- or N-dense (rows of K)
-const uint STAGE8 = BM * K_STRIDE8;      // the larger of BM * K_STRIDE8 and BK * MN_STRIDE8, per buffer
-const uint SLOTS_PER_THREAD = BM * BK / 8u / THREADS;
+const uint K_STRIDE8 = (BK + 8u) / 8u;     // a tile staged K-dense (rows of M or N)
+const uint MN_STRIDE8_A = (BM + 8u) / 8u;  // A staged M-dense (rows of K)
+const uint MN_STRIDE8_B = (BN + 8u) / 8u;  // B staged N-dense (rows of K)
+// One staging buffer of each operand, in units of 8 halves: the larger of
+// its two layouts.
+const uint STAGE8_A = max(BM * K_STRIDE8, BK * MN_STRIDE8_A);
+const uint STAGE8_B = max(BN * K_STRIDE8, BK * MN_STRIDE8_B);
+const uint SLOTS_A = BM * BK / 8u / THREADS;  // 16-byte slots of A per invocation and step
+const uint SLOTS_B = BN * BK / 8u / THREADS;
+// The prefetch arrays' lengths: glslang 13 gives a function-scope uvec4[2]
+// the uniform's uvec4[2] type, with its ArrayStride, which spirv-val
+// rejects; a third element, never used, is removed by spirv-opt.
+const uint REGS_A = SLOTS_A == 2u ? 3u : SLOTS_A;
+const uint REGS_B = SLOTS_B == 2u ? 3u : SLOTS_B;
 const uint CS = 20u;  // row stride of a subgroup's staged 16 x 16 f32 fragment
+// The epilogue's staging (every subgroup's 16 x 16 f32 fragment) fits in tb.
+const uint EPILOGUE8 = SGM * SGN * 16u * CS / 4u;
 
-layout(local_size_x = 128, local_size_y = 1, local_size_z = 1) in;
+layout(local_size_x = THREADS_DEF, local_size_y = 1, local_size_z = 1) in;
 
-shared uvec4 ta[STAGES * STAGE8];
-shared uvec4 tb[STAGES * STAGE8];
+shared uvec4 ta[STAGES * STAGE8_A];
+shared uvec4 tb[max(STAGES * STAGE8_B, EPILOGUE8)];
 
 // The epilogue stages fragments in B's tile once the products are done.
 #define EPILOGUE_STAGE tb
 #include "gemm_khr_common.glsl"
 
-// Slot s of a staged tile (8 halves along the dense dim): its tile
-// coordinates (m or n, k). k_dense: the tile's rows run along K (BM rows of
-// BK / 8 slots), else along M or N (BK rows of BM / 8 slots).
-uvec2 slot_mk(uint s, bool k_dense) {
+// Slot s of a staged tile of `rows` (BM or BN) rows of M or N (8 halves
+// along the dense dim): its tile coordinates (m or n, k). k_dense: the
+// tile's rows run along K (`rows` rows of BK / 8 slots), else along M or N
+// (BK rows of rows / 8 slots).
+uvec2 slot_mk(uint s, bool k_dense, uint rows) {
     if (k_dense) {
         return uvec2(s / (BK / 8u), (s % (BK / 8u)) * 8u);
     }
-    return uvec2((s % (BM / 8u)) * 8u, s / (BM / 8u));
+    return uvec2((s % (rows / 8u)) * 8u, s / (rows / 8u));
 }
 
 // Where slot s goes in a staging buffer, in units of 8 halves.
-uint stage_at(uint s, bool k_dense) {
-    uvec2 mk = slot_mk(s, k_dense);
-    return k_dense ? mk.x * K_STRIDE8 + mk.y / 8u : mk.y * MN_STRIDE8 + mk.x / 8u;
+uint stage_at(uint s, bool k_dense, uint rows) {
+    uvec2 mk = slot_mk(s, k_dense, rows);
+    return k_dense ? mk.x * K_STRIDE8 + mk.y / 8u : mk.y * ((rows + 8u) / 8u) + mk.x / 8u;
 }
 
 // Slot s of the A tile at rows m0.., K from kt; zero past M or k_end.
 // base8 and ld8: the batch matrix's offset and the stride of A's non-dense
 // dim, in units of 8 halves.
 uvec4 load_a(uint s, uint m0, uint kt, uint k_end, uint base8, uint ld8) {
-    uvec2 mk = slot_mk(s, A_T == 0);
+    uvec2 mk = slot_mk(s, A_T == 0, BM);
     uint gm = m0 + mk.x;
     uint gk = kt + mk.y;
     if (gm >= p.m || gk >= k_end) {
@@ -116,7 +148,7 @@ uvec4 load_a(uint s, uint m0, uint kt, uint k_end, uint base8, uint ld8) {
 }
 
 uvec4 load_b(uint s, uint n0, uint kt, uint k_end, uint base8, uint ld8) {
-    uvec2 nk = slot_mk(s, B_T == 1);
+    uvec2 nk = slot_mk(s, B_T == 1, BN);
     uint gn = n0 + nk.x;
     uint gk = kt + nk.y;
     if (gn >= p.n || gk >= k_end) {
@@ -128,6 +160,64 @@ uvec4 load_b(uint s, uint n0, uint kt, uint k_end, uint base8, uint ld8) {
     return b.v[base8 + gk * ld8 + gn / 8u];
 #endif
 }
+
+#if CONV
+// A convolution as this GEMM, one batch dim (the image). K runs (kh, kw,
+// c), c fastest, and image n's pixels lie channels-last at channel stride 1
+// (pixels p.pix8 and rows p.row8 words of 8 halves apart; the batch base
+// from the batch strides, 16-byte aligned: the host requires Cg and every
+// stride to be multiples of 8), so each 8-channel slot is one 16-byte load.
+// CONV = 1 gathers B (K-dense, B_T = 1), the output channels along M:
+//     out[n] (O x OH*OW) = W (O x K) * X[n]^T (OH*OW x K)
+// CONV = 2 gathers A (K-dense, A_T = 0), the output channels along N (a
+// channels-last output, stored along its rows):
+//     out[n] (OH*OW x O) = X[n] (OH*OW x K) * W^T (O x K)
+// Output pixel `g`'s top-left input corner (of `pixels`), once per slot:
+ivec2 conv_corner(uint g, uint pixels) {
+    if (g >= pixels) {
+        return ivec2(-0x40000000);  // never in the image: its slots load 0
+    }
+    uint oh = g / p.out_w;
+    uint ow = g - oh * p.out_w;
+    return ivec2(int(oh) * p.stride_h - p.pad_h, int(ow) * p.stride_w - p.pad_w);
+}
+
+// 8 channels at K `gk` for the pixel whose corner is `corner`, from the
+// operand `img` (a or b); zero past k_end and in the padding.
+#define GATHER(img, corner, gk, k_end, base8)                                        \
+    {                                                                                \
+        uint tap = gk / p.cg;                                                        \
+        uint c = gk - tap * p.cg;                                                    \
+        uint th = tap / p.kw;                                                        \
+        int ih = corner.x + int(th) * p.dil_h;                                       \
+        int iw = corner.y + int(tap - th * p.kw) * p.dil_w;                          \
+        if (gk < k_end && uint(ih) < uint(p.in_h) && uint(iw) < uint(p.in_w)) {      \
+            return img.v[int(base8) + ih * p.row8 + iw * p.pix8 + int(c / 8u)];      \
+        }                                                                            \
+        return uvec4(0u);                                                            \
+    }
+
+uvec4 gather_a(uint s, ivec2 corner, uint kt, uint k_end, uint base8) {
+    uint gk = kt + slot_mk(s, true, BM).y;
+    GATHER(a, corner, gk, k_end, base8)
+}
+
+uvec4 gather_b(uint s, ivec2 corner, uint kt, uint k_end, uint base8) {
+    uint gk = kt + slot_mk(s, true, BN).y;
+    GATHER(b, corner, gk, k_end, base8)
+}
+#endif
+
+#if CONV == 2
+#define LOAD_A(l, kt) gather_a(lid + (l) * THREADS, corner_a[l], kt, k_end, a_base8)
+#else
+#define LOAD_A(l, kt) load_a(lid + (l) * THREADS, row0, kt, k_end, a_base8, a_ld8)
+#endif
+#if CONV == 1
+#define LOAD_B(l, kt) gather_b(lid + (l) * THREADS, corner_b[l], kt, k_end, b_base8)
+#else
+#define LOAD_B(l, kt) load_b(lid + (l) * THREADS, col0, kt, k_end, b_base8, b_ld8)
+#endif
 
 void main() {
     uint lid = gl_LocalInvocationIndex;
@@ -151,17 +241,32 @@ void main() {
         acc[f] = coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(0.0);
     }
 
+#if CONV == 1
+    ivec2 corner_b[REGS_B];
+    [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
+        corner_b[l] = conv_corner(col0 + slot_mk(lid + l * THREADS, true, BN).x, p.n);
+    }
+#elif CONV == 2
+    ivec2 corner_a[REGS_A];
+    [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
+        corner_a[l] = conv_corner(row0 + slot_mk(lid + l * THREADS, true, BM).x, p.m);
+    }
+#endif
     // This invocation's share of the next A and B tiles, fetched a step ahead.
-    uvec4 ra[SLOTS_PER_THREAD];
-    uvec4 rb[SLOTS_PER_THREAD];
-    [[unroll]] for (uint l = 0u; l < SLOTS_PER_THREAD; l++) {
-        ra[l] = load_a(lid + l * THREADS, row0, k0, k_end, a_base8, a_ld8);
-        rb[l] = load_b(lid + l * THREADS, col0, k0, k_end, b_base8, b_ld8);
+    uvec4 ra[REGS_A];
+    uvec4 rb[REGS_B];
+    [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
+        ra[l] = LOAD_A(l, k0);
+    }
+    [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
+        rb[l] = LOAD_B(l, k0);
     }
 #if STAGES == 2
-    [[unroll]] for (uint l = 0u; l < SLOTS_PER_THREAD; l++) {
-        ta[stage_at(lid + l * THREADS, A_T == 0)] = ra[l];
-        tb[stage_at(lid + l * THREADS, B_T == 1)] = rb[l];
+    [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
+        ta[stage_at(lid + l * THREADS, A_T == 0, BM)] = ra[l];
+    }
+    [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
+        tb[stage_at(lid + l * THREADS, B_T == 1, BN)] = rb[l];
     }
     barrier();
 #endif
@@ -169,24 +274,29 @@ void main() {
     uint steps = (k_end - k0 + BK - 1u) / BK;
     for (uint t = 0u; t < steps; t++) {
 #if STAGES == 2
-        uint cur = (t & 1u) * STAGE8;
-        uint nxt = STAGE8 - cur;
+        uint cur_a = (t & 1u) * STAGE8_A;
+        uint cur_b = (t & 1u) * STAGE8_B;
 #else
         // The previous step's fragment loads are done before the tiles change.
-        uint cur = 0u;
+        uint cur_a = 0u;
+        uint cur_b = 0u;
         barrier();
-        [[unroll]] for (uint l = 0u; l < SLOTS_PER_THREAD; l++) {
-            ta[stage_at(lid + l * THREADS, A_T == 0)] = ra[l];
-            tb[stage_at(lid + l * THREADS, B_T == 1)] = rb[l];
+        [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
+            ta[stage_at(lid + l * THREADS, A_T == 0, BM)] = ra[l];
+        }
+        [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
+            tb[stage_at(lid + l * THREADS, B_T == 1, BN)] = rb[l];
         }
         barrier();
 #endif
         bool more = t + 1u < steps;
         if (more) {
             uint kt = k0 + (t + 1u) * BK;
-            [[unroll]] for (uint l = 0u; l < SLOTS_PER_THREAD; l++) {
-                ra[l] = load_a(lid + l * THREADS, row0, kt, k_end, a_base8, a_ld8);
-                rb[l] = load_b(lid + l * THREADS, col0, kt, k_end, b_base8, b_ld8);
+            [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
+                ra[l] = LOAD_A(l, kt);
+            }
+            [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
+                rb[l] = LOAD_B(l, kt);
             }
         }
         [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
@@ -194,19 +304,19 @@ void main() {
             coopmat<IN_T, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> fb[FN];
             [[unroll]] for (uint i = 0u; i < FM; i++) {
 #if A_T
-                coopMatLoad(fa[i], ta, cur + kk * MN_STRIDE8 + (sub_row + 16u * i) / 8u, MN_STRIDE8,
+                coopMatLoad(fa[i], ta, cur_a + kk * MN_STRIDE8_A + (sub_row + 16u * i) / 8u, MN_STRIDE8_A,
                             gl_CooperativeMatrixLayoutColumnMajor);
 #else
-                coopMatLoad(fa[i], ta, cur + (sub_row + 16u * i) * K_STRIDE8 + kk / 8u, K_STRIDE8,
+                coopMatLoad(fa[i], ta, cur_a + (sub_row + 16u * i) * K_STRIDE8 + kk / 8u, K_STRIDE8,
                             gl_CooperativeMatrixLayoutRowMajor);
 #endif
             }
             [[unroll]] for (uint j = 0u; j < FN; j++) {
 #if B_T
-                coopMatLoad(fb[j], tb, cur + (sub_col + 16u * j) * K_STRIDE8 + kk / 8u, K_STRIDE8,
+                coopMatLoad(fb[j], tb, cur_b + (sub_col + 16u * j) * K_STRIDE8 + kk / 8u, K_STRIDE8,
                             gl_CooperativeMatrixLayoutColumnMajor);
 #else
-                coopMatLoad(fb[j], tb, cur + kk * MN_STRIDE8 + (sub_col + 16u * j) / 8u, MN_STRIDE8,
+                coopMatLoad(fb[j], tb, cur_b + kk * MN_STRIDE8_B + (sub_col + 16u * j) / 8u, MN_STRIDE8_B,
                             gl_CooperativeMatrixLayoutRowMajor);
 #endif
             }
@@ -220,9 +330,11 @@ void main() {
         // The other buffer was last read in the previous step, before its
         // closing barrier: it can take the next tiles now.
         if (more) {
-            [[unroll]] for (uint l = 0u; l < SLOTS_PER_THREAD; l++) {
-                ta[nxt + stage_at(lid + l * THREADS, A_T == 0)] = ra[l];
-                tb[nxt + stage_at(lid + l * THREADS, B_T == 1)] = rb[l];
+            [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
+                ta[STAGE8_A - cur_a + stage_at(lid + l * THREADS, A_T == 0, BM)] = ra[l];
+            }
+            [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
+                tb[STAGE8_B - cur_b + stage_at(lid + l * THREADS, B_T == 1, BN)] = rb[l];
             }
         }
         barrier();

@@ -8,6 +8,10 @@
 // barrier). Its own array would add 5 KiB of workgroup memory to the
 // square tile's 20, which measured 1.6x slower on an H200.
 
+#ifndef CONV
+#define CONV 0
+#endif
+
 #if OUT_F16
 #define OUT float16_t
 #else
@@ -40,6 +44,22 @@ layout(std140, set = 0, binding = 3) uniform Params {
     ivec4 a_bstride[2];
     ivec4 b_bstride[2];
     ivec4 c_bstride[2];
+#if CONV
+    // The convolution's geometry (gemm_coop_khr.comp's load_b_conv).
+    int in_h;
+    int in_w;
+    uint out_w;
+    uint cg;
+    uint kw;
+    int stride_h;
+    int stride_w;
+    int pad_h;
+    int pad_w;
+    int dil_h;
+    int dil_w;
+    int row8;
+    int pix8;
+#endif
 } p;
 
 layout(std430, set = 0, binding = 0) readonly buffer ABuffer { uvec4 v[]; } a;
@@ -82,7 +102,10 @@ void store_fragment(coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumul
         if (gm < p.m && gn < p.n) {
             float add = 0.0;
             if (p.has_bias != 0u) {
-                add = float(bias.v[int(p.bias_off) + int(gm) * p.bias_stride]);
+                // Per row; per column where the columns are a convolution's
+                // output channels (CONV = 2).
+                uint bias_at = CONV == 2 ? gn : gm;
+                add = float(bias.v[int(p.bias_off) + int(bias_at) * p.bias_stride]);
             }
             int ci = c_base + int(gm) * p.c_sm + int(gn) * p.c_sn;
             uint fi = cs0 + row * CS + lane % 16u;

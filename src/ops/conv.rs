@@ -406,6 +406,9 @@ pub fn conv2d(
 
     if input.dtype == DType::F16 {
         let geo = Geometry { n, c, h, w, o, cg, og, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups };
+        if super::conv_khr::conv2d(stream, &geo, input, weight, bias, out)? {
+            return Ok(());
+        }
         if super::conv_coop::conv2d(stream, &geo, input, weight, bias, out)? {
             return Ok(());
         }

@@ -199,6 +199,6 @@ pub fn conv2d(
         strides: vec![s[0], s[1] * g.og as isize, s[1], s[2], s[3]],
         ..out.clone()
     };
-    sum_slabs_into(stream, &parts, splits, (1.0, 0.0), &by_group, x_arg)?;
+    sum_slabs_into(stream, &parts, splits, (1.0, 0.0), &by_group, x_arg, None)?;
     Ok(true)
 }

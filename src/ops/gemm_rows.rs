@@ -173,7 +173,7 @@ pub fn record(
     let args = [a_arg, w_arg, Arg::whole("parts", &parts)];
     let groups = [tiles as u32, splits as u32, 1];
     spec::record(stream, &Launch { variant, params, args, groups })?;
-    sum_slabs_into(stream, &parts, splits, (alpha, beta), &out, a_arg)?;
+    sum_slabs_into(stream, &parts, splits, (alpha, beta), &out, a_arg, None)?;
     Ok(true)
 }
 

@@ -647,8 +647,9 @@ fn gemm_tiles(
 
 /// The second pass of a product split over K elsewhere (the f16
 /// convolution, gemm_rows): c = alpha * the sum of `parts` f32 slabs +
-/// beta * c, each slab holding c's elements in row-major order of its shape
-/// (batch dims, then m, n), at `parts_buf`'s start. No bias; `unread` fills
+/// beta * c (+ bias[m]: its binding, offset and stride, in c's dtype),
+/// each slab holding c's elements in row-major order of its shape (batch
+/// dims, then m, n), at `parts_buf`'s start. Without a bias `unread` fills
 /// the kernel's bias binding: any buffer the pass does not write.
 pub(crate) fn sum_slabs_into(
     stream: &StreamShared,
@@ -657,6 +658,7 @@ pub(crate) fn sum_slabs_into(
     (alpha, beta): (f32, f32),
     c: &Tensor,
     unread: Arg,
+    bias: Option<(Arg, u32, i32)>,
 ) -> Result<()> {
     let r = c.rank();
     let (m, n) = (c.shape[r - 2], c.shape[r - 1]);
@@ -675,16 +677,18 @@ pub(crate) fn sum_slabs_into(
         c_sm: c.strides[r - 2] as i32,
         c_sn: c.strides[r - 1] as i32,
         c_off,
-        bias_off: 0,
-        bias_stride: 0,
+        bias_off: bias.map_or(0, |b| b.1),
+        bias_stride: bias.map_or(0, |b| b.2),
         parts: parts as u32,
         row,
         _pad0: [0; 3],
         batch_shape: pack_u32(batch, 1),
         c_bstride: pack_i32(&c.strides[..r - 2]),
     };
-    let variant = SUM_FAMILY.variant("gemm_split_sum", &[c.dtype], &[0.0]);
-    let args = [c_arg, Arg { name: "bias", ..unread }, Arg::whole("parts", parts_buf)];
+    let has_bias = if bias.is_some() { 1.0 } else { 0.0 };
+    let variant = SUM_FAMILY.variant("gemm_split_sum", &[c.dtype], &[has_bias]);
+    let bias_arg = bias.map_or(unread, |b| b.0);
+    let args = [c_arg, Arg { name: "bias", ..bias_arg }, Arg::whole("parts", parts_buf)];
     spec::record(stream, &Launch { variant, params, args, groups })
 }
 

@@ -7,6 +7,7 @@ pub mod concat;
 pub mod conv;
 pub mod conv_coop;
 pub mod conv_im2col;
+pub mod conv_khr;
 pub mod cumsum;
 pub mod elementwise;
 pub mod elementwise_map;
