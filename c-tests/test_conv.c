@@ -200,6 +200,9 @@ static void test_conv_f16(void) {
     V4 out_cl = {{1, 128, 16, 16}, {16 * 16 * 128, 1, 16 * 128, 128}, 0};
     conv_case("f16 16 ch channels-last out, whole tiles", v4(1, 16, 16, 16), 128, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 0,
               &out_cl);
+    V4 out_cl64 = {{1, 64, 16, 16}, {16 * 16 * 64, 1, 16 * 64, 64}, 0};
+    conv_case("f16 8 ch channels-last out, 64 ch, whole tiles", v4(1, 8, 16, 16), 64, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 0,
+              &out_cl64);
     V4 out_cl2 = {{1, 136, 9, 13}, {9 * 13 * 136, 1, 13 * 136, 136}, 0};
     conv_case("f16 24 ch channels-last out, edge tiles, bias", v4(1, 24, 9, 13), 136, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1,
               &out_cl2);

@@ -2310,16 +2310,24 @@ WgcStatus wgc_op_matmul(const struct WgcStream *stream,
  *
  * f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
  * through the direct kernel (f32 sums). The others, on adapters with
- * cooperative matrices (`WgcAdapterInfo.has_cooperative_matrix`), run as
- * an implicit GEMM on the tensor cores that gathers the input's columns
- * into workgroup memory (no scratch); a K past 16,384, or a long K on few
- * output tiles, is split into runs whose f32 sums (scratch of the output's
- * size per run) a second pass adds in order. Elsewhere, and where that
- * kernel's grid or scratch would exceed the adapter's limits, the columns
- * of a chunk of images (at most 128 MiB of f16 scratch, one image at
- * least) are written out (im2col) and multiplied by the f16 GEMM (see
- * `wgc_op_gemm`: tensor cores or its tiled kernel). Results are
- * deterministic. (Environment variables, read once: WGC_CONV_F16=im2col
+ * cooperative matrices (`WgcAdapterInfo.has_cooperative_matrix`), run on
+ * the tensor cores. Ungrouped ones with a multiple of 8 input channels,
+ * where the adapter runs the SPIR-V tensor-core kernels (Vulkan with
+ * SPIR-V passthrough and VK_KHR_cooperative_matrix), gather 8 channels of
+ * one tap per 16-byte load from a channels-last image: the input is read
+ * in place where it is channels-last (channels at unit stride, the other
+ * strides and the offset multiples of 8 elements), else copied so into
+ * scratch of its size; likewise the weight as (O, KH, KW, C/groups). The
+ * others run an implicit GEMM that gathers the input's columns into
+ * workgroup memory (no scratch). Either way a K past 16,384, or a long K
+ * on few output tiles, is split into runs whose f32 sums (scratch of the
+ * output's size per run) a second pass adds in order. Elsewhere, and
+ * where those kernels' grid or scratch would exceed the adapter's limits,
+ * the columns of a chunk of images (at most 128 MiB of f16 scratch, one
+ * image at least) are written out (im2col) and multiplied by the f16 GEMM
+ * (see `wgc_op_gemm`: tensor cores or its tiled kernel). Results are
+ * deterministic. (Environment variables, read once: WGC_CONV_F16=implicit
+ * keeps every such convolution on the implicit GEMM, WGC_CONV_F16=im2col
  * takes the im2col path on tensor-core adapters too, for comparisons;
  * WGC_GEMM_COOP=0 keeps f16 convolutions off the tensor cores; read at
  * each call, WGC_CONV_COLS_BYTES lowers the 128 MiB, for testing.)

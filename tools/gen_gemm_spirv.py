@@ -71,14 +71,15 @@ def variants(kind):
         # The convolution (CONV: B gathered from a channels-last image).
         # (c1: the image is B, the output channels along M; c2: the image
         # is A, the output channels along N.)
-        # c1m64: c1 with a 64-row block, for 64 output channels.
-        for (conv, form, sgm), out_f16, direct in itertools.product(
-            ((1, "c1", 2), (2, "c2", 2), (1, "c1m64", 1)), (0, 1), (0, 1)
+        # c1m64 and c2n64: a 64-row (c1) or 64-column (c2) block, for 64
+        # output channels.
+        for (conv, form, sgm, sgn), out_f16, direct in itertools.product(
+            ((1, "c1", 2, 2), (2, "c2", 2, 2), (1, "c1m64", 1, 2), (2, "c2n64", 2, 1)), (0, 1), (0, 1)
         ):
             out = "f16" if out_f16 else "f32"
             store = "direct" if direct else "epilogue"
             name = f"gemm_conv_khr_{form}_{out}_{store}.spv"
-            defines = {"CONV": conv, "TILE_SGM": sgm, "STAGES": 1, "A_T": 0, "B_T": 1}
+            defines = {"CONV": conv, "TILE_SGM": sgm, "TILE_SGN": sgn, "STAGES": 1, "A_T": 0, "B_T": 1}
             defines |= {"OUT_F16": out_f16, "DIRECT": direct}
             yield name, "gemm_coop_khr.comp", defines
         for (fn, bk), fm, b_t, out_f16 in itertools.product(SKINNY_TILES, (1, 2), (0, 1), (0, 1)):

@@ -21,12 +21,14 @@
 // subgroups (32 invocations each; the host requires a subgroup size of 32)
 // a 64 x 64 part as 4 x 4 fragments of 16 x 16. K advances BK at a time.
 //
-// Variants (-D; STAGES 1 or 2, TILE_SGM 1 or 2, the others 0 or 1):
-// - TILE_SGM: subgroups along M (2 x 2 by default, a 128 x 128 block; 1
-//   makes a 64 x 128 block of 64 invocations, for convolutions of 64
-//   output channels). Blocks of 256 x 128 and 128 x 256 (8 subgroups; half
-//   the loads from L2 per product) measured 5-8% slower than 128 x 128 on
-//   an H200 (BENCHMARKS.md), so none is built.
+// Variants (-D; STAGES 1 or 2, TILE_SGM and TILE_SGN 1 or 2, the others 0
+// or 1):
+// - TILE_SGM, TILE_SGN: subgroups along M and N (2 x 2 by default, a
+//   128 x 128 block; 1 x 2 or 2 x 1 make a 64 x 128 or 128 x 64 block of
+//   64 invocations, for convolutions of 64 output channels). Blocks of
+//   256 x 128 and 128 x 256 (8 subgroups; half the loads from L2 per
+//   product) measured 5-8% slower than 128 x 128 on an H200
+//   (BENCHMARKS.md), so none is built.
 // - STAGES: staging buffers (above).
 // - A_T: A is dense along M (a transposed view), else along K.
 // - B_T: B is dense along K (the (N, K) weights of a linear layer), else along N.

@@ -120,6 +120,8 @@ conv_modules! {
     "c2" 128 f16 epilogue EPI_F16, "c2" 128 f16 direct DIRECT_F16,
     "c1m64" 64 f32 epilogue EPI_F32, "c1m64" 64 f32 direct DIRECT_F32,
     "c1m64" 64 f16 epilogue EPI_F16, "c1m64" 64 f16 direct DIRECT_F16,
+    "c2n64" 64 f32 epilogue EPI_F32, "c2n64" 64 f32 direct DIRECT_F32,
+    "c2n64" 64 f16 epilogue EPI_F16, "c2n64" 64 f16 direct DIRECT_F16,
 }
 
 /// Which GEMM operand the image is (the GLSL's CONV), and the block.
@@ -134,14 +136,26 @@ enum Form {
     /// ImageB with a 64-row block (64 invocations): at most 64 output
     /// channels, which would leave half of the 128-row block idle.
     ImageB64,
+    /// ImageA with a 64-column block (64 invocations), likewise.
+    ImageA64,
 }
 
 impl Form {
+    fn image_a(self) -> bool {
+        matches!(self, Form::ImageA | Form::ImageA64)
+    }
     fn block_m(self) -> usize {
         if self == Form::ImageB64 {
             64
         } else {
             BLOCK_M
+        }
+    }
+    fn block_n(self) -> usize {
+        if self == Form::ImageA64 {
+            64
+        } else {
+            BLOCK_N
         }
     }
 }
@@ -152,6 +166,7 @@ fn module_index(form: Form, out_f16: bool, direct: bool) -> usize {
         Form::ImageB => 0,
         Form::ImageA => 1,
         Form::ImageB64 => 2,
+        Form::ImageA64 => 3,
     };
     form * 4 + out_f16 as usize * 2 + direct as usize
 }
@@ -229,15 +244,15 @@ pub fn conv2d(
     // A channels-last output (channels at unit stride) is stored along its
     // rows with the output channels along N; slabs (their bias per row)
     // and other outputs take the output channels along M.
-    let form = if splits == 1 && (os[1] == 1 || g.o == 1) {
-        Form::ImageA
-    } else if g.o <= 64 {
-        Form::ImageB64
-    } else {
-        Form::ImageB
+    let few = g.o <= 64;
+    let form = match (splits == 1 && (os[1] == 1 || g.o == 1), few) {
+        (true, false) => Form::ImageA,
+        (true, true) => Form::ImageA64,
+        (false, false) => Form::ImageB,
+        (false, true) => Form::ImageB64,
     };
-    let (m, n) = if form == Form::ImageA { (pixels, g.o) } else { (g.o, pixels) };
-    let grid = [n.div_ceil(BLOCK_N), m.div_ceil(form.block_m()), g.n * splits];
+    let (m, n) = if form.image_a() { (pixels, g.o) } else { (g.o, pixels) };
+    let grid = [n.div_ceil(form.block_n()), m.div_ceil(form.block_m()), g.n * splits];
     let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
     let slab_bytes = (splits * outputs * 4) as u64;
     if grid.iter().any(|&d| d > max_dim)
@@ -277,7 +292,7 @@ pub fn conv2d(
     // C (n, m, n) at `c_s`; the image's operand gathered, the weight's read
     // K-dense (A row-major, or B as (N, K)).
     let params = |c_off: u32, c_s: [isize; 3], split_c: usize, with_bias: bool| {
-        let image_a = form == Form::ImageA;
+        let image_a = form.image_a();
         let gemm = CoopParams {
             m: m as u32,
             n: n as u32,
@@ -324,12 +339,13 @@ pub fn conv2d(
         };
         ConvKhrParams { gemm, conv }
     };
-    let (a, b) = match form {
-        Form::ImageA => (Arg { name: "a", ..x_arg }, Arg { name: "b", ..w_arg }),
-        Form::ImageB | Form::ImageB64 => (Arg { name: "a", ..w_arg }, Arg { name: "b", ..x_arg }),
+    let (a, b) = if form.image_a() {
+        (Arg { name: "a", ..x_arg }, Arg { name: "b", ..w_arg })
+    } else {
+        (Arg { name: "a", ..w_arg }, Arg { name: "b", ..x_arg })
     };
     let groups = grid.map(|d| d as u32);
-    let whole = m.is_multiple_of(form.block_m()) && n.is_multiple_of(BLOCK_N);
+    let whole = m.is_multiple_of(form.block_m()) && n.is_multiple_of(form.block_n());
     // `bias`: the epilogue's bias binding (any buffer where has_bias is 0).
     let record = |out_f16: bool, direct: bool, params: ConvKhrParams, c: Arg, bias: Arg| -> Result<()> {
         let kernel = MODULES[module_index(form, out_f16, direct)].kernel(dev)?;
@@ -345,7 +361,7 @@ pub fn conv2d(
     // out as (image, channel, pixel) strides, and as C (image, m, n).
     let y_s = [os[0], os[1], os[3]];
     if splits == 1 {
-        let c_s = if form == Form::ImageA { [y_s[0], y_s[2], y_s[1]] } else { y_s };
+        let c_s = if form.image_a() { [y_s[0], y_s[2], y_s[1]] } else { y_s };
         let direct = whole
             && bias.is_none()
             && c_s[2] == 1
@@ -380,10 +396,14 @@ mod tests {
 
     #[test]
     fn every_module_names_its_variant() {
-        assert_eq!(MODULES.len(), 12);
-        for (form, name, threads) in
-            [(Form::ImageB, "c1", 128), (Form::ImageA, "c2", 128), (Form::ImageB64, "c1m64", 64)]
-        {
+        assert_eq!(MODULES.len(), 16);
+        let forms = [
+            (Form::ImageB, "c1", 128),
+            (Form::ImageA, "c2", 128),
+            (Form::ImageB64, "c1m64", 64),
+            (Form::ImageA64, "c2n64", 64),
+        ];
+        for (form, name, threads) in forms {
             for (out_f16, direct) in [(false, false), (false, true), (true, false), (true, true)] {
                 let m = &MODULES[module_index(form, out_f16, direct)];
                 let out = if out_f16 { "f16" } else { "f32" };
