@@ -191,6 +191,7 @@ static void test_conv_f16(void) {
               NULL);
     conv_case("f16 16 ch 5x3 stride/pad/dilation", v4(2, 16, 17, 15), 24, 5, 3, cp(2, 1, 2, 1, 2, 1, 1), 0, NULL);
     conv_case("f16 16 ch 1x1 stride 2", v4(2, 16, 9, 10), 6, 1, 1, cp(2, 2, 0, 0, 1, 1, 1), 1, NULL);
+    conv_case("f16 16 ch 1x1 -> 24 on 16x17, bias", v4(2, 16, 16, 17), 24, 1, 1, cp(1, 1, 0, 0, 1, 1, 1), 1, NULL);
     conv_case("f16 256 ch, one tile: K split, bias", v4(1, 256, 6, 5), 32, 3, 3, cp(1, 1, 1, 1, 1, 1, 1), 1, NULL);
     V4 nhwc16 = {{2, 16, 7, 9}, {7 * 9 * 16 + 8, 1, 9 * 16, 16}, 8};
     V4 out16 = {{2, 10, 7, 9}, {7 * 9 * 10, 1, 9 * 10, 10}, 0};

@@ -1,10 +1,9 @@
 //! f16 convolution on the VK_KHR_cooperative_matrix GEMM kernel
-//! (shaders/spirv/gemm_coop_khr.comp with CONV): per image,
-//!
-//!     out[n] (O x OH*OW) = W (O x KH*KW*C) * columns of x[n]
-//!
-//! with K ordered (kh, kw, c), so that the kernel gathers each column's 8
-//! channels of one tap as one 16-byte load from a channels-last image. The
+//! (shaders/spirv/gemm_coop_khr.comp with CONV): per image, out[n]
+//! (O x OH*OW) = W (O x KH*KW*C) times the columns of x[n] (or, for a
+//! channels-last output, its transpose), with K ordered (kh, kw, c), so
+//! that the kernel gathers each column's 8 channels of one tap as one
+//! 16-byte load from a channels-last image (`Form`). The
 //! image is copied channels-last into scratch unless it is already laid out
 //! so, and the weight (O, C, KH, KW) into (O, KH, KW, C) unless it is; then
 //! one launch, or, where the tiles are too few to fill the GPU, K runs into
