@@ -254,9 +254,13 @@ pub fn conv2d(
     let grid = [n.div_ceil(form.block_n()), m.div_ceil(form.block_m()), g.n * splits];
     let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
     let slab_bytes = (splits * outputs * 4) as u64;
+    let max_bind = dev.limits.max_storage_buffer_binding_size;
+    // A channels-last copy of the image must fit one binding too (the
+    // implicit GEMM needs none).
+    let copy_bytes = if channels_last_words(input) { 0 } else { (g.n * g.h * g.w * g.c * 2) as u64 };
     if grid.iter().any(|&d| d > max_dim)
-        || (splits > 1
-            && (slab_bytes > dev.limits.max_storage_buffer_binding_size || splits * outputs > u32::MAX as usize))
+        || copy_bytes > max_bind
+        || (splits > 1 && (slab_bytes > max_bind || splits * outputs > u32::MAX as usize))
     {
         return Ok(false);
     }
