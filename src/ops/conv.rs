@@ -12,6 +12,7 @@ use super::tensor::{check_kernel_counts, expect_shape, numel, same_device, DType
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
+use std::sync::OnceLock;
 
 /// Most kernel taps (KH * KW) a depthwise convolution computes with one
 /// invocation per output; larger kernels take a workgroup per output.
@@ -181,6 +182,29 @@ pub struct Geometry {
     pub dh: usize,
     pub dw: usize,
     pub groups: usize,
+}
+
+/// The first kernel tried for f16 convolutions that are neither 1x1 GEMMs
+/// nor depthwise (each falls back to the next where it does not apply).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum F16Route {
+    /// The SPIR-V tensor-core kernel's channels-last gather (conv_khr.rs).
+    Gather,
+    /// The WGSL implicit GEMM on tensor cores (conv_coop.rs).
+    Implicit,
+    /// im2col into scratch and the f16 GEMM (conv_im2col.rs).
+    Im2col,
+}
+
+/// WGC_CONV_F16, read once: `implicit` or `im2col` starts there, for
+/// comparisons; anything else (or unset) at the gather.
+fn f16_route() -> F16Route {
+    static ROUTE: OnceLock<F16Route> = OnceLock::new();
+    *ROUTE.get_or_init(|| match std::env::var("WGC_CONV_F16").as_deref() {
+        Ok("implicit") => F16Route::Implicit,
+        Ok("im2col") => F16Route::Im2col,
+        _ => F16Route::Gather,
+    })
 }
 
 /// Output size of one spatial dim, or None when the input is too small.
@@ -406,10 +430,12 @@ pub fn conv2d(
 
     if input.dtype == DType::F16 {
         let geo = Geometry { n, c, h, w, o, cg, og, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups };
-        if super::conv_khr::conv2d(stream, &geo, input, weight, bias, out)? {
+        // Each kernel returns false where it does not apply: the next takes it.
+        let route = f16_route();
+        if route == F16Route::Gather && super::conv_khr::conv2d(stream, &geo, input, weight, bias, out)? {
             return Ok(());
         }
-        if super::conv_coop::conv2d(stream, &geo, input, weight, bias, out)? {
+        if route != F16Route::Im2col && super::conv_coop::conv2d(stream, &geo, input, weight, bias, out)? {
             return Ok(());
         }
         return super::conv_im2col::conv2d(stream, &geo, input, weight, bias, out);

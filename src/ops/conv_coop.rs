@@ -14,7 +14,6 @@ use super::split::{scratch, K_CHUNK};
 use super::tensor::{DType, Tensor};
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
-use std::sync::OnceLock;
 
 /// Kernel heights and widths compiled in (the k decode then divides by
 /// constants); 0 stands for any other size, read from the uniform.
@@ -73,15 +72,6 @@ uniform! {
     }
 }
 
-/// How general f16 convolutions run where the adapter has cooperative
-/// matrices: the environment variable WGC_CONV_F16, read once, set to
-/// `im2col` sends them through im2col + the GEMM (conv_im2col.rs) instead
-/// of this implicit GEMM (`implicit`, the default), for comparisons.
-pub fn implicit_enabled() -> bool {
-    static ENABLED: OnceLock<bool> = OnceLock::new();
-    *ENABLED.get_or_init(|| std::env::var_os("WGC_CONV_F16").is_none_or(|v| v != "im2col"))
-}
-
 /// True if the weight's (C/groups, KH, KW) dims are one K dim of unit
 /// stride (size-1 dims do not count).
 pub fn weight_rows(weight: &Tensor) -> bool {
@@ -97,8 +87,8 @@ pub fn weight_rows(weight: &Tensor) -> bool {
 
 /// The f16 convolution on tensor cores; shapes validated by `conv2d`, the
 /// output not empty. Ok(false) where this path does not apply (no
-/// cooperative matrices, WGC_CONV_F16=im2col, a grid or slabs past the
-/// adapter's limits): the caller takes im2col + GEMM.
+/// cooperative matrices, a grid or slabs past the adapter's limits): the
+/// caller takes im2col + GEMM.
 pub fn conv2d(
     stream: &StreamShared,
     g: &Geometry,
@@ -108,7 +98,7 @@ pub fn conv2d(
     out: &Tensor,
 ) -> Result<bool> {
     let dev = &stream.device;
-    if !implicit_enabled() || !gemm_coop::available(dev) {
+    if !gemm_coop::available(dev) {
         return Ok(false);
     }
     let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;

@@ -510,31 +510,11 @@ fn gemm_tiles(
         _pad0: [0; 2],
     };
     let outputs = batch_count * m * n;
-    // The second pass of a split K: the slabs' sum into C.
-    let sum_slabs = |parts: &Buffer, split: Split| {
-        let (groups, row) = grid_1d(outputs as u64, 256, max_dim as u32);
-        let params = GemmSumParams {
-            m: m as u32,
-            n: n as u32,
-            batch_rank: rank_b as u32,
-            batches: batch_count as u32,
-            alpha,
-            beta,
-            c_sm: c_sm as i32,
-            c_sn: c_sn as i32,
-            c_off,
-            bias_off,
-            bias_stride,
-            parts: split.parts as u32,
-            row,
-            _pad0: [0; 3],
-            batch_shape: pack_u32(&batch, 1),
-            c_bstride: pack_i32(&c_bs),
-        };
-        let variant = SUM_FAMILY.variant("gemm_split_sum", &[c.dtype], &[has_bias]);
-        let args = [c_arg, bias_arg, Arg::whole("parts", parts)];
-        spec::record(stream, &Launch { variant, params, args, groups })
-    };
+    // The second pass of a split K: the slabs' sum into C (with the bias).
+    debug_assert!(c.rank() == rank_b + 2 && c.shape[..rank_b] == batch[..], "c has the broadcast batch shape");
+    let slab_bias = bias.as_ref().map(|_| (bias_arg, bias_off, bias_stride));
+    let sum_slabs =
+        |parts: &Buffer, split: Split| sum_slabs_into(stream, parts, split.parts, (alpha, beta), c, a_arg, slab_bias);
 
     if let GemmKernel::Coop(kernel) = choice {
         let bk = kernel.bk();
@@ -645,8 +625,8 @@ fn gemm_tiles(
     sum_slabs(&parts, split)
 }
 
-/// The second pass of a product split over K elsewhere (the f16
-/// convolution, gemm_rows): c = alpha * the sum of `parts` f32 slabs +
+/// The second pass of a product split over K (the tiled and tensor-core
+/// GEMMs, the f16 convolutions, gemm_rows): c = alpha * the sum of `parts` f32 slabs +
 /// beta * c (+ bias[m]: its binding, offset and stride, in c's dtype),
 /// each slab holding c's elements in row-major order of its shape (batch
 /// dims, then m, n), at `parts_buf`'s start. Without a bias `unread` fills
