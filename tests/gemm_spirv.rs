@@ -118,6 +118,7 @@ fn modules() -> impl Iterator<Item = &'static SpirvModule> {
         .chain(gemm_spirv::BF16_MODULES)
         .chain(gemm_skinny::BF16_MODULES)
         .chain(gemm_coopmat2::MODULES)
+        .chain(gemm_coopmat2::SKINNY_MODULES)
         .chain(conv_khr::MODULES)
 }
 

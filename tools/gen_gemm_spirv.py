@@ -48,6 +48,11 @@ GLSLANG_CM2_VERSION = "15.3.0"
 SPIRV_TOOLS_VERSION = "v2025.5"
 # The skinny kernel's tiles: (fragments per subgroup along N, K per step).
 SKINNY_TILES = ((2, 32), (1, 64))
+# The coopmat2 kernel's blocks, (BM, BN, BK, invocations), in the order of
+# gemm_coopmat2.rs's BLOCKS and SKINNY_BLOCKS (the skinny ones take the
+# skinny tiles' columns and K steps).
+CM2_TILES = ((128, 128, 32, 128), (128, 256, 64, 256))
+CM2_SKINNY_TILES = ((32, 128, 32, 128), (32, 64, 64, 128))
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "shaders" / "spirv"
 GENERATED = SRC / "generated"
@@ -102,9 +107,17 @@ def variants(kind):
             defines = {"IN_BF16": 1, "TILE_FN": fn, "TILE_BK": bk, "FM": fm, "B_T": b_t, "OUT_F16": 0}
             yield name, "gemm_skinny_khr.comp", defines
     else:
-        for a_t, b_t, out_f16 in itertools.product((0, 1), repeat=3):
-            name = f"gemm_coopmat2_a{a_t}_b{b_t}_{'f16' if out_f16 else 'f32'}.spv"
-            yield name, "gemm_coopmat2.comp", {"A_T": a_t, "B_T": b_t, "OUT_F16": out_f16}
+        for (bm, bn, bk, wg), a_t, b_t, out_f16 in itertools.product(CM2_TILES, (0, 1), (0, 1), (0, 1)):
+            tile = f"{bm}x{bn}x{bk}_w{wg}"
+            name = f"gemm_coopmat2_{tile}_a{a_t}_b{b_t}_{'f16' if out_f16 else 'f32'}.spv"
+            defines = {"BM": bm, "BN": bn, "BK": bk, "WG": wg, "A_T": a_t, "B_T": b_t, "OUT_F16": out_f16}
+            yield name, "gemm_coopmat2.comp", defines
+        # Skinny blocks (decode): A row-major; the skinny kernel's column blocks and K steps.
+        for (bm, bn, bk, wg), b_t, out_f16 in itertools.product(CM2_SKINNY_TILES, (0, 1), (0, 1)):
+            tile = f"{bm}x{bn}x{bk}_w{wg}"
+            name = f"gemm_coopmat2_skinny_{tile}_b{b_t}_{'f16' if out_f16 else 'f32'}.spv"
+            defines = {"SKINNY": 1, "BM": bm, "BN": bn, "BK": bk, "WG": wg, "A_T": 0, "B_T": b_t, "OUT_F16": out_f16}
+            yield name, "gemm_coopmat2.comp", defines
 
 
 def tool(var, name, package, version):

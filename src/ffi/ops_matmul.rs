@@ -73,13 +73,17 @@ use crate::ops::matmul;
 /// (The environment variable WGC_GEMM_SPIRV, read once, fixes the kernel
 /// for comparisons: `0` the WGSL one, `1` the VK_KHR_cooperative_matrix
 /// one for every K; WGC_GEMM_SPIRV_STAGES=2 stages its K tiles in two
-/// workgroup buffers instead of one. WGC_GEMM_SPIRV=2 instead opens Vulkan
-/// devices with VK_NV_cooperative_matrix2 where the adapter has it
-/// (workgroup scope, flexible dimensions listing 128 x 128 x 32 f16
-/// products into f32 for 128 invocations, tensor addressing, conversions)
-/// and runs these products with a SPIR-V kernel on it, with the same f32
-/// accumulation and results (alpha, beta and the bias go through f32
-/// scratch the size of the output and the second pass).)
+/// workgroup buffers instead of one. WGC_GEMM_SPIRV=2 runs these products
+/// with a SPIR-V kernel on VK_NV_cooperative_matrix2 instead, with the same
+/// f32 accumulation and results (alpha, beta and the bias go through f32
+/// scratch the size of the output and the second pass);
+/// WGC_GEMM_CM2_BLOCK=128x256x64 makes that kernel take blocks of 128 x
+/// 256 on 256 invocations rather than 128 x 128.)
+/// Vulkan devices are opened with VK_NV_cooperative_matrix2 where the
+/// adapter has it (workgroup scope, flexible dimensions listing the
+/// kernels' blocks for f16 products into f32, tensor addressing,
+/// conversions), unless WGC_GEMM_SPIRV is `0` or `1`
+/// (WGC_COOPMAT2_LOG=1 prints the driver's list of blocks to stderr).
 /// On the same Vulkan adapters, f16 products of 3 to 32 rows (M) with A
 /// dense along K, where each batch matrix has its own b (or there is one),
 /// run a SPIR-V kernel for skinny products on VK_KHR_cooperative_matrix
@@ -88,7 +92,12 @@ use crate::ops::matmul;
 /// steps of 32 (64 columns and K steps of 64 for a weight stored (N, K)),
 /// K cut into runs of at least 256 until about 264 workgroups run (528
 /// for a weight stored (N, K)), whose f32 sums the second pass adds in
-/// order; the same accumulation and bound. (Read once, for comparisons:
+/// order; the same accumulation and bound. On a device opened with
+/// VK_NV_cooperative_matrix2, those with a weight stored (K, N), or with
+/// 17 rows or more, and no alpha, beta or bias (or K in more than one
+/// run) take the same blocks, grid and runs of K on a kernel on that
+/// extension instead, whose driver stages the weight (5-10% faster on an
+/// H200); the same accumulation and bound. (Read once, for comparisons:
 /// WGC_GEMM_SKINNY=0 leaves these products to the kernels below,
 /// WGC_GEMM_SKINNY_TILE=n2k32 or n1k64 takes that tile for both layouts,
 /// WGC_GEMM_SKINNY_FILL=N aims for N workgroups.)

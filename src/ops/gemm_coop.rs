@@ -3,7 +3,7 @@
 //! shader is generated for one tile (`TILE`) by tools/gen_gemm_coop_wgsl.py;
 //! see its header for the entry points and overrides.
 
-use super::gemm_coopmat2::Coopmat2Variant;
+use super::gemm_coopmat2::{self, Coopmat2Variant};
 use super::gemm_skinny;
 use super::gemm_spirv::{self, Route, SpirvVariant};
 use super::spec::uniform::uniform;
@@ -359,10 +359,28 @@ fn pairs_enabled() -> bool {
     *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_COOP_EPILOGUE").is_none_or(|v| v != "scalar"))
 }
 
+/// The kernel a product of `m` rows with inner dim `k` runs into `out`.
+fn route_for(dev: &Device, kernel: CoopKernel, (m, k): (usize, usize), out: &CoopOut) -> Route {
+    if kernel.bf16 {
+        // The bf16 set exists on VK_KHR_cooperative_matrix only.
+        Route::Khr
+    } else if kernel.skinny {
+        let plain = out.plain() || out.splits > 1;
+        if gemm_spirv::skinny_coopmat2(dev, kernel.b_t, m, plain) {
+            Route::Coopmat2
+        } else {
+            Route::Khr
+        }
+    } else {
+        gemm_spirv::route(dev, k)
+    }
+}
+
 /// True if this output goes through an f32 slab and the split-K sum pass
-/// even with one run of K: the route stores plain products only.
-pub fn needs_slab(dev: &Device, out: &CoopOut) -> bool {
-    gemm_spirv::coopmat2(dev) && !out.plain()
+/// even with one run of K: the route (VK_NV_cooperative_matrix2) stores
+/// plain products only.
+pub fn needs_slab(dev: &Device, kernel: CoopKernel, (m, k): (usize, usize), out: &CoopOut) -> bool {
+    route_for(dev, kernel, (m, k), out) == Route::Coopmat2 && !out.plain()
 }
 
 /// The entry point and the names of a, b and C's bindings for an output.
@@ -398,7 +416,7 @@ pub fn record(
     debug_assert!(out.k_chunk.is_multiple_of(kernel.bk()) && out.splits == k.div_ceil(out.k_chunk));
     let (oa, ob) = (Operand::of(a), Operand::of(b));
     // Skinny and bf16 products exist on the VK_KHR_cooperative_matrix route only.
-    let route = if kernel.skinny || kernel.bf16 { Route::Khr } else { gemm_spirv::route(&stream.device, k) };
+    let route = route_for(&stream.device, kernel, (m, k), &out);
     // The SPIR-V kernel guards every load, so only tiles crossing M or N
     // need guarded stores there; a K that ends inside a step keeps them
     // direct (H200, 4096 x 4096 x 4080 into f16: 0.59 ms against 0.96).
@@ -446,11 +464,22 @@ pub fn record(
     if groups.iter().any(|&g| g > max_dim) {
         bail!(TooLarge, "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension");
     }
+    if route == Route::Coopmat2 && kernel.skinny {
+        debug_assert!(out.plain(), "gemm_views sends other outputs through a slab");
+        // The skinny block has the skinny tile's columns and K step: the same grid.
+        let block = gemm_coopmat2::skinny_block(&stream.device, kernel.b_t).expect("route_for checks it");
+        let compiled = gemm_coopmat2::skinny_module(block, kernel.b_t, out.dtype).kernel(&stream.device)?;
+        let target = Arg { name: "c", ..out.target };
+        return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups);
+    }
     if route == Route::Coopmat2 {
         debug_assert!(out.plain(), "gemm_views sends other outputs through a slab");
-        let variant = Coopmat2Variant { a_t: kernel.a_t, b_t: kernel.b_t, out: out.dtype };
+        let block = gemm_coopmat2::block(&stream.device).expect("route checks runnable");
+        let variant = Coopmat2Variant { block, a_t: kernel.a_t, b_t: kernel.b_t, out: out.dtype };
         let compiled = variant.module().kernel(&stream.device)?;
         let target = Arg { name: "c", ..out.target };
+        let b = gemm_coopmat2::BLOCKS[block];
+        let groups = [n.div_ceil(b.n as usize) as u32, m.div_ceil(b.m as usize) as u32, groups[2]];
         return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups);
     }
     if kernel.skinny {

@@ -1,21 +1,35 @@
 //! The f16 tensor-core GEMM on VK_NV_cooperative_matrix2
 //! (shaders/spirv/gemm_coopmat2.comp, compiled by tools/gen_gemm_spirv.py):
-//! one workgroup-scope 128 x 128 matrix per workgroup, the driver staging
-//! the tiles, edges clamped by tensor layouts. It stores plain products
-//! only (`plain` outputs); gemm_views sends alpha, beta and the bias
-//! through an f32 slab and the split-K sum pass. Chosen by
+//! one workgroup-scope BM x BN matrix per workgroup (`BLOCKS`), the driver
+//! staging the tiles, edges clamped by tensor layouts. It stores plain
+//! products only (`plain` outputs); gemm_views sends alpha, beta and the
+//! bias through an f32 slab and the split-K sum pass. Chosen by
 //! `gemm_spirv::route` under WGC_GEMM_SPIRV=2 on devices opened with the
 //! extension (runtime/coopmat2.rs).
 
 use super::gemm_coop::{CoopParams, TILE};
 use super::tensor::DType;
+use crate::runtime::coopmat2::Block;
 use crate::runtime::device::Device;
 use crate::runtime::kernel::BindingKind;
 use crate::runtime::spirv_kernel::{self, SpirvBinding, SpirvModule};
+use std::sync::OnceLock;
+
+/// The blocks the modules are built for, in the order of
+/// tools/gen_gemm_spirv.py's CM2_TILES (BM, BN, BK, invocations). Measured
+/// on an H200 (BENCHMARKS.md), 128 x 128 x 32 ran the square and prefill
+/// products fastest or within 2% of the best; 128 x 256 x 64 on 256
+/// invocations (llama.cpp's large tile) is kept for comparisons
+/// (WGC_GEMM_CM2_BLOCK); 128 x 128 x 64 and 256 x 128 x 64 measured 5-10%
+/// and 45% slower and are not built.
+pub const BLOCKS: [Block; 2] =
+    [Block { m: 128, n: 128, k: 32, invocations: 128 }, Block { m: 128, n: 256, k: 64, invocations: 256 }];
 
 /// Which module a launch takes (the GLSL's -D switches).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Coopmat2Variant {
+    /// Index into `BLOCKS`.
+    pub block: usize,
     pub a_t: bool,
     pub b_t: bool,
     pub out: DType,
@@ -36,32 +50,84 @@ const F32: [SpirvBinding; 4] = bindings(4);
 const F16: [SpirvBinding; 4] = bindings(2);
 
 macro_rules! modules {
-    ($($a:literal $b:literal $out:ident $binds:ident),* $(,)?) => {
+    ($($tile:literal $wg:literal: [$($a:literal $b:literal $out:ident $binds:ident),*]),* $(,)?) => {
         /// Every module, in the order of `Coopmat2Variant::index`.
-        pub static MODULES: &[SpirvModule] = &[$(SpirvModule {
-            file: concat!("gemm_coopmat2_a", $a, "_b", $b, "_", stringify!($out), ".spv"),
+        pub static MODULES: &[SpirvModule] = &[$($(SpirvModule {
+            file: concat!("gemm_coopmat2_", $tile, "_a", $a, "_b", $b, "_", stringify!($out), ".spv"),
             bytes: include_bytes!(concat!(
-                "../../shaders/spirv/generated/gemm_coopmat2_a", $a, "_b", $b, "_", stringify!($out), ".spv"
+                "../../shaders/spirv/generated/gemm_coopmat2_", $tile, "_a", $a, "_b", $b, "_", stringify!($out), ".spv"
             )),
             entry: "main",
-            workgroup_size: [128, 1, 1],
+            workgroup_size: [$wg, 1, 1],
             bindings: &$binds,
-        }),*];
+        }),*),*];
     };
 }
 
 modules! {
-    0 0 f32 F32, 0 0 f16 F16, 0 1 f32 F32, 0 1 f16 F16,
-    1 0 f32 F32, 1 0 f16 F16, 1 1 f32 F32, 1 1 f16 F16,
+    "128x128x32_w128" 128: [0 0 f32 F32, 0 0 f16 F16, 0 1 f32 F32, 0 1 f16 F16, 1 0 f32 F32, 1 0 f16 F16, 1 1 f32 F32, 1 1 f16 F16],
+    "128x256x64_w256" 256: [0 0 f32 F32, 0 0 f16 F16, 0 1 f32 F32, 0 1 f16 F16, 1 0 f32 F32, 1 0 f16 F16, 1 1 f32 F32, 1 1 f16 F16],
 }
 
-// The GLSL's block is gemm_coop's (the host's grid and splits use TILE).
-const _: () = assert!(16 * TILE.fm * TILE.sgm == 128 && 16 * TILE.fn_ * TILE.sgn == 128 && TILE.bk == 32);
+/// The skinny blocks (at most 32 rows, A row-major), in the order of
+/// tools/gen_gemm_spirv.py's CM2_SKINNY_TILES: the skinny tensor-core
+/// tiles' columns and K steps (gemm_skinny::TILES), so the same grid and
+/// K runs apply. (32 x 128 x 64 and 32 x 256 x 32 measured slower on every
+/// decode product.)
+pub const SKINNY_BLOCKS: [Block; 2] =
+    [Block { m: 32, n: 128, k: 32, invocations: 128 }, Block { m: 32, n: 64, k: 64, invocations: 128 }];
+
+// (Each tile expands to its four (b, out) modules.)
+macro_rules! skinny_tiles {
+    ($($tile:literal $wg:literal),*) => {
+        skinny_modules_inner!($($tile $wg [0 f32 F32, 0 f16 F16, 1 f32 F32, 1 f16 F16]),*);
+    };
+}
+
+macro_rules! skinny_modules_inner {
+    ($($tile:literal $wg:literal [$($b:literal $out:ident $binds:ident),*]),*) => {
+        /// The skinny modules, in the order of `skinny_index`.
+        pub static SKINNY_MODULES: &[SpirvModule] = &[$($(SpirvModule {
+            file: concat!("gemm_coopmat2_skinny_", $tile, "_b", $b, "_", stringify!($out), ".spv"),
+            bytes: include_bytes!(concat!(
+                "../../shaders/spirv/generated/gemm_coopmat2_skinny_", $tile, "_b", $b, "_", stringify!($out), ".spv"
+            )),
+            entry: "main",
+            workgroup_size: [$wg, 1, 1],
+            bindings: &$binds,
+        }),*),*];
+    };
+}
+
+skinny_tiles!("32x128x32_w128" 128, "32x64x64_w128" 128);
+
+/// The skinny module of block `block` (index into SKINNY_BLOCKS).
+pub fn skinny_module(block: usize, b_t: bool, out: DType) -> &'static SpirvModule {
+    &SKINNY_MODULES[block * 4 + (b_t as usize) * 2 + (out == DType::F16) as usize]
+}
+
+/// The skinny block for a weight dense along K (`b_t`) or N: the one with
+/// the skinny tensor-core tile's columns and K step; None where the driver
+/// does not list it or the device cannot run the modules.
+pub fn skinny_block(dev: &Device, b_t: bool) -> Option<usize> {
+    let tile = super::gemm_skinny::tile(b_t);
+    let i = SKINNY_BLOCKS.iter().position(|b| b.n as usize == tile.block_n() && b.k == tile.bk)?;
+    (runnable(dev) && dev.coopmat2_blocks & (1 << (BLOCKS.len() + i)) != 0).then_some(i)
+}
+
+/// Every block, as the runtime checks them against the driver's list:
+/// `BLOCKS`, then `SKINNY_BLOCKS` (bit i of `Device::coopmat2_blocks`).
+pub fn all_blocks() -> Vec<Block> {
+    BLOCKS.iter().chain(SKINNY_BLOCKS.iter()).copied().collect()
+}
+
+// The host's K runs are whole steps of gemm_coop's 32 (the GLSL relies on it).
+const _: () = assert!(TILE.bk == 32);
 
 impl Coopmat2Variant {
     /// Its module's position in `MODULES`.
     pub fn index(self) -> usize {
-        (self.a_t as usize) * 4 + (self.b_t as usize) * 2 + (self.out == DType::F16) as usize
+        self.block * 8 + (self.a_t as usize) * 4 + (self.b_t as usize) * 2 + (self.out == DType::F16) as usize
     }
 
     pub fn module(self) -> &'static SpirvModule {
@@ -69,17 +135,34 @@ impl Coopmat2Variant {
     }
 }
 
+/// The block products take on this device: the one WGC_GEMM_CM2_BLOCK
+/// (read once; `BMxBNxBK`, e.g. `128x256x64`) names where the driver
+/// lists it, else the first listed. None where the device cannot run the
+/// modules.
+pub fn block(dev: &Device) -> Option<usize> {
+    static NAMED: OnceLock<Option<usize>> = OnceLock::new();
+    let named = *NAMED.get_or_init(|| {
+        let v = std::env::var("WGC_GEMM_CM2_BLOCK").ok()?;
+        BLOCKS.iter().position(|b| format!("{}x{}x{}", b.m, b.n, b.k) == v)
+    });
+    if !runnable(dev) {
+        return None;
+    }
+    let listed = |i: usize| dev.coopmat2_blocks & (1 << i) != 0;
+    named.filter(|&i| listed(i)).or_else(|| (0..BLOCKS.len()).find(|&i| listed(i)))
+}
+
 /// True if the device can run the modules: opened with
 /// VK_NV_cooperative_matrix2 (which the runtime enables only where the
-/// adapter reports workgroup scope, flexible dimensions that list this
-/// kernel's shapes, tensor addressing and conversions), SPIR-V passthrough, f16 cooperative matrices and
-/// 128 invocations per workgroup.
+/// adapter reports workgroup scope, flexible dimensions that list one of
+/// `all_blocks`, tensor addressing and conversions), SPIR-V passthrough,
+/// f16 cooperative matrices and 256 invocations per workgroup.
 pub fn runnable(dev: &Device) -> bool {
-    dev.coopmat2
+    dev.coopmat2_blocks != 0
         && spirv_kernel::supported(dev)
         && dev.adapter.coop_f16
         && dev.features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16)
-        && dev.limits.max_compute_invocations_per_workgroup >= 128
+        && dev.limits.max_compute_invocations_per_workgroup >= 256
 }
 
 #[cfg(test)]
@@ -88,12 +171,37 @@ mod tests {
 
     #[test]
     fn every_variant_names_its_own_module() {
-        assert_eq!(MODULES.len(), 8);
+        assert_eq!(MODULES.len(), 8 * BLOCKS.len());
         for (i, m) in MODULES.iter().enumerate() {
-            let v = Coopmat2Variant { a_t: i & 4 != 0, b_t: i & 2 != 0, out: [DType::F32, DType::F16][i & 1] };
+            let v = Coopmat2Variant {
+                block: i / 8,
+                a_t: i & 4 != 0,
+                b_t: i & 2 != 0,
+                out: [DType::F32, DType::F16][i & 1],
+            };
             assert_eq!(v.index(), i);
+            let b = BLOCKS[v.block];
             let out = if v.out == DType::F16 { "f16" } else { "f32" };
-            assert_eq!(m.file, format!("gemm_coopmat2_a{}_b{}_{out}.spv", v.a_t as u8, v.b_t as u8));
+            let tile = format!("{}x{}x{}_w{}", b.m, b.n, b.k, b.invocations);
+            assert_eq!(m.file, format!("gemm_coopmat2_{tile}_a{}_b{}_{out}.spv", v.a_t as u8, v.b_t as u8));
+            assert_eq!(m.workgroup_size[0], b.invocations);
+        }
+        assert_eq!(SKINNY_MODULES.len(), 4 * SKINNY_BLOCKS.len());
+        for (i, b) in SKINNY_BLOCKS.iter().enumerate() {
+            for (b_t, out) in [(false, DType::F32), (false, DType::F16), (true, DType::F32), (true, DType::F16)] {
+                let m = skinny_module(i, b_t, out);
+                let out = if out == DType::F16 { "f16" } else { "f32" };
+                let tile = format!("{}x{}x{}_w{}", b.m, b.n, b.k, b.invocations);
+                assert_eq!(m.file, format!("gemm_coopmat2_skinny_{tile}_b{}_{out}.spv", b_t as u8));
+                assert_eq!(m.workgroup_size[0], b.invocations);
+            }
+        }
+    }
+
+    #[test]
+    fn each_skinny_tile_has_its_block() {
+        for t in super::super::gemm_skinny::TILES {
+            assert!(SKINNY_BLOCKS.iter().any(|b| b.n as usize == t.block_n() && b.k == t.bk && b.m == 32));
         }
     }
 }

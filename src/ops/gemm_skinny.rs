@@ -154,7 +154,8 @@ pub fn applies(dev: &Device, (m, n): (usize, usize), a_t: bool, b_t: bool, b_bro
     // Column blocks in one grid dimension (the matrix-vector kernels take
     // wider products in two).
     let blocks_fit = n.div_ceil(tile(b_t).block_n()) <= dev.limits.max_compute_workgroups_per_dimension as usize;
-    enabled && (MIN_ROWS..=MAX_ROWS).contains(&m) && blocks_fit && !a_t && !b_broadcast && gemm_spirv::khr_allowed(dev)
+    let route = gemm_spirv::khr_allowed(dev) || gemm_spirv::skinny_coopmat2(dev, b_t, m, true);
+    enabled && (MIN_ROWS..=MAX_ROWS).contains(&m) && blocks_fit && !a_t && !b_broadcast && route
 }
 
 /// Workgroups that keep an H200's 132 SMs reading: about two each for a

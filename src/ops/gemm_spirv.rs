@@ -197,6 +197,33 @@ pub fn coopmat2(dev: &Device) -> bool {
     setting() == Some(2) && super::gemm_coopmat2::runnable(dev)
 }
 
+/// Below this many rows, products with a weight dense along K keep the
+/// VK_KHR_cooperative_matrix skinny kernel by default: measured on an H200
+/// (BENCHMARKS.md), at 8 and 16 rows it read (N, K) weights as fast or
+/// faster (a 128256-row vocabulary projection: 0.32 against 0.39 ms),
+/// while at 32 rows the VK_NV_cooperative_matrix2 block was 5-13% faster.
+const SKINNY_NK_MIN_ROWS_COOPMAT2: usize = 17;
+
+/// True if a skinny product of `m` rows (gemm_skinny) with a weight dense
+/// along K (`b_t`) or N runs on VK_NV_cooperative_matrix2, storing a plain
+/// product (`plain`: no alpha, beta or bias, or an f32 slab). By default
+/// where the device has the extension and the skinny block, C is plain,
+/// and the weight lies (K, N) or there are at least
+/// SKINNY_NK_MIN_ROWS_COOPMAT2 rows: measured on an H200, those products
+/// ran 5-10% faster than on the VK_KHR_cooperative_matrix kernel (the
+/// driver stages the weight). WGC_GEMM_SPIRV=2 sends every skinny product
+/// there, `0` and `1` none.
+pub fn skinny_coopmat2(dev: &Device, b_t: bool, m: usize, plain: bool) -> bool {
+    if super::gemm_coopmat2::skinny_block(dev, b_t).is_none() {
+        return false;
+    }
+    match setting() {
+        Some(2) => true,
+        None => plain && (!b_t || m >= SKINNY_NK_MIN_ROWS_COOPMAT2),
+        _ => false,
+    }
+}
+
 /// Whether the kernel stages K tiles in two buffers: the environment
 /// variable WGC_GEMM_SPIRV_STAGES, read once, set to `2` takes two buffers
 /// and one barrier per K step instead of one buffer and two barriers (as

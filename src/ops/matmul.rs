@@ -548,7 +548,7 @@ fn gemm_tiles(
             splits: split.splits,
             split_c: 0,
         };
-        if split.splits == 1 && !gemm_coop::needs_slab(dev, &out) {
+        if split.splits == 1 && !gemm_coop::needs_slab(dev, kernel, (m, k), &out) {
             return gemm_coop::record(stream, kernel, a, b, out, (m, n, k), &batch, bs);
         }
         // All splits at once into f32 slabs (the fragments cannot add to a

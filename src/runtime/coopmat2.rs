@@ -69,12 +69,11 @@ impl Features {
 unsafe impl FeatureStruct for Features {}
 
 /// True if devices should enable the extension where the adapter has it:
-/// the environment variable WGC_GEMM_SPIRV, read once, set to `2` (the
-/// GEMM route that uses it; see `ops::gemm_spirv`). Devices are otherwise
-/// opened as wgpu opens them.
+/// unless the environment variable WGC_GEMM_SPIRV, read once, fixes a
+/// route that does not use it (`0` or `1`; see `ops::gemm_spirv`).
 pub fn requested() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("WGC_GEMM_SPIRV").is_some_and(|v| v == "2"))
+    *ON.get_or_init(|| std::env::var("WGC_GEMM_SPIRV").map_or(true, |v| v != "0" && v != "1"))
 }
 
 /// VkCooperativeMatrixFlexibleDimensionsPropertiesNV: one shape class of
@@ -99,20 +98,21 @@ struct FlexibleDimensions {
 type GetFlexibleDimensions =
     unsafe extern "system" fn(vk::PhysicalDevice, *mut u32, *mut FlexibleDimensions) -> vk::Result;
 
-/// The kernels' matrices: a 128 x 128 f32 accumulator, f16 A (128 x 32)
-/// and B (32 x 128), at workgroup scope with 128 invocations.
-const KERNEL_M: u32 = 128;
-const KERNEL_N: u32 = 128;
-const KERNEL_K: u32 = 32;
-const KERNEL_INVOCATIONS: u32 = 128;
+/// A workgroup block a kernel uses: a BM x BN f32 accumulator from f16
+/// A (BM x BK) and B (BK x BN) at workgroup scope, on `invocations`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub invocations: u32,
+}
 
-/// True if the driver lists the kernels' shapes among its flexible
-/// dimensions (using any other is undefined).
-fn kernel_shape_listed(hal: &wgpu::hal::vulkan::Adapter) -> bool {
+/// The driver's flexible dimensions for f16 x f16 into f32 at workgroup
+/// scope, as (M, N, K granularity, invocations); None where the query fails.
+fn listed_shapes(hal: &wgpu::hal::vulkan::Adapter) -> Option<Vec<[u32; 4]>> {
     let name = c"vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV";
-    let Some(f) = hal_open::instance_fn(hal, name) else {
-        return false;
-    };
+    let f = hal_open::instance_fn(hal, name)?;
     // SAFETY: the function of that name has this signature.
     let get: GetFlexibleDimensions = unsafe { std::mem::transmute(f) };
     let blank = FlexibleDimensions {
@@ -129,29 +129,45 @@ fn kernel_shape_listed(hal: &wgpu::hal::vulkan::Adapter) -> bool {
         scope: vk::ScopeKHR::WORKGROUP,
         workgroup_invocations: 0,
     };
-    let Some(list) = hal_open::physical_device_list(hal, blank, get) else {
-        return false;
-    };
-    list.iter().any(|d| {
-        let f16 = vk::ComponentTypeKHR::FLOAT16;
-        let f32 = vk::ComponentTypeKHR::FLOAT32;
-        d.scope == vk::ScopeKHR::WORKGROUP
-            && d.workgroup_invocations == KERNEL_INVOCATIONS
-            && (d.a_type, d.b_type, d.c_type, d.result_type) == (f16, f16, f32, f32)
-            && d.saturating_accumulation == vk::FALSE
-            && [d.m_granularity, d.n_granularity, d.k_granularity].iter().all(|&g| g > 0)
-            && KERNEL_M.is_multiple_of(d.m_granularity)
-            && KERNEL_N.is_multiple_of(d.n_granularity)
-            && KERNEL_K.is_multiple_of(d.k_granularity)
-    })
+    let list = hal_open::physical_device_list(hal, blank, get)?;
+    let (f16, f32) = (vk::ComponentTypeKHR::FLOAT16, vk::ComponentTypeKHR::FLOAT32);
+    let shapes = list
+        .iter()
+        .filter(|d| {
+            d.scope == vk::ScopeKHR::WORKGROUP
+                && (d.a_type, d.b_type, d.c_type, d.result_type) == (f16, f16, f32, f32)
+                && d.saturating_accumulation == vk::FALSE
+                && [d.m_granularity, d.n_granularity, d.k_granularity].iter().all(|&g| g > 0)
+        })
+        .map(|d| [d.m_granularity, d.n_granularity, d.k_granularity, d.workgroup_invocations])
+        .collect();
+    Some(shapes)
 }
 
-/// True if the adapter is a Vulkan one with the extension, every feature
-/// the kernels use, and their matrix shapes among its flexible dimensions.
-pub fn supported(adapter: &wgpu::Adapter) -> bool {
+/// Bit i set where the driver lists `blocks[i]` among its flexible
+/// dimensions (using any other shape is undefined); 0 where the adapter
+/// is not a Vulkan one with the extension and every feature the kernels
+/// use. WGC_COOPMAT2_LOG, set, prints the driver's list to stderr.
+pub fn supported(adapter: &wgpu::Adapter, blocks: &[Block]) -> u32 {
+    let mut mask = 0;
     hal_open::extension_with(adapter, EXTENSION, |hal| {
         let mut features = Features::none();
         hal_open::query_features(hal, &mut features);
-        features.wanted() && kernel_shape_listed(hal)
-    })
+        let Some(shapes) = listed_shapes(hal) else {
+            return false;
+        };
+        if std::env::var_os("WGC_COOPMAT2_LOG").is_some() {
+            eprintln!("wgcompute: VK_NV_cooperative_matrix2 f16 x f16 -> f32 workgroup shapes (M, N, K granularity, invocations): {shapes:?}");
+        }
+        for (i, b) in blocks.iter().enumerate() {
+            let listed = shapes.iter().any(|&[mg, ng, kg, inv]| {
+                inv == b.invocations && b.m.is_multiple_of(mg) && b.n.is_multiple_of(ng) && b.k.is_multiple_of(kg)
+            });
+            if listed && features.wanted() {
+                mask |= 1 << i;
+            }
+        }
+        true
+    });
+    mask
 }

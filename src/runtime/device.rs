@@ -59,8 +59,10 @@ pub struct Device {
     /// Limits and features actually enabled on the device.
     pub limits: wgpu::Limits,
     pub features: wgpu::Features,
-    /// VK_NV_cooperative_matrix2 is enabled (runtime/coopmat2.rs).
-    pub coopmat2: bool,
+    /// VK_NV_cooperative_matrix2 is enabled (runtime/coopmat2.rs) where
+    /// nonzero: bit i set where the driver lists the block
+    /// `ops::gemm_coopmat2::all_blocks()[i]`.
+    pub coopmat2_blocks: u32,
     /// VK_KHR_shader_bfloat16 is enabled with bf16 cooperative matrices
     /// (runtime/bf16_coop.rs).
     pub coop_bf16: bool,
@@ -129,7 +131,12 @@ impl Device {
         // Vulkan extensions wgpu does not enable, opened through wgpu-hal
         // where the adapter has them (and, for VK_NV_cooperative_matrix2,
         // where asked for).
-        let coopmat2 = super::coopmat2::requested() && super::coopmat2::supported(adapter);
+        let coopmat2_blocks = if super::coopmat2::requested() {
+            super::coopmat2::supported(adapter, &crate::ops::gemm_coopmat2::all_blocks())
+        } else {
+            0
+        };
+        let coopmat2 = coopmat2_blocks != 0;
         let coop_bf16 = super::bf16_coop::supported(adapter);
         let mut coopmat2_features = super::coopmat2::Features::enabled();
         let mut bf16_features = super::bf16_coop::Features::enabled();
@@ -183,7 +190,7 @@ impl Device {
         Ok(Arc::new(Device {
             id: next_id(),
             features: device.features(),
-            coopmat2,
+            coopmat2_blocks,
             coop_bf16,
             limits,
             wgpu: device,
