@@ -195,4 +195,9 @@ void cases_gemm(void) {
     /* Attention scores Q K^T: 32 heads, seq 2048, head dim 128, K (seq, dim) viewed transposed. */
     gemm_case("qk_bmm_f16", "gemm/attention", NULL, F16, F32, SZ(32, 3), SZ(2048, 67), SZ(2048, 67), SZ(128, 40), 1, 10);
     gemm_case("qk_bmm_f32", "gemm/attention", NULL, F32, F32, SZ(32, 3), SZ(2048, 67), SZ(2048, 67), SZ(128, 40), 1, 10);
+    /* The same for 4 sequences of 1024 over 16 heads of dim 64 (a BERT-base-sized layer). */
+    gemm_case("qk_bmm_f32_d64", "gemm/attention", NULL, F32, F32, SZ(64, 3), SZ(1024, 67), SZ(1024, 67), SZ(64, 40), 1, 10);
+    /* An f32 linear layer as nn.Linear stores it, weight (N, K) used transposed: 2048 tokens, 4096 -> 4096. */
+    gemm_case("sgemm_linear_2048x4096x4096_nk", "gemm/prefill", NULL, F32, F32, 1, SZ(2048, 70), SZ(4096, 100),
+              SZ(4096, 96), 1, 10);
 }

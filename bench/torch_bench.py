@@ -328,6 +328,9 @@ def gemms():
         mm(1024, 1024, 4096, f16, f16))
     run("qk_bmm_f16", "gemm/attention", size(2048, 2048, 128, True, 32), mm(2048, 2048, 128, f16, f32, True, 32))
     run("qk_bmm_f32", "gemm/attention", size(2048, 2048, 128, True, 32), mm(2048, 2048, 128, f32, f32, True, 32))
+    run("qk_bmm_f32_d64", "gemm/attention", size(1024, 1024, 64, True, 64), mm(1024, 1024, 64, f32, f32, True, 64))
+    run("sgemm_linear_2048x4096x4096_nk", "gemm/prefill", size(2048, 4096, 4096, True),
+        mm(2048, 4096, 4096, f32, f32, True))
 
 
 # ---- convolution and pooling ----
