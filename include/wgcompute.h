@@ -629,12 +629,6 @@ typedef uint32_t WgcRopeLayout;
 #endif // __cplusplus
 
 /**
- * A workgroup block a kernel uses: a BM x BN f32 accumulator from f16
- * A (BM x BK) and B (BK x BN) at workgroup scope, on `invocations`.
- */
-typedef struct Block Block;
-
-/**
  * A region of GPU memory. Safe to use from many threads; the library orders
  * host reads and writes after all work recorded before them (see
  * `wgc_buffer_write`).
@@ -1063,10 +1057,6 @@ typedef struct WgcPool2dParams {
    */
   uint32_t count_include_pad;
 } WgcPool2dParams;
-
-
-
-
 
 
 

@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 /// invocations (llama.cpp's large tile) is kept for comparisons
 /// (WGC_GEMM_CM2_BLOCK); 128 x 128 x 64 and 256 x 128 x 64 measured 5-10%
 /// and 45% slower and are not built.
-pub const BLOCKS: [Block; 2] =
+pub(crate) const BLOCKS: [Block; 2] =
     [Block { m: 128, n: 128, k: 32, invocations: 128 }, Block { m: 128, n: 256, k: 64, invocations: 256 }];
 
 /// Which module a launch takes (the GLSL's -D switches).
@@ -74,7 +74,7 @@ modules! {
 /// tiles' columns and K steps (gemm_skinny::TILES), so the same grid and
 /// K runs apply. (32 x 128 x 64 and 32 x 256 x 32 measured slower on every
 /// decode product.)
-pub const SKINNY_BLOCKS: [Block; 2] =
+pub(crate) const SKINNY_BLOCKS: [Block; 2] =
     [Block { m: 32, n: 128, k: 32, invocations: 128 }, Block { m: 32, n: 64, k: 64, invocations: 128 }];
 
 // (Each tile expands to its four (b, out) modules.)
@@ -117,7 +117,7 @@ pub fn skinny_block(dev: &Device, b_t: bool) -> Option<usize> {
 
 /// Every block, as the runtime checks them against the driver's list:
 /// `BLOCKS`, then `SKINNY_BLOCKS` (bit i of `Device::coopmat2_blocks`).
-pub fn all_blocks() -> Vec<Block> {
+pub(crate) fn all_blocks() -> Vec<Block> {
     BLOCKS.iter().chain(SKINNY_BLOCKS.iter()).copied().collect()
 }
 

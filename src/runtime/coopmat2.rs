@@ -101,7 +101,7 @@ type GetFlexibleDimensions =
 /// A workgroup block a kernel uses: a BM x BN f32 accumulator from f16
 /// A (BM x BK) and B (BK x BN) at workgroup scope, on `invocations`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Block {
+pub(crate) struct Block {
     pub m: u32,
     pub n: u32,
     pub k: u32,
@@ -148,7 +148,7 @@ fn listed_shapes(hal: &wgpu::hal::vulkan::Adapter) -> Option<Vec<[u32; 4]>> {
 /// dimensions (using any other shape is undefined); 0 where the adapter
 /// is not a Vulkan one with the extension and every feature the kernels
 /// use. WGC_COOPMAT2_LOG, set, prints the driver's list to stderr.
-pub fn supported(adapter: &wgpu::Adapter, blocks: &[Block]) -> u32 {
+pub(crate) fn supported(adapter: &wgpu::Adapter, blocks: &[Block]) -> u32 {
     let mut mask = 0;
     hal_open::extension_with(adapter, EXTENSION, |hal| {
         let mut features = Features::none();
