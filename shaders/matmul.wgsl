@@ -164,18 +164,30 @@ fn tile_products(tid: u32, tx: u32, ty: u32, m0: u32, n0: u32, k_begin: u32, k_e
     }
 }
 
+// Row gm's bias (0 without one), for gemm_c4.
+fn row_addend(gm: u32) -> f32 {
+    if (BIAS) {
+        return f32(bias[i32(p.bias_off) + i32(gm) * p.bias_stride]);
+    }
+    return 0.0;
+}
+
+// Workgroup wg's tile of batch matrix wg.z over all of K, into `acc`;
+// returns the batch matrix's element offsets in a, b and c.
+fn whole_tile(wg: vec3<u32>, lid: vec3<u32>, acc: ptr<function, Acc>) -> vec3<i32> {
+    let bases = batch_bases(wg.z);
+    tile_products(lid.y * 16u + lid.x, lid.x, lid.y, wg.y * BM, wg.x * BN, 0u, p.k, bases.x, bases.y, acc);
+    return bases;
+}
+
 @compute @workgroup_size(16, 16, 1)
 fn gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let tx = lid.x;
     let ty = lid.y;
-    let tid = ty * 16u + tx;
-    let bases = batch_bases(wg.z);
-    let c_base = bases.z;
     let m0 = wg.y * BM;
     let n0 = wg.x * BN;
-
     var acc: Acc; // zero-initialized
-    tile_products(tid, tx, ty, m0, n0, 0u, p.k, bases.x, bases.y, &acc);
+    let c_base = whole_tile(wg, lid, &acc).z;
 
     for (var i = 0u; i < RM; i++) {
         for (var r = 0u; r < 4u; r++) {
@@ -198,6 +210,40 @@ fn gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
                         }
                         c[ci] = OUT(v);
                     }
+                }
+            }
+        }
+    }
+}
+
+// C as vec4s: gemm_c4 writes each thread's four adjacent columns with one
+// store. The host takes it where c_sn is 1 and N, c_sm, c_off and the batch
+// strides are multiples of 4 (so every vec4 lies inside a row of C).
+@group(0) @binding(6) var<storage, read_write> c4: array<vec4<OUT>>;
+
+@compute @workgroup_size(16, 16, 1)
+fn gemm_c4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let tx = lid.x;
+    let ty = lid.y;
+    let m0 = wg.y * BM;
+    let n0 = wg.x * BN;
+    var acc: Acc; // zero-initialized
+    let c_base = whole_tile(wg, lid, &acc).z;
+
+    // Thread row t is row (t / 4) * 64 + ty * 4 + t % 4 of the tile.
+    for (var t = 0u; t < RM * 4u; t++) {
+        let gm = m0 + (t / 4u) * 64u + ty * 4u + t % 4u;
+        if (gm < p.m) {
+            let add = vec4<f32>(row_addend(gm));
+            for (var j = 0u; j < RN; j++) {
+                let gn = n0 + j * 64u + tx * 4u;
+                if (gn < p.n) {
+                    let ci = (c_base + i32(gm) * p.c_sm + i32(gn)) / 4;
+                    var v = p.alpha * acc[t][j] + add;
+                    if (p.beta != 0.0) {
+                        v += p.beta * vec4<f32>(c4[ci]);
+                    }
+                    c4[ci] = vec4<OUT>(v);
                 }
             }
         }
