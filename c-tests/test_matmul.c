@@ -48,21 +48,25 @@ static void test_gemm_f32(void) {
 /* The tiled kernel stores C four columns at a time where N, C's row stride,
  * offset and batch strides are multiples of 4 and its columns are dense
  * (short K, so no split): check those stores with alpha, beta, f16 C,
- * padded rows, an offset and 128-wide tiles, next to a C that misses one
- * condition. */
+ * padded rows, an offset, rows in reverse order and 128-wide tiles, next
+ * to a C that misses one condition. */
 static void test_gemm_vec4_stores(void) {
     gemm_case("vec4 C: batched, alpha, beta", WGC_DTYPE_F32, WGC_DTYPE_F32, V(4, 3, 2, 45, 20), 0, V(2, 20, 68), 0,
               V(4, 3, 2, 45, 68), 1.5f, -0.5f);
     gemm_case("vec4 C: f16 out, b transposed, beta", WGC_DTYPE_F16, WGC_DTYPE_F16, V(2, 37, 24), 0, V(2, 36, 24), 1,
               V(2, 37, 36), 1, 0.25f);
-    View c = V(2, 30, 40);
-    c.shape[1] = 36, c.offset = 8;
-    gemm_case("vec4 C: padded rows, offset", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 30, 17), 0, V(2, 17, 36), 0, c, 1,
+    View c = V(2, 45, 72);
+    c.shape[1] = 68, c.offset = 8;
+    gemm_case("vec4 C: padded rows, offset", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 45, 20), 0, V(2, 20, 68), 0, c, 1,
               2.0f);
-    View odd = V(2, 30, 40);
-    odd.shape[1] = 36, odd.offset = 6;
-    gemm_case("C offset not a multiple of 4", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 30, 17), 0, V(2, 17, 36), 0, odd, 1,
+    View odd = V(2, 45, 72);
+    odd.shape[1] = 68, odd.offset = 6;
+    gemm_case("C offset not a multiple of 4", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 45, 20), 0, V(2, 20, 68), 0, odd, 1,
               2.0f);
+    View flipped = V(2, 45, 68);
+    flipped.strides[0] = -68, flipped.offset = 44 * 68;
+    gemm_case("vec4 C: negative row stride, beta", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 45, 20), 0, V(2, 20, 68), 0,
+              flipped, 1, -1.0f);
     gemm_case("vec4 C: 128-wide tiles", WGC_DTYPE_F32, WGC_DTYPE_F32, V(3, 128, 130, 12), 0, V(3, 128, 12, 132), 0,
               V(3, 128, 130, 132), 1, 0);
 }

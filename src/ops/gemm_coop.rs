@@ -415,7 +415,6 @@ pub fn record(
     debug_assert!(!kernel.bf16 || out.dtype == DType::F32, "bf16 products write f32 (gemm_views)");
     debug_assert!(out.k_chunk.is_multiple_of(kernel.bk()) && out.splits == k.div_ceil(out.k_chunk));
     let (oa, ob) = (Operand::of(a), Operand::of(b));
-    // Skinny and bf16 products exist on the VK_KHR_cooperative_matrix route only.
     let route = route_for(&stream.device, kernel, (m, k), &out);
     // The SPIR-V kernel guards every load, so only tiles crossing M or N
     // need guarded stores there; a K that ends inside a step keeps them
@@ -474,7 +473,7 @@ pub fn record(
     }
     if route == Route::Coopmat2 {
         debug_assert!(out.plain(), "gemm_views sends other outputs through a slab");
-        let block = gemm_coopmat2::block(&stream.device).expect("route checks runnable");
+        let block = gemm_coopmat2::block(&stream.device).expect("route checks the block");
         let variant = Coopmat2Variant { block, a_t: kernel.a_t, b_t: kernel.b_t, out: out.dtype };
         let compiled = variant.module().kernel(&stream.device)?;
         let target = Arg { name: "c", ..out.target };

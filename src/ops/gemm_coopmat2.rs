@@ -3,9 +3,11 @@
 //! one workgroup-scope BM x BN matrix per workgroup (`BLOCKS`), the driver
 //! staging the tiles, edges clamped by tensor layouts. It stores plain
 //! products only (`plain` outputs); gemm_views sends alpha, beta and the
-//! bias through an f32 slab and the split-K sum pass. Chosen by
-//! `gemm_spirv::route` under WGC_GEMM_SPIRV=2 on devices opened with the
-//! extension (runtime/coopmat2.rs).
+//! bias through an f32 slab and the split-K sum pass. Skinny products take
+//! the `SKINNY_BLOCKS` modules by default where `gemm_spirv::skinny_coopmat2`
+//! says; every f16 product takes these kernels under WGC_GEMM_SPIRV=2
+//! (`gemm_spirv::route`). Devices are opened with the extension by
+//! runtime/coopmat2.rs.
 
 use super::gemm_coop::{CoopParams, TILE};
 use super::tensor::DType;
@@ -77,16 +79,9 @@ modules! {
 pub(crate) const SKINNY_BLOCKS: [Block; 2] =
     [Block { m: 32, n: 128, k: 32, invocations: 128 }, Block { m: 32, n: 64, k: 64, invocations: 128 }];
 
-// (Each tile expands to its four (b, out) modules.)
-macro_rules! skinny_tiles {
-    ($($tile:literal $wg:literal),*) => {
-        skinny_modules_inner!($($tile $wg [0 f32 F32, 0 f16 F16, 1 f32 F32, 1 f16 F16]),*);
-    };
-}
-
-macro_rules! skinny_modules_inner {
-    ($($tile:literal $wg:literal [$($b:literal $out:ident $binds:ident),*]),*) => {
-        /// The skinny modules, in the order of `skinny_index`.
+macro_rules! skinny_modules {
+    ($($tile:literal $wg:literal: [$($b:literal $out:ident $binds:ident),*]),* $(,)?) => {
+        /// The skinny modules, in the order of `skinny_module`.
         pub static SKINNY_MODULES: &[SpirvModule] = &[$($(SpirvModule {
             file: concat!("gemm_coopmat2_skinny_", $tile, "_b", $b, "_", stringify!($out), ".spv"),
             bytes: include_bytes!(concat!(
@@ -99,7 +94,10 @@ macro_rules! skinny_modules_inner {
     };
 }
 
-skinny_tiles!("32x128x32_w128" 128, "32x64x64_w128" 128);
+skinny_modules! {
+    "32x128x32_w128" 128: [0 f32 F32, 0 f16 F16, 1 f32 F32, 1 f16 F16],
+    "32x64x64_w128" 128: [0 f32 F32, 0 f16 F16, 1 f32 F32, 1 f16 F16],
+}
 
 /// The skinny module of block `block` (index into SKINNY_BLOCKS).
 pub fn skinny_module(block: usize, b_t: bool, out: DType) -> &'static SpirvModule {
@@ -112,7 +110,16 @@ pub fn skinny_module(block: usize, b_t: bool, out: DType) -> &'static SpirvModul
 pub fn skinny_block(dev: &Device, b_t: bool) -> Option<usize> {
     let tile = super::gemm_skinny::tile(b_t);
     let i = SKINNY_BLOCKS.iter().position(|b| b.n as usize == tile.block_n() && b.k == tile.bk)?;
-    (runnable(dev) && dev.coopmat2_blocks & (1 << (BLOCKS.len() + i)) != 0).then_some(i)
+    usable(dev, BLOCKS.len() + i, SKINNY_BLOCKS[i]).then_some(i)
+}
+
+/// True if the device can run block `b`, bit `bit` of its listed blocks:
+/// the modules run there, the driver lists it, and the device allows its
+/// invocations per workgroup.
+fn usable(dev: &Device, bit: usize, b: Block) -> bool {
+    runnable(dev)
+        && dev.coopmat2_blocks & (1 << bit) != 0
+        && b.invocations <= dev.limits.max_compute_invocations_per_workgroup
 }
 
 /// Every block, as the runtime checks them against the driver's list:
@@ -145,24 +152,21 @@ pub fn block(dev: &Device) -> Option<usize> {
         let v = std::env::var("WGC_GEMM_CM2_BLOCK").ok()?;
         BLOCKS.iter().position(|b| format!("{}x{}x{}", b.m, b.n, b.k) == v)
     });
-    if !runnable(dev) {
-        return None;
-    }
-    let listed = |i: usize| dev.coopmat2_blocks & (1 << i) != 0;
+    let listed = |i: usize| usable(dev, i, BLOCKS[i]);
     named.filter(|&i| listed(i)).or_else(|| (0..BLOCKS.len()).find(|&i| listed(i)))
 }
 
 /// True if the device can run the modules: opened with
 /// VK_NV_cooperative_matrix2 (which the runtime enables only where the
 /// adapter reports workgroup scope, flexible dimensions that list one of
-/// `all_blocks`, tensor addressing and conversions), SPIR-V passthrough,
-/// f16 cooperative matrices and 256 invocations per workgroup.
+/// `all_blocks`, tensor addressing and conversions), SPIR-V passthrough
+/// and f16 cooperative matrices (`block` and `skinny_block` say which
+/// blocks).
 pub fn runnable(dev: &Device) -> bool {
     dev.coopmat2_blocks != 0
         && spirv_kernel::supported(dev)
         && dev.adapter.coop_f16
         && dev.features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16)
-        && dev.limits.max_compute_invocations_per_workgroup >= 256
 }
 
 #[cfg(test)]

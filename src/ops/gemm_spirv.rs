@@ -172,14 +172,14 @@ fn setting() -> Option<u8> {
 /// environment variable WGC_GEMM_SPIRV, read once, fixes the route for
 /// comparisons: `0` the WGSL kernel; `1` the VK_KHR_cooperative_matrix
 /// kernel wherever runnable; `2` the VK_NV_cooperative_matrix2 kernel where
-/// the device was opened with that extension (the setting also asks
-/// devices to enable it where the adapter has it). Everywhere else the
-/// WGSL kernel.
+/// the device was opened with that extension and can run one of its
+/// blocks (`gemm_coopmat2::block`). Everywhere else the WGSL kernel.
+/// (Skinny and bf16 products choose in gemm_coop's `route_for`.)
 pub fn route(dev: &Device, k: usize) -> Route {
     match setting() {
         Some(0) => Route::Wgsl,
         Some(1) if runnable(dev) => Route::Khr,
-        Some(2) if super::gemm_coopmat2::runnable(dev) => Route::Coopmat2,
+        Some(2) if super::gemm_coopmat2::block(dev).is_some() => Route::Coopmat2,
         None if runnable(dev) && k >= KHR_MIN_K => Route::Khr,
         _ => Route::Wgsl,
     }
@@ -189,12 +189,6 @@ pub fn route(dev: &Device, k: usize) -> Route {
 /// (`runnable`) and WGC_GEMM_SPIRV does not fix another route (0 or 2).
 pub fn khr_allowed(dev: &Device) -> bool {
     matches!(setting(), None | Some(1)) && runnable(dev)
-}
-
-/// True if products run on VK_NV_cooperative_matrix2 (WGC_GEMM_SPIRV=2 on
-/// a device opened with it), whatever their size.
-pub fn coopmat2(dev: &Device) -> bool {
-    setting() == Some(2) && super::gemm_coopmat2::runnable(dev)
 }
 
 /// Below this many rows, products with a weight dense along K keep the
