@@ -60,24 +60,29 @@ void case_emit(const Case *c, const char *name, double ms, int ok) {
     print_case(c, name, ms, ok ? "ok" : "WRONG");
 }
 
-/* Right after gigabytes of new inputs were prepared, the H200 ran
- * memory-bound kernels at less than half speed for 0.3 to 2 s (BENCHMARKS.md,
- * "Run to run"); small inputs need far less. WGC_BENCH_WARMUP_MS fixes it
- * for every case. */
+/* The GPU's clocks fall to idle (345 MHz on an H100) while the host is busy,
+ * for instance compiling a case's pipelines, and a light load does not raise
+ * them again: a warm-up that waited for the GPU every 4 runs left the SM
+ * clock at 540 MHz for 1.5 s and timed cases 3-4x slow (BENCHMARKS.md,
+ * "Run to run"). So the warm-up lasts at least 1 s and keeps work queued,
+ * waiting only every 64 runs or 20 ms; 2 s after gigabytes of new inputs.
+ * WGC_BENCH_WARMUP_MS fixes it for every case. */
 static double warm_up_ms(const Case *c) {
     const char *env = getenv("WGC_BENCH_WARMUP_MS");
     if (env) return atof(env);
     if (g_small) return 0;
-    double gib = c->in_bytes / (double)(1u << 30);
-    return gib > 1 ? 2000 : gib > 0.25 ? 1000 : gib > 1.0 / 64 ? 400 : 200;
+    return c->in_bytes > (double)(1u << 30) ? 2000 : 1000;
 }
 
 static void warm_up(const Case *c, RunFn fn, void *ctx) {
-    double t0 = now_ms(), limit = warm_up_ms(c);
+    double t0 = now_ms(), limit = warm_up_ms(c), waited = t0;
     int runs = 0;
     while (runs < 2 || now_ms() - t0 < limit) {
         CHECK(fn(ctx));
-        if (++runs % 4 == 0) CHECK(wgc_stream_synchronize(g_stream));
+        if (++runs % 64 == 0 || now_ms() - waited > 20) {
+            CHECK(wgc_stream_synchronize(g_stream));
+            waited = now_ms();
+        }
     }
     CHECK(wgc_stream_synchronize(g_stream));
 }

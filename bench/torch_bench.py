@@ -2,7 +2,7 @@
 """The PyTorch side of the benchmark: the same cases as wgc_bench (same
 names, sizes and layouts: transposed weights as .t() views and so on), timed
 the same way: CUDA events around each run, median of repeated runs after a
-warm-up that scales with the case's input size. Prints one JSON object per
+warm-up of at least 1 s under load. Prints one JSON object per
 case: {"case", "size", "ms"} (and "note" where PyTorch runs it differently).
 
     torch_bench.py [--list] [FILTER ...]
@@ -28,21 +28,22 @@ g = None  # torch.Generator on the GPU, set in main
 
 
 def warm_ms(in_bytes):
-    # As wgc_bench: 2 s only after gigabyte inputs were prepared (the GPU ran
-    # memory-bound kernels slowly for up to 2 s afterwards), little for small.
-    gib = in_bytes / GIB
-    return 2000 if gib > 1 else 1000 if gib > 0.25 else 400 if gib > 1 / 64 else 200
+    # As wgc_bench: at least 1 s with work kept queued (the clocks stay low
+    # under a light load after the host was busy), 2 s after gigabyte inputs.
+    return 2000 if in_bytes > GIB else 1000
 
 
 def median_ms(fn, in_bytes, reps=10):
     start = time.perf_counter()
+    waited = start
     runs = 0
     limit = warm_ms(in_bytes) / 1e3
     while runs < 2 or time.perf_counter() - start < limit:
         fn()
         runs += 1
-        if runs % 4 == 0:
+        if runs % 64 == 0 or time.perf_counter() - waited > 0.02:
             torch.cuda.synchronize()
+            waited = time.perf_counter()
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):

@@ -1,7 +1,7 @@
 /* The wgcompute side of the benchmark: every operator family on several
  * shape classes (cases_*.c). Each case is checked against a CPU reference
  * first, then timed with GPU timestamps (events around each run, median
- * after a warm-up scaled to its input size). Prints one JSON object per
+ * after a warm-up of at least 1 s under load). Prints one JSON object per
  * case: {"case", "class", "dtype", "size", "ms", "check", "limit", "amount"}.
  *
  *   wgc_bench [--list] [--small] [--autotune] [FILTER ...]

@@ -4,7 +4,7 @@
 //! see its header for the entry points and overrides.
 
 use super::gemm_coopmat2::{self, Coopmat2Variant};
-use super::gemm_skinny;
+use super::gemm_skinny::{self, SkinnyRoute};
 use super::gemm_spirv::{self, Route, SpirvVariant};
 use super::spec::uniform::uniform;
 use super::spec::{self, pack_i32, pack_u32, Arg, Family, Launch, OverrideSlot, TypeSlot, Variant};
@@ -134,14 +134,20 @@ fn fill_splits_enabled() -> bool {
 
 /// `fill_splits` for the tile `kernel` runs (the skinny tile fills the GPU
 /// with more, narrower workgroups: gemm_skinny::fill_splits).
-pub fn kernel_fill_splits(kernel: CoopKernel, (m, n, k): (usize, usize, usize), batch: usize) -> usize {
+pub fn kernel_fill_splits(dev: &Device, kernel: CoopKernel, (m, n, k): (usize, usize, usize), batch: usize) -> usize {
     if !kernel.skinny {
         return fill_splits((m, n, k), batch);
     }
     if !fill_splits_enabled() {
         return 1;
     }
-    gemm_skinny::fill_splits(n.div_ceil(kernel.block_n()) * m.div_ceil(kernel.block_m()) * batch, k, kernel.b_t)
+    // Split products are plain where route B stores them (route_for).
+    let route = if !kernel.bf16 && gemm_spirv::skinny_coopmat2(dev, kernel.b_t, m, true) {
+        SkinnyRoute::Coopmat2 { b_t: kernel.b_t }
+    } else {
+        SkinnyRoute::Khr { fm: gemm_skinny::variant(kernel, m, DType::F32).fm }
+    };
+    gemm_skinny::fill_splits(n.div_ceil(kernel.block_n()) * m.div_ceil(kernel.block_m()) * batch, k, route)
 }
 
 fn fill_splits_for(tiles: usize, k: usize) -> usize {

@@ -158,30 +158,64 @@ pub fn applies(dev: &Device, (m, n): (usize, usize), a_t: bool, b_t: bool, b_bro
     enabled && (MIN_ROWS..=MAX_ROWS).contains(&m) && blocks_fit && !a_t && !b_broadcast && route
 }
 
-/// Workgroups that keep an H200's 132 SMs reading: about two each for a
-/// weight stored (K, N) (its rows give each workgroup long runs), four
-/// for one stored (N, K). Measured on an H200 (decode, M 8-32, K 4096 and
-/// 14336): (K, N) 0.053-0.065 ms at 264 against 0.065-0.078 at 528;
-/// (N, K) 0.086-0.110 at 528 against 0.100-0.118 at 264.
-const FILL_WORKGROUPS_KN: usize = 264;
-const FILL_WORKGROUPS_NK: usize = 528;
+/// Workgroups of these kernels an H100 or H200 (132 SMs) holds at once,
+/// per SM: 4 of the VK_KHR_cooperative_matrix kernel with one fragment
+/// along M (its registers allow no more), 3 with two; 4 of the
+/// VK_NV_cooperative_matrix2 kernel on a (K, N) weight, 3 on an (N, K) one.
+/// A split that launches more than that leaves a partial second wave: on an
+/// H100, M 8 with an (N, K) weight, K 4096 and 224 blocks took 0.062 ms in
+/// 2 runs (448 workgroups), 0.070 in 3 (672) and 0.069 in 5 (1120); K 14336
+/// and 64 blocks 0.069 in 5 (320), 0.078 in 9 (576), 0.064 in 16 (1024).
+/// Measured over M 8-32, both layouts, K 4096 and 14336, f16 and bf16
+/// (BENCHMARKS.md, "Ninth round").
+const SMS: usize = 132;
+const RESIDENT_PER_SM_ONE_FRAGMENT: usize = 4;
+const RESIDENT_PER_SM_TWO_FRAGMENTS: usize = 3;
+const RESIDENT_PER_SM_COOPMAT2_KN: usize = 4;
+const RESIDENT_PER_SM_COOPMAT2_NK: usize = 3;
 /// The shortest K run of a split.
 const MIN_SPLIT_K: usize = 256;
 
-/// The workgroups to aim for: the environment variable
-/// WGC_GEMM_SKINNY_FILL, read once, sets them for both layouts (for
-/// tuning); else FILL_WORKGROUPS_NK where B is dense along K (`b_t`), else
-/// FILL_WORKGROUPS_KN.
-fn fill_workgroups(b_t: bool) -> usize {
-    static FILL: OnceLock<Option<usize>> = OnceLock::new();
-    let set = *FILL.get_or_init(|| std::env::var("WGC_GEMM_SKINNY_FILL").ok().and_then(|v| v.parse().ok()));
-    set.unwrap_or(if b_t { FILL_WORKGROUPS_NK } else { FILL_WORKGROUPS_KN })
+/// Which kernel a skinny product runs, for `fill_splits`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkinnyRoute {
+    /// gemm_skinny_khr.comp with `fm` fragments along M.
+    Khr { fm: u32 },
+    /// gemm_coopmat2.comp's skinny block for a weight dense along K (`b_t`) or N.
+    Coopmat2 { b_t: bool },
 }
 
-/// How many K runs make about `fill_workgroups` workgroups of `blocks`
-/// column and row blocks (1 where they are enough or K is short).
-pub fn fill_splits(blocks: usize, k: usize, b_t: bool) -> usize {
-    runs_to_fill(blocks, k, fill_workgroups(b_t), MIN_SPLIT_K)
+impl SkinnyRoute {
+    /// The workgroups an H100 or H200 holds at once.
+    fn resident(self) -> usize {
+        SMS * match self {
+            SkinnyRoute::Khr { fm: 1 } => RESIDENT_PER_SM_ONE_FRAGMENT,
+            SkinnyRoute::Khr { .. } => RESIDENT_PER_SM_TWO_FRAGMENTS,
+            SkinnyRoute::Coopmat2 { b_t: false } => RESIDENT_PER_SM_COOPMAT2_KN,
+            SkinnyRoute::Coopmat2 { b_t: true } => RESIDENT_PER_SM_COOPMAT2_NK,
+        }
+    }
+}
+
+/// The environment variable WGC_GEMM_SKINNY_FILL, read once: a number of
+/// workgroups to aim for instead (at least that many, as K runs of equal
+/// length allow; for tuning).
+fn fill_setting() -> Option<usize> {
+    static FILL: OnceLock<Option<usize>> = OnceLock::new();
+    *FILL.get_or_init(|| std::env::var("WGC_GEMM_SKINNY_FILL").ok().and_then(|v| v.parse().ok()))
+}
+
+/// How many K runs `blocks` column and row blocks take on `route`: as many
+/// as one wave of resident workgroups holds (1 where the blocks fill it
+/// already or K is short), each run at least MIN_SPLIT_K long.
+pub fn fill_splits(blocks: usize, k: usize, route: SkinnyRoute) -> usize {
+    if let Some(fill) = fill_setting() {
+        return runs_to_fill(blocks, k, fill, MIN_SPLIT_K);
+    }
+    if blocks == 0 {
+        return 1;
+    }
+    (route.resident() / blocks).min(k / MIN_SPLIT_K).max(1)
 }
 
 /// The variant for a kernel `choose` made skinny, `m` rows and output `out`.
@@ -225,12 +259,15 @@ mod tests {
     }
 
     #[test]
-    fn splits_fill_the_gpu_with_runs_of_at_least_256() {
-        assert_eq!(fill_splits(112, 4096, true), 5, "N 14336 in blocks of 128, K 4096");
-        assert_eq!(fill_splits(112, 4096, false), 3, "fewer, longer runs for a (K, N) weight");
-        assert_eq!(fill_splits(32, 14336, true), 17);
-        assert_eq!(fill_splits(16, 1024, true), 4, "K too short for more runs");
-        assert_eq!(fill_splits(1000, 4096, true), 1);
-        assert_eq!(fill_splits(4, 200, false), 1);
+    fn splits_fill_one_wave_with_runs_of_at_least_256() {
+        let one = SkinnyRoute::Khr { fm: 1 };
+        assert_eq!(fill_splits(224, 4096, one), 2, "N 14336 in blocks of 64: 448 of 528 resident");
+        assert_eq!(fill_splits(64, 14336, one), 8, "N 4096 in blocks of 64: 512 of 528");
+        assert_eq!(fill_splits(224, 4096, SkinnyRoute::Khr { fm: 2 }), 1, "2 runs would need 448 of 396");
+        assert_eq!(fill_splits(112, 4096, SkinnyRoute::Coopmat2 { b_t: false }), 4);
+        assert_eq!(fill_splits(64, 14336, SkinnyRoute::Coopmat2 { b_t: true }), 6);
+        assert_eq!(fill_splits(16, 1024, one), 4, "K too short for more runs");
+        assert_eq!(fill_splits(1000, 4096, one), 1, "more blocks than one wave");
+        assert_eq!(fill_splits(0, 4096, one), 1);
     }
 }

@@ -545,7 +545,7 @@ fn gemm_tiles(
         let bk = kernel.bk();
         let mut split = Split::plan(dev, k, outputs, batch_count, bk)?;
         // Too few tiles to fill the GPU: K in runs summed by the second pass.
-        let fill = gemm_coop::kernel_fill_splits(kernel, (m, n, k), batch_count);
+        let fill = gemm_coop::kernel_fill_splits(dev, kernel, (m, n, k), batch_count);
         if split.splits == 1 && fill > 1 {
             if let Ok(more) = Split::into(dev, k, fill, outputs, batch_count, bk) {
                 if more.parts == more.splits {
