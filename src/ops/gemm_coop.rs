@@ -108,8 +108,12 @@ pub fn available(dev: &Device) -> bool {
         && dev.adapter.info.subgroup_max_size == 32
 }
 
-/// Workgroups that fill a large GPU: two per SM of an H200's 132.
-const FILL_WORKGROUPS: usize = 264;
+/// Workgroups that fill a large GPU: one per SM of an H200's 132 (at
+/// least; as K runs of equal length allow). Two per SM made more runs whose
+/// f32 slabs cost more than the SMs they filled: on an H200, 1024 x 1024 x
+/// 4096 in f16 took 0.075 ms in 3 runs against 0.093 in 5; the f16 3x3
+/// convolution at 256 channels 0.133 against 0.138.
+const FILL_WORKGROUPS: usize = 132;
 /// The shortest K run worth a split of its own (16 steps of the tile's K):
 /// shorter runs cost more in slab traffic than the SMs they fill.
 const MIN_SPLIT_K: usize = 512;
@@ -151,10 +155,24 @@ pub fn kernel_fill_splits(dev: &Device, kernel: CoopKernel, (m, n, k): (usize, u
 }
 
 fn fill_splits_for(tiles: usize, k: usize) -> usize {
-    if tiles * 2 > FILL_WORKGROUPS {
+    let fill = fill_workgroups();
+    if tiles * 2 > fill {
         return 1;
     }
-    runs_to_fill(tiles, k, FILL_WORKGROUPS, MIN_SPLIT_K)
+    runs_to_fill(tiles, k, fill, MIN_SPLIT_K)
+}
+
+/// FILL_WORKGROUPS, or the environment variable WGC_GEMM_COOP_FILL (read
+/// once), for tuning.
+fn fill_workgroups() -> usize {
+    static FILL: OnceLock<usize> = OnceLock::new();
+    *FILL.get_or_init(|| {
+        std::env::var("WGC_GEMM_COOP_FILL")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(FILL_WORKGROUPS)
+    })
 }
 
 /// The kernel variant for one problem (see the shader's header).
@@ -528,11 +546,11 @@ mod tests {
 
     #[test]
     fn few_tiles_split_k_into_runs_of_at_least_512() {
-        assert_eq!(fill_splits_for(64, 4096), 5, "M = N = 1024: 64 tiles, 5 runs of 832");
+        assert_eq!(fill_splits_for(64, 4096), 3, "M = N = 1024: 64 tiles, 3 runs of 1376");
         assert_eq!(fill_splits_for(64, 1024), 2);
         assert_eq!(fill_splits_for(64, 1000), 1, "K too short for two runs of 512");
-        assert_eq!(fill_splits_for(1, 100_000), 195);
-        assert_eq!(fill_splits_for(133, 1 << 20), 1, "tiles for more than half the GPU");
+        assert_eq!(fill_splits_for(1, 100_000), 132);
+        assert_eq!(fill_splits_for(67, 1 << 20), 1, "tiles for more than half the GPU");
         assert_eq!(fill_splits_for(1024, 4096), 1);
     }
 

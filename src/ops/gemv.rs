@@ -38,6 +38,11 @@ const SUM_WG: u32 = 256;
 /// Workgroups that fill a large GPU (about 8 per SM on an H200); fewer
 /// column tiles than this split K further.
 const FILL_GROUPS: usize = 1024;
+/// The same for the axpy kernels on f16 and f32 (a weight stored (K, N)):
+/// 2 per SM. On an H200, one row of f16 times K 14336 -> N 4096 took
+/// 0.0515 ms at 264 against 0.0561 at 1024 (f32, 8 rows: 1-3% faster); bf16
+/// was 5% slower there, so it keeps FILL_GROUPS.
+const AXPY_FILL_GROUPS: usize = 264;
 /// Longest K run per workgroup. A row_dot invocation (of 128) loops K / 512 times
 /// (K / 128 unvectorised) with up to 44 inner iterations; an axpy invocation
 /// K / 4 times with up to 12 (axpy4_staged: K / 4 plus K / 64 staging
@@ -242,13 +247,14 @@ fn f16_wide_loads() -> bool {
     *WIDE.get_or_init(|| std::env::var("WGC_GEMV_F16_LOAD").as_deref() != Ok("8"))
 }
 
-/// FILL_GROUPS, or `WGC_GEMV_FILL` (read once, at least 1) to measure
-/// other split targets (more splits: more workgroups, larger slabs).
-fn fill_groups() -> usize {
-    static FILL: OnceLock<usize> = OnceLock::new();
-    *FILL.get_or_init(|| {
-        std::env::var("WGC_GEMV_FILL").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0).unwrap_or(FILL_GROUPS)
-    })
+/// The workgroups a split aims for: `WGC_GEMV_FILL` (read once, a positive
+/// count) to measure other targets (more splits: more workgroups, larger
+/// slabs), else AXPY_FILL_GROUPS for the axpy kernels on f16 and f32,
+/// FILL_GROUPS for the others.
+fn fill_groups(layout: Layout, dtype: DType) -> usize {
+    static FILL: OnceLock<Option<usize>> = OnceLock::new();
+    let set = *FILL.get_or_init(|| std::env::var("WGC_GEMV_FILL").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0));
+    set.unwrap_or(if layout == Layout::Axpy && dtype != DType::BF16 { AXPY_FILL_GROUPS } else { FILL_GROUPS })
 }
 
 /// Which inner stride of the weight is 1.
@@ -418,7 +424,8 @@ fn plan_rows<'a>(
         Layout::RowDot => (DOT_MAX_CHUNK, DOT_MIN_CHUNK),
         Layout::Axpy => (AXPY_MAX_CHUNK, AXPY_MIN_CHUNK),
     };
-    let splits = split_count(dev, k, n_tiles * m_tiles * batches, outputs, max_chunk, min_chunk)?;
+    let fill = fill_groups(layout, act.dtype);
+    let splits = split_count(dev, k, (n_tiles * m_tiles * batches, fill), outputs, max_chunk, min_chunk)?;
     let k_chunk = k.div_ceil(splits).next_multiple_of(4).max(4);
     let splits = k.div_ceil(k_chunk).max(1);
 
@@ -490,20 +497,21 @@ fn plan_rows<'a>(
 }
 
 /// How many runs K is cut into: as many as its length needs (runs of at
-/// most `max_chunk`), more while the tiles alone cannot fill the GPU (runs
-/// of at least `min_chunk`, slabs within FILL_SLAB_BYTES). `None` where the
-/// slabs would not fit a binding or MAX_SLAB_BYTES, or be too many to sum.
+/// most `max_chunk`), more while the tiles alone cannot make `fill`
+/// workgroups (runs of at least `min_chunk`, slabs within FILL_SLAB_BYTES).
+/// `None` where the slabs would not fit a binding or MAX_SLAB_BYTES, or be
+/// too many to sum.
 fn split_count(
     dev: &Device,
     k: usize,
-    tiles: usize,
+    (tiles, fill): (usize, usize),
     outputs: usize,
     max_chunk: usize,
     min_chunk: usize,
 ) -> Option<usize> {
     let needed = k.div_ceil(max_chunk).max(1);
     let slab = outputs * 4;
-    let to_fill = runs_to_fill(tiles, k, fill_groups(), min_chunk).min(FILL_SLAB_BYTES / slab);
+    let to_fill = runs_to_fill(tiles, k, fill, min_chunk).min(FILL_SLAB_BYTES / slab);
     let splits = needed.max(to_fill);
     let binding = (dev.limits.max_storage_buffer_binding_size as usize).min(MAX_SLAB_BYTES);
     let fits = splits == 1 || (splits <= MAX_SPLITS && splits.checked_mul(slab).is_some_and(|b| b <= binding));
