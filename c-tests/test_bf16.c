@@ -726,10 +726,13 @@ static void test_row_reductions(TestEnv *env) {
  * tiled kernel and the skinny ones (vector loads of B where K or N is a
  * multiple of 4). */
 static void test_gemm(TestEnv *env) {
-    /* The last: 20 rows times a wide weight, which the matrix-vector
-     * kernels keep (stored (N, K)) rather than the tiled GEMM. */
-    const int shapes[5][3] = {{45, 53, 40}, {1, 64, 29}, {3, 53, 40}, {2, 20, 36}, {20, 64, 8200}};
-    for (int t = 0; t < 10; t++) {
+    /* One and two rows against N a multiple of 8 (16-byte loads of a
+     * weight stored (K, N); the second with K cut into runs). The last: 20
+     * rows times a wide weight, which the matrix-vector kernels keep
+     * (stored (N, K)) rather than the tiled GEMM. */
+    const int shapes[7][3] = {{45, 53, 40}, {1, 64, 29}, {3, 53, 40}, {2, 20, 36},
+                              {1, 300, 264}, {2, 4100, 48}, {20, 64, 8200}};
+    for (int t = 0; t < 14; t++) {
         int M = shapes[t / 2][0], K = shapes[t / 2][1], N = shapes[t / 2][2], bt_ = t % 2;
         uint16_t *a = random_bf16((size_t)M * K, -1, 1), *b = random_bf16((size_t)N * K, -1, 1);
         uint16_t *c0 = random_bf16((size_t)M * N, -1, 1);

@@ -648,13 +648,14 @@ fn axpy4_staged_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoc
 
 // ---- staged axpy in 16-byte units -----------------------------------------
 //
-// As axpy4_staged, each thread reading VW adjacent columns (4 f32 or 8 f16:
-// one 16-byte load) per value of K, so a workgroup takes AX * VW columns;
-// for f16 the upper 4 columns have their own MT partial sums (hi*). N, W's
+// As axpy4_staged, each thread reading VW adjacent columns (4 f32, or 8 f16
+// or bf16: one 16-byte load) per value of K, so a workgroup takes AX * VW columns;
+// for 16-bit weights the upper 4 columns have their own MT partial sums (hi*). N, W's
 // row stride, its start and batch strides are multiples of VW. The lanes'
 // sums are added in two rounds (lo, then hi: 16 KB of workgroup memory).
 
-const VW: u32 = 4u + 4u * T_KIND;
+// VW and `unit_of` (a 16-byte unit widened to f32) come with the operands
+// fragment: 4 f32, or 8 f16 or bf16.
 
 fn unit_n0(t: Tile, tid: u32) -> u32 {
     return (t.n_tile * AX + tid % AX) * VW;
@@ -667,16 +668,7 @@ struct Unit {
 };
 
 fn unit_at(t: Tile, k: u32, n0: u32) -> Unit {
-    let u = wu[(t.w_base + i32(k) * p.w_sk + i32(n0)) / i32(VW)];
-    var r: Unit;
-    if (T_KIND == 1u) {
-        r.lo = vec4<f32>(unpack2x16float(u.x), unpack2x16float(u.y));
-        r.hi = vec4<f32>(unpack2x16float(u.z), unpack2x16float(u.w));
-    } else {
-        r.lo = bitcast<vec4<f32>>(u);
-        r.hi = vec4<f32>(0.0);
-    }
-    return r;
+    return unit_of(wu[(t.w_base + i32(k) * p.w_sk + i32(n0)) / i32(VW)]);
 }
 
 // After the lanes' sums of one round are in stage[i * WG + tid] (rows

@@ -18,3 +18,13 @@ fn w_quad(q: i32) -> vec4<f32> {
 fn a_quad4(q: i32) -> vec4<f32> {
     return vec4<f32>(a4[q]);
 }
+
+// The unit entries' 16-byte unit of W: 4 f32, or 8 f16 (the upper 4 in hi).
+const VW: u32 = 4u + 4u * T_KIND;
+fn unit_of(u: vec4<u32>) -> Unit {
+    if (T_KIND == 1u) {
+        return Unit(vec4<f32>(unpack2x16float(u.x), unpack2x16float(u.y)),
+                    vec4<f32>(unpack2x16float(u.z), unpack2x16float(u.w)));
+    }
+    return Unit(bitcast<vec4<f32>>(u), vec4<f32>(0.0));
+}

@@ -28,3 +28,9 @@ fn w_quad(q: i32) -> vec4<f32> {
 fn a_quad4(q: i32) -> vec4<f32> {
     return bf16_quad(a4[q]);
 }
+
+// The unit entries' 16-byte unit of W: 8 bf16 (the upper 4 in hi).
+const VW: u32 = 8u;
+fn unit_of(u: vec4<u32>) -> Unit {
+    return Unit(bf16_quad(u.xy), bf16_quad(u.zw));
+}

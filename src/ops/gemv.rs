@@ -31,17 +31,18 @@ const MAX_SKINNY: usize = 32;
 /// 8 rows (measured on an H200: 64 tiles lose to them, 224 win).
 const TILED_ENOUGH: usize = 128;
 /// Columns one axpy workgroup takes (4 * AX in the shader; twice as many in
-/// the f16 axpy_unit kernels).
+/// the 16-bit axpy_unit kernels).
 const AXPY_COLS: usize = 128;
 /// Workgroup size of the slabs' sum.
 const SUM_WG: u32 = 256;
 /// Workgroups that fill a large GPU (about 8 per SM on an H200); fewer
 /// column tiles than this split K further.
 const FILL_GROUPS: usize = 1024;
-/// The same for the axpy kernels on f16 and f32 (a weight stored (K, N)):
-/// 2 per SM. On an H200, one row of f16 times K 14336 -> N 4096 took
-/// 0.0515 ms at 264 against 0.0561 at 1024 (f32, 8 rows: 1-3% faster); bf16
-/// was 5% slower there, so it keeps FILL_GROUPS.
+/// The same for the axpy kernels with 16-byte loads and on f32 (a weight
+/// stored (K, N)): 2 per SM. On an H200, one row of f16 times K 14336 ->
+/// N 4096 took 0.0515 ms at 264 against 0.0561 at 1024 (f32, 8 rows: 1-3%
+/// faster); the bf16 kernel that reads words was 5% slower there, so it
+/// keeps FILL_GROUPS.
 const AXPY_FILL_GROUPS: usize = 264;
 /// Longest K run per workgroup. A row_dot invocation (of 128) loops K / 512 times
 /// (K / 128 unvectorised) with up to 44 inner iterations; an axpy invocation
@@ -92,8 +93,8 @@ pub static FAMILY: Family = Family {
 };
 
 /// The kernels for bf16 A and W (read as words, widened to f32 as they are
-/// read) and an f32 C; T and O are f32. The 16-byte unit entries (f16's)
-/// come with the file and are not used.
+/// read) and an f32 C; T and O are f32 (the unit entries read W as 8 bf16
+/// per 16-byte load).
 pub static FAMILY_BF16: Family = Family {
     file: "gemv.wgsl+bf16",
     source: concat!(include_str!("../../shaders/gemv.wgsl"), include_str!("../../shaders/gemv_operands_bf16.wgsl")),
@@ -237,11 +238,11 @@ pub fn mode_choice(
     }
 }
 
-/// Weight loads of f16 (K, N) products outside `plain` (`WGC_GEMV_F16_LOAD`,
-/// read once): `16` (the default) reads 8 columns in one 16-byte load
-/// (axpy_unit_staged, also for one row) where N, the row stride, the offset
-/// and the batch strides are multiples of 8; `8` keeps 8-byte vec4 loads
-/// (axpy4_staged; one row: axpy4).
+/// Weight loads of f16 and bf16 (K, N) products outside `plain`
+/// (`WGC_GEMV_F16_LOAD`, read once): `16` (the default) reads 8 columns in
+/// one 16-byte load (axpy_unit_staged, also for one row) where N, the row
+/// stride, the offset and the batch strides are multiples of 8; `8` keeps
+/// 8-byte vec4 loads (axpy4_staged; one row: axpy4).
 fn f16_wide_loads() -> bool {
     static WIDE: OnceLock<bool> = OnceLock::new();
     *WIDE.get_or_init(|| std::env::var("WGC_GEMV_F16_LOAD").as_deref() != Ok("8"))
@@ -249,12 +250,13 @@ fn f16_wide_loads() -> bool {
 
 /// The workgroups a split aims for: `WGC_GEMV_FILL` (read once, a positive
 /// count) to measure other targets (more splits: more workgroups, larger
-/// slabs), else AXPY_FILL_GROUPS for the axpy kernels on f16 and f32,
-/// FILL_GROUPS for the others.
-fn fill_groups(layout: Layout, dtype: DType) -> usize {
+/// slabs), else AXPY_FILL_GROUPS for the axpy kernels with 16-byte loads
+/// (`unit`) or on f32, FILL_GROUPS for the others.
+fn fill_groups(layout: Layout, dtype: DType, unit: bool) -> usize {
     static FILL: OnceLock<Option<usize>> = OnceLock::new();
     let set = *FILL.get_or_init(|| std::env::var("WGC_GEMV_FILL").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0));
-    set.unwrap_or(if layout == Layout::Axpy && dtype != DType::BF16 { AXPY_FILL_GROUPS } else { FILL_GROUPS })
+    let axpy = layout == Layout::Axpy && (unit || dtype != DType::BF16);
+    set.unwrap_or(if axpy { AXPY_FILL_GROUPS } else { FILL_GROUPS })
 }
 
 /// Which inner stride of the weight is 1.
@@ -387,7 +389,7 @@ fn plan_rows<'a>(
     let staged = layout == Layout::Axpy && vec4 && rows >= 2 && mode != AxpyMode::Plain;
     let unit = layout == Layout::Axpy
         && k > 0
-        && act.dtype == DType::F16
+        && matches!(act.dtype, DType::F16 | DType::BF16)
         && mode != AxpyMode::Plain
         && f16_wide_loads()
         && w_off.is_multiple_of(8)
@@ -424,7 +426,7 @@ fn plan_rows<'a>(
         Layout::RowDot => (DOT_MAX_CHUNK, DOT_MIN_CHUNK),
         Layout::Axpy => (AXPY_MAX_CHUNK, AXPY_MIN_CHUNK),
     };
-    let fill = fill_groups(layout, act.dtype);
+    let fill = fill_groups(layout, act.dtype, unit);
     let splits = split_count(dev, k, (n_tiles * m_tiles * batches, fill), outputs, max_chunk, min_chunk)?;
     let k_chunk = k.div_ceil(splits).next_multiple_of(4).max(4);
     let splits = k.div_ceil(k_chunk).max(1);
