@@ -159,8 +159,9 @@ pub fn applies(dev: &Device, (m, n): (usize, usize), a_t: bool, b_t: bool, b_bro
 }
 
 /// Workgroups of these kernels an H100 or H200 (132 SMs) holds at once,
-/// per SM: 4 of the VK_KHR_cooperative_matrix kernel with one fragment
-/// along M (its registers allow no more), 3 with two; 4 of the
+/// per SM, inferred from the times below (Vulkan does not report it): 4 of
+/// the VK_KHR_cooperative_matrix kernel with one fragment along M, 3 with
+/// two; 4 of the
 /// VK_NV_cooperative_matrix2 kernel on a (K, N) weight, 3 on an (N, K) one.
 /// A split that launches more than that leaves a partial second wave: on an
 /// H100, M 8 with an (N, K) weight, K 4096 and 224 blocks took 0.062 ms in
