@@ -71,6 +71,56 @@ static void test_gemm_vec4_stores(void) {
               V(3, 128, 130, 132), 1, 0);
 }
 
+/* PyTorch's NaN policy through the tiled kernel's stores, vec4 (C offset 0)
+ * and scalar (offset 2): a NaN in A makes its row NaN, an inf in B (times
+ * positive A) its column inf; with beta 0 the NaNs C held are overwritten,
+ * with beta 1 a NaN in C stays. A 70 x 20, B 20 x 68. */
+static void test_gemm_nan_inf_stores(void) {
+    enum { M = 70, K = 20, N = 68 };
+    float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * K * N);
+    float *c0 = malloc(sizeof(float) * (M * N + 2)), *got = malloc(sizeof(float) * (M * N + 2));
+    for (int i = 0; i < M * K; i++) a[i] = 0.5f + (float)(i % 7) / 8;
+    for (int i = 0; i < K * N; i++) b[i] = (float)(i % 5) / 4 - 0.5f;
+    a[3 * K + 5] = NAN;
+    b[7 * N + 10] = INFINITY;
+    for (int offset = 0; offset <= 2; offset += 2) {
+        for (int beta = 0; beta <= 1; beta++) {
+            for (int i = 0; i < M * N + 2; i++) c0[i] = beta ? 1.0f : NAN;
+            c0[offset + 40 * N + 50] = NAN;
+            WgcBuffer *ab = upload(env.device, a, sizeof(float) * M * K);
+            WgcBuffer *bb = upload(env.device, b, sizeof(float) * K * N);
+            WgcBuffer *cb = upload(env.device, c0, sizeof(float) * (M * N + 2));
+            int64_t as[2] = {M, K}, bs[2] = {K, N}, cs[2] = {M, N};
+            WgcTensor at = tensor_of(ab, WGC_DTYPE_F32, 2, as), bt = tensor_of(bb, WGC_DTYPE_F32, 2, bs);
+            WgcTensor ct = tensor_of(cb, WGC_DTYPE_F32, 2, cs);
+            ct.offset = offset;
+            CHECK(wgc_op_gemm(env.stream, 1.0f, &at, 0, &bt, 0, (float)beta, &ct));
+            CHECK(wgc_stream_synchronize(env.stream));
+            CHECK(wgc_buffer_read(cb, 0, got, sizeof(float) * (M * N + 2)));
+            int bad = 0;
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++) {
+                    float g = got[offset + i * N + j];
+                    int nan = i == 3 || (beta && i == 40 && j == 50);
+                    if (nan) bad += !isnan(g);
+                    else if (j == 10) bad += !(isinf(g) && g > 0);
+                    else bad += !isfinite(g);
+                }
+            if (bad) {
+                fprintf(stderr, "NaN/inf through the tiled stores (C offset %d, beta %d): %d wrong\n", offset, beta, bad);
+                g_failures++;
+            }
+            wgc_buffer_release(ab);
+            wgc_buffer_release(bb);
+            wgc_buffer_release(cb);
+        }
+    }
+    free(a);
+    free(b);
+    free(c0);
+    free(got);
+}
+
 static void test_gemm_f16(void) {
     if (!env.info.has_f16) {
         printf("no f16 on this adapter: f16 cases skipped\n");
@@ -226,6 +276,7 @@ int main(void) {
     test_gemm_f32();
     test_gemm_f16();
     test_gemm_vec4_stores();
+    test_gemm_nan_inf_stores();
     test_gemm_split_k();
     test_matmul_1d();
     test_errors();

@@ -2198,9 +2198,9 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * instead of the matrix-vector kernels below (a decode step's rows times a
  * weight, either layout): blocks of all the rows by 128 columns and K
  * steps of 32 (64 columns and K steps of 64 for a weight stored (N, K)),
- * K cut into runs of at least 256 until about 264 workgroups run (528
- * for a weight stored (N, K)), whose f32 sums the second pass adds in
- * order; the same accumulation and bound. On a device opened with
+ * K cut into as many runs of at least 256 as one wave of resident
+ * workgroups holds (3 or 4 per SM of an H100 or H200), whose f32 sums the
+ * second pass adds in order; the same accumulation and bound. On a device opened with
  * VK_NV_cooperative_matrix2, those with a weight stored (K, N), or with
  * 17 rows or more, and no alpha, beta or bias (or K in more than one
  * run) take the same blocks, grid and runs of K on a kernel on that
@@ -2250,8 +2250,9 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * comparisons: `plain` takes the kernels without staging, `staged` stages
  * but leaves products of more than 8 rows wide enough to fill the GPU to
  * the tiled kernel; WGC_GEMV_F16_LOAD=8, read once, keeps f16 weights to
- * 8-byte loads where 16-byte ones, of 8 columns, would be taken: N, the
- * other stride, the offset and batch strides multiples of 8, any M.)
+ * 8-byte loads and bf16 ones to 4-byte loads where 16-byte ones, of 8
+ * columns, would be taken: N, the other stride, the offset and batch
+ * strides multiples of 8, any M.)
  *
  * Records work on `stream` and returns without blocking. Releasing a
  * tensor's buffer afterwards is safe: the recorded work keeps what it uses.

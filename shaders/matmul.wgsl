@@ -164,7 +164,7 @@ fn tile_products(tid: u32, tx: u32, ty: u32, m0: u32, n0: u32, k_begin: u32, k_e
     }
 }
 
-// Row gm's bias (0 without one), for gemm_c4.
+// Row gm's bias (0 without one).
 fn row_addend(gm: u32) -> f32 {
     if (BIAS) {
         return f32(bias[i32(p.bias_off) + i32(gm) * p.bias_stride]);
@@ -195,10 +195,7 @@ fn gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
             if (gm >= p.m) {
                 continue;
             }
-            var add = 0.0;
-            if (BIAS) {
-                add = f32(bias[i32(p.bias_off) + i32(gm) * p.bias_stride]);
-            }
+            let add = row_addend(gm);
             for (var j = 0u; j < RN; j++) {
                 for (var q = 0u; q < 4u; q++) {
                     let gn = n0 + j * 64u + tx * 4u + q;

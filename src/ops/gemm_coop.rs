@@ -8,7 +8,7 @@ use super::gemm_skinny::{self, SkinnyRoute};
 use super::gemm_spirv::{self, Route, SpirvVariant};
 use super::spec::uniform::uniform;
 use super::spec::{self, pack_i32, pack_u32, Arg, Family, Launch, OverrideSlot, TypeSlot, Variant};
-use super::split::runs_to_fill;
+use super::split::{runs_to_fill, SMS};
 use super::tensor::{DType, Tensor};
 use crate::bail;
 use crate::error::Result;
@@ -108,12 +108,12 @@ pub fn available(dev: &Device) -> bool {
         && dev.adapter.info.subgroup_max_size == 32
 }
 
-/// Workgroups that fill a large GPU: one per SM of an H200's 132 (at
-/// least; as K runs of equal length allow). Two per SM made more runs whose
+/// Workgroups that fill a large GPU: one per SM (at least; as K runs of
+/// equal length allow). Two per SM made more runs whose
 /// f32 slabs cost more than the SMs they filled: on an H200, 1024 x 1024 x
 /// 4096 in f16 took 0.075 ms in 3 runs against 0.093 in 5; the f16 3x3
 /// convolution at 256 channels 0.133 against 0.138.
-const FILL_WORKGROUPS: usize = 132;
+const FILL_WORKGROUPS: usize = SMS;
 /// The shortest K run worth a split of its own (16 steps of the tile's K):
 /// shorter runs cost more in slab traffic than the SMs they fill.
 const MIN_SPLIT_K: usize = 512;
@@ -145,11 +145,11 @@ pub fn kernel_fill_splits(dev: &Device, kernel: CoopKernel, (m, n, k): (usize, u
     if !fill_splits_enabled() {
         return 1;
     }
-    // Split products are plain where route B stores them (route_for).
-    let route = if !kernel.bf16 && gemm_spirv::skinny_coopmat2(dev, kernel.b_t, m, true) {
+    // A split product's C is an f32 slab, which route B stores.
+    let route = if skinny_on_coopmat2(dev, kernel, m, true) {
         SkinnyRoute::Coopmat2 { b_t: kernel.b_t }
     } else {
-        SkinnyRoute::Khr { fm: gemm_skinny::variant(kernel, m, DType::F32).fm }
+        SkinnyRoute::Khr { fm: gemm_skinny::fragments_m(m) }
     };
     gemm_skinny::fill_splits(n.div_ceil(kernel.block_n()) * m.div_ceil(kernel.block_m()) * batch, k, route)
 }
@@ -389,8 +389,7 @@ fn route_for(dev: &Device, kernel: CoopKernel, (m, k): (usize, usize), out: &Coo
         // The bf16 set exists on VK_KHR_cooperative_matrix only.
         Route::Khr
     } else if kernel.skinny {
-        let plain = out.plain() || out.splits > 1;
-        if gemm_spirv::skinny_coopmat2(dev, kernel.b_t, m, plain) {
+        if skinny_on_coopmat2(dev, kernel, m, out.plain() || out.splits > 1) {
             Route::Coopmat2
         } else {
             Route::Khr
@@ -398,6 +397,12 @@ fn route_for(dev: &Device, kernel: CoopKernel, (m, k): (usize, usize), out: &Coo
     } else {
         gemm_spirv::route(dev, k)
     }
+}
+
+/// True if a skinny product of `m` rows runs on VK_NV_cooperative_matrix2
+/// (f16 only; `plain`: C as that kernel stores it).
+fn skinny_on_coopmat2(dev: &Device, kernel: CoopKernel, m: usize, plain: bool) -> bool {
+    !kernel.bf16 && gemm_spirv::skinny_coopmat2(dev, kernel.b_t, m, plain)
 }
 
 /// True if this output goes through an f32 slab and the split-K sum pass

@@ -9,7 +9,7 @@
 
 use super::gemm_coop::CoopKernel;
 use super::gemm_spirv;
-use super::split::runs_to_fill;
+use super::split::{runs_to_fill, SMS};
 use super::tensor::DType;
 use crate::runtime::device::Device;
 use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
@@ -169,7 +169,6 @@ pub fn applies(dev: &Device, (m, n): (usize, usize), a_t: bool, b_t: bool, b_bro
 /// and 64 blocks 0.069 in 5 (320), 0.078 in 9 (576), 0.064 in 16 (1024).
 /// Measured over M 8-32, both layouts, K 4096 and 14336, f16 and bf16
 /// (BENCHMARKS.md, "Ninth round").
-const SMS: usize = 132;
 const RESIDENT_PER_SM_ONE_FRAGMENT: usize = 4;
 const RESIDENT_PER_SM_TWO_FRAGMENTS: usize = 3;
 const RESIDENT_PER_SM_COOPMAT2_KN: usize = 4;
@@ -219,9 +218,18 @@ pub fn fill_splits(blocks: usize, k: usize, route: SkinnyRoute) -> usize {
     (route.resident() / blocks).min(k / MIN_SPLIT_K).max(1)
 }
 
+/// Fragments of 16 rows along M that `m` rows take (1 or 2).
+pub fn fragments_m(m: usize) -> u32 {
+    if m > 16 {
+        2
+    } else {
+        1
+    }
+}
+
 /// The variant for a kernel `choose` made skinny, `m` rows and output `out`.
 pub fn variant(kernel: CoopKernel, m: usize, out: DType) -> SkinnyVariant {
-    SkinnyVariant { tile: tile(kernel.b_t), fm: if m > 16 { 2 } else { 1 }, b_t: kernel.b_t, out, bf16: kernel.bf16 }
+    SkinnyVariant { tile: tile(kernel.b_t), fm: fragments_m(m), b_t: kernel.b_t, out, bf16: kernel.bf16 }
 }
 
 #[cfg(test)]

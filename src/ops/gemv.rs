@@ -17,7 +17,7 @@
 use super::grid::grid_1d;
 use super::spec::uniform::uniform;
 use super::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
-use super::split::{runs_to_fill, scratch, K_CHUNK};
+use super::split::{runs_to_fill, scratch, K_CHUNK, SMS};
 use super::tensor::{coalesce, numel, DType, Tensor};
 use super::tuned::{bucket, Candidate, Choice};
 use crate::error::Result;
@@ -43,7 +43,7 @@ const FILL_GROUPS: usize = 1024;
 /// N 4096 took 0.0515 ms at 264 against 0.0561 at 1024 (f32, 8 rows: 1-3%
 /// faster); the bf16 kernel that reads words was 5% slower there, so it
 /// keeps FILL_GROUPS.
-const AXPY_FILL_GROUPS: usize = 264;
+const AXPY_FILL_GROUPS: usize = 2 * SMS;
 /// Longest K run per workgroup. A row_dot invocation (of 128) loops K / 512 times
 /// (K / 128 unvectorised) with up to 44 inner iterations; an axpy invocation
 /// K / 4 times with up to 12 (axpy4_staged: K / 4 plus K / 64 staging

@@ -29,6 +29,10 @@ pub(crate) const CHUNK_LEN: usize = SPLIT_WG * MAX_ITERS;
 /// drifts with n (K = 600,000 same-sign terms lost 11 units in 150,000).
 pub(crate) const K_CHUNK: usize = 16384;
 
+/// SMs of the GPUs the split targets were measured on (H100 and H200): the
+/// products that cut K into runs to fill the GPU state their targets per SM.
+pub(crate) const SMS: usize = 132;
+
 /// How many runs K is cut into so that about `target` workgroups run over
 /// `tiles` output tiles (each run's f32 sums added by a second pass): runs
 /// of at least `min_run`; 1 where there are no tiles or K is too short.

@@ -153,6 +153,9 @@ pub(crate) fn supported(adapter: &wgpu::Adapter, blocks: &[Block]) -> u32 {
     hal_open::extension_with(adapter, EXTENSION, |hal| {
         let mut features = Features::none();
         hal_open::query_features(hal, &mut features);
+        if !features.wanted() {
+            return false;
+        }
         let Some(shapes) = listed_shapes(hal) else {
             return false;
         };
@@ -163,7 +166,7 @@ pub(crate) fn supported(adapter: &wgpu::Adapter, blocks: &[Block]) -> u32 {
             let listed = shapes.iter().any(|&[mg, ng, kg, inv]| {
                 inv == b.invocations && b.m.is_multiple_of(mg) && b.n.is_multiple_of(ng) && b.k.is_multiple_of(kg)
             });
-            if listed && features.wanted() {
+            if listed {
                 mask |= 1 << i;
             }
         }
