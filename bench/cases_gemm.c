@@ -197,6 +197,22 @@ void cases_gemm(void) {
     gemm_case("qk_bmm_f32", "gemm/attention", NULL, F32, F32, SZ(32, 3), SZ(2048, 67), SZ(2048, 67), SZ(128, 40), 1, 10);
     /* The same for 4 sequences of 1024 over 16 heads of dim 64 (a BERT-base-sized layer). */
     gemm_case("qk_bmm_f32_d64", "gemm/attention", NULL, F32, F32, SZ(64, 3), SZ(1024, 67), SZ(1024, 67), SZ(64, 40), 1, 10);
+    /* The f16 3x3 convolutions' implicit GEMMs as plain products of the same
+     * shape, f16 out: channels-first (M output channels, N pixels of the
+     * batch, K = 9 * input channels) and channels-last (M pixels, N output
+     * channels, the weight (N, K) viewed transposed). Against the conv/3x3
+     * cases they separate what the convolution's gather costs from what
+     * these shapes cost a GEMM. */
+    static const int64_t conv_shapes[][4] = {{64, 32 * 56 * 56, 576, 16}, {128, 64 * 28 * 28, 1152, 32},
+                                             {256, 64 * 14 * 14, 2304, 64}, {512, 64 * 7 * 7, 4608, 128}};
+    for (int i = 0; i < 4; i++) {
+        const int64_t *cs = conv_shapes[i];
+        char name[64];
+        snprintf(name, sizeof name, "hgemm_conv_shape_%lld_%lld", (long long)cs[0], (long long)cs[1]);
+        gemm_case(name, "conv/gemm-shape", NULL, F16, F16, 1, SZ(cs[0], cs[3]), SZ(cs[1], 200), SZ(cs[2], cs[3]), 0, 10);
+        snprintf(name, sizeof name, "hgemm_conv_shape_nhwc_%lld_%lld", (long long)cs[1], (long long)cs[0]);
+        gemm_case(name, "conv/gemm-shape", NULL, F16, F16, 1, SZ(cs[1], 200), SZ(cs[0], cs[3]), SZ(cs[2], cs[3]), 1, 10);
+    }
     /* An f32 linear layer as nn.Linear stores it, weight (N, K) used transposed: 2048 tokens, 4096 -> 4096. */
     gemm_case("sgemm_linear_2048x4096x4096_nk", "gemm/prefill", NULL, F32, F32, 1, SZ(2048, 70), SZ(4096, 100),
               SZ(4096, 96), 1, 10);

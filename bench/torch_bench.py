@@ -330,6 +330,11 @@ def gemms():
     run("qk_bmm_f16", "gemm/attention", size(2048, 2048, 128, True, 32), mm(2048, 2048, 128, f16, f32, True, 32))
     run("qk_bmm_f32", "gemm/attention", size(2048, 2048, 128, True, 32), mm(2048, 2048, 128, f32, f32, True, 32))
     run("qk_bmm_f32_d64", "gemm/attention", size(1024, 1024, 64, True, 64), mm(1024, 1024, 64, f32, f32, True, 64))
+    # The f16 3x3 convolutions' implicit GEMMs as plain products (cases_gemm.c).
+    for M, N, K in ((64, 32 * 56 * 56, 576), (128, 64 * 28 * 28, 1152), (256, 64 * 14 * 14, 2304),
+                    (512, 64 * 7 * 7, 4608)):
+        run(f"hgemm_conv_shape_{M}_{N}", "conv/gemm-shape", size(M, N, K, False), mm(M, N, K, f16, f16))
+        run(f"hgemm_conv_shape_nhwc_{N}_{M}", "conv/gemm-shape", size(N, M, K, True), mm(N, M, K, f16, f16, True))
     run("sgemm_linear_2048x4096x4096_nk", "gemm/prefill", size(2048, 4096, 4096, True),
         mm(2048, 4096, 4096, f32, f32, True))
 

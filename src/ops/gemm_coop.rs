@@ -108,20 +108,22 @@ pub fn available(dev: &Device) -> bool {
         && dev.adapter.info.subgroup_max_size == 32
 }
 
-/// Workgroups that fill a large GPU: one per SM (at least; as K runs of
-/// equal length allow). Two per SM made more runs whose
-/// f32 slabs cost more than the SMs they filled: on an H200, 1024 x 1024 x
-/// 4096 in f16 took 0.075 ms in 3 runs against 0.093 in 5; the f16 3x3
-/// convolution at 256 channels 0.133 against 0.138.
-const FILL_WORKGROUPS: usize = SMS;
+/// Workgroups of the tensor-core tile an H100 or H200 holds at once, per
+/// SM, inferred from the times below (Vulkan does not report it). A split
+/// whose workgroups spill into a partial second wave costs more than it
+/// fills (BENCHMARKS.md, "Tenth round"; H100, 100 tiles of a 512 x 3136 x
+/// 4608 product: 0.175 ms in 1 run, 0.131 in 2, 0.146 in 3, 0.140 in 4; 64
+/// tiles of 1024 x 1024 x 4096: 0.079 in 3 runs, 0.073 in 4, 0.097 in 5;
+/// on an H200 0.075 in 3 runs against 0.093 in 5).
+const RESIDENT_PER_SM: usize = 2;
 /// The shortest K run worth a split of its own (16 steps of the tile's K):
 /// shorter runs cost more in slab traffic than the SMs they fill.
 const MIN_SPLIT_K: usize = 512;
 
 /// How many K runs a product with fewer tiles than there are SMs should be
-/// cut into (their f32 slabs summed by a second pass) so that about
-/// FILL_WORKGROUPS workgroups run; 1 where the tiles fill the GPU already
-/// or K is short. The environment variable WGC_GEMM_COOP_SPLIT, read once,
+/// cut into (their f32 slabs summed by a second pass): as many as one wave
+/// of resident workgroups holds, each at least MIN_SPLIT_K long; 1 where
+/// the tiles fill half the resident slots already or K is short. The environment variable WGC_GEMM_COOP_SPLIT, read once,
 /// set to `0` keeps every such product in one run, for comparisons.
 pub fn fill_splits((m, n, k): (usize, usize, usize), batch: usize) -> usize {
     if !fill_splits_enabled() {
@@ -155,24 +157,24 @@ pub fn kernel_fill_splits(dev: &Device, kernel: CoopKernel, (m, n, k): (usize, u
 }
 
 fn fill_splits_for(tiles: usize, k: usize) -> usize {
-    let fill = fill_workgroups();
-    if tiles * 2 > fill {
+    if let Some(fill) = fill_setting() {
+        if tiles * 2 > fill {
+            return 1;
+        }
+        return runs_to_fill(tiles, k, fill, MIN_SPLIT_K);
+    }
+    if tiles == 0 {
         return 1;
     }
-    runs_to_fill(tiles, k, fill, MIN_SPLIT_K)
+    (RESIDENT_PER_SM * SMS / tiles).min(k / MIN_SPLIT_K).max(1)
 }
 
-/// FILL_WORKGROUPS, or the environment variable WGC_GEMM_COOP_FILL (read
-/// once), for tuning.
-fn fill_workgroups() -> usize {
-    static FILL: OnceLock<usize> = OnceLock::new();
-    *FILL.get_or_init(|| {
-        std::env::var("WGC_GEMM_COOP_FILL")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|&n| n > 0)
-            .unwrap_or(FILL_WORKGROUPS)
-    })
+/// The environment variable WGC_GEMM_COOP_FILL, read once: a number of
+/// workgroups to aim for instead (at least that many, as K runs of equal
+/// length allow, where the tiles are at most half of it; for tuning).
+fn fill_setting() -> Option<usize> {
+    static FILL: OnceLock<Option<usize>> = OnceLock::new();
+    *FILL.get_or_init(|| std::env::var("WGC_GEMM_COOP_FILL").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0))
 }
 
 /// The kernel variant for one problem (see the shader's header).
@@ -551,11 +553,13 @@ mod tests {
 
     #[test]
     fn few_tiles_split_k_into_runs_of_at_least_512() {
-        assert_eq!(fill_splits_for(64, 4096), 3, "M = N = 1024: 64 tiles, 3 runs of 1376");
+        assert_eq!(fill_splits_for(64, 4096), 4, "M = N = 1024: 64 tiles, 256 of 264 resident");
+        assert_eq!(fill_splits_for(100, 4608), 2, "a 512-channel 3x3 convolution's shape: 200 of 264");
         assert_eq!(fill_splits_for(64, 1024), 2);
         assert_eq!(fill_splits_for(64, 1000), 1, "K too short for two runs of 512");
-        assert_eq!(fill_splits_for(1, 100_000), 132);
-        assert_eq!(fill_splits_for(67, 1 << 20), 1, "tiles for more than half the GPU");
+        assert_eq!(fill_splits_for(1, 100_000), 195, "runs of at least 512");
+        assert_eq!(fill_splits_for(133, 1 << 20), 1, "tiles for more than half the resident slots");
+        assert_eq!(fill_splits_for(0, 4096), 1);
         assert_eq!(fill_splits_for(1024, 4096), 1);
     }
 
