@@ -123,8 +123,9 @@ const MIN_SPLIT_K: usize = 512;
 /// How many K runs a product with fewer tiles than there are SMs should be
 /// cut into (their f32 slabs summed by a second pass): as many as one wave
 /// of resident workgroups holds, each at least MIN_SPLIT_K long; 1 where
-/// the tiles fill half the resident slots already or K is short. The environment variable WGC_GEMM_COOP_SPLIT, read once,
-/// set to `0` keeps every such product in one run, for comparisons.
+/// the tiles fill half the resident slots already or K is short. The
+/// environment variable WGC_GEMM_COOP_SPLIT, read once, set to `0` keeps
+/// every such product in one run, for comparisons.
 pub fn fill_splits((m, n, k): (usize, usize, usize), batch: usize) -> usize {
     if !fill_splits_enabled() {
         return 1;
