@@ -8,7 +8,7 @@ use super::gemm_skinny::{self, SkinnyRoute};
 use super::gemm_spirv::{self, Route, SpirvVariant};
 use super::spec::uniform::uniform;
 use super::spec::{self, pack_i32, pack_u32, Arg, Family, Launch, OverrideSlot, TypeSlot, Variant};
-use super::split::{runs_to_fill, SMS};
+use super::split::{runs_for_one_wave, runs_to_fill, SMS};
 use super::tensor::{DType, Tensor};
 use crate::bail;
 use crate::error::Result;
@@ -164,10 +164,7 @@ fn fill_splits_for(tiles: usize, k: usize) -> usize {
         }
         return runs_to_fill(tiles, k, fill, MIN_SPLIT_K);
     }
-    if tiles == 0 {
-        return 1;
-    }
-    (RESIDENT_PER_SM * SMS / tiles).min(k / MIN_SPLIT_K).max(1)
+    runs_for_one_wave(tiles, k, RESIDENT_PER_SM * SMS, MIN_SPLIT_K)
 }
 
 /// The environment variable WGC_GEMM_COOP_FILL, read once: a number of

@@ -9,7 +9,7 @@
 
 use super::gemm_coop::CoopKernel;
 use super::gemm_spirv;
-use super::split::{runs_to_fill, SMS};
+use super::split::{runs_for_one_wave, runs_to_fill, SMS};
 use super::tensor::DType;
 use crate::runtime::device::Device;
 use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
@@ -212,10 +212,7 @@ pub fn fill_splits(blocks: usize, k: usize, route: SkinnyRoute) -> usize {
     if let Some(fill) = fill_setting() {
         return runs_to_fill(blocks, k, fill, MIN_SPLIT_K);
     }
-    if blocks == 0 {
-        return 1;
-    }
-    (route.resident() / blocks).min(k / MIN_SPLIT_K).max(1)
+    runs_for_one_wave(blocks, k, route.resident(), MIN_SPLIT_K)
 }
 
 /// Fragments of 16 rows along M that `m` rows take (1 or 2).

@@ -44,6 +44,17 @@ pub(crate) fn runs_to_fill(tiles: usize, k: usize, target: usize, min_run: usize
     target.div_ceil(tiles).min(k / min_run).max(1)
 }
 
+/// How many runs K is cut into so that `tiles` output tiles make as many
+/// workgroups as one wave of `resident` holds (a partial second wave costs
+/// more than the SMs it fills): runs of at least `min_run`; 1 where there
+/// are no tiles, they fill more than half the wave, or K is too short.
+pub(crate) fn runs_for_one_wave(tiles: usize, k: usize, resident: usize, min_run: usize) -> usize {
+    if tiles == 0 {
+        return 1;
+    }
+    (resident / tiles).min(k / min_run).max(1)
+}
+
 /// Scratch space for partial results (contents unspecified until written).
 pub fn scratch(dev: &Arc<Device>, bytes: u64) -> Result<Arc<Buffer>> {
     let usage = Usage { storage: true, uniform: false, indirect: false };
