@@ -779,6 +779,51 @@ static void test_gemm(TestEnv *env) {
     }
 }
 
+/* One and two rows times a bf16 weight stored (K, N) as a view with padded
+ * rows and an offset, all multiples of 8 (the matrix-vector kernels' 16-byte
+ * loads), or an offset of 4 (narrower loads), into f32: PyTorch's NaN
+ * policy (a NaN in A makes its row NaN; an inf in W, times positive A, its
+ * column inf) and the other entries against a double reference. */
+static void test_gemm_rows_wide_loads(TestEnv *env) {
+    enum { K = 72, N = 40, LD = N + 8 };
+    for (int off = 4; off <= 8; off += 4) {
+        for (int M = 1; M <= 2; M++) {
+            uint16_t *a = random_bf16((size_t)M * K, 0.25, 1), *w = random_bf16((size_t)off + K * LD, -1, 1);
+            a[(M - 1) * K + 3] = bf16_of_double(NAN);  /* the last row is NaN */
+            w[off + 5 * LD + 10] = bf16_of_double(INFINITY); /* column 10 is inf */
+            WgcBuffer *ab = upload(env->device, a, (size_t)M * K * 2);
+            WgcBuffer *wb = upload(env->device, w, ((size_t)off + K * LD) * 2), *fb = NULL;
+            CHECK(wgc_buffer_create(env->device, (size_t)M * N * 4, WGC_BUFFER_USAGE_STORAGE, &fb));
+            int64_t as[2] = {M, K}, ws[2] = {K, N}, cs[2] = {M, N};
+            WgcTensor at = tensor_of(ab, WGC_DTYPE_BF16, 2, as), wt = tensor_of(wb, WGC_DTYPE_BF16, 2, ws);
+            WgcTensor ft = tensor_of(fb, WGC_DTYPE_F32, 2, cs);
+            wt.strides[0] = LD, wt.offset = off;
+            CHECK(wgc_op_gemm(env->stream, 1.0f, &at, 0, &wt, 0, 0.0f, &ft));
+            float *f = malloc((size_t)M * N * 4);
+            read_back(env, fb, f, (size_t)M * N * 4);
+            int bad = 0;
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++) {
+                    double s = 0;
+                    for (int k = 0; k < K; k++) s += bf16_value(a[i * K + k]) * bf16_value(w[off + k * LD + j]);
+                    if (i == M - 1) bad += !isnan(f[i * N + j]);
+                    else if (j == 10) bad += !(isinf(f[i * N + j]) && f[i * N + j] > 0);
+                    else bad += !(fabs(f[i * N + j] - s) <= 1e-6 * K);
+                }
+            if (bad) {
+                fprintf(stderr, "bf16 gemm rows, weight (K, N) view, M=%d offset %d: %d wrong\n", M, off, bad);
+                g_failures++;
+            }
+            free(a);
+            free(w);
+            free(f);
+            wgc_buffer_release(ab);
+            wgc_buffer_release(wb);
+            wgc_buffer_release(fb);
+        }
+    }
+}
+
 /* Products that bf16 tensor cores take where the device has them (16-byte
  * loads: the dense dims and strides multiples of 8), checked the same way
  * everywhere: partial tiles in M, N and K, A or B transposed, a K long
@@ -971,6 +1016,7 @@ int main(void) {
     test_reductions(&env);
     test_row_reductions(&env);
     test_gemm(&env);
+    test_gemm_rows_wide_loads(&env);
     test_gemm_tensor_core_shapes(&env);
     test_gemm_tensor_core_views(&env);
     test_unsupported(&env);
