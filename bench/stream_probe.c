@@ -1,5 +1,5 @@
 /* Two ceilings of the GPU kernels, measured with user kernels:
- *   stream_probe [--small]
+ *   stream_probe [--small] [--only stream|vocab|micro]
  *
  * 1. Bandwidth of the f16 decode GEMM's load structure. A workgroup of 128
  *    threads takes 64 rows of an (N, K) f16 weight and one of SPLITS runs of
@@ -9,6 +9,7 @@
  *    workgroup memory between two barriers, as the real kernel stages its
  *    tiles (minus the tensor-core math). A grid-stride "roofline" kernel
  *    gives the plain streaming rate to compare with. Rate: GB/s of weight.
+ *    1b ("vocab"): the same over the vocabulary projection's 1.05 GB weight.
  * 2. FLOP rate of the f32 SGEMM micro-kernel (multiply_staged of
  *    shaders/gemm_tile.wgsl, 128x128 tile, 8x8 results a thread, BK = 8)
  *    with no global memory: the tiles are loaded once and multiplied STEPS
@@ -299,6 +300,20 @@ static void experiment_stream(void) {
     wgc_buffer_release(s.out);
 }
 
+/* The same structure over the vocabulary projection's (N, K) f16 weight
+ * (128256 x 4096, 1.05 GB): 2004 workgroups and one run of K, as the skinny
+ * kernel launches it for 3-16 rows, and the roofline over that size. */
+static void experiment_stream_vocab(void) {
+    uint32_t n = g_small ? 1024 : 128256, k = g_small ? 256 : 4096;
+    Stream s = make_stream((uint64_t)n * k / 2);
+    printf("== experiment 1b: streaming a %.1f MB f16 weight (vocabulary projection)\n", s.words * 4 / 1e6);
+    for (int stage = 0; stage <= 1; stage++)
+        for (uint32_t prefetch = 1; prefetch <= 2; prefetch++) run_block(&s, n, k, stage, prefetch, 1);
+    run_roofline(&s);
+    wgc_buffer_release(s.w);
+    wgc_buffer_release(s.out);
+}
+
 /* ============ experiment 2: the SGEMM micro-kernel's FLOP rate ============ */
 
 /* Prepended: RM, RN (blocks of 64 rows, columns), ACC_ROWS (= 4 * RM),
@@ -455,11 +470,14 @@ static void experiment_micro(void) {
 }
 
 int main(int argc, char **argv) {
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--small") == 0) {
             g_small = 1;
+        } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+            only = argv[++i];
         } else {
-            fprintf(stderr, "usage: stream_probe [--small]\n");
+            fprintf(stderr, "usage: stream_probe [--small] [--only stream|vocab|micro]\n");
             return 2;
         }
     }
@@ -467,8 +485,9 @@ int main(int argc, char **argv) {
     CHECK(wgc_instance_create(WGC_ABI_VERSION, &inst));
     CHECK(wgc_device_create(inst, NULL, &g_dev));
     CHECK(wgc_stream_create(g_dev, &g_st));
-    experiment_stream();
-    experiment_micro();
+    if (!only || strcmp(only, "stream") == 0) experiment_stream();
+    if (!only || strcmp(only, "vocab") == 0) experiment_stream_vocab();
+    if (!only || strcmp(only, "micro") == 0) experiment_micro();
     wgc_stream_release(g_st);
     wgc_device_release(g_dev);
     wgc_instance_release(inst);

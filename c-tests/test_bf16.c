@@ -729,10 +729,12 @@ static void test_gemm(TestEnv *env) {
     /* One and two rows against N a multiple of 8 (16-byte loads of a
      * weight stored (K, N); the second with K cut into runs). The last: 20
      * rows times a wide weight, which the matrix-vector kernels keep
-     * (stored (N, K)) rather than the tiled GEMM. */
-    const int shapes[7][3] = {{45, 53, 40}, {1, 64, 29}, {3, 53, 40}, {2, 20, 36},
-                              {1, 300, 264}, {2, 4100, 48}, {20, 64, 8200}};
-    for (int t = 0; t < 14; t++) {
+     * (stored (N, K)) rather than the tiled GEMM. Two rows with K 1096 (a
+     * multiple of 8: 16-byte loads along K of a weight stored (N, K), where
+     * some threads read a second unit per pass and others do not). */
+    const int shapes[8][3] = {{45, 53, 40}, {1, 64, 29}, {3, 53, 40}, {2, 20, 36},
+                              {1, 300, 264}, {2, 4100, 48}, {20, 64, 8200}, {2, 1096, 40}};
+    for (int t = 0; t < 16; t++) {
         int M = shapes[t / 2][0], K = shapes[t / 2][1], N = shapes[t / 2][2], bt_ = t % 2;
         uint16_t *a = random_bf16((size_t)M * K, -1, 1), *b = random_bf16((size_t)N * K, -1, 1);
         uint16_t *c0 = random_bf16((size_t)M * N, -1, 1);

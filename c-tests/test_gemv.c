@@ -177,6 +177,34 @@ static void test_staged(void) {
     }
 }
 
+/* One and two f16 rows times a weight stored (N, K) with K a multiple of 8:
+ * 16-byte loads of 8 values of K, two units per pass (CTest also runs this
+ * program with WGC_GEMV_F16_LOAD=8, the 8-byte loads). K 1096 is 137 units:
+ * threads 0-8 read a second unit and the others do not. The weight's inf at
+ * column 4, K 163 (unit 20, which only thread 20's first pass reads) meets
+ * positive A: column 4 is inf, not NaN. Then a padded weight view at offset
+ * 8 (16-byte loads) and at offset 4 (8-byte loads). */
+static void plant_row_dot(float *a, int64_t na, float *b, int64_t nb) {
+    (void)nb;
+    for (int64_t i = 0; i < na; i++) a[i] = 0.25f + fabsf(a[i]);
+    b[4 * 1096 + 163] = INFINITY;
+}
+
+static void test_row_dot_units(void) {
+    if (!env.info.has_f16) return;
+    char name[96];
+    for (int64_t M = 1; M <= 2; M++) {
+        snprintf(name, sizeof name, "f16 16-byte dot, M=%lld, inf in W", (long long)M);
+        gemm_case_planted(name, F16, F32, V(2, M, 1096), 0, V(2, 20, 1096), 1, V(2, M, 20), 1, 0, plant_row_dot);
+        for (int64_t off = 4; off <= 8; off += 4) {
+            View w = V(2, 36, 1112); /* rows of 1104 values of K, 8 apart */
+            w.shape[1] = 1104, w.offset = off;
+            snprintf(name, sizeof name, "f16 dot, M=%lld, padded weight at offset %lld", (long long)M, (long long)off);
+            gemm_case_planted(name, F16, F16, V(2, M, 1104), 0, w, 1, V(2, M, 36), 0.5f, -1, NULL);
+        }
+    }
+}
+
 /* f32 products of 9-32 rows (every row in one tile, K in runs summed by a
  * second pass): both weight layouts, 9, 16, 17 and 32 rows (tiles of 16 and
  * 32), N not a multiple of the 128-column tile, K not a multiple of the
@@ -265,6 +293,7 @@ int main(void) {
     test_long_k();
     test_nan_inf();
     test_staged();
+    test_row_dot_units();
     test_matmul();
     test_env_release(&env);
     return test_finish("test_gemv");

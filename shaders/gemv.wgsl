@@ -19,9 +19,11 @@
 //   threads interleaved along K; a reduction in workgroup memory adds the AK
 //   partial sums.
 // `*4` entries read W as vec4 (K or N a multiple of 4 and W aligned);
-// the others read scalars. `row_dot4_a4*` read A's rows as vec4s too. The `*_staged` axpy entries (below) stage the
-// tile's rows of A in workgroup memory and keep separate accumulators;
-// `axpy_unit_staged*` also read W in 16-byte units (8 f16 columns).
+// the others read scalars. `row_dot4_a4*` read A's rows as vec4s too;
+// `row_dot_unit_a4*` read 16-bit weights in 16-byte units. The `*_staged`
+// axpy entries (below) stage the tile's rows of A in workgroup memory and
+// keep separate accumulators; `axpy_unit_staged*` also read W in 16-byte
+// units (8 f16 columns).
 //
 // K is cut into runs of k_chunk (a long run would exceed a software
 // driver's 65,535 loop iterations per invocation, and more runs fill the GPU
@@ -347,6 +349,70 @@ fn row_dot4_a4_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoca
     var acc: array<f32, MAX_ACC>;
     if (t.live) {
         dot_products4a(t, tid, &acc);
+    }
+    dot_finish_part(t, tid, &acc);
+}
+
+// ---- dot in 16-byte units: W's K contiguous ----------------------------------
+//
+// As dot_products4a, reading W in 16-byte units of VW elements (8 f16 or
+// bf16: twice the bytes of a vec4 load; the `row_dot_unit_a4*` entries,
+// where K, k_chunk, W's column stride, start and batch strides are
+// multiples of VW) and A as VW / 4 quads per unit. Two units per pass: each
+// thread has 2 * ROWS 16-byte weight loads in flight. A second unit past
+// k1 counts as zero in both operands (a weight's inf times a zero of A
+// would be NaN). `Unit` and `unit_of` are defined with the axpy units below.
+fn dot_products_unit(t: Tile, tid: u32, acc: ptr<function, array<f32, MAX_ACC>>) {
+    let n0 = t.n_tile * ROWS;
+    let u1 = t.k1 / VW;
+    let qs = i32(VW / 4u); // A's quads per unit
+    let a_row0 = t.a_base / 4 + i32(t.m0) * (p.a_sm / 4);
+    for (var u = t.k0 / VW + tid; u < u1; u += 2u * WG) {
+        let two = u + WG < u1;
+        let u2 = select(u, u + WG, two);
+        var wv: array<Unit, 4>;
+        var wv2: array<Unit, 4>;
+        for (var r = 0u; r < ROWS; r++) {
+            let w_row = (t.w_base + i32(min(n0 + r, p.n - 1u)) * p.w_sn) / i32(VW);
+            wv[r] = unit_of(wu[w_row + i32(u)]);
+            let second = unit_of(wu[w_row + i32(u2)]);
+            wv2[r] = Unit(select(vec4<f32>(0.0), second.lo, two), select(vec4<f32>(0.0), second.hi, two));
+        }
+        for (var i = 0u; i < MT; i++) {
+            if (t.m0 + i < p.m) {
+                let a_row = a_row0 + i32(i) * (p.a_sm / 4);
+                let x = a_quad4(a_row + qs * i32(u));
+                let y = select(vec4<f32>(0.0), a_quad4(a_row + qs * i32(u2)), two);
+                var xh = vec4<f32>(0.0);
+                var yh = vec4<f32>(0.0);
+                if (VW == 8u) {
+                    xh = a_quad4(a_row + qs * i32(u) + 1);
+                    yh = select(vec4<f32>(0.0), a_quad4(a_row + qs * i32(u2) + 1), two);
+                }
+                for (var r = 0u; r < ROWS; r++) {
+                    (*acc)[r * MT + i] += (dot(x, wv[r].lo) + dot(xh, wv[r].hi)) + (dot(y, wv2[r].lo) + dot(yh, wv2[r].hi));
+                }
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn row_dot_unit_a4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<f32, MAX_ACC>;
+    if (t.live) {
+        dot_products_unit(t, tid, &acc);
+    }
+    dot_finish_c(t, tid, &acc);
+}
+
+@compute @workgroup_size(WG)
+fn row_dot_unit_a4_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    var acc: array<f32, MAX_ACC>;
+    if (t.live) {
+        dot_products_unit(t, tid, &acc);
     }
     dot_finish_part(t, tid, &acc);
 }

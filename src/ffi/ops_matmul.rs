@@ -141,10 +141,11 @@ use crate::ops::matmul;
 /// f32 products stay up to 16 rows and bf16 ones up to 32. (The environment variable WGC_GEMV_AXPY, read once, is for
 /// comparisons: `plain` takes the kernels without staging, `staged` stages
 /// but leaves products of more than 8 rows wide enough to fill the GPU to
-/// the tiled kernel; WGC_GEMV_F16_LOAD=8, read once, keeps f16 weights to
-/// 8-byte loads and bf16 ones to 4-byte loads where 16-byte ones, of 8
-/// columns, would be taken: N, the other stride, the offset and batch
-/// strides multiples of 8, any M.)
+/// the tiled kernel; WGC_GEMV_F16_LOAD=8, read once, keeps 16-bit weights
+/// to narrower loads (8 bytes; 4 for a bf16 weight stored (K, N)) where
+/// 16-byte ones, of 8 weights, would be taken: the weight's dense dim (N or
+/// K), its other stride, the offset and batch strides multiples of 8, any
+/// M.)
 ///
 /// Records work on `stream` and returns without blocking. Releasing a
 /// tensor's buffer afterwards is safe: the recorded work keeps what it uses.

@@ -69,6 +69,8 @@ const ENTRIES: &[&str] = &[
     "row_dot4_split",
     "row_dot4_a4",
     "row_dot4_a4_split",
+    "row_dot_unit_a4",
+    "row_dot_unit_a4_split",
     "axpy",
     "axpy4",
     "axpy_split",
@@ -238,11 +240,13 @@ pub fn mode_choice(
     }
 }
 
-/// Weight loads of f16 and bf16 (K, N) products outside `plain`
-/// (`WGC_GEMV_F16_LOAD`, read once): `16` (the default) reads 8 columns in
-/// one 16-byte load (axpy_unit_staged, also for one row) where N, the row
-/// stride, the offset and the batch strides are multiples of 8; `8` keeps
-/// 8-byte vec4 loads (axpy4_staged; one row: axpy4).
+/// Weight loads of f16 and bf16 products (`WGC_GEMV_F16_LOAD`, read once):
+/// `16` (the default) reads 8 weights in one 16-byte load where the
+/// weight's dense dim, its other stride, offset and batch strides are
+/// multiples of 8: 8 columns of a (K, N) weight outside `plain`
+/// (axpy_unit_staged, also for one row), 8 values of K of an (N, K) one
+/// (row_dot_unit_a4). `8` keeps 8-byte vec4 loads (axpy4_staged, axpy4,
+/// row_dot4_a4).
 fn f16_wide_loads() -> bool {
     static WIDE: OnceLock<bool> = OnceLock::new();
     *WIDE.get_or_init(|| std::env::var("WGC_GEMV_F16_LOAD").as_deref() != Ok("8"))
@@ -387,15 +391,15 @@ fn plan_rows<'a>(
             Layout::Axpy => n.is_multiple_of(4) && w_sk % 4 == 0,
         };
     let staged = layout == Layout::Axpy && vec4 && rows >= 2 && mode != AxpyMode::Plain;
-    let unit = layout == Layout::Axpy
-        && k > 0
+    // 16-byte loads of 8 f16 or bf16 weights: the weight's dense dim, its
+    // other stride, offset and batch strides multiples of 8.
+    let wide16 = k > 0
         && matches!(act.dtype, DType::F16 | DType::BF16)
-        && mode != AxpyMode::Plain
         && f16_wide_loads()
         && w_off.is_multiple_of(8)
-        && w_bs.iter().all(|s| s % 8 == 0)
-        && n.is_multiple_of(8)
-        && w_sk % 8 == 0;
+        && w_bs.iter().all(|s| s % 8 == 0);
+    let unit = layout == Layout::Axpy && wide16 && mode != AxpyMode::Plain && n.is_multiple_of(8) && w_sk % 8 == 0;
+    let dot_unit = layout == Layout::RowDot && wide16 && k.is_multiple_of(8) && w_sn % 8 == 0;
     let staged = staged || unit;
     // Past 8 rows the weight is read once per 8-row tile, and the tiled GEMM
     // (one read, 64-row tiles) wins once it has tiles enough to fill a GPU
@@ -428,7 +432,9 @@ fn plan_rows<'a>(
     };
     let fill = fill_groups(layout, act.dtype, unit);
     let splits = split_count(dev, k, (n_tiles * m_tiles * batches, fill), outputs, max_chunk, min_chunk)?;
-    let k_chunk = k.div_ceil(splits).next_multiple_of(4).max(4);
+    // Runs start on a whole vec4 (a 16-byte unit for row_dot_unit_a4*).
+    let step = if dot_unit { 8 } else { 4 };
+    let k_chunk = k.div_ceil(splits).next_multiple_of(step).max(step);
     let splits = k.div_ceil(k_chunk).max(1);
 
     let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
@@ -448,6 +454,8 @@ fn plan_rows<'a>(
         && act.bound_offset().is_multiple_of(4)
         && a_bs.iter().all(|s| s % 4 == 0);
     let name = match (layout, vec4, splits > 1) {
+        (Layout::RowDot, true, false) if a_quads && dot_unit => "row_dot_unit_a4",
+        (Layout::RowDot, true, true) if a_quads && dot_unit => "row_dot_unit_a4_split",
         (Layout::RowDot, true, false) if a_quads => "row_dot4_a4",
         (Layout::RowDot, true, true) if a_quads => "row_dot4_a4_split",
         (Layout::Axpy, _, false) if unit => "axpy_unit_staged",
