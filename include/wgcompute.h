@@ -2136,9 +2136,11 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * 256 MiB at once; beyond, the runs go in waves) and a second pass adds
  * them in order, then applies alpha and beta. A product on the tiled
  * kernel of at most 132 blocks of 64 x 64 (over the batch) likewise cuts a
- * K of 512 or more into runs of at least 256 (about 528 workgroups), so
- * that more of the GPU works on it (WGC_GEMM_TILED_FILL=0, read once,
- * keeps one run, for comparisons). Any K works, on software
+ * K of 512 or more into runs of at least 256 (about 528 workgroups), and
+ * one of 133-264 such blocks with M over 64 takes blocks of 128 x 64 over
+ * runs of at least 512 (about 264 workgroups), so that more of the GPU
+ * works on it (WGC_GEMM_TILED_FILL=0, read once, keeps one run, for
+ * comparisons). Any K works, on software
  * drivers that cap shader loops too. Accuracy (f32 results): within about
  * (min(K, 16384) + runs) * 2^-24 * sum_k |a_mk * b_kn| of exact in the
  * worst case; in practice within 1e-6 * K * max|a| * max|b|, long

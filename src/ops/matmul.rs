@@ -318,10 +318,17 @@ fn tiled_fill_splits(tiles: usize, k: usize) -> usize {
 /// 0.142 ms, 3000 x 50 x 5000 0.089 -> 0.077 (128-wide tiles aiming for
 /// 528 or 1056: 0.160-0.161 and 0.091-0.092).
 fn split_tiles(m: usize, n: usize, k: usize, batch: usize, (rm, rn): (usize, usize)) -> (usize, usize, usize) {
+    if let Some((rm, rn)) = named_blocks() {
+        let tiles = m.div_ceil(64 * rm) * n.div_ceil(64 * rn) * batch;
+        return (rm, rn, runs_to_fill(tiles, k, tiled_fill_workgroups(), TILED_MIN_SPLIT_K));
+    }
     let tiles64 = m.div_ceil(64) * n.div_ceil(64) * batch;
     let fill = tiled_fill_splits(tiles64, k);
-    if fill <= 1 || rm * rn > 1 {
+    if rm * rn > 1 {
         return (rm, rn, fill);
+    }
+    if fill <= 1 {
+        return one_or_two_per_sm(m, n, k, batch, tiles64).unwrap_or((rm, rn, fill));
     }
     let (wide_m, wide_n) = (if m > 64 { 2 } else { 1 }, if n > 64 { 2 } else { 1 });
     if wide_m * wide_n == 1 {
@@ -332,6 +339,43 @@ fn split_tiles(m: usize, n: usize, k: usize, batch: usize, (rm, rn): (usize, usi
         wide_fill if wide_fill > 1 => (wide_m, wide_n, wide_fill),
         _ => (rm, rn, fill),
     }
+}
+
+/// Blocks and runs for products of one or two 64 x 64 tiles per SM (too
+/// many for `tiled_fill_splits` to split, too few to keep the SMs busy):
+/// tiles 128 rows high over runs of K at least ONE_OR_TWO_MIN_RUN long,
+/// aiming for half the fill's workgroups. A sweep of blocks and fills on
+/// an H200 (8192 x 100 x 2048, 256 tiles; bench/results/2026-11-26e/call4)
+/// found this fastest: 0.161 -> 0.155 ms (128 x 128 over runs for 528:
+/// 0.160; 64 x 64 over runs for 1056 or 2112: 0.171-0.176).
+fn one_or_two_per_sm(m: usize, n: usize, k: usize, batch: usize, tiles64: usize) -> Option<(usize, usize, usize)> {
+    let fill = tiled_fill_workgroups();
+    if m <= 64 || tiles64 * 2 > fill {
+        return None;
+    }
+    let tiles = m.div_ceil(128) * n.div_ceil(64) * batch;
+    let runs = runs_to_fill(tiles, k, fill / 2, ONE_OR_TWO_MIN_RUN);
+    (runs > 1).then_some((2, 1, runs))
+}
+
+/// The shortest run `one_or_two_per_sm` makes. On an H100, 3 runs of 683
+/// (8192 x 100 x 2048) were 4-5% faster than none, 3 runs of 333 (1000^3)
+/// 10% slower: each run writes and reads an f32 slab the size of C, so
+/// the shorter the run, the more that traffic weighs against its FMAs
+/// (bench/results/2026-11-26e/call5).
+const ONE_OR_TWO_MIN_RUN: usize = 512;
+
+/// The environment variable WGC_GEMM_TILED_BLOCKS, read once, for
+/// comparisons: `RMxRN` (each 1 or 2) fixes the tiled kernel's blocks, K
+/// then cut into runs for about `tiled_fill_workgroups` workgroups.
+fn named_blocks() -> Option<(usize, usize)> {
+    static BLOCKS: OnceLock<Option<(usize, usize)>> = OnceLock::new();
+    *BLOCKS.get_or_init(|| {
+        let v = std::env::var("WGC_GEMM_TILED_BLOCKS").ok()?;
+        let (rm, rn) = v.split_once('x')?;
+        let (rm, rn) = (rm.parse().ok()?, rn.parse().ok()?);
+        ((1..=2).contains(&rm) && (1..=2).contains(&rn)).then_some((rm, rn))
+    })
 }
 
 fn fill_splits_for(tiles: usize, k: usize, fill: usize) -> usize {
@@ -812,7 +856,10 @@ mod tests {
     fn split_products_take_wide_tiles_aiming_at_half_the_workgroups() {
         assert_eq!(split_tiles(512, 512, 8192, 1, (1, 1)), (2, 2, 17), "16 tiles of 128 x 128");
         assert_eq!(split_tiles(3000, 50, 5000, 1, (1, 1)), (2, 1, 11), "24 tiles of 128 x 64");
-        assert_eq!(split_tiles(1000, 1000, 1000, 1, (1, 1)), (1, 1, 1), "enough tiles: no split");
+        assert_eq!(split_tiles(1000, 1000, 1000, 1, (1, 1)), (1, 1, 1), "runs of 333 would be too short");
+        assert_eq!(split_tiles(8192, 100, 2048, 1, (1, 1)), (2, 1, 3), "256 tiles of 64 x 64: 128 of 128 x 64");
+        assert_eq!(split_tiles(2000, 2000, 1000, 1, (1, 1)), (1, 1, 1), "enough tiles: no split");
+        assert_eq!(split_tiles(64, 16000, 4096, 1, (1, 1)), (1, 1, 1), "64 rows: not 128 high");
         assert_eq!(split_tiles(40, 50, 16401, 1, (1, 1)), (1, 1, 64), "one 64 x 64 tile: as before");
         assert_eq!(split_tiles(4096, 4096, 4096, 1, (2, 2)), (2, 2, 1));
     }
