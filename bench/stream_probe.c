@@ -1,5 +1,5 @@
 /* Two ceilings of the GPU kernels, measured with user kernels:
- *   stream_probe [--small] [--only stream|vocab|micro]
+ *   stream_probe [--small] [--only stream|vocab|axpy|micro]
  *
  * 1. Bandwidth of the f16 decode GEMM's load structure. A workgroup of 128
  *    threads takes 64 rows of an (N, K) f16 weight and one of SPLITS runs of
@@ -10,6 +10,8 @@
  *    tiles (minus the tensor-core math). A grid-stride "roofline" kernel
  *    gives the plain streaming rate to compare with. Rate: GB/s of weight.
  *    1b ("vocab"): the same over the vocabulary projection's 1.05 GB weight.
+ * 3. ("axpy") The load structure of the matrix-vector axpy kernel (one or
+ *    two rows against an f16 weight stored (K, N)), loads only.
  * 2. FLOP rate of the f32 SGEMM micro-kernel (multiply_staged of
  *    shaders/gemm_tile.wgsl, 128x128 tile, 8x8 results a thread, BK = 8)
  *    with no global memory: the tiles are loaded once and multiplied STEPS
@@ -314,6 +316,82 @@ static void experiment_stream_vocab(void) {
     wgc_buffer_release(s.out);
 }
 
+/* ============ experiment 3: streaming a (K, N) f16 weight ================= */
+
+/* The matrix-vector axpy kernel's load structure (one or two rows of A
+ * against a weight stored (K, N)) without its math: a workgroup of
+ * AXU * AK threads takes AXU 16-byte units (8 columns each) of every row
+ * of one run of RUN values of K, AK threads interleaved along K, each with
+ * UNROLL loads issued before they are used. Prepended: N8 (units a row),
+ * AXU, AK, RUN, UNROLL, TILES (= N8 / AXU). In bounds: columns
+ * wg.x * AXU + tid % AXU < TILES * AXU = N8; rows wg.y * RUN + k < K for
+ * k < RUN (RUN a multiple of AK * UNROLL, K of RUN); out index <
+ * TILES * runs * AXU * AK, its size. */
+static const char AXPY_BODY[] =
+    "@group(0) @binding(0) var<storage, read> w: array<vec4<u32>>;\n"
+    "@group(0) @binding(1) var<storage, read_write> out: array<u32>;\n"
+    "\n"
+    "@compute @workgroup_size(AXU * AK)\n"
+    "fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {\n"
+    "    let col = wg.x * AXU + tid % AXU;\n"
+    "    let k0 = wg.y * RUN;\n"
+    "    var acc = vec4<u32>(0u);\n"
+    "    for (var k = tid / AXU; k < RUN; k += AK * UNROLL) {\n"
+    "        var v: array<vec4<u32>, UNROLL>;\n"
+    "        for (var j = 0u; j < UNROLL; j++) {\n"
+    "            v[j] = w[(k0 + k + j * AK) * N8 + col];\n"
+    "        }\n"
+    "        for (var j = 0u; j < UNROLL; j++) {\n"
+    "            acc ^= v[j];\n"
+    "        }\n"
+    "    }\n"
+    "    out[(wg.y * TILES + wg.x) * AXU * AK + tid] = acc.x ^ acc.y ^ acc.z ^ acc.w;\n"
+    "}\n";
+
+static void run_axpy(const Stream *s, uint32_t k, uint32_t n, uint32_t axu, uint32_t ak, uint32_t runs,
+                     uint32_t unroll) {
+    uint32_t n8 = n / 8, tiles = n8 / axu, run = k / runs, threads = axu * ak;
+    if (n8 % axu || k % runs || run % (ak * unroll)) { fprintf(stderr, "axpy probe: not whole tiles\n"); exit(1); }
+    uint64_t outs = (uint64_t)tiles * runs * threads;
+    if (outs > (uint64_t)ROOFLINE_GROUPS * 256) { fprintf(stderr, "axpy probe: output too large\n"); exit(1); }
+    char name[160], src[SRC_MAX];
+    snprintf(name, sizeof name, "axpy K=%u N=%u threads %ux%u runs=%u unroll=%u (%u workgroups, %u columns each)", k, n,
+             axu, ak, runs, unroll, tiles * runs, axu * 8);
+    snprintf(src, sizeof src,
+             "const N8: u32 = %uu;\nconst AXU: u32 = %uu;\nconst AK: u32 = %uu;\nconst RUN: u32 = %uu;\n"
+             "const UNROLL: u32 = %uu;\nconst TILES: u32 = %uu;\n%s",
+             n8, axu, ak, run, unroll, tiles, AXPY_BODY);
+    WgcKernel *kern = compile(src, name);
+    if (!kern) return;
+    WgcBinding bind[2] = {{0, s->w, 0, 0}, {1, s->out, 0, outs * 4}};
+    WgcLaunch l = launch_of(bind, 2, tiles, runs);
+    int ok = check_xor(s, kern, &l, outs);
+    double ms = time_launch(kern, &l);
+    printf("%s: %.4f ms, %.1f GB/s, check %s\n", name, ms, s->words * 4 / (ms * 1e6), verdict(ok));
+    fflush(stdout);
+    wgc_kernel_release(kern);
+}
+
+static void experiment_axpy(void) {
+    uint32_t k1 = g_small ? 256 : 4096, n1 = g_small ? 1024 : 14336;
+    uint32_t k2 = g_small ? 256 : 14336, n2 = g_small ? 1024 : 4096;
+    Stream s = make_stream((uint64_t)n1 * k1 / 2);
+    printf("== experiment 3: streaming a %.1f MB f16 weight stored (K, N) (matrix-vector axpy load structure)\n",
+           s.words * 4 / 1e6);
+    static const uint32_t unrolls[] = {1, 4};
+    /* The kernel's workgroup (32 units across, 4 along K) at 224-896 workgroups,
+     * and one of 128 units across (1024 columns) with no lanes along K. */
+    for (int u = 0; u < 2; u++) {
+        for (uint32_t runs = 4; runs <= (g_small ? 4u : 16u); runs *= 2) run_axpy(&s, k1, n1, 32, 4, runs, unrolls[u]);
+        for (uint32_t runs = 16; runs <= (g_small ? 16u : 64u); runs *= 2) run_axpy(&s, k2, n2, 32, 4, runs, unrolls[u]);
+        for (uint32_t runs = 8; runs <= (g_small ? 8u : 32u); runs *= 2) run_axpy(&s, k1, n1, 128, 1, runs, unrolls[u]);
+        for (uint32_t runs = 32; runs <= (g_small ? 32u : 128u); runs *= 2) run_axpy(&s, k2, n2, 128, 1, runs, unrolls[u]);
+    }
+    run_roofline(&s);
+    wgc_buffer_release(s.w);
+    wgc_buffer_release(s.out);
+}
+
 /* ============ experiment 2: the SGEMM micro-kernel's FLOP rate ============ */
 
 /* Prepended: RM, RN (blocks of 64 rows, columns), ACC_ROWS (= 4 * RM),
@@ -477,7 +555,7 @@ int main(int argc, char **argv) {
         } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
             only = argv[++i];
         } else {
-            fprintf(stderr, "usage: stream_probe [--small] [--only stream|vocab|micro]\n");
+            fprintf(stderr, "usage: stream_probe [--small] [--only stream|vocab|axpy|micro]\n");
             return 2;
         }
     }
@@ -487,6 +565,7 @@ int main(int argc, char **argv) {
     CHECK(wgc_stream_create(g_dev, &g_st));
     if (!only || strcmp(only, "stream") == 0) experiment_stream();
     if (!only || strcmp(only, "vocab") == 0) experiment_stream_vocab();
+    if (!only || strcmp(only, "axpy") == 0) experiment_axpy();
     if (!only || strcmp(only, "micro") == 0) experiment_micro();
     wgc_stream_release(g_st);
     wgc_device_release(g_dev);
