@@ -143,6 +143,9 @@ static void test_nan_inf(void) {
         g_plant_tb = 0, g_plant_n = 24;
         gemm_case_planted("NaN/inf f16, weight KxN", F16, F32, V(2, 3, 64), 0, V(2, 64, 24), 0, V(2, 3, 24), 1, 0,
                           plant_specials);
+        /* Two rows: the matrix-vector kernel's 16-byte units. */
+        gemm_case_planted("NaN/inf f16 two rows, weight KxN", F16, F32, V(2, 2, 64), 0, V(2, 64, 24), 0, V(2, 2, 24), 1,
+                          0, plant_specials);
         g_plant_n = 20;
     }
 }
@@ -167,11 +170,14 @@ static void test_staged(void) {
         gemm_case_planted("f16 16-byte, M=1, split", F16, F16, V(2, 1, 200), 0, V(2, 200, 264), 0, V(2, 1, 264), 1, 0, NULL);
         gemm_case_planted("f16 16-byte, M=5, one K run", F16, F16, V(2, 5, 40), 0, V(2, 40, 264), 0, V(2, 5, 264), 0.5f,
                   -1, NULL);
-        /* One and two rows read A from memory rather than staging it. */
+        /* One and two rows read A from memory rather than staging it;
+         * the last: 1096 columns, the fifth 256-column block partial. */
         gemm_case_planted("f16 16-byte, M=2, one K run", F16, F32, V(2, 2, 40), 0, V(2, 40, 264), 0, V(2, 2, 264), 1,
                   0.5f, NULL);
         gemm_case_planted("f16 16-byte, M=2, split", F16, F16, V(2, 2, 3000), 0, V(2, 3000, 136), 0, V(2, 2, 136), 0.5f,
                   0, NULL);
+        gemm_case_planted("f16 16-byte, M=1, two column blocks", F16, F32, V(2, 1, 100), 0, V(2, 100, 1096), 0,
+                  V(2, 1, 1096), 1, 0, NULL);
         gemm_case_planted("f16 16-byte, M=8, two blocks, weight per matrix", F16, F32, V(3, 300, 8, 1100), 0,
                   V(3, 300, 1100, 8), 0, V(3, 300, 8, 8), 1, 0, NULL);
         gemm_case_planted("f16 16-byte wide, M=32", F16, F16, V(2, 32, 20), 0, V(2, 20, 8200), 0, V(2, 32, 8200), 1, 0,
