@@ -214,6 +214,9 @@ static void test_row_dot_units(void) {
             gemm_case_planted(name, F16, F16, V(2, M, 1104), 0, w, 1, V(2, M, 36), 0.5f, -1, NULL);
         }
     }
+    /* A weight per batch matrix: batch strides in whole 16-byte units. */
+    gemm_case_planted("f16 16-byte dot, batch, weight per matrix", F16, F32, V(3, 3, 2, 72), 0, V(3, 3, 24, 72), 1,
+                      V(3, 3, 2, 24), 1, 0, NULL);
 }
 
 /* f32 products of 9-32 rows (every row in one tile, K in runs summed by a

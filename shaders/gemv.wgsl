@@ -23,8 +23,7 @@
 // `row_dot_unit_a4*` read 16-bit weights in 16-byte units. The `*_staged`
 // axpy entries (below) stage the tile's rows of A in workgroup memory and
 // keep separate accumulators; `axpy_unit_staged*` also read W in 16-byte
-// units (8 f16 columns), and `axpy_unit*` do so for one or two rows
-// without staging them.
+// units (8 f16 columns), and stage nothing for one or two rows.
 //
 // K is cut into runs of k_chunk (a long run would exceed a software
 // driver's 65,535 loop iterations per invocation, and more runs fill the GPU
@@ -809,6 +808,9 @@ struct UnitSums {
 };
 
 fn unit_products(t: Tile, tid: u32) -> UnitSums {
+    if (MT <= 2u) {
+        return unit_products_direct(t, tid);
+    }
     let n0 = unit_n0(t, tid);
     let live = n0 < p.n;
     var l0 = vec4<f32>(0.0);
@@ -866,10 +868,10 @@ fn unit_products(t: Tile, tid: u32) -> UnitSums {
     return UnitSums(l0, l1, l2, l3, l4, l5, l6, l7, h0, h1, h2, h3, h4, h5, h6, h7);
 }
 
-// The products of axpy_unit* (one or two rows, MT <= 2): as unit_products,
-// with A's rows read from memory (the AX lanes of a row read the same
-// element) instead of staged behind two barriers a block of XK, which cost
-// one or two rows more than the loads they save.
+// unit_products for one or two rows (MT <= 2): A's rows read from memory
+// (the AX lanes of a row read the same element) instead of staged behind
+// two barriers a block of XK, which cost one or two rows more than the
+// loads they save.
 fn unit_products_direct(t: Tile, tid: u32) -> UnitSums {
     let n0 = unit_n0(t, tid);
     let z = vec4<f32>(0.0);
@@ -891,36 +893,6 @@ fn unit_products_direct(t: Tile, tid: u32) -> UnitSums {
         }
     }
     return UnitSums(l0, l1, z, z, z, z, z, z, h0, h1, z, z, z, z, z, z);
-}
-
-@compute @workgroup_size(WG)
-fn axpy_unit(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    let t = tile_of(wg);
-    if (!t.live) {
-        return;
-    }
-    let s = unit_products_direct(t, tid);
-    put8(tid, s.l0, s.l1, s.l2, s.l3, s.l4, s.l5, s.l6, s.l7);
-    unit_finish_c(t, tid, 0u);
-    if (VW == 8u) {
-        put8(tid, s.h0, s.h1, s.h2, s.h3, s.h4, s.h5, s.h6, s.h7);
-        unit_finish_c(t, tid, 4u);
-    }
-}
-
-@compute @workgroup_size(WG)
-fn axpy_unit_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-    let t = tile_of(wg);
-    if (!t.live) {
-        return;
-    }
-    let s = unit_products_direct(t, tid);
-    put8(tid, s.l0, s.l1, s.l2, s.l3, s.l4, s.l5, s.l6, s.l7);
-    unit_finish_part(t, tid, 0u);
-    if (VW == 8u) {
-        put8(tid, s.h0, s.h1, s.h2, s.h3, s.h4, s.h5, s.h6, s.h7);
-        unit_finish_part(t, tid, 4u);
-    }
 }
 
 // put8's first barrier: every lane is done with the staged rows before the

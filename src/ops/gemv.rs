@@ -79,8 +79,6 @@ const ENTRIES: &[&str] = &[
     "axpy4_staged_split",
     "axpy_unit_staged",
     "axpy_unit_staged_split",
-    "axpy_unit",
-    "axpy_unit_split",
     "sum_splits",
 ];
 
@@ -246,8 +244,8 @@ pub fn mode_choice(
 /// `16` (the default) reads 8 weights in one 16-byte load where the
 /// weight's dense dim, its other stride, offset and batch strides are
 /// multiples of 8: 8 columns of a (K, N) weight outside `plain`
-/// (axpy_unit for one or two rows, axpy_unit_staged for more), 8 values
-/// of K of an (N, K) one (row_dot_unit_a4). `8` keeps 8-byte vec4 loads
+/// (axpy_unit_staged, which stages no rows for one or two), 8 values of K
+/// of an (N, K) one (row_dot_unit_a4). `8` keeps 8-byte vec4 loads
 /// (axpy4_staged, axpy4, row_dot4_a4).
 fn f16_wide_loads() -> bool {
     static WIDE: OnceLock<bool> = OnceLock::new();
@@ -460,8 +458,6 @@ fn plan_rows<'a>(
         (Layout::RowDot, true, true) if a_quads && dot_unit => "row_dot_unit_a4_split",
         (Layout::RowDot, true, false) if a_quads => "row_dot4_a4",
         (Layout::RowDot, true, true) if a_quads => "row_dot4_a4_split",
-        (Layout::Axpy, _, false) if unit && mt <= 2 => "axpy_unit",
-        (Layout::Axpy, _, true) if unit && mt <= 2 => "axpy_unit_split",
         (Layout::Axpy, _, false) if unit => "axpy_unit_staged",
         (Layout::Axpy, _, true) if unit => "axpy_unit_staged_split",
         (Layout::RowDot, false, false) => "row_dot",

@@ -316,7 +316,8 @@ fn tiled_fill_splits(tiles: usize, k: usize) -> usize {
 /// many workgroups (each has two or four times the work). Measured on an
 /// H200 against 64 x 64 tiles aiming for 528: 512 x 512 x 8192 0.180 ->
 /// 0.142 ms, 3000 x 50 x 5000 0.089 -> 0.077 (128-wide tiles aiming for
-/// 528 or 1056: 0.160-0.161 and 0.091-0.092).
+/// 528 or 1056: 0.160-0.161 and 0.091-0.092). One or two 64 x 64 tiles
+/// per SM: `one_or_two_per_sm`.
 fn split_tiles(m: usize, n: usize, k: usize, batch: usize, (rm, rn): (usize, usize)) -> (usize, usize, usize) {
     if let Some((rm, rn)) = named_blocks() {
         let tiles = m.div_ceil(64 * rm) * n.div_ceil(64 * rn) * batch;
