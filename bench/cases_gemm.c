@@ -98,14 +98,34 @@ static void gemm_case(const char *name, const char *cls, const char *size, WgcDt
     ht_free(&g.out);
 }
 
-/* Decode: M = 1, 8, 16 and 32 rows against one weight (K, N), stored (K, N) or
+/* The first pass of an M x N x (B * KR) product split into B runs of KR, as
+ * B batched products of the runs: A (M, B * KR) viewed (B, M, KR) with the
+ * runs' columns strided as the split reads them, B (B * KR, N) viewed
+ * (B, KR, N), each run's product into its own (M, N) slab of the output. */
+static void split_pass_case(const char *name, int64_t B, int64_t M, int64_t N, int64_t KR) {
+    Case c = {name, "gemm/split-parts", "f32", "", "fp32", 0, 0};
+    snprintf(c.size, sizeof c.size, "%lldx M=%lld N=%lld K=%lld A runs strided", (long long)B, (long long)M,
+             (long long)N, (long long)KR);
+    if (!case_begin(&c)) return;
+    int64_t as[2] = {M, B * KR}, os[3] = {B, M, N};
+    Gemm g = {{ht_random(WGC_DTYPE_F32, 2, as), KR, B * KR, 1}, mat_random(WGC_DTYPE_F32, B, KR, N, 0), ht_empty(WGC_DTYPE_F32, 3, os)};
+    WgcTensor *a = &g.a.h.t;
+    a->rank = 3;
+    a->shape[0] = B, a->shape[1] = M, a->shape[2] = KR;
+    a->strides[0] = KR, a->strides[1] = B * KR, a->strides[2] = 1;
+    gemm_time(&c, &g, B, M, N, KR, 10);
+    ht_free(&g.a.h);
+    ht_free(&g.b.h);
+    ht_free(&g.out);
+}
+
+/* Decode: `count` row counts `ms` against one weight (K, N), stored (K, N) or
  * (N, K) and viewed transposed; memory bound, so the limit is the bytes read.
- * The weight is made once for the four. */
-static void decode_cases(WgcDtype dt, int64_t K, int64_t N, int transposed) {
-    static const int64_t ms[4] = {1, 8, 16, 32};
+ * The weight is made once for them all. */
+static void decode_rows(WgcDtype dt, int64_t K, int64_t N, int transposed, const int64_t *ms, int count) {
     int64_t k = SZ(K, K / 64 + 5), n = SZ(N, N / 64 + 3);
     Mat w = {{0}, 0, 0, 0};
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < count; i++) {
         char name[64];
         snprintf(name, sizeof name, "decode_%s_m%lld_k%lld_n%lld_%s", dtype_name(dt),
                  (long long)ms[i], (long long)K, (long long)N, transposed ? "nk" : "kn");
@@ -121,6 +141,12 @@ static void decode_cases(WgcDtype dt, int64_t K, int64_t N, int transposed) {
         ht_free(&g.out);
     }
     if (w.h.buf) ht_free(&w.h);
+}
+
+/* M = 1, 8, 16 and 32 rows. */
+static void decode_cases(WgcDtype dt, int64_t K, int64_t N, int transposed) {
+    static const int64_t ms[4] = {1, 8, 16, 32};
+    decode_rows(dt, K, N, transposed, ms, 4);
 }
 
 void cases_gemm(void) {
@@ -159,6 +185,16 @@ void cases_gemm(void) {
         }
     decode_cases(WGC_DTYPE_BF16, 4096, 14336, 1);
     decode_cases(WGC_DTYPE_BF16, 14336, 4096, 0);
+    /* Two rows (two sequences decoding), and LLaMA-7B's MLP widths (4096 <-> 11008) with one and two rows. */
+    static const int64_t two[1] = {2}, one_two[2] = {1, 2};
+    for (int t = 0; t < 2; t++) {
+        decode_rows(F16, 4096, 14336, t, two, 1);
+        decode_rows(F16, 14336, 4096, t, two, 1);
+        decode_rows(F16, 4096, 11008, t, one_two, 2);
+        decode_rows(F16, 11008, 4096, t, one_two, 2);
+    }
+    decode_rows(WGC_DTYPE_BF16, 14336, 4096, 0, two, 1);
+    decode_rows(WGC_DTYPE_BF16, 11008, 4096, 0, one_two, 2);
     /* The vocabulary projection of a decode step (LLaMA-3: 4096 -> 128256, stored (N, K) as nn.Linear
      * stores it): a 1 GiB weight, where a fixed cost per call weighs a tenth of what it does above. */
     decode_cases(F16, 4096, 128256, 1);
@@ -189,6 +225,20 @@ void cases_gemm(void) {
               10);
     gemm_case("sgemm_512x512x8192_f32", "gemm/few-tiles", NULL, F32, F32, 1, SZ(512, 66), SZ(512, 70), SZ(8192, 600), 0,
               10);
+    /* 512 x 512 x 8192 taken apart: its first pass is 17 runs of K (496 long) in 128 x 128 tiles, 272
+     * workgroups each writing an f32 slab of C, the same work as 17 batched products of K = 496 (no
+     * split); with K = 992 each run is twice as long, so 2 t(496) - t(992) is what a run costs besides
+     * its FMAs, and t(512 x 512 x 8192) - t(496) what the second pass (the slabs' sum) adds; 16 runs of
+     * 512 make 256 workgroups, two per SM of 132 with none left over. */
+    gemm_case("sgemm_parts_17x512x512x496_f32", "gemm/split-parts", NULL, F32, F32, SZ(17, 3), SZ(512, 66), SZ(512, 70),
+              SZ(496, 40), 0, 10);
+    gemm_case("sgemm_parts_16x512x512x512_f32", "gemm/split-parts", NULL, F32, F32, SZ(16, 3), SZ(512, 66), SZ(512, 70),
+              SZ(512, 40), 0, 10);
+    gemm_case("sgemm_parts_16x512x512x1024_f32", "gemm/split-parts", NULL, F32, F32, SZ(16, 3), SZ(512, 66), SZ(512, 70),
+              SZ(1024, 80), 0, 10);
+    split_pass_case("sgemm_parts_16x512x512x512_strided_f32", SZ(16, 3), SZ(512, 66), SZ(512, 70), SZ(512, 40));
+    gemm_case("sgemm_parts_17x512x512x992_f32", "gemm/split-parts", NULL, F32, F32, SZ(17, 3), SZ(512, 66), SZ(512, 70),
+              SZ(992, 80), 0, 10);
     /* f16 with fewer 128x128 tiles than SMs: K split into runs. */
     gemm_case("hgemm_1024x1024x4096_f16out", "gemm/few-tiles", NULL, F16, F16, 1, SZ(1024, 129), SZ(1024, 131), SZ(4096, 1024), 0, 10);
     gemm_case("sgemm_tall_65536x64x64_f32", "gemm/tall-skinny", NULL, F32, F32, 1, SZ(65536, 1001), 64, 64, 0, 10);

@@ -125,6 +125,12 @@ void cases_reduce(void) {
         reduce_case("sum_axis0_f16", "reduce/column", WGC_DTYPE_F16, K_SUM, 2, s, ax, 1);
     }
     {
+        /* 17 f32 slabs of a 512 x 512 output summed (what a product split into 17 runs of K adds). */
+        int64_t s[2] = {SZ(17, 3), SZ(512 * 512, 4099)};
+        int32_t ax[1] = {0};
+        reduce_case("sum_axis0_slabs_f32", "reduce/column", WGC_DTYPE_F32, K_SUM, 2, s, ax, 1);
+    }
+    {
         int64_t s[3] = {SZ(32, 3), SZ(4096, 70), SZ(512, 33)};
         int32_t ax[1] = {1};
         reduce_case("sum_axis1_f32", "reduce/middle", WGC_DTYPE_F32, K_SUM, 3, s, ax, 1);

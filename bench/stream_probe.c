@@ -387,6 +387,13 @@ static void experiment_axpy(void) {
         for (uint32_t runs = 8; runs <= (g_small ? 8u : 32u); runs *= 2) run_axpy(&s, k1, n1, 128, 1, runs, unrolls[u]);
         for (uint32_t runs = 32; runs <= (g_small ? 32u : 128u); runs *= 2) run_axpy(&s, k2, n2, 128, 1, runs, unrolls[u]);
     }
+    /* Narrow column blocks with many threads along K (8 or 16 units across, 32 or 16 along K, 256
+     * threads): the workgroup count a single pass over K (runs=1, no second pass) would launch. */
+    for (uint32_t runs = 1; runs <= (g_small ? 1u : 4u); runs *= 2) {
+        run_axpy(&s, k1, n1, 8, 32, runs, 4);
+        run_axpy(&s, k2, n2, 8, 32, runs, 4);
+        run_axpy(&s, k2, n2, 4, 64, runs, 4);
+    }
     run_roofline(&s);
     wgc_buffer_release(s.w);
     wgc_buffer_release(s.out);

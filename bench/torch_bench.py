@@ -183,7 +183,7 @@ def reductions():
 
     run("sum_f32", "reduce/all", "2^28", red((1 << 28,), torch.sum))
     for name, shape, dtype in (("sum_axis0_f32", (8192, 8192), f32), ("sum_axis0_odd_f32", (10007, 3001), f32),
-                               ("sum_axis0_f16", (4096, 4096), f16)):
+                               ("sum_axis0_f16", (4096, 4096), f16), ("sum_axis0_slabs_f32", (17, 512 * 512), f32)):
         run(name, "reduce/column", sz(shape, (0,)), red(shape, lambda x: torch.sum(x, 0), dtype))
     run("sum_axis1_f32", "reduce/middle", sz((32, 4096, 512), (1,)), red((32, 4096, 512), lambda x: torch.sum(x, 1)))
     run("mean_axes02_f32", "reduce/several-axes", sz((256, 1024, 256), (0, 2)),
@@ -305,6 +305,18 @@ def gemms():
     for M in (1, 8, 16, 32):
         run(f"decode_bf16_m{M}_k14336_n4096_kn", "gemm/decode", size(M, 4096, 14336, False, decode=True),
             mm(M, 4096, 14336, bf16, bf16, False), 20)
+    def decode(dname, dtype, M, K, N, t):
+        run(f"decode_{dname}_m{M}_k{K}_n{N}_{'nk' if t else 'kn'}", "gemm/decode", size(M, N, K, t, decode=True),
+            mm(M, N, K, dtype, dtype, t), 20)
+    for t in (False, True):
+        decode("f16", f16, 2, 4096, 14336, t)
+        decode("f16", f16, 2, 14336, 4096, t)
+        for M in (1, 2):
+            decode("f16", f16, M, 4096, 11008, t)
+            decode("f16", f16, M, 11008, 4096, t)
+    decode("bf16", bf16, 2, 14336, 4096, False)
+    for M in (1, 2):
+        decode("bf16", bf16, M, 11008, 4096, False)
     for dname, dtype in (("f16", f16), ("bf16", bf16)):
         for M in (1, 8, 16, 32):
             run(f"decode_{dname}_m{M}_k4096_n128256_nk", "gemm/decode", size(M, 128256, 4096, True, decode=True),
@@ -325,6 +337,18 @@ def gemms():
     run("bgemm_4095x4097x1023_f32out", "gemm/odd", size(4095, 4097, 1023, False), mm(4095, 4097, 1023, bf16, f32))
     for M, N, K in ((8192, 100, 2048), (512, 512, 8192)):
         run(f"sgemm_{M}x{N}x{K}_f32", "gemm/few-tiles", size(M, N, K, False), mm(M, N, K, f32, f32))
+    for B, K in ((17, 496), (16, 512), (16, 1024), (17, 992)):
+        run(f"sgemm_parts_{B}x512x512x{K}_f32", "gemm/split-parts", size(512, 512, K, False, B),
+            mm(512, 512, K, f32, f32, batch=B))
+    def runs_strided(B, M, N, KR):
+        def make():
+            a = rnd(M, B * KR).view(M, B, KR).transpose(0, 1)
+            b = rnd(B, KR, N)
+            c = torch.empty(B, M, N, device=dev, dtype=f32)
+            return (lambda: torch.bmm(a, b, out=c)), [a, b], None
+        return make
+    run("sgemm_parts_16x512x512x512_strided_f32", "gemm/split-parts", "16x M=512 N=512 K=512 A runs strided",
+        runs_strided(16, 512, 512, 512))
     run("hgemm_1024x1024x4096_f16out", "gemm/few-tiles", size(1024, 1024, 4096, False),
         mm(1024, 1024, 4096, f16, f16))
     run("qk_bmm_f16", "gemm/attention", size(2048, 2048, 128, True, 32), mm(2048, 2048, 128, f16, f32, True, 32))

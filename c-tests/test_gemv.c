@@ -170,14 +170,21 @@ static void test_staged(void) {
         gemm_case_planted("f16 16-byte, M=1, split", F16, F16, V(2, 1, 200), 0, V(2, 200, 264), 0, V(2, 1, 264), 1, 0, NULL);
         gemm_case_planted("f16 16-byte, M=5, one K run", F16, F16, V(2, 5, 40), 0, V(2, 40, 264), 0, V(2, 5, 264), 0.5f,
                   -1, NULL);
-        /* One and two rows read A from memory rather than staging it;
-         * the last: 1096 columns, the fifth 256-column block partial. */
+        /* One and two rows: 64-column blocks with 32 lanes along K
+         * (axpy_unit_narrow); the last: 1096 columns, the 18th block
+         * partial. */
         gemm_case_planted("f16 16-byte, M=2, one K run", F16, F32, V(2, 2, 40), 0, V(2, 40, 264), 0, V(2, 2, 264), 1,
                   0.5f, NULL);
         gemm_case_planted("f16 16-byte, M=2, split", F16, F16, V(2, 2, 3000), 0, V(2, 3000, 136), 0, V(2, 2, 136), 0.5f,
                   0, NULL);
         gemm_case_planted("f16 16-byte, M=1, two column blocks", F16, F32, V(2, 1, 100), 0, V(2, 100, 1096), 0,
                   V(2, 1, 1096), 1, 0, NULL);
+        gemm_case_planted("f16 16-byte, M=1, K in three runs, alpha, beta", F16, F16, V(2, 1, 9000), 0,
+                          V(2, 9000, 72), 0, V(2, 1, 72), -0.5f, 2, NULL);
+        gemm_case_planted("f16 16-byte, M=1, weight per matrix", F16, F32, V(3, 4, 1, 136), 0, V(3, 4, 136, 72), 0,
+                          V(3, 4, 1, 72), 1, 0, NULL);
+        gemm_case_planted("f16 16-byte, batch of M=1 as two rows", F16, F32, V(3, 2, 1, 64), 0, V(2, 64, 40), 0,
+                          V(3, 2, 1, 40), 1, 0.5f, NULL);
         gemm_case_planted("f16 16-byte, M=8, two blocks, weight per matrix", F16, F32, V(3, 300, 8, 1100), 0,
                   V(3, 300, 1100, 8), 0, V(3, 300, 8, 8), 1, 0, NULL);
         gemm_case_planted("f16 16-byte wide, M=32", F16, F16, V(2, 32, 20), 0, V(2, 20, 8200), 0, V(2, 32, 8200), 1, 0,

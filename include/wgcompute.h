@@ -2255,7 +2255,8 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * to narrower loads (8 bytes; 4 for a bf16 weight stored (K, N)) where
  * 16-byte ones, of 8 weights, would be taken: the weight's dense dim (N or
  * K), its other stride, the offset and batch strides multiples of 8, any
- * M.)
+ * M; WGC_GEMV_NARROW=0, read once, keeps one or two rows against such a
+ * (K, N) weight on 256-column workgroups instead of 64-column ones.)
  *
  * Records work on `stream` and returns without blocking. Releasing a
  * tensor's buffer afterwards is safe: the recorded work keeps what it uses.

@@ -23,7 +23,8 @@
 // `row_dot_unit_a4*` read 16-bit weights in 16-byte units. The `*_staged`
 // axpy entries (below) stage the tile's rows of A in workgroup memory and
 // keep separate accumulators; `axpy_unit_staged*` also read W in 16-byte
-// units (8 f16 columns), and stage nothing for one or two rows.
+// units (8 f16 columns), and stage nothing for one or two rows, which
+// `axpy_unit_narrow*` take by default (64-column blocks, 32 lanes along K).
 //
 // K is cut into runs of k_chunk (a long run would exceed a software
 // driver's 65,535 loop iterations per invocation, and more runs fill the GPU
@@ -868,6 +869,31 @@ fn unit_products(t: Tile, tid: u32) -> UnitSums {
     return UnitSums(l0, l1, l2, l3, l4, l5, l6, l7, h0, h1, h2, h3, h4, h5, h6, h7);
 }
 
+// The partial sums of one or two rows over one unit's columns: row 0 in
+// l0 (columns 0..3) and h0 (4..7), row 1 in l1 and h1.
+struct TwoRowSums {
+    l0: vec4<f32>,
+    h0: vec4<f32>,
+    l1: vec4<f32>,
+    h1: vec4<f32>,
+};
+
+// s plus the terms of value k of K for the unit at n0: rows m0 and (MT > 1)
+// m0 + 1 of A, read from memory, times the unit at row k of W.
+fn add_unit_terms(t: Tile, k: u32, n0: u32, s: TwoRowSums) -> TwoRowSums {
+    let u = unit_at(t, k, n0);
+    let x0 = a_at(t, t.m0, k);
+    var r = s;
+    r.l0 = fma(vec4<f32>(x0), u.lo, r.l0);
+    r.h0 = fma(vec4<f32>(x0), u.hi, r.h0);
+    if (MT > 1u) {
+        let x1 = a_at(t, t.m0 + 1u, k);
+        r.l1 = fma(vec4<f32>(x1), u.lo, r.l1);
+        r.h1 = fma(vec4<f32>(x1), u.hi, r.h1);
+    }
+    return r;
+}
+
 // unit_products for one or two rows (MT <= 2): A's rows read from memory
 // (the AX lanes of a row read the same element) instead of staged behind
 // two barriers a block of XK, which cost one or two rows more than the
@@ -875,24 +901,13 @@ fn unit_products(t: Tile, tid: u32) -> UnitSums {
 fn unit_products_direct(t: Tile, tid: u32) -> UnitSums {
     let n0 = unit_n0(t, tid);
     let z = vec4<f32>(0.0);
-    var l0 = z;
-    var h0 = z;
-    var l1 = z;
-    var h1 = z;
+    var s = TwoRowSums(z, z, z, z);
     if (n0 < p.n) {
         for (var k = t.k0 + tid / AX; k < t.k1; k += AK) {
-            let u = unit_at(t, k, n0);
-            let x0 = a_at(t, t.m0, k);
-            l0 = fma(vec4<f32>(x0), u.lo, l0);
-            h0 = fma(vec4<f32>(x0), u.hi, h0);
-            if (MT > 1u) {
-                let x1 = a_at(t, t.m0 + 1u, k);
-                l1 = fma(vec4<f32>(x1), u.lo, l1);
-                h1 = fma(vec4<f32>(x1), u.hi, h1);
-            }
+            s = add_unit_terms(t, k, n0, s);
         }
     }
-    return UnitSums(l0, l1, z, z, z, z, z, z, h0, h1, z, z, z, z, z, z);
+    return UnitSums(s.l0, s.l1, z, z, z, z, z, z, s.h0, s.h1, z, z, z, z, z, z);
 }
 
 // put8's first barrier: every lane is done with the staged rows before the
@@ -924,5 +939,102 @@ fn axpy_unit_staged_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_i
     if (VW == 8u) {
         put8(tid, s.h0, s.h1, s.h2, s.h3, s.h4, s.h5, s.h6, s.h7);
         unit_finish_part(t, tid, 4u);
+    }
+}
+
+// ---- one or two rows in narrow column blocks ------------------------------
+//
+// For one or two rows against a weight stored (K, N) in 16-byte units (the
+// axpy_unit conditions): NX threads across N, one unit (VW columns) each,
+// times NK threads interleaved along K, so a workgroup takes NX * VW
+// columns (64 of f16) and its NK lanes' partial sums are added in
+// workgroup memory. Twice the threads of axpy_unit_staged over a quarter
+// of its columns: a 4096 x 14336 f16 weight fills a GPU without splitting
+// K (224 workgroups), where the axpy_unit_staged grid could not keep enough
+// loads in flight to reach an H200's bandwidth.
+
+const NX: u32 = 8u;
+const NK: u32 = 32u;
+const NWG: u32 = NX * NK;
+
+fn narrow_n0(t: Tile, lane: u32) -> u32 {
+    return (t.n_tile * NX + lane) * VW;
+}
+
+// Thread tid's partial sums of rows 0 and 1 (l*: columns 0..3 of its unit,
+// h*: 4..7) into stage[(2 * row + half) * NWG + tid], then a barrier.
+fn narrow_products(t: Tile, tid: u32) {
+    let n0 = narrow_n0(t, tid % NX);
+    let z = vec4<f32>(0.0);
+    var s = TwoRowSums(z, z, z, z);
+    if (n0 < p.n) {
+        for (var k = t.k0 + tid / NX; k < t.k1; k += NK) {
+            s = add_unit_terms(t, k, n0, s);
+        }
+    }
+    stage[tid] = s.l0;
+    stage[NWG + tid] = s.h0;
+    if (MT > 1u) {
+        stage[2u * NWG + tid] = s.l1;
+        stage[3u * NWG + tid] = s.h1;
+    }
+    workgroupBarrier();
+}
+
+// The output thread tid (< MT * 2 * NX) finishes: its row, half and lane,
+// the sum of the NK lanes' partial sums in order, and the first of its
+// four columns.
+struct NarrowOut {
+    live: bool,
+    row: u32,
+    n0: u32,
+    sum: vec4<f32>,
+};
+
+fn narrow_sum(t: Tile, tid: u32) -> NarrowOut {
+    var o: NarrowOut;
+    let slot = tid / NX;
+    let lane = tid % NX;
+    o.row = slot / 2u;
+    o.n0 = narrow_n0(t, lane) + (slot % 2u) * 4u;
+    o.live = tid < MT * 2u * NX && t.m0 + o.row < p.m;
+    if (o.live) {
+        o.sum = stage[slot * NWG + lane];
+        for (var y = 1u; y < NK; y++) {
+            o.sum += stage[slot * NWG + y * NX + lane];
+        }
+    }
+    return o;
+}
+
+// The entries differ only in where a sum goes (C, or the split's slab):
+// each statically uses only its own output binding.
+@compute @workgroup_size(NWG)
+fn axpy_unit_narrow(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    if (!t.live) {
+        return;
+    }
+    narrow_products(t, tid);
+    let o = narrow_sum(t, tid);
+    for (var q = 0u; q < 4u; q++) {
+        if (o.live && o.n0 + q < p.n) {
+            store_c(t, t.m0 + o.row, o.n0 + q, o.sum[q]);
+        }
+    }
+}
+
+@compute @workgroup_size(NWG)
+fn axpy_unit_narrow_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let t = tile_of(wg);
+    if (!t.live) {
+        return;
+    }
+    narrow_products(t, tid);
+    let o = narrow_sum(t, tid);
+    for (var q = 0u; q < 4u; q++) {
+        if (o.live && o.n0 + q < p.n) {
+            store_part(t, t.m0 + o.row, o.n0 + q, o.sum[q]);
+        }
     }
 }

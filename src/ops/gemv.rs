@@ -33,6 +33,15 @@ const TILED_ENOUGH: usize = 128;
 /// Columns one axpy workgroup takes (4 * AX in the shader; twice as many in
 /// the 16-bit axpy_unit kernels).
 const AXPY_COLS: usize = 128;
+/// Columns one axpy_unit_narrow workgroup takes (NX units of 8 in the
+/// shader).
+const NARROW_COLS: usize = 64;
+/// Workgroups (of 256 threads) axpy_unit_narrow's split aims for: one per
+/// SM and a half. On an H200 the loads alone of one row against a
+/// 4096 x 14336 f16 weight took 0.036 ms in one run of K (224 workgroups),
+/// and against 14336 x 4096 0.034-0.035 at 256 (the 128-thread grid of
+/// axpy_unit_staged: 0.043-0.047).
+const NARROW_FILL_GROUPS: usize = SMS * 3 / 2;
 /// Workgroup size of the slabs' sum.
 const SUM_WG: u32 = 256;
 /// Workgroups that fill a large GPU (about 8 per SM on an H200); fewer
@@ -79,6 +88,8 @@ const ENTRIES: &[&str] = &[
     "axpy4_staged_split",
     "axpy_unit_staged",
     "axpy_unit_staged_split",
+    "axpy_unit_narrow",
+    "axpy_unit_narrow_split",
     "sum_splits",
 ];
 
@@ -244,7 +255,7 @@ pub fn mode_choice(
 /// `16` (the default) reads 8 weights in one 16-byte load where the
 /// weight's dense dim, its other stride, offset and batch strides are
 /// multiples of 8: 8 columns of a (K, N) weight outside `plain`
-/// (axpy_unit_staged, which stages no rows for one or two), 8 values of K
+/// (axpy_unit_narrow for one or two rows, else axpy_unit_staged), 8 values of K
 /// of an (N, K) one (row_dot_unit_a4). `8` keeps 8-byte vec4 loads
 /// (axpy4_staged, axpy4, row_dot4_a4).
 fn f16_wide_loads() -> bool {
@@ -256,11 +267,25 @@ fn f16_wide_loads() -> bool {
 /// count) to measure other targets (more splits: more workgroups, larger
 /// slabs), else AXPY_FILL_GROUPS for the axpy kernels with 16-byte loads
 /// (`unit`) or on f32, FILL_GROUPS for the others.
-fn fill_groups(layout: Layout, dtype: DType, unit: bool) -> usize {
+fn fill_groups(layout: Layout, dtype: DType, unit: bool, narrow: bool) -> usize {
     static FILL: OnceLock<Option<usize>> = OnceLock::new();
     let set = *FILL.get_or_init(|| std::env::var("WGC_GEMV_FILL").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0));
     let axpy = layout == Layout::Axpy && (unit || dtype != DType::BF16);
-    set.unwrap_or(if axpy { AXPY_FILL_GROUPS } else { FILL_GROUPS })
+    set.unwrap_or(if narrow {
+        NARROW_FILL_GROUPS
+    } else if axpy {
+        AXPY_FILL_GROUPS
+    } else {
+        FILL_GROUPS
+    })
+}
+
+/// Whether one or two rows against a (K, N) weight in 16-byte units take
+/// axpy_unit_narrow (`WGC_GEMV_NARROW`, read once: `0` keeps
+/// axpy_unit_staged, for comparisons).
+fn narrow_blocks() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var("WGC_GEMV_NARROW").as_deref() != Ok("0"))
 }
 
 /// Which inner stride of the weight is 1.
@@ -400,6 +425,7 @@ fn plan_rows<'a>(
         && w_bs.iter().all(|s| s % 8 == 0);
     let unit = layout == Layout::Axpy && wide16 && mode != AxpyMode::Plain && n.is_multiple_of(8) && w_sk % 8 == 0;
     let dot_unit = layout == Layout::RowDot && wide16 && k.is_multiple_of(8) && w_sn % 8 == 0;
+    let narrow = unit && rows <= 2 && narrow_blocks();
     let staged = staged || unit;
     // Past 8 rows the weight is read once per 8-row tile, and the tiled GEMM
     // (one read, 64-row tiles) wins once it has tiles enough to fill a GPU
@@ -421,6 +447,7 @@ fn plan_rows<'a>(
     let dot_rows = n.next_power_of_two().min(4);
     let n_tiles = match layout {
         Layout::RowDot => n.div_ceil(dot_rows),
+        Layout::Axpy if narrow => n.div_ceil(NARROW_COLS),
         Layout::Axpy if unit => n.div_ceil(AXPY_COLS * 2),
         Layout::Axpy => n.div_ceil(AXPY_COLS),
     };
@@ -430,7 +457,7 @@ fn plan_rows<'a>(
         Layout::RowDot => (DOT_MAX_CHUNK, DOT_MIN_CHUNK),
         Layout::Axpy => (AXPY_MAX_CHUNK, AXPY_MIN_CHUNK),
     };
-    let fill = fill_groups(layout, act.dtype, unit);
+    let fill = fill_groups(layout, act.dtype, unit, narrow);
     let splits = split_count(dev, k, (n_tiles * m_tiles * batches, fill), outputs, max_chunk, min_chunk)?;
     // Runs start on a whole vec4 (a 16-byte unit for row_dot_unit_a4*).
     let step = if dot_unit { 8 } else { 4 };
@@ -458,6 +485,8 @@ fn plan_rows<'a>(
         (Layout::RowDot, true, true) if a_quads && dot_unit => "row_dot_unit_a4_split",
         (Layout::RowDot, true, false) if a_quads => "row_dot4_a4",
         (Layout::RowDot, true, true) if a_quads => "row_dot4_a4_split",
+        (Layout::Axpy, _, false) if narrow => "axpy_unit_narrow",
+        (Layout::Axpy, _, true) if narrow => "axpy_unit_narrow_split",
         (Layout::Axpy, _, false) if unit => "axpy_unit_staged",
         (Layout::Axpy, _, true) if unit => "axpy_unit_staged_split",
         (Layout::RowDot, false, false) => "row_dot",
