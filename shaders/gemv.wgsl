@@ -24,7 +24,8 @@
 // axpy entries (below) stage the tile's rows of A in workgroup memory and
 // keep separate accumulators; `axpy_unit_staged*` also read W in 16-byte
 // units (8 f16 columns), and stage nothing for one or two rows, which
-// `axpy_unit_narrow*` take by default (64-column blocks, 32 lanes along K).
+// `axpy_unit_narrow*` take by default (one row a tile in 64-column blocks,
+// 32 lanes along K).
 //
 // K is cut into runs of k_chunk (a long run would exceed a software
 // driver's 65,535 loop iterations per invocation, and more runs fill the GPU
@@ -942,16 +943,18 @@ fn axpy_unit_staged_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_i
     }
 }
 
-// ---- one or two rows in narrow column blocks ------------------------------
+// ---- one row at a time in narrow column blocks ----------------------------
 //
 // For one or two rows against a weight stored (K, N) in 16-byte units (the
-// axpy_unit conditions): NX threads across N, one unit (VW columns) each,
-// times NK threads interleaved along K, so a workgroup takes NX * VW
-// columns (64 of f16) and its NK lanes' partial sums are added in
-// workgroup memory. Twice the threads of axpy_unit_staged over a quarter
-// of its columns: a 4096 x 14336 f16 weight fills a GPU without splitting
-// K (224 workgroups), where the axpy_unit_staged grid could not keep enough
-// loads in flight to reach an H200's bandwidth.
+// axpy_unit conditions), each row its own tile (MT = 1: the plan launches
+// no other): NX threads across N, one unit (VW columns) each, times NK
+// threads interleaved along K, so a workgroup takes NX * VW columns (64 of
+// f16) and its NK lanes' partial sums are added in workgroup memory. Twice
+// the threads of axpy_unit_staged over a quarter of its columns: a
+// 4096 x 14336 f16 weight fills a GPU without splitting K (224 workgroups),
+// where the axpy_unit_staged grid could not keep enough loads in flight to
+// reach an H200's bandwidth. A second row's tile reads the weight again,
+// mostly from cache.
 
 const NX: u32 = 8u;
 const NK: u32 = 32u;
@@ -961,8 +964,8 @@ fn narrow_n0(t: Tile, lane: u32) -> u32 {
     return (t.n_tile * NX + lane) * VW;
 }
 
-// Thread tid's partial sums of rows 0 and 1 (l*: columns 0..3 of its unit,
-// h*: 4..7) into stage[(2 * row + half) * NWG + tid], then a barrier.
+// Thread tid's partial sums of row m0 (columns 0..3 of its unit, then
+// 4..7) into stage[half * NWG + tid], then a barrier.
 fn narrow_products(t: Tile, tid: u32) {
     let n0 = narrow_n0(t, tid % NX);
     let z = vec4<f32>(0.0);
@@ -974,34 +977,27 @@ fn narrow_products(t: Tile, tid: u32) {
     }
     stage[tid] = s.l0;
     stage[NWG + tid] = s.h0;
-    if (MT > 1u) {
-        stage[2u * NWG + tid] = s.l1;
-        stage[3u * NWG + tid] = s.h1;
-    }
     workgroupBarrier();
 }
 
-// The output thread tid (< MT * 2 * NX) finishes: its row, half and lane,
-// the sum of the NK lanes' partial sums in order, and the first of its
-// four columns.
+// The output thread tid (< 2 * NX) finishes: its half and lane, the sum of
+// the NK lanes' partial sums in order, and the first of its four columns.
 struct NarrowOut {
     live: bool,
-    row: u32,
     n0: u32,
     sum: vec4<f32>,
 };
 
 fn narrow_sum(t: Tile, tid: u32) -> NarrowOut {
     var o: NarrowOut;
-    let slot = tid / NX;
+    let half = tid / NX;
     let lane = tid % NX;
-    o.row = slot / 2u;
-    o.n0 = narrow_n0(t, lane) + (slot % 2u) * 4u;
-    o.live = tid < MT * 2u * NX && t.m0 + o.row < p.m;
+    o.n0 = narrow_n0(t, lane) + half * 4u;
+    o.live = tid < 2u * NX && t.m0 < p.m;
     if (o.live) {
-        o.sum = stage[slot * NWG + lane];
+        o.sum = stage[half * NWG + lane];
         for (var y = 1u; y < NK; y++) {
-            o.sum += stage[slot * NWG + y * NX + lane];
+            o.sum += stage[half * NWG + y * NX + lane];
         }
     }
     return o;
@@ -1019,7 +1015,7 @@ fn axpy_unit_narrow(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocat
     let o = narrow_sum(t, tid);
     for (var q = 0u; q < 4u; q++) {
         if (o.live && o.n0 + q < p.n) {
-            store_c(t, t.m0 + o.row, o.n0 + q, o.sum[q]);
+            store_c(t, t.m0, o.n0 + q, o.sum[q]);
         }
     }
 }
@@ -1034,7 +1030,7 @@ fn axpy_unit_narrow_split(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_i
     let o = narrow_sum(t, tid);
     for (var q = 0u; q < 4u; q++) {
         if (o.live && o.n0 + q < p.n) {
-            store_part(t, t.m0 + o.row, o.n0 + q, o.sum[q]);
+            store_part(t, t.m0, o.n0 + q, o.sum[q]);
         }
     }
 }

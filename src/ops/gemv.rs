@@ -442,7 +442,11 @@ fn plan_rows<'a>(
         return None;
     }
 
-    let mt = rows.next_power_of_two().min(8);
+    // axpy_unit_narrow takes two rows as two one-row tiles: each reads the
+    // weight (the second mostly from cache) with twice the workgroups, which
+    // kept more loads in flight than one tile of two rows (H100: 14-19%
+    // faster; 4096 x 11008, 0.053 -> 0.043 ms).
+    let mt = if narrow { 1 } else { rows.next_power_of_two().min(8) };
     let m_tiles = rows.div_ceil(mt);
     let dot_rows = n.next_power_of_two().min(4);
     let n_tiles = match layout {
