@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Round 12, call 3: the split-K second pass with eight slab loads in flight
-# (shaders/gemm_split_sum.wgsl) against the previous library, on the
+# (not-kept-split-sum-eight-loads-in-flight.patch) against the previous library, on the
 # products and convolutions that split K; GPU tests of the split paths.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
