@@ -29,7 +29,11 @@ static HT random_indices(uint32_t rank, const int64_t *shape, int64_t bound) {
     size_t n = 1;
     for (uint32_t d = 0; d < rank; d++) n *= (size_t)shape[d];
     float *v = malloc(n * sizeof(float) + 4);
-    for (size_t i = 0; i < n; i++) v[i] = (float)(int64_t)((frand() + 1) * 0.5 * (double)bound);
+    /* In double and clamped: frand() near 1 rounds frand() + 1 to 2 in float (index `bound`). */
+    for (size_t i = 0; i < n; i++) {
+        int64_t ix = (int64_t)(((double)frand() + 1) * 0.5 * (double)bound);
+        v[i] = (float)(ix < bound ? ix : bound - 1);
+    }
     HT h = ht_values(WGC_DTYPE_I32, rank, shape, v);
     free(v);
     return h;
