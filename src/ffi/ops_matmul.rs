@@ -131,12 +131,15 @@ use crate::ops::matmul;
 /// workgroup sums at most 16,384 products along K (4,096 where the large
 /// operand's unit stride is not along K) in interleaved f32 partial sums,
 /// added in order in groups (8, then 16 where the unit stride is along K;
-/// 4 otherwise); more runs (also cut to fill the GPU when the output is
+/// 4 otherwise, 32 for one or two rows against a 16-bit operand read in
+/// 16-byte units); more runs (also cut to fill the GPU when the output is
 /// small) go to at most 256 MiB of f32 scratch and a second pass adds them
 /// in order, then applies alpha and beta. The accuracy bound above holds.
 /// With M >= 2 rows and the large operand's unit stride not along K (a
 /// weight stored (K, N)), N, that operand's other stride, its offset and
-/// batch strides multiples of 4, the rows are staged in workgroup memory;
+/// batch strides multiples of 4, the rows are staged in workgroup memory
+/// (from 3 rows where a 16-bit operand is read in 16-byte units: one or
+/// two rows then run as one-row tiles of 64 columns);
 /// f32 products stay on these kernels up to 32 rows whatever their width
 /// (f16 ones past 8 rows go to the tensor cores where the tiled kernel
 /// would be chosen). Where the large operand's unit stride is along K,
