@@ -123,11 +123,11 @@ static void test_long_k(void) {
  * inf in b (an inf column). */
 static int64_t g_plant_tb, g_plant_n = 20;
 static void plant_specials(float *a, int64_t na, float *b, int64_t nb) {
-    (void)na, (void)nb;
+    (void)nb;
     int64_t bk = g_plant_tb ? 1 : g_plant_n, bn = g_plant_tb ? 64 : 1;
     a[0 * 64 + 5] = INFINITY;
     b[5 * bk + 2 * bn] = 0.0f;
-    a[1 * 64 + 7] = NAN;
+    if (na > 1 * 64 + 7) a[1 * 64 + 7] = NAN; /* a second row, where A has one */
     b[9 * bk + 4 * bn] = -INFINITY;
 }
 
@@ -143,7 +143,9 @@ static void test_nan_inf(void) {
         g_plant_tb = 0, g_plant_n = 24;
         gemm_case_planted("NaN/inf f16, weight KxN", F16, F32, V(2, 3, 64), 0, V(2, 64, 24), 0, V(2, 3, 24), 1, 0,
                           plant_specials);
-        /* Two rows: the matrix-vector kernel's 16-byte units. */
+        /* One and two rows: the matrix-vector kernel's 16-byte units (one-row tiles). */
+        gemm_case_planted("NaN/inf f16 one row, weight KxN", F16, F32, V(2, 1, 64), 0, V(2, 64, 24), 0, V(2, 1, 24), 1,
+                          0, plant_specials);
         gemm_case_planted("NaN/inf f16 two rows, weight KxN", F16, F32, V(2, 2, 64), 0, V(2, 64, 24), 0, V(2, 2, 24), 1,
                           0, plant_specials);
         g_plant_n = 20;
