@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Round 12, call 14: the final library's one- and two-row (K, N) products
+# Round 12, call 14 (and call 15, the same script on a fresh machine): the final library's one- and two-row (K, N) products
 # against PyTorch, and axpy_unit_narrow's fill re-swept with one-row tiles
 # (WGC_GEMV_FILL; the default aims for 198 workgroups); on an H200 also the
 # axpy load probe.
