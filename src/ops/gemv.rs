@@ -40,7 +40,8 @@ const NARROW_COLS: usize = 64;
 /// SM and a half. On an H200 the loads alone of one row against a
 /// 4096 x 14336 f16 weight took 0.036 ms in one run of K (224 workgroups),
 /// and against 14336 x 4096 0.034-0.035 at 256 (the 128-thread grid of
-/// axpy_unit_staged: 0.043-0.047).
+/// axpy_unit_staged: 0.043-0.047). With one-row tiles on an H100, 198 was
+/// the fastest or level of 132-396 on LLaMA weights (one and two rows).
 const NARROW_FILL_GROUPS: usize = SMS * 3 / 2;
 /// Workgroup size of the slabs' sum.
 const SUM_WG: u32 = 256;
@@ -265,8 +266,9 @@ fn f16_wide_loads() -> bool {
 
 /// The workgroups a split aims for: `WGC_GEMV_FILL` (read once, a positive
 /// count) to measure other targets (more splits: more workgroups, larger
-/// slabs), else AXPY_FILL_GROUPS for the axpy kernels with 16-byte loads
-/// (`unit`) or on f32, FILL_GROUPS for the others.
+/// slabs), else NARROW_FILL_GROUPS for axpy_unit_narrow (`narrow`),
+/// AXPY_FILL_GROUPS for the other axpy kernels with 16-byte loads (`unit`)
+/// or on f32, FILL_GROUPS for the others.
 fn fill_groups(layout: Layout, dtype: DType, unit: bool, narrow: bool) -> usize {
     static FILL: OnceLock<Option<usize>> = OnceLock::new();
     let set = *FILL.get_or_init(|| std::env::var("WGC_GEMV_FILL").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0));
