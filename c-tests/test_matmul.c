@@ -158,7 +158,7 @@ static void test_gemm_split_k(void) {
                   V(2, 4, 3), 1, 0);
     }
     /* Too few tiles to fill a GPU: K in 17 runs of 256, whose slabs the
-     * second pass adds eight at a time and then one by one. */
+     * second pass adds in order. */
     gemm_case("split K to fill the GPU, 17 runs, alpha, beta", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 70, 4352), 0,
               V(2, 4352, 66), 0, V(2, 70, 66), -0.5f, 2);
     /* Scratch for two of the six splits at a time: three waves, later ones

@@ -982,6 +982,7 @@ fn narrow_products(t: Tile, tid: u32) {
 
 // The output thread tid (< 2 * NX) finishes: its half and lane, the sum of
 // the NK lanes' partial sums in order, and the first of its four columns.
+// (A live one-row tile's row m0 is always below p.m.)
 struct NarrowOut {
     live: bool,
     n0: u32,
@@ -993,7 +994,7 @@ fn narrow_sum(t: Tile, tid: u32) -> NarrowOut {
     let half = tid / NX;
     let lane = tid % NX;
     o.n0 = narrow_n0(t, lane) + half * 4u;
-    o.live = tid < 2u * NX && t.m0 < p.m;
+    o.live = tid < 2u * NX;
     if (o.live) {
         o.sum = stage[half * NWG + lane];
         for (var y = 1u; y < NK; y++) {
