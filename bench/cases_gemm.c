@@ -195,6 +195,16 @@ void cases_gemm(void) {
     }
     decode_rows(WGC_DTYPE_BF16, 14336, 4096, 0, two, 1);
     decode_rows(WGC_DTYPE_BF16, 11008, 4096, 0, one_two, 2);
+    /* Four and twelve rows (a batch of sequences: twelve is one tile of 8 rows and half of another), and
+     * eight at LLaMA-7B's widths. */
+    static const int64_t four_twelve[2] = {4, 12}, eight[1] = {8};
+    for (int t = 0; t < 2; t++) {
+        decode_rows(F16, 4096, 14336, t, four_twelve, 2);
+        decode_rows(F16, 14336, 4096, t, four_twelve, 2);
+        decode_rows(F16, 4096, 11008, t, eight, 1);
+        decode_rows(F16, 11008, 4096, t, eight, 1);
+    }
+    decode_rows(WGC_DTYPE_BF16, 14336, 4096, 0, four_twelve, 2);
     /* The vocabulary projection of a decode step (LLaMA-3: 4096 -> 128256, stored (N, K) as nn.Linear
      * stores it): a 1 GiB weight, where a fixed cost per call weighs a tenth of what it does above. */
     decode_cases(F16, 4096, 128256, 1);

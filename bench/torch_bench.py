@@ -317,6 +317,14 @@ def gemms():
     decode("bf16", bf16, 2, 14336, 4096, False)
     for M in (1, 2):
         decode("bf16", bf16, M, 11008, 4096, False)
+    for t in (False, True):
+        for M in (4, 12):
+            decode("f16", f16, M, 4096, 14336, t)
+            decode("f16", f16, M, 14336, 4096, t)
+        decode("f16", f16, 8, 4096, 11008, t)
+        decode("f16", f16, 8, 11008, 4096, t)
+    for M in (4, 12):
+        decode("bf16", bf16, M, 14336, 4096, False)
     for dname, dtype in (("f16", f16), ("bf16", bf16)):
         for M in (1, 8, 16, 32):
             run(f"decode_{dname}_m{M}_k4096_n128256_nk", "gemm/decode", size(M, 128256, 4096, True, decode=True),
