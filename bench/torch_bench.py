@@ -325,6 +325,10 @@ def gemms():
         decode("f16", f16, 8, 11008, 4096, t)
     for M in (4, 12):
         decode("bf16", bf16, M, 14336, 4096, False)
+    for t in (False, True):
+        for M in (1, 8, 16):
+            decode("f16", f16, M, 2048, 8192, t)
+            decode("f16", f16, M, 8192, 2048, t)
     for dname, dtype in (("f16", f16), ("bf16", bf16)):
         for M in (1, 8, 16, 32):
             run(f"decode_{dname}_m{M}_k4096_n128256_nk", "gemm/decode", size(M, 128256, 4096, True, decode=True),
