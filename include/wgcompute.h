@@ -2247,7 +2247,7 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * weight stored (K, N)), N, that operand's other stride, its offset and
  * batch strides multiples of 4, the rows are staged in workgroup memory
  * (from 3 rows where a 16-bit operand is read in 16-byte units: one or
- * two rows then run as one-row tiles of 64 columns);
+ * two rows then run as one tile of 64 columns);
  * f32 products stay on these kernels up to 32 rows whatever their width
  * (f16 ones past 8 rows go to the tensor cores where the tiled kernel
  * would be chosen). Where the large operand's unit stride is along K,
@@ -2259,7 +2259,8 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * 16-byte ones, of 8 weights, would be taken: the weight's dense dim (N or
  * K), its other stride, the offset and batch strides multiples of 8, any
  * M; WGC_GEMV_NARROW=0, read once, keeps one or two rows against such a
- * (K, N) weight on 256-column workgroups instead of 64-column ones.)
+ * (K, N) weight on 256-column workgroups instead of 64-column ones, and
+ * WGC_GEMV_NARROW_TILE=1 runs two rows there as two one-row tiles.)
  *
  * Records work on `stream` and returns without blocking. Releasing a
  * tensor's buffer afterwards is safe: the recorded work keeps what it uses.

@@ -41,7 +41,8 @@ const NARROW_COLS: usize = 64;
 /// 4096 x 14336 f16 weight took 0.036 ms in one run of K (224 workgroups),
 /// and against 14336 x 4096 0.034-0.035 at 256 (the 128-thread grid of
 /// axpy_unit_staged: 0.043-0.047). With one-row tiles on an H100, 198 was
-/// the fastest or level of 132-396 on LLaMA weights (one and two rows).
+/// the fastest or level of 132-396 on LLaMA weights (one and two rows;
+/// two rows now take one tile).
 const NARROW_FILL_GROUPS: usize = SMS * 3 / 2;
 /// Workgroup size of the slabs' sum.
 const SUM_WG: u32 = 256;
@@ -290,6 +291,13 @@ fn narrow_blocks() -> bool {
     *ON.get_or_init(|| std::env::var("WGC_GEMV_NARROW").as_deref() != Ok("0"))
 }
 
+/// Most rows in one axpy_unit_narrow tile (`WGC_GEMV_NARROW_TILE`, read
+/// once: `1`, else 2), for comparisons.
+fn narrow_tile_rows() -> usize {
+    static ROWS: OnceLock<usize> = OnceLock::new();
+    *ROWS.get_or_init(|| if std::env::var("WGC_GEMV_NARROW_TILE").as_deref() == Ok("1") { 1 } else { 2 })
+}
+
 /// Which inner stride of the weight is 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Layout {
@@ -444,11 +452,9 @@ fn plan_rows<'a>(
         return None;
     }
 
-    // axpy_unit_narrow takes two rows as two one-row tiles: each reads the
-    // weight (the second mostly from cache) with twice the workgroups, which
-    // kept more loads in flight than one tile of two rows (H100: 14-19%
-    // faster; 4096 x 11008, 0.053 -> 0.043 ms).
-    let mt = if narrow { 1 } else { rows.next_power_of_two().min(8) };
+    // axpy_unit_narrow: one tile of both rows (WGC_GEMV_NARROW_TILE=1: two
+    // one-row tiles, each reading the weight).
+    let mt = if narrow { rows.min(narrow_tile_rows()) } else { rows.next_power_of_two().min(8) };
     let m_tiles = rows.div_ceil(mt);
     let dot_rows = n.next_power_of_two().min(4);
     let n_tiles = match layout {
