@@ -205,6 +205,10 @@ void cases_gemm(void) {
         decode_rows(F16, 11008, 4096, t, eight, 1);
     }
     decode_rows(WGC_DTYPE_BF16, 14336, 4096, 0, four_twelve, 2);
+    for (int t = 0; t < 2; t++) {
+        decode_rows(F32, 4096, 14336, t, two, 1);
+        decode_rows(F32, 14336, 4096, t, two, 1);
+    }
     /* LLaMA-3.2-1B's MLP (2048 <-> 8192): a 32 MiB weight that stays in a 50 MB L2 cache between calls, so
      * these cases show how fast a kernel reads a weight that memory bandwidth does not bound. */
     static const int64_t one_eight_sixteen[3] = {1, 8, 16};
