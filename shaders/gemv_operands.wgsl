@@ -1,4 +1,4 @@
-// Fragment: joined after gemv.wgsl in the family gemv.wgsl: A and W read
+// Fragment: joined last in the family gemv.wgsl: A and W read
 // as the prelude's T (f32 or f16), widened to f32.
 
 @group(0) @binding(1) var<storage, read> a: array<T>;

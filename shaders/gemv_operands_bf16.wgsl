@@ -1,4 +1,4 @@
-// Fragment: joined after gemv.wgsl in the family gemv.wgsl+bf16: A and W
+// Fragment: joined last in the family gemv.wgsl+bf16: A and W
 // as bf16 bits, two per u32 word (element i is the low half of word i / 2
 // when i is even, the high half when odd), widened to f32 exactly as they
 // are read, so W is read at 2 bytes an element. A vec4 unit of W is two

@@ -8,6 +8,11 @@ pub const ALL: &[(&str, &str)] = &[
     // Fragments joined to kernel families' sources.
     ("elementwise_bf16.wgsl", include_str!("../shaders/elementwise_bf16.wgsl")),
     ("gemm_tile.wgsl", include_str!("../shaders/gemm_tile.wgsl")),
+    ("gemv_dot.wgsl", include_str!("../shaders/gemv_dot.wgsl")),
+    ("gemv_axpy.wgsl", include_str!("../shaders/gemv_axpy.wgsl")),
+    ("gemv_axpy_staged.wgsl", include_str!("../shaders/gemv_axpy_staged.wgsl")),
+    ("gemv_axpy_unit.wgsl", include_str!("../shaders/gemv_axpy_unit.wgsl")),
+    ("gemv_axpy_narrow.wgsl", include_str!("../shaders/gemv_axpy_narrow.wgsl")),
     ("gemv_operands.wgsl", include_str!("../shaders/gemv_operands.wgsl")),
     ("gemv_operands_bf16.wgsl", include_str!("../shaders/gemv_operands_bf16.wgsl")),
     ("matmul_operands.wgsl", include_str!("../shaders/matmul_operands.wgsl")),

@@ -1,4 +1,4 @@
-//! Skinny products (shaders/gemv.wgsl): GEMMs where M or N is at most
+//! Skinny products (shaders/gemv*.wgsl): GEMMs where M or N is at most
 //! `MAX_SKINNY`, such as a batch of activation rows times a weight. They are
 //! bound by reading the large operand ("the weight"), which these kernels
 //! read once per tile of up to 8 rows, coalesced, where the tiled GEMM would
@@ -72,7 +72,7 @@ const FILL_SLAB_BYTES: usize = 64 << 20;
 /// tiled GEMM sums its runs in waves).
 const MAX_SLAB_BYTES: usize = 256 << 20;
 
-/// The entry points of gemv.wgsl (both families' sources).
+/// The entry points of the gemv kernels (both families' sources).
 const ENTRIES: &[&str] = &[
     "row_dot",
     "row_dot4",
@@ -95,9 +95,24 @@ const ENTRIES: &[&str] = &[
     "sum_splits",
 ];
 
+/// gemv.wgsl and its kernels' fragments, then the operand loads `$operands`.
+macro_rules! gemv_source {
+    ($operands:literal) => {
+        concat!(
+            include_str!("../../shaders/gemv.wgsl"),
+            include_str!("../../shaders/gemv_dot.wgsl"),
+            include_str!("../../shaders/gemv_axpy.wgsl"),
+            include_str!("../../shaders/gemv_axpy_staged.wgsl"),
+            include_str!("../../shaders/gemv_axpy_unit.wgsl"),
+            include_str!("../../shaders/gemv_axpy_narrow.wgsl"),
+            include_str!($operands),
+        )
+    };
+}
+
 pub static FAMILY: Family = Family {
     file: "gemv.wgsl",
-    source: concat!(include_str!("../../shaders/gemv.wgsl"), include_str!("../../shaders/gemv_operands.wgsl")),
+    source: gemv_source!("../../shaders/gemv_operands.wgsl"),
     entries: ENTRIES,
     types: &[
         TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] },
@@ -112,7 +127,7 @@ pub static FAMILY: Family = Family {
 /// per 16-byte load).
 pub static FAMILY_BF16: Family = Family {
     file: "gemv.wgsl+bf16",
-    source: concat!(include_str!("../../shaders/gemv.wgsl"), include_str!("../../shaders/gemv_operands_bf16.wgsl")),
+    source: gemv_source!("../../shaders/gemv_operands_bf16.wgsl"),
     entries: ENTRIES,
     types: &[TypeSlot { alias: "T", dtypes: &[DType::F32] }, TypeSlot { alias: "O", dtypes: &[DType::F32] }],
     overrides: OVERRIDES,
