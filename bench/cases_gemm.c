@@ -205,6 +205,9 @@ void cases_gemm(void) {
         decode_rows(F16, 11008, 4096, t, eight, 1);
     }
     decode_rows(WGC_DTYPE_BF16, 14336, 4096, 0, four_twelve, 2);
+    /* LLaMA-3-8B's key and value projections (4096 -> 1024, grouped-query attention): a narrow output. */
+    static const int64_t one_two_eight[3] = {1, 2, 8};
+    for (int t = 0; t < 2; t++) decode_rows(F16, 4096, 1024, t, one_two_eight, 3);
     for (int t = 0; t < 2; t++) {
         decode_rows(F32, 4096, 14336, t, two, 1);
         decode_rows(F32, 14336, 4096, t, two, 1);

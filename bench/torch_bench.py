@@ -326,6 +326,9 @@ def gemms():
     for M in (4, 12):
         decode("bf16", bf16, M, 14336, 4096, False)
     for t in (False, True):
+        for M in (1, 2, 8):
+            decode("f16", f16, M, 4096, 1024, t)
+    for t in (False, True):
         decode("f32", f32, 2, 4096, 14336, t)
         decode("f32", f32, 2, 14336, 4096, t)
     for t in (False, True):

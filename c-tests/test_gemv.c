@@ -143,7 +143,7 @@ static void test_nan_inf(void) {
         g_plant_tb = 0, g_plant_n = 24;
         gemm_case_planted("NaN/inf f16, weight KxN", F16, F32, V(2, 3, 64), 0, V(2, 64, 24), 0, V(2, 3, 24), 1, 0,
                           plant_specials);
-        /* One and two rows: the matrix-vector kernel's 16-byte units (one-row tiles). */
+        /* One and two rows: the matrix-vector kernel's 16-byte units (one tile of both rows). */
         gemm_case_planted("NaN/inf f16 one row, weight KxN", F16, F32, V(2, 1, 64), 0, V(2, 64, 24), 0, V(2, 1, 24), 1,
                           0, plant_specials);
         gemm_case_planted("NaN/inf f16 two rows, weight KxN", F16, F32, V(2, 2, 64), 0, V(2, 64, 24), 0, V(2, 2, 24), 1,

@@ -40,9 +40,10 @@ const NARROW_COLS: usize = 64;
 /// SM and a half. On an H200 the loads alone of one row against a
 /// 4096 x 14336 f16 weight took 0.036 ms in one run of K (224 workgroups),
 /// and against 14336 x 4096 0.034-0.035 at 256 (the 128-thread grid of
-/// axpy_unit_staged: 0.043-0.047). With one-row tiles on an H100, 198 was
-/// the fastest or level of 132-396 on LLaMA weights (one and two rows;
-/// two rows now take one tile).
+/// axpy_unit_staged: 0.043-0.047). On an H100, 198 was the fastest or level
+/// of 132-396 on LLaMA weights with one-row tiles; for tiles of two rows,
+/// 264 was 1-3% faster on three of six shapes and 18% slower on
+/// 4096 x 14336, where it splits K.
 const NARROW_FILL_GROUPS: usize = SMS * 3 / 2;
 /// Workgroup size of the slabs' sum.
 const SUM_WG: u32 = 256;
