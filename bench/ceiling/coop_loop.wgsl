@@ -5,7 +5,12 @@
 //   0: registers only (loaded once before the loop),
 //   1: workgroup memory (reloaded every iteration, alternating halves so
 //      the loads cannot be hoisted),
-//   2: storage (reloaded every iteration from a small, cache-resident array).
+//   2: storage (reloaded every iteration from a small, cache-resident array),
+//   3: workgroup memory as in 1, plus the staging traffic of a 128 x 128 x 16
+//      GEMM step per iteration (1024 halves a subgroup) written as scalar f16
+//      stores and a barrier, as the library's WGSL staging does (naga
+//      loads fragments only through pointers of the matrix's own scalar
+//      type, so 16-byte stores into an f16 array are not expressible).
 // Inputs are all ones, so every accumulator ends at 16 * iters (checked).
 enable f16;
 enable wgpu_cooperative_matrix;
@@ -17,11 +22,11 @@ struct Params { iters: u32, p1: u32, p2: u32, p3: u32 }
 @group(0) @binding(1) var<storage, read_write> dst: array<f32>;
 @group(0) @binding(2) var<uniform> p: Params;
 
-var<workgroup> tile: array<f16, 4096>;
+var<workgroup> tile: array<f16, 12288>;
 
 @compute @workgroup_size(32 * SG)
 fn coop_loop(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: vec3<u32>) {
-    if (MODE == 1u) {
+    if (MODE == 1u || MODE == 3u) {
         for (var i = lid; i < 4096u; i += 32u * SG) {
             tile[i] = src[i];
         }
@@ -54,6 +59,21 @@ fn coop_loop(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) w
     for (var it = 0u; it < p.iters; it++) {
         let h = (it & 1u) * 2048u;
         if (MODE == 1u) {
+            fa0 = coopLoad<coop_mat16x16<f16, A>>(&tile[h], 16u);
+            fa1 = coopLoad<coop_mat16x16<f16, A>>(&tile[h + 256u], 16u);
+            fa2 = coopLoad<coop_mat16x16<f16, A>>(&tile[h + 512u], 16u);
+            fa3 = coopLoad<coop_mat16x16<f16, A>>(&tile[h + 768u], 16u);
+            fb0 = coopLoad<coop_mat16x16<f16, B>>(&tile[h + 1024u], 16u);
+            fb1 = coopLoad<coop_mat16x16<f16, B>>(&tile[h + 1280u], 16u);
+            fb2 = coopLoad<coop_mat16x16<f16, B>>(&tile[h + 1536u], 16u);
+            fb3 = coopLoad<coop_mat16x16<f16, B>>(&tile[h + 1792u], 16u);
+        } else if (MODE == 3u) {
+            // Stage into the region no fragment is read from this iteration.
+            let w = 4096u + (it & 1u) * 4096u;
+            for (var j = 0u; j < 32u; j++) {
+                tile[w + ((j * 32u * SG + lid) % 4096u)] = f16(1.0);
+            }
+            workgroupBarrier();
             fa0 = coopLoad<coop_mat16x16<f16, A>>(&tile[h], 16u);
             fa1 = coopLoad<coop_mat16x16<f16, A>>(&tile[h + 256u], 16u);
             fa2 = coopLoad<coop_mat16x16<f16, A>>(&tile[h + 512u], 16u);
