@@ -2,6 +2,7 @@
 //! returns `Result<_, Error>`; the FFI layer turns the variant into a status
 //! code and the message into the thread's last error message.
 
+#[cfg(not(target_arch = "wasm32"))]
 use crate::ffi::status::WgcStatus;
 use std::fmt;
 
@@ -19,6 +20,7 @@ macro_rules! error_table {
 
         impl Error {
             /// The status code the C API returns for this error.
+            #[cfg(not(target_arch = "wasm32"))]
             pub fn status(&self) -> WgcStatus {
                 match self {
                     $(Error::$variant(_) => WgcStatus::$status,)*
@@ -33,6 +35,7 @@ macro_rules! error_table {
         }
 
         /// Every failure status with its Rust name (`WgcErrorOutOfRange`).
+        #[cfg(not(target_arch = "wasm32"))]
         pub const FAILURE_STATUSES: &[(WgcStatus, &str)] = &[$((WgcStatus::$status, stringify!($status)),)*];
     };
 }

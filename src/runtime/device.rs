@@ -20,6 +20,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+// The browser's device creation and `scoped` (promises instead of waits).
+#[cfg(target_arch = "wasm32")]
+#[path = "../wasm/web_runtime/device_open.rs"]
+mod web;
+
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// A process-unique id for devices, allocations and kernels; cache keys use it.
@@ -254,6 +259,7 @@ impl Device {
     /// Run `f` inside out-of-memory and validation error scopes and turn what
     /// they catch into an `Error`. Scopes are per thread, so this is safe to
     /// call from many threads at once.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
         let oom = self.wgpu.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.wgpu.push_error_scope(wgpu::ErrorFilter::Validation);

@@ -79,6 +79,7 @@ fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
     let mut list =
         if others.is_empty() { Vec::new() } else { super::block_on::block_on(inst.enumerate_adapters(others)) };
     if vulkan {
+        #[cfg(not(target_arch = "wasm32"))]
         list.extend(vulkan_compute_adapters(&inst));
     }
     list.sort_by_key(|a| backend_rank(a.get_info().backend));
@@ -89,12 +90,14 @@ fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
 /// them makes Mesa's device-select layer connect to a Wayland/X11 display
 /// while listing devices, and libwayland then prints "error: XDG_RUNTIME_DIR
 /// is invalid or not set" to stderr on machines without a desktop session.
+#[cfg(not(target_arch = "wasm32"))]
 const WSI_EXTENSIONS: [&std::ffi::CStr; 3] = [c"VK_KHR_wayland_surface", c"VK_KHR_xcb_surface", c"VK_KHR_xlib_surface"];
 
 /// The Vulkan adapters of an instance created without `WSI_EXTENSIONS`,
 /// wrapped by `inst` (whose flags, and so device behaviour, stay ours).
 /// wgpu-hal only uses those extensions to create surfaces, and checks that
 /// they were enabled before it does, so leaving them out is safe.
+#[cfg(not(target_arch = "wasm32"))]
 fn vulkan_compute_adapters(inst: &wgpu::Instance) -> Vec<wgpu::Adapter> {
     use wgpu::hal::{self, Instance as _};
     let desc = hal::InstanceDescriptor {

@@ -5,15 +5,18 @@ pub mod autotune;
 pub mod autotune_file;
 pub mod autotune_timer;
 pub mod batch;
+#[cfg_attr(target_arch = "wasm32", path = "../wasm/web_runtime/bf16_coop.rs")]
 pub mod bf16_coop;
 pub mod bind_cache;
 pub mod binding;
 pub mod block_on;
 pub mod buffer;
 pub mod compile_stack;
+#[cfg_attr(target_arch = "wasm32", path = "../wasm/web_runtime/coopmat2.rs")]
 pub mod coopmat2;
 pub mod device;
 pub mod event;
+#[cfg_attr(target_arch = "wasm32", path = "../wasm/web_runtime/hal_open.rs")]
 pub mod hal_open;
 pub mod in_flight;
 pub mod indirect_counts;
