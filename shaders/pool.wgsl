@@ -48,6 +48,10 @@ struct Window {
     out_index: i32,
 };
 
+// Infinity and NaN bits are read from variables: WGSL refuses constant
+// expressions whose value is not finite (browsers' compilers enforce it).
+var<private> neg_inf_bits: u32 = 0xff800000u;
+
 // By bits, so that no fast-math assumption folds it away.
 fn is_nan(v: f32) -> bool {
     return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
@@ -76,7 +80,7 @@ fn max_pool2d(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let win = window(i);
     // Padding never wins: start from -inf. NaN propagates.
-    var best = bitcast<f32>(0xff800000u);
+    var best = bitcast<f32>(neg_inf_bits);
     for (var a = max(win.h0, 0); a < min(win.h0 + p.kh, p.h); a++) {
         for (var b = max(win.w0, 0); b < min(win.w0 + p.kw, p.w); b++) {
             let v = f32(x[win.base + a * p.in_s.z + b * p.in_s.w]);
@@ -213,7 +217,7 @@ fn window_reduce(is_max: bool, i: u32, chunk: u32, lid: u32) -> f32 {
     let end = min(begin + p.chunk_len, clipped_count(c));
     // Sums add blocks of 32 values, each summed on its own: the rounding
     // error then grows with 32 + n / 32 rather than n.
-    var acc = select(0.0, bitcast<f32>(0xff800000u), is_max);
+    var acc = select(0.0, bitcast<f32>(neg_inf_bits), is_max);
     var block = acc;
     var in_block = 0u;
     for (var e = begin + lid; e < end; e += 256u) {
@@ -270,7 +274,7 @@ fn pool_finish(is_max: bool, gid: vec3<u32>) {
         return;
     }
     let win = window(i);
-    var acc = select(0.0, bitcast<f32>(0xff800000u), is_max);
+    var acc = select(0.0, bitcast<f32>(neg_inf_bits), is_max);
     for (var k = 0u; k < p.chunks; k++) {
         acc = pool_fold(is_max, acc, parts[i * p.chunks + k]);
     }

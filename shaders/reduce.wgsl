@@ -89,12 +89,18 @@ struct Params {
 var<workgroup> wg_states: array<State, WG>;
 var<workgroup> wg_lanes: u32;
 
+// Infinity and NaN bits are read from variables: WGSL refuses constant
+// expressions whose value is not finite (browsers' compilers enforce it).
+var<private> neg_inf_bits: u32 = 0xff800000u;
+var<private> pos_inf_bits: u32 = 0x7f800000u;
+var<private> nan_bits: u32 = 0x7fc00000u;
+
 // ACC's lowest and highest values (infinities for floats), by bits.
 fn lowest() -> ACC {
-    return bitcast<ACC>(select(select(0u, 0x80000000u, SIGNED_INT), 0xff800000u, FLOAT));
+    return bitcast<ACC>(select(select(0u, 0x80000000u, SIGNED_INT), neg_inf_bits, FLOAT));
 }
 fn highest() -> ACC {
-    return bitcast<ACC>(select(select(0xffffffffu, 0x7fffffffu, SIGNED_INT), 0x7f800000u, FLOAT));
+    return bitcast<ACC>(select(select(0xffffffffu, 0x7fffffffu, SIGNED_INT), pos_inf_bits, FLOAT));
 }
 
 fn identity() -> State {
@@ -439,7 +445,7 @@ fn reduce_vec4(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
 }
 
 fn nan_f32() -> f32 {
-    return bitcast<f32>(0x7fc00000u);
+    return bitcast<f32>(nan_bits);
 }
 
 // The row's sum over n, rounded once. Adapters may divide to within a few

@@ -55,8 +55,13 @@ struct Params {
 // (max, sum) of chunk c of row r at r * chunks + c.
 @group(0) @binding(5) var<storage, read_write> stats: array<vec2<f32>>;
 
+// Infinity and NaN bits are read from variables: WGSL refuses constant
+// expressions whose value is not finite (browsers' compilers enforce it).
+var<private> neg_inf_bits: u32 = 0xff800000u;
+var<private> nan_bits: u32 = 0x7fc00000u;
+
 fn neg_inf() -> f32 {
-    return bitcast<f32>(0xff800000u);
+    return bitcast<f32>(neg_inf_bits);
 }
 
 // By bits, so that no fast-math assumption folds it away.
@@ -104,7 +109,7 @@ fn fold(ms: vec2<f32>, v: f32) -> vec2<f32> {
 
 fn fold4(ms: vec2<f32>, v: vec4<f32>) -> vec2<f32> {
     if (any_nan4(v)) {
-        return vec2<f32>(ms.x, bitcast<f32>(0x7fc00000u));
+        return vec2<f32>(ms.x, bitcast<f32>(nan_bits));
     }
     var m = ms.x;
     var s = ms.y;

@@ -51,8 +51,12 @@ struct Params {
 var<workgroup> team_max_parts: array<f32, WG>;
 var<workgroup> team_sum_parts: array<f32, WG>;
 
+// Infinity and NaN bits are read from variables: WGSL refuses constant
+// expressions whose value is not finite (browsers' compilers enforce it).
+var<private> neg_inf_bits: u32 = 0xff800000u;
+
 fn neg_inf() -> f32 {
-    return bitcast<f32>(0xff800000u);
+    return bitcast<f32>(neg_inf_bits);
 }
 
 fn team_max(v: f32, lid: u32) -> f32 {
