@@ -189,8 +189,12 @@ fn part_of(s: State, i: u32) -> Part {
     return Part(s.v[i], s.w[i], s.cv[i], s.cw[i], s.n[i]);
 }
 
+// Read from a variable: WGSL refuses constant expressions whose value is
+// not finite (browsers' compilers enforce it).
+var<private> nan_bits: u32 = 0x7fc00000u;
+
 fn nan_f32() -> f32 {
-    return bitcast<f32>(0x7fc00000u);
+    return bitcast<f32>(nan_bits);
 }
 
 // A compensated sum's value: the error term is meaningless once the sum is

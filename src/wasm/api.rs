@@ -398,6 +398,9 @@ impl Tensor {
             offset: 0,
         };
         crate::ops::movement::copy(&stream, &v, &out.core_view()?).map_err(js)?;
+        // Submit now: the stream is dropped here, and reads submit only
+        // the streams still alive.
+        stream.flush().map_err(js)?;
         Ok((copy, self.dtype, n, 0, Some(out)))
     }
 }
