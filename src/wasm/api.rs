@@ -15,7 +15,7 @@ use crate::runtime::stream::StreamShared;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
-fn js(e: Error) -> JsError {
+pub(super) fn js(e: Error) -> JsError {
     JsError::new(&e.to_string())
 }
 
@@ -26,22 +26,22 @@ fn invalid(msg: String) -> JsError {
 /// A WebGPU device with the library's caches and one command stream.
 #[wasm_bindgen]
 pub struct Device {
-    core: Arc<Core>,
-    stream: Arc<StreamShared>,
+    pub(super) core: Arc<Core>,
+    pub(super) stream: Arc<StreamShared>,
 }
 
 /// A tensor view: shape, strides and offset (in elements) over a buffer.
 #[wasm_bindgen]
 pub struct Tensor {
     buffer: Option<Arc<Buffer>>,
-    dtype: DType,
-    shape: Vec<usize>,
+    pub(super) dtype: DType,
+    pub(super) shape: Vec<usize>,
     strides: Vec<isize>,
     offset: usize,
 }
 
 impl Tensor {
-    fn core_view(&self) -> Result<View<'_>, JsError> {
+    pub(super) fn core_view(&self) -> Result<View<'_>, JsError> {
         let buffer = self.buffer.as_deref().ok_or_else(|| invalid("the tensor was released".into()))?;
         let v = View {
             buffer,
@@ -119,7 +119,7 @@ fn reduce_op(name: &str) -> Result<ReduceOp, JsError> {
     })
 }
 
-fn usizes(v: &[u32]) -> Vec<usize> {
+pub(super) fn usizes(v: &[u32]) -> Vec<usize> {
     v.iter().map(|&d| d as usize).collect()
 }
 
@@ -163,7 +163,7 @@ impl Device {
         v
     }
 
-    fn alloc(&self, dtype: DType, shape: Vec<usize>) -> Result<Tensor, JsError> {
+    pub(super) fn alloc(&self, dtype: DType, shape: Vec<usize>) -> Result<Tensor, JsError> {
         let n = numel(&shape);
         let bytes = (n.max(1) * dtype.size()).div_ceil(4) * 4;
         let usage = Usage { storage: true, uniform: false, indirect: false };
