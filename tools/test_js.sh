@@ -6,7 +6,8 @@
 # chromium-headless-shell ships. Installs what is missing (the Rust target,
 # wasm-bindgen's CLI at the crate's version into build/js-tools, the npm
 # packages into js/node_modules, and, as root with apt-get, Node and the
-# Debian package); fails, saying what is missing, where it cannot.
+# Debian package); fails, saying what is missing, where it cannot. Ends
+# with the example page run in headless Chromium (tools/test_js_page.sh).
 set -eu
 cd "$(dirname "$0")/.."
 [ -d "$HOME/.cargo/bin" ] && PATH="$HOME/.cargo/bin:$PATH"
@@ -70,3 +71,5 @@ cargo build -q --release --lib --target wasm32-unknown-unknown
 (cd js && npm ci --no-audit --no-fund --loglevel=error)
 # Dawn's Vulkan loader finds SwiftShader through the ICD file alone.
 VK_ICD_FILENAMES="$icd" node --test js/test/*.test.mjs
+# The example page in headless Chromium (its own SwiftShader).
+tools/test_js_page.sh
