@@ -1,5 +1,7 @@
 //! Convolution and pooling.
 
+use super::profile::profile_op;
+use crate::ops::profile_call;
 use super::boundary::{borrow, run};
 use super::sized::{read_sized, sized_struct};
 use super::status::WgcStatus;
@@ -136,6 +138,7 @@ pub unsafe extern "C" fn wgc_op_conv2d(
             dilation: [p.dilation_h, p.dilation_w],
             groups: p.groups,
         };
+        let _call = profile_op!(s, "conv2d", [&input, &weight], [&out], profile_call::product_flops(&out, weight.shape.iter().skip(1).product()));
         conv2d(s, &cp, &input, &weight, bias.as_ref(), &out)
     })
 }
@@ -158,6 +161,7 @@ unsafe fn pool(
             pad: [p.pad_h, p.pad_w],
             count_include_pad: p.count_include_pad != 0,
         };
+        let _call = profile_op!(s, if matches!(kind, PoolKind::Max) { "max_pool2d" } else { "avg_pool2d" }, [&input], [&out], 0);
         pool2d(s, kind, &pp, &input, &out)
     })
 }
@@ -231,6 +235,7 @@ pub unsafe extern "C" fn wgc_op_global_avg_pool2d(
         let s = unsafe { borrow(stream) }?;
         let input = unsafe { tensor(input, "input") }?;
         let out = unsafe { tensor(out, "out") }?;
+        let _call = profile_op!(s, "global_avg_pool2d", [&input], [&out], 0);
         global_avg_pool2d(s, &input, &out)
     })
 }
