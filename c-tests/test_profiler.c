@@ -31,7 +31,7 @@ static void bump(WgcStream *st, WgcBuffer *y, uint32_t n) {
     CHECK(wgc_stream_launch(st, g_bump, &l));
 }
 
-static WgcBuffer *upload(WgcDevice *dev, const float *x, size_t n) {
+static WgcBuffer *make_f32(WgcDevice *dev, const float *x, size_t n) {
     WgcBuffer *b = NULL;
     CHECK(wgc_buffer_create(dev, n * 4, 0, &b));
     if (x) CHECK(wgc_buffer_write(b, 0, x, n * 4));
@@ -66,7 +66,7 @@ static void expect_time(const TestEnv *e, const WgcProfileRecord *r) {
 
 /* Off by default: nothing is recorded. */
 static void test_off_by_default(TestEnv *e) {
-    WgcBuffer *y = upload(e->device, NULL, 100);
+    WgcBuffer *y = make_f32(e->device, NULL, 100);
     bump(e->stream, y, 100);
     WgcProfileRecord *r = (WgcProfileRecord *)1;
     size_t n = 99;
@@ -83,9 +83,9 @@ static void test_records(TestEnv *e) {
     float *a = malloc(M * K * 4), *b = malloc(K * N * 4), *c = malloc(M * N * 4);
     fill_uniform_f32(a, M * K, -1, 1);
     fill_uniform_f32(b, K * N, -1, 1);
-    WgcBuffer *ab = upload(e->device, a, M * K), *bb = upload(e->device, b, K * N);
-    WgcBuffer *cb = upload(e->device, NULL, M * N), *sb = upload(e->device, NULL, M * N);
-    WgcBuffer *copy = upload(e->device, NULL, M * N);
+    WgcBuffer *ab = make_f32(e->device, a, M * K), *bb = make_f32(e->device, b, K * N);
+    WgcBuffer *cb = make_f32(e->device, NULL, M * N), *sb = make_f32(e->device, NULL, M * N);
+    WgcBuffer *copy = make_f32(e->device, NULL, M * N);
     int64_t sa[2] = {M, K}, sbs[2] = {K, N}, sc[2] = {M, N};
     WgcTensor ta = view(ab, 2, sa), tb = view(bb, 2, sbs), tc = view(cb, 2, sc), ts = view(sb, 2, sc);
 
@@ -188,7 +188,7 @@ static void test_many(TestEnv *e) {
     enum { N = 1000, LAUNCHES = 700 };
     WgcStream *st = NULL;
     CHECK(wgc_stream_create(e->device, &st));
-    WgcBuffer *y = upload(e->device, NULL, N);
+    WgcBuffer *y = make_f32(e->device, NULL, N);
     CHECK(wgc_stream_fill_buffer(st, y, 0, N * 4, 0));
     CHECK(wgc_stream_set_profiling(st, 1));
     for (int i = 0; i < LAUNCHES; i++) bump(st, y, N);
