@@ -12,9 +12,9 @@
 //! past its buffer), `WGC_ERROR_DEVICE_MISMATCH`, `WGC_ERROR_UNSUPPORTED`
 //! (a dtype the op does not support, or f16 on an adapter without it).
 
-use super::profile::profile_op;
-use super::profile::lower;
 use super::boundary::{borrow, run};
+use super::profile::lower;
+use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};

@@ -1,7 +1,7 @@
 //! Indexing operators as C sees them: index_select, gather, embedding.
 
-use super::profile::profile_op;
 use super::boundary::{borrow, run};
+use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};

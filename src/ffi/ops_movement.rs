@@ -4,8 +4,8 @@
 //! output that overlaps its input without being the same view fails with
 //! `WGC_ERROR_INVALID_ARGUMENT`, empty tensors launch nothing, nothing blocks.
 
-use super::profile::profile_op;
 use super::boundary::{borrow, run};
+use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};

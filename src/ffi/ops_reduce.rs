@@ -1,8 +1,8 @@
 //! Reductions, variance and softmax as C sees them.
 
-use super::profile::profile_op;
-use super::profile::lower;
 use super::boundary::{borrow, run};
+use super::profile::lower;
+use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};

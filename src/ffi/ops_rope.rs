@@ -1,7 +1,7 @@
 //! Rotary position embedding as C sees it.
 
-use super::profile::profile_op;
 use super::boundary::{borrow, run};
+use super::profile::profile_op;
 use super::sized::{read_sized, sized_struct};
 use super::status::WgcStatus;
 use super::stream::WgcStream;

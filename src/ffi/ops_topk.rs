@@ -1,7 +1,7 @@
 //! topk as C sees it.
 
-use super::profile::profile_op;
 use super::boundary::{borrow, run};
+use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};

@@ -252,3 +252,61 @@ impl Profiler {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::device::DeviceOptions;
+    use crate::runtime::instance::{choose, instance, Preference};
+
+    fn call(name: &str) -> OpCall {
+        OpCall { name: name.into(), shapes: String::new(), flops: 0, bytes: 0, host_ns: 0 }
+    }
+
+    /// Without timestamps (as on an adapter that has none) records keep
+    /// their names and say so, with no time; nothing is written to the batch.
+    #[test]
+    fn without_timestamps_records_say_so() {
+        let adapters = instance().adapters().unwrap();
+        let dev =
+            Device::create(&choose(&adapters, None, Preference::Default).unwrap(), DeviceOptions::default()).unwrap();
+        let mut p = Profiler::new(&dev);
+        p.timed = false;
+        p.begin_call(call("matmul"));
+        p.set_next_kernel("gemm.wgsl:tiled".into());
+        assert!(p.add(&dev, "tiled", [2, 1, 1]).unwrap().is_none());
+        p.end_call();
+        assert!(p.add(&dev, "fill", [1, 1, 1]).unwrap().is_none());
+        assert!(p.close_batch().is_none());
+        p.read_back(&dev).unwrap();
+        let l = &p.profile().launches;
+        assert_eq!(
+            (l[0].call, l[0].kernel.as_str(), l[0].status, l[0].gpu_ns),
+            (Some(0), "gemm.wgsl:tiled", TimeStatus::NoTimestamps, 0)
+        );
+        assert_eq!((l[1].call, l[1].kernel.as_str(), l[1].status), (None, "fill", TimeStatus::NoTimestamps));
+    }
+
+    /// A set fills after QUERIES_PER_SET / 2 commands; clearing keeps the
+    /// open set's slots (its commands are already in the batch) but no records.
+    #[test]
+    fn sets_fill_and_clear_keeps_open_slots() {
+        let adapters = instance().adapters().unwrap();
+        let dev =
+            Device::create(&choose(&adapters, None, Preference::Default).unwrap(), DeviceOptions::default()).unwrap();
+        if !has_timestamps(&dev) {
+            return;
+        }
+        let mut p = Profiler::new(&dev);
+        for i in 0..QUERIES_PER_SET / 2 {
+            assert!(!p.set_full(), "full after {i}");
+            assert!(p.add(&dev, "k", [1, 1, 1]).unwrap().is_some());
+        }
+        assert!(p.set_full());
+        p.clear();
+        assert!(p.profile().launches.is_empty() && p.set_full());
+        assert!(p.close_batch().is_some());
+        p.batch_done(false);
+        assert!(!p.set_full());
+    }
+}

@@ -132,7 +132,8 @@ impl StreamShared {
         let counts_uniform = if matches!(groups, Groups::Indirect(..)) { COUNTS_PARAMS + align } else { 0 };
         let used = st.batch.uniform_bytes.len() as u64;
         let profile_full = self.profiling() && st.profiler.as_ref().is_some_and(|p| p.set_full());
-        if used + own_uniform + counts_uniform > ARENA_BYTES || st.batch.launches >= MAX_BATCH_LAUNCHES || profile_full {
+        if used + own_uniform + counts_uniform > ARENA_BYTES || st.batch.launches >= MAX_BATCH_LAUNCHES || profile_full
+        {
             self.flush_unreported(&mut st)?;
         }
         let arena = if own_uniform + counts_uniform > 0 { Some(self.arena(&mut st)?) } else { None };

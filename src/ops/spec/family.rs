@@ -180,8 +180,7 @@ impl Variant {
     pub fn describe(&self) -> String {
         let file = self.family.file.rsplit('/').next().unwrap_or(self.family.file);
         let types: Vec<&str> = self.dtypes().map(crate::ops::profile_call::dtype_name).collect();
-        let overrides: Vec<String> =
-            self.constants().iter().map(|(name, v)| format!("{name}={v}")).collect();
+        let overrides: Vec<String> = self.constants().iter().map(|(name, v)| format!("{name}={v}")).collect();
         format!("{file}:{}<{}>{{{}}}", self.entry, types.join(","), overrides.join(","))
     }
 
