@@ -81,7 +81,7 @@ pub fn render(rows: &[Row], by_kernel: bool, max_rows: usize) -> String {
             "{name:<name_width$}  {:>6}  {:>8}  {:>12}  {:>6}  {:>11}  {:>12.2}  {:>9}  {:>8}",
             g.calls.len(),
             g.commands,
-            cell(ok.then(|| g.gpu_ns as f64 * 1e-6), 3),
+            cell(ok.then_some(g.gpu_ns as f64 * 1e-6), 3),
             cell((ok && total_gpu > 0).then(|| g.gpu_ns as f64 * 100.0 / total_gpu as f64), 1),
             cell(ok.then(|| g.gpu_ns as f64 * 1e-3 / g.calls.len() as f64), 2),
             g.host_ns as f64 * 1e-3 / g.calls.len() as f64,
@@ -100,7 +100,7 @@ pub fn render(rows: &[Row], by_kernel: bool, max_rows: usize) -> String {
         "total",
         calls,
         rows.len(),
-        cell((unmeasured == 0).then(|| total_gpu as f64 * 1e-6), 3)
+        cell((unmeasured == 0).then_some(total_gpu as f64 * 1e-6), 3)
     );
     if unmeasured > 0 {
         let no_timestamps = rows.iter().filter(|r| r.gpu_ns.is_none() && r.status == 1).count();
