@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """The model blocks' table: wgc_blocks' JSON lines against torch_blocks.py's.
 
-    compare_blocks.py WGC.jsonl TORCH.jsonl [--profiles]
+    compare_blocks.py WGC.jsonl[,PY.jsonl] TORCH.jsonl [--profiles]
 
 One row per block: size, our GPU and wall milliseconds, PyTorch eager's and
 torch.compile's, and the ratios theirs / ours (above 1: we are faster), for
 GPU time and for wall time; then the geometric means of each ratio column.
+Rows of bench/py_blocks.py (py_<case>, a comma after WGC.jsonl) are put
+against the PyTorch twin of <case>.
 --profiles also prints the profiler tables wgc_blocks wrote (its '#' lines)."""
 import json
 import math
@@ -35,14 +37,17 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if len(args) != 2:
         sys.exit(__doc__)
-    ours, theirs = rows(args[0]), rows(args[1])
+    ours, theirs = {}, rows(args[1])
+    for path in args[0].split(","):
+        ours.update(rows(path))
     cols = ["eager GPU", "compile GPU", "eager wall", "compile wall"]
     print("| block | size | dtype | check | ours GPU ms | ours wall ms | eager GPU ms | eager wall ms | compile GPU ms "
           "| compile wall ms | " + " | ".join(f"{c} / ours" for c in cols) + " |")
     print("|" + " --- |" * 4 + " ---: |" * (6 + len(cols)))
     logs = {c: [] for c in cols}
     for name, r in ours.items():
-        t = theirs.get(name, {})
+        # py_<case> (bench/py_blocks.py) is the same block from Python.
+        t = theirs.get(name) or theirs.get(name[3:] if name.startswith("py_") else name, {})
         gpu, wall = r.get("ms"), r.get("wall_ms")
         rs = [ratio(t.get("eager_ms"), gpu), ratio(t.get("compile_ms"), gpu), ratio(t.get("eager_wall_ms"), wall),
               ratio(t.get("compile_wall_ms"), wall)]
@@ -57,9 +62,10 @@ def main():
     print("| geometric mean |" + " |" * 9 + " " + " | ".join(means) + " |")
     if "--profiles" in sys.argv:
         print()
-        for line in open(args[0]):
-            if line.startswith("#"):
-                print(line.rstrip())
+        for path in args[0].split(","):
+            for line in open(path):
+                if line.startswith("#"):
+                    print(line.rstrip())
 
 
 if __name__ == "__main__":

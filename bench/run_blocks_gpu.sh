@@ -13,7 +13,19 @@ SECONDS=0
 "$here/wgc_blocks" "$@" > "$out/wgc_blocks.jsonl" 2> "$out/wgc_blocks.err"
 echo "wgc_blocks exit $? (${SECONDS} s)"; grep -v XDG_RUNTIME "$out/wgc_blocks.err" | grep -v "^  check" | tail -5
 SECONDS=0
+# The decoder layer from Python too: WGC_PY_BLOCKS names the python/ folder
+# of the source tree (the package and its header beside it); needs cffi.
+if [ -n "${WGC_PY_BLOCKS:-}" ] && python3 -c "import cffi, numpy" 2>/dev/null; then
+    PYTHONUNBUFFERED=1 WGC_LIBRARY_PATH="$here/libwgcompute.so" PYTHONPATH="$WGC_PY_BLOCKS" \
+        python3 "$here/py_blocks.py" "$@" > "$out/py_blocks.jsonl" 2> "$out/py_blocks.err"
+    echo "py_blocks exit $? (${SECONDS} s)"; tail -2 "$out/py_blocks.err"
+elif [ -n "${WGC_PY_BLOCKS:-}" ]; then
+    echo "py_blocks not run: this python3 has no cffi or numpy"
+fi
+SECONDS=0
 PYTHONUNBUFFERED=1 python3 "$here/torch_blocks.py" "$@" > "$out/torch_blocks.jsonl" 2> "$out/torch_blocks.err"
 echo "torch_blocks exit $? (${SECONDS} s)"; grep -v "^  " "$out/torch_blocks.err" | tail -3
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
-python3 "$here/compare_blocks.py" "$out/wgc_blocks.jsonl" "$out/torch_blocks.jsonl" --profiles | tee "$out/blocks_table.md"
+ours="$out/wgc_blocks.jsonl"
+[ -s "$out/py_blocks.jsonl" ] && ours="$ours,$out/py_blocks.jsonl"
+python3 "$here/compare_blocks.py" "$ours" "$out/torch_blocks.jsonl" --profiles | tee "$out/blocks_table.md"
