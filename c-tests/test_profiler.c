@@ -247,6 +247,34 @@ static void test_misuse(TestEnv *e) {
     CHECK(wgc_profile_records_free(NULL));
 }
 
+/* Records taken before the device is destroyed stay readable; afterwards
+ * the profiler's calls report the lost device. */
+static void test_destroyed_device(TestEnv *e) {
+    WgcDevice *dev = NULL;
+    WgcStream *st = NULL;
+    CHECK(wgc_device_create(e->instance, NULL, &dev));
+    CHECK(wgc_stream_create(dev, &st));
+    WgcBuffer *y = make_f32(dev, NULL, 64);
+    int64_t n = 64;
+    WgcTensor t = view(y, 1, &n);
+    CHECK(wgc_stream_set_profiling(st, 1));
+    CHECK(wgc_op_fill(st, &t, 1.0));
+    WgcProfileRecord *r = NULL;
+    size_t count = 0;
+    CHECK(wgc_stream_profile_records(st, &r, &count));
+    EXPECT(count >= 1 && strcmp(r[0].op, "fill") == 0);
+    CHECK(wgc_op_fill(st, &t, 2.0));
+    CHECK(wgc_device_destroy(dev));
+    WgcProfileRecord *r2 = NULL;
+    EXPECT_STATUS(wgc_stream_profile_records(st, &r2, &count), WGC_ERROR_DEVICE_LOST);
+    EXPECT_STATUS(wgc_stream_set_profiling(st, 1), WGC_ERROR_DEVICE_LOST);
+    EXPECT(strcmp(r[0].shapes, "-> f32[64]") == 0);
+    CHECK(wgc_profile_records_free(r));
+    wgc_buffer_release(y);
+    wgc_stream_release(st);
+    wgc_device_release(dev);
+}
+
 int main(void) {
     TestEnv env = test_env();
     printf("adapter: %s, timestamps: %u\n", env.info.name, env.info.has_timestamps);
@@ -260,6 +288,7 @@ int main(void) {
     test_records(&env);
     test_many(&env);
     test_misuse(&env);
+    test_destroyed_device(&env);
     wgc_kernel_release(g_bump);
     test_env_release(&env);
     return test_finish("test_profiler");

@@ -71,7 +71,9 @@ pub struct WgcProfileRecord {
     /// a SPIR-V or user kernel, `copy_buffer` for a copy.
     pub kernel: *const c_char,
     /// The call's operands, `f16[512,4096], f16[4096,4096] -> f16[512,4096]`
-    /// (inputs, then outputs); empty where the call has no tensors.
+    /// (inputs, then outputs; `-> f32[64]` for a fill); empty where the call
+    /// has no tensors. Optional operands (norm weights, a convolution's bias)
+    /// are not listed.
     pub shapes: *const c_char,
     /// Index of the call on this stream since profiling started or was
     /// cleared; the commands of one call (a split GEMM and its reduction,

@@ -32,7 +32,10 @@ pub fn call(name: impl Into<String>, inputs: &[&Tensor], outputs: &[&Tensor], fl
     let outs: Vec<String> = outputs.iter().map(|t| describe(t)).collect();
     OpCall {
         name: name.into(),
-        shapes: format!("{} -> {}", ins.join(", "), outs.join(", ")),
+        shapes: match ins.is_empty() {
+            true => format!("-> {}", outs.join(", ")),
+            false => format!("{} -> {}", ins.join(", "), outs.join(", ")),
+        },
         flops,
         bytes: inputs.iter().chain(outputs).map(|t| bytes(t)).sum(),
         host_ns: 0,
