@@ -203,12 +203,6 @@
 
 
 /**
- * Timestamps one batch's query set holds (two per timed command); a batch
- * that would need more is flushed first.
- */
-#define QUERIES_PER_SET 512
-
-/**
  * The result of every fallible call. Values are fixed and never renumbered.
  * On failure, `wgc_last_error_message()` describes what went wrong.
  *
@@ -1138,7 +1132,9 @@ typedef struct WgcProfileRecord {
   const char *kernel;
   /**
    * The call's operands, `f16[512,4096], f16[4096,4096] -> f16[512,4096]`
-   * (inputs, then outputs); empty where the call has no tensors.
+   * (inputs, then outputs; `-> f32[64]` for a fill); empty where the call
+   * has no tensors. Optional operands (norm weights, a convolution's bias)
+   * are not listed.
    */
   const char *shapes;
   /**

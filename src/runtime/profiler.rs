@@ -13,7 +13,7 @@ use std::time::Instant;
 
 /// Timestamps one batch's query set holds (two per timed command); a batch
 /// that would need more is flushed first.
-pub const QUERIES_PER_SET: u32 = 512;
+pub(crate) const QUERIES_PER_SET: u32 = 512;
 
 /// Whether a record's GPU time was measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
