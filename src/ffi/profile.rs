@@ -162,6 +162,8 @@ fn to_records(profile: &Profile) -> Owned {
 /// consecutive commands across them, and a batch flushes after 256 timed
 /// commands. Times are per command, so work that overlaps on the GPU is
 /// counted in each. Records grow until cleared (about 200 bytes a command).
+/// With the autotuner on, the first call of a shape class also records the
+/// runs of the candidates it times, under that call.
 ///
 /// `WGC_ERROR_NULL_POINTER` (stream), `WGC_ERROR_INVALID_ARGUMENT`
 /// (`enabled` not 0 or 1), `WGC_ERROR_DEVICE_LOST`. Does not block.
