@@ -629,6 +629,57 @@ typedef uint32_t WgcRopeLayout;
 #endif // __cplusplus
 
 /**
+ * Whether a `WgcProfileRecord`'s GPU time was measured.
+ */
+enum WgcProfileTime
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `gpu_ns` holds the time between GPU timestamps written just before
+   * and just after the command.
+   */
+  WGC_PROFILE_TIME_MEASURED = 0,
+  /**
+   * The adapter has no timestamp queries inside passes or encoders
+   * (`WgcAdapterInfo.has_timestamps` is 0): `gpu_ns` is 0, not a time.
+   */
+  WGC_PROFILE_TIME_NO_TIMESTAMPS = 1,
+  /**
+   * The command never ran (its batch was rejected as a whole, or the
+   * records were cleared before its timestamps were read): `gpu_ns` is 0.
+   */
+  WGC_PROFILE_TIME_NOT_RUN = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcProfileTime WgcProfileTime;
+#else
+typedef uint32_t WgcProfileTime;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Rows of `wgc_profile_table`: one per operator name, or one per kernel variant.
+ */
+enum WgcProfileGroup
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  WGC_PROFILE_GROUP_BY_OPERATOR = 0,
+  WGC_PROFILE_GROUP_BY_KERNEL = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcProfileGroup WgcProfileGroup;
+#else
+typedef uint32_t WgcProfileGroup;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A region of GPU memory. Safe to use from many threads; the library orders
  * host reads and writes after all work recorded before them (see
  * `wgc_buffer_write`).
@@ -1057,6 +1108,71 @@ typedef struct WgcPool2dParams {
    */
   uint32_t count_include_pad;
 } WgcPool2dParams;
+
+/**
+ * One GPU command a profiled stream recorded: a kernel launch or a buffer
+ * copy. Strings are NUL-terminated UTF-8, owned by the array the record
+ * belongs to (valid until `wgc_profile_records_free`), never NULL.
+ */
+typedef struct WgcProfileRecord {
+  /**
+   * The operator call the command belongs to: the C function's name
+   * without `wgc_op_` (`matmul`, `rms_norm`, `softmax`), with the op for
+   * elementwise families (`binary.mul`, `unary.silu`); `launch:<entry>`
+   * for a kernel of yours (`wgc_stream_launch`), `copy_buffer`,
+   * `fill_buffer`; `(library)` for work the library recorded outside any
+   * call.
+   */
+  const char *op;
+  /**
+   * The kernel variant: `<shader file>:<entry><dtypes>{overrides}` for a
+   * library kernel (`softmax.wgsl:rows<f16>{WG=256}`), the entry point for
+   * a SPIR-V or user kernel, `copy_buffer` for a copy.
+   */
+  const char *kernel;
+  /**
+   * The call's operands, `f16[512,4096], f16[4096,4096] -> f16[512,4096]`
+   * (inputs, then outputs; `-> f32[64]` for a fill); empty where the call
+   * has no tensors. Optional operands (norm weights, a convolution's bias)
+   * are not listed.
+   */
+  const char *shapes;
+  /**
+   * Index of the call on this stream since profiling started or was
+   * cleared; the commands of one call (a split GEMM and its reduction,
+   * say) share it. `UINT64_MAX` for `(library)` work.
+   */
+  uint64_t call;
+  /**
+   * Floating-point operations of the whole call where known (products:
+   * 2 M N K; convolutions: 2 per multiply-add; elementwise: one per
+   * output element, fma two), else 0. Repeated on each command of a call.
+   */
+  uint64_t flops;
+  /**
+   * Bytes of the call's operands, each counted once (a broadcast dim
+   * once): what the call must at least read and write. Repeated on each
+   * command of a call; 0 where the call has no tensors.
+   */
+  uint64_t bytes;
+  /**
+   * Host time the call took to validate and record (not to run).
+   */
+  uint64_t host_ns;
+  /**
+   * GPU time of this command in nanoseconds where `time_status` is
+   * `WGC_PROFILE_TIME_MEASURED`, else 0.
+   */
+  uint64_t gpu_ns;
+  /**
+   * A `WgcProfileTime`.
+   */
+  uint32_t time_status;
+  /**
+   * Workgroup counts of a direct launch; 0 for copies and indirect launches.
+   */
+  uint32_t groups[3];
+} WgcProfileRecord;
 
 
 
@@ -2431,6 +2547,111 @@ WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
 WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
                                    const struct WgcTensor *input,
                                    const struct WgcTensor *out);
+
+/**
+ * Turn the profiler of `stream` on (`enabled` 1) or off (0). While on,
+ * every launch and copy recorded on the stream (by operators, by
+ * `wgc_stream_launch`, `wgc_stream_copy_buffer`, `wgc_stream_fill_buffer`)
+ * gets a `WgcProfileRecord`, with GPU timestamps written just before and
+ * after it where the adapter has timestamp queries
+ * (`WgcAdapterInfo.has_timestamps`); elsewhere the records carry names,
+ * shapes and sizes and say `WGC_PROFILE_TIME_NO_TIMESTAMPS`. Off by default;
+ * while off, recording costs one branch and nothing is allocated.
+ * Turning it off keeps the records made so far; turning it on again adds
+ * to them (`wgc_stream_profile_clear` forgets them).
+ *
+ * Timing changes what is timed a little: each command gets two timestamp
+ * writes (on most GPUs a few hundred nanoseconds), the GPU may not overlap
+ * consecutive commands across them, and a batch flushes after 256 timed
+ * commands. Times are per command, so work that overlaps on the GPU is
+ * counted in each. Records grow until cleared (about 200 bytes a command).
+ * With the autotuner on, the first call of a shape class also records the
+ * runs of the candidates it times, under that call.
+ *
+ * `WGC_ERROR_NULL_POINTER` (stream), `WGC_ERROR_INVALID_ARGUMENT`
+ * (`enabled` not 0 or 1), `WGC_ERROR_DEVICE_LOST`. Does not block.
+ *
+ * # Safety
+ * `stream` must be NULL or a live stream handle.
+ */
+WgcStatus wgc_stream_set_profiling(const struct WgcStream *stream, uint32_t enabled);
+
+/**
+ * Forget the stream's profile records (the profiler stays on or off as it
+ * was). Arrays already returned by `wgc_stream_profile_records` are not
+ * affected. `WGC_ERROR_NULL_POINTER`. Does not block.
+ *
+ * # Safety
+ * `stream` must be NULL or a live stream handle.
+ */
+WgcStatus wgc_stream_profile_clear(const struct WgcStream *stream);
+
+/**
+ * The profile records of `stream`, one per command, in recorded order,
+ * since profiling was first turned on or last cleared (none if it never
+ * was). Submits what the stream has recorded and **blocks** until it has
+ * run, then reads the GPU timestamps back; an error of that work is kept
+ * for the stream's next flush or synchronize, as a host read does.
+ *
+ * On success `*out_records` points to an array of `*out_count` records
+ * that the caller owns and must free with `wgc_profile_records_free` (it
+ * stays valid after the stream is released or cleared); with no records
+ * it is NULL and the count 0. Taking the records does not clear them.
+ *
+ * `WGC_ERROR_NULL_POINTER` (stream or an out-parameter),
+ * `WGC_ERROR_DEVICE_LOST`, `WGC_ERROR_TIMEOUT`.
+ *
+ * # Safety
+ * `stream` must be NULL or a live stream handle; the out-parameters NULL
+ * or valid for writes.
+ */
+WgcStatus wgc_stream_profile_records(const struct WgcStream *stream,
+                                     struct WgcProfileRecord **out_records,
+                                     size_t *out_count);
+
+/**
+ * Free an array from `wgc_stream_profile_records` (its strings included).
+ * NULL does nothing. A pointer that is not such an array, or one already
+ * freed, fails with `WGC_ERROR_INVALID_ARGUMENT` and frees nothing. Any
+ * thread.
+ *
+ * # Safety
+ * None beyond passing a pointer value; it is not dereferenced.
+ */
+WgcStatus wgc_profile_records_free(struct WgcProfileRecord *records);
+
+/**
+ * Summarise `count` records (from `wgc_stream_profile_records`, or any
+ * array of them the caller made) as a text table like torch.profiler's:
+ * one row per operator name (`WGC_PROFILE_GROUP_BY_OPERATOR`) or per
+ * kernel variant (`WGC_PROFILE_GROUP_BY_KERNEL`), with calls, commands,
+ * total, share and mean GPU time, mean host time per call, and achieved
+ * GFLOP/s and GB/s (from the calls' FLOPs and bytes over their GPU time),
+ * sorted by total GPU time (by command count where no time was measured),
+ * at most `max_rows` rows (0: all), then a total row. A row whose
+ * commands were not all measured shows `-` for its times and says why
+ * below the table; no time is ever estimated.
+ *
+ * Writes the table, NUL-terminated, into `text` if it fits in `capacity`
+ * bytes, and its length without the NUL into `*out_length` either way
+ * (`text` NULL with `capacity` 0 asks for the length: `WGC_OK`); with a
+ * nonzero `capacity` that is too small it returns `WGC_ERROR_TOO_LARGE`
+ * and writes nothing into `text`. `WGC_ERROR_NULL_POINTER` (`records` NULL with a
+ * nonzero count, a NULL `out_length`, NULL `text` with a nonzero
+ * capacity), `WGC_ERROR_INVALID_ARGUMENT` (an unknown group). Does not
+ * block; any thread.
+ *
+ * # Safety
+ * `records` must point to `count` records whose strings are NULL or
+ * NUL-terminated; `text` must be valid for `capacity` bytes.
+ */
+WgcStatus wgc_profile_table(const struct WgcProfileRecord *records,
+                            size_t count,
+                            uint32_t group,
+                            uint32_t max_rows,
+                            char *text,
+                            size_t capacity,
+                            size_t *out_length);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,6 +1,7 @@
 //! Normalisation operators as C sees them.
 
 use super::boundary::{borrow, run};
+use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
@@ -59,6 +60,7 @@ pub unsafe extern "C" fn wgc_op_layer_norm(
         let w = unsafe { optional(weight, "weight") }?;
         let b = unsafe { optional(bias, "bias") }?;
         let y = unsafe { tensor(out, "out") }?;
+        let _call = profile_op!(s, "layer_norm", [&x], [&y], 0);
         norm(s, &x, w.as_ref(), b.as_ref(), normalized_dims, eps, false, &y)
     })
 }
@@ -81,6 +83,7 @@ pub unsafe extern "C" fn wgc_op_rms_norm(
         let x = unsafe { tensor(input, "in") }?;
         let w = unsafe { optional(weight, "weight") }?;
         let y = unsafe { tensor(out, "out") }?;
+        let _call = profile_op!(s, "rms_norm", [&x], [&y], 0);
         norm(s, &x, w.as_ref(), None, normalized_dims, eps, true, &y)
     })
 }
@@ -111,6 +114,7 @@ pub unsafe extern "C" fn wgc_op_batch_norm(
         let w = unsafe { optional(weight, "weight") }?;
         let b = unsafe { optional(bias, "bias") }?;
         let y = unsafe { tensor(out, "out") }?;
+        let _call = profile_op!(s, "batch_norm", [&x], [&y], 0);
         batch_norm(s, &x, &m, &v, w.as_ref(), b.as_ref(), eps, &y)
     })
 }

@@ -28,6 +28,7 @@ pub mod norm;
 pub mod norm_batch;
 pub mod norm_rows;
 pub mod pool;
+pub mod profile_call;
 pub mod random;
 pub mod reduce;
 pub mod reduce_axes;

@@ -33,6 +33,15 @@ pub(super) enum Cmd {
     },
     /// The timestamp of the batch's event at this index.
     Timestamp(usize),
+    /// A profiler timestamp (runtime/profiler.rs) into this query.
+    ProfileStamp(wgpu::QuerySet, u32),
+    /// Copy the profiler's first `count` timestamps where the host reads them.
+    ProfileResolve {
+        query: wgpu::QuerySet,
+        resolve: wgpu::Buffer,
+        readback: wgpu::Buffer,
+        count: u32,
+    },
 }
 
 #[derive(Default)]
@@ -102,6 +111,22 @@ pub(super) fn encode(dev: &Device, cmds: &[Cmd], events: &[Arc<Event>], resolve:
                 } else {
                     pass = None;
                     encoder.write_timestamp(q, 0);
+                }
+            }
+            Cmd::ProfileStamp(q, i) => {
+                if in_passes {
+                    pass.get_or_insert_with(|| encoder.begin_compute_pass(&Default::default()).forget_lifetime())
+                        .write_timestamp(q, *i);
+                } else {
+                    pass = None;
+                    encoder.write_timestamp(q, *i);
+                }
+            }
+            Cmd::ProfileResolve { query, resolve, readback, count } => {
+                pass = None;
+                if *count > 0 {
+                    encoder.resolve_query_set(query, 0..*count, resolve, 0);
+                    encoder.copy_buffer_to_buffer(resolve, 0, readback, 0, *count as u64 * 8);
                 }
             }
         }

@@ -24,6 +24,7 @@ pub mod lease;
 pub mod pipeline_cache_file;
 pub mod pool;
 pub mod private_memory;
+pub mod profiler;
 pub mod reflect;
 pub mod spirv_kernel;
 pub mod stream;

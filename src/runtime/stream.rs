@@ -19,8 +19,10 @@ use super::device::{next_id, Device};
 use super::event::Event;
 use super::indirect_counts::{self, COUNTS_PARAMS};
 use super::kernel::Kernel;
+use super::profiler::{OpCall, Profile, Profiler};
 use crate::bail;
 use crate::error::{Error, Result};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Bytes of uniform data one batch can carry; a full arena flushes the batch.
@@ -59,12 +61,30 @@ struct State {
     /// An error of a batch that another call submitted (a host read or write,
     /// a full batch): reported by this stream's next flush or synchronize.
     pending_error: Option<Error>,
+    /// Created when profiling is first turned on; kept (with its records)
+    /// when it is turned off.
+    profiler: Option<Box<Profiler>>,
 }
 
 pub struct StreamShared {
     pub device: Arc<Device>,
     pub id: u64,
     state: Mutex<State>,
+    /// Whether launches are profiled (read without the lock: one branch when off).
+    profiling: AtomicBool,
+}
+
+/// An operator call being recorded on a profiled stream; ends when dropped.
+pub struct CallScope<'a>(Option<&'a StreamShared>);
+
+impl Drop for CallScope<'_> {
+    fn drop(&mut self) {
+        if let Some(s) = self.0 {
+            if let Some(p) = s.state.lock().unwrap().profiler.as_mut() {
+                p.end_call();
+            }
+        }
+    }
 }
 
 impl StreamShared {
@@ -79,7 +99,9 @@ impl StreamShared {
                 indirect_args: None,
                 last_submission: None,
                 pending_error: None,
+                profiler: None,
             }),
+            profiling: AtomicBool::new(false),
         });
         device.register_stream(&s);
         Ok(s)
@@ -109,7 +131,9 @@ impl StreamShared {
         };
         let counts_uniform = if matches!(groups, Groups::Indirect(..)) { COUNTS_PARAMS + align } else { 0 };
         let used = st.batch.uniform_bytes.len() as u64;
-        if used + own_uniform + counts_uniform > ARENA_BYTES || st.batch.launches >= MAX_BATCH_LAUNCHES {
+        let profile_full = self.profiling() && st.profiler.as_ref().is_some_and(|p| p.set_full());
+        if used + own_uniform + counts_uniform > ARENA_BYTES || st.batch.launches >= MAX_BATCH_LAUNCHES || profile_full
+        {
             self.flush_unreported(&mut st)?;
         }
         let arena = if own_uniform + counts_uniform > 0 { Some(self.arena(&mut st)?) } else { None };
@@ -140,8 +164,18 @@ impl StreamShared {
             Groups::Direct(_) => None,
         };
 
+        let stamps = match (&groups, self.profiling()) {
+            (_, false) => None,
+            (Groups::Direct(g), true) => self.profile_add(&mut st, &kernel.entry_point, *g)?,
+            (Groups::Indirect(..), true) => self.profile_add(&mut st, &kernel.entry_point, [0; 3])?,
+        };
+
         // Record: nothing below fails.
         let batch = &mut st.batch;
+        let stamp_after = stamps.map(|(before, after)| {
+            batch.cmds.push(before);
+            after
+        });
         let dispatch_groups = match (indirect, &groups) {
             (Some((buf, check)), _) => check.record(batch, buf, align),
             (None, Groups::Direct(g)) => Counts::Direct(*g),
@@ -158,6 +192,7 @@ impl StreamShared {
             uniform_offset,
             groups: dispatch_groups,
         });
+        batch.cmds.extend(stamp_after);
         for b in binds {
             batch.hold(b.buffer.lease());
         }
@@ -206,7 +241,19 @@ impl StreamShared {
             None
         };
         let mut st = self.state.lock().unwrap();
+        let stamps = if self.profiling() {
+            if st.profiler.as_ref().is_some_and(|p| p.set_full()) {
+                self.flush_unreported(&mut st)?;
+            }
+            self.profile_add(&mut st, "copy_buffer", [0; 3])?
+        } else {
+            None
+        };
         let batch = &mut st.batch;
+        let stamp_after = stamps.map(|(before, after)| {
+            batch.cmds.push(before);
+            after
+        });
         let copy = |s: &Buffer, so, d: &Buffer, dof| Cmd::Copy {
             src: s.raw().clone(),
             src_offset: so,
@@ -222,6 +269,7 @@ impl StreamShared {
             }
             None => batch.cmds.push(copy(src, src_offset, dst, dst_offset)),
         }
+        batch.cmds.extend(stamp_after);
         batch.hold(src.lease());
         batch.hold(dst.lease());
         Ok(())
@@ -317,7 +365,10 @@ impl StreamShared {
             return Ok(None);
         }
         let dev = &self.device;
-        let State { batch, arena, last_submission, .. } = st;
+        let State { batch, arena, last_submission, profiler, .. } = st;
+        if let Some(resolve) = profiler.as_mut().and_then(|p| p.close_batch()) {
+            batch.cmds.push(resolve);
+        }
         let arena = arena.as_ref().map(|(b, _)| b);
         let result = dev.scoped(|| {
             let cmd = encode(dev, &batch.cmds, &batch.events, true);
@@ -338,6 +389,9 @@ impl StreamShared {
                 Some(i) => ev.set_submitted(i.clone()),
                 None => ev.set_failed(error.clone().unwrap()),
             }
+        }
+        if let Some(p) = profiler.as_mut() {
+            p.batch_done(index.is_some());
         }
         if let Some(i) = index {
             *last_submission = Some(i);
@@ -383,6 +437,81 @@ impl StreamShared {
             self.device.wait_for(i)?;
         }
         error.map_or(Ok(()), Err)
+    }
+}
+
+/// The profiler (runtime/profiler.rs).
+impl StreamShared {
+    /// Whether launches recorded now are profiled.
+    #[inline]
+    pub fn profiling(&self) -> bool {
+        self.profiling.load(Ordering::Relaxed)
+    }
+
+    /// Turn profiling on or off. Records made so far are kept either way.
+    pub fn set_profiling(&self, on: bool) -> Result<()> {
+        self.device.check_alive()?;
+        let mut st = self.state.lock().unwrap();
+        if on && st.profiler.is_none() {
+            st.profiler = Some(Box::new(Profiler::new(&self.device)));
+        }
+        self.profiling.store(on, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Start an operator call: launches recorded until the scope is dropped
+    /// belong to it. `call` runs only while profiling.
+    pub fn profile_call(&self, call: impl FnOnce() -> OpCall) -> CallScope<'_> {
+        if !self.profiling() {
+            return CallScope(None);
+        }
+        match self.state.lock().unwrap().profiler.as_mut() {
+            Some(p) => p.begin_call(call()),
+            None => return CallScope(None),
+        }
+        CallScope(Some(self))
+    }
+
+    /// Name the kernel variant of the next launch. `name` runs only while profiling.
+    pub fn profile_kernel(&self, name: impl FnOnce() -> String) {
+        if self.profiling() {
+            if let Some(p) = self.state.lock().unwrap().profiler.as_mut() {
+                p.set_next_kernel(name());
+            }
+        }
+    }
+
+    fn profile_add(
+        &self,
+        st: &mut State,
+        fallback: &str,
+        groups: [u32; 3],
+    ) -> Result<Option<(super::batch::Cmd, super::batch::Cmd)>> {
+        match st.profiler.as_mut() {
+            Some(p) => p.add(&self.device, fallback, groups),
+            None => Ok(None),
+        }
+    }
+
+    /// Everything profiled since profiling was first turned on or last
+    /// cleared (nothing if it never was), with GPU times: submits what is recorded and blocks until
+    /// the stream's work has run (an error of that work is kept for the
+    /// stream's next flush or synchronize, as a host read does).
+    pub fn profile_records(&self) -> Result<Profile> {
+        self.finish_unreported()?;
+        let mut st = self.state.lock().unwrap();
+        let Some(p) = st.profiler.as_mut() else {
+            return Ok(Profile::default());
+        };
+        p.read_back(&self.device)?;
+        Ok(p.profile().clone())
+    }
+
+    /// Forget the records made so far.
+    pub fn profile_clear(&self) {
+        if let Some(p) = self.state.lock().unwrap().profiler.as_mut() {
+            p.clear();
+        }
     }
 }
 
