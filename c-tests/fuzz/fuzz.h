@@ -105,7 +105,7 @@ typedef struct Fuzz {
 
     int keep_going, trace, findings;
     const char *skip; /* actions and features switched off (--skip) */
-    uint64_t calls, ok_calls, status_counts[20];
+    uint64_t calls, ok_calls, status_counts[32];
 
     WgcInstance *inst[FZ_MAX_INSTANCES];
     int ninst;

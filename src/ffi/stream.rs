@@ -149,7 +149,7 @@ pub unsafe extern "C" fn wgc_stream_launch(
         } else {
             Groups::Indirect(unsafe { borrow(l.indirect_buffer) }?, l.indirect_offset)
         };
-        s.launch(&k.kernel, &binds, params, groups)
+        s.launch_from_caller(&k.kernel, &binds, params, groups)
     })
 }
 

@@ -17,6 +17,7 @@ use super::binding::{self, CheckedBindings};
 use super::buffer::{Buffer, Usage};
 use super::device::{next_id, Device};
 use super::event::Event;
+use super::graph_capture::CaptureLog;
 use super::indirect_counts::{self, COUNTS_PARAMS};
 use super::kernel::Kernel;
 use crate::bail;
@@ -59,6 +60,9 @@ struct State {
     /// An error of a batch that another call submitted (a host read or write,
     /// a full batch): reported by this stream's next flush or synchronize.
     pending_error: Option<Error>,
+    /// While capturing, `batch` holds the captured commands (never
+    /// submitted) and this notes what a graph needs to replay them.
+    capture: Option<CaptureLog>,
 }
 
 pub struct StreamShared {
@@ -79,6 +83,7 @@ impl StreamShared {
                 indirect_args: None,
                 last_submission: None,
                 pending_error: None,
+                capture: None,
             }),
         });
         device.register_stream(&s);
@@ -95,6 +100,29 @@ impl StreamShared {
     /// Record one kernel launch. Everything that can fail happens before
     /// anything is recorded.
     pub fn launch(&self, kernel: &Kernel, binds: &[Bind], params: Option<&[u8]>, groups: Groups) -> Result<()> {
+        self.launch_as(kernel, binds, params, groups, false)
+    }
+
+    /// `launch` of a caller's own kernel: a graph may patch its parameters
+    /// (never a library kernel's, whose indexing trusts them).
+    pub fn launch_from_caller(
+        &self,
+        kernel: &Kernel,
+        binds: &[Bind],
+        params: Option<&[u8]>,
+        groups: Groups,
+    ) -> Result<()> {
+        self.launch_as(kernel, binds, params, groups, true)
+    }
+
+    fn launch_as(
+        &self,
+        kernel: &Kernel,
+        binds: &[Bind],
+        params: Option<&[u8]>,
+        groups: Groups,
+        caller: bool,
+    ) -> Result<()> {
         let dev = &self.device;
         dev.check_alive()?;
         if kernel.device_id != dev.id {
@@ -109,7 +137,9 @@ impl StreamShared {
         };
         let counts_uniform = if matches!(groups, Groups::Indirect(..)) { COUNTS_PARAMS + align } else { 0 };
         let used = st.batch.uniform_bytes.len() as u64;
-        if used + own_uniform + counts_uniform > ARENA_BYTES || st.batch.launches >= MAX_BATCH_LAUNCHES {
+        if st.capture.is_some() {
+            capture_limits(&groups, used + own_uniform)?;
+        } else if used + own_uniform + counts_uniform > ARENA_BYTES || st.batch.launches >= MAX_BATCH_LAUNCHES {
             self.flush_unreported(&mut st)?;
         }
         let arena = if own_uniform + counts_uniform > 0 { Some(self.arena(&mut st)?) } else { None };
@@ -141,7 +171,7 @@ impl StreamShared {
         };
 
         // Record: nothing below fails.
-        let batch = &mut st.batch;
+        let State { batch, capture, .. } = &mut *st;
         let dispatch_groups = match (indirect, &groups) {
             (Some((buf, check)), _) => check.record(batch, buf, align),
             (None, Groups::Direct(g)) => Counts::Direct(*g),
@@ -162,6 +192,14 @@ impl StreamShared {
             batch.hold(b.buffer.lease());
         }
         batch.launches += 1;
+        if let Some(log) = capture {
+            let storage: Vec<(u32, u64, u64)> = storage.iter().map(|(b, _, off, size)| (*b, *off, *size)).collect();
+            let params_len = params.map_or(0, |p| p.len()) as u32;
+            let uniform = uniform.map(|(binding, window, user)| {
+                (binding, window, uniform_offset.unwrap(), user.is_none(), params_len.min(window as u32))
+            });
+            log.note_launch(kernel, binds, &storage, uniform, caller);
+        }
         Ok(())
     }
 
@@ -206,7 +244,7 @@ impl StreamShared {
             None
         };
         let mut st = self.state.lock().unwrap();
-        let batch = &mut st.batch;
+        let State { batch, capture, .. } = &mut *st;
         let copy = |s: &Buffer, so, d: &Buffer, dof| Cmd::Copy {
             src: s.raw().clone(),
             src_offset: so,
@@ -219,8 +257,17 @@ impl StreamShared {
                 batch.cmds.push(copy(src, src_offset, tmp, 0));
                 batch.cmds.push(copy(tmp, 0, dst, dst_offset));
                 batch.hold(tmp.lease());
+                if let Some(log) = capture {
+                    log.note_copy(src, tmp);
+                    log.note_copy(tmp, dst);
+                }
             }
-            None => batch.cmds.push(copy(src, src_offset, dst, dst_offset)),
+            None => {
+                batch.cmds.push(copy(src, src_offset, dst, dst_offset));
+                if let Some(log) = capture {
+                    log.note_copy(src, dst);
+                }
+            }
         }
         batch.hold(src.lease());
         batch.hold(dst.lease());
@@ -231,6 +278,7 @@ impl StreamShared {
     /// GPU timestamp where the adapter has them.
     pub fn record_event(self: &Arc<Self>) -> Result<Arc<Event>> {
         self.device.check_alive()?;
+        self.refuse_while_capturing("recording an event")?;
         let event = Event::new(&self.device, Arc::downgrade(self))?;
         self.push_event(&event);
         Ok(event)
@@ -241,6 +289,7 @@ impl StreamShared {
     /// before it is waited on.
     pub(crate) fn record_mark(&self) -> Result<Arc<Event>> {
         self.device.check_alive()?;
+        self.refuse_while_capturing("recording an event")?;
         let event = Event::new(&self.device, std::sync::Weak::new())?;
         self.push_event(&event);
         Ok(event)
@@ -293,7 +342,8 @@ impl StreamShared {
 
     /// Whether anything is recorded and not yet submitted.
     pub(crate) fn has_work(&self) -> bool {
-        !self.state.lock().unwrap().batch.is_empty()
+        let st = self.state.lock().unwrap();
+        st.capture.is_none() && !st.batch.is_empty()
     }
 
     fn flush_unreported(&self, st: &mut State) -> Result<()> {
@@ -313,7 +363,7 @@ impl StreamShared {
 
     /// Submit the batch (with `extra` after it, see `flush_for_other_with`).
     fn flush_locked_with(&self, st: &mut State, extra: Option<Extra>) -> Result<Option<wgpu::SubmissionIndex>> {
-        if st.batch.is_empty() {
+        if st.batch.is_empty() || st.capture.is_some() {
             return Ok(None);
         }
         let dev = &self.device;
@@ -372,6 +422,7 @@ impl StreamShared {
     /// (at most the device's GPU timeout).
     pub fn synchronize(&self) -> Result<()> {
         self.device.check_alive()?;
+        self.refuse_while_capturing("synchronizing")?;
         let (index, error) = {
             let mut st = self.state.lock().unwrap();
             let result = self.flush_locked(&mut st);
@@ -394,6 +445,24 @@ impl Drop for StreamShared {
         }
     }
 }
+
+/// What a capture cannot hold: indirect counts (checked on the GPU into
+/// the stream's own buffer) and more uniform bytes than one arena.
+fn capture_limits(groups: &Groups, uniform_bytes: u64) -> Result<()> {
+    if matches!(groups, Groups::Indirect(..)) {
+        bail!(Unsupported, "a launch with indirect workgroup counts cannot be captured");
+    }
+    if uniform_bytes > ARENA_BYTES {
+        bail!(
+            LimitExceeded,
+            "a graph holds at most {ARENA_BYTES} bytes of launch parameters (at the adapter's uniform alignment each)"
+        );
+    }
+    Ok(())
+}
+
+#[path = "stream_graph.rs"]
+mod graph;
 
 #[cfg(test)]
 #[path = "stream_salvage_test.rs"]
