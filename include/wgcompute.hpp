@@ -599,6 +599,11 @@ public:
         detail::assign(wgc_graph_counts(get(), &c[0], &c[1], &c[2]), ec);
         return c;
     }
+    WGC_HPP_THROWING(std::array<uint32_t, 3> counts() const {
+        std::array<uint32_t, 3> c{};
+        detail::check(wgc_graph_counts(get(), &c[0], &c[1], &c[2]));
+        return c;
+    })
 
     /** Record the captured work on `s`; `rebinds` and `scalars` change this replay only. */
     void replay(const Stream &s, span<const WgcGraphRebind> rebinds, span<const WgcGraphScalar> scalars,
