@@ -69,7 +69,8 @@ use std::sync::Arc;
 ///
 /// **New scalars.** Each launch a capture records has an index, in capture
 /// order (`wgc_stream_capture_launch_count` before a launch gives its index;
-/// built-in operators may record several launches and fills one per 128 MiB).
+/// built-in operators may record several launches, a fill one per storage
+/// binding it needs).
 /// A replay's `WgcGraphScalar` entries overwrite bytes of a launch's
 /// parameters (the `params` of its `WgcLaunch`) for that replay only: e.g. a
 /// decoding position or a RoPE offset in a user kernel's uniform. Only
