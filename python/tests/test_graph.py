@@ -99,6 +99,8 @@ def test_replay_matches_eager_and_takes_new_inputs(data):
         g.replay(scalars=[(launch, 12, np.zeros(2, np.float32))])
     with pytest.raises(wg.NotFoundError):
         g.slot(wg.zeros((3,)))
+    with pytest.raises(TypeError):
+        g.replay(scalars=[(launch, 0, 1.25)])  # a Python float has no width
     g.close()
 
 

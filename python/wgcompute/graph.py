@@ -97,6 +97,9 @@ class Graph:
         patches = ffi.new("WgcGraphScalar[]", max(len(scalars), 1))
         keep = []
         for i, (launch, offset, value) in enumerate(scalars):
+            if type(value) in (int, float):
+                # A Python number has no width: 4 or 8 bytes would be a guess.
+                raise TypeError("scalar values are bytes or NumPy scalars/arrays (e.g. np.float32(x), np.uint32(n))")
             raw = value if isinstance(value, (bytes, bytearray)) else np.ascontiguousarray(value).tobytes()
             data = ffi.from_buffer(raw)
             keep.append(data)
