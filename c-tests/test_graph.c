@@ -433,6 +433,49 @@ static void test_threads(void) {
     chain_release(&ch);
 }
 
+/* A reduction long enough to sum in two passes through scratch space: the
+ * graph keeps that scratch (a third slot) while it lives, so eager work that
+ * takes scratch of the same size in between does not disturb its replays. */
+static void test_scratch(void) {
+    enum { LONG = 300000 };
+    float *host = malloc(LONG * sizeof(float));
+    double ref = 0;
+    for (int i = 0; i < LONG; i++) host[i] = (float)rng_uniform(-1, 1), ref += host[i];
+    WgcBuffer *x = upload(env.device, host, LONG * sizeof(float));
+    WgcBuffer *out = new_buffer(env.device, 4), *out2 = new_buffer(env.device, 4);
+    int64_t n = LONG;
+    WgcTensor tx = tensor_of(x, WGC_DTYPE_F32, 1, &n), to = tensor_of(out, WGC_DTYPE_F32, 0, NULL);
+    WgcTensor to2 = tensor_of(out2, WGC_DTYPE_F32, 0, NULL);
+    CHECK(wgc_stream_begin_capture(env.stream));
+    CHECK(wgc_op_reduce(env.stream, WGC_REDUCE_OP_SUM, &tx, NULL, 0, 0, &to));
+    WgcGraph *g = NULL;
+    CHECK(wgc_stream_end_capture(env.stream, &g));
+    uint32_t dispatches = 0, slots = 0;
+    CHECK(wgc_graph_counts(g, &dispatches, NULL, &slots));
+    EXPECT(dispatches >= 2 && slots >= 3);
+    WgcStream *s2 = NULL;
+    CHECK(wgc_stream_create(env.device, &s2));
+    for (int r = 0; r < 3; r++) {
+        CHECK(wgc_graph_replay(g, env.stream, NULL));
+        CHECK(wgc_op_reduce(s2, WGC_REDUCE_OP_SUM, &tx, NULL, 0, 0, &to2));
+        CHECK(wgc_stream_flush(env.stream));
+        CHECK(wgc_stream_flush(s2));
+        float got = 0, got2 = 0;
+        CHECK(wgc_buffer_read(out, 0, &got, 4));
+        CHECK(wgc_buffer_read(out2, 0, &got2, 4));
+        double gd = got, ref_sum = ref;
+        compare_f64("replayed two-pass sum", &gd, &ref_sum, 1, 1e-3, 1e-5);
+        gd = got2;
+        compare_f64("eager two-pass sum beside it", &gd, &ref_sum, 1, 1e-3, 1e-5);
+    }
+    wgc_stream_release(s2);
+    wgc_graph_release(g);
+    wgc_buffer_release(x);
+    wgc_buffer_release(out);
+    wgc_buffer_release(out2);
+    free(host);
+}
+
 int main(void) {
     env = test_env();
     affine = compile(env.device, AFFINE, "main");
@@ -444,6 +487,7 @@ int main(void) {
     test_released_buffers();
     test_capture_misuse();
     test_threads();
+    test_scratch();
     wgc_kernel_release(affine);
     test_env_release(&env);
     return test_finish("test_graph");
