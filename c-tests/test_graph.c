@@ -321,20 +321,6 @@ static void test_capture_misuse(void) {
     CHECK(wgc_buffer_read(unrelated, 0, back, sizeof back));
     EXPECT(memcmp(four, back, sizeof four) == 0);
     CHECK(wgc_stream_flush(env.stream));
-    /* An indirect launch cannot be captured. */
-    WgcBuffer *ind = NULL;
-    CHECK(wgc_buffer_create(env.device, 16, WGC_BUFFER_USAGE_ALL, &ind));
-    WgcBinding binds[2] = {{0, ch.b, 0, 0}, {1, ch.c, 0, 0}};
-    AffineParams p = {1.0f, 0.25f, N, 0};
-    WgcLaunch l;
-    memset(&l, 0, sizeof l);
-    l.struct_size = sizeof l;
-    l.bindings = binds;
-    l.binding_count = 2;
-    l.params = &p;
-    l.params_size = sizeof p;
-    l.indirect_buffer = ind;
-    EXPECT_STATUS(wgc_stream_launch(env.stream, affine, &l), WGC_ERROR_UNSUPPORTED);
     /* Replay onto a capturing stream. */
     WgcStream *s2 = NULL;
     CHECK(wgc_stream_create(env.device, &s2));
@@ -358,7 +344,6 @@ static void test_capture_misuse(void) {
     check_outputs("replay of a capture with refused calls", ch.d, ch.e, xs, ws, 1.0f);
     EXPECT_STATUS(wgc_stream_end_capture(env.stream, &g), WGC_ERROR_INVALID_OPERATION);
     wgc_graph_release(g);
-    wgc_buffer_release(ind);
     wgc_buffer_release(unrelated);
     chain_release(&ch);
 
@@ -476,6 +461,63 @@ static void test_scratch(void) {
     free(host);
 }
 
+/* An indirect launch: its counts are read and checked again at each replay,
+ * from the captured buffer or from one a binding table puts in its place. */
+static void test_indirect(void) {
+    WgcBuffer *x = upload(env.device, xs, sizeof xs), *y = new_buffer(env.device, N * 4);
+    uint32_t all[4] = {(N + 63) / 64, 1, 1, 0}, one[4] = {1, 1, 1, 0}, none[4] = {0, 1, 1, 0};
+    WgcBuffer *counts = NULL, *counts2 = NULL, *plain = new_buffer(env.device, 16);
+    CHECK(wgc_buffer_create(env.device, 16, WGC_BUFFER_USAGE_ALL, &counts));
+    CHECK(wgc_buffer_create(env.device, 16, WGC_BUFFER_USAGE_ALL, &counts2));
+    CHECK(wgc_buffer_write(counts, 0, all, sizeof all));
+    CHECK(wgc_buffer_write(counts2, 0, none, sizeof none));
+    WgcBinding binds[2] = {{0, x, 0, 0}, {1, y, 0, 0}};
+    AffineParams p = {2.0f, 0.25f, N, 0};
+    WgcLaunch l;
+    memset(&l, 0, sizeof l);
+    l.struct_size = sizeof l;
+    l.bindings = binds;
+    l.binding_count = 2;
+    l.params = &p;
+    l.params_size = sizeof p;
+    l.indirect_buffer = counts;
+    CHECK(wgc_stream_begin_capture(env.stream));
+    CHECK(wgc_stream_launch(env.stream, affine, &l));
+    WgcGraph *g = NULL;
+    CHECK(wgc_stream_end_capture(env.stream, &g));
+    uint32_t dispatches = 0, launches = 0;
+    CHECK(wgc_graph_counts(g, &dispatches, &launches, NULL));
+    EXPECT(launches == 1 && dispatches == 2); /* the counts check and the launch */
+    static float got[N];
+    static double ref[N];
+    for (int i = 0; i < N; i++) ref[i] = (double)xs[i] * 2.0 + 0.25;
+    CHECK(wgc_graph_replay(g, env.stream, NULL));
+    CHECK(wgc_buffer_read(y, 0, got, sizeof got));
+    compare_f32("indirect replay", got, ref, N, 1e-6, 1e-6);
+    /* New counts written into the captured buffer: one workgroup. */
+    float zeros[N];
+    memset(zeros, 0, sizeof zeros);
+    CHECK(wgc_buffer_write(y, 0, zeros, sizeof zeros));
+    CHECK(wgc_buffer_write(counts, 0, one, sizeof one));
+    CHECK(wgc_graph_replay(g, env.stream, NULL));
+    CHECK(wgc_buffer_read(y, 0, got, sizeof got));
+    int right = 1;
+    for (int i = 0; i < N; i++) right &= i < 64 ? fabs(got[i] - ref[i]) <= 1e-6 + 1e-6 * fabs(ref[i]) : got[i] == 0.0f;
+    EXPECT(right);
+    /* Rebound counts: zero workgroups, y untouched. */
+    CHECK(wgc_buffer_write(y, 0, zeros, sizeof zeros));
+    WgcGraphRebind table = {slot_of(g, counts), counts2};
+    WgcGraphReplay r = replay_desc(&table, 1, NULL, 0);
+    CHECK(wgc_graph_replay(g, env.stream, &r));
+    CHECK(wgc_buffer_read(y, 0, got, sizeof got));
+    EXPECT(memcmp(got, zeros, sizeof zeros) == 0);
+    table.buffer = plain; /* no indirect usage */
+    EXPECT_STATUS(wgc_graph_replay(g, env.stream, &r), WGC_ERROR_BINDING_MISMATCH);
+    wgc_graph_release(g);
+    WgcBuffer *all_bufs[] = {x, y, counts, counts2, plain};
+    for (int i = 0; i < 5; i++) wgc_buffer_release(all_bufs[i]);
+}
+
 int main(void) {
     env = test_env();
     affine = compile(env.device, AFFINE, "main");
@@ -488,6 +530,7 @@ int main(void) {
     test_capture_misuse();
     test_threads();
     test_scratch();
+    test_indirect();
     wgc_kernel_release(affine);
     test_env_release(&env);
     return test_finish("test_graph");

@@ -672,8 +672,7 @@ typedef struct WgcEvent WgcEvent;
  * capturing and leave the capture as it was (usable; nothing is recorded
  * for the call): `wgc_stream_synchronize` and `wgc_stream_record_event` on
  * the capturing stream, and `wgc_buffer_read` and `wgc_buffer_write` of a
- * buffer the capture uses (on any thread). Launches with indirect workgroup
- * counts fail with `WGC_ERROR_UNSUPPORTED`, and a capture holds at most
+ * buffer the capture uses (on any thread). A capture holds at most
  * 1 MiB of launch parameters (each launch's rounded up to the adapter's
  * `min_uniform_buffer_offset_alignment`, e.g. 4096 launches at 256 bytes):
  * past that, `WGC_ERROR_LIMIT_EXCEEDED`. `wgc_stream_flush` submits
@@ -701,8 +700,9 @@ typedef struct WgcEvent WgcEvent;
  * `WgcGraphRebind` entries put other buffers in place of slots for that
  * replay only. A replacement must belong to the graph's device, be at
  * least as large as the captured buffer (the captured views, offsets and
- * sizes are kept) and have uniform usage where the slot was bound as a
- * uniform buffer; a table that would bind one buffer both writable and in
+ * sizes are kept) and have uniform (indirect) usage where the slot was
+ * bound as a uniform buffer (gave a launch's indirect counts, which each
+ * replay reads and checks on the GPU again); a table that would bind one buffer both writable and in
  * another way in one launch, or copy a buffer onto itself, is refused
  * (`WGC_ERROR_BINDING_MISMATCH`, `WGC_ERROR_INVALID_ARGUMENT`). The bind
  * groups made for a table are cached with the graph (the 16 most recently

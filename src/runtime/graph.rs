@@ -27,7 +27,7 @@ pub(super) enum GraphCmd {
         layout: wgpu::BindGroupLayout,
         entries: Vec<Entry>,
         uniform: UniformAt,
-        groups: [u32; 3],
+        groups: GraphCounts,
     },
     Copy {
         src: u32,
@@ -36,6 +36,12 @@ pub(super) enum GraphCmd {
         dst_offset: u64,
         size: u64,
     },
+}
+
+pub(super) enum GraphCounts {
+    Direct([u32; 3]),
+    /// Read from the start of this slot (checked counts).
+    Indirect(u32),
 }
 
 /// A graph's bind groups for one arena and one binding table.
@@ -90,10 +96,15 @@ impl Graph {
         for (cmd, step) in cmds.into_iter().zip(steps) {
             match (cmd, step) {
                 (
-                    Cmd::Dispatch { pipeline, bind_group, groups: Counts::Direct(g), .. },
-                    Step::Dispatch { layout, entries, uniform },
+                    Cmd::Dispatch { pipeline, bind_group, groups: g, .. },
+                    Step::Dispatch { layout, entries, uniform, indirect },
                 ) => {
-                    out.push(GraphCmd::Dispatch { pipeline, layout, entries, uniform, groups: g });
+                    let counts = match (g, indirect) {
+                        (Counts::Direct(g), _) => GraphCounts::Direct(g),
+                        (Counts::Indirect(_), Some(slot)) => GraphCounts::Indirect(slot),
+                        (Counts::Indirect(_), None) => unreachable!("a capture notes where indirect counts are"),
+                    };
+                    out.push(GraphCmd::Dispatch { pipeline, layout, entries, uniform, groups: counts });
                     groups.push(Some(bind_group));
                     dispatches += 1;
                 }
@@ -159,6 +170,13 @@ impl Graph {
                 bail!(
                     BindingMismatch,
                     "binding table: slot {} is bound as a uniform buffer; the buffer for it has no uniform usage",
+                    r.slot
+                );
+            }
+            if slot.indirect && !r.buffer.usage.indirect {
+                bail!(
+                    BindingMismatch,
+                    "binding table: slot {} holds indirect counts; the buffer for it has no indirect usage",
                     r.slot
                 );
             }

@@ -3,7 +3,9 @@
 //! binding table: which buffers (slots) each binding refers to, and where
 //! each launch's parameters sit in the captured uniform bytes.
 
+use super::batch::Cmd;
 use super::buffer::Buffer;
+use super::indirect_counts::COUNTS_PARAMS;
 use super::kernel::{BindingKind, Kernel};
 use super::lease::Lease;
 use super::stream::Bind;
@@ -17,6 +19,8 @@ pub struct Slot {
     pub size: u64,
     /// Bound as a kernel's uniform buffer: a replacement needs uniform usage.
     pub uniform: bool,
+    /// A launch's indirect counts: a replacement needs indirect usage.
+    pub indirect: bool,
 }
 
 /// Where a binding's buffer comes from at replay.
@@ -49,8 +53,17 @@ pub enum UniformAt {
 
 /// The capture's note of one recorded command, in recording order.
 pub enum Step {
-    Dispatch { layout: wgpu::BindGroupLayout, entries: Vec<Entry>, uniform: UniformAt },
-    Copy { src: u32, dst: u32 },
+    Dispatch {
+        layout: wgpu::BindGroupLayout,
+        entries: Vec<Entry>,
+        uniform: UniformAt,
+        /// Indirect counts: the slot of the checked counts' buffer.
+        indirect: Option<u32>,
+    },
+    Copy {
+        src: u32,
+        dst: u32,
+    },
 }
 
 #[derive(Default)]
@@ -62,6 +75,8 @@ pub struct CaptureLog {
     /// None where they may not be patched: a library kernel's, or a
     /// launch whose uniform is a caller's buffer or that has none.
     pub launches: Vec<Option<(u32, u32)>>,
+    /// The checked counts' slot, for the launch noted next.
+    pending_indirect: Option<u32>,
 }
 
 impl CaptureLog {
@@ -72,7 +87,7 @@ impl CaptureLog {
             return s;
         }
         let s = self.slots.len() as u32;
-        self.slots.push(Slot { lease: buffer.lease().clone(), size: buffer.size, uniform: false });
+        self.slots.push(Slot { lease: buffer.lease().clone(), size: buffer.size, uniform: false, indirect: false });
         self.slot_of.insert(id, s);
         s
     }
@@ -117,8 +132,36 @@ impl CaptureLog {
             entries.push(Entry { binding, source, offset: 0, size: window, writable: false });
         }
         entries.sort_by_key(|e| e.binding);
-        self.steps.push(Step::Dispatch { layout: kernel.layout.clone(), entries, uniform: at });
+        let indirect = self.pending_indirect.take();
+        self.steps.push(Step::Dispatch { layout: kernel.layout.clone(), entries, uniform: at, indirect });
         self.launches.push(params);
+    }
+
+    /// Note the check of indirect counts at `offset` in `buf` (recorded as
+    /// `cmd`, see `indirect_counts`): bound from an aligned start, it copies
+    /// them into `args`, which the launch noted next reads.
+    pub(super) fn note_counts_check(
+        &mut self,
+        layout: wgpu::BindGroupLayout,
+        buf: &Buffer,
+        offset: u64,
+        align: u64,
+        args: &Buffer,
+        cmd: &Cmd,
+    ) {
+        let start = offset / align * align;
+        let (src, args) = (self.slot(buf), self.slot(args));
+        self.slots[src as usize].indirect = true;
+        let Cmd::Dispatch { uniform_offset: Some(at), .. } = cmd else {
+            unreachable!("a counts check is a dispatch with parameters")
+        };
+        let entries = vec![
+            Entry { binding: 0, source: Source::Slot(src), offset: start, size: offset + 12 - start, writable: false },
+            Entry { binding: 1, source: Source::Slot(args), offset: 0, size: 12, writable: true },
+            Entry { binding: 2, source: Source::Arena, offset: 0, size: COUNTS_PARAMS, writable: false },
+        ];
+        self.steps.push(Step::Dispatch { layout, entries, uniform: UniformAt::Arena(*at), indirect: None });
+        self.pending_indirect = Some(args);
     }
 
     /// Note a copy between two allocations.

@@ -138,7 +138,7 @@ impl StreamShared {
         let counts_uniform = if matches!(groups, Groups::Indirect(..)) { COUNTS_PARAMS + align } else { 0 };
         let used = st.batch.uniform_bytes.len() as u64;
         if st.capture.is_some() {
-            capture_limits(&groups, used + own_uniform)?;
+            capture_limit(used + own_uniform + counts_uniform)?;
         } else if used + own_uniform + counts_uniform > ARENA_BYTES || st.batch.launches >= MAX_BATCH_LAUNCHES {
             self.flush_unreported(&mut st)?;
         }
@@ -170,8 +170,14 @@ impl StreamShared {
             Groups::Direct(_) => None,
         };
 
+        // A captured counts check is rebuilt at replay from its layout.
+        let check_layout = match (&groups, st.capture.is_some()) {
+            (Groups::Indirect(..), true) => Some(indirect_counts::layout(dev)?),
+            _ => None,
+        };
+
         // Record: nothing below fails.
-        let State { batch, capture, .. } = &mut *st;
+        let State { batch, capture, indirect_args, .. } = &mut *st;
         let dispatch_groups = match (indirect, &groups) {
             (Some((buf, check)), _) => check.record(batch, buf, align),
             (None, Groups::Direct(g)) => Counts::Direct(*g),
@@ -193,6 +199,14 @@ impl StreamShared {
         }
         batch.launches += 1;
         if let Some(log) = capture {
+            if let (Groups::Indirect(buf, off), Some(args), Some(layout)) =
+                (&groups, indirect_args.as_ref(), check_layout)
+            {
+                // The counts check, recorded just before this launch.
+                let check = &batch.cmds[batch.cmds.len() - 2];
+                let align = dev.limits.min_storage_buffer_offset_alignment as u64;
+                log.note_counts_check(layout, buf, *off, align, args, check);
+            }
             let storage: Vec<(u32, u64, u64)> = storage.iter().map(|(b, _, off, size)| (*b, *off, *size)).collect();
             let params_len = params.map_or(0, |p| p.len()) as u32;
             let uniform = uniform.map(|(binding, window, user)| {
@@ -446,12 +460,8 @@ impl Drop for StreamShared {
     }
 }
 
-/// What a capture cannot hold: indirect counts (checked on the GPU into
-/// the stream's own buffer) and more uniform bytes than one arena.
-fn capture_limits(groups: &Groups, uniform_bytes: u64) -> Result<()> {
-    if matches!(groups, Groups::Indirect(..)) {
-        bail!(Unsupported, "a launch with indirect workgroup counts cannot be captured");
-    }
+/// What a capture cannot hold: more uniform bytes than one arena.
+fn capture_limit(uniform_bytes: u64) -> Result<()> {
     if uniform_bytes > ARENA_BYTES {
         bail!(
             LimitExceeded,

@@ -5,7 +5,7 @@ use super::{State, StreamShared, ARENA_BYTES, MAX_BATCH_LAUNCHES};
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::batch::{Cmd, Counts};
-use crate::runtime::graph::{Graph, GraphCmd, Rebind, ScalarPatch};
+use crate::runtime::graph::{Graph, GraphCmd, GraphCounts, Rebind, ScalarPatch};
 use crate::runtime::graph_capture::{CaptureLog, UniformAt};
 
 impl StreamShared {
@@ -101,7 +101,10 @@ impl StreamShared {
                         UniformAt::Arena(off) => Some(base as u32 + off),
                         UniformAt::Fixed(off) => Some(*off),
                     },
-                    groups: Counts::Direct(*groups),
+                    groups: match groups {
+                        GraphCounts::Direct(g) => Counts::Direct(*g),
+                        GraphCounts::Indirect(slot) => Counts::Indirect(inst.raws[*slot as usize].clone()),
+                    },
                 },
                 GraphCmd::Copy { src, src_offset, dst, dst_offset, size } => Cmd::Copy {
                     src: inst.raws[*src as usize].clone(),
