@@ -601,6 +601,72 @@ def latency():
             emit(label, size, (time.perf_counter() - t0) * 1e3, "first call in a warm process")
 
 
+def graphs():
+    # wgc_bench's graph_chain2000_4096: the 2000-op chain eagerly and as a
+    # CUDA graph replay; host ms per op (launching, no wait), wall with the
+    # wait, and GPU time per replayed op, each checked against float64 first.
+    if not want("graph_chain2000_4096", "latency/graph"):
+        return
+    size = "2000 ops (mul, tanh, mean, sub) x 4096, replayed"
+    x, w = rnd(4096), rnd(4096)
+    y, z, m = torch.empty_like(x), torch.empty_like(x), torch.empty((), device=dev)
+    start = x.clone()
+
+    def chain():
+        for _ in range(500):
+            torch.mul(x, w, out=y)
+            torch.tanh(y, out=z)
+            torch.mean(z, dim=0, out=m)
+            torch.sub(z, m, out=x)
+
+    def reference():
+        xr, wr = start.double().cpu(), w.double().cpu()
+        for _ in range(500):
+            zr = torch.tanh((xr.float() * wr.float()).double()).float().double()
+            xr = (zr.float() - zr.mean().float()).double()
+        return xr
+
+    def ok():
+        return bool(torch.allclose(x.double().cpu(), reference(), atol=1e-4, rtol=0))
+
+    def host_and_wall(fn, reps):
+        hosts, walls = [], []
+        for _ in range(reps):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            fn()
+            hosts.append((time.perf_counter() - t0) * 1e3)
+            torch.cuda.synchronize()
+            walls.append((time.perf_counter() - t0) * 1e3)
+        return sorted(hosts)[reps // 2], sorted(walls)[reps // 2]
+
+    chain()
+    torch.cuda.synchronize()
+    good = ok()
+    host, wall = host_and_wall(chain, 7)
+    note = None if good else "reference check failed"
+    emit("graph_chain2000_eager_host", size, host / 2000.0, note)
+    emit("graph_chain2000_eager_wall", size, wall / 2000.0, note)
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        chain()  # warm-up before capture, as torch.cuda.graphs asks
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        chain()
+    x.copy_(start)
+    graph.replay()
+    torch.cuda.synchronize()
+    good = ok()
+    note = None if good else "reference check failed"
+    host, wall = host_and_wall(graph.replay, 15)
+    emit("graph_chain2000_replay_host", size, host / 2000.0, note)
+    emit("graph_chain2000_replay_wall", size, wall / 2000.0, note)
+    emit("graph_chain2000_replay_gpu", size, median_ms(graph.replay, 0, 5) / 2000.0, note)
+
+
 def main(args):
     global LIST, g
     for a in args:
@@ -620,7 +686,7 @@ def main(args):
                           "gpu": torch.cuda.get_device_name()}), flush=True)
         del src, dst
     t0 = time.perf_counter()
-    for family in (elementwise, reductions, rows, gemms, convs, indexing, latency):
+    for family in (elementwise, reductions, rows, gemms, convs, indexing, latency, graphs):
         family()
         if not LIST:
             torch.cuda.empty_cache()

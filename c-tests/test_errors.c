@@ -33,10 +33,10 @@ static WgcLaunch launch_of(const WgcBinding *b, uint32_t n, const void *params, 
 }
 
 static void test_status_strings(void) {
-    const char *seen[WGC_ERROR_INTERNAL + 1];
+    const char *seen[WGC_ERROR_INVALID_OPERATION + 1];
     EXPECT(strcmp(wgc_status_string(WGC_OK), "WGC_OK") == 0);
     EXPECT(strcmp(wgc_status_string(WGC_ERROR_OUT_OF_RANGE), "WGC_ERROR_OUT_OF_RANGE") == 0);
-    for (uint32_t s = 0; s <= WGC_ERROR_INTERNAL; s++) {
+    for (uint32_t s = 0; s <= WGC_ERROR_INVALID_OPERATION; s++) {
         seen[s] = wgc_status_string((WgcStatus)s);
         EXPECT(seen[s] != NULL && strncmp(seen[s], "WGC_", 4) == 0);
         if (s > 0) EXPECT(strncmp(seen[s], "WGC_ERROR_", 10) == 0);

@@ -143,6 +143,51 @@ static void kernels_streams_events(const wgc::Device &device, const wgc::Stream 
     CHECK(out[99] == 49.5f && out[1] == 0.5f);
 }
 
+// A graph: capture an operator and a kernel, replay with new inputs, a
+// rebound output and a patched factor; what cannot be captured throws.
+static void graphs(const wgc::Device &device, const wgc::Stream &stream) {
+    wgc::Kernel k = wgc::Kernel::create(device, SCALE, "scale");
+    wgc::Tensor x = wgc::Tensor::empty(device, WGC_DTYPE_F32, {100});
+    wgc::Tensor y = wgc::Tensor::empty(device, WGC_DTYPE_F32, {100});
+    std::vector<float> host(100);
+    for (int i = 0; i < 100; i++) host[i] = static_cast<float>(i);
+    x.write(host);
+    struct {
+        uint32_t n;
+        float factor;
+    } params = {100, 0.5f};
+    uint32_t launch = 0;
+    wgc::Graph g = wgc::Graph::capture(stream, [&] {
+        wgc::binary_scalar(stream, WGC_BINARY_OP_ADD, x, 1.0, y);  // y = x + 1
+        launch = wgc::Graph::next_launch(stream);
+        stream.launch(k, {wgc::binding(0, y.buffer())}, {2, 1, 1},
+                      wgc::span<const unsigned char>(reinterpret_cast<const unsigned char *>(&params), sizeof params));
+        bool refused = false;
+        try {
+            stream.synchronize();
+        } catch (const wgc::Error &e) {
+            refused = e.status() == WGC_ERROR_INVALID_OPERATION;
+        }
+        CHECK(refused);
+    });
+    CHECK(g.counts()[1] == launch + 1);
+    g.replay(stream);
+    std::vector<float> out(100);
+    y.read(out);
+    CHECK(out[0] == 0.5f && out[99] == 50.0f);
+    host[99] = 199.0f;
+    x.write(host);
+    wgc::Tensor z = wgc::Tensor::empty(device, WGC_DTYPE_F32, {100});
+    float factor = 2.0f;
+    WgcGraphRebind rebind = {g.slot(y.buffer()), z.buffer().get()};
+    WgcGraphScalar scalar = {launch, 4, &factor, 4};
+    g.replay(stream, wgc::span<const WgcGraphRebind>(&rebind, 1), wgc::span<const WgcGraphScalar>(&scalar, 1));
+    z.read(out);
+    CHECK(out[0] == 2.0f && out[99] == 400.0f);
+    y.read(out);
+    CHECK(out[99] == 50.0f);
+}
+
 // The tuner's counters and save, through device options.
 static void autotune_options(const wgc::Instance &instance) {
     WgcDeviceOptions options = wgc::device_options();
@@ -170,6 +215,7 @@ int main() {
     error_codes_do_not_throw(device);
     operators_on_views(device, stream);
     kernels_streams_events(device, stream);
+    graphs(device, stream);
     autotune_options(instance);
     return finish("test_cpp_api");
 }

@@ -292,6 +292,12 @@ enum WgcStatus
    * A bug in wgcompute (including a caught panic).
    */
   WGC_ERROR_INTERNAL = 19,
+  /**
+   * The call is not allowed in the object's present state: e.g. a host
+   * read of a buffer that a stream's capture uses, a blocking wait on a
+   * capturing stream, a second `wgc_stream_begin_capture`.
+   */
+  WGC_ERROR_INVALID_OPERATION = 20,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -697,6 +703,94 @@ typedef struct WgcDevice WgcDevice;
 typedef struct WgcEvent WgcEvent;
 
 /**
+ * A captured sequence of GPU work, replayable onto any stream of its device.
+ *
+ * **Capture.** `wgc_stream_begin_capture(s)` turns a stream into a
+ * recorder: launches of users' kernels (`wgc_stream_launch`), built-in
+ * operators, copies and fills recorded on `s` are checked as usual (a bad
+ * call fails with its usual status and is not captured) but not run; they
+ * are kept, fully resolved (pipelines, bind groups, the launch parameters'
+ * bytes, workgroup counts, the library's choice of kernel variant), until
+ * `wgc_stream_end_capture(s, &graph)` returns them as a graph. A replay,
+ * `wgc_graph_replay(graph, stream, ...)`, adds the captured commands to a
+ * stream as if they were recorded there again, with no argument checks,
+ * kernel lookup or planning repeated (only the bind groups a binding table
+ * changes are made, once per table). The autotuner does not time
+ * candidates during a capture: it uses a stored choice or the heuristic's.
+ *
+ * **What cannot be captured.** Calls that need the GPU's results on the
+ * host, or that wait, fail with `WGC_ERROR_INVALID_OPERATION` while
+ * capturing and leave the capture as it was (usable; nothing is recorded
+ * for the call): `wgc_stream_synchronize` and `wgc_stream_record_event` on
+ * the capturing stream, and `wgc_buffer_read` and `wgc_buffer_write` of a
+ * buffer the capture uses (on any thread). A capture holds at most
+ * 1 MiB of launch parameters (each launch's rounded up to the adapter's
+ * `min_uniform_buffer_offset_alignment`, e.g. 4096 launches at 256 bytes):
+ * past that, `WGC_ERROR_LIMIT_EXCEEDED`. `wgc_stream_flush` submits
+ * nothing while capturing (`WGC_OK`). Host reads and writes of buffers the
+ * capture does not use, and `wgc_device_synchronize` (which waits for
+ * submitted work only), stay allowed. A second begin on a capturing
+ * stream, an end without a begin, and a replay onto a capturing stream fail
+ * with `WGC_ERROR_INVALID_OPERATION`. Releasing a capturing stream drops
+ * its capture.
+ *
+ * **Ownership.** A graph holds references to everything it uses: the
+ * buffers it captured (releasing them after the capture is fine; their
+ * memory stays with the graph and is not reused), the scratch space that
+ * operators allocated while recording (kept for the graph's lifetime, used
+ * by no other work), the pipelines of the kernels it launched, and its
+ * device. Work a replay recorded keeps what it uses alive until it has run,
+ * even if the graph is released first. `*out_graph` of
+ * `wgc_stream_end_capture` holds one reference.
+ *
+ * **New inputs.** A replay reads and writes the captured buffers, so
+ * writing new data into them (`wgc_buffer_write`, or work recorded before
+ * the replay) is one way. A binding table is the other: each captured
+ * buffer (and scratch) is a *slot*, numbered in order of first use;
+ * `wgc_graph_buffer_slot` finds a buffer's slot, and a replay's
+ * `WgcGraphRebind` entries put other buffers in place of slots for that
+ * replay only. A replacement must belong to the graph's device, be at
+ * least as large as the captured buffer (the captured views, offsets and
+ * sizes are kept) and have uniform (indirect) usage where the slot was
+ * bound as a uniform buffer (gave a launch's indirect counts, which each
+ * replay reads and checks on the GPU again); a table that would bind one buffer both writable and in
+ * another way in one launch, or copy a buffer onto itself, is refused
+ * (`WGC_ERROR_BINDING_MISMATCH`, `WGC_ERROR_INVALID_ARGUMENT`). The bind
+ * groups made for a table are cached with the graph (the 16 most recently
+ * used tables and streams), so alternating between a few tables costs
+ * nothing after their first replay.
+ *
+ * **New scalars.** Each launch a capture records has an index, in capture
+ * order (`wgc_stream_capture_launch_count` before a launch gives its index;
+ * built-in operators may record several launches, a fill one per storage
+ * binding it needs).
+ * A replay's `WgcGraphScalar` entries overwrite bytes of a launch's
+ * parameters (the `params` of its `WgcLaunch`) for that replay only: e.g. a
+ * decoding position or a RoPE offset in a user kernel's uniform. Only
+ * launches of the caller's own kernels (`wgc_stream_launch` with `params`)
+ * can be patched: built-in operators' parameters are the library's own
+ * layout, which its kernels trust for their indexing, and a launch whose
+ * uniform was bound as a buffer has none (write into that buffer instead);
+ * patching those fails with `WGC_ERROR_INVALID_ARGUMENT`. A patch is not
+ * checked against the kernel: it must keep the caller's kernel in bounds
+ * as its own `params` would.
+ *
+ * **Threads.** A graph is immutable after capture and may be replayed from
+ * any thread, onto any stream of its device (used by one thread at a time,
+ * as every stream), several at once. Each replay takes its parameters in
+ * the replaying stream's own uniform memory, and all of one replay's
+ * commands are submitted together, so concurrent replays with different
+ * scalars do not mix. Concurrent replays still share the captured buffers
+ * and scratch (one queue runs them one after another): replays that must
+ * not share outputs need their own through a binding table.
+ *
+ * **Invalidation.** Nothing the caller does later invalidates a graph:
+ * it holds what it uses. A destroyed or lost device makes replays fail with
+ * `WGC_ERROR_DEVICE_LOST`.
+ */
+typedef struct WgcGraph WgcGraph;
+
+/**
  * The entry point to the library: a snapshot of the adapters (GPUs and
  * software drivers) found when it was created.
  */
@@ -1056,6 +1150,47 @@ typedef struct WgcLaunch {
   const struct WgcBuffer *indirect_buffer;
   uint64_t indirect_offset;
 } WgcLaunch;
+
+/**
+ * A buffer in place of a graph's slot for one replay.
+ */
+typedef struct WgcGraphRebind {
+  /**
+   * The slot (from `wgc_graph_buffer_slot`).
+   */
+  uint32_t slot;
+  const struct WgcBuffer *buffer;
+} WgcGraphRebind;
+
+/**
+ * New bytes over part of one captured launch's parameters, for one replay.
+ */
+typedef struct WgcGraphScalar {
+  /**
+   * The launch's index in capture order.
+   */
+  uint32_t launch;
+  /**
+   * Byte offset inside the launch's parameters.
+   */
+  uint32_t offset;
+  /**
+   * `size` bytes to write there (copied at the call).
+   */
+  const void *data;
+  uint32_t size;
+} WgcGraphScalar;
+
+/**
+ * What one replay changes. Zero-initialise and set `struct_size`.
+ */
+typedef struct WgcGraphReplay {
+  uint32_t struct_size;
+  const struct WgcGraphRebind *rebinds;
+  uint32_t rebind_count;
+  const struct WgcGraphScalar *scalars;
+  uint32_t scalar_count;
+} WgcGraphReplay;
 
 /**
  * Parameters of `wgc_op_conv2d`. Set `struct_size = sizeof(WgcConv2dParams)`.
@@ -2218,6 +2353,79 @@ WgcStatus wgc_stream_flush(const struct WgcStream *stream);
  * was submitted.
  */
 WgcStatus wgc_stream_synchronize(const struct WgcStream *stream);
+
+/**
+ * Start capturing on `stream` (see `WgcGraph`): work recorded on it before
+ * is submitted first; what is recorded from now on is captured, not run.
+ * `WGC_ERROR_INVALID_OPERATION` if it is already capturing. Does not block.
+ */
+WgcStatus wgc_stream_begin_capture(const struct WgcStream *stream);
+
+/**
+ * End the capture begun on `stream` and return what it captured (possibly
+ * nothing) as a new graph; the stream records normally again.
+ * `WGC_ERROR_INVALID_OPERATION` if the stream is not capturing. Does not
+ * block.
+ */
+WgcStatus wgc_stream_end_capture(const struct WgcStream *stream, struct WgcGraph **out_graph);
+
+/**
+ * `*out_capturing` = 1 while `stream` is capturing, else 0.
+ */
+WgcStatus wgc_stream_is_capturing(const struct WgcStream *stream, uint32_t *out_capturing);
+
+/**
+ * The number of launches `stream`'s capture holds so far: the index the
+ * next launch will have (for `WgcGraphScalar.launch`).
+ * `WGC_ERROR_INVALID_OPERATION` if the stream is not capturing.
+ */
+WgcStatus wgc_stream_capture_launch_count(const struct WgcStream *stream, uint32_t *out_count);
+
+/**
+ * Add a reference. NULL is ignored.
+ */
+void wgc_graph_retain(struct WgcGraph *graph);
+
+/**
+ * Drop a reference. NULL is ignored. Replays already recorded still run.
+ */
+void wgc_graph_release(struct WgcGraph *graph);
+
+/**
+ * What a graph holds: GPU dispatches, launches (indices for
+ * `WgcGraphScalar`), and slots (buffers and scratch, for
+ * `WgcGraphRebind`). Each out-pointer may be NULL.
+ */
+WgcStatus wgc_graph_counts(const struct WgcGraph *graph,
+                           uint32_t *out_dispatches,
+                           uint32_t *out_launches,
+                           uint32_t *out_slots);
+
+/**
+ * The slot of `buffer` in `graph`: what a `WgcGraphRebind` names to put
+ * another buffer in its place. `WGC_ERROR_NOT_FOUND` if the graph does not
+ * use the buffer.
+ */
+WgcStatus wgc_graph_buffer_slot(const struct WgcGraph *graph,
+                                const struct WgcBuffer *buffer,
+                                uint32_t *out_slot);
+
+/**
+ * Record `graph`'s commands on `stream`, in order after what the stream
+ * recorded before. `replay` may be NULL (as captured) or give a binding
+ * table and scalar patches for this replay (see `WgcGraph`). Everything is
+ * checked before anything is recorded: `WGC_ERROR_DEVICE_MISMATCH` (stream
+ * or a rebound buffer of another device), `WGC_ERROR_OUT_OF_RANGE` (a slot
+ * or launch index past the graph's, a patch past a launch's parameters),
+ * `WGC_ERROR_INVALID_ARGUMENT` (a slot given twice, a buffer smaller than
+ * the captured one, a patch of a launch without parameters),
+ * `WGC_ERROR_BINDING_MISMATCH`, `WGC_ERROR_INVALID_OPERATION` (the stream
+ * is capturing), `WGC_ERROR_NULL_POINTER`. Does not block; the replay is
+ * submitted with the stream's batch (all of it in one submission).
+ */
+WgcStatus wgc_graph_replay(const struct WgcGraph *graph,
+                           const struct WgcStream *stream,
+                           const struct WgcGraphReplay *replay);
 
 /**
  * Fill `*out` with a row-major (C order) view of `buffer` from element 0.

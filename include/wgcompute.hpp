@@ -534,6 +534,104 @@ private:
     }
 };
 
+/* ---- graphs ----------------------------------------------------------- */
+
+/** Work captured on a stream and replayed with everything resolved (see
+ *  `WgcGraph` in wgcompute.h: what cannot be captured, ownership, threads).
+ *  `Graph::capture(stream, [&] { ...record... })` ends the capture even when
+ *  the recording throws (the partial graph is dropped). */
+class Graph : public detail::Handle<WgcGraph, wgc_graph_retain, wgc_graph_release> {
+public:
+    using Handle::Handle;
+    Graph(Handle h) noexcept : Handle(std::move(h)) {}
+
+    static void begin_capture(const Stream &s, std::error_code &ec) noexcept {
+        detail::assign(wgc_stream_begin_capture(s.get()), ec);
+    }
+    static Graph end_capture(const Stream &s, std::error_code &ec) noexcept {
+        WgcGraph *raw = nullptr;
+        return detail::assign(wgc_stream_end_capture(s.get(), &raw), ec) ? Graph(adopt(raw)) : Graph();
+    }
+    /** During a capture: the index the next launch will have (for `WgcGraphScalar.launch`). */
+    static uint32_t next_launch(const Stream &s, std::error_code &ec) noexcept {
+        uint32_t n = 0;
+        detail::assign(wgc_stream_capture_launch_count(s.get(), &n), ec);
+        return n;
+    }
+    WGC_HPP_THROWING(static void begin_capture(const Stream &s) { detail::check(wgc_stream_begin_capture(s.get())); })
+    WGC_HPP_THROWING(static Graph end_capture(const Stream &s) {
+        WgcGraph *raw = nullptr;
+        detail::check(wgc_stream_end_capture(s.get(), &raw));
+        return Graph(adopt(raw));
+    })
+    WGC_HPP_THROWING(static uint32_t next_launch(const Stream &s) {
+        uint32_t n = 0;
+        detail::check(wgc_stream_capture_launch_count(s.get(), &n));
+        return n;
+    })
+    WGC_HPP_THROWING(template <class F> static Graph capture(const Stream &s, F &&record) {
+        begin_capture(s);
+        try {
+            record();
+        } catch (...) {
+            WgcGraph *raw = nullptr;
+            if (wgc_stream_end_capture(s.get(), &raw) == WGC_OK) wgc_graph_release(raw);
+            throw;
+        }
+        return end_capture(s);
+    })
+
+    /** The slot of a captured buffer (for `WgcGraphRebind.slot`). */
+    uint32_t slot(const Buffer &b, std::error_code &ec) const noexcept {
+        uint32_t slot = 0;
+        detail::assign(wgc_graph_buffer_slot(get(), b.get(), &slot), ec);
+        return slot;
+    }
+    WGC_HPP_THROWING(uint32_t slot(const Buffer &b) const {
+        uint32_t slot = 0;
+        detail::check(wgc_graph_buffer_slot(get(), b.get(), &slot));
+        return slot;
+    })
+
+    /** Dispatches, launches and slots the graph holds. */
+    std::array<uint32_t, 3> counts(std::error_code &ec) const noexcept {
+        std::array<uint32_t, 3> c{};
+        detail::assign(wgc_graph_counts(get(), &c[0], &c[1], &c[2]), ec);
+        return c;
+    }
+    WGC_HPP_THROWING(std::array<uint32_t, 3> counts() const {
+        std::array<uint32_t, 3> c{};
+        detail::check(wgc_graph_counts(get(), &c[0], &c[1], &c[2]));
+        return c;
+    })
+
+    /** Record the captured work on `s`; `rebinds` and `scalars` change this replay only. */
+    void replay(const Stream &s, span<const WgcGraphRebind> rebinds, span<const WgcGraphScalar> scalars,
+                std::error_code &ec) const noexcept {
+        WgcGraphReplay r = make_replay(rebinds, scalars);
+        detail::assign(wgc_graph_replay(get(), s.get(), &r), ec);
+    }
+    void replay(const Stream &s, std::error_code &ec) const noexcept {
+        detail::assign(wgc_graph_replay(get(), s.get(), nullptr), ec);
+    }
+    WGC_HPP_THROWING(void replay(const Stream &s, span<const WgcGraphRebind> rebinds = {},
+                                 span<const WgcGraphScalar> scalars = {}) const {
+        WgcGraphReplay r = make_replay(rebinds, scalars);
+        detail::check(wgc_graph_replay(get(), s.get(), &r));
+    })
+
+private:
+    static WgcGraphReplay make_replay(span<const WgcGraphRebind> rebinds, span<const WgcGraphScalar> scalars) noexcept {
+        WgcGraphReplay r{};
+        r.struct_size = sizeof r;
+        r.rebinds = rebinds.size() ? rebinds.data() : nullptr;
+        r.rebind_count = static_cast<uint32_t>(rebinds.size());
+        r.scalars = scalars.size() ? scalars.data() : nullptr;
+        r.scalar_count = static_cast<uint32_t>(scalars.size());
+        return r;
+    }
+};
+
 /* ---- tensor views ----------------------------------------------------- */
 
 /** Bytes per element of a dtype. */

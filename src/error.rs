@@ -57,6 +57,7 @@ error_table! {
     Validation => WgcErrorValidation, "GPU validation error";
     Timeout => WgcErrorTimeout, "timed out";
     Internal => WgcErrorInternal, "internal error";
+    InvalidOperation => WgcErrorInvalidOperation, "invalid operation";
 }
 
 impl fmt::Display for Error {

@@ -32,6 +32,8 @@ pub mod ops_movement;
 pub mod sized;
 pub mod status;
 pub mod stream;
+
+pub mod graph;
 pub mod tensor;
 
 pub mod ops_matmul;

@@ -129,6 +129,7 @@ mod tests {
         lists_every_field::<WgcConv2dParams>();
         lists_every_field::<WgcPool2dParams>();
         lists_every_field::<WgcRopeDesc>();
+        lists_every_field::<crate::ffi::graph::WgcGraphReplay>();
     }
 
     #[test]

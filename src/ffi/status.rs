@@ -52,6 +52,10 @@ pub enum WgcStatus {
     WgcErrorTimeout = 18,
     /// A bug in wgcompute (including a caught panic).
     WgcErrorInternal = 19,
+    /// The call is not allowed in the object's present state: e.g. a host
+    /// read of a buffer that a stream's capture uses, a blocking wait on a
+    /// capturing stream, a second `wgc_stream_begin_capture`.
+    WgcErrorInvalidOperation = 20,
 }
 
 /// Major version of the library this header describes.
@@ -125,7 +129,7 @@ mod tests {
     #[test]
     fn every_declared_status_has_one_name() {
         let names = status_names();
-        let last = WgcStatus::WgcErrorInternal as u32;
+        let last = WgcStatus::WgcErrorInvalidOperation as u32;
         for code in 0..=last {
             let found: Vec<_> = names.iter().filter(|(c, _)| *c == code).collect();
             assert_eq!(found.len(), 1, "status {code} needs exactly one row in error_table!");

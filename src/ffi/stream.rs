@@ -152,7 +152,7 @@ pub unsafe extern "C" fn wgc_stream_launch(
             Groups::Indirect(unsafe { borrow(l.indirect_buffer) }?, l.indirect_offset)
         };
         let _call = profile_op!(s, format!("launch:{}", k.kernel.entry_point), [], [], 0);
-        s.launch(&k.kernel, &binds, params, groups)
+        s.launch_from_caller(&k.kernel, &binds, params, groups)
     })
 }
 

@@ -144,6 +144,7 @@ impl Buffer {
         if size == 0 {
             return Ok(());
         }
+        self.device.refuse_if_captured(self.alloc_id(), "a host write")?;
         self.device.flush_all()?;
         self.device.scoped(|| self.device.queue.write_buffer(self.raw(), offset, data))
     }
@@ -157,6 +158,7 @@ impl Buffer {
         if size == 0 {
             return Ok(());
         }
+        self.device.refuse_if_captured(self.alloc_id(), "a host read")?;
         let dev = &self.device;
         // Copy an aligned superset of the range to a staging buffer.
         let start = offset / COPY_ALIGN * COPY_ALIGN;

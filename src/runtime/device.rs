@@ -288,6 +288,19 @@ impl Device {
         self.streams.lock().unwrap().iter().filter_map(|w| w.upgrade()).collect()
     }
 
+    /// Fails when a capturing stream of this device uses the allocation: a
+    /// host read or write of it cannot be part of a graph, and would not see
+    /// (or be seen by) the captured work, which has not run.
+    pub(crate) fn refuse_if_captured(&self, alloc_id: u64, what: &str) -> Result<()> {
+        if self.live_streams().iter().any(|s| s.capture_uses(alloc_id)) {
+            crate::bail!(
+                InvalidOperation,
+                "{what} of a buffer that a capturing stream uses (end the capture first; a graph cannot hold host transfers)"
+            );
+        }
+        Ok(())
+    }
+
     /// Submit the recorded work of every stream of this device, so that what
     /// happens next on the queue comes after everything recorded so far. A
     /// stream's batch error stays with that stream (its next flush or

@@ -62,6 +62,12 @@ pub(super) fn prepare(
     Ok(CountsCheck { pipeline: kernel.pipeline.clone(), bind_group, args, params })
 }
 
+/// The bind group layout of the check's kernel (for graphs, which rebuild
+/// its bind group for other streams and buffers).
+pub(super) fn layout(dev: &Arc<Device>) -> Result<wgpu::BindGroupLayout> {
+    Ok(dev.kernels.get_builtin(dev, "indirect_counts.wgsl", "check_counts")?.layout.clone())
+}
+
 impl CountsCheck {
     /// Record the check of `buf`'s counts; the launch reads what it returns.
     pub(super) fn record(self, batch: &mut Batch, buf: &Buffer, align: u64) -> Counts {

@@ -14,6 +14,8 @@ pub mod compile_stack;
 pub mod coopmat2;
 pub mod device;
 pub mod event;
+pub mod graph;
+pub mod graph_capture;
 pub mod hal_open;
 pub mod in_flight;
 pub mod indirect_counts;

@@ -17,6 +17,7 @@ use super::binding::{self, CheckedBindings};
 use super::buffer::{Buffer, Usage};
 use super::device::{next_id, Device};
 use super::event::Event;
+use super::graph_capture::CaptureLog;
 use super::indirect_counts::{self, COUNTS_PARAMS};
 use super::kernel::Kernel;
 use super::profiler::{OpCall, Profile, Profiler};
@@ -64,6 +65,9 @@ struct State {
     /// Created when profiling is first turned on; kept (with its records)
     /// when it is turned off.
     profiler: Option<Box<Profiler>>,
+    /// While capturing, `batch` holds the captured commands (never
+    /// submitted) and this notes what a graph needs to replay them.
+    capture: Option<CaptureLog>,
 }
 
 pub struct StreamShared {
@@ -100,6 +104,7 @@ impl StreamShared {
                 last_submission: None,
                 pending_error: None,
                 profiler: None,
+                capture: None,
             }),
             profiling: AtomicBool::new(false),
         });
@@ -117,6 +122,29 @@ impl StreamShared {
     /// Record one kernel launch. Everything that can fail happens before
     /// anything is recorded.
     pub fn launch(&self, kernel: &Kernel, binds: &[Bind], params: Option<&[u8]>, groups: Groups) -> Result<()> {
+        self.launch_as(kernel, binds, params, groups, false)
+    }
+
+    /// `launch` of a caller's own kernel: a graph may patch its parameters
+    /// (never a library kernel's, whose indexing trusts them).
+    pub fn launch_from_caller(
+        &self,
+        kernel: &Kernel,
+        binds: &[Bind],
+        params: Option<&[u8]>,
+        groups: Groups,
+    ) -> Result<()> {
+        self.launch_as(kernel, binds, params, groups, true)
+    }
+
+    fn launch_as(
+        &self,
+        kernel: &Kernel,
+        binds: &[Bind],
+        params: Option<&[u8]>,
+        groups: Groups,
+        caller: bool,
+    ) -> Result<()> {
         let dev = &self.device;
         dev.check_alive()?;
         if kernel.device_id != dev.id {
@@ -131,8 +159,15 @@ impl StreamShared {
         };
         let counts_uniform = if matches!(groups, Groups::Indirect(..)) { COUNTS_PARAMS + align } else { 0 };
         let used = st.batch.uniform_bytes.len() as u64;
-        let profile_full = self.profiling() && st.profiler.as_ref().is_some_and(|p| p.set_full());
-        if used + own_uniform + counts_uniform > ARENA_BYTES || st.batch.launches >= MAX_BATCH_LAUNCHES || profile_full
+        // A capture is never flushed, and its launches are not profiled
+        // (a graph replays dispatches, not timestamps).
+        let profiled = self.profiling() && st.capture.is_none();
+        let profile_full = profiled && st.profiler.as_ref().is_some_and(|p| p.set_full());
+        if st.capture.is_some() {
+            capture_limit(used + own_uniform + counts_uniform)?;
+        } else if used + own_uniform + counts_uniform > ARENA_BYTES
+            || st.batch.launches >= MAX_BATCH_LAUNCHES
+            || profile_full
         {
             self.flush_unreported(&mut st)?;
         }
@@ -164,14 +199,19 @@ impl StreamShared {
             Groups::Direct(_) => None,
         };
 
-        let stamps = match (&groups, self.profiling()) {
+        let stamps = match (&groups, profiled) {
             (_, false) => None,
             (Groups::Direct(g), true) => self.profile_add(&mut st, &kernel.entry_point, *g)?,
             (Groups::Indirect(..), true) => self.profile_add(&mut st, &kernel.entry_point, [0; 3])?,
         };
+        // A captured counts check is rebuilt at replay from its layout.
+        let check_layout = match (&groups, st.capture.is_some()) {
+            (Groups::Indirect(..), true) => Some(indirect_counts::layout(dev)?),
+            _ => None,
+        };
 
         // Record: nothing below fails.
-        let batch = &mut st.batch;
+        let State { batch, capture, indirect_args, .. } = &mut *st;
         let stamp_after = stamps.map(|(before, after)| {
             batch.cmds.push(before);
             after
@@ -197,6 +237,22 @@ impl StreamShared {
             batch.hold(b.buffer.lease());
         }
         batch.launches += 1;
+        if let Some(log) = capture {
+            if let (Groups::Indirect(buf, off), Some(args), Some(layout)) =
+                (&groups, indirect_args.as_ref(), check_layout)
+            {
+                // The counts check, recorded just before this launch.
+                let check = &batch.cmds[batch.cmds.len() - 2];
+                let align = dev.limits.min_storage_buffer_offset_alignment as u64;
+                log.note_counts_check(layout, buf, *off, align, args, check);
+            }
+            let storage: Vec<(u32, u64, u64)> = storage.iter().map(|(b, _, off, size)| (*b, *off, *size)).collect();
+            let params_len = params.map_or(0, |p| p.len()) as u32;
+            let uniform = uniform.map(|(binding, window, user)| {
+                (binding, window, uniform_offset.unwrap(), user.is_none(), params_len.min(window as u32))
+            });
+            log.note_launch(kernel, binds, &storage, uniform, caller);
+        }
         Ok(())
     }
 
@@ -241,7 +297,7 @@ impl StreamShared {
             None
         };
         let mut st = self.state.lock().unwrap();
-        let stamps = if self.profiling() {
+        let stamps = if self.profiling() && st.capture.is_none() {
             if st.profiler.as_ref().is_some_and(|p| p.set_full()) {
                 self.flush_unreported(&mut st)?;
             }
@@ -249,7 +305,7 @@ impl StreamShared {
         } else {
             None
         };
-        let batch = &mut st.batch;
+        let State { batch, capture, .. } = &mut *st;
         let stamp_after = stamps.map(|(before, after)| {
             batch.cmds.push(before);
             after
@@ -266,8 +322,17 @@ impl StreamShared {
                 batch.cmds.push(copy(src, src_offset, tmp, 0));
                 batch.cmds.push(copy(tmp, 0, dst, dst_offset));
                 batch.hold(tmp.lease());
+                if let Some(log) = capture {
+                    log.note_copy(src, tmp);
+                    log.note_copy(tmp, dst);
+                }
             }
-            None => batch.cmds.push(copy(src, src_offset, dst, dst_offset)),
+            None => {
+                batch.cmds.push(copy(src, src_offset, dst, dst_offset));
+                if let Some(log) = capture {
+                    log.note_copy(src, dst);
+                }
+            }
         }
         batch.cmds.extend(stamp_after);
         batch.hold(src.lease());
@@ -279,6 +344,7 @@ impl StreamShared {
     /// GPU timestamp where the adapter has them.
     pub fn record_event(self: &Arc<Self>) -> Result<Arc<Event>> {
         self.device.check_alive()?;
+        self.refuse_while_capturing("recording an event")?;
         let event = Event::new(&self.device, Arc::downgrade(self))?;
         self.push_event(&event);
         Ok(event)
@@ -289,6 +355,7 @@ impl StreamShared {
     /// before it is waited on.
     pub(crate) fn record_mark(&self) -> Result<Arc<Event>> {
         self.device.check_alive()?;
+        self.refuse_while_capturing("recording an event")?;
         let event = Event::new(&self.device, std::sync::Weak::new())?;
         self.push_event(&event);
         Ok(event)
@@ -341,7 +408,8 @@ impl StreamShared {
 
     /// Whether anything is recorded and not yet submitted.
     pub(crate) fn has_work(&self) -> bool {
-        !self.state.lock().unwrap().batch.is_empty()
+        let st = self.state.lock().unwrap();
+        st.capture.is_none() && !st.batch.is_empty()
     }
 
     fn flush_unreported(&self, st: &mut State) -> Result<()> {
@@ -361,7 +429,7 @@ impl StreamShared {
 
     /// Submit the batch (with `extra` after it, see `flush_for_other_with`).
     fn flush_locked_with(&self, st: &mut State, extra: Option<Extra>) -> Result<Option<wgpu::SubmissionIndex>> {
-        if st.batch.is_empty() {
+        if st.batch.is_empty() || st.capture.is_some() {
             return Ok(None);
         }
         let dev = &self.device;
@@ -426,6 +494,7 @@ impl StreamShared {
     /// (at most the device's GPU timeout).
     pub fn synchronize(&self) -> Result<()> {
         self.device.check_alive()?;
+        self.refuse_while_capturing("synchronizing")?;
         let (index, error) = {
             let mut st = self.state.lock().unwrap();
             let result = self.flush_locked(&mut st);
@@ -523,6 +592,20 @@ impl Drop for StreamShared {
         }
     }
 }
+
+/// What a capture cannot hold: more uniform bytes than one arena.
+fn capture_limit(uniform_bytes: u64) -> Result<()> {
+    if uniform_bytes > ARENA_BYTES {
+        bail!(
+            LimitExceeded,
+            "a graph holds at most {ARENA_BYTES} bytes of launch parameters (at the adapter's uniform alignment each)"
+        );
+    }
+    Ok(())
+}
+
+#[path = "stream_graph.rs"]
+mod graph;
 
 #[cfg(test)]
 #[path = "stream_salvage_test.rs"]
