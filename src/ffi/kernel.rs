@@ -97,10 +97,19 @@ pub unsafe extern "C" fn wgc_kernel_retain(kernel: *mut WgcKernel) {
     unsafe { boundary::retain(kernel) }
 }
 
-/// Drop a reference. NULL is ignored.
+/// Drop a reference. NULL is ignored. When the last reference to a
+/// kernel goes, the driver is let free its compiled pipeline (after any
+/// recorded work that uses it has run), so creating and releasing kernels
+/// in a loop keeps memory bounded.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_kernel_release(kernel: *mut WgcKernel) {
+    // Keep the device past the handle: its queue lets the driver free what
+    // the kernel held once the kernel is gone.
+    let device = unsafe { borrow(kernel) }.ok().map(|k| k.device.clone());
     unsafe { boundary::release(kernel) }
+    if let Some(dev) = device {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dev.kernels.user.reclaim_released(&dev)));
+    }
 }
 
 /// The entry point's `@workgroup_size` (x, y, z) into `out_size[3]`, with
