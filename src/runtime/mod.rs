@@ -29,3 +29,4 @@ pub mod spirv_kernel;
 pub mod stream;
 pub mod user_kernels;
 pub mod wgsl_nesting;
+pub mod wgsl_size;

@@ -7,14 +7,17 @@
 use super::device::Device;
 use super::kernel::{BindingInfo, BindingKind};
 use super::private_memory::{private_bytes, MAX_PRIVATE_BYTES};
-use super::wgsl_nesting;
+use super::{wgsl_nesting, wgsl_size};
 use crate::bail;
 use crate::error::{Error, Result};
 
 /// Parse and validate WGSL with naga, so diagnostics name line and column.
-/// Sources nesting deeper than `wgsl_nesting::MAX_NESTING` are refused first.
+/// Sources nesting deeper than `wgsl_nesting::MAX_NESTING` are refused first,
+/// then sources past `wgsl_size`'s bounds (where naga's time grows faster
+/// than the source).
 pub fn parse_and_validate(source: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
     wgsl_nesting::check(source)?;
+    wgsl_size::check(source)?;
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| Error::ShaderCompilation(e.emit_to_string_with_path(source, "kernel.wgsl")))?;
     let mut validator =
