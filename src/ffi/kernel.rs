@@ -62,7 +62,7 @@ pub const WGC_MAX_KERNEL_NESTING: u32 = 16384;
 
 /// Most bytes a kernel's source may have (4 MiB). Larger sources fail
 /// with `WGC_ERROR_LIMIT_EXCEEDED` before they are parsed.
-pub const WGC_MAX_KERNEL_SOURCE_BYTES: u32 = 4 << 20;
+pub const WGC_MAX_KERNEL_SOURCE_BYTES: u32 = 4_194_304;
 
 /// Most tokens a kernel's source may have: identifiers, keywords and
 /// numbers count one each, every other character that is not space one
@@ -77,16 +77,25 @@ pub const WGC_MAX_KERNEL_SOURCE_BYTES: u32 = 4 << 20;
 /// creation time grows about linearly with the source (a few seconds on a
 /// software driver for a source at the limits, four declarations of the
 /// most tokens); real kernels are far below them.
-pub const WGC_MAX_KERNEL_TOKENS: u32 = 1 << 17;
+pub const WGC_MAX_KERNEL_TOKENS: u32 = 131_072;
 
 /// Most tokens one module-scope declaration may have (see
 /// `WGC_MAX_KERNEL_TOKENS`); a chain of 15,000 additions fits. Split longer
 /// functions into smaller ones.
-pub const WGC_MAX_KERNEL_DECLARATION_TOKENS: u32 = 1 << 15;
+pub const WGC_MAX_KERNEL_DECLARATION_TOKENS: u32 = 32_768;
 
 /// Most module-scope declarations a kernel's source may have (see
 /// `WGC_MAX_KERNEL_TOKENS`).
 pub const WGC_MAX_KERNEL_DECLARATIONS: u32 = 4096;
+
+/// Most expressions an entry point may become once drivers inline its calls:
+/// its own and those of every function it reaches, each function counted
+/// with the callees' inlined expressions again at every call. Drivers
+/// inline every call, so a chain of functions each calling the one before
+/// costs them time quadratic in its length (4,000 took minutes) and calling
+/// twice grows exponentially; such kernels fail with
+/// `WGC_ERROR_LIMIT_EXCEEDED` once parsed, before the driver sees them.
+pub const WGC_MAX_KERNEL_INLINED_EXPRESSIONS: u32 = 1_048_576;
 
 /// Compile a kernel. The same source and entry point on the same device
 /// compile once: later calls return the cached pipeline. Returns
@@ -97,7 +106,8 @@ pub const WGC_MAX_KERNEL_DECLARATIONS: u32 = 4096;
 /// `WGC_ERROR_NOT_FOUND` for a missing entry point,
 /// `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size or workgroup memory
 /// beyond the adapter's limits (both as the overrides make them) or private
-/// memory beyond `WGC_MAX_PRIVATE_MEMORY_BYTES`, or a source past
+/// memory beyond `WGC_MAX_PRIVATE_MEMORY_BYTES`, calls that inline past
+/// `WGC_MAX_KERNEL_INLINED_EXPRESSIONS`, or a source past
 /// `WGC_MAX_KERNEL_SOURCE_BYTES`, `WGC_MAX_KERNEL_TOKENS`,
 /// `WGC_MAX_KERNEL_DECLARATION_TOKENS` or `WGC_MAX_KERNEL_DECLARATIONS`
 /// (refused before it is parsed), `WGC_ERROR_UNSUPPORTED` for
@@ -177,5 +187,9 @@ mod tests {
         assert_eq!(super::WGC_MAX_KERNEL_TOKENS as usize, wgsl_size::MAX_TOKENS);
         assert_eq!(super::WGC_MAX_KERNEL_DECLARATION_TOKENS as usize, wgsl_size::MAX_DECLARATION_TOKENS);
         assert_eq!(super::WGC_MAX_KERNEL_DECLARATIONS as usize, wgsl_size::MAX_DECLARATIONS);
+        assert_eq!(
+            super::WGC_MAX_KERNEL_INLINED_EXPRESSIONS as u64,
+            crate::runtime::inline_size::MAX_INLINED_EXPRESSIONS
+        );
     }
 }

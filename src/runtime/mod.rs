@@ -17,6 +17,7 @@ pub mod event;
 pub mod hal_open;
 pub mod in_flight;
 pub mod indirect_counts;
+pub mod inline_size;
 pub mod instance;
 pub mod kernel;
 pub mod kernel_variant;

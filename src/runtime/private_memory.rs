@@ -25,7 +25,7 @@ fn bytes_of(module: &Module, ty: Handle<naga::Type>, lanes: u64) -> u64 {
 
 /// The functions `body` calls directly (walked without recursion: blocks
 /// may nest deeply).
-fn callees(body: &Block) -> Vec<Handle<Function>> {
+pub(crate) fn callees(body: &Block) -> Vec<Handle<Function>> {
     let mut out = Vec::new();
     let mut blocks = vec![body];
     while let Some(block) = blocks.pop() {

@@ -1,10 +1,11 @@
 //! What a kernel needs, read from its WGSL by naga before wgpu sees it: the
-//! bindings its entry point uses, and its workgroup size, workgroup memory
-//! and private memory checked against the limits. Sizes are read after
+//! bindings its entry point uses, and its workgroup size, workgroup memory,
+//! private memory and inlined size checked against the limits. Sizes are read after
 //! `override` declarations take their values, as the pipeline will see them.
 //! Runs on the compiler's stack (`compile_stack`).
 
 use super::device::Device;
+use super::inline_size::{inlined_expressions, MAX_INLINED_EXPRESSIONS};
 use super::kernel::{BindingInfo, BindingKind};
 use super::private_memory::{private_bytes, MAX_PRIVATE_BYTES};
 use super::{wgsl_nesting, wgsl_size};
@@ -133,6 +134,15 @@ pub fn reflect_with(
             LimitExceeded,
             "entry point {entry:?} uses {private} bytes of private memory per invocation (private and function \
              variables); kernels may use at most {MAX_PRIVATE_BYTES}"
+        );
+    }
+    let inlined = inlined_expressions(&module, ep_index);
+    if inlined > MAX_INLINED_EXPRESSIONS {
+        bail!(
+            LimitExceeded,
+            "entry point {entry:?} becomes {inlined} expressions once its calls are inlined (every call counts \
+             the callee again, for the entry point and each function it reaches); kernels may have at most \
+             {MAX_INLINED_EXPRESSIONS}"
         );
     }
     bindings.sort_by_key(|b| b.binding);

@@ -19,14 +19,14 @@ use crate::bail;
 use crate::error::Result;
 
 /// Most bytes a source may have (`WGC_MAX_KERNEL_SOURCE_BYTES`).
-pub const MAX_SOURCE_BYTES: usize = 4 << 20;
+pub(crate) const MAX_SOURCE_BYTES: usize = 4 << 20;
 /// Most tokens a source may have (`WGC_MAX_KERNEL_TOKENS`).
-pub const MAX_TOKENS: usize = 1 << 17;
+pub(crate) const MAX_TOKENS: usize = 1 << 17;
 /// Most tokens one module-scope declaration may have
 /// (`WGC_MAX_KERNEL_DECLARATION_TOKENS`): a chain of 15,000 additions fits.
-pub const MAX_DECLARATION_TOKENS: usize = 1 << 15;
+pub(crate) const MAX_DECLARATION_TOKENS: usize = 1 << 15;
 /// Most module-scope declarations (`WGC_MAX_KERNEL_DECLARATIONS`).
-pub const MAX_DECLARATIONS: usize = 4096;
+pub(crate) const MAX_DECLARATIONS: usize = 4096;
 
 /// Keywords that open a module-scope declaration.
 fn declares(word: &[u8]) -> bool {
@@ -159,7 +159,7 @@ mod tests {
         let consts: String = (0..=MAX_DECLARATIONS).map(|i| format!("const c{i} = 1;")).collect();
         assert!(refused(&consts));
         // Declarations inside bodies (local `var`, `const`) do not count.
-        let locals: String = (0..MAX_DECLARATIONS * 2).map(|i| format!("var a{i} = 1; ")).collect();
+        let locals: String = (0..MAX_DECLARATIONS + 100).map(|i| format!("var a{i} = 1; ")).collect();
         assert!(check(&format!("fn f() {{ {locals} }}")).is_ok());
         // Many functions, each within its bound, past the total.
         let per = MAX_DECLARATION_TOKENS / 2;
