@@ -164,6 +164,53 @@
 #define WGC_MAX_KERNEL_NESTING 16384
 
 /**
+ * Most bytes a kernel's source may have (4 MiB). Larger sources fail
+ * with `WGC_ERROR_LIMIT_EXCEEDED` before they are parsed.
+ */
+#define WGC_MAX_KERNEL_SOURCE_BYTES 4194304
+
+/**
+ * Most tokens a kernel's source may have: identifiers, keywords and
+ * numbers count one each, every other character that is not space one
+ * more, comments nothing. The compiler's time grows faster than the source
+ * past these bounds (100,000 `let` statements in one function took minutes),
+ * so sources beyond `WGC_MAX_KERNEL_TOKENS`,
+ * `WGC_MAX_KERNEL_DECLARATION_TOKENS` in one module-scope declaration (a
+ * function with its body, a `const` with its value) or
+ * `WGC_MAX_KERNEL_DECLARATIONS` module-scope declarations (functions,
+ * constants, variables, structs, aliases) fail with
+ * `WGC_ERROR_LIMIT_EXCEEDED` in milliseconds, naming the line. Within them,
+ * creation time grows about linearly with the source (a few seconds on a
+ * software driver for a source at the limits, four declarations of the
+ * most tokens); real kernels are far below them.
+ */
+#define WGC_MAX_KERNEL_TOKENS 131072
+
+/**
+ * Most tokens one module-scope declaration may have (see
+ * `WGC_MAX_KERNEL_TOKENS`); a chain of 15,000 additions fits. Split longer
+ * functions into smaller ones.
+ */
+#define WGC_MAX_KERNEL_DECLARATION_TOKENS 32768
+
+/**
+ * Most module-scope declarations a kernel's source may have (see
+ * `WGC_MAX_KERNEL_TOKENS`).
+ */
+#define WGC_MAX_KERNEL_DECLARATIONS 4096
+
+/**
+ * Most expressions an entry point may become once drivers inline its calls:
+ * its own and those of every function it reaches, each function counted
+ * with the callees' inlined expressions again at every call. Drivers
+ * inline every call, so a chain of functions each calling the one before
+ * costs them time quadratic in its length (4,000 took minutes) and calling
+ * twice grows exponentially; such kernels fail with
+ * `WGC_ERROR_LIMIT_EXCEEDED` once parsed, before the driver sees them.
+ */
+#define WGC_MAX_KERNEL_INLINED_EXPRESSIONS 1048576
+
+/**
  * Major version of the library this header describes.
  */
 #define WGC_VERSION_MAJOR 0
@@ -1558,7 +1605,11 @@ WgcStatus wgc_instance_adapter_info(const struct WgcInstance *instance,
  * `WGC_ERROR_NOT_FOUND` for a missing entry point,
  * `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size or workgroup memory
  * beyond the adapter's limits (both as the overrides make them) or private
- * memory beyond `WGC_MAX_PRIVATE_MEMORY_BYTES`, `WGC_ERROR_UNSUPPORTED` for
+ * memory beyond `WGC_MAX_PRIVATE_MEMORY_BYTES`, calls that inline past
+ * `WGC_MAX_KERNEL_INLINED_EXPRESSIONS`, or a source past
+ * `WGC_MAX_KERNEL_SOURCE_BYTES`, `WGC_MAX_KERNEL_TOKENS`,
+ * `WGC_MAX_KERNEL_DECLARATION_TOKENS` or `WGC_MAX_KERNEL_DECLARATIONS`
+ * (refused before it is parsed), `WGC_ERROR_UNSUPPORTED` for
  * textures or bind groups other than 0. Blocks while the driver compiles.
  */
 WgcStatus wgc_kernel_create(const struct WgcDevice *device,
@@ -1571,7 +1622,10 @@ WgcStatus wgc_kernel_create(const struct WgcDevice *device,
 void wgc_kernel_retain(struct WgcKernel *kernel);
 
 /**
- * Drop a reference. NULL is ignored.
+ * Drop a reference. NULL is ignored. When the last reference to a
+ * kernel goes, the driver is let free its compiled pipeline (after any
+ * recorded work that uses it has run), so creating and releasing kernels
+ * in a loop keeps memory bounded.
  */
 void wgc_kernel_release(struct WgcKernel *kernel);
 
@@ -2430,6 +2484,8 @@ WgcStatus wgc_graph_replay(const struct WgcGraph *graph,
 /**
  * Fill `*out` with a row-major (C order) view of `buffer` from element 0.
  * Does not check that the buffer is large enough (operators do).
+ * `WGC_ERROR_OUT_OF_RANGE` (and `*out` untouched) for a shape whose
+ * element count or strides overflow `int64_t`.
  */
 WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
                                 uint32_t dtype,

@@ -123,6 +123,21 @@ pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
     strides
 }
 
+/// The row-major strides of `shape`, or None if a stride or the element
+/// count does not fit in 63 bits (as a C view holds them).
+pub fn checked_contiguous_strides(shape: &[usize]) -> Option<Vec<isize>> {
+    let mut strides = vec![0isize; shape.len()];
+    let mut acc = 1isize;
+    for i in (0..shape.len()).rev() {
+        strides[i] = acc;
+        if i > 0 {
+            acc = acc.checked_mul(isize::try_from(shape[i].max(1)).ok()?)?;
+        }
+    }
+    let count = checked_numel(shape)?;
+    (count <= isize::MAX as usize).then_some(strides)
+}
+
 /// Operators bind a whole buffer when the adapter can bind it in one piece,
 /// so every view of it shares one cached bind group; past that, they bind
 /// from this alignment (at least the adapter's, and whole vec4 and tile
