@@ -21,6 +21,7 @@ pub mod kernel;
 pub mod ops_norm;
 pub mod ops_reduce;
 pub mod ops_rope;
+pub mod ops_attention;
 pub mod ops_scan;
 pub mod ops_topk;
 
