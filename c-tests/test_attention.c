@@ -9,6 +9,8 @@
  *
  * Tolerance per element: 2e-5 * sum_j p_j |v_j| + 1e-6 plus the output's
  * rounding (2^-11 relative for f16, 2^-8 for bf16); lse 1e-5 * (|lse| + 1). */
+#include <time.h>
+
 #include "test_util.h"
 
 static TestEnv env;
@@ -146,8 +148,15 @@ static double mask_at(const Case *c, const Ten *m, int64_t b, int64_t h, int64_t
     return v != 0 ? 0 : -INFINITY;
 }
 
+static double seconds_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int run_case(const Case *c) {
     int fails0 = g_failures;
+    double t0 = seconds_now();
     int64_t qs[4] = {c->b, c->hq, c->sq, c->d}, ks[4] = {c->b, c->hkv, c->skv, c->d};
     static const int tf[4] = {0, 2, 1, 3};
     const int *perm = c->tokens_first ? tf : NULL;
@@ -271,6 +280,7 @@ static int run_case(const Case *c) {
     }
     free(s);
     drop(&q), drop(&k), drop(&v), drop(&o), drop(&lse), drop(&m), drop(&lens);
+    printf("%-40s %s %.2f s\n", c->name, g_failures == fails0 ? "ok" : "FAILED", seconds_now() - t0);
     return g_failures == fails0;
 }
 
@@ -305,7 +315,14 @@ static void misuse(void) {
     t.dtype = WGC_DTYPE_I32;
     EXPECT_STATUS(wgc_op_attention(st, &q.t, &k.t, &v.t, NULL, NULL, &d, &t, NULL), WGC_ERROR_DTYPE_MISMATCH);
     EXPECT_STATUS(wgc_op_attention(st, &q.t, &k.t, &v.t, NULL, NULL, &d, &q.t, NULL), WGC_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS(wgc_op_attention(st, &q.t, &k.t, &v.t, NULL, NULL, &d, &o.t, &o.t), WGC_ERROR_DTYPE_MISMATCH);
+    EXPECT_STATUS(wgc_op_attention(st, &q.t, &k.t, &v.t, NULL, NULL, &d, &o.t, &o.t), WGC_ERROR_SHAPE_MISMATCH);
+    t = lse.t;
+    t.dtype = WGC_DTYPE_I32;
+    EXPECT_STATUS(wgc_op_attention(st, &q.t, &k.t, &v.t, NULL, NULL, &d, &o.t, &t), WGC_ERROR_DTYPE_MISMATCH);
+    /* lse in out's buffer. */
+    t = lse.t;
+    t.buffer = o.buf;
+    EXPECT_STATUS(wgc_op_attention(st, &q.t, &k.t, &v.t, NULL, NULL, &d, &o.t, &t), WGC_ERROR_INVALID_ARGUMENT);
     t = lse.t;
     t.shape[2] = 4;
     EXPECT_STATUS(wgc_op_attention(st, &q.t, &k.t, &v.t, NULL, NULL, &d, &o.t, &t), WGC_ERROR_SHAPE_MISMATCH);

@@ -190,11 +190,6 @@
 #define WGC_MAX_RANK 8
 
 /**
- * Largest head dim.
- */
-#define MAX_HEAD_DIM 256
-
-/**
  * The number of `WgcBinaryOp` values (0 .. WGC_NUM_BINARY_OPS - 1): a
  * loop over every binary op stops here.
  */
@@ -1697,9 +1692,12 @@ WgcStatus wgc_op_rope(const struct WgcStream *stream,
  * that sees that key, also with weight 0 (0 * NaN), except keys that no
  * row of a block of 8 query rows may see, which are never read.
  *
- * Accuracy: within 2e-5 * sum_j p_j |v_j| + 1e-6 of a float64 evaluation
- * for f32 inputs (p the softmax weights); for f16 and bf16 outputs add the
- * output's rounding (2^-11 or 2^-8 relative). lse within 1e-5 * (|lse| + 1).
+ * Accuracy: within (2e-5 + 1.2e-7 * D * a) * sum_j p_j |v_j| + 1e-6 of a
+ * float64 evaluation on the same inputs, p the softmax weights and a the
+ * largest scale * sum_d |q_d k_d| over the keys the row sees (the f32
+ * rounding of a score moves its weight by as much); for f16 and bf16
+ * outputs add the output's rounding (2^-11 or 2^-8 relative). lse within
+ * 1e-5 * (|lse| + 1) for moderate scores.
  *
  * Work: keys are taken in tiles of 64 by workgroups of 8 query rows of
  * one key/value head (the query heads of a group share them, so the KV

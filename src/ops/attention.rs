@@ -16,7 +16,7 @@ use crate::error::Result;
 use crate::runtime::stream::StreamShared;
 
 /// Largest head dim.
-pub const MAX_HEAD_DIM: usize = 256;
+pub(crate) const MAX_HEAD_DIM: usize = 256;
 /// Query rows per workgroup and keys per tile (shaders/attention.wgsl).
 const BQ: usize = 8;
 const BK: usize = 64;
@@ -207,7 +207,7 @@ fn check(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<()
     if !matches!(dt, DType::F32 | DType::F16 | DType::BF16) {
         bail!(Unsupported, "{what}: {} tensors are not supported (f32, f16, bf16)", dt.wgsl());
     }
-    dt.check_device(dev)?;
+    dt.check_device_bf16(dev)?;
     for (name, t) in [("k", a.k), ("v", a.v), ("out", a.out)] {
         if t.dtype != dt {
             bail!(DtypeMismatch, "{what}: {name} is {}, q is {}", t.dtype.wgsl(), dt.wgsl());
