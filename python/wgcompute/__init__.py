@@ -22,7 +22,6 @@ from .errors import *  # noqa: F401,F403  (one exception class per status)
 from .kernel import Kernel
 from .ops import *  # noqa: F401,F403
 from .ops import BINARY_OPS, REDUCE_OPS, UNARY_OPS
-from .attention import scaled_dot_product_attention
 from .stream import Event, Stream, current_stream, use_stream
 from .tensor import (Tensor, asarray, bfloat16_bits_to_float32, empty, empty_like, float32_to_bfloat16_bits,
                      from_bfloat16_bits, from_dlpack, from_numpy, full, full_like, ones, ones_like, tensor, zeros,
