@@ -120,7 +120,7 @@ static void att_case(const char *name, const char *cls, int unfused, int causal,
             int64_t ms[2] = {Sq, Skv};
             float *mv = malloc(sizeof(float) * (size_t)(Sq * Skv));
             for (int64_t i = 0; i < Sq; i++)
-                for (int64_t j = 0; j < Skv; j++) mv[i * Skv + j] = j > i + Skv - Sq ? -INFINITY : 0;
+                for (int64_t j = 0; j < Skv; j++) mv[i * Skv + j] = j > i + Skv - Sq ? -30000.0f : 0; /* to_half takes finite values */
             a.mask = ht_values(dt, 2, ms, mv);
             free(mv);
             a.sm = ht_empty(dt, 3, s3);
@@ -160,7 +160,7 @@ void cases_attention(void) {
                     int64_t D = dk ? 128 : 64, s = S[si], B = s == 8192 ? 2 : 8;
                     snprintf(name, sizeof name, "attn_%sprefill_s%lld_d%lld%s_f16", unfused ? "unfused_" : "",
                              (long long)s, (long long)D, causal ? "_causal" : "");
-                    att_case(strdup(name), unfused ? "attention/unfused" : "attention/prefill", unfused, causal,
+                    att_case(name, unfused ? "attention/unfused" : "attention/prefill", unfused, causal,
                              SZ(B, 1), SZ(32, 2), SZ(32, 2), SZ(s, 37), SZ(s, 37), D);
                 }
     static const int64_t KV[6] = {1024, 2048, 4096, 8192, 16384, 32768};
@@ -170,7 +170,7 @@ void cases_attention(void) {
                 int64_t B = bi ? 8 : 1, hkv = gqa ? 8 : 32;
                 snprintf(name, sizeof name, "attn_decode_kv%lldk_%s_b%lld_f16", (long long)(KV[ki] / 1024),
                          gqa ? "gqa" : "mha", (long long)B);
-                att_case(strdup(name), "attention/decode", 0, 1, SZ(B, B), SZ(32, 8), SZ(hkv, gqa ? 2 : 8), 1,
+                att_case(name, "attention/decode", 0, 1, SZ(B, B), SZ(32, 8), SZ(hkv, gqa ? 2 : 8), 1,
                          SZ(KV[ki], 300 + ki), 128);
             }
 }

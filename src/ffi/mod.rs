@@ -18,10 +18,10 @@ pub mod device;
 pub mod event;
 pub mod instance;
 pub mod kernel;
+pub mod ops_attention;
 pub mod ops_norm;
 pub mod ops_reduce;
 pub mod ops_rope;
-pub mod ops_attention;
 pub mod ops_scan;
 pub mod ops_topk;
 

@@ -5,8 +5,8 @@
 //! cache over the GPU: flash-decoding) whose partial results
 //! shaders/attention_combine.wgsl merges.
 
-use super::bf16_route::{uninit, widen, F32Scratch};
 use super::bf16::convert;
+use super::bf16_route::{uninit, widen, F32Scratch};
 use super::spec::uniform::uniform;
 use super::spec::{self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, Sharing, TypeSlot};
 use super::split::scratch;
@@ -372,11 +372,8 @@ fn record(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<(
     let mask_arg = a.mask.map(|m| view_arg("mask", m));
     let scale = if cfg.scale == 0.0 { 1.0 / (d as f32).sqrt() } else { cfg.scale };
     let kv_len = if cfg.kv_len == 0 { skv } else { (cfg.kv_len as usize).min(skv) };
-    let (groups_1d, grid_row) = super::grid::grid_1d(
-        (bh * rows * d) as u64,
-        64,
-        dev.limits.max_compute_workgroups_per_dimension,
-    );
+    let (groups_1d, grid_row) =
+        super::grid::grid_1d((bh * rows * d) as u64, 64, dev.limits.max_compute_workgroups_per_dimension);
     let s = |t: &Tensor, i: usize| t.strides[i] as i32;
     let lse_s = |i: usize| a.lse.map_or(0, |l| l.strides[i] as i32);
     let params = AttentionParams {
