@@ -101,7 +101,9 @@ unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<
 /// finite, unknown causal value, `desc->struct_size` below 4, out or lse
 /// sharing a buffer with an input or each other, or overlapping itself),
 /// `WGC_ERROR_UNSUPPORTED` (integer q, f16 without adapter support),
-/// `WGC_ERROR_TOO_LARGE` (more workgroups than a grid dim holds),
+/// `WGC_ERROR_TOO_LARGE` (more workgroups than a grid dim holds, or the
+/// key chunks' partial results, about B * Hq * Sq * chunks * (D + 2) * 4
+/// bytes, past one storage binding: split the batch),
 /// `WGC_ERROR_OUT_OF_RANGE` (views), `WGC_ERROR_NULL_POINTER` (stream, q,
 /// k, v, desc or out NULL), `WGC_ERROR_DEVICE_MISMATCH`. Checked before
 /// anything is recorded. Records work on `stream`; does not block.

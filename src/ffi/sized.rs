@@ -93,8 +93,8 @@ mod tests {
     use crate::ffi::device::{WgcDeviceOptions, WgcMemoryStats};
     use crate::ffi::instance::WgcAdapterInfo;
     use crate::ffi::kernel::WgcKernelDesc;
-    use crate::ffi::ops_conv::{WgcConv2dParams, WgcPool2dParams};
     use crate::ffi::ops_attention::WgcAttentionDesc;
+    use crate::ffi::ops_conv::{WgcConv2dParams, WgcPool2dParams};
     use crate::ffi::ops_rope::WgcRopeDesc;
     use crate::ffi::stream::WgcLaunch;
 

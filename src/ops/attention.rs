@@ -282,8 +282,13 @@ fn check(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<()
     if rows.div_ceil(BQ) > limit || bh > limit || chunks > limit {
         bail!(TooLarge, "{what}: {rows} query rows a head, {bh} batch x heads: more workgroups than a grid dim holds");
     }
-    if bh * rows * chunks * (d + 2) > (i32::MAX as usize) {
-        bail!(TooLarge, "{what}: partial results past 2^31 elements");
+    let part_bytes = if chunks > 1 { bh * rows * chunks * (d + 2) * 4 } else { 0 };
+    if part_bytes as u64 > dev.limits.max_storage_buffer_binding_size {
+        bail!(
+            TooLarge,
+            "{what}: the {chunks} key chunks' partial results ({part_bytes} bytes) exceed one binding: \
+             fewer batch entries or heads per call"
+        );
     }
     Ok(())
 }
