@@ -13,5 +13,6 @@ void cases_index(void);
 void cases_latency(void);
 void cases_tuning(void);
 void cases_graph(void);
+void cases_attention(void);
 
 #endif

@@ -126,6 +126,7 @@ int main(int argc, char **argv) {
         cases_latency();
         cases_tuning();
         cases_graph();
+        cases_attention();
     }
     if (!g_list) {
         fprintf(stderr, "%d case(s) wrong or unsupported; %.1f s\n", g_failures, (now_ms() - t0) / 1e3);

@@ -52,6 +52,7 @@ const DiffOp DIFF_OPS[] = {
     {"max_pool2d", run_max_pool2d},
     {"avg_pool2d", run_avg_pool2d},
     {"global_avg_pool2d", run_global_avg_pool2d},
+    {"attention", run_attention},
     {"binary", run_binary},
     {"unary", run_unary},
     {"reduce", run_reduce},

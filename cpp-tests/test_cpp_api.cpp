@@ -119,6 +119,39 @@ static void operators_on_views(const wgc::Device &device, const wgc::Stream &str
     for (int i = 0; i < M; i++) CHECK_NEAR(s[i * N] + s[i * N + 1] + s[i * N + 2], 1.0, 1e-5);
 }
 
+// Attention over one head: 3 queries, 4 keys, head dim 2, the bottom-right
+// causal mask (query i sees keys 0 .. i + 1); lse left out (nullptr).
+static void attention_one_head(const wgc::Device &device, const wgc::Stream &stream) {
+    const int S = 3, T = 4, D = 2;
+    std::vector<float> q(S * D), k(T * D), v(T * D);
+    for (int i = 0; i < S * D; i++) q[i] = std::sin(0.7f * i);
+    for (int i = 0; i < T * D; i++) k[i] = std::cos(0.4f * i), v[i] = 0.5f * i - 1;
+    wgc::Tensor tq = wgc::Tensor::empty(device, WGC_DTYPE_F32, {1, S, D});
+    wgc::Tensor tk = wgc::Tensor::empty(device, WGC_DTYPE_F32, {1, T, D});
+    wgc::Tensor tv = wgc::Tensor::empty(device, WGC_DTYPE_F32, {1, T, D});
+    wgc::Tensor to = wgc::Tensor::empty(device, WGC_DTYPE_F32, {1, S, D});
+    tq.write(q);
+    tk.write(k);
+    tv.write(v);
+    WgcAttentionDesc desc{};
+    desc.struct_size = sizeof desc;
+    desc.causal = WGC_ATTENTION_CAUSAL_BOTTOM_RIGHT;
+    wgc::attention(stream, tq, tk, tv, nullptr, nullptr, desc, to, nullptr);
+    std::vector<float> o = to.to_vector<float>();
+    for (int i = 0; i < S; i++) {
+        double w[T], l = 0;
+        for (int j = 0; j <= i + 1; j++) {
+            w[j] = std::exp((q[i * D] * k[j * D] + q[i * D + 1] * k[j * D + 1]) / std::sqrt(2.0));
+            l += w[j];
+        }
+        for (int e = 0; e < D; e++) {
+            double ref = 0;
+            for (int j = 0; j <= i + 1; j++) ref += w[j] * v[j * D + e] / l;
+            CHECK_NEAR(o[i * D + e], ref, 1e-5);
+        }
+    }
+}
+
 static void kernels_streams_events(const wgc::Device &device, const wgc::Stream &stream) {
     wgc::Kernel k = wgc::Kernel::create(device, SCALE, "scale");
     CHECK(k.workgroup_size()[0] == 64);
@@ -214,6 +247,7 @@ int main() {
     errors_throw_with_status_and_message(device, stream);
     error_codes_do_not_throw(device);
     operators_on_views(device, stream);
+    attention_one_head(device, stream);
     kernels_streams_events(device, stream);
     graphs(device, stream);
     autotune_options(instance);

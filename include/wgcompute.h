@@ -733,6 +733,38 @@ typedef uint32_t WgcProfileGroup;
 #endif // __cplusplus
 
 /**
+ * Which causal mask applies. Values are fixed.
+ */
+enum WgcAttentionCausal
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * No causal mask.
+   */
+  WGC_ATTENTION_CAUSAL_NONE = 0,
+  /**
+   * Query i (of Sq) sees keys j <= i + L - Sq, L the valid keys:
+   * aligned to the bottom-right (FlashAttention, PyTorch's
+   * `causal_lower_right`), what decode and chunked prefill need.
+   */
+  WGC_ATTENTION_CAUSAL_BOTTOM_RIGHT = 1,
+  /**
+   * Query i sees keys j <= i: aligned to the top-left, as PyTorch's
+   * `is_causal=True`. The same as BottomRight when Sq == L.
+   */
+  WGC_ATTENTION_CAUSAL_TOP_LEFT = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcAttentionCausal WgcAttentionCausal;
+#else
+typedef uint32_t WgcAttentionCausal;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A region of GPU memory. Safe to use from many threads; the library orders
  * host reads and writes after all work recorded before them (see
  * `wgc_buffer_write`).
@@ -1118,6 +1150,35 @@ typedef struct WgcTensor {
   int64_t strides[8];
   int64_t offset;
 } WgcTensor;
+
+/**
+ * Settings of `wgc_op_attention`. Zero-initialise (no causal mask, scale
+ * 1/sqrt(D), no window, every key), set `struct_size` to
+ * `sizeof(WgcAttentionDesc)`, then what differs.
+ */
+typedef struct WgcAttentionDesc {
+  uint32_t struct_size;
+  /**
+   * A `WgcAttentionCausal` value.
+   */
+  uint32_t causal;
+  /**
+   * Multiplies q.k; 0: 1/sqrt(D). Finite.
+   */
+  float scale;
+  /**
+   * Sliding window: 0 for none; else the query at position i sees only
+   * keys j > i - window (with a causal mask: the `window` keys ending at
+   * its own position). Positions as for the causal mask.
+   */
+  uint32_t window;
+  /**
+   * Valid keys: 0 for all Skv; else only keys below `kv_len` (at most
+   * Skv) take part, as if k and v were cut to that length: a KV cache
+   * allocated for Skv tokens and filled with `kv_len` needs no copy.
+   */
+  uint32_t kv_len;
+} WgcAttentionDesc;
 
 /**
  * Settings of `wgc_op_rope`. Zero-initialise, set `struct_size` to
@@ -1639,6 +1700,89 @@ WgcStatus wgc_kernel_workgroup_size(const struct WgcKernel *kernel, uint32_t *ou
  * Number of bindings the entry point uses (storage and uniform).
  */
 WgcStatus wgc_kernel_binding_count(const struct WgcKernel *kernel, uint32_t *out_count);
+
+/**
+ * Scaled dot-product attention, as PyTorch's
+ * `scaled_dot_product_attention`, without materialising the scores:
+ * `out = softmax(scale * q k^T + mask) v` per batch entry and query head.
+ *
+ * Shapes: q (..., Hq, Sq, D), k and v (..., Hkv, Skv, D) with the same
+ * leading (batch) dims, out shaped as q. Grouped-query attention: Hq a
+ * multiple of Hkv, query head h reads key/value head h / (Hq / Hkv)
+ * (PyTorch's `enable_gqa=True`; Hq == Hkv is ordinary attention).
+ * D from 1 to 256. Any strides: heads-first (B, H, S, D) or tokens-first
+ * (B, S, H, D) storage is passed as a permuted view.
+ *
+ * Dtypes: q, k, v and out all f32, f16 or bf16 (bf16 goes through f32
+ * copies of q, k and v); products and sums in f32, out rounded once.
+ *
+ * Which keys a query sees: key j (of Skv) takes part for query i (of Sq)
+ * unless it is at or past the valid length L (`desc->kv_len`, and the
+ * batch entry's `kv_lens` value when given), the causal mask excludes it,
+ * it is outside the sliding window, or a boolean mask is false there.
+ * Causal masks (`desc->causal`): `WGC_ATTENTION_CAUSAL_BOTTOM_RIGHT` puts
+ * query i at position i + L - Sq and lets it see keys j <= that position
+ * (FlashAttention, PyTorch's `causal_lower_right`: decode and chunked
+ * prefill); `WGC_ATTENTION_CAUSAL_TOP_LEFT` puts it at position i
+ * (PyTorch's `is_causal=True`). The two agree when Sq == L.
+ *
+ * `mask` (NULL for none) broadcasts to (..., Hq, Sq, Skv) (NumPy rules,
+ * any strides): of q's dtype it is added to the scaled scores (-inf
+ * excludes a key); i32 or u32 it is boolean, nonzero where the key takes
+ * part (PyTorch's `True`). `kv_lens` (NULL for none): i32 or u32, shaped
+ * as the batch dims, each entry's number of valid keys (clamped to
+ * Skv; read on the GPU). `lse` (NULL for none): f32 (..., Hq, Sq), gets
+ * each row's natural log-sum-exp of its scaled, masked scores.
+ *
+ * Rows that no key reaches (all masked, all outside the window or the
+ * valid length, or a score of -inf everywhere) give 0 and lse -inf: what
+ * PyTorch 2.5 and later return from SDPA (its math backend's
+ * `_safe_softmax`, and the fused kernels), not the NaN of a plain softmax.
+ * NaN and infinities follow IEEE arithmetic as in PyTorch's math backend:
+ * a NaN score (from q, k or the mask) makes its row NaN; a +inf score
+ * makes its row NaN (exp(inf - inf)); NaN or inf in v reaches every row
+ * that sees that key, also with weight 0 (0 * NaN), except keys that no
+ * row of a block of 8 query rows may see, which are never read.
+ *
+ * Accuracy: within (2e-5 + 1.2e-7 * D * a) * sum_j p_j |v_j| + 1e-6 of a
+ * float64 evaluation on the same inputs, p the softmax weights and a the
+ * largest scale * sum_d |q_d k_d| over the keys the row sees (the f32
+ * rounding of a score moves its weight by as much); for f16 and bf16
+ * outputs add the output's rounding (2^-11 or 2^-8 relative). lse within
+ * 1e-5 * (|lse| + 1) for moderate scores.
+ *
+ * Work: keys are taken in tiles of 64 by workgroups of 8 query rows of
+ * one key/value head (the query heads of a group share them, so the KV
+ * cache is read once per group in decode); long key ranges are cut into
+ * chunks over more workgroups, whose partial results a second pass merges
+ * (flash-decoding), so a few queries against a long cache fill the GPU.
+ *
+ * Statuses: `WGC_ERROR_SHAPE_MISMATCH` (shapes, heads not a multiple,
+ * mask not broadcastable), `WGC_ERROR_DTYPE_MISMATCH`,
+ * `WGC_ERROR_INVALID_ARGUMENT` (rank below 3, D outside 1..256, scale not
+ * finite, unknown causal value, `desc->struct_size` below 4, out or lse
+ * sharing a buffer with an input or each other, or overlapping itself),
+ * `WGC_ERROR_UNSUPPORTED` (integer q, f16 without adapter support),
+ * `WGC_ERROR_TOO_LARGE` (more workgroups than a grid dim holds, or the
+ * key chunks' partial results, about B * Hq * Sq * chunks * (D + 2) * 4
+ * bytes, past one storage binding: split the batch),
+ * `WGC_ERROR_OUT_OF_RANGE` (views), `WGC_ERROR_NULL_POINTER` (stream, q,
+ * k, v, desc or out NULL), `WGC_ERROR_DEVICE_MISMATCH`. Checked before
+ * anything is recorded. Records work on `stream`; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
+ */
+WgcStatus wgc_op_attention(const struct WgcStream *stream,
+                           const struct WgcTensor *q,
+                           const struct WgcTensor *k,
+                           const struct WgcTensor *v,
+                           const struct WgcTensor *mask,
+                           const struct WgcTensor *kv_lens,
+                           const struct WgcAttentionDesc *desc,
+                           const struct WgcTensor *out,
+                           const struct WgcTensor *lse);
 
 /**
  * Layer norm over the last `normalized_dims` dims of `in`:

@@ -889,6 +889,12 @@ WGC_HPP_OP(topk, wgc_op_topk(s.get(), in.c(), k, largest, values.c(), indices.c(
            uint32_t k, uint32_t largest, const Tensor &values, const Tensor &indices)
 WGC_HPP_OP(cumsum, wgc_op_cumsum(s.get(), in.c(), axis, out.c()), const Stream &s, const Tensor &in, int32_t axis,
            const Tensor &out)
+// Scaled dot-product attention; mask, kv_lens and lse may be nullptr.
+WGC_HPP_OP(attention,
+           wgc_op_attention(s.get(), q.c(), k.c(), v.c(), detail::opt(mask), detail::opt(kv_lens), &desc, out.c(),
+                            detail::opt(lse)),
+           const Stream &s, const Tensor &q, const Tensor &k, const Tensor &v, const Tensor *mask,
+           const Tensor *kv_lens, const WgcAttentionDesc &desc, const Tensor &out, const Tensor *lse)
 
 #undef WGC_HPP_OP
 

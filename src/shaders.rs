@@ -26,6 +26,10 @@ pub const ALL: &[(&str, &str)] = &[
     ("row_teams.wgsl", include_str!("../shaders/row_teams.wgsl")),
     ("random_mulhi_u16.wgsl", include_str!("../shaders/random_mulhi_u16.wgsl")),
     ("random_mulhi_u64.wgsl", include_str!("../shaders/random_mulhi_u64.wgsl")),
+    ("attention_params.wgsl", include_str!("../shaders/attention_params.wgsl")),
+    ("attention_mask_none.wgsl", include_str!("../shaders/attention_mask_none.wgsl")),
+    ("attention_mask_add.wgsl", include_str!("../shaders/attention_mask_add.wgsl")),
+    ("attention_mask_bool.wgsl", include_str!("../shaders/attention_mask_bool.wgsl")),
 ];
 
 pub fn source(name: &str) -> &'static str {

@@ -30,6 +30,8 @@ void run_std(Case *c);
 /* diff_ops_softmax.c */
 void run_softmax(Case *c);
 void run_log_softmax(Case *c);
+/* diff_ops_attention.c */
+void run_attention(Case *c);
 /* diff_ops_norm.c */
 void run_layer_norm(Case *c);
 void run_rms_norm(Case *c);

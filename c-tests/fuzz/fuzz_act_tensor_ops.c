@@ -363,11 +363,14 @@ static void act_reduce(Fuzz *f) {
     else fz_op_end(f, &op, wgc_op_log_softmax(op.stream, in.p, axis, out.p));
 }
 
+void fz_act_attention(Fuzz *f); /* fuzz_act_attention.c */
+
 const FzActionDef fz_tensor_op_actions[] = {
     {"op_gemm", act_gemm, 25},
     {"op_conv", act_conv, 15},
     {"op_pool", act_pool, 15},
     {"op_norm", act_norm, 20},
     {"op_reduce", act_reduce, 40},
+    {"op_attention", fz_act_attention, 10},
     {NULL, NULL, 0},
 };

@@ -18,6 +18,7 @@ pub mod device;
 pub mod event;
 pub mod instance;
 pub mod kernel;
+pub mod ops_attention;
 pub mod ops_norm;
 pub mod ops_reduce;
 pub mod ops_rope;

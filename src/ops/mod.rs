@@ -1,6 +1,7 @@
 //! Built-in operators: validate shapes and dtypes, pick a kernel variant,
 //! record its launches on a stream. Everything runs on the GPU.
 
+pub mod attention;
 pub mod bf16;
 pub mod bf16_route;
 pub mod concat;
@@ -48,6 +49,10 @@ pub mod tuned;
 /// Every kernel family on the kernel spec (the offline tests compile each
 /// variant and check each uniform's layout).
 pub static FAMILIES: &[&spec::Family] = &[
+    &attention::FAMILY,
+    &attention::FAMILY_MASK_ADD,
+    &attention::FAMILY_MASK_BOOL,
+    &attention::COMBINE_FAMILY,
     &bf16::FAMILY,
     &concat::FAMILY,
     &conv::FAMILY,
