@@ -16,6 +16,7 @@ pub mod boundary;
 pub mod buffer;
 pub mod device;
 pub mod event;
+pub mod expr;
 pub mod instance;
 pub mod kernel;
 pub mod ops_norm;

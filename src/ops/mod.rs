@@ -11,6 +11,7 @@ pub mod conv_khr;
 pub mod cumsum;
 pub mod elementwise;
 pub mod elementwise_map;
+pub mod expr;
 pub mod fill;
 pub mod gather;
 pub mod gemm_coop;

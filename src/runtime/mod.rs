@@ -14,6 +14,7 @@ pub mod compile_stack;
 pub mod coopmat2;
 pub mod device;
 pub mod event;
+pub mod generated_kernels;
 pub mod hal_open;
 pub mod in_flight;
 pub mod indirect_counts;
