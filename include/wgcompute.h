@@ -146,6 +146,27 @@
 #define WGC_BUFFER_USAGE_ALL 7
 
 /**
+ * Most nodes one expression may have (inputs, scalars, parameters and
+ * operations together).
+ */
+#define WGC_EXPR_MAX_NODES 256
+
+/**
+ * Most input tensors one expression may read.
+ */
+#define WGC_EXPR_MAX_INPUTS 12
+
+/**
+ * Most output tensors one expression may write.
+ */
+#define WGC_EXPR_MAX_OUTPUTS 4
+
+/**
+ * Most scalar constants and parameters one expression may hold together.
+ */
+#define WGC_EXPR_MAX_SCALARS 32
+
+/**
  * Most private memory one invocation of a kernel may use, in bytes: the
  * `var<private>` globals its entry point uses, plus its function variables
  * and those of the deepest chain of functions it calls, plus arrays indexed
@@ -646,6 +667,41 @@ typedef struct WgcDevice WgcDevice;
 typedef struct WgcEvent WgcEvent;
 
 /**
+ * An elementwise expression: a DAG of nodes, each an input tensor, a
+ * scalar constant, a launch parameter or an elementwise operation of
+ * earlier nodes, and the list of nodes written to output tensors. Build it
+ * with `wgc_expr_input`, `wgc_expr_scalar`, `wgc_expr_param`,
+ * `wgc_expr_unary`, `wgc_expr_binary`, `wgc_expr_where`, `wgc_expr_fma`,
+ * `wgc_expr_cast` and `wgc_expr_output`, each returning the new node's id
+ * (0, 1, 2, ... in the order built); launch it with `wgc_op_expr`.
+ *
+ * Nodes may only use nodes built before them, so expressions are acyclic;
+ * an id not built yet is `WGC_ERROR_INVALID_ARGUMENT`. Each node has a
+ * dtype, checked as it is built with the separate operators' rules and no
+ * implicit promotion: binary ops, fma and where's values take operands of
+ * one dtype (`WGC_ERROR_DTYPE_MISMATCH`; cast first), comparisons give
+ * U32 0/1, where's mask is U32, POW and the unary ops other than NEG, ABS
+ * and RELU need floats, those three also take I32
+ * (`WGC_ERROR_UNSUPPORTED`). A failed build call leaves the expression
+ * as it was. Limits (`WGC_ERROR_LIMIT_EXCEEDED`): `WGC_EXPR_MAX_NODES`
+ * nodes, `WGC_EXPR_MAX_INPUTS` inputs, `WGC_EXPR_MAX_OUTPUTS` outputs,
+ * `WGC_EXPR_MAX_SCALARS` constants and parameters.
+ *
+ * Numerics: every node computes exactly as the separate operator would
+ * (`wgc_op_binary`, `wgc_op_unary`, `wgc_op_fma`, `wgc_op_where`,
+ * `wgc_op_cast`), f16 and bf16 nodes computed in f32 and rounded to
+ * their dtype after each op, so a fused expression gives the same bits as
+ * the chain of separate operators (same NaN and infinity rules, same
+ * tolerances). To keep intermediates in f32, cast the inputs to F32 and
+ * the result back.
+ *
+ * Reference-counted; `wgc_expr_release` drops a reference. Building is
+ * not meant to race with itself, but every call locks the expression, so
+ * concurrent use from several threads (building and launching) is safe.
+ */
+typedef struct WgcExpr WgcExpr;
+
+/**
  * The entry point to the library: a snapshot of the adapters (GPUs and
  * software drivers) found when it was created.
  */
@@ -872,31 +928,6 @@ typedef struct WgcTuningStats {
 } WgcTuningStats;
 
 /**
- * Describes a kernel. Zero-initialise and set `struct_size` to
- * `sizeof(WgcKernelDesc)`.
- */
-typedef struct WgcKernelDesc {
-  uint32_t struct_size;
-  /**
-   * NUL-terminated WGSL source. Bindings must be in `@group(0)`; storage
-   * buffers are `var<storage, read>` or `var<storage, read_write>`; at most
-   * one `var<uniform>`, which `WgcLaunch.params` can fill.
-   */
-  const char *source;
-  /**
-   * NUL-terminated name of a `@compute` function in `source`.
-   */
-  const char *entry_point;
-  /**
-   * 1: compile without the runtime bounds checks that otherwise clamp
-   * every array index, and without zero-initialising workgroup memory.
-   * Faster, but an out-of-bounds access is then undefined behaviour on the
-   * GPU: only for kernels whose indexing the caller has proven in bounds.
-   */
-  uint32_t skip_bounds_checks;
-} WgcKernelDesc;
-
-/**
  * A view of a buffer as a tensor: element `[i0, ..., i(rank-1)]` lives at
  * element index `offset + sum(ik * strides[k])` of `buffer`. Strides and
  * offset count elements, not bytes; strides may be 0 (broadcast) or
@@ -926,6 +957,31 @@ typedef struct WgcTensor {
   int64_t strides[8];
   int64_t offset;
 } WgcTensor;
+
+/**
+ * Describes a kernel. Zero-initialise and set `struct_size` to
+ * `sizeof(WgcKernelDesc)`.
+ */
+typedef struct WgcKernelDesc {
+  uint32_t struct_size;
+  /**
+   * NUL-terminated WGSL source. Bindings must be in `@group(0)`; storage
+   * buffers are `var<storage, read>` or `var<storage, read_write>`; at most
+   * one `var<uniform>`, which `WgcLaunch.params` can fill.
+   */
+  const char *source;
+  /**
+   * NUL-terminated name of a `@compute` function in `source`.
+   */
+  const char *entry_point;
+  /**
+   * 1: compile without the runtime bounds checks that otherwise clamp
+   * every array index, and without zero-initialising workgroup memory.
+   * Faster, but an out-of-bounds access is then undefined behaviour on the
+   * GPU: only for kernels whose indexing the caller has proven in bounds.
+   */
+  uint32_t skip_bounds_checks;
+} WgcKernelDesc;
 
 /**
  * Settings of `wgc_op_rope`. Zero-initialise, set `struct_size` to
@@ -1258,6 +1314,129 @@ WgcStatus wgc_event_query(const struct WgcEvent *event, uint32_t *out_done);
 WgcStatus wgc_event_elapsed_ms(const struct WgcEvent *start,
                                const struct WgcEvent *end,
                                double *out_ms);
+
+/**
+ * Create an empty expression into `*out_expr` (released with
+ * `wgc_expr_release`). `WGC_ERROR_NULL_POINTER` if `out_expr` is NULL.
+ */
+WgcStatus wgc_expr_create(struct WgcExpr **out_expr);
+
+/**
+ * Take another reference to `expr`. NULL does nothing.
+ */
+void wgc_expr_retain(struct WgcExpr *expr);
+
+/**
+ * Drop a reference to `expr`. NULL does nothing. Launched work does not
+ * need the expression: it may be released right after `wgc_op_expr`.
+ */
+void wgc_expr_release(struct WgcExpr *expr);
+
+/**
+ * Add input tensor number k (k = the number of inputs added before; the
+ * k-th tensor of `wgc_op_expr`'s `inputs`) of `dtype` (a `WgcDtype`).
+ * Unknown dtype: `WGC_ERROR_INVALID_ARGUMENT`.
+ */
+WgcStatus wgc_expr_input(struct WgcExpr *expr, uint32_t dtype, uint32_t *out_node);
+
+/**
+ * Add a constant of `dtype`: `value` converted as `wgc_op_binary_scalar`
+ * converts its scalar (floats rounded once to nearest even, integers
+ * truncated and saturated, NaN -> 0). The value is not part of the
+ * compiled kernel: expressions that differ only in constants share it.
+ */
+WgcStatus wgc_expr_scalar(struct WgcExpr *expr, uint32_t dtype, double value, uint32_t *out_node);
+
+/**
+ * Add launch parameter number k (k = the number of parameters added
+ * before) of `dtype`: its value is `params[k]` of each `wgc_op_expr`,
+ * converted as `wgc_expr_scalar` converts. Changing it between launches
+ * reuses the compiled kernel.
+ */
+WgcStatus wgc_expr_param(struct WgcExpr *expr, uint32_t dtype, uint32_t *out_node);
+
+/**
+ * Add `op(a)`, `op` a `WgcUnaryOp` (unknown: `WGC_ERROR_INVALID_ARGUMENT`).
+ */
+WgcStatus wgc_expr_unary(struct WgcExpr *expr, uint32_t op, uint32_t a, uint32_t *out_node);
+
+/**
+ * Add `a op b`, `op` a `WgcBinaryOp` (unknown: `WGC_ERROR_INVALID_ARGUMENT`).
+ */
+WgcStatus wgc_expr_binary(struct WgcExpr *expr,
+                          uint32_t op,
+                          uint32_t a,
+                          uint32_t b,
+                          uint32_t *out_node);
+
+/**
+ * Add `mask != 0 ? a : b` (mask U32, a and b of one dtype).
+ */
+WgcStatus wgc_expr_where(struct WgcExpr *expr,
+                         uint32_t mask,
+                         uint32_t a,
+                         uint32_t b,
+                         uint32_t *out_node);
+
+/**
+ * Add `a * b + c` (one rounding for floats, as `wgc_op_fma`).
+ */
+WgcStatus wgc_expr_fma(struct WgcExpr *expr,
+                       uint32_t a,
+                       uint32_t b,
+                       uint32_t c,
+                       uint32_t *out_node);
+
+/**
+ * Add `a` converted to `dtype`, as `wgc_op_cast` converts.
+ */
+WgcStatus wgc_expr_cast(struct WgcExpr *expr, uint32_t a, uint32_t dtype, uint32_t *out_node);
+
+/**
+ * Write node `node` to output tensor number j (j = the number of outputs
+ * added before), whose dtype must be the node's. A node may be written to
+ * several outputs.
+ */
+WgcStatus wgc_expr_output(struct WgcExpr *expr, uint32_t node);
+
+/**
+ * Launch `expr`: every output is computed elementwise over the outputs'
+ * shape (every output has the same shape; each input broadcasts to it
+ * with NumPy's rules, `WGC_ERROR_SHAPE_MISMATCH` otherwise) in one
+ * kernel. `inputs[k]` is input k (dtype as declared,
+ * `WGC_ERROR_DTYPE_MISMATCH` otherwise), `outputs[j]` output j (the
+ * dtype of its node), `params[k]` parameter k. Counts that differ from
+ * the expression's, or an expression without outputs:
+ * `WGC_ERROR_INVALID_ARGUMENT`. Views may be strided, offset, reversed
+ * or broadcast (inputs); an output whose elements share memory, or that
+ * shares a buffer with an input or another output, is
+ * `WGC_ERROR_INVALID_ARGUMENT` (no in-place: write to a buffer of its own).
+ * f16 needs shader-f16 support (`WGC_ERROR_UNSUPPORTED`); more tensors
+ * than the adapter binds in one kernel: `WGC_ERROR_LIMIT_EXCEEDED`.
+ * Everything is checked before anything is recorded. Empty outputs
+ * succeed and launch nothing.
+ *
+ * Compilation: the first launch of a structure compiles its kernel and
+ * blocks while the driver compiles it (milliseconds); later launches of
+ * any expression with the same live structure (ops, dtypes, which inputs
+ * are read, outputs) and the same layout class (rank after merging
+ * contiguous dims, whether every view allows 4-element units) reuse it
+ * whatever their sizes, constants and parameters. Other launches do not
+ * block: the work is recorded on the stream. Nodes no output depends on
+ * are not computed, and inputs no output depends on are checked but not read.
+ *
+ * # Safety
+ * `inputs`, `outputs` and `params` must point to `n_inputs`, `n_outputs`
+ * and `n_params` elements (NULL allowed for a count of 0).
+ */
+WgcStatus wgc_op_expr(const struct WgcStream *stream,
+                      const struct WgcExpr *expr,
+                      const struct WgcTensor *inputs,
+                      uint32_t n_inputs,
+                      const struct WgcTensor *outputs,
+                      uint32_t n_outputs,
+                      const double *params,
+                      uint32_t n_params);
 
 /**
  * Create an instance and enumerate the adapters of the backends that the

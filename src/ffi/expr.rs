@@ -14,13 +14,20 @@ use std::sync::{Arc, Mutex};
 
 /// Most nodes one expression may have (inputs, scalars, parameters and
 /// operations together).
-pub const WGC_EXPR_MAX_NODES: u32 = crate::ops::expr::ir::MAX_NODES as u32;
+pub const WGC_EXPR_MAX_NODES: u32 = 256;
 /// Most input tensors one expression may read.
-pub const WGC_EXPR_MAX_INPUTS: u32 = crate::ops::expr::ir::MAX_INPUTS as u32;
+pub const WGC_EXPR_MAX_INPUTS: u32 = 12;
 /// Most output tensors one expression may write.
-pub const WGC_EXPR_MAX_OUTPUTS: u32 = crate::ops::expr::ir::MAX_OUTPUTS as u32;
+pub const WGC_EXPR_MAX_OUTPUTS: u32 = 4;
 /// Most scalar constants and parameters one expression may hold together.
-pub const WGC_EXPR_MAX_SCALARS: u32 = crate::ops::expr::ir::MAX_SCALARS as u32;
+pub const WGC_EXPR_MAX_SCALARS: u32 = 32;
+
+// The header's limits are the IR's.
+const _: () = {
+    use crate::ops::expr::ir;
+    assert!(WGC_EXPR_MAX_NODES as usize == ir::MAX_NODES && WGC_EXPR_MAX_INPUTS as usize == ir::MAX_INPUTS);
+    assert!(WGC_EXPR_MAX_OUTPUTS as usize == ir::MAX_OUTPUTS && WGC_EXPR_MAX_SCALARS as usize == ir::MAX_SCALARS);
+};
 
 /// An elementwise expression: a DAG of nodes, each an input tensor, a
 /// scalar constant, a launch parameter or an elementwise operation of

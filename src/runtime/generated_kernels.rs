@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// Most generated kernels one device keeps.
-pub const MAX_GENERATED_KERNELS: usize = 1024;
+pub(crate) const MAX_GENERATED_KERNELS: usize = 1024;
 
 #[derive(Default)]
 pub struct GeneratedKernels {

@@ -19,10 +19,10 @@ const HELPERS: [&str; 2] = ["elementwise_scalar.wgsl", "expr.wgsl"];
 const HELPERS_F16: &str = "expr_f16.wgsl";
 
 /// Workgroup size of generated kernels.
-pub const WG: u32 = 256;
+pub(crate) const WG: u32 = 256;
 /// Operand slots of the uniform: inputs at their index, outputs after
 /// `MAX_INPUTS`.
-pub const OPERANDS: usize = MAX_INPUTS + MAX_OUTPUTS;
+pub(crate) const OPERANDS: usize = MAX_INPUTS + MAX_OUTPUTS;
 const _: () = assert!(OPERANDS * MAX_RANK % 4 == 0 && MAX_SCALARS % 4 == 0);
 
 /// How the launch's views are indexed: part of the cache key.

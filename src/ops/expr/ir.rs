@@ -11,13 +11,13 @@ use crate::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::ops::tensor::DType;
 
 /// Most nodes one expression may have.
-pub const MAX_NODES: usize = 256;
+pub(crate) const MAX_NODES: usize = 256;
 /// Most input tensors.
-pub const MAX_INPUTS: usize = 12;
+pub(crate) const MAX_INPUTS: usize = 12;
 /// Most output tensors.
-pub const MAX_OUTPUTS: usize = 4;
+pub(crate) const MAX_OUTPUTS: usize = 4;
 /// Most scalar constants and parameters together (each takes a uniform slot).
-pub const MAX_SCALARS: usize = 32;
+pub(crate) const MAX_SCALARS: usize = 32;
 
 /// A node's index in its expression.
 pub type NodeId = u32;
