@@ -12,5 +12,6 @@ void cases_conv(void);
 void cases_index(void);
 void cases_latency(void);
 void cases_tuning(void);
+void cases_fusion(void);
 
 #endif

@@ -19,6 +19,7 @@ from .device import AdapterInfo, Device, adapters, default_device
 from .dtypes import DType
 from .errors import WgcError
 from .errors import *  # noqa: F401,F403  (one exception class per status)
+from .fuse import fuse
 from .kernel import Kernel
 from .ops import *  # noqa: F401,F403
 from .ops import BINARY_OPS, REDUCE_OPS, UNARY_OPS

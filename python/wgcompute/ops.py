@@ -23,6 +23,7 @@ from .dtypes import DType, DTypeLike, as_dtype
 from .errors import check
 from .stream import current_stream
 from .tensor import Tensor, empty, asarray
+from .fuse import traced
 
 Scalar = Union[int, float, bool, np.number]
 Axes = Union[None, int, Sequence[int]]
@@ -92,6 +93,9 @@ def _broadcast(*shapes: Sequence[int]) -> Tuple[int, ...]:
 def binary(op: Union[str, int], a: Any, b: Any, out: Optional[Tensor] = None) -> Tensor:
     """``out = a OP b`` with NumPy broadcasting (``wgc_op_binary``); a Python
     number on either side is converted to the tensor's dtype."""
+    t = traced(a, b)
+    if t is not None:  # inside wg.fuse: record a node
+        return t._wgc_trace.binary(op, a, b)
     code = BINARY_OPS[op] if isinstance(op, str) else op
     name = op if isinstance(op, str) else next((k for k, v in BINARY_OPS.items() if v == op), "")
     if isinstance(a, Tensor) and _is_scalar(b):
@@ -106,6 +110,8 @@ def binary(op: Union[str, int], a: Any, b: Any, out: Optional[Tensor] = None) ->
 
 def unary(op: Union[str, int], x: Tensor, out: Optional[Tensor] = None) -> Tensor:
     """``out = OP(x)`` (``wgc_op_unary``)."""
+    if traced(x) is not None:
+        return x._wgc_trace.unary(op, x)
     code = UNARY_OPS[op] if isinstance(op, str) else op
     o = _out(out, x.shape, x.dtype, x)
     check(lib.wgc_op_unary(_stream(x), code, _c(x), _c(o)))
@@ -165,6 +171,9 @@ clip = clamp
 
 def fma(a: Any, b: Any, c: Any, out: Optional[Tensor] = None) -> Tensor:
     """``a * b + c`` with one rounding, all broadcast."""
+    t = traced(a, b, c)
+    if t is not None:
+        return t._wgc_trace.fma(a, b, c)
     a, b, c = _tensors(a, b, c)
     o = _out(out, _broadcast(a.shape, b.shape, c.shape), a.dtype, a)
     check(lib.wgc_op_fma(_stream(a), _c(a), _c(b), _c(c), _c(o)))
@@ -173,6 +182,9 @@ def fma(a: Any, b: Any, c: Any, out: Optional[Tensor] = None) -> Tensor:
 
 def where(mask: Tensor, a: Any, b: Any, out: Optional[Tensor] = None) -> Tensor:
     """``mask != 0 ? a : b``, broadcast; ``mask`` is uint32 (comparisons make one)."""
+    t = traced(mask, a, b)
+    if t is not None:
+        return t._wgc_trace.where(mask, a, b)
     a, b = _tensors(a, b)
     o = _out(out, _broadcast(mask.shape, a.shape, b.shape), a.dtype, a)
     check(lib.wgc_op_where(_stream(a), _c(mask), _c(a), _c(b), _c(o)))
@@ -413,6 +425,8 @@ def transpose(x: Tensor, dim0: int = -2, dim1: int = -1, out: Optional[Tensor] =
 
 def cast(x: Tensor, dtype: DTypeLike, out: Optional[Tensor] = None) -> Tensor:
     """Convert to ``dtype`` (``wgc_op_cast``: truncating, saturating float to int)."""
+    if traced(x) is not None:
+        return x._wgc_trace.cast(x, dtype)
     o = _out(out, x.shape, as_dtype(dtype), x)
     check(lib.wgc_op_cast(_stream(x), _c(x), _c(o)))
     return o

@@ -98,11 +98,7 @@ pub unsafe extern "C" fn wgc_expr_release(expr: *mut WgcExpr) {
 }
 
 /// Add a node with `build` and write its id to `out_node`.
-unsafe fn add(
-    expr: *mut WgcExpr,
-    out_node: *mut u32,
-    build: impl FnOnce(&mut Expr) -> Result<NodeId>,
-) -> WgcStatus {
+unsafe fn add(expr: *mut WgcExpr, out_node: *mut u32, build: impl FnOnce(&mut Expr) -> Result<NodeId>) -> WgcStatus {
     run(|| {
         let e = unsafe { borrow(expr as *const WgcExpr) }?;
         let slot = unsafe { out(out_node, "out_node") }?;
@@ -146,13 +142,7 @@ pub unsafe extern "C" fn wgc_expr_unary(expr: *mut WgcExpr, op: u32, a: u32, out
 
 /// Add `a op b`, `op` a `WgcBinaryOp` (unknown: `WGC_ERROR_INVALID_ARGUMENT`).
 #[no_mangle]
-pub unsafe extern "C" fn wgc_expr_binary(
-    expr: *mut WgcExpr,
-    op: u32,
-    a: u32,
-    b: u32,
-    out_node: *mut u32,
-) -> WgcStatus {
+pub unsafe extern "C" fn wgc_expr_binary(expr: *mut WgcExpr, op: u32, a: u32, b: u32, out_node: *mut u32) -> WgcStatus {
     unsafe { add(expr, out_node, |e| e.binary(BinaryOp::from_u32(op)?, a, b)) }
 }
 
@@ -170,13 +160,7 @@ pub unsafe extern "C" fn wgc_expr_where(
 
 /// Add `a * b + c` (one rounding for floats, as `wgc_op_fma`).
 #[no_mangle]
-pub unsafe extern "C" fn wgc_expr_fma(
-    expr: *mut WgcExpr,
-    a: u32,
-    b: u32,
-    c: u32,
-    out_node: *mut u32,
-) -> WgcStatus {
+pub unsafe extern "C" fn wgc_expr_fma(expr: *mut WgcExpr, a: u32, b: u32, c: u32, out_node: *mut u32) -> WgcStatus {
     unsafe { add(expr, out_node, |e| e.fma(a, b, c)) }
 }
 

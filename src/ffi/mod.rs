@@ -20,6 +20,7 @@ pub mod expr;
 pub mod instance;
 pub mod kernel;
 pub mod ops_norm;
+pub mod ops_norm_residual;
 pub mod ops_reduce;
 pub mod ops_rope;
 pub mod ops_scan;

@@ -27,6 +27,7 @@ pub mod matmul;
 pub mod movement;
 pub mod norm;
 pub mod norm_batch;
+pub mod norm_residual;
 pub mod norm_rows;
 pub mod pool;
 pub mod random;

@@ -23,7 +23,7 @@ pub(crate) const WG: u32 = 256;
 /// Operand slots of the uniform: inputs at their index, outputs after
 /// `MAX_INPUTS`.
 pub(crate) const OPERANDS: usize = MAX_INPUTS + MAX_OUTPUTS;
-const _: () = assert!(OPERANDS * MAX_RANK % 4 == 0 && MAX_SCALARS % 4 == 0);
+const _: () = assert!((OPERANDS * MAX_RANK).is_multiple_of(4) && MAX_SCALARS.is_multiple_of(4));
 
 /// How the launch's views are indexed: part of the cache key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -250,11 +250,8 @@ pub fn generate(e: &Expr, layout: &Layout) -> Generated {
             (false, DType::BF16) => "atomic<u32>".to_string(),
             (false, d) => storage(d).to_string(),
         };
-        let _ = writeln!(
-            out,
-            "@group(0) @binding({}) var<storage, read_write> out{j}: array<{elem}>;",
-            1 + MAX_INPUTS + j
-        );
+        let _ =
+            writeln!(out, "@group(0) @binding({}) var<storage, read_write> out{j}: array<{elem}>;", 1 + MAX_INPUTS + j);
     }
     for file in HELPERS {
         out.push_str(source(file));
@@ -272,7 +269,14 @@ pub fn generate(e: &Expr, layout: &Layout) -> Generated {
     } else {
         out.push_str("    var r = i;\n");
         for d in (1..rank).rev() {
-            let _ = writeln!(out, "    let c{d} = r % p.shape[{}][{}];\n    r = r / p.shape[{}][{}];", d / 4, d % 4, d / 4, d % 4);
+            let _ = writeln!(
+                out,
+                "    let c{d} = r % p.shape[{}][{}];\n    r = r / p.shape[{}][{}];",
+                d / 4,
+                d % 4,
+                d / 4,
+                d % 4
+            );
         }
         out.push_str("    let c0 = r;\n");
     }

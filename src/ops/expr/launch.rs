@@ -56,7 +56,12 @@ fn check_counts(e: &Expr, inputs: &[Tensor], outputs: &[Tensor], params: &[f64])
     }
     for (k, t) in inputs.iter().enumerate() {
         if t.dtype != e.inputs[k] {
-            bail!(DtypeMismatch, "expression: input {k} is {}, the expression reads {}", t.dtype.wgsl(), e.inputs[k].wgsl());
+            bail!(
+                DtypeMismatch,
+                "expression: input {k} is {}, the expression reads {}",
+                t.dtype.wgsl(),
+                e.inputs[k].wgsl()
+            );
         }
     }
     for (j, t) in outputs.iter().enumerate() {
@@ -137,9 +142,8 @@ pub fn launch(stream: &StreamShared, e: &Expr, inputs: &[Tensor], outputs: &[Ten
     // vec4 units: every operand dense along the innermost dim (or, for an
     // input, constant along it), 4-aligned elsewhere.
     let mut splat = [false; MAX_INPUTS];
-    let aligned = |i: usize| {
-        operands[i].1.bound_offset() % 4 == 0 && cstrides[i][..last].iter().all(|s| s % 4 == 0)
-    };
+    let aligned =
+        |i: usize| operands[i].1.bound_offset().is_multiple_of(4) && cstrides[i][..last].iter().all(|s| s % 4 == 0);
     let vec4 = cshape[last] % 4 == 0
         && (0..operands.len()).all(|i| {
             let (slot, _) = operands[i];
