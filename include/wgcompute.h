@@ -1581,6 +1581,47 @@ WgcStatus wgc_op_batch_norm(const struct WgcStream *stream,
                             const struct WgcTensor *out);
 
 /**
+ * `sum_out = in + residual` and `out = rms_norm(sum_out)` over the last
+ * `normalized_dims` dims, both written: the residual connection and the
+ * norm of a transformer layer. `residual` and `sum_out` have `in`'s shape
+ * and dtype (`WGC_ERROR_SHAPE_MISMATCH`, `WGC_ERROR_DTYPE_MISMATCH`); the
+ * add is rounded to the dtype first (as `wgc_op_binary`), then normalised
+ * as `wgc_op_rms_norm` normalises. `out` and `sum_out` each need a buffer
+ * of their own (sharing one with any input or with each other:
+ * `WGC_ERROR_INVALID_ARGUMENT`). Other arguments, dtypes (f32, f16),
+ * accuracy and statuses as for `wgc_op_rms_norm`.
+ *
+ * Where every view is dense row-major with 4-aligned offsets, rows of at
+ * most 16384 elements and a multiple of 4 long (a contiguous weight),
+ * one kernel reads `in` and `residual` once and writes both outputs once;
+ * other layouts record the add and then the norm (two launches, the same
+ * results). Records work on `stream`; does not block.
+ */
+WgcStatus wgc_op_rms_norm_residual(const struct WgcStream *stream,
+                                   const struct WgcTensor *input,
+                                   const struct WgcTensor *residual,
+                                   const struct WgcTensor *weight,
+                                   uint32_t normalized_dims,
+                                   float eps,
+                                   const struct WgcTensor *out,
+                                   const struct WgcTensor *sum_out);
+
+/**
+ * `sum_out = in + residual` and `out = layer_norm(sum_out)`, as
+ * `wgc_op_rms_norm_residual` with the layer norm (`weight` and `bias` as
+ * `wgc_op_layer_norm` takes them).
+ */
+WgcStatus wgc_op_layer_norm_residual(const struct WgcStream *stream,
+                                     const struct WgcTensor *input,
+                                     const struct WgcTensor *residual,
+                                     const struct WgcTensor *weight,
+                                     const struct WgcTensor *bias,
+                                     uint32_t normalized_dims,
+                                     float eps,
+                                     const struct WgcTensor *out,
+                                     const struct WgcTensor *sum_out);
+
+/**
  * Reduce `in` over `axes` into `out`.
  *
  * `axes` holds `axis_count` Python-style axes (negative counts from the
