@@ -150,11 +150,6 @@ class _Trace:
         return x.dtype
 
 
-def traced(*xs: Any) -> Any:
-    """The first traced value among ``xs``, or None (the ops' dispatch hook)."""
-    return next((x for x in xs if isinstance(x, Traced)), None)
-
-
 class Fused:
     """A traced function; see :func:`fuse`."""
 

@@ -23,9 +23,14 @@ from .dtypes import DType, DTypeLike, as_dtype
 from .errors import check
 from .stream import current_stream
 from .tensor import Tensor, empty, asarray
-from .fuse import traced
 
 Scalar = Union[int, float, bool, np.number]
+
+
+def _traced(*xs: Any) -> Any:
+    """The first value among ``xs`` that ``wg.fuse`` is tracing, or None:
+    inside a fused function the element-wise ops record nodes instead."""
+    return next((x for x in xs if hasattr(x, "_wgc_trace")), None)
 Axes = Union[None, int, Sequence[int]]
 
 BINARY_OPS: Dict[str, int] = enum_values("WGC_BINARY_OP_")
@@ -93,7 +98,7 @@ def _broadcast(*shapes: Sequence[int]) -> Tuple[int, ...]:
 def binary(op: Union[str, int], a: Any, b: Any, out: Optional[Tensor] = None) -> Tensor:
     """``out = a OP b`` with NumPy broadcasting (``wgc_op_binary``); a Python
     number on either side is converted to the tensor's dtype."""
-    t = traced(a, b)
+    t = _traced(a, b)
     if t is not None:  # inside wg.fuse: record a node
         return t._wgc_trace.binary(op, a, b)
     code = BINARY_OPS[op] if isinstance(op, str) else op
@@ -110,7 +115,7 @@ def binary(op: Union[str, int], a: Any, b: Any, out: Optional[Tensor] = None) ->
 
 def unary(op: Union[str, int], x: Tensor, out: Optional[Tensor] = None) -> Tensor:
     """``out = OP(x)`` (``wgc_op_unary``)."""
-    if traced(x) is not None:
+    if _traced(x) is not None:
         return x._wgc_trace.unary(op, x)
     code = UNARY_OPS[op] if isinstance(op, str) else op
     o = _out(out, x.shape, x.dtype, x)
@@ -171,7 +176,7 @@ clip = clamp
 
 def fma(a: Any, b: Any, c: Any, out: Optional[Tensor] = None) -> Tensor:
     """``a * b + c`` with one rounding, all broadcast."""
-    t = traced(a, b, c)
+    t = _traced(a, b, c)
     if t is not None:
         return t._wgc_trace.fma(a, b, c)
     a, b, c = _tensors(a, b, c)
@@ -182,7 +187,7 @@ def fma(a: Any, b: Any, c: Any, out: Optional[Tensor] = None) -> Tensor:
 
 def where(mask: Tensor, a: Any, b: Any, out: Optional[Tensor] = None) -> Tensor:
     """``mask != 0 ? a : b``, broadcast; ``mask`` is uint32 (comparisons make one)."""
-    t = traced(mask, a, b)
+    t = _traced(mask, a, b)
     if t is not None:
         return t._wgc_trace.where(mask, a, b)
     a, b = _tensors(a, b)
@@ -425,7 +430,7 @@ def transpose(x: Tensor, dim0: int = -2, dim1: int = -1, out: Optional[Tensor] =
 
 def cast(x: Tensor, dtype: DTypeLike, out: Optional[Tensor] = None) -> Tensor:
     """Convert to ``dtype`` (``wgc_op_cast``: truncating, saturating float to int)."""
-    if traced(x) is not None:
+    if _traced(x) is not None:
         return x._wgc_trace.cast(x, dtype)
     o = _out(out, x.shape, as_dtype(dtype), x)
     check(lib.wgc_op_cast(_stream(x), _c(x), _c(o)))
