@@ -239,7 +239,7 @@ pub unsafe extern "C" fn wgc_op_expr(
         }
         let ps: &[f64] =
             if n_params == 0 { &[] } else { unsafe { std::slice::from_raw_parts(params, n_params as usize) } };
-        let guard = e.expr.lock().unwrap_or_else(|p| p.into_inner());
-        launch(s, &guard, &ins, &outs, ps)
+        let mut guard = e.expr.lock().unwrap_or_else(|p| p.into_inner());
+        launch(s, &mut guard, &ins, &outs, ps)
     })
 }

@@ -5,10 +5,13 @@
 //! rules of the separate operators (no implicit promotion), so a built
 //! expression always compiles.
 
+use super::codegen::Layout;
 use crate::bail;
 use crate::error::Result;
 use crate::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::ops::tensor::DType;
+use crate::runtime::kernel::Kernel;
+use std::sync::{Arc, Weak};
 
 /// Most nodes one expression may have.
 pub(crate) const MAX_NODES: usize = 256;
@@ -55,6 +58,30 @@ pub struct Expr {
     /// The parameter dtypes, in parameter order.
     pub params: Vec<DType>,
     pub outputs: Vec<NodeId>,
+    /// Kernels launched lately (launch.rs): an expression only grows, so
+    /// its node and output counts name its structure.
+    pub memo: Vec<Memo>,
+}
+
+/// Most kernels an expression remembers.
+pub(crate) const MEMO_ENTRIES: usize = 4;
+
+/// What a remembered kernel was made for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoKey {
+    pub device: u64,
+    pub layout: Layout,
+    pub nodes: usize,
+    pub outputs: usize,
+}
+
+/// A kernel an expression launched, held weakly (the device's cache owns
+/// it), with its scalar slots.
+#[derive(Clone, Debug)]
+pub struct Memo {
+    pub key: MemoKey,
+    pub kernel: Weak<Kernel>,
+    pub slots: Arc<[NodeId]>,
 }
 
 impl Expr {

@@ -5,7 +5,7 @@
 //! generated kernel, compiled on first use and cached by its text.
 
 use super::codegen::{generate, Layout, OPERANDS, WG};
-use super::ir::{Expr, Op, MAX_INPUTS, MAX_SCALARS};
+use super::ir::{Expr, Memo, MemoKey, NodeId, Op, MAX_INPUTS, MAX_SCALARS, MEMO_ENTRIES};
 use crate::bail;
 use crate::error::Result;
 use crate::ops::elementwise_map::Scalar;
@@ -103,7 +103,13 @@ fn check_outputs(inputs: &[Tensor], outputs: &[Tensor]) -> Result<()> {
 }
 
 /// Record `e` over `inputs` into `outputs` with `params` on `stream`.
-pub fn launch(stream: &StreamShared, e: &Expr, inputs: &[Tensor], outputs: &[Tensor], params: &[f64]) -> Result<()> {
+pub fn launch(
+    stream: &StreamShared,
+    e: &mut Expr,
+    inputs: &[Tensor],
+    outputs: &[Tensor],
+    params: &[f64],
+) -> Result<()> {
     let dev = &stream.device;
     check_counts(e, inputs, outputs, params)?;
     let all: Vec<&Tensor> = inputs.iter().chain(outputs).collect();
@@ -170,9 +176,7 @@ pub fn launch(stream: &StreamShared, e: &Expr, inputs: &[Tensor], outputs: &[Ten
         bail!(LimitExceeded, "expression: {} tensors to bind; this adapter binds at most {limit}", operands.len());
     }
 
-    let gen = generate(e, &layout);
-    let source: Arc<str> = gen.source.into();
-    let (kernel, _) = dev.kernels.generated.get(dev, &source)?;
+    let (kernel, slots) = kernel_for(stream, e, &layout)?;
 
     let units: usize = cshape.iter().product();
     let (groups, row) = grid_1d(units as u64, WG, dev.limits.max_compute_workgroups_per_dimension);
@@ -196,7 +200,7 @@ pub fn launch(stream: &StreamShared, e: &Expr, inputs: &[Tensor], outputs: &[Ten
             p.st[at / 4][at % 4] = s as i32;
         }
     }
-    for (k, &id) in gen.slots.iter().enumerate() {
+    for (k, &id) in slots.iter().enumerate() {
         let n = e.nodes[id as usize];
         let value = match n.op {
             Op::Scalar(v) => v,
@@ -221,4 +225,27 @@ fn bindings<'a>(kernel: &Kernel, operands: &[(usize, &Tensor<'a>)]) -> Result<Ve
             }
         })
         .collect()
+}
+
+/// The kernel of `e` for `layout` and its scalar slots: from the
+/// expression's memo (no text generated or hashed) while the device's
+/// cache still holds that kernel, else generated and looked up by text.
+fn kernel_for(stream: &StreamShared, e: &mut Expr, layout: &Layout) -> Result<(Arc<Kernel>, Arc<[NodeId]>)> {
+    let dev = &stream.device;
+    let key = MemoKey { device: dev.id, layout: *layout, nodes: e.nodes.len(), outputs: e.outputs.len() };
+    if let Some(m) = e.memo.iter().find(|m| m.key == key) {
+        if let Some(k) = m.kernel.upgrade() {
+            return Ok((k, m.slots.clone()));
+        }
+    }
+    let gen = generate(e, layout);
+    let source: Arc<str> = gen.source.into();
+    let (kernel, _) = dev.kernels.generated.get(dev, &source)?;
+    let slots: Arc<[NodeId]> = gen.slots.into();
+    e.memo.retain(|m| m.key != key);
+    if e.memo.len() >= MEMO_ENTRIES {
+        e.memo.remove(0);
+    }
+    e.memo.push(Memo { key, kernel: Arc::downgrade(&kernel), slots: slots.clone() });
+    Ok((kernel, slots))
 }
