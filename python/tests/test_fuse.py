@@ -64,3 +64,18 @@ def test_what_cannot_be_traced(dev, rng):
         wg.fuse(lambda a: a)(1.0)
     with pytest.raises(wg.WgcError):
         wg.fuse(lambda a, b: a + b)(x, wg.asarray(rand(rng, (4,), "float16")))
+
+
+@pytest.mark.parametrize("rms", [True, False])
+def test_residual_norms(dev, rng, rms):
+    x, r, w = rand(rng, (3, 64)), rand(rng, (3, 64)), rand(rng, (64,), lo=0.5, hi=1.5)
+    tx, tr, tw = wg.asarray(x), wg.asarray(r), wg.asarray(w)
+    if rms:
+        y, s = wg.rms_norm_residual(tx, tr, 64, tw, eps=1e-6)
+    else:
+        y, s = wg.layer_norm_residual(tx, tr, 64, tw, None, eps=1e-6)
+    s64 = (x + r).astype(np.float64)
+    np.testing.assert_array_equal(s.numpy(), x + r)
+    mean = 0 if rms else s64.mean(-1, keepdims=True)
+    ref = (s64 - mean) / np.sqrt(((s64 - mean) ** 2).mean(-1, keepdims=True) + 1e-6) * w
+    assert_close(y, ref, "float32")

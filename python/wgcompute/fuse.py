@@ -35,7 +35,6 @@ import numpy as np
 from ._ffi import ffi, lib
 from .dtypes import DType, as_dtype
 from .errors import check
-from .stream import current_stream
 from .tensor import Tensor, empty
 
 _COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
@@ -185,16 +184,8 @@ class Fused:
         shape = tuple(np.broadcast_shapes(*[tuple(t.shape) for t in tensors]))
         dev = tensors[0].device
         outs = [empty(shape, d, dev) for d in out_dtypes]
-        from .ops import _c
-        cin = ffi.new("WgcTensor[]", max(len(tensors), 1))
-        for i, t in enumerate(tensors):
-            cin[i] = _c(t)[0]
-        cout = ffi.new("WgcTensor[]", len(outs))
-        for j, t in enumerate(outs):
-            cout[j] = _c(t)[0]
-        cp = ffi.new("double[]", params) if params else ffi.NULL
-        check(lib.wgc_op_expr(current_stream(tensors[0]._dev).handle, tr.handle, cin, len(tensors), cout, len(outs),
-                              cp, len(params)))
+        from .ops import _expr
+        _expr(tr.handle, tensors, outs, params)
         return outs[0] if single else tuple(outs)
 
 

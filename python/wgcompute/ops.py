@@ -295,6 +295,39 @@ def rms_norm(x: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Opt
     return o
 
 
+def rms_norm_residual(x: Tensor, residual: Tensor, normalized_shape: Union[int, Sequence[int]],
+                      weight: Optional[Tensor] = None, eps: float = 1e-6, out: Optional[Tensor] = None,
+                      sum_out: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
+    """``s = x + residual`` and ``rms_norm(s)``, one pass where rows allow
+    (``wgc_op_rms_norm_residual``). Returns ``(out, sum_out)``."""
+    o, so = _out(out, x.shape, x.dtype, x), _out(sum_out, x.shape, x.dtype, x)
+    check(lib.wgc_op_rms_norm_residual(_stream(x), _c(x), _c(residual), _c(weight), _norm_dims(normalized_shape), eps,
+                                       _c(o), _c(so)))
+    return o, so
+
+
+def layer_norm_residual(x: Tensor, residual: Tensor, normalized_shape: Union[int, Sequence[int]],
+                        weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, eps: float = 1e-5,
+                        out: Optional[Tensor] = None, sum_out: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
+    """``s = x + residual`` and ``layer_norm(s)`` (``wgc_op_layer_norm_residual``). Returns ``(out, sum_out)``."""
+    o, so = _out(out, x.shape, x.dtype, x), _out(sum_out, x.shape, x.dtype, x)
+    check(lib.wgc_op_layer_norm_residual(_stream(x), _c(x), _c(residual), _c(weight), _c(bias),
+                                         _norm_dims(normalized_shape), eps, _c(o), _c(so)))
+    return o, so
+
+
+def _expr(expr: Any, inputs: Sequence[Tensor], outputs: Sequence[Tensor], params: Sequence[float]) -> None:
+    """Launch a ``WgcExpr`` (``wgc_op_expr``; see :func:`wgcompute.fuse`)."""
+    cin = ffi.new("WgcTensor[]", builtins.max(len(inputs), 1))
+    for i, t in enumerate(inputs):
+        cin[i] = _c(t)[0]
+    cout = ffi.new("WgcTensor[]", builtins.max(len(outputs), 1))
+    for j, t in enumerate(outputs):
+        cout[j] = _c(t)[0]
+    cp = ffi.new("double[]", list(params)) if params else ffi.NULL
+    check(lib.wgc_op_expr(_stream(inputs[0]), expr, cin, len(inputs), cout, len(outputs), cp, len(params)))
+
+
 def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-5, out: Optional[Tensor] = None) -> Tensor:
     """Inference batch norm over dim 1 of (N, C, ...)."""
