@@ -14,5 +14,6 @@ void cases_latency(void);
 void cases_tuning(void);
 void cases_graph(void);
 void cases_attention(void);
+void cases_fusion(void);
 
 #endif

@@ -127,6 +127,7 @@ int main(int argc, char **argv) {
         cases_tuning();
         cases_graph();
         cases_attention();
+        cases_fusion();
     }
     if (!g_list) {
         fprintf(stderr, "%d case(s) wrong or unsupported; %.1f s\n", g_failures, (now_ms() - t0) / 1e3);

@@ -57,6 +57,7 @@ const DiffOp DIFF_OPS[] = {
     {"unary", run_unary},
     {"reduce", run_reduce},
     {"binary_scalar", run_binary_scalar},
+    {"expr", run_expr},
 };
 const int DIFF_OP_COUNT = (int)(sizeof DIFF_OPS / sizeof DIFF_OPS[0]);
 

@@ -237,6 +237,54 @@ static void autotune_options(const wgc::Instance &instance) {
     CHECK(!device.save_tuning());  // no tuning_cache_path
 }
 
+// An expression built with operators: y = sqrt(relu(a * b + 1)) * 0.5 and
+// a > b, one kernel with two outputs and a parameter; then the fused
+// residual norm.
+static void expressions(const wgc::Device &device, const wgc::Stream &stream) {
+    const int N = 37;
+    std::vector<float> a(N), b(N);
+    for (int i = 0; i < N; i++) a[i] = std::sin(0.7f * i) * 2, b[i] = std::cos(0.3f * i);
+    wgc::Tensor ta = wgc::Tensor::empty(device, WGC_DTYPE_F32, {N}), tb = wgc::Tensor::empty(device, WGC_DTYPE_F32, {N});
+    wgc::Tensor ty = wgc::Tensor::empty(device, WGC_DTYPE_F32, {N}), tm = wgc::Tensor::empty(device, WGC_DTYPE_U32, {N});
+    ta.write(a);
+    tb.write(b);
+    wgc::Expr e = wgc::Expr::create();
+    wgc::Expr::Node x = e.input(WGC_DTYPE_F32), y = e.input(WGC_DTYPE_F32), p = e.param(WGC_DTYPE_F32);
+    e.output(wgc::sqrt(wgc::relu(x * y + p)) * 0.5);
+    e.output(e.binary(WGC_BINARY_OP_GT, x, y));
+    wgc::Tensor in[] = {ta, tb}, out[] = {ty, tm};
+    const double params[] = {1.0};
+    wgc::expr(stream, e, in, out, params);
+    std::vector<float> got = ty.to_vector<float>();
+    std::vector<uint32_t> mask = tm.to_vector<uint32_t>();
+    for (int i = 0; i < N; i++) {
+        double t = static_cast<double>(a[i]) * b[i] + 1.0;
+        CHECK_NEAR(got[i], std::sqrt(t > 0 ? t : 0) * 0.5, 1e-6);
+        CHECK(mask[i] == (a[i] > b[i] ? 1u : 0u));
+    }
+    std::error_code ec;
+    e.unary(WGC_UNARY_OP_EXP, e.input(WGC_DTYPE_I32), ec);
+    CHECK(ec.value() == WGC_ERROR_UNSUPPORTED);
+
+    wgc::Tensor h = wgc::Tensor::empty(device, WGC_DTYPE_F32, {2, 8}), r = wgc::Tensor::empty(device, WGC_DTYPE_F32, {2, 8});
+    wgc::Tensor n = wgc::Tensor::empty(device, WGC_DTYPE_F32, {2, 8}), s = wgc::Tensor::empty(device, WGC_DTYPE_F32, {2, 8});
+    std::vector<float> hv(16), rv(16);
+    for (int i = 0; i < 16; i++) hv[i] = 0.25f * i, rv[i] = 1.0f;
+    h.write(hv);
+    r.write(rv);
+    wgc::rms_norm_residual(stream, h, r, nullptr, 1, 1e-6f, n, s);
+    std::vector<float> sv = s.to_vector<float>(), nv = n.to_vector<float>();
+    for (int row = 0; row < 2; row++) {
+        double ss = 0;
+        for (int j = 0; j < 8; j++) ss += static_cast<double>(sv[row * 8 + j]) * sv[row * 8 + j];
+        double rstd = 1.0 / std::sqrt(ss / 8 + 1e-6);
+        for (int j = 0; j < 8; j++) {
+            CHECK(sv[row * 8 + j] == hv[row * 8 + j] + 1.0f);
+            CHECK_NEAR(nv[row * 8 + j], sv[row * 8 + j] * rstd, 1e-5);
+        }
+    }
+}
+
 int main() {
     wgc::Instance instance = wgc::Instance::create();
     CHECK(instance.adapter_count() >= 1);
@@ -251,5 +299,6 @@ int main() {
     kernels_streams_events(device, stream);
     graphs(device, stream);
     autotune_options(instance);
+    expressions(device, stream);
     return finish("test_cpp_api");
 }

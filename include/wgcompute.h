@@ -146,6 +146,27 @@
 #define WGC_BUFFER_USAGE_ALL 7
 
 /**
+ * Most nodes one expression may have (inputs, scalars, parameters and
+ * operations together).
+ */
+#define WGC_EXPR_MAX_NODES 256
+
+/**
+ * Most input tensors one expression may read.
+ */
+#define WGC_EXPR_MAX_INPUTS 12
+
+/**
+ * Most output tensors one expression may write.
+ */
+#define WGC_EXPR_MAX_OUTPUTS 4
+
+/**
+ * Most scalar constants and parameters one expression may hold together.
+ */
+#define WGC_EXPR_MAX_SCALARS 32
+
+/**
  * Most private memory one invocation of a kernel may use, in bytes: the
  * `var<private>` globals its entry point uses, plus its function variables
  * and those of the deepest chain of functions it calls, plus arrays indexed
@@ -782,6 +803,41 @@ typedef struct WgcDevice WgcDevice;
 typedef struct WgcEvent WgcEvent;
 
 /**
+ * An elementwise expression: a DAG of nodes, each an input tensor, a
+ * scalar constant, a launch parameter or an elementwise operation of
+ * earlier nodes, and the list of nodes written to output tensors. Build it
+ * with `wgc_expr_input`, `wgc_expr_scalar`, `wgc_expr_param`,
+ * `wgc_expr_unary`, `wgc_expr_binary`, `wgc_expr_where`, `wgc_expr_fma`,
+ * `wgc_expr_cast` and `wgc_expr_output`, each returning the new node's id
+ * (0, 1, 2, ... in the order built); launch it with `wgc_op_expr`.
+ *
+ * Nodes may only use nodes built before them, so expressions are acyclic;
+ * an id not built yet is `WGC_ERROR_INVALID_ARGUMENT`. Each node has a
+ * dtype, checked as it is built with the separate operators' rules and no
+ * implicit promotion: binary ops, fma and where's values take operands of
+ * one dtype (`WGC_ERROR_DTYPE_MISMATCH`; cast first), comparisons give
+ * U32 0/1, where's mask is U32, POW and the unary ops other than NEG, ABS
+ * and RELU need floats, those three also take I32
+ * (`WGC_ERROR_UNSUPPORTED`). A failed build call leaves the expression
+ * as it was. Limits (`WGC_ERROR_LIMIT_EXCEEDED`): `WGC_EXPR_MAX_NODES`
+ * nodes, `WGC_EXPR_MAX_INPUTS` inputs, `WGC_EXPR_MAX_OUTPUTS` outputs,
+ * `WGC_EXPR_MAX_SCALARS` constants and parameters.
+ *
+ * Numerics: every node computes exactly as the separate operator would
+ * (`wgc_op_binary`, `wgc_op_unary`, `wgc_op_fma`, `wgc_op_where`,
+ * `wgc_op_cast`), f16 and bf16 nodes computed in f32 and rounded to
+ * their dtype after each op, so a fused expression gives the same bits as
+ * the chain of separate operators (same NaN and infinity rules, same
+ * tolerances). To keep intermediates in f32, cast the inputs to F32 and
+ * the result back.
+ *
+ * Reference-counted; `wgc_expr_release` drops a reference. Building is
+ * not meant to race with itself, but every call locks the expression, so
+ * concurrent use from several threads (building and launching) is safe.
+ */
+typedef struct WgcExpr WgcExpr;
+
+/**
  * A captured sequence of GPU work, replayable onto any stream of its device.
  *
  * **Capture.** `wgc_stream_begin_capture(s)` turns a stream into a
@@ -1096,31 +1152,6 @@ typedef struct WgcTuningStats {
 } WgcTuningStats;
 
 /**
- * Describes a kernel. Zero-initialise and set `struct_size` to
- * `sizeof(WgcKernelDesc)`.
- */
-typedef struct WgcKernelDesc {
-  uint32_t struct_size;
-  /**
-   * NUL-terminated WGSL source. Bindings must be in `@group(0)`; storage
-   * buffers are `var<storage, read>` or `var<storage, read_write>`; at most
-   * one `var<uniform>`, which `WgcLaunch.params` can fill.
-   */
-  const char *source;
-  /**
-   * NUL-terminated name of a `@compute` function in `source`.
-   */
-  const char *entry_point;
-  /**
-   * 1: compile without the runtime bounds checks that otherwise clamp
-   * every array index, and without zero-initialising workgroup memory.
-   * Faster, but an out-of-bounds access is then undefined behaviour on the
-   * GPU: only for kernels whose indexing the caller has proven in bounds.
-   */
-  uint32_t skip_bounds_checks;
-} WgcKernelDesc;
-
-/**
  * A view of a buffer as a tensor: element `[i0, ..., i(rank-1)]` lives at
  * element index `offset + sum(ik * strides[k])` of `buffer`. Strides and
  * offset count elements, not bytes; strides may be 0 (broadcast) or
@@ -1150,6 +1181,31 @@ typedef struct WgcTensor {
   int64_t strides[8];
   int64_t offset;
 } WgcTensor;
+
+/**
+ * Describes a kernel. Zero-initialise and set `struct_size` to
+ * `sizeof(WgcKernelDesc)`.
+ */
+typedef struct WgcKernelDesc {
+  uint32_t struct_size;
+  /**
+   * NUL-terminated WGSL source. Bindings must be in `@group(0)`; storage
+   * buffers are `var<storage, read>` or `var<storage, read_write>`; at most
+   * one `var<uniform>`, which `WgcLaunch.params` can fill.
+   */
+  const char *source;
+  /**
+   * NUL-terminated name of a `@compute` function in `source`.
+   */
+  const char *entry_point;
+  /**
+   * 1: compile without the runtime bounds checks that otherwise clamp
+   * every array index, and without zero-initialising workgroup memory.
+   * Faster, but an out-of-bounds access is then undefined behaviour on the
+   * GPU: only for kernels whose indexing the caller has proven in bounds.
+   */
+  uint32_t skip_bounds_checks;
+} WgcKernelDesc;
 
 /**
  * Settings of `wgc_op_attention`. Zero-initialise (no causal mask, scale
@@ -1619,6 +1675,129 @@ WgcStatus wgc_event_elapsed_ms(const struct WgcEvent *start,
                                double *out_ms);
 
 /**
+ * Create an empty expression into `*out_expr` (released with
+ * `wgc_expr_release`). `WGC_ERROR_NULL_POINTER` if `out_expr` is NULL.
+ */
+WgcStatus wgc_expr_create(struct WgcExpr **out_expr);
+
+/**
+ * Take another reference to `expr`. NULL does nothing.
+ */
+void wgc_expr_retain(struct WgcExpr *expr);
+
+/**
+ * Drop a reference to `expr`. NULL does nothing. Launched work does not
+ * need the expression: it may be released right after `wgc_op_expr`.
+ */
+void wgc_expr_release(struct WgcExpr *expr);
+
+/**
+ * Add input tensor number k (k = the number of inputs added before; the
+ * k-th tensor of `wgc_op_expr`'s `inputs`) of `dtype` (a `WgcDtype`).
+ * Unknown dtype: `WGC_ERROR_INVALID_ARGUMENT`.
+ */
+WgcStatus wgc_expr_input(struct WgcExpr *expr, uint32_t dtype, uint32_t *out_node);
+
+/**
+ * Add a constant of `dtype`: `value` converted as `wgc_op_binary_scalar`
+ * converts its scalar (floats rounded once to nearest even, integers
+ * truncated and saturated, NaN -> 0). The value is not part of the
+ * compiled kernel: expressions that differ only in constants share it.
+ */
+WgcStatus wgc_expr_scalar(struct WgcExpr *expr, uint32_t dtype, double value, uint32_t *out_node);
+
+/**
+ * Add launch parameter number k (k = the number of parameters added
+ * before) of `dtype`: its value is `params[k]` of each `wgc_op_expr`,
+ * converted as `wgc_expr_scalar` converts. Changing it between launches
+ * reuses the compiled kernel.
+ */
+WgcStatus wgc_expr_param(struct WgcExpr *expr, uint32_t dtype, uint32_t *out_node);
+
+/**
+ * Add `op(a)`, `op` a `WgcUnaryOp` (unknown: `WGC_ERROR_INVALID_ARGUMENT`).
+ */
+WgcStatus wgc_expr_unary(struct WgcExpr *expr, uint32_t op, uint32_t a, uint32_t *out_node);
+
+/**
+ * Add `a op b`, `op` a `WgcBinaryOp` (unknown: `WGC_ERROR_INVALID_ARGUMENT`).
+ */
+WgcStatus wgc_expr_binary(struct WgcExpr *expr,
+                          uint32_t op,
+                          uint32_t a,
+                          uint32_t b,
+                          uint32_t *out_node);
+
+/**
+ * Add `mask != 0 ? a : b` (mask U32, a and b of one dtype).
+ */
+WgcStatus wgc_expr_where(struct WgcExpr *expr,
+                         uint32_t mask,
+                         uint32_t a,
+                         uint32_t b,
+                         uint32_t *out_node);
+
+/**
+ * Add `a * b + c` (one rounding for floats, as `wgc_op_fma`).
+ */
+WgcStatus wgc_expr_fma(struct WgcExpr *expr,
+                       uint32_t a,
+                       uint32_t b,
+                       uint32_t c,
+                       uint32_t *out_node);
+
+/**
+ * Add `a` converted to `dtype`, as `wgc_op_cast` converts.
+ */
+WgcStatus wgc_expr_cast(struct WgcExpr *expr, uint32_t a, uint32_t dtype, uint32_t *out_node);
+
+/**
+ * Write node `node` to output tensor number j (j = the number of outputs
+ * added before), whose dtype must be the node's. A node may be written to
+ * several outputs.
+ */
+WgcStatus wgc_expr_output(struct WgcExpr *expr, uint32_t node);
+
+/**
+ * Launch `expr`: every output is computed elementwise over the outputs'
+ * shape (every output has the same shape; each input broadcasts to it
+ * with NumPy's rules, `WGC_ERROR_SHAPE_MISMATCH` otherwise) in one
+ * kernel. `inputs[k]` is input k (dtype as declared,
+ * `WGC_ERROR_DTYPE_MISMATCH` otherwise), `outputs[j]` output j (the
+ * dtype of its node), `params[k]` parameter k. Counts that differ from
+ * the expression's, or an expression without outputs:
+ * `WGC_ERROR_INVALID_ARGUMENT`. Views may be strided, offset, reversed
+ * or broadcast (inputs); an output whose elements share memory, or that
+ * shares a buffer with an input or another output, is
+ * `WGC_ERROR_INVALID_ARGUMENT` (no in-place: write to a buffer of its own).
+ * f16 needs shader-f16 support (`WGC_ERROR_UNSUPPORTED`); more tensors
+ * than the adapter binds in one kernel: `WGC_ERROR_LIMIT_EXCEEDED`.
+ * Everything is checked before anything is recorded. Empty outputs
+ * succeed and launch nothing.
+ *
+ * Compilation: the first launch of a structure compiles its kernel and
+ * blocks while the driver compiles it (milliseconds); later launches of
+ * any expression with the same live structure (ops, dtypes, which inputs
+ * are read, outputs) and the same layout class (rank after merging
+ * contiguous dims, whether every view allows 4-element units) reuse it
+ * whatever their sizes, constants and parameters. Other launches do not
+ * block: the work is recorded on the stream. Nodes no output depends on
+ * are not computed, and inputs no output depends on are checked but not read.
+ *
+ * # Safety
+ * `inputs`, `outputs` and `params` must point to `n_inputs`, `n_outputs`
+ * and `n_params` elements (NULL allowed for a count of 0).
+ */
+WgcStatus wgc_op_expr(const struct WgcStream *stream,
+                      const struct WgcExpr *expr,
+                      const struct WgcTensor *inputs,
+                      uint32_t n_inputs,
+                      const struct WgcTensor *outputs,
+                      uint32_t n_outputs,
+                      const double *params,
+                      uint32_t n_params);
+
+/**
  * Create an instance and enumerate the adapters of the backends that the
  * environment allows (`WGC_BACKEND` = vulkan, metal, dx12 or gl; unset: all).
  *
@@ -1849,6 +2028,47 @@ WgcStatus wgc_op_batch_norm(const struct WgcStream *stream,
                             const struct WgcTensor *bias,
                             float eps,
                             const struct WgcTensor *out);
+
+/**
+ * `sum_out = in + residual` and `out = rms_norm(sum_out)` over the last
+ * `normalized_dims` dims, both written: the residual connection and the
+ * norm of a transformer layer. `residual` and `sum_out` have `in`'s shape
+ * and dtype (`WGC_ERROR_SHAPE_MISMATCH`, `WGC_ERROR_DTYPE_MISMATCH`); the
+ * add is rounded to the dtype first (as `wgc_op_binary`), then normalised
+ * as `wgc_op_rms_norm` normalises. `out` and `sum_out` each need a buffer
+ * of their own (sharing one with any input or with each other:
+ * `WGC_ERROR_INVALID_ARGUMENT`). Other arguments, dtypes (f32, f16),
+ * accuracy and statuses as for `wgc_op_rms_norm`.
+ *
+ * Where every view is dense row-major with 4-aligned offsets, rows of at
+ * most 16384 elements and a multiple of 4 long (a contiguous weight),
+ * one kernel reads `in` and `residual` once and writes both outputs once;
+ * other layouts record the add and then the norm (two launches, the same
+ * results). Records work on `stream`; does not block.
+ */
+WgcStatus wgc_op_rms_norm_residual(const struct WgcStream *stream,
+                                   const struct WgcTensor *input,
+                                   const struct WgcTensor *residual,
+                                   const struct WgcTensor *weight,
+                                   uint32_t normalized_dims,
+                                   float eps,
+                                   const struct WgcTensor *out,
+                                   const struct WgcTensor *sum_out);
+
+/**
+ * `sum_out = in + residual` and `out = layer_norm(sum_out)`, as
+ * `wgc_op_rms_norm_residual` with the layer norm (`weight` and `bias` as
+ * `wgc_op_layer_norm` takes them).
+ */
+WgcStatus wgc_op_layer_norm_residual(const struct WgcStream *stream,
+                                     const struct WgcTensor *input,
+                                     const struct WgcTensor *residual,
+                                     const struct WgcTensor *weight,
+                                     const struct WgcTensor *bias,
+                                     uint32_t normalized_dims,
+                                     float eps,
+                                     const struct WgcTensor *out,
+                                     const struct WgcTensor *sum_out);
 
 /**
  * Reduce `in` over `axes` into `out`.

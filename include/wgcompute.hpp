@@ -781,6 +781,132 @@ private:
  * function (wgcompute.h documents shapes, dtypes and statuses). Optional
  * tensors (bias, weight) are pointers; nullptr passes NULL. */
 
+
+/* ---- elementwise expressions ---------------------------------------------- */
+
+/** An elementwise expression (wgc_expr_*): build nodes, mark outputs, launch
+ * with wgc::expr(). Node ids are the C API's. With exceptions, `Expr::Node`
+ * values combine with + - * / (a number becomes a constant of the node's
+ * dtype) and the free functions of this section:
+ *
+ *     wgc::Expr e = wgc::Expr::create();
+ *     auto a = e.input(WGC_DTYPE_F32), b = e.input(WGC_DTYPE_F32);
+ *     e.output(wgc::sqrt(wgc::relu(a * b + 1.0)) * 0.5);
+ *     wgc::Tensor in[] = {ta, tb}, out[] = {tout};
+ *     wgc::expr(stream, e, in, out, {});
+ *
+ * A Node points to the Expr it came from, which must outlive it. */
+class Expr : public detail::Handle<WgcExpr, wgc_expr_retain, wgc_expr_release> {
+public:
+    using Handle::Handle;
+    Expr(Handle h) noexcept : Handle(std::move(h)) {}
+
+    /** A node of this expression and its dtype. */
+    struct Node {
+        const Expr *expr;
+        uint32_t id;
+        uint32_t dtype;
+    };
+
+    static Expr create(std::error_code &ec) noexcept {
+        WgcExpr *raw = nullptr;
+        return detail::assign(wgc_expr_create(&raw), ec) ? Expr(adopt(raw)) : Expr();
+    }
+    WGC_HPP_THROWING(static Expr create() {
+        WgcExpr *raw = nullptr;
+        detail::check(wgc_expr_create(&raw));
+        return Expr(adopt(raw));
+    })
+
+    /** The builders, each with a `std::error_code &` form and a throwing one. */
+    Node input(WgcDtype d, std::error_code &ec) const noexcept { return add(ec, d, wgc_expr_input, get(), d); }
+    Node scalar(WgcDtype d, double v, std::error_code &ec) const noexcept {
+        return add(ec, d, wgc_expr_scalar, get(), d, v);
+    }
+    Node param(WgcDtype d, std::error_code &ec) const noexcept { return add(ec, d, wgc_expr_param, get(), d); }
+    Node unary(WgcUnaryOp op, Node a, std::error_code &ec) const noexcept {
+        return add(ec, a.dtype, wgc_expr_unary, get(), op, a.id);
+    }
+    Node binary(WgcBinaryOp op, Node a, Node b, std::error_code &ec) const noexcept {
+        uint32_t d = op >= WGC_BINARY_OP_EQ ? uint32_t(WGC_DTYPE_U32) : a.dtype;
+        return add(ec, d, wgc_expr_binary, get(), op, a.id, b.id);
+    }
+    Node where(Node mask, Node a, Node b, std::error_code &ec) const noexcept {
+        return add(ec, a.dtype, wgc_expr_where, get(), mask.id, a.id, b.id);
+    }
+    Node fma(Node a, Node b, Node c, std::error_code &ec) const noexcept {
+        return add(ec, a.dtype, wgc_expr_fma, get(), a.id, b.id, c.id);
+    }
+    Node cast(Node a, WgcDtype d, std::error_code &ec) const noexcept {
+        return add(ec, d, wgc_expr_cast, get(), a.id, d);
+    }
+    void output(Node n, std::error_code &ec) const noexcept { detail::assign(wgc_expr_output(get(), n.id), ec); }
+#if WGC_HPP_EXCEPTIONS
+    Node input(WgcDtype d) const { return thrown([&](std::error_code &ec) { return input(d, ec); }); }
+    Node scalar(WgcDtype d, double v) const { return thrown([&](std::error_code &ec) { return scalar(d, v, ec); }); }
+    Node param(WgcDtype d) const { return thrown([&](std::error_code &ec) { return param(d, ec); }); }
+    Node unary(WgcUnaryOp op, Node a) const { return thrown([&](std::error_code &ec) { return unary(op, a, ec); }); }
+    Node binary(WgcBinaryOp op, Node a, Node b) const {
+        return thrown([&](std::error_code &ec) { return binary(op, a, b, ec); });
+    }
+    Node where(Node m, Node a, Node b) const { return thrown([&](std::error_code &ec) { return where(m, a, b, ec); }); }
+    Node fma(Node a, Node b, Node c) const { return thrown([&](std::error_code &ec) { return fma(a, b, c, ec); }); }
+    Node cast(Node a, WgcDtype d) const { return thrown([&](std::error_code &ec) { return cast(a, d, ec); }); }
+    void output(Node n) const { detail::check(wgc_expr_output(get(), n.id)); }
+#endif
+
+private:
+    template <class F, class... A>
+    static Node add_raw(const Expr *self, std::error_code &ec, uint32_t dtype, F f, A... args) noexcept {
+        uint32_t id = 0;
+        detail::assign(f(args..., &id), ec);
+        return Node{self, id, dtype};
+    }
+    template <class F, class... A>
+    Node add(std::error_code &ec, uint32_t dtype, F f, A... args) const noexcept {
+        return add_raw(this, ec, dtype, f, args...);
+    }
+#if WGC_HPP_EXCEPTIONS
+    template <class F>
+    static Node thrown(F f) {
+        std::error_code ec;
+        Node n = f(ec);
+        if (ec) throw Error(static_cast<WgcStatus>(ec.value()), wgc_last_error_message());
+        return n;
+    }
+#endif
+};
+
+#if WGC_HPP_EXCEPTIONS
+namespace detail {
+inline Expr::Node constant_like(Expr::Node like, double v) {
+    return like.expr->scalar(static_cast<WgcDtype>(like.dtype), v);
+}
+}  // namespace detail
+inline Expr::Node operator+(Expr::Node a, Expr::Node b) { return a.expr->binary(WGC_BINARY_OP_ADD, a, b); }
+inline Expr::Node operator-(Expr::Node a, Expr::Node b) { return a.expr->binary(WGC_BINARY_OP_SUB, a, b); }
+inline Expr::Node operator*(Expr::Node a, Expr::Node b) { return a.expr->binary(WGC_BINARY_OP_MUL, a, b); }
+inline Expr::Node operator/(Expr::Node a, Expr::Node b) { return a.expr->binary(WGC_BINARY_OP_DIV, a, b); }
+inline Expr::Node operator+(Expr::Node a, double b) { return a + detail::constant_like(a, b); }
+inline Expr::Node operator-(Expr::Node a, double b) { return a - detail::constant_like(a, b); }
+inline Expr::Node operator*(Expr::Node a, double b) { return a * detail::constant_like(a, b); }
+inline Expr::Node operator/(Expr::Node a, double b) { return a / detail::constant_like(a, b); }
+inline Expr::Node operator+(double a, Expr::Node b) { return detail::constant_like(b, a) + b; }
+inline Expr::Node operator-(double a, Expr::Node b) { return detail::constant_like(b, a) - b; }
+inline Expr::Node operator*(double a, Expr::Node b) { return detail::constant_like(b, a) * b; }
+inline Expr::Node operator/(double a, Expr::Node b) { return detail::constant_like(b, a) / b; }
+inline Expr::Node operator-(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_NEG, a); }
+inline Expr::Node maximum(Expr::Node a, Expr::Node b) { return a.expr->binary(WGC_BINARY_OP_MAXIMUM, a, b); }
+inline Expr::Node minimum(Expr::Node a, Expr::Node b) { return a.expr->binary(WGC_BINARY_OP_MINIMUM, a, b); }
+inline Expr::Node exp(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_EXP, a); }
+inline Expr::Node log(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_LOG, a); }
+inline Expr::Node sqrt(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_SQRT, a); }
+inline Expr::Node tanh(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_TANH, a); }
+inline Expr::Node sigmoid(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_SIGMOID, a); }
+inline Expr::Node relu(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_RELU, a); }
+inline Expr::Node silu(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_SILU, a); }
+#endif
+
 namespace detail {
 inline const WgcTensor *opt(const Tensor *t) noexcept { return t ? t->c() : nullptr; }
 
@@ -793,6 +919,17 @@ inline WgcStatus concat(const Stream &s, span<const Tensor> inputs, int32_t axis
     WgcStatus status = wgc_op_concat(s.get(), views, static_cast<uint32_t>(inputs.size()), axis, out.c());
     if (views != small) delete[] views;
     return status;
+}
+
+/** wgc_op_expr over Tensor objects: their C views gathered in arrays. */
+inline WgcStatus expr(const Stream &s, const Expr &e, span<const Tensor> inputs, span<const Tensor> outputs,
+                      span<const double> params) noexcept {
+    WgcTensor in[WGC_EXPR_MAX_INPUTS], out[WGC_EXPR_MAX_OUTPUTS];
+    if (inputs.size() > WGC_EXPR_MAX_INPUTS || outputs.size() > WGC_EXPR_MAX_OUTPUTS) return WGC_ERROR_LIMIT_EXCEEDED;
+    for (std::size_t i = 0; i < inputs.size(); i++) in[i] = *inputs[i].c();
+    for (std::size_t i = 0; i < outputs.size(); i++) out[i] = *outputs[i].c();
+    return wgc_op_expr(s.get(), e.get(), in, static_cast<uint32_t>(inputs.size()), out,
+                       static_cast<uint32_t>(outputs.size()), params.data(), static_cast<uint32_t>(params.size()));
 }
 }  // namespace detail
 
@@ -895,6 +1032,19 @@ WGC_HPP_OP(attention,
                             detail::opt(lse)),
            const Stream &s, const Tensor &q, const Tensor &k, const Tensor &v, const Tensor *mask,
            const Tensor *kv_lens, const WgcAttentionDesc &desc, const Tensor &out, const Tensor *lse)
+
+WGC_HPP_OP(expr, detail::expr(s, e, inputs, outputs, params), const Stream &s, const Expr &e, span<const Tensor> inputs,
+           span<const Tensor> outputs, span<const double> params)
+WGC_HPP_OP(rms_norm_residual,
+           wgc_op_rms_norm_residual(s.get(), in.c(), residual.c(), detail::opt(weight), normalized_dims, eps, out.c(),
+                                    sum_out.c()),
+           const Stream &s, const Tensor &in, const Tensor &residual, const Tensor *weight, uint32_t normalized_dims,
+           float eps, const Tensor &out, const Tensor &sum_out)
+WGC_HPP_OP(layer_norm_residual,
+           wgc_op_layer_norm_residual(s.get(), in.c(), residual.c(), detail::opt(weight), detail::opt(bias),
+                                      normalized_dims, eps, out.c(), sum_out.c()),
+           const Stream &s, const Tensor &in, const Tensor &residual, const Tensor *weight, const Tensor *bias,
+           uint32_t normalized_dims, float eps, const Tensor &out, const Tensor &sum_out)
 
 #undef WGC_HPP_OP
 

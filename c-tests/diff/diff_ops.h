@@ -13,6 +13,7 @@ void run_leaky_relu(Case *c);
 void run_clamp(Case *c);
 void run_fma(Case *c);
 void run_where(Case *c);
+void run_expr(Case *c); /* in diff_ops_binary.c */
 /* diff_ops_movement.c */
 void run_copy(Case *c);
 void run_permute(Case *c);

@@ -231,3 +231,51 @@ void run_where(Case *c) {
     free(e);
     case_check_untouched(c);
 }
+
+/* An elementwise expression (wgc_expr_*, wgc_op_expr) of two outputs:
+ * a OP b, and a itself broadcast to the output shape (a copy), over random
+ * shapes, broadcasts, views and dtypes: the fused kernel's indexing and
+ * layout classes against the same references as wgc_op_binary. */
+void run_expr(Case *c) {
+    WgcDtype d = draw_dtype(c, DTYPES_ALL, 4);
+    int op = draw_binary_op(c, d);
+    int64_t so[WGC_MAX_RANK], s[2][WGC_MAX_RANK];
+    int ro = draw_shape(&c->rng, 0, 8, 3000, 0.05, so), r[2];
+    for (int k = 0; k < 2; k++) r[k] = draw_broadcast_shape(&c->rng, ro, so, s[k]);
+    complete_broadcast(&c->rng, 2, r, s, ro, so);
+    ValueSpec va = operand_values(c, op, d, 0), vb = operand_values(c, op, d, 1);
+    DTensor *a = case_tensor(c, "a", d, r[0], s[0], VIEW_ZERO_STRIDES, &va, NULL);
+    DTensor *b = case_tensor(c, "b", d, r[1], s[1], VIEW_ZERO_STRIDES, &vb, NULL);
+    WgcDtype od = is_comparison(op) ? WGC_DTYPE_U32 : d;
+    DTensor *o = case_tensor(c, "out", od, ro, so, VIEW_ANY, NULL, NULL);
+    DTensor *o2 = case_tensor(c, "a_out", d, ro, so, VIEW_ANY, NULL, NULL);
+    case_param(c, "expr=%s(a, b), a dtype=%s values=%s/%s", BINARY_NAMES[op], dtype_name(d), value_kind_name(va.kind),
+               value_kind_name(vb.kind));
+    case_upload(c);
+    WgcExpr *e = NULL;
+    uint32_t na = 0, nb = 0, ny = 0;
+    WgcStatus st = wgc_expr_create(&e);
+    if (st == WGC_OK) st = wgc_expr_input(e, (uint32_t)d, &na);
+    if (st == WGC_OK) st = wgc_expr_input(e, (uint32_t)d, &nb);
+    if (st == WGC_OK) st = wgc_expr_binary(e, (uint32_t)op, na, nb, &ny);
+    if (st == WGC_OK) st = wgc_expr_output(e, ny);
+    if (st == WGC_OK) st = wgc_expr_output(e, na);
+    WgcTensor ins[2] = {a->t, b->t}, outs[2] = {o->t, o2->t};
+    if (st == WGC_OK) st = wgc_op_expr(c->stream, e, ins, 2, outs, 2, NULL, 0);
+    wgc_expr_release(e);
+    if (!case_expect_ok(c, st, "wgc_op_expr")) return;
+    case_download(c);
+    Expect *ex = expect_alloc(o->n);
+    for (size_t i = 0; i < o->n; i++)
+        ex[i] = binary_expect(op, d, a->val[broadcast_index(i, o, a)], b->val[broadcast_index(i, o, b)]);
+    c->user = o;
+    case_check(c, o, ex, explain_inputs);
+    for (size_t i = 0; i < o2->n; i++) {
+        Expect copy = {0};
+        copy.ref = a->val[broadcast_index(i, o2, a)];
+        ex[i] = copy;
+    }
+    case_check(c, o2, ex, NULL);
+    free(ex);
+    case_check_untouched(c);
+}

@@ -20,6 +20,7 @@ from .dtypes import DType
 from .errors import WgcError
 from .errors import *  # noqa: F401,F403  (one exception class per status)
 from .graph import Graph, capture
+from .fuse import fuse
 from .kernel import Kernel
 from .ops import *  # noqa: F401,F403
 from .ops import BINARY_OPS, REDUCE_OPS, UNARY_OPS

@@ -25,6 +25,12 @@ from .stream import current_stream
 from .tensor import Tensor, empty, asarray
 
 Scalar = Union[int, float, bool, np.number]
+
+
+def _traced(*xs: Any) -> Any:
+    """The first value among ``xs`` that ``wg.fuse`` is tracing, or None:
+    inside a fused function the element-wise ops record nodes instead."""
+    return next((x for x in xs if hasattr(x, "_wgc_trace")), None)
 Axes = Union[None, int, Sequence[int]]
 
 BINARY_OPS: Dict[str, int] = enum_values("WGC_BINARY_OP_")
@@ -92,6 +98,9 @@ def _broadcast(*shapes: Sequence[int]) -> Tuple[int, ...]:
 def binary(op: Union[str, int], a: Any, b: Any, out: Optional[Tensor] = None) -> Tensor:
     """``out = a OP b`` with NumPy broadcasting (``wgc_op_binary``); a Python
     number on either side is converted to the tensor's dtype."""
+    t = _traced(a, b)
+    if t is not None:  # inside wg.fuse: record a node
+        return t._wgc_trace.binary(op, a, b)
     code = BINARY_OPS[op] if isinstance(op, str) else op
     name = op if isinstance(op, str) else next((k for k, v in BINARY_OPS.items() if v == op), "")
     if isinstance(a, Tensor) and _is_scalar(b):
@@ -106,6 +115,8 @@ def binary(op: Union[str, int], a: Any, b: Any, out: Optional[Tensor] = None) ->
 
 def unary(op: Union[str, int], x: Tensor, out: Optional[Tensor] = None) -> Tensor:
     """``out = OP(x)`` (``wgc_op_unary``)."""
+    if _traced(x) is not None:
+        return x._wgc_trace.unary(op, x)
     code = UNARY_OPS[op] if isinstance(op, str) else op
     o = _out(out, x.shape, x.dtype, x)
     check(lib.wgc_op_unary(_stream(x), code, _c(x), _c(o)))
@@ -165,6 +176,9 @@ clip = clamp
 
 def fma(a: Any, b: Any, c: Any, out: Optional[Tensor] = None) -> Tensor:
     """``a * b + c`` with one rounding, all broadcast."""
+    t = _traced(a, b, c)
+    if t is not None:
+        return t._wgc_trace.fma(a, b, c)
     a, b, c = _tensors(a, b, c)
     o = _out(out, _broadcast(a.shape, b.shape, c.shape), a.dtype, a)
     check(lib.wgc_op_fma(_stream(a), _c(a), _c(b), _c(c), _c(o)))
@@ -173,6 +187,9 @@ def fma(a: Any, b: Any, c: Any, out: Optional[Tensor] = None) -> Tensor:
 
 def where(mask: Tensor, a: Any, b: Any, out: Optional[Tensor] = None) -> Tensor:
     """``mask != 0 ? a : b``, broadcast; ``mask`` is uint32 (comparisons make one)."""
+    t = _traced(mask, a, b)
+    if t is not None:
+        return t._wgc_trace.where(mask, a, b)
     a, b = _tensors(a, b)
     o = _out(out, _broadcast(mask.shape, a.shape, b.shape), a.dtype, a)
     check(lib.wgc_op_where(_stream(a), _c(mask), _c(a), _c(b), _c(o)))
@@ -276,6 +293,39 @@ def rms_norm(x: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Opt
     o = _out(out, x.shape, x.dtype, x)
     check(lib.wgc_op_rms_norm(_stream(x), _c(x), _c(weight), _norm_dims(normalized_shape), eps, _c(o)))
     return o
+
+
+def rms_norm_residual(x: Tensor, residual: Tensor, normalized_shape: Union[int, Sequence[int]],
+                      weight: Optional[Tensor] = None, eps: float = 1e-6, out: Optional[Tensor] = None,
+                      sum_out: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
+    """``s = x + residual`` and ``rms_norm(s)``, one pass where rows allow
+    (``wgc_op_rms_norm_residual``). Returns ``(out, sum_out)``."""
+    o, so = _out(out, x.shape, x.dtype, x), _out(sum_out, x.shape, x.dtype, x)
+    check(lib.wgc_op_rms_norm_residual(_stream(x), _c(x), _c(residual), _c(weight), _norm_dims(normalized_shape), eps,
+                                       _c(o), _c(so)))
+    return o, so
+
+
+def layer_norm_residual(x: Tensor, residual: Tensor, normalized_shape: Union[int, Sequence[int]],
+                        weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, eps: float = 1e-5,
+                        out: Optional[Tensor] = None, sum_out: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
+    """``s = x + residual`` and ``layer_norm(s)`` (``wgc_op_layer_norm_residual``). Returns ``(out, sum_out)``."""
+    o, so = _out(out, x.shape, x.dtype, x), _out(sum_out, x.shape, x.dtype, x)
+    check(lib.wgc_op_layer_norm_residual(_stream(x), _c(x), _c(residual), _c(weight), _c(bias),
+                                         _norm_dims(normalized_shape), eps, _c(o), _c(so)))
+    return o, so
+
+
+def _expr(expr: Any, inputs: Sequence[Tensor], outputs: Sequence[Tensor], params: Sequence[float]) -> None:
+    """Launch a ``WgcExpr`` (``wgc_op_expr``; see :func:`wgcompute.fuse`)."""
+    cin = ffi.new("WgcTensor[]", builtins.max(len(inputs), 1))
+    for i, t in enumerate(inputs):
+        cin[i] = _c(t)[0]
+    cout = ffi.new("WgcTensor[]", builtins.max(len(outputs), 1))
+    for j, t in enumerate(outputs):
+        cout[j] = _c(t)[0]
+    cp = ffi.new("double[]", list(params)) if params else ffi.NULL
+    check(lib.wgc_op_expr(_stream(inputs[0]), expr, cin, len(inputs), cout, len(outputs), cp, len(params)))
 
 
 def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight: Optional[Tensor] = None,
@@ -413,6 +463,8 @@ def transpose(x: Tensor, dim0: int = -2, dim1: int = -1, out: Optional[Tensor] =
 
 def cast(x: Tensor, dtype: DTypeLike, out: Optional[Tensor] = None) -> Tensor:
     """Convert to ``dtype`` (``wgc_op_cast``: truncating, saturating float to int)."""
+    if _traced(x) is not None:
+        return x._wgc_trace.cast(x, dtype)
     o = _out(out, x.shape, as_dtype(dtype), x)
     check(lib.wgc_op_cast(_stream(x), _c(x), _c(o)))
     return o

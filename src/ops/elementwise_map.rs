@@ -90,7 +90,10 @@ macro_rules! map_entries {
 
 pub static FAMILY: Family = Family {
     file: "elementwise.wgsl",
-    source: include_str!("../../shaders/elementwise.wgsl"),
+    source: concat!(
+        include_str!("../../shaders/elementwise_scalar.wgsl"),
+        include_str!("../../shaders/elementwise.wgsl")
+    ),
     entries: map_entries!(),
     types: &[TypeSlot { alias: "A", dtypes: ALL_DTYPES }, TypeSlot { alias: "O", dtypes: ALL_DTYPES }],
     overrides: OVERRIDES,
@@ -110,6 +113,7 @@ const OVERRIDES: &[OverrideSlot] = &[
 pub static FAMILY_BF16: Family = Family {
     file: "elementwise.wgsl+bf16",
     source: concat!(
+        include_str!("../../shaders/elementwise_scalar.wgsl"),
         include_str!("../../shaders/elementwise.wgsl"),
         include_str!("../../shaders/elementwise_bf16.wgsl")
     ),

@@ -16,6 +16,7 @@ pub mod device;
 pub mod event;
 pub mod graph;
 pub mod graph_capture;
+pub mod generated_kernels;
 pub mod hal_open;
 pub mod in_flight;
 pub mod indirect_counts;
