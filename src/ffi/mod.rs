@@ -37,3 +37,6 @@ pub mod tensor;
 pub mod ops_matmul;
 
 pub mod ops_conv;
+
+pub mod comm;
+pub mod peer;

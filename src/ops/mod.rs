@@ -3,6 +3,7 @@
 
 pub mod bf16;
 pub mod bf16_route;
+pub mod collective;
 pub mod concat;
 pub mod conv;
 pub mod conv_coop;
@@ -27,6 +28,7 @@ pub mod movement;
 pub mod norm;
 pub mod norm_batch;
 pub mod norm_rows;
+pub mod peer;
 pub mod pool;
 pub mod random;
 pub mod reduce;

@@ -227,6 +227,28 @@ impl StreamShared {
         Ok(())
     }
 
+    /// Record a copy between raw allocations (the staging buffers of copies
+    /// between devices), checked by the caller; `hold` are the leases the
+    /// copy needs kept until it has run.
+    pub(crate) fn copy_raw(
+        &self,
+        src: &wgpu::Buffer,
+        src_offset: u64,
+        dst: &wgpu::Buffer,
+        dst_offset: u64,
+        size: u64,
+        hold: &[&Arc<super::lease::Lease>],
+    ) -> Result<()> {
+        self.device.check_alive()?;
+        let mut st = self.state.lock().unwrap();
+        let batch = &mut st.batch;
+        batch.cmds.push(Cmd::Copy { src: src.clone(), src_offset, dst: dst.clone(), dst_offset, size });
+        for l in hold {
+            batch.hold(l);
+        }
+        Ok(())
+    }
+
     /// Record an event: a point in the stream that can be waited on, with a
     /// GPU timestamp where the adapter has them.
     pub fn record_event(self: &Arc<Self>) -> Result<Arc<Event>> {
