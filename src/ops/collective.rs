@@ -272,7 +272,6 @@ pub fn broadcast(comm: &Comm, streams: &[&StreamShared], tensors: &[&Tensor], ro
     if root >= n {
         bail!(InvalidArgument, "{what}: root {root} of a communicator of {n} devices");
     }
-    let dsts: Vec<(&StreamShared, &Tensor)> =
-        (0..n).filter(|&j| j != root).map(|j| (streams[j], tensors[j])).collect();
+    let dsts: Vec<(&StreamShared, &Tensor)> = (0..n).filter(|&j| j != root).map(|j| (streams[j], tensors[j])).collect();
     peer::copy_to_many(streams[root], tensors[root], &dsts)
 }

@@ -44,7 +44,12 @@ pub fn check(src_stream: &StreamShared, src: &Tensor, dsts: &[(&StreamShared, &T
             bail!(DeviceMismatch, "a destination tensor belongs to another device than its stream");
         }
         if d.dtype != src.dtype {
-            bail!(DtypeMismatch, "copy between devices: source is {}, destination {}", src.dtype.wgsl(), d.dtype.wgsl());
+            bail!(
+                DtypeMismatch,
+                "copy between devices: source is {}, destination {}",
+                src.dtype.wgsl(),
+                d.dtype.wgsl()
+            );
         }
         if d.shape != src.shape {
             bail!(ShapeMismatch, "copy between devices: source shape {:?}, destination {:?}", src.shape, d.shape);

@@ -60,6 +60,9 @@ pub struct Endpoint<'a> {
 struct Staging {
     lease: Arc<Lease>,
     mapping: Option<Receiver<std::result::Result<(), wgpu::BufferAsyncError>>>,
+    /// Mapped or being mapped: must be unmapped before the GPU uses it or
+    /// it goes back to the pool (unmapping an unmapped buffer is an error).
+    mapped: bool,
 }
 
 impl Staging {
@@ -81,7 +84,7 @@ impl Staging {
                 Allocation { raw, id: next_id() }
             }
         };
-        Ok(Staging { lease: Lease::new(alloc, &dev.pool, &dev.bind_groups), mapping: None })
+        Ok(Staging { lease: Lease::new(alloc, &dev.pool, &dev.bind_groups), mapping: None, mapped: false })
     }
 
     fn raw(&self) -> &wgpu::Buffer {
@@ -94,6 +97,14 @@ impl Staging {
             let _ = tx.send(r);
         });
         self.mapping = Some(rx);
+        self.mapped = true;
+    }
+
+    fn unmap(&mut self) {
+        if std::mem::take(&mut self.mapped) {
+            self.mapping = None;
+            self.raw().unmap();
+        }
     }
 
     /// Wait for the pending mapping (polling `dev`, bounded by its timeout).
@@ -116,8 +127,8 @@ struct Rings {
 
 impl Drop for Rings {
     fn drop(&mut self) {
-        for s in self.src.iter().chain(self.dst.iter().flatten()) {
-            s.raw().unmap();
+        for s in self.src.iter_mut().chain(self.dst.iter_mut().flatten()) {
+            s.unmap();
         }
     }
 }
@@ -153,7 +164,8 @@ pub fn copy(src: Endpoint, dsts: &[Endpoint], size: u64) -> Result<()> {
         return Ok(());
     }
     // Destinations on the source's stream need no host round trip.
-    let (local, remote): (Vec<&Endpoint>, Vec<&Endpoint>) = dsts.iter().partition(|d| std::ptr::eq(d.stream, src.stream));
+    let (local, remote): (Vec<&Endpoint>, Vec<&Endpoint>) =
+        dsts.iter().partition(|d| std::ptr::eq(d.stream, src.stream));
     for d in local {
         src.stream.copy(src.buffer, src.offset, d.buffer, d.offset, size)?;
     }
@@ -197,18 +209,18 @@ fn through_host(src: Endpoint, dsts: &[&Endpoint], size: u64) -> Result<()> {
         rings.src[slot].wait_mapped(src_dev, "reading back a chunk of a copy between devices")?;
         for (d, ring) in dsts.iter().zip(rings.dst.iter_mut()) {
             let w = &mut ring[slot];
-            if w.mapping.is_none() {
+            if !w.mapped {
                 w.map(wgpu::MapMode::Write, len);
             }
             w.wait_mapped(&d.buffer.device, "mapping a staging buffer of a copy between devices")?;
         }
         let targets: Vec<&wgpu::Buffer> = rings.dst.iter().map(|r| r[slot].raw()).collect();
         host_copy(rings.src[slot].raw(), &targets, len)?;
-        rings.src[slot].raw().unmap();
+        rings.src[slot].unmap();
         let again = c + (depth as u64) < chunks;
         for (d, ring) in dsts.iter().zip(rings.dst.iter_mut()) {
             let w = &mut ring[slot];
-            w.raw().unmap();
+            w.unmap();
             d.stream.copy_raw(w.raw(), 0, d.buffer.raw(), d.offset + at, len, &[d.buffer.lease(), &w.lease])?;
             d.stream.flush_for_other()?;
             if again {
@@ -235,10 +247,13 @@ fn host_copy(src: &wgpu::Buffer, targets: &[&wgpu::Buffer], len: u64) -> Result<
     let copy_part = |lo: usize| -> Result<()> {
         let hi = (lo + step).min(len);
         let (lo64, hi64) = (lo as u64, hi as u64);
-        let view = src.slice(lo64..hi64).get_mapped_range().map_err(|e| Error::Internal(format!("mapped range: {e:?}")))?;
+        let view =
+            src.slice(lo64..hi64).get_mapped_range().map_err(|e| Error::Internal(format!("mapped range: {e:?}")))?;
         for t in targets {
-            let mut out =
-                t.slice(lo64..hi64).get_mapped_range_mut().map_err(|e| Error::Internal(format!("mapped range: {e:?}")))?;
+            let mut out = t
+                .slice(lo64..hi64)
+                .get_mapped_range_mut()
+                .map_err(|e| Error::Internal(format!("mapped range: {e:?}")))?;
             out.copy_from_slice(&view);
         }
         Ok(())
@@ -248,6 +263,8 @@ fn host_copy(src: &wgpu::Buffer, targets: &[&wgpu::Buffer], len: u64) -> Result<
     }
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..len).step_by(step).map(|lo| scope.spawn(move || copy_part(lo))).collect();
-        handles.into_iter().try_for_each(|h| h.join().map_err(|_| Error::Internal("host copy thread panicked".into()))?)
+        handles
+            .into_iter()
+            .try_for_each(|h| h.join().map_err(|_| Error::Internal("host copy thread panicked".into()))?)
     })
 }
