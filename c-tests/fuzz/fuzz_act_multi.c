@@ -15,6 +15,12 @@ static int other_device(Fuzz *f, int a) {
     return b;
 }
 
+/* Picking a stream may release another to make room: whether the stream
+ * picked earlier in this step is still in the pool. */
+static int stream_kept(const Fuzz *f, int i, const WgcStream *h) {
+    return i >= 0 && i < f->nstr && f->str[i].h == h;
+}
+
 static void quiet_sync(Fuzz *f, int dev) {
     WgcDevice *h = fz_device_handle(f, dev);
     if (h && !fz_device_dead(f, dev)) (void)wgc_device_synchronize(h);
@@ -26,8 +32,10 @@ static void act_peer_copy(Fuzz *f) {
     int b = fz_chance(f, 90) ? other_device(f, a) : a;
     if (b < 0) return;
     int sb = fz_pick_buffer(f, a), db = fz_pick_buffer(f, b);
-    int ss = fz_pick_stream(f, a), ds = fz_pick_stream(f, b);
-    if (sb < 0 || db < 0 || ss < 0 || ds < 0) return;
+    int ss = fz_pick_stream(f, a);
+    const WgcStream *ss_h = ss >= 0 ? f->str[ss].h : NULL;
+    int ds = fz_pick_stream(f, b);
+    if (sb < 0 || db < 0 || ss < 0 || ds < 0 || !stream_kept(f, ss, ss_h)) return;
     const FzBuffer *src = &f->buf[sb], *dst = &f->buf[db];
     uint64_t limit = src->size < dst->size ? src->size : dst->size;
     uint64_t size = 4 * (uint64_t)fz_below(f, (uint32_t)(limit / 4 < 65536 ? limit / 4 + 1 : 65536));
@@ -103,25 +111,31 @@ static void act_collective(Fuzz *f) {
     if (fz_result(f, wgc_comm_create(handles, (uint32_t)n, &comm)) != WGC_OK) return;
 
     uint32_t len = 1 + fz_below(f, 700);
-    int bufs[3];
+    WgcBuffer *bufs[3]; /* handles: a new buffer may move others' pool slots */
     float *host[3];
     WgcTensor t[3];
     const WgcStream *streams[3];
-    int ok = 1;
+    int ok = 1, picked[3];
     for (int i = 0; i < n; i++) host[i] = NULL;
     for (int i = 0; i < n && ok; i++) {
-        int st = fz_pick_stream(f, devs[i]);
-        bufs[i] = fz_storage_buffer(f, devs[i], (uint64_t)len * 4, NULL);
-        if (st < 0 || bufs[i] < 0) {
+        picked[i] = fz_pick_stream(f, devs[i]);
+        if (picked[i] < 0) ok = 0;
+        else streams[i] = f->str[picked[i]].h;
+    }
+    for (int i = 0; i < n && ok; i++) ok = stream_kept(f, picked[i], streams[i]);
+    for (int i = 0; i < n && ok; i++) {
+        int st = picked[i];
+        int bi = fz_storage_buffer(f, devs[i], (uint64_t)len * 4, NULL);
+        bufs[i] = bi >= 0 ? f->buf[bi].h : NULL; /* stamped: kept through this step */
+        if (bi < 0) {
             ok = 0;
             break;
         }
-        streams[i] = f->str[st].h;
         host[i] = malloc((size_t)len * 4);
         for (uint32_t k = 0; k < len; k++) host[i][k] = (float)((int)fz_below(f, 33) - 16);
-        if (wgc_buffer_write(f->buf[bufs[i]].h, 0, host[i], (uint64_t)len * 4) != WGC_OK) ok = 0;
+        if (wgc_buffer_write(bufs[i], 0, host[i], (uint64_t)len * 4) != WGC_OK) ok = 0;
         int64_t shape = len;
-        if (wgc_tensor_contiguous(f->buf[bufs[i]].h, WGC_DTYPE_F32, 1, &shape, &t[i]) != WGC_OK) ok = 0;
+        if (wgc_tensor_contiguous(bufs[i], WGC_DTYPE_F32, 1, &shape, &t[i]) != WGC_OK) ok = 0;
         for (int j = 0; j < i; j++) ok &= bufs[j] != bufs[i];
         ok &= f->str[st].dev == devs[i];
     }
@@ -143,7 +157,7 @@ static void act_collective(Fuzz *f) {
         if (s == WGC_OK && !strided) {
             float *got = malloc((size_t)len * 4);
             for (int i = 0; i < n; i++) {
-                if (wgc_buffer_read(f->buf[bufs[i]].h, 0, got, (uint64_t)len * 4) != WGC_OK) continue;
+                if (wgc_buffer_read(bufs[i], 0, got, (uint64_t)len * 4) != WGC_OK) continue;
                 int bad = 0;
                 for (uint32_t k = 0; k < len; k++) {
                     float want = broadcast ? host[root][k] : host[0][k];
