@@ -190,6 +190,11 @@
 #define WGC_MAX_RANK 8
 
 /**
+ * Most devices one communicator takes.
+ */
+#define WGC_MAX_COMM_DEVICES 64
+
+/**
  * The number of `WgcBinaryOp` values (0 .. WGC_NUM_BINARY_OPS - 1): a
  * loop over every binary op stops here.
  */
@@ -201,11 +206,6 @@
 #define WGC_NUM_UNARY_OPS 14
 
 
-
-/**
- * Most devices one communicator takes.
- */
-#define MAX_COMM_DEVICES 64
 
 /**
  * The result of every fallible call. Values are fixed and never renumbered.
@@ -2492,7 +2492,8 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
                                    const struct WgcTensor *out);
 
 /**
- * Create a communicator over `devices[0..count]` (1 to 64 distinct devices,
+ * Create a communicator over `devices[0..count]` (1 to
+ * `WGC_MAX_COMM_DEVICES` distinct devices,
  * `WGC_ERROR_INVALID_ARGUMENT` otherwise, for the same device twice too;
  * `WGC_ERROR_NULL_POINTER` for a NULL array or entry;
  * `WGC_ERROR_DEVICE_LOST` for a destroyed device). `*out_comm` holds one

@@ -813,8 +813,8 @@ public:
     Comm(Handle h) noexcept : Handle(std::move(h)) {}
 
     static Comm create(span<const Device> devices, std::error_code &ec) noexcept {
-        const WgcDevice *raw[64];
-        if (devices.size() > 64) {
+        const WgcDevice *raw[WGC_MAX_COMM_DEVICES];
+        if (devices.size() > WGC_MAX_COMM_DEVICES) {
             ec = make_error_code(WGC_ERROR_INVALID_ARGUMENT);
             return Comm();
         }
@@ -887,18 +887,19 @@ public:
     }
 
 private:
-    /** The C arrays of up to 64 streams or tensors (more: count 0, refused). */
+    /** The C arrays of up to WGC_MAX_COMM_DEVICES streams or tensors (more:
+     * count 0, refused). */
     struct Views {
-        const WgcStream *streams[64];
-        WgcTensor tensors[64];
+        const WgcStream *streams[WGC_MAX_COMM_DEVICES];
+        WgcTensor tensors[WGC_MAX_COMM_DEVICES];
         std::size_t count = 0;
         explicit Views(span<const Stream> s) noexcept {
-            if (s.size() > 64) return;
+            if (s.size() > WGC_MAX_COMM_DEVICES) return;
             for (std::size_t i = 0; i < s.size(); i++) streams[i] = s[i].get();
             count = s.size();
         }
         explicit Views(span<const Tensor> t) noexcept {
-            if (t.size() > 64) return;
+            if (t.size() > WGC_MAX_COMM_DEVICES) return;
             for (std::size_t i = 0; i < t.size(); i++) tensors[i] = *t[i].c();
             count = t.size();
         }

@@ -11,6 +11,10 @@ use crate::ops::tensor::Tensor;
 use crate::runtime::comm::Comm;
 use crate::runtime::stream::StreamShared;
 
+/// Most devices one communicator takes.
+pub const WGC_MAX_COMM_DEVICES: u32 = 64;
+const _: () = assert!(WGC_MAX_COMM_DEVICES as usize == crate::runtime::comm::MAX_COMM_DEVICES);
+
 /// An ordered set of distinct devices of this process, for collectives.
 /// Rank i is the i-th device given at creation; every collective takes one
 /// stream and one tensor per rank, in rank order, each of that rank's
@@ -45,7 +49,8 @@ impl Handle for WgcComm {
     const NAME: &'static str = "WgcComm";
 }
 
-/// Create a communicator over `devices[0..count]` (1 to 64 distinct devices,
+/// Create a communicator over `devices[0..count]` (1 to
+/// `WGC_MAX_COMM_DEVICES` distinct devices,
 /// `WGC_ERROR_INVALID_ARGUMENT` otherwise, for the same device twice too;
 /// `WGC_ERROR_NULL_POINTER` for a NULL array or entry;
 /// `WGC_ERROR_DEVICE_LOST` for a destroyed device). `*out_comm` holds one

@@ -6,8 +6,8 @@ use crate::bail;
 use crate::error::Result;
 use std::sync::Arc;
 
-/// Most devices one communicator takes.
-pub const MAX_COMM_DEVICES: usize = 64;
+/// Most devices one communicator takes (`WGC_MAX_COMM_DEVICES` in C).
+pub(crate) const MAX_COMM_DEVICES: usize = 64;
 
 pub struct Comm {
     pub devices: Vec<Arc<Device>>,
