@@ -2527,7 +2527,11 @@ void wgc_comm_release(struct WgcComm *comm);
  * on its rank's device (`WGC_ERROR_DEVICE_MISMATCH`). Every rank gets the
  * same bits. Accuracy: each element is reduced in a rank order that
  * depends on its position; SUM of f16 and bf16 rounds after each of the
- * N-1 additions. See `WgcComm` for ordering, blocking and failure.
+ * N-1 additions. Tensors of at most 256 KiB (environment variable
+ * `WGC_ALLREDUCE_DIRECT_KIB` to change) go to every rank in one step and
+ * are reduced there (lower latency); larger ones are reduce-scattered,
+ * then all-gathered (each device sends and receives 2(N-1)/N of the
+ * tensor). See `WgcComm` for ordering, blocking and failure.
  */
 WgcStatus wgc_comm_all_reduce(const struct WgcComm *comm,
                               const struct WgcStream *const *streams,

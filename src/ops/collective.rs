@@ -15,6 +15,8 @@
 //!   all-gather of the reduced segments. Each device sends and receives
 //!   2(N-1)/N of the tensor, as a ring does. Every rank gets bit-identical
 //!   results (each segment is reduced once, by its owner, then copied).
+//!   Small tensors instead go to every rank at once and each rank reduces
+//!   all N in rank order (one transfer step instead of two).
 
 use super::elementwise::{binary, BinaryOp};
 use super::movement;
@@ -27,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::runtime::buffer::Buffer;
 use crate::runtime::comm::Comm;
 use crate::runtime::stream::StreamShared;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// How a reducing collective combines the ranks' elements.
 #[repr(u32)]
@@ -161,6 +163,9 @@ pub fn all_reduce(comm: &Comm, streams: &[&StreamShared], tensors: &[&Tensor], o
     if n == 1 || elems == 0 {
         return Ok(());
     }
+    if (elems * dtype.size()) as u64 <= direct_bytes() {
+        return all_reduce_direct(comm, streams, tensors, op);
+    }
     let segs = segments(elems, n, dtype);
     let tmp = scratch_per_rank(comm, dtype, segs.iter().map(|s| s.1).max().unwrap())?;
     for k in 1..n {
@@ -186,6 +191,42 @@ pub fn all_reduce(comm: &Comm, streams: &[&StreamShared], tensors: &[&Tensor], o
             (0..n).filter(|&j| j != i).zip(&others).map(|(j, t)| (streams[j], t)).collect();
         peer::copy_to_many(streams[i], &flat_part(tensors[i], start, len), &dsts)
     })
+}
+
+/// All-reduces of at most this many bytes (`WGC_ALLREDUCE_DIRECT_KIB` to
+/// change) take one transfer step instead of two: latency rules there.
+const DIRECT_BYTES: u64 = 256 << 10;
+
+fn direct_bytes() -> u64 {
+    static BYTES: OnceLock<u64> = OnceLock::new();
+    *BYTES.get_or_init(|| {
+        let kib = std::env::var("WGC_ALLREDUCE_DIRECT_KIB").ok().and_then(|v| v.parse::<u64>().ok());
+        kib.map_or(DIRECT_BYTES, |k| k << 10)
+    })
+}
+
+/// Every rank sends its whole tensor to every rank's scratch (slot j holds
+/// rank j's), then reduces the slots in rank order, so every rank computes
+/// the same bits; N-1 times the ring's traffic, one step of latency.
+fn all_reduce_direct(comm: &Comm, streams: &[&StreamShared], tensors: &[&Tensor], op: CollectiveOp) -> Result<()> {
+    let (n, dtype, elems) = (comm.size(), tensors[0].dtype, tensors[0].numel());
+    let unit = (4 / dtype.size()).max(1);
+    let stride = elems.div_ceil(unit) * unit;
+    let tmp = scratch_per_rank(comm, dtype, n * stride)?;
+    let slot = |i: usize, j: usize| flat_part(&whole(&tmp[i], dtype, n * stride), j * stride, elems);
+    each_rank(n, |j| {
+        let slots: Vec<Tensor> = (0..n).map(|i| slot(i, j)).collect();
+        let dsts: Vec<(&StreamShared, &Tensor)> = streams.iter().copied().zip(&slots).collect();
+        peer::copy_to_many(streams[j], &flat_part(tensors[j], 0, elems), &dsts)
+    })?;
+    for (i, t) in tensors.iter().enumerate() {
+        let out = flat_part(t, 0, elems);
+        binary(streams[i], op.binary(), &slot(i, 0), &slot(i, 1), &out)?;
+        for j in 2..n {
+            binary(streams[i], op.binary(), &out, &slot(i, j), &out)?;
+        }
+    }
+    Ok(())
 }
 
 /// Output i (contiguous, N times the input's elements) becomes the inputs of
