@@ -60,6 +60,10 @@ pub struct Endpoint<'a> {
 struct Staging {
     lease: Arc<Lease>,
     mapping: Option<Receiver<std::result::Result<(), wgpu::BufferAsyncError>>>,
+    /// The submission the pending mapping waits for: waiting on it blocks in
+    /// the driver and runs the mapping's callback (polling for the callback
+    /// alone would notice it only at the next poll).
+    after: Option<wgpu::SubmissionIndex>,
     /// Mapped or being mapped: must be unmapped before the GPU uses it or
     /// it goes back to the pool (unmapping an unmapped buffer is an error).
     mapped: bool,
@@ -84,14 +88,15 @@ impl Staging {
                 Allocation { raw, id: next_id() }
             }
         };
-        Ok(Staging { lease: Lease::new(alloc, &dev.pool, &dev.bind_groups), mapping: None, mapped: false })
+        Ok(Staging { lease: Lease::new(alloc, &dev.pool, &dev.bind_groups), mapping: None, after: None, mapped: false })
     }
 
     fn raw(&self) -> &wgpu::Buffer {
         self.lease.raw()
     }
 
-    fn map(&mut self, mode: wgpu::MapMode, len: u64) {
+    fn map(&mut self, mode: wgpu::MapMode, len: u64, after: Option<wgpu::SubmissionIndex>) {
+        self.after = after;
         let (tx, rx) = channel();
         self.raw().slice(0..len).map_async(mode, move |r| {
             let _ = tx.send(r);
@@ -103,12 +108,16 @@ impl Staging {
     fn unmap(&mut self) {
         if std::mem::take(&mut self.mapped) {
             self.mapping = None;
+            self.after = None;
             self.raw().unmap();
         }
     }
 
     /// Wait for the pending mapping (polling `dev`, bounded by its timeout).
     fn wait_mapped(&mut self, dev: &Device, what: &str) -> Result<()> {
+        if let Some(index) = self.after.take() {
+            dev.wait_for(index)?;
+        }
         if let Some(rx) = self.mapping.take() {
             if let Err(e) = dev.wait_callback(&rx, what)? {
                 bail!(DeviceLost, "{what} failed: {e}");
@@ -196,8 +205,8 @@ fn through_host(src: Endpoint, dsts: &[&Endpoint], size: u64) -> Result<()> {
     let download = |s: &mut Staging, c: u64| -> Result<()> {
         let (at, len) = span(c);
         src.stream.copy_raw(src.buffer.raw(), src.offset + at, s.raw(), 0, len, &[src.buffer.lease(), &s.lease])?;
-        src.stream.flush_for_other()?;
-        s.map(wgpu::MapMode::Read, len);
+        let index = src.stream.flush_for_other_index()?;
+        s.map(wgpu::MapMode::Read, len, index);
         Ok(())
     };
     for c in 0..depth {
@@ -210,7 +219,7 @@ fn through_host(src: Endpoint, dsts: &[&Endpoint], size: u64) -> Result<()> {
         for (d, ring) in dsts.iter().zip(rings.dst.iter_mut()) {
             let w = &mut ring[slot];
             if !w.mapped {
-                w.map(wgpu::MapMode::Write, len);
+                w.map(wgpu::MapMode::Write, len, None);
             }
             w.wait_mapped(&d.buffer.device, "mapping a staging buffer of a copy between devices")?;
         }
@@ -222,11 +231,11 @@ fn through_host(src: Endpoint, dsts: &[&Endpoint], size: u64) -> Result<()> {
             let w = &mut ring[slot];
             w.unmap();
             d.stream.copy_raw(w.raw(), 0, d.buffer.raw(), d.offset + at, len, &[d.buffer.lease(), &w.lease])?;
-            d.stream.flush_for_other()?;
+            let index = d.stream.flush_for_other_index()?;
             if again {
                 // Ready (for the host) once the upload out of it has run.
                 let next_len = span(c + depth as u64).1;
-                w.map(wgpu::MapMode::Write, next_len);
+                w.map(wgpu::MapMode::Write, next_len, index);
             }
         }
         if again {

@@ -313,6 +313,14 @@ impl StreamShared {
         }
     }
 
+    /// `flush_for_other`, returning the stream's last submission (the one
+    /// that carries what was recorded so far), to wait for it.
+    pub(crate) fn flush_for_other_index(&self) -> Result<Option<wgpu::SubmissionIndex>> {
+        let mut st = self.state.lock().unwrap();
+        self.flush_unreported(&mut st)?;
+        Ok(st.last_submission.clone())
+    }
+
     /// Whether anything is recorded and not yet submitted.
     pub(crate) fn has_work(&self) -> bool {
         !self.state.lock().unwrap().batch.is_empty()
