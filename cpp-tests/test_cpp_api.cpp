@@ -283,6 +283,30 @@ static void expressions(const wgc::Device &device, const wgc::Stream &stream) {
             CHECK_NEAR(nv[row * 8 + j], sv[row * 8 + j] * rstd, 1e-5);
         }
     }
+// Several devices on the one adapter: a tensor view copied across, and the
+// collectives through the communicator.
+static void several_devices(const wgc::Instance &instance) {
+    std::vector<wgc::Device> devices = {wgc::Device::create(instance), wgc::Device::create(instance)};
+    std::vector<wgc::Stream> streams = {wgc::Stream::create(devices[0]), wgc::Stream::create(devices[1])};
+    wgc::Tensor a = wgc::Tensor::empty(devices[0], WGC_DTYPE_F32, {5, 3});
+    wgc::Tensor b = wgc::Tensor::empty(devices[1], WGC_DTYPE_F32, {5, 3});
+    std::vector<float> x(15);
+    for (int i = 0; i < 15; i++) x[i] = static_cast<float>(i);
+    a.write(x);
+    wgc::copy_to_device(streams[0], a, streams[1], b);
+    CHECK(b.to_vector<float>() == x);
+    wgc::Comm comm = wgc::Comm::create(devices);
+    CHECK(comm.size() == 2);
+    std::vector<wgc::Tensor> both = {a, b};
+    comm.all_reduce(streams, both);
+    std::vector<float> sum = a.to_vector<float>();
+    CHECK(sum[14] == 28.0f && b.to_vector<float>() == sum);
+    std::vector<wgc::Device> twice = {devices[0], devices[0]};
+    std::error_code ec;
+    wgc::Comm bad = wgc::Comm::create(twice, ec);
+    CHECK(!bad && ec == wgc::make_error_code(WGC_ERROR_INVALID_ARGUMENT));
+    comm.all_reduce(wgc::span<const wgc::Stream>(streams.data(), 1), both, WGC_COLLECTIVE_OP_SUM, ec);
+    CHECK(ec == wgc::make_error_code(WGC_ERROR_INVALID_ARGUMENT));
 }
 
 int main() {
@@ -300,5 +324,6 @@ int main() {
     graphs(device, stream);
     autotune_options(instance);
     expressions(device, stream);
+    several_devices(instance);
     return finish("test_cpp_api");
 }

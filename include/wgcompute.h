@@ -258,6 +258,11 @@
 #define WGC_MAX_RANK 8
 
 /**
+ * Most devices one communicator takes.
+ */
+#define WGC_MAX_COMM_DEVICES 64
+
+/**
  * The number of `WgcBinaryOp` values (0 .. WGC_NUM_BINARY_OPS - 1): a
  * loop over every binary op stops here.
  */
@@ -786,11 +791,65 @@ typedef uint32_t WgcAttentionCausal;
 #endif // __cplusplus
 
 /**
+ * How a reducing collective combines the ranks' elements.
+ */
+enum WgcCollectiveOp
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Sum (in f32 for f16 and bf16, rounded once per received segment).
+   */
+  WGC_COLLECTIVE_OP_SUM = 0,
+  /**
+   * Maximum; NaN propagates (as WGC_BINARY_OP_MAXIMUM).
+   */
+  WGC_COLLECTIVE_OP_MAX = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcCollectiveOp WgcCollectiveOp;
+#else
+typedef uint32_t WgcCollectiveOp;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A region of GPU memory. Safe to use from many threads; the library orders
  * host reads and writes after all work recorded before them (see
  * `wgc_buffer_write`).
  */
 typedef struct WgcBuffer WgcBuffer;
+
+/**
+ * An ordered set of distinct devices of this process, for collectives.
+ * Rank i is the i-th device given at creation; every collective takes one
+ * stream and one tensor per rank, in rank order, each of that rank's
+ * device. A communicator holds a reference to each device.
+ *
+ * Rules for every collective:
+ * - Ordering: rank i's part reads its inputs after all work recorded on
+ *   `streams[i]` before the call and writes its outputs before all work
+ *   recorded there after it. Nothing is ordered with other streams.
+ * - Blocking: the call returns once every transfer has been read back and
+ *   handed to its destination's queue (see `wgc_buffer_copy_to_device`);
+ *   the last reductions and uploads may still run (wait with
+ *   `wgc_stream_synchronize` or an event, or just record more work).
+ * - Threads: a communicator may be used from any thread, but one
+ *   collective at a time per set of streams; the call uses its own threads
+ *   (one per rank) internally. The streams are flushed by the call.
+ * - Failure: arguments are all checked before anything is recorded. A
+ *   device lost (or destroyed) during the call gives
+ *   `WGC_ERROR_DEVICE_LOST` (a transfer that does not arrive within the
+ *   GPU timeout, 60 s when none is set: `WGC_ERROR_TIMEOUT`), never a
+ *   hang; the outputs of every rank are then unspecified.
+ * - Tensors to reduce must be contiguous views (`WGC_ERROR_INVALID_ARGUMENT`
+ *   otherwise); the inputs of all-gather and broadcast may be any view.
+ *   Dtypes: f32, f16, bf16, i32, u32 (f16 where every device has shader
+ *   f16, `WGC_ERROR_UNSUPPORTED` otherwise).
+ */
+typedef struct WgcComm WgcComm;
 
 /**
  * A GPU device opened on one adapter. Safe to use from many threads at once.
@@ -3280,6 +3339,147 @@ WgcStatus wgc_profile_table(const struct WgcProfileRecord *records,
                             char *text,
                             size_t capacity,
                             size_t *out_length);
+
+/**
+ * Create a communicator over `devices[0..count]` (1 to
+ * `WGC_MAX_COMM_DEVICES` distinct devices,
+ * `WGC_ERROR_INVALID_ARGUMENT` otherwise, for the same device twice too;
+ * `WGC_ERROR_NULL_POINTER` for a NULL array or entry;
+ * `WGC_ERROR_DEVICE_LOST` for a destroyed device). `*out_comm` holds one
+ * reference. Does not block.
+ */
+WgcStatus wgc_comm_create(const struct WgcDevice *const *devices,
+                          uint32_t count,
+                          struct WgcComm **out_comm);
+
+/**
+ * The number of devices (ranks) of the communicator.
+ */
+WgcStatus wgc_comm_size(const struct WgcComm *comm, uint32_t *out_size);
+
+/**
+ * Add a reference. NULL is ignored.
+ */
+void wgc_comm_retain(struct WgcComm *comm);
+
+/**
+ * Drop a reference (and, with the last, those it holds on its devices).
+ * NULL is ignored.
+ */
+void wgc_comm_release(struct WgcComm *comm);
+
+/**
+ * Every rank's tensor becomes the elementwise `op` (a `WgcCollectiveOp`)
+ * of all ranks' tensors, in place. `streams` and `tensors` are arrays of
+ * the communicator's size. All tensors must have one shape
+ * (`WGC_ERROR_SHAPE_MISMATCH`) and dtype (`WGC_ERROR_DTYPE_MISMATCH`), each
+ * on its rank's device (`WGC_ERROR_DEVICE_MISMATCH`). Every rank gets the
+ * same bits. Accuracy: each element is reduced in a rank order that
+ * depends on its position; SUM of f16 and bf16 rounds after each of the
+ * N-1 additions. Tensors of at most 256 KiB (environment variable
+ * `WGC_ALLREDUCE_DIRECT_KIB` to change) go to every rank in one step and
+ * are reduced there (lower latency); larger ones are reduce-scattered,
+ * then all-gathered (each device sends and receives 2(N-1)/N of the
+ * tensor). See `WgcComm` for ordering, blocking and failure.
+ */
+WgcStatus wgc_comm_all_reduce(const struct WgcComm *comm,
+                              const struct WgcStream *const *streams,
+                              const struct WgcTensor *tensors,
+                              uint32_t op);
+
+/**
+ * Every rank's `outputs[i]` (contiguous, with N times as many elements as
+ * an input) becomes the inputs of ranks 0, 1, ..., N-1 one after another
+ * (each input in its row-major order). Inputs: one shape and dtype, any
+ * views. `WGC_ERROR_SHAPE_MISMATCH` / `WGC_ERROR_DTYPE_MISMATCH`;
+ * `WGC_ERROR_INVALID_ARGUMENT` for an output that overlaps its input. See
+ * `WgcComm` for the rest.
+ */
+WgcStatus wgc_comm_all_gather(const struct WgcComm *comm,
+                              const struct WgcStream *const *streams,
+                              const struct WgcTensor *inputs,
+                              const struct WgcTensor *outputs);
+
+/**
+ * Rank i's `outputs[i]` becomes the elementwise `op` over all ranks of the
+ * i-th of N equal contiguous parts of their `inputs` (contiguous, N times
+ * as many elements as an output; outputs of one shape, any views). Statuses
+ * as `wgc_comm_all_gather`. See `WgcComm` for the rest.
+ */
+WgcStatus wgc_comm_reduce_scatter(const struct WgcComm *comm,
+                                  const struct WgcStream *const *streams,
+                                  const struct WgcTensor *inputs,
+                                  const struct WgcTensor *outputs,
+                                  uint32_t op);
+
+/**
+ * Every rank's tensor becomes a copy of rank `root`'s (read back once,
+ * uploaded to every other rank). One shape and dtype, any views;
+ * `WGC_ERROR_INVALID_ARGUMENT` for a root past the last rank. See
+ * `WgcComm` for the rest.
+ */
+WgcStatus wgc_comm_broadcast(const struct WgcComm *comm,
+                             const struct WgcStream *const *streams,
+                             const struct WgcTensor *tensors,
+                             uint32_t root);
+
+/**
+ * Copy `size` bytes from `src` at `src_offset` (a buffer of `src_stream`'s
+ * device) to `dst` at `dst_offset` (a buffer of `dst_stream`'s device),
+ * usually on another device. Vulkan has no memory shared between devices,
+ * so the bytes go through host memory in chunks (16 MiB; environment
+ * variable `WGC_PEER_CHUNK_KIB` to change), pipelined so that the read-back
+ * of one chunk overlaps the upload of the one before.
+ *
+ * Ordering: the bytes are read after all work recorded on `src_stream`
+ * before this call, and written before all work recorded on `dst_stream`
+ * after it (and after the work recorded there before it). Nothing is
+ * ordered with other streams: record the producer on `src_stream` (or wait
+ * on an event of its stream first) and the consumer on `dst_stream`. Both
+ * streams may be the same device's (even the same stream: then the copy is
+ * recorded there like `wgc_stream_copy` and nothing blocks).
+ *
+ * Blocks until the source's work so far has run and the last chunk has
+ * been read back and handed to the destination's queue; it does not wait
+ * for the upload to run. Both streams are submitted (flushed) by the call.
+ * Threads: the two streams are used by this call, so no other thread may
+ * record on them meanwhile (the calls would be serialized, their order
+ * unspecified).
+ *
+ * Statuses: `WGC_ERROR_NULL_POINTER`; `WGC_ERROR_DEVICE_MISMATCH` (a
+ * buffer not of its stream's device); `WGC_ERROR_OUT_OF_RANGE`;
+ * `WGC_ERROR_ALIGNMENT` (offsets and size must be multiples of 4);
+ * `WGC_ERROR_INVALID_ARGUMENT` (overlapping ranges of one buffer);
+ * `WGC_ERROR_OUT_OF_MEMORY` (staging buffers); `WGC_ERROR_DEVICE_LOST`
+ * when either device is lost or destroyed, before or during the copy, and
+ * `WGC_ERROR_TIMEOUT` when a chunk does not arrive within the device's GPU
+ * timeout (60 s when none is set): the call returns, it does not hang, and
+ * the destination range is then unspecified. Size 0 does nothing.
+ */
+WgcStatus wgc_buffer_copy_to_device(const struct WgcStream *src_stream,
+                                    const struct WgcBuffer *src,
+                                    uint64_t src_offset,
+                                    const struct WgcStream *dst_stream,
+                                    const struct WgcBuffer *dst,
+                                    uint64_t dst_offset,
+                                    uint64_t size);
+
+/**
+ * Copy the view `src` (on `src_stream`'s device) into the view `dst` (on
+ * `dst_stream`'s device) of the same shape and dtype: any strides, offsets
+ * and dtypes (bf16 and odd-length f16 included). Views that are not one
+ * contiguous 4-byte-aligned range are first made contiguous in scratch on
+ * their own device (a kernel recorded on their stream). Ordering, blocking,
+ * threads, device loss: as `wgc_buffer_copy_to_device`.
+ * `WGC_ERROR_SHAPE_MISMATCH`, `WGC_ERROR_DTYPE_MISMATCH`,
+ * `WGC_ERROR_DEVICE_MISMATCH`, `WGC_ERROR_INVALID_ARGUMENT` (a destination
+ * whose elements share memory, or that overlaps `src` on one device), the
+ * view errors of `WgcTensor`. Empty views do nothing.
+ */
+WgcStatus wgc_tensor_copy_to_device(const struct WgcStream *src_stream,
+                                    const struct WgcTensor *src,
+                                    const struct WgcStream *dst_stream,
+                                    const struct WgcTensor *dst);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1046,6 +1046,125 @@ WGC_HPP_OP(layer_norm_residual,
            const Stream &s, const Tensor &in, const Tensor &residual, const Tensor *weight, const Tensor *bias,
            uint32_t normalized_dims, float eps, const Tensor &out, const Tensor &sum_out)
 
+
+/* ---- several devices ------------------------------------------------------ */
+/* Copies between devices and collectives: wgcompute.h documents ordering,
+ * blocking and statuses (wgc_buffer_copy_to_device, WgcComm). */
+
+WGC_HPP_OP(copy_to_device,
+           wgc_buffer_copy_to_device(src_stream.get(), src.get(), src_offset, dst_stream.get(), dst.get(), dst_offset,
+                                     size),
+           const Stream &src_stream, const Buffer &src, uint64_t src_offset, const Stream &dst_stream,
+           const Buffer &dst, uint64_t dst_offset, uint64_t size)
+WGC_HPP_OP(copy_to_device, wgc_tensor_copy_to_device(src_stream.get(), src.c(), dst_stream.get(), dst.c()),
+           const Stream &src_stream, const Tensor &src, const Stream &dst_stream, const Tensor &dst)
+
+/** A communicator over distinct devices; rank i is devices[i]. Collectives
+ * take one stream and one tensor per rank, in rank order. */
+class Comm : public detail::Handle<WgcComm, wgc_comm_retain, wgc_comm_release> {
+public:
+    using Handle::Handle;
+    Comm(Handle h) noexcept : Handle(std::move(h)) {}
+
+    static Comm create(span<const Device> devices, std::error_code &ec) noexcept {
+        const WgcDevice *raw[WGC_MAX_COMM_DEVICES];
+        if (devices.size() > WGC_MAX_COMM_DEVICES) {
+            ec = make_error_code(WGC_ERROR_INVALID_ARGUMENT);
+            return Comm();
+        }
+        for (std::size_t i = 0; i < devices.size(); i++) raw[i] = devices[i].get();
+        WgcComm *c = nullptr;
+        return detail::assign(wgc_comm_create(raw, static_cast<uint32_t>(devices.size()), &c), ec) ? Comm(adopt(c))
+                                                                                                   : Comm();
+    }
+    WGC_HPP_THROWING(static Comm create(span<const Device> devices) {
+        std::error_code ec;
+        Comm c = create(devices, ec);
+        if (ec) detail::check(static_cast<WgcStatus>(ec.value()));
+        return c;
+    })
+
+    void all_reduce(span<const Stream> streams, span<const Tensor> tensors, WgcCollectiveOp op,
+                    std::error_code &ec) const noexcept {
+        Views s(streams), t(tensors);
+        detail::assign(ok(s, t) ? wgc_comm_all_reduce(get(), s.streams, t.tensors, op) : WGC_ERROR_INVALID_ARGUMENT,
+                       ec);
+    }
+    void all_gather(span<const Stream> streams, span<const Tensor> inputs, span<const Tensor> outputs,
+                    std::error_code &ec) const noexcept {
+        Views s(streams), x(inputs), y(outputs);
+        detail::assign(ok(s, x) && ok(s, y) ? wgc_comm_all_gather(get(), s.streams, x.tensors, y.tensors)
+                                            : WGC_ERROR_INVALID_ARGUMENT,
+                       ec);
+    }
+    void reduce_scatter(span<const Stream> streams, span<const Tensor> inputs, span<const Tensor> outputs,
+                        WgcCollectiveOp op, std::error_code &ec) const noexcept {
+        Views s(streams), x(inputs), y(outputs);
+        detail::assign(ok(s, x) && ok(s, y) ? wgc_comm_reduce_scatter(get(), s.streams, x.tensors, y.tensors, op)
+                                            : WGC_ERROR_INVALID_ARGUMENT,
+                       ec);
+    }
+    void broadcast(span<const Stream> streams, span<const Tensor> tensors, uint32_t root,
+                   std::error_code &ec) const noexcept {
+        Views s(streams), t(tensors);
+        detail::assign(ok(s, t) ? wgc_comm_broadcast(get(), s.streams, t.tensors, root) : WGC_ERROR_INVALID_ARGUMENT,
+                       ec);
+    }
+    WGC_HPP_THROWING(void all_reduce(span<const Stream> streams, span<const Tensor> tensors,
+                                     WgcCollectiveOp op = WGC_COLLECTIVE_OP_SUM) const {
+        std::error_code ec;
+        all_reduce(streams, tensors, op, ec);
+        rethrow(ec);
+    })
+    WGC_HPP_THROWING(void all_gather(span<const Stream> streams, span<const Tensor> inputs,
+                                     span<const Tensor> outputs) const {
+        std::error_code ec;
+        all_gather(streams, inputs, outputs, ec);
+        rethrow(ec);
+    })
+    WGC_HPP_THROWING(void reduce_scatter(span<const Stream> streams, span<const Tensor> inputs,
+                                         span<const Tensor> outputs, WgcCollectiveOp op = WGC_COLLECTIVE_OP_SUM) const {
+        std::error_code ec;
+        reduce_scatter(streams, inputs, outputs, op, ec);
+        rethrow(ec);
+    })
+    WGC_HPP_THROWING(void broadcast(span<const Stream> streams, span<const Tensor> tensors, uint32_t root) const {
+        std::error_code ec;
+        broadcast(streams, tensors, root, ec);
+        rethrow(ec);
+    })
+
+    uint32_t size() const noexcept {
+        uint32_t n = 0;
+        wgc_comm_size(get(), &n);
+        return n;
+    }
+
+private:
+    /** The C arrays of up to WGC_MAX_COMM_DEVICES streams or tensors (more:
+     * count 0, refused). */
+    struct Views {
+        const WgcStream *streams[WGC_MAX_COMM_DEVICES];
+        WgcTensor tensors[WGC_MAX_COMM_DEVICES];
+        std::size_t count = 0;
+        explicit Views(span<const Stream> s) noexcept {
+            if (s.size() > WGC_MAX_COMM_DEVICES) return;
+            for (std::size_t i = 0; i < s.size(); i++) streams[i] = s[i].get();
+            count = s.size();
+        }
+        explicit Views(span<const Tensor> t) noexcept {
+            if (t.size() > WGC_MAX_COMM_DEVICES) return;
+            for (std::size_t i = 0; i < t.size(); i++) tensors[i] = *t[i].c();
+            count = t.size();
+        }
+    };
+    /** One entry per rank on both sides (the C call reads size() entries). */
+    bool ok(const Views &a, const Views &b) const noexcept { return a.count == size() && b.count == size(); }
+    WGC_HPP_THROWING(static void rethrow(const std::error_code &ec) {
+        if (ec) detail::check(static_cast<WgcStatus>(ec.value()));
+    })
+};
+
 #undef WGC_HPP_OP
 
 }  // namespace wgc

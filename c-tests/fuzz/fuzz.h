@@ -273,6 +273,7 @@ extern const FzActionDef fz_elementwise_actions[];
 extern const FzActionDef fz_tensor_op_actions[];
 extern const FzActionDef fz_probe_actions[];
 extern const FzActionDef fz_graph_actions[];
+extern const FzActionDef fz_multi_device_actions[];
 
 /* Pipeline-cache paths inside the private directory (fuzz_act_device.c). */
 int fz_make_cache_dir(Fuzz *f);

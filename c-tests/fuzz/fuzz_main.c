@@ -115,7 +115,8 @@ typedef struct Enabled {
 
 static const FzActionDef *const TABLES[] = {fz_device_actions, fz_memory_actions,     fz_kernel_actions,
                                             fz_stream_actions, fz_elementwise_actions, fz_tensor_op_actions,
-                                            fz_probe_actions, fz_graph_actions};
+                                            fz_probe_actions, fz_graph_actions,
+                                            fz_multi_device_actions};
 
 static void usage(void) {
     fprintf(stderr, "usage: wgc_fuzz [--seed N] [--seconds S] [--steps N] [--keep-going] [--trace]\n"

@@ -45,3 +45,5 @@ pub mod ops_conv;
 
 pub mod profile;
 pub mod profile_table;
+pub mod comm;
+pub mod peer;

@@ -4,6 +4,7 @@
 pub mod attention;
 pub mod bf16;
 pub mod bf16_route;
+pub mod collective;
 pub mod concat;
 pub mod conv;
 pub mod conv_coop;
@@ -30,6 +31,7 @@ pub mod norm;
 pub mod norm_batch;
 pub mod norm_residual;
 pub mod norm_rows;
+pub mod peer;
 pub mod pool;
 pub mod profile_call;
 pub mod random;

@@ -340,6 +340,28 @@ impl StreamShared {
         Ok(())
     }
 
+    /// Record a copy between raw allocations (the staging buffers of copies
+    /// between devices), checked by the caller; `hold` are the leases the
+    /// copy needs kept until it has run.
+    pub(crate) fn copy_raw(
+        &self,
+        src: &wgpu::Buffer,
+        src_offset: u64,
+        dst: &wgpu::Buffer,
+        dst_offset: u64,
+        size: u64,
+        hold: &[&Arc<super::lease::Lease>],
+    ) -> Result<()> {
+        self.device.check_alive()?;
+        let mut st = self.state.lock().unwrap();
+        let batch = &mut st.batch;
+        batch.cmds.push(Cmd::Copy { src: src.clone(), src_offset, dst: dst.clone(), dst_offset, size });
+        for l in hold {
+            batch.hold(l);
+        }
+        Ok(())
+    }
+
     /// Record an event: a point in the stream that can be waited on, with a
     /// GPU timestamp where the adapter has them.
     pub fn record_event(self: &Arc<Self>) -> Result<Arc<Event>> {
@@ -404,6 +426,14 @@ impl StreamShared {
             }
             Ok(carried) => Ok(carried),
         }
+    }
+
+    /// `flush_for_other`, returning the stream's last submission (the one
+    /// that carries what was recorded so far), to wait for it.
+    pub(crate) fn flush_for_other_index(&self) -> Result<Option<wgpu::SubmissionIndex>> {
+        let mut st = self.state.lock().unwrap();
+        self.flush_unreported(&mut st)?;
+        Ok(st.last_submission.clone())
     }
 
     /// Whether anything is recorded and not yet submitted.
