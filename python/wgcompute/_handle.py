@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Dict
 
 from ._ffi import lib
+
+# wgc_<kind>_release by kind, looked up once (handles are made per operator).
+_RELEASE: Dict[str, Callable[[Any], None]] = {}
+_new_lock = threading.Lock
 
 
 class Handle:
@@ -19,8 +23,11 @@ class Handle:
     def __init__(self, ptr: Any, kind: str) -> None:
         self.ptr = ptr
         self.kind = kind
-        self._release: Callable[[Any], None] = getattr(lib, f"wgc_{kind}_release")
-        self._lock = threading.Lock()
+        release = _RELEASE.get(kind)
+        if release is None:
+            release = _RELEASE[kind] = getattr(lib, f"wgc_{kind}_release")
+        self._release: Callable[[Any], None] = release
+        self._lock = _new_lock()
 
     @property
     def alive(self) -> bool:

@@ -7,6 +7,7 @@
 use super::autotune::{TuneMode, Tuner};
 use super::bind_cache::BindGroupCache;
 use super::block_on::block_on;
+use super::deferred_clear::SubmitGate;
 use super::hal_open::Extension;
 use super::in_flight::InFlight;
 use super::instance::{summarize, AdapterSummary};
@@ -71,10 +72,14 @@ pub struct Device {
     pub bind_groups: Arc<BindGroupCache>,
     /// Leases of allocations that submitted work still uses.
     pub in_flight: InFlight,
+    /// Every queue submission goes through it, after the deferred clears.
+    gate: SubmitGate,
     gpu_timeout: Option<Duration>,
     /// How long a wait checks for completion without blocking first (see `spin_wait`).
     spin_wait: Duration,
     lost: Arc<Mutex<Option<String>>>,
+    /// Set with `lost`, so that the check on every call takes no lock.
+    is_lost: Arc<AtomicBool>,
     destroyed: AtomicBool,
     /// Errors that escaped every error scope (the default handler would panic).
     uncaptured: Arc<Mutex<Vec<String>>>,
@@ -164,9 +169,11 @@ impl Device {
             }
         }));
         let lost = Arc::new(Mutex::new(None));
-        let lost_sink = lost.clone();
+        let is_lost = Arc::new(AtomicBool::new(false));
+        let (lost_sink, lost_flag) = (lost.clone(), is_lost.clone());
         device.set_device_lost_callback(move |reason, msg| {
             *lost_sink.lock().unwrap() = Some(format!("{reason:?}: {msg}"));
+            lost_flag.store(true, Ordering::Release);
         });
 
         let pipeline_cache = match options.pipeline_cache_path {
@@ -200,9 +207,11 @@ impl Device {
             kernels: KernelCache::default(),
             bind_groups: Default::default(),
             in_flight: InFlight::default(),
+            gate: SubmitGate::default(),
             gpu_timeout: options.gpu_timeout,
             spin_wait: spin_wait(&device_type),
             lost,
+            is_lost,
             destroyed: AtomicBool::new(false),
             uncaptured,
             streams: Mutex::new(Vec::new()),
@@ -215,6 +224,9 @@ impl Device {
     pub fn check_alive(&self) -> Result<()> {
         if self.destroyed.load(Ordering::Acquire) {
             return Err(Error::DeviceLost("the device was destroyed".into()));
+        }
+        if !self.is_lost.load(Ordering::Acquire) {
+            return Ok(());
         }
         if let Some(reason) = self.lost.lock().unwrap().as_ref() {
             return Err(Error::DeviceLost(reason.clone()));
@@ -229,6 +241,7 @@ impl Device {
             return false;
         }
         self.in_flight.release_all();
+        self.gate.drop_pending();
         self.pool.close(&self.bind_groups);
         self.wgpu.destroy();
         true
@@ -314,7 +327,26 @@ impl Device {
                 return Ok(index);
             }
         }
-        self.scoped(|| self.queue.submit([extra()]))
+        self.scoped(|| self.submit([extra()]))
+    }
+
+    /// Submit command buffers to the queue, after any deferred clears (see
+    /// `deferred_clear`). The only way the library submits work.
+    pub fn submit<I: IntoIterator<Item = wgpu::CommandBuffer>>(&self, cmds: I) -> wgpu::SubmissionIndex {
+        self.gate.submit(&self.wgpu, &self.queue, cmds)
+    }
+
+    /// Clear a reused allocation before any later work of the device
+    /// touches it, without submitting anything now.
+    pub fn defer_clear(&self, raw: wgpu::Buffer) {
+        self.gate.defer_clear(raw);
+    }
+
+    /// Submit the deferred clears now: a staged host write runs before the
+    /// command buffers of the next submission, so it must not be staged
+    /// while a clear of its buffer waits.
+    pub fn submit_deferred_clears(&self) {
+        self.gate.submit_pending(&self.wgpu, &self.queue);
     }
 
     pub fn has_gpu_timeout(&self) -> bool {
@@ -417,7 +449,7 @@ impl Device {
             self.wait_idle()?;
         }
         // Push any pending host writes even when no stream had work.
-        self.queue.submit(std::iter::empty());
+        self.submit(std::iter::empty());
         self.wait_idle()?;
         if let Some(msg) = self.take_uncaptured() {
             first_err.get_or_insert(Error::Validation(msg));

@@ -12,6 +12,7 @@ pub mod block_on;
 pub mod buffer;
 pub mod compile_stack;
 pub mod coopmat2;
+pub mod deferred_clear;
 pub mod device;
 pub mod event;
 pub mod hal_open;

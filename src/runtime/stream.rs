@@ -323,8 +323,8 @@ impl StreamShared {
             let cmd = encode(dev, &batch.cmds, &batch.events, true);
             write_uniforms(dev, arena, &batch.uniform_bytes);
             match extra {
-                Some(extra) => dev.queue.submit([cmd, extra()]),
-                None => dev.queue.submit([cmd]),
+                Some(extra) => dev.submit([cmd, extra()]),
+                None => dev.submit([cmd]),
             }
         });
         let carried = result.as_ref().ok().filter(|_| extra.is_some()).cloned();
