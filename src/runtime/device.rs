@@ -83,6 +83,8 @@ pub struct Device {
     destroyed: AtomicBool,
     /// Errors that escaped every error scope (the default handler would panic).
     uncaptured: Arc<Mutex<Vec<String>>>,
+    /// How many errors escaped every scope so far (see `unscoped`).
+    uncaptured_count: Arc<AtomicU64>,
     streams: Mutex<Vec<Weak<StreamShared>>>,
     pipeline_cache: Option<(wgpu::PipelineCache, PathBuf)>,
     /// Measured kernel choices (see `ops::tuned`).
@@ -160,9 +162,12 @@ impl Device {
         .map_err(|e| Error::Internal(format!("could not open the device: {e}")))?;
 
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
+        let uncaptured_count = Arc::new(AtomicU64::new(0));
         let sink = uncaptured.clone();
+        let count = uncaptured_count.clone();
         // Replace wgpu's default handler, which panics.
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            count.fetch_add(1, Ordering::AcqRel);
             let mut v = sink.lock().unwrap();
             if v.len() < 16 {
                 v.push(e.to_string());
@@ -214,6 +219,7 @@ impl Device {
             is_lost,
             destroyed: AtomicBool::new(false),
             uncaptured,
+            uncaptured_count,
             streams: Mutex::new(Vec::new()),
             pipeline_cache,
             tuner,
@@ -279,6 +285,23 @@ impl Device {
             Some(e) => Err(Error::from_wgpu(e)),
             None => Ok(value),
         }
+    }
+
+    /// Run `f`, which the caller has validated so that the GPU layer is not
+    /// expected to reject it, without error scopes (pushing and popping
+    /// three scopes costs about as much as creating a bind group). Errors
+    /// the GPU layer reports anyway (out of memory) reach the uncaptured
+    /// handler synchronously; any reported while `f` ran fails the call
+    /// with their messages (another thread's error at the same moment
+    /// would be reported here instead of by a later synchronize).
+    pub fn unscoped<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
+        let before = self.uncaptured_count.load(Ordering::Acquire);
+        let value = f();
+        if self.uncaptured_count.load(Ordering::Acquire) == before {
+            return Ok(value);
+        }
+        let msg = self.take_uncaptured().unwrap_or_else(|| "the GPU layer reported an error".into());
+        Err(if msg.to_ascii_lowercase().contains("out of memory") { Error::OutOfMemory(msg) } else { Error::Validation(msg) })
     }
 
     /// Take the errors that no scope caught since the last call.

@@ -131,7 +131,10 @@ impl StreamShared {
                 entries.push(buffer_entry(*binding, buf, 0, *window));
             }
             let desc = wgpu::BindGroupDescriptor { label: None, layout: &kernel.layout, entries: &entries };
-            dev.scoped(|| dev.wgpu.create_bind_group(&desc))
+            // `binding::check` validated everything the GPU layer checks:
+            // no error scopes on this per-launch path (a new buffer is a new
+            // bind group).
+            dev.unscoped(|| dev.wgpu.create_bind_group(&desc))
         })?;
         let indirect = match &groups {
             Groups::Indirect(buf, off) => {
