@@ -52,14 +52,7 @@ def _c(t: Optional[Tensor]) -> Any:
     rank = len(t.shape)
     if rank > _MAX_RANK:
         raise ValueError(f"at most {_MAX_RANK} dims, not {rank}")
-    c = ffi.new(_TENSOR_C)
-    c.buffer = t._buf.get()
-    c.dtype = t.dtype.value
-    c.rank = rank
-    if rank:
-        c.shape[0:rank] = t.shape
-        c.strides[0:rank] = t.strides
-    c.offset = t.offset
+    c = ffi.new(_TENSOR_C, [t._buf.get(), t.dtype.value, rank, t.shape, t.strides, t.offset])
     t._cs = c
     return c
 

@@ -405,6 +405,10 @@ _RELEASED = Handle(None, "buffer")
 
 
 _BUFFER_OUT = ffi.typeof("WgcBuffer **")
+_TENSOR_C = ffi.typeof("WgcTensor *")
+# A WgcTensor per (shape, dtype) of new tensors, copied for each new one
+# (cheaper than filling a struct field by field).
+_TEMPLATES: dict = {}
 _STORAGE = lib.WGC_BUFFER_USAGE_STORAGE
 _create_zeroed = lib.wgc_buffer_create
 _create_uninit = lib.wgc_buffer_create_uninit
@@ -420,7 +424,20 @@ def _new(shape: Shape, dt: DType, dev: Handle, zeroed: bool) -> Tensor:
     status = (_create_zeroed if zeroed else _create_uninit)(dev.get(), size, _STORAGE, out)
     if status:
         check(status)
-    return Tensor(Handle(out[0], "buffer"), dev, dt, shape, contiguous_strides(shape), 0)
+    ptr = out[0]
+    strides = contiguous_strides(shape)
+    t = Tensor(Handle(ptr, "buffer"), dev, dt, shape, strides, 0)
+    key = (shape, dt.value)
+    template = _TEMPLATES.get(key)
+    if template is None and len(shape) <= 8:
+        if len(_TEMPLATES) >= 4096:
+            _TEMPLATES.clear()
+        template = _TEMPLATES[key] = ffi.new(_TENSOR_C, [ffi.NULL, dt.value, len(shape), shape, strides, 0])
+    if template is not None:
+        c = ffi.new(_TENSOR_C, template[0])
+        c.buffer = ptr
+        t._cs = c  # the description ops.py passes to the library
+    return t
 
 
 def empty(shape: ShapeLike, dtype: DTypeLike = "float32", device: Optional[Device] = None) -> Tensor:

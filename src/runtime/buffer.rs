@@ -145,7 +145,9 @@ impl Buffer {
         }
         self.device.flush_all()?;
         self.device.submit_deferred_clears();
-        self.device.scoped(|| self.device.queue.write_buffer(self.raw(), offset, data))
+        // Range and alignment are checked above; only running out of
+        // memory for the staging copy remains (reported through `unscoped`).
+        self.device.unscoped(|| self.device.queue.write_buffer(self.raw(), offset, data))
     }
 
     /// Read into host memory. Blocks until all work recorded so far on any

@@ -322,7 +322,9 @@ impl StreamShared {
         let dev = &self.device;
         let State { batch, arena, last_submission, .. } = st;
         let arena = arena.as_ref().map(|(b, _)| b);
-        let result = dev.scoped(|| {
+        // Recording checked what the GPU layer checks; an error it reports
+        // anyway fails `unscoped` and the batch is salvaged below.
+        let result = dev.unscoped(|| {
             let cmd = encode(dev, &batch.cmds, &batch.events, true);
             write_uniforms(dev, arena, &batch.uniform_bytes);
             match extra {
