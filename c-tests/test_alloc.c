@@ -39,6 +39,7 @@ static WgcBuffer *poisoned_uninit(size_t bytes) {
     CHECK(wgc_buffer_create(g_dev, n, WGC_BUFFER_USAGE_STORAGE, &b));
     CHECK(wgc_buffer_write(b, 0, junk, n));
     CHECK(wgc_device_synchronize(g_dev));
+    CHECK(wgc_device_trim_pool(g_dev, 0)); /* the junk is the only pooled allocation */
     wgc_buffer_release(b);
     free(junk);
     uint64_t before = pool_hits();

@@ -18,6 +18,8 @@ def pool_hits(dev):
 def junk_in_pool(dev, n, dtype="float32"):
     """Leave a finished allocation of n elements full of NaN bits in the pool."""
     t = wg.asarray(np.full(n, 0xFFFFFFFF, dtype=np.uint32), device=dev)
+    dev.synchronize()
+    dev.trim_pool(0)  # the junk becomes the only pooled allocation
     del t
     gc.collect()
     dev.synchronize()
