@@ -51,9 +51,8 @@ impl SubmitGate {
         if clears.is_empty() {
             return;
         }
-        let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("wgcompute deferred clears"),
-        });
+        let mut enc =
+            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("wgcompute deferred clears") });
         for raw in clears.drain(..) {
             enc.clear_buffer(&raw, 0, None);
         }

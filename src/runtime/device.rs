@@ -301,7 +301,11 @@ impl Device {
             return Ok(value);
         }
         let msg = self.take_uncaptured().unwrap_or_else(|| "the GPU layer reported an error".into());
-        Err(if msg.to_ascii_lowercase().contains("out of memory") { Error::OutOfMemory(msg) } else { Error::Validation(msg) })
+        Err(if msg.to_ascii_lowercase().contains("out of memory") {
+            Error::OutOfMemory(msg)
+        } else {
+            Error::Validation(msg)
+        })
     }
 
     /// Take the errors that no scope caught since the last call.
