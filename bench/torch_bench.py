@@ -544,6 +544,54 @@ def latency():
             walls.append((time.perf_counter() - t0) * 1e3)
         emit("roundtrip_4k_wall", "write 4 KiB, x * 2, read 4 KiB", sorted(walls)[150], "pageable host tensor")
 
+    if want("roundtrip_alloc_4k_wall", "latency/roundtrip"):
+        host = torch.rand(1024)
+
+        def trip_alloc():
+            return (host.cuda() * 2).cpu()
+
+        if not torch.equal(trip_alloc(), host * 2):
+            raise SystemExit("roundtrip_alloc_4k_wall: wrong result")
+        for _ in range(60):
+            trip_alloc()
+        walls = []
+        for _ in range(300):
+            t0 = time.perf_counter()
+            trip_alloc()
+            walls.append((time.perf_counter() - t0) * 1e3)
+        emit("roundtrip_alloc_4k_wall", "new buffers: write 4 KiB, x * 2, read 4 KiB", sorted(walls)[150],
+             "(x.cuda() * 2).cpu(), pageable host tensor")
+
+    for alloc in (False, True):
+        name = "record_alloc_host_4096" if alloc else "record_host_4096"
+        if not want(name, "latency/host"):
+            continue
+        x = rnd(4096)
+        x0, y = x.clone(), torch.empty_like(x)
+
+        def record():
+            nonlocal x
+            t0 = time.perf_counter()
+            if alloc:
+                for i in range(2000):
+                    x = x * (0.5 if i % 2 else 2.0)
+            else:
+                for _ in range(1000):
+                    torch.mul(x, 2.0, out=y)
+                    torch.mul(y, 0.5, out=x)
+            return (time.perf_counter() - t0) * 1e3 / 2000.0
+
+        record()
+        torch.cuda.synchronize()
+        if not torch.equal(x, x0):
+            raise SystemExit(f"{name}: wrong result")
+        hosts = []
+        for _ in range(11):
+            hosts.append(record())
+            torch.cuda.synchronize()
+        size = "2000 x * 2 and * 0.5 into " + ("new buffers" if alloc else "existing buffers") + ", host time per op"
+        emit(name, size, sorted(hosts)[5])
+
     if want("write_4k_wall", "latency/roundtrip") or want("read_4k_wall", "latency/roundtrip"):
         host = torch.rand(1024)
         d = torch.empty(1024, device=dev)

@@ -1554,14 +1554,46 @@ extern "C" {
  * Create a buffer of `size` bytes whose contents read as zero. `usage` is a
  * combination of `WGC_BUFFER_USAGE_*` (0 means STORAGE); copies, reads and
  * writes are always allowed. Freed buffers are pooled and reused.
+ *
+ * Never submits GPU work and never blocks on the GPU: a new driver
+ * allocation starts zeroed; a reused one is cleared on the GPU by the
+ * device's next queue submission (a stream's flush or synchronize, a host
+ * read or write, `wgc_device_synchronize`), before any work recorded or
+ * written after this call, on any stream, can touch it. Where every byte
+ * will be overwritten anyway (an operator's output), use
+ * `wgc_buffer_create_uninit`, which skips the clear.
+ *
  * Returns `WGC_ERROR_INVALID_ARGUMENT` for size 0 or unknown usage bits,
  * `WGC_ERROR_TOO_LARGE` above the adapter's `max_buffer_size`,
- * `WGC_ERROR_OUT_OF_MEMORY` when the GPU has no room.
+ * `WGC_ERROR_OUT_OF_MEMORY` when the GPU has no room,
+ * `WGC_ERROR_DEVICE_LOST` on a lost or destroyed device.
  */
 WgcStatus wgc_buffer_create(const struct WgcDevice *device,
                             uint64_t size,
                             uint32_t usage,
                             struct WgcBuffer **out_buffer);
+
+/**
+ * Create a buffer of `size` bytes whose contents are unspecified: the
+ * stale bytes of a pooled allocation, or zeros. For buffers that will be
+ * written completely before they are read (operators' outputs, the target
+ * of `wgc_buffer_write`), where `wgc_buffer_create`'s clear is wasted work.
+ * The contents are never another device's or process's data, and they are
+ * stable: reading twice gives the same bytes until something writes them.
+ *
+ * Taking an allocation from the pool costs no GPU work, no queue
+ * submission and no driver call (a few microseconds at most); only a pool
+ * miss asks the driver for memory. The memory is reused only once all
+ * work that used it before has finished on the GPU, so nothing recorded
+ * earlier can write into the new buffer.
+ *
+ * Arguments, usage and statuses as `wgc_buffer_create`. Thread-safe; does
+ * not block.
+ */
+WgcStatus wgc_buffer_create_uninit(const struct WgcDevice *device,
+                                   uint64_t size,
+                                   uint32_t usage,
+                                   struct WgcBuffer **out_buffer);
 
 /**
  * Add a reference. NULL is ignored.

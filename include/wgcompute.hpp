@@ -336,6 +336,20 @@ public:
         return Buffer(adopt(raw));
     })
 
+    /** `size` bytes with unspecified contents (no clear, nothing submitted):
+     *  for buffers that are written completely, such as operator outputs. */
+    static Buffer create_uninit(const Device &device, uint64_t size, uint32_t usage, std::error_code &ec) noexcept {
+        WgcBuffer *raw = nullptr;
+        return detail::assign(wgc_buffer_create_uninit(device.get(), size, usage, &raw), ec) ? Buffer(adopt(raw))
+                                                                                               : Buffer();
+    }
+    WGC_HPP_THROWING(static Buffer create_uninit(const Device &device, uint64_t size,
+                                                 uint32_t usage = WGC_BUFFER_USAGE_STORAGE) {
+        WgcBuffer *raw = nullptr;
+        detail::check(wgc_buffer_create_uninit(device.get(), size, usage, &raw));
+        return Buffer(adopt(raw));
+    })
+
     uint64_t size(std::error_code &ec) const noexcept {
         uint64_t n = 0;
         detail::assign(wgc_buffer_size(get(), &n), ec);
@@ -668,6 +682,17 @@ public:
     }
     WGC_HPP_THROWING(static Tensor empty(const Device &device, WgcDtype dtype, std::initializer_list<int64_t> shape) {
         return Tensor(Buffer::create(device, bytes_for(dtype, shape)), dtype, shape);
+    })
+
+    /** A new contiguous tensor with unspecified values (`Buffer::create_uninit`):
+     *  for operator outputs, which are written completely. */
+    static Tensor uninit(const Device &device, WgcDtype dtype, std::initializer_list<int64_t> shape,
+                         std::error_code &ec) noexcept {
+        Buffer b = Buffer::create_uninit(device, bytes_for(dtype, shape), WGC_BUFFER_USAGE_STORAGE, ec);
+        return b ? Tensor(std::move(b), dtype, shape) : Tensor();
+    }
+    WGC_HPP_THROWING(static Tensor uninit(const Device &device, WgcDtype dtype, std::initializer_list<int64_t> shape) {
+        return Tensor(Buffer::create_uninit(device, bytes_for(dtype, shape)), dtype, shape);
     })
 
     const WgcTensor *c() const noexcept { return &t_; }

@@ -22,7 +22,7 @@ from ._structs import enum_values, new_sized
 from .dtypes import DType, DTypeLike, as_dtype
 from .errors import check
 from .stream import current_stream
-from .tensor import Tensor, empty, asarray
+from .tensor import Tensor, _new, empty, asarray
 
 Scalar = Union[int, float, bool, np.number]
 
@@ -30,7 +30,13 @@ Scalar = Union[int, float, bool, np.number]
 def _traced(*xs: Any) -> Any:
     """The first value among ``xs`` that ``wg.fuse`` is tracing, or None:
     inside a fused function the element-wise ops record nodes instead."""
-    return next((x for x in xs if hasattr(x, "_wgc_trace")), None)
+    for x in xs:
+        # Tensors first: the eager path pays one class check per argument.
+        if x.__class__ is not Tensor and hasattr(x, "_wgc_trace"):
+            return x
+    return None
+
+
 Axes = Union[None, int, Sequence[int]]
 
 BINARY_OPS: Dict[str, int] = enum_values("WGC_BINARY_OP_")
@@ -43,19 +49,23 @@ _U32 = as_dtype("uint32")
 _I32 = as_dtype("int32")
 
 
+_TENSOR_C = ffi.typeof("WgcTensor *")
+_MAX_RANK = len(ffi.new(_TENSOR_C).shape)
+
+
 def _c(t: Optional[Tensor]) -> Any:
-    """The ``WgcTensor *`` describing ``t`` (NULL for None)."""
+    """The ``WgcTensor *`` describing ``t`` (NULL for None), made once per
+    view: a view's buffer, dtype, shape, strides and offset never change."""
     if t is None:
         return ffi.NULL
-    c = ffi.new("WgcTensor *")
-    c.buffer = t._buf.get()
-    c.dtype = t.dtype.value
-    c.rank = len(t.shape)
-    if len(t.shape) > len(c.shape):
-        raise ValueError(f"at most {len(c.shape)} dims, not {len(t.shape)}")
-    c.shape[0:len(t.shape)] = list(t.shape)
-    c.strides[0:len(t.strides)] = list(t.strides)
-    c.offset = t.offset
+    c = t._cs
+    if c is not None and t._buf.ptr is not None:
+        return c
+    rank = len(t.shape)
+    if rank > _MAX_RANK:
+        raise ValueError(f"at most {_MAX_RANK} dims, not {rank}")
+    c = ffi.new(_TENSOR_C, [t._buf.get(), t.dtype.value, rank, t.shape, t.strides, t.offset])
+    t._cs = c
     return c
 
 
@@ -63,16 +73,23 @@ def _stream(t: Tensor) -> Any:
     return current_stream(t._dev).handle
 
 
+_SCALAR_TYPES = (float, int)
+
+
 def _is_scalar(x: Any) -> bool:
+    if type(x) in _SCALAR_TYPES:
+        return True
     return isinstance(x, (numbers.Number, np.number)) and not isinstance(x, Tensor)
 
 
 def _out(out: Optional[Tensor], shape: Sequence[int], dtype: DType, like: Tensor) -> Tensor:
-    return out if out is not None else empty(tuple(shape), dtype, like.device)
+    """``out``, or a new tensor for an operator to write completely (its
+    contents start unspecified: no clear, nothing submitted)."""
+    return out if out is not None else _new(tuple(shape), dtype, like._dev, False)
 
 
 def _scalar_tensor(value: Scalar, like: Tensor) -> Tensor:
-    t = empty((), like.dtype, like.device)
+    t = _new((), like.dtype, like._dev, False)
     fill(t, value)
     return t
 
@@ -86,6 +103,9 @@ def _tensors(*xs: Any) -> Tuple[Tensor, ...]:
 
 
 def _broadcast(*shapes: Sequence[int]) -> Tuple[int, ...]:
+    first = shapes[0]
+    if all(s == first for s in shapes):
+        return tuple(first)
     try:
         return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
     except ValueError:
@@ -95,21 +115,28 @@ def _broadcast(*shapes: Sequence[int]) -> Tuple[int, ...]:
 # --- element-wise ----------------------------------------------------------------
 
 
+_COMPARISON_CODES = {BINARY_OPS[n] for n in COMPARISONS if n in BINARY_OPS}
+_op_binary_scalar = lib.wgc_op_binary_scalar
+_op_binary = lib.wgc_op_binary
+
+
 def binary(op: Union[str, int], a: Any, b: Any, out: Optional[Tensor] = None) -> Tensor:
     """``out = a OP b`` with NumPy broadcasting (``wgc_op_binary``); a Python
     number on either side is converted to the tensor's dtype."""
     t = _traced(a, b)
     if t is not None:  # inside wg.fuse: record a node
         return t._wgc_trace.binary(op, a, b)
-    code = BINARY_OPS[op] if isinstance(op, str) else op
-    name = op if isinstance(op, str) else next((k for k, v in BINARY_OPS.items() if v == op), "")
+    code = BINARY_OPS[op] if op.__class__ is str else op
     if isinstance(a, Tensor) and _is_scalar(b):
-        o = _out(out, a.shape, _U32 if name in COMPARISONS else a.dtype, a)
-        check(lib.wgc_op_binary_scalar(_stream(a), code, _c(a), float(b), _c(o)))
-        return o
+        if out is None:
+            out = _new(a.shape, _U32 if code in _COMPARISON_CODES else a.dtype, a._dev, False)
+        status = _op_binary_scalar(current_stream(a._dev).handle, code, _c(a), float(b), _c(out))
+        if status:
+            check(status)
+        return out
     a, b = _tensors(a, b)
-    o = _out(out, _broadcast(a.shape, b.shape), _U32 if name in COMPARISONS else a.dtype, a)
-    check(lib.wgc_op_binary(_stream(a), code, _c(a), _c(b), _c(o)))
+    o = _out(out, _broadcast(a.shape, b.shape), _U32 if code in _COMPARISON_CODES else a.dtype, a)
+    check(_op_binary(_stream(a), code, _c(a), _c(b), _c(o)))
     return o
 
 
@@ -368,7 +395,8 @@ def gemm(a: Tensor, b: Tensor, c: Optional[Tensor] = None, alpha: float = 1.0, b
         sa = a.shape[:-2] + ((a.shape[-1], a.shape[-2]) if transpose_a else a.shape[-2:]) if a.ndim >= 2 else a.shape
         sb = b.shape[:-2] + ((b.shape[-1], b.shape[-2]) if transpose_b else b.shape[-2:]) if b.ndim >= 2 else b.shape
         shape = _broadcast(sa[:-2], sb[:-2]) + (sa[-2], sb[-1]) if len(sa) >= 2 and len(sb) >= 2 else (1, 1)
-        c = empty(shape, as_dtype(out_dtype) if out_dtype else a.dtype, a.device)
+        # Read where beta != 0 (as zeros), else only written.
+        c = _new(tuple(shape), as_dtype(out_dtype) if out_dtype else a.dtype, a._dev, beta != 0)
     check(lib.wgc_op_gemm(_stream(a), alpha, _c(a), int(transpose_a), _c(b), int(transpose_b), beta, _c(c)))
     return c
 

@@ -144,6 +144,6 @@ pub(crate) unsafe fn tensor<'a>(t: *const WgcTensor, what: &str) -> Result<Tenso
         strides: t.strides[..r].iter().map(|&s| s as isize).collect(),
         offset: t.offset as usize,
     };
-    view.validate(&format!("tensor {what}"))?;
+    view.validate(format_args!("tensor {what}"))?;
     Ok(view)
 }

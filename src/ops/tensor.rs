@@ -147,7 +147,8 @@ const WINDOW_ALIGN: u64 = 256;
 impl<'a> Tensor<'a> {
     /// Check the view: rank, and every element it reaches lies in the buffer.
     /// Element indices must also fit the kernels' i32 arithmetic.
-    pub fn validate(&self, what: &str) -> Result<()> {
+    /// `what` names the view in messages (formatted only on failure).
+    pub fn validate(&self, what: impl std::fmt::Display) -> Result<()> {
         if self.shape.len() > MAX_RANK || self.strides.len() != self.shape.len() {
             bail!(InvalidArgument, "{what}: rank {} (at most {MAX_RANK})", self.shape.len());
         }
@@ -229,8 +230,16 @@ impl<'a> Tensor<'a> {
     }
 
     pub fn is_contiguous(&self) -> bool {
-        let c = contiguous_strides(&self.shape);
-        self.shape.iter().zip(self.strides.iter().zip(&c)).all(|(&d, (s, c))| d <= 1 || s == c)
+        // Row-major strides from the last dim inwards (dims of size 1 may
+        // have any stride), without building them.
+        let mut step = 1isize;
+        for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
+            if d > 1 && s != step {
+                return false;
+            }
+            step = step.wrapping_mul(d.max(1) as isize);
+        }
+        true
     }
 
     pub fn same_buffer(&self, other: &Tensor) -> bool {

@@ -7,6 +7,7 @@
 use super::autotune::{TuneMode, Tuner};
 use super::bind_cache::BindGroupCache;
 use super::block_on::block_on;
+use super::deferred_clear::SubmitGate;
 use super::hal_open::Extension;
 use super::in_flight::InFlight;
 use super::instance::{summarize, AdapterSummary};
@@ -71,13 +72,19 @@ pub struct Device {
     pub bind_groups: Arc<BindGroupCache>,
     /// Leases of allocations that submitted work still uses.
     pub in_flight: InFlight,
+    /// Every queue submission goes through it, after the deferred clears.
+    gate: SubmitGate,
     gpu_timeout: Option<Duration>,
     /// How long a wait checks for completion without blocking first (see `spin_wait`).
     spin_wait: Duration,
     lost: Arc<Mutex<Option<String>>>,
+    /// Set with `lost`, so that the check on every call takes no lock.
+    is_lost: Arc<AtomicBool>,
     destroyed: AtomicBool,
     /// Errors that escaped every error scope (the default handler would panic).
     uncaptured: Arc<Mutex<Vec<String>>>,
+    /// How many errors escaped every scope so far (see `unscoped`).
+    uncaptured_count: Arc<AtomicU64>,
     streams: Mutex<Vec<Weak<StreamShared>>>,
     pipeline_cache: Option<(wgpu::PipelineCache, PathBuf)>,
     /// Measured kernel choices (see `ops::tuned`).
@@ -155,18 +162,23 @@ impl Device {
         .map_err(|e| Error::Internal(format!("could not open the device: {e}")))?;
 
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
+        let uncaptured_count = Arc::new(AtomicU64::new(0));
         let sink = uncaptured.clone();
+        let count = uncaptured_count.clone();
         // Replace wgpu's default handler, which panics.
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            count.fetch_add(1, Ordering::AcqRel);
             let mut v = sink.lock().unwrap();
             if v.len() < 16 {
                 v.push(e.to_string());
             }
         }));
         let lost = Arc::new(Mutex::new(None));
-        let lost_sink = lost.clone();
+        let is_lost = Arc::new(AtomicBool::new(false));
+        let (lost_sink, lost_flag) = (lost.clone(), is_lost.clone());
         device.set_device_lost_callback(move |reason, msg| {
             *lost_sink.lock().unwrap() = Some(format!("{reason:?}: {msg}"));
+            lost_flag.store(true, Ordering::Release);
         });
 
         let pipeline_cache = match options.pipeline_cache_path {
@@ -200,11 +212,14 @@ impl Device {
             kernels: KernelCache::default(),
             bind_groups: Default::default(),
             in_flight: InFlight::default(),
+            gate: SubmitGate::default(),
             gpu_timeout: options.gpu_timeout,
             spin_wait: spin_wait(&device_type),
             lost,
+            is_lost,
             destroyed: AtomicBool::new(false),
             uncaptured,
+            uncaptured_count,
             streams: Mutex::new(Vec::new()),
             pipeline_cache,
             tuner,
@@ -215,6 +230,9 @@ impl Device {
     pub fn check_alive(&self) -> Result<()> {
         if self.destroyed.load(Ordering::Acquire) {
             return Err(Error::DeviceLost("the device was destroyed".into()));
+        }
+        if !self.is_lost.load(Ordering::Acquire) {
+            return Ok(());
         }
         if let Some(reason) = self.lost.lock().unwrap().as_ref() {
             return Err(Error::DeviceLost(reason.clone()));
@@ -229,6 +247,7 @@ impl Device {
             return false;
         }
         self.in_flight.release_all();
+        self.gate.drop_pending();
         self.pool.close(&self.bind_groups);
         self.wgpu.destroy();
         true
@@ -266,6 +285,27 @@ impl Device {
             Some(e) => Err(Error::from_wgpu(e)),
             None => Ok(value),
         }
+    }
+
+    /// Run `f`, which the caller has validated so that the GPU layer is not
+    /// expected to reject it, without error scopes (pushing and popping
+    /// three scopes costs about as much as creating a bind group). Errors
+    /// the GPU layer reports anyway (out of memory) reach the uncaptured
+    /// handler synchronously; any reported while `f` ran fails the call
+    /// with their messages (another thread's error at the same moment
+    /// would be reported here instead of by a later synchronize).
+    pub fn unscoped<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
+        let before = self.uncaptured_count.load(Ordering::Acquire);
+        let value = f();
+        if self.uncaptured_count.load(Ordering::Acquire) == before {
+            return Ok(value);
+        }
+        let msg = self.take_uncaptured().unwrap_or_else(|| "the GPU layer reported an error".into());
+        Err(if msg.to_ascii_lowercase().contains("out of memory") {
+            Error::OutOfMemory(msg)
+        } else {
+            Error::Validation(msg)
+        })
     }
 
     /// Take the errors that no scope caught since the last call.
@@ -327,7 +367,26 @@ impl Device {
                 return Ok(index);
             }
         }
-        self.scoped(|| self.queue.submit([extra()]))
+        self.scoped(|| self.submit([extra()]))
+    }
+
+    /// Submit command buffers to the queue, after any deferred clears (see
+    /// `deferred_clear`). The only way the library submits work.
+    pub fn submit<I: IntoIterator<Item = wgpu::CommandBuffer>>(&self, cmds: I) -> wgpu::SubmissionIndex {
+        self.gate.submit(&self.wgpu, &self.queue, cmds)
+    }
+
+    /// Clear a reused allocation before any later work of the device
+    /// touches it, without submitting anything now.
+    pub fn defer_clear(&self, raw: wgpu::Buffer) {
+        self.gate.defer_clear(raw);
+    }
+
+    /// Submit the deferred clears now: a staged host write runs before the
+    /// command buffers of the next submission, so it must not be staged
+    /// while a clear of its buffer waits.
+    pub fn submit_deferred_clears(&self) {
+        self.gate.submit_pending(&self.wgpu, &self.queue);
     }
 
     pub fn has_gpu_timeout(&self) -> bool {
@@ -430,7 +489,7 @@ impl Device {
             self.wait_idle()?;
         }
         // Push any pending host writes even when no stream had work.
-        self.queue.submit(std::iter::empty());
+        self.submit(std::iter::empty());
         self.wait_idle()?;
         if let Some(msg) = self.take_uncaptured() {
             first_err.get_or_insert(Error::Validation(msg));

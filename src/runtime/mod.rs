@@ -13,6 +13,7 @@ pub mod buffer;
 pub mod comm;
 pub mod compile_stack;
 pub mod coopmat2;
+pub mod deferred_clear;
 pub mod device;
 pub mod event;
 pub mod graph;

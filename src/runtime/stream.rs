@@ -190,7 +190,10 @@ impl StreamShared {
                 entries.push(buffer_entry(*binding, buf, 0, *window));
             }
             let desc = wgpu::BindGroupDescriptor { label: None, layout: &kernel.layout, entries: &entries };
-            dev.scoped(|| dev.wgpu.create_bind_group(&desc))
+            // `binding::check` validated everything the GPU layer checks:
+            // no error scopes on this per-launch path (a new buffer is a new
+            // bind group).
+            dev.unscoped(|| dev.wgpu.create_bind_group(&desc))
         })?;
         let indirect = match &groups {
             Groups::Indirect(buf, off) => {
@@ -468,12 +471,14 @@ impl StreamShared {
             batch.cmds.push(resolve);
         }
         let arena = arena.as_ref().map(|(b, _)| b);
-        let result = dev.scoped(|| {
+        // Recording checked what the GPU layer checks; an error it reports
+        // anyway fails `unscoped` and the batch is salvaged below.
+        let result = dev.unscoped(|| {
             let cmd = encode(dev, &batch.cmds, &batch.events, true);
             write_uniforms(dev, arena, &batch.uniform_bytes);
             match extra {
-                Some(extra) => dev.queue.submit([cmd, extra()]),
-                None => dev.queue.submit([cmd]),
+                Some(extra) => dev.submit([cmd, extra()]),
+                None => dev.submit([cmd]),
             }
         });
         let carried = result.as_ref().ok().filter(|_| extra.is_some()).cloned();
