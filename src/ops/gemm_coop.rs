@@ -111,7 +111,7 @@ pub fn available(dev: &Device) -> bool {
 /// Workgroups of the tensor-core tile an H100 or H200 holds at once, per
 /// SM, inferred from the times below (Vulkan does not report it). A split
 /// whose workgroups spill into a partial second wave costs more than it
-/// fills (BENCHMARKS.md, "Tenth round"; H100, 100 tiles of a 512 x 3136 x
+/// fills (BENCHMARKS.md at 317f233, "Tenth round"; H100, 100 tiles of a 512 x 3136 x
 /// 4608 product: 0.175 ms in 1 run, 0.131 in 2, 0.146 in 3, 0.140 in 4; 64
 /// tiles of 1024 x 1024 x 4096: 0.079 in 3 runs, 0.073 in 4, 0.097 in 5;
 /// on an H200 0.075 in 3 runs against 0.093 in 5).
