@@ -164,6 +164,11 @@
 #define WGC_MAX_KERNEL_NESTING 16384
 
 /**
+ * The number of `WgcReduceOp` values (0 .. WGC_NUM_REDUCE_OPS - 1).
+ */
+#define WGC_NUM_REDUCE_OPS 7
+
+/**
  * Major version of the library this header describes.
  */
 #define WGC_VERSION_MAJOR 0
