@@ -548,6 +548,19 @@ pub fn record(
 #[cfg(test)]
 mod tests {
     use super::{fill_splits_for, pairs_fit};
+    use crate::runtime::kernel::parse_and_validate;
+    use crate::runtime::private_memory::{private_bytes, MAX_PRIVATE_BYTES};
+
+    /// Every variant of the tensor-core GEMM (not compiled on CI's software
+    /// driver) fits the private memory the runtime allows a kernel.
+    #[test]
+    fn the_cooperative_matrix_gemm_fits_private_memory() {
+        for v in super::FAMILY.all_variants() {
+            let (module, info) = parse_and_validate(&v.source()).unwrap();
+            let used = private_bytes(&module, &info, 0, 32);
+            assert!(used > 0 && used <= MAX_PRIVATE_BYTES, "{} {:?}: {used} bytes", v.entry, v.types);
+        }
+    }
 
     #[test]
     fn few_tiles_split_k_into_runs_of_at_least_512() {

@@ -396,6 +396,10 @@ impl Drop for StreamShared {
 }
 
 #[cfg(test)]
+#[path = "stream_test_work.rs"]
+mod test_work;
+
+#[cfg(test)]
 #[path = "stream_salvage_test.rs"]
 mod salvage_test;
 
