@@ -9,18 +9,35 @@
  * The KV cache is (positions, heads, head_dim), so the K and V projections
  * of new tokens write straight into it and RoPE turns the keys in place.
  * Operators that take no bf16 (rms_norm, rope, softmax) run in f32 on
- * casts, as a user of today's library would. Attention is one function,
- * `attention`, to swap for a fused attention operator. */
+ * casts, as a user of the library would.
+ *
+ * Two forms of the same layer: by default the fused operators (attention
+ * without materialised scores, `wgc_op_attention`; the second residual add
+ * and RMSNorm in one pass, `wgc_op_rms_norm_residual`, f16; SwiGLU as one
+ * elementwise expression); with WGC_BLOCKS_UNFUSED=1 the chain of separate
+ * operators (QK^T, mask add, softmax and PV into a (H, T, S) score tensor;
+ * add, then norm; SiLU, then multiply), so one binary times both. */
 #include "blocks.h"
 
 typedef struct {
     WgcDtype dt;
     int64_t T, past, S, D, H, Dh, F;
     HT x, g1, g2, wq, wk, wv, wo, wg, wu, wd, kc, vc, mask;
-    HT h, q, attn, x2, h2, gate, up, out;
+    HT h, q, attn, x2, h2, gate, up, act, out;
     HT scores, probs32, probs;
     HT f32a, f32b; /* (T, D) f32 scratch of the bf16 path */
+    WgcExpr *swiglu;   /* silu(gate) * up, built once per layer */
 } Layer;
+
+/* Which form runs: read once. */
+static int unfused(void) {
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("WGC_BLOCKS_UNFUSED");
+        v = e && *e && strcmp(e, "0") != 0;
+    }
+    return v;
+}
 
 static const float ROPE_BASE = 10000.0f;
 static const float EPS = 1e-5f;
@@ -72,6 +89,32 @@ static WgcStatus attention(Layer *L, const WgcTensor *q, const WgcTensor *k, con
     return s;
 }
 
+/* The fused form of `attention`: causal from the bottom right (each new
+ * token sees the cache and itself), no score tensor. */
+static WgcStatus attention_fused(Layer *L, const WgcTensor *q, const WgcTensor *k, const WgcTensor *v,
+                                 const WgcTensor *o) {
+    WgcAttentionDesc d = {0};
+    d.struct_size = sizeof d;
+    d.causal = L->T > 1 ? WGC_ATTENTION_CAUSAL_BOTTOM_RIGHT : WGC_ATTENTION_CAUSAL_NONE;
+    return wgc_op_attention(g_stream, q, k, v, NULL, NULL, &d, o, NULL);
+}
+
+/* out = silu(gate) * up in one kernel. */
+static WgcStatus swiglu(Layer *L, const HT *gate, const HT *up, const HT *out) {
+    if (!L->swiglu) {
+        uint32_t g, u, sg, y;
+        WgcStatus s = wgc_expr_create(&L->swiglu);
+        if (s == WGC_OK) s = wgc_expr_input(L->swiglu, L->dt, &g);
+        if (s == WGC_OK) s = wgc_expr_input(L->swiglu, L->dt, &u);
+        if (s == WGC_OK) s = wgc_expr_unary(L->swiglu, WGC_UNARY_OP_SILU, g, &sg);
+        if (s == WGC_OK) s = wgc_expr_binary(L->swiglu, WGC_BINARY_OP_MUL, sg, u, &y);
+        if (s == WGC_OK) s = wgc_expr_output(L->swiglu, y);
+        if (s != WGC_OK) return s;
+    }
+    WgcTensor in[2] = {gate->t, up->t};
+    return wgc_op_expr(g_stream, L->swiglu, in, 2, &out->t, 1, NULL, 0);
+}
+
 static WgcStatus run_layer(void *p) {
     Layer *L = p;
     int64_t T = L->T, S = L->S, D = L->D, H = L->H, Dh = L->Dh;
@@ -91,15 +134,27 @@ static WgcStatus run_layer(void *p) {
     int64_t qh[3] = {H, T, Dh}, kh[3] = {H, S, Dh}, head_strides[3] = {Dh, D, 1};
     WgcTensor q = view_of(&L->q, 3, qh, head_strides, 0), o = view_of(&L->attn, 3, qh, head_strides, 0);
     WgcTensor k = view_of(&L->kc, 3, kh, head_strides, 0), v = view_of(&L->vc, 3, kh, head_strides, 0);
-    if (s == WGC_OK) s = attention(L, &q, &k, &v, T > 1 ? &L->mask.t : NULL, &o);
-    if (s == WGC_OK) s = linear(&L->attn.t, &L->wo, &L->x2.t);
-    if (s == WGC_OK) s = wgc_op_binary(g_stream, WGC_BINARY_OP_ADD, &L->x2.t, &L->x.t, &L->x2.t);
-    if (s == WGC_OK) s = rms_norm(L, &L->x2, &L->g2, &L->h2);
+    int fused = !unfused();
+    if (s == WGC_OK) s = fused ? attention_fused(L, &q, &k, &v, &o) : attention(L, &q, &k, &v, T > 1 ? &L->mask.t : NULL, &o);
+    if (fused && L->dt == WGC_DTYPE_F16) {
+        /* h is free once q, k and v are made: the projection goes there. */
+        if (s == WGC_OK) s = linear(&L->attn.t, &L->wo, &L->h.t);
+        if (s == WGC_OK) s = wgc_op_rms_norm_residual(g_stream, &L->h.t, &L->x.t, &L->g2.t, 1, EPS, &L->h2.t, &L->x2.t);
+    } else {
+        if (s == WGC_OK) s = linear(&L->attn.t, &L->wo, &L->x2.t);
+        if (s == WGC_OK) s = wgc_op_binary(g_stream, WGC_BINARY_OP_ADD, &L->x2.t, &L->x.t, &L->x2.t);
+        if (s == WGC_OK) s = rms_norm(L, &L->x2, &L->g2, &L->h2);
+    }
     if (s == WGC_OK) s = linear(&L->h2.t, &L->wg, &L->gate.t);
     if (s == WGC_OK) s = linear(&L->h2.t, &L->wu, &L->up.t);
-    if (s == WGC_OK) s = wgc_op_unary(g_stream, WGC_UNARY_OP_SILU, &L->gate.t, &L->gate.t);
-    if (s == WGC_OK) s = wgc_op_binary(g_stream, WGC_BINARY_OP_MUL, &L->gate.t, &L->up.t, &L->gate.t);
-    if (s == WGC_OK) s = linear(&L->gate.t, &L->wd, &L->out.t);
+    if (fused) {
+        /* An expression's output shares no buffer with its inputs. */
+        if (s == WGC_OK) s = swiglu(L, &L->gate, &L->up, &L->act);
+    } else {
+        if (s == WGC_OK) s = wgc_op_unary(g_stream, WGC_UNARY_OP_SILU, &L->gate.t, &L->gate.t);
+        if (s == WGC_OK) s = wgc_op_binary(g_stream, WGC_BINARY_OP_MUL, &L->gate.t, &L->up.t, &L->act.t);
+    }
+    if (s == WGC_OK) s = linear(&L->act.t, &L->wd, &L->out.t);
     if (s == WGC_OK) s = wgc_op_binary(g_stream, WGC_BINARY_OP_ADD, &L->out.t, &L->x2.t, &L->out.t);
     return s;
 }
@@ -206,7 +261,7 @@ static void layer_case(const char *name, WgcDtype dt, int64_t T, int64_t past, c
     /* The cache: earlier tokens' keys and values at random, the new rows
      * written by the layer. */
     L.kc = ht_scaled(dt, 2, sd, 1.0, 0), L.vc = ht_scaled(dt, 2, sd, 1.0, 0);
-    if (T > 1) {
+    if (T > 1 && unfused()) {
         float *m = malloc(T * S * sizeof *m);
         for (int64_t i = 0; i < T; i++)
             for (int64_t j = 0; j < S; j++) m[i * S + j] = j <= past + i ? 0.0f : -INFINITY;
@@ -215,9 +270,11 @@ static void layer_case(const char *name, WgcDtype dt, int64_t T, int64_t past, c
     }
     L.h = ht_empty(dt, 2, td), L.q = ht_empty(dt, 2, td), L.attn = ht_empty(dt, 2, td);
     L.x2 = ht_empty(dt, 2, td), L.h2 = ht_empty(dt, 2, td), L.out = ht_empty(dt, 2, td);
-    L.gate = ht_empty(dt, 2, tf), L.up = ht_empty(dt, 2, tf);
-    L.scores = ht_empty(WGC_DTYPE_F32, 3, hts), L.probs32 = ht_empty(WGC_DTYPE_F32, 3, hts);
-    L.probs = ht_empty(dt, 3, hts);
+    L.gate = ht_empty(dt, 2, tf), L.up = ht_empty(dt, 2, tf), L.act = ht_empty(dt, 2, tf);
+    if (unfused()) { /* the score tensors only the unfused attention needs */
+        L.scores = ht_empty(WGC_DTYPE_F32, 3, hts), L.probs32 = ht_empty(WGC_DTYPE_F32, 3, hts);
+        L.probs = ht_empty(dt, 3, hts);
+    }
     if (dt == WGC_DTYPE_BF16) L.f32a = ht_empty(WGC_DTYPE_F32, 2, td), L.f32b = ht_empty(WGC_DTYPE_F32, 2, td);
 
     int ok = case_first_run(&c, run_layer, &L);
@@ -233,10 +290,11 @@ static void layer_case(const char *name, WgcDtype dt, int64_t T, int64_t past, c
         block_report(&c, run_layer, &L, bad == 0);
     }
     HT *all[] = {&L.x, &L.g1, &L.g2, &L.wq, &L.wk, &L.wv, &L.wo, &L.wg, &L.wu, &L.wd, &L.kc, &L.vc, &L.mask, &L.h,
-                 &L.q, &L.attn, &L.x2, &L.h2, &L.gate, &L.up, &L.out, &L.scores, &L.probs32, &L.probs, &L.f32a,
+                 &L.q, &L.attn, &L.x2, &L.h2, &L.gate, &L.up, &L.act, &L.out, &L.scores, &L.probs32, &L.probs, &L.f32a,
                  &L.f32b};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         if (all[i]->buf) ht_free(all[i]);
+    wgc_expr_release(L.swiglu);
 }
 
 void blocks_llama(void) {

@@ -284,6 +284,8 @@ static void expressions(const wgc::Device &device, const wgc::Stream &stream) {
             CHECK_NEAR(nv[row * 8 + j], sv[row * 8 + j] * rstd, 1e-5);
         }
     }
+}
+
 // Several devices on the one adapter: a tensor view copied across, and the
 // collectives through the communicator.
 static void several_devices(const wgc::Instance &instance) {

@@ -232,6 +232,11 @@
 #define WGC_MAX_KERNEL_INLINED_EXPRESSIONS 1048576
 
 /**
+ * The number of `WgcReduceOp` values (0 .. WGC_NUM_REDUCE_OPS - 1).
+ */
+#define WGC_NUM_REDUCE_OPS 7
+
+/**
  * Major version of the library this header describes.
  */
 #define WGC_VERSION_MAJOR 0

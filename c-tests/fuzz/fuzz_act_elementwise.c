@@ -26,7 +26,7 @@ static uint32_t op_code(Fuzz *f, FzOp *op, uint32_t valid, uint32_t count) {
 static void act_binary(Fuzz *f) {
     FzOp op;
     if (!fz_op_begin(f, &op)) return;
-    uint32_t bop = fz_below(f, 13), dt = fz_below(f, 4);
+    uint32_t bop = fz_below(f, WGC_NUM_BINARY_OPS), dt = fz_below(f, 4);
     if (bop == WGC_BINARY_OP_POW && dt >= WGC_DTYPE_I32) dt = float_dtype(f);
     int64_t so[8], sb[8];
     uint32_t r = fz_below(f, 5);
@@ -44,12 +44,12 @@ static void act_binary(Fuzz *f) {
         return;
     }
     if (!scalar && !fz_op_arg(f, &op, &b, FZ_IN, dt, rb, sb)) return;
-    bop = op_code(f, &op, bop, 13);
+    bop = op_code(f, &op, bop, WGC_NUM_BINARY_OPS);
     double value = fz_hostile_double(f);
     fz_op_mutate(f, &op);
     snprintf(op.note, sizeof op.note, "op %u%s", bop, scalar ? " scalar" : "");
     fz_op_call(f, &op, scalar ? "wgc_op_binary_scalar" : "wgc_op_binary");
-    if (bop > 12) fz_must_fail(f, "an unknown binary op");
+    if (bop >= WGC_NUM_BINARY_OPS) fz_must_fail(f, "an unknown binary op");
     if (scalar) fz_op_end(f, &op, wgc_op_binary_scalar(op.stream, bop, a.p, value, out.p));
     else fz_op_end(f, &op, wgc_op_binary(op.stream, bop, a.p, b.p, out.p));
 }
@@ -57,7 +57,7 @@ static void act_binary(Fuzz *f) {
 static void act_unary(Fuzz *f) {
     FzOp op;
     if (!fz_op_begin(f, &op)) return;
-    uint32_t kind = fz_below(f, 3), uop = fz_below(f, 14);
+    uint32_t kind = fz_below(f, 3), uop = fz_below(f, WGC_NUM_UNARY_OPS);
     int int_ok = uop == WGC_UNARY_OP_NEG || uop == WGC_UNARY_OP_ABS || uop == WGC_UNARY_OP_RELU;
     uint32_t dt = kind == 0 && int_ok && fz_chance(f, 30) ? WGC_DTYPE_I32 : float_dtype(f);
     if (kind == 2) dt = fz_below(f, 4); /* clamp takes every dtype */
@@ -80,12 +80,12 @@ static void act_unary(Fuzz *f) {
         y = fz_hostile_double(f);
         op.mutated = 1;
     }
-    if (kind == 0) uop = op_code(f, &op, uop, 14);
+    if (kind == 0) uop = op_code(f, &op, uop, WGC_NUM_UNARY_OPS);
     fz_op_mutate(f, &op);
     snprintf(op.note, sizeof op.note, "kind %u op %u x %g y %g", kind, uop, x, y);
     if (kind == 0) {
         fz_op_call(f, &op, "wgc_op_unary");
-        if (uop > 13) fz_must_fail(f, "an unknown unary op");
+        if (uop >= WGC_NUM_UNARY_OPS) fz_must_fail(f, "an unknown unary op");
         fz_op_end(f, &op, wgc_op_unary(op.stream, uop, in.p, out.p));
     } else if (kind == 1) {
         fz_op_call(f, &op, "wgc_op_leaky_relu");

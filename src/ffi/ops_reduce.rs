@@ -24,6 +24,11 @@ pub enum WgcReduceOp {
     Argmin = 6,
 }
 
+/// The number of `WgcReduceOp` values (0 .. WGC_NUM_REDUCE_OPS - 1).
+pub const WGC_NUM_REDUCE_OPS: u32 = 7;
+// The count names the last op: adding an op means adding it above and here.
+const _: () = assert!(WgcReduceOp::Argmin as u32 + 1 == WGC_NUM_REDUCE_OPS);
+
 fn reduce_op_of(v: u32) -> Result<ReduceOp> {
     Ok(match v {
         0 => ReduceOp::Sum,

@@ -8,6 +8,7 @@ use super::autotune::{TuneMode, Tuner};
 use super::bind_cache::BindGroupCache;
 use super::block_on::block_on;
 use super::deferred_clear::SubmitGate;
+use super::coopmat2::Block;
 use super::hal_open::Extension;
 use super::in_flight::InFlight;
 use super::instance::{summarize, AdapterSummary};
@@ -38,6 +39,10 @@ pub struct DeviceOptions {
     pub autotune: Option<TuneMode>,
     /// Where the tuner's choices are loaded from and saved to.
     pub tuning_cache_path: Option<PathBuf>,
+    /// The VK_NV_cooperative_matrix2 workgroup blocks the caller's kernels
+    /// use: the device opens with the extension where the driver lists one
+    /// of them (and it is asked for, runtime/coopmat2.rs). Empty: never.
+    pub coopmat2_blocks: Vec<Block>,
 }
 
 impl Default for DeviceOptions {
@@ -48,6 +53,7 @@ impl Default for DeviceOptions {
             gpu_timeout: None,
             autotune: None,
             tuning_cache_path: None,
+            coopmat2_blocks: Vec::new(),
         }
     }
 }
@@ -62,7 +68,7 @@ pub struct Device {
     pub features: wgpu::Features,
     /// VK_NV_cooperative_matrix2 is enabled (runtime/coopmat2.rs) where
     /// nonzero: bit i set where the driver lists the block
-    /// `ops::gemm_coopmat2::all_blocks()[i]`.
+    /// `DeviceOptions::coopmat2_blocks[i]`.
     pub coopmat2_blocks: u32,
     /// VK_KHR_shader_bfloat16 is enabled with bf16 cooperative matrices
     /// (runtime/bf16_coop.rs).
@@ -139,7 +145,7 @@ impl Device {
         // where the adapter has them (and, for VK_NV_cooperative_matrix2,
         // where asked for).
         let coopmat2_blocks = if super::coopmat2::requested() {
-            super::coopmat2::supported(adapter, &crate::ops::gemm_coopmat2::all_blocks())
+            super::coopmat2::supported(adapter, &options.coopmat2_blocks)
         } else {
             0
         };

@@ -643,6 +643,10 @@ fn capture_limit(uniform_bytes: u64) -> Result<()> {
 mod graph;
 
 #[cfg(test)]
+#[path = "stream_test_work.rs"]
+mod test_work;
+
+#[cfg(test)]
 #[path = "stream_salvage_test.rs"]
 mod salvage_test;
 
