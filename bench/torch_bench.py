@@ -438,6 +438,35 @@ def convs():
         pool(lambda x: F.adaptive_avg_pool2d(x, 1), 256, 2048, 7))
 
 
+# ---- batch norm (inference) ----
+def batch_norms():
+    def bn(N, C, H, dtype, channels_last):
+        def make():
+            x = rnd(N, C, H, H, dtype=dtype)
+            if channels_last:
+                x = x.to(memory_format=torch.channels_last)
+            mean, w, b = rnd(C, dtype=dtype), rnd(C, dtype=dtype), rnd(C, dtype=dtype)
+            var = (0.75 + 0.5 * rnd(C)).to(dtype)
+
+            def fn():
+                return F.batch_norm(x, mean, var, w, b, training=False, eps=1e-5)
+            # Checked against a double-precision reference before timing.
+            d = lambda t: t.double().view(1, C, 1, 1)
+            ref = (x.double() - d(mean)) / torch.sqrt(d(var) + 1e-5) * d(w) + d(b)
+            tol = 1e-3 if dtype == f16 else 1e-5
+            err = ((fn().double() - ref).abs() - tol * (1 + ref.abs())).max().item()
+            assert err <= 0, f"batch_norm {N} {C} {H} {dtype}: off by {err}"
+            return fn, [x], None
+        return make
+
+    for cl in (False, True):
+        for dtype in (f32, f16):
+            for C in (64, 256, 192):
+                name = f"batch_norm{'_f16' if dtype == f16 else ''}{'_nhwc' if cl else ''}_{C}_56"
+                size = f"N=32 C={C} 56x56" + (" channels-last" if cl else "")
+                run(name, "norm/batch-nhwc" if cl else "norm/batch", size, bn(32, C, 56, dtype, cl))
+
+
 # ---- indexing, rope, topk, cumsum ----
 def indexing():
     def embedding():
@@ -620,7 +649,7 @@ def main(args):
                           "gpu": torch.cuda.get_device_name()}), flush=True)
         del src, dst
     t0 = time.perf_counter()
-    for family in (elementwise, reductions, rows, gemms, convs, indexing, latency):
+    for family in (elementwise, reductions, rows, gemms, convs, batch_norms, indexing, latency):
         family()
         if not LIST:
             torch.cuda.empty_cache()

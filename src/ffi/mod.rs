@@ -37,3 +37,4 @@ pub mod tensor;
 pub mod ops_matmul;
 
 pub mod ops_conv;
+pub mod ops_conv_fold;

@@ -25,7 +25,9 @@ pub mod half;
 pub mod matmul;
 pub mod movement;
 pub mod norm;
+pub mod conv_fold_bn;
 pub mod norm_batch;
+pub mod norm_batch_fast;
 pub mod norm_rows;
 pub mod pool;
 pub mod random;
@@ -67,7 +69,9 @@ pub static FAMILIES: &[&spec::Family] = &[
     &matmul::SUM_FAMILY,
     &norm::FAMILY,
     &norm::FAMILY_SUBGROUPS,
+    &conv_fold_bn::FAMILY,
     &norm_batch::FAMILY,
+    &norm_batch_fast::FAMILY,
     &norm_rows::FAMILY,
     &pool::FAMILY,
     &random::FAMILY,
