@@ -126,13 +126,12 @@ pub fn fold_batch_norm(stream: &StreamShared, a: &FoldArgs) -> Result<()> {
     let names = ["conv_bias", "mean", "variance", "w", "b", "bias_out"];
     let mut param_offsets = [[0u32; 4]; 2];
     let mut param_strides = [[0i32; 4]; 2];
-    let mut args: Vec<_> = Vec::new();
-    for (k, (t, name)) in vectors.iter().zip(names).enumerate() {
-        let (arg, off) = view_arg(name, t);
+    let [cba, ma, va, bwa, bba, boa] = std::array::from_fn(|k| {
+        let (arg, off) = view_arg(names[k], vectors[k]);
         param_offsets[k / 4][k % 4] = off;
-        param_strides[k / 4][k % 4] = t.strides[0] as i32;
-        args.push(arg);
-    }
+        param_strides[k / 4][k % 4] = vectors[k].strides[0] as i32;
+        arg
+    });
     let mut params = FoldParams {
         count: count as u32,
         row: 0,
@@ -145,7 +144,6 @@ pub fn fold_batch_norm(stream: &StreamShared, a: &FoldArgs) -> Result<()> {
         param_offsets,
         param_strides,
     };
-    let [cba, ma, va, bwa, bba, boa] = <[_; 6]>::try_from(args).expect("six vectors");
     if count > 0 {
         if count > u32::MAX as usize {
             bail!(TooLarge, "conv2d_fold_batch_norm: {count} weights exceed 2^32-1");
