@@ -142,6 +142,8 @@ int main(void) {
         check(dt, 2, 8, 5, 3, NHWC, 2, NHWC_PADDED, 1, 1, 1, 1);
         check(dt, 1, 3, 1, 1, NHWC, 0, NHWC, 0, 1, 1, 1);
         check(dt, 7, 5, 1, 1, NCHW, 0, NCHW, 0, 1, 1, 1);
+        /* more planes than one grid dimension holds (65535) */
+        check(dt, 1, 70001, 1, 2, NCHW, 0, NCHW, 0, 1, 1, 1);
         /* different layouts in and out: the general kernel */
         check(dt, 3, 8, 4, 4, NHWC, 0, NCHW, 0, 1, 1, 1);
         check(dt, 2, 5, 3, 3, NCHW, 0, NHWC, 0, 0, 1, 1);
