@@ -12,7 +12,7 @@ typedef struct {
 
 static WgcStatus run_batch_norm(void *p) {
     BatchNorm *q = p;
-    return OP(wgc_op_batch_norm, g_stream, &q->x.t, &q->mean.t, &q->var.t, &q->w.t, &q->b.t, 1e-5f, &q->out.t);
+    return wgc_op_batch_norm(g_stream, &q->x.t, &q->mean.t, &q->var.t, &q->w.t, &q->b.t, 1e-5f, &q->out.t);
 }
 
 /* (N, C, H, H); cl: input and output channels-last (stored (N, H, H, C)). */

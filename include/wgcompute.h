@@ -2451,8 +2451,8 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
  * `batch_norm(conv2d(x, weight, bias))` (running statistics) in one pass:
  * with `s[o] = bn_weight[o] / sqrt(running_var[o] + eps)`,
  * `weight_out[o, ...] = weight[o, ...] * s[o]` and
- * `bias_out[o] = (bias[o] - running_mean[o]) / sqrt(running_var[o] + eps)
- * * bn_weight[o] + bn_bias[o]` (batch norm's own operations in its order,
+ * `bias_out[o] = (bias[o] - running_mean[o]) / sqrt(running_var[o] + eps) *
+ * bn_weight[o] + bn_bias[o]` (batch norm's own operations in its order,
  * in f32, rounded once to the dtype).
  *
  * `weight` is the convolution's (O, C/groups, KH, KW) weight in any
