@@ -466,6 +466,24 @@ def batch_norms():
                 size = f"N=32 C={C} 56x56" + (" channels-last" if cl else "")
                 run(name, "norm/batch-nhwc" if cl else "norm/batch", size, bn(32, C, 56, dtype, cl))
 
+    # wgc_bench runs these as one convolution with the batch norm folded in
+    # (done once, untimed); PyTorch eager runs conv then batch_norm.
+    def conv_bn(N, C, H, O, K, dtype):
+        def make():
+            x, w = rnd(N, C, H, H, dtype=dtype), rnd(O, C, K, K, dtype=dtype)
+            mean, gw, b = rnd(O, dtype=dtype), rnd(O, dtype=dtype), rnd(O, dtype=dtype)
+            var = (0.75 + 0.5 * rnd(O)).to(dtype)
+            fn = lambda: F.batch_norm(F.conv2d(x, w, padding=K // 2), mean, var, gw, b, training=False, eps=1e-5)
+            return fn, [x, w], None
+        return make
+
+    for dtype in (f32, f16):
+        tag = "_f16" if dtype == f16 else ""
+        run(f"conv_bn_folded{tag}_1x1_256_64_56", "conv/bn-folded", "N=32 C=256 56x56 O=64 k1",
+            conv_bn(32, 256, 56, 64, 1, dtype))
+        run(f"conv_bn_folded{tag}_3x3_64_56", "conv/bn-folded", "N=32 C=64 56x56 O=64 k3",
+            conv_bn(32, 64, 56, 64, 3, dtype))
+
 
 # ---- indexing, rope, topk, cumsum ----
 def indexing():
