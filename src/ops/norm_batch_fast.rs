@@ -122,10 +122,12 @@ pub fn try_record<'a>(
             let planes = (n * c) as u64;
             let gy = planes.min(max as u64);
             let gz = planes.div_ceil(gy);
-            if gz > max as u64 {
+            let gx = (per as u64).div_ceil(PLANE_GROUP);
+            // Planes past 64 * 65535 vec4s (or a grid too large): the general kernel.
+            if gz > max as u64 || gx > max as u64 {
                 return Ok(false);
             }
-            let groups = [(per as u64).div_ceil(PLANE_GROUP) as u32, gy as u32, gz as u32];
+            let groups = [gx as u32, gy as u32, gz as u32];
             (if vec4 { "planes4" } else { "planes1" }, per, n * c, [io, ic], [oo, oc], gy as u32, groups, vec4)
         }
         (.., Some(Walk::Rows { row: ir }), Some(Walk::Rows { row: or })) => {
