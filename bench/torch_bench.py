@@ -438,6 +438,53 @@ def convs():
         pool(lambda x: F.adaptive_avg_pool2d(x, 1), 256, 2048, 7))
 
 
+# ---- batch norm (inference) ----
+def batch_norms():
+    def bn(N, C, H, dtype, channels_last):
+        def make():
+            x = rnd(N, C, H, H, dtype=dtype)
+            if channels_last:
+                x = x.to(memory_format=torch.channels_last)
+            mean, w, b = rnd(C, dtype=dtype), rnd(C, dtype=dtype), rnd(C, dtype=dtype)
+            var = (0.75 + 0.5 * rnd(C)).to(dtype)
+
+            def fn():
+                return F.batch_norm(x, mean, var, w, b, training=False, eps=1e-5)
+            # Checked against a double-precision reference before timing.
+            d = lambda t: t.double().view(1, C, 1, 1)
+            ref = (x.double() - d(mean)) / torch.sqrt(d(var) + 1e-5) * d(w) + d(b)
+            tol = 1e-3 if dtype == f16 else 1e-5
+            err = ((fn().double() - ref).abs() - tol * (1 + ref.abs())).max().item()
+            assert err <= 0, f"batch_norm {N} {C} {H} {dtype}: off by {err}"
+            return fn, [x], None
+        return make
+
+    for cl in (False, True):
+        for dtype in (f32, f16):
+            for C in (64, 256, 192):
+                name = f"batch_norm{'_f16' if dtype == f16 else ''}{'_nhwc' if cl else ''}_{C}_56"
+                size = f"N=32 C={C} 56x56" + (" channels-last" if cl else "")
+                run(name, "norm/batch-nhwc" if cl else "norm/batch", size, bn(32, C, 56, dtype, cl))
+
+    # wgc_bench runs these as one convolution with the batch norm folded in
+    # (done once, untimed); PyTorch eager runs conv then batch_norm.
+    def conv_bn(N, C, H, O, K, dtype):
+        def make():
+            x, w = rnd(N, C, H, H, dtype=dtype), rnd(O, C, K, K, dtype=dtype)
+            mean, gw, b = rnd(O, dtype=dtype), rnd(O, dtype=dtype), rnd(O, dtype=dtype)
+            var = (0.75 + 0.5 * rnd(O)).to(dtype)
+            fn = lambda: F.batch_norm(F.conv2d(x, w, padding=K // 2), mean, var, gw, b, training=False, eps=1e-5)
+            return fn, [x, w], None
+        return make
+
+    for dtype in (f32, f16):
+        tag = "_f16" if dtype == f16 else ""
+        run(f"conv_bn_folded{tag}_1x1_256_64_56", "conv/bn-folded", "N=32 C=256 56x56 O=64 k1",
+            conv_bn(32, 256, 56, 64, 1, dtype))
+        run(f"conv_bn_folded{tag}_3x3_64_56", "conv/bn-folded", "N=32 C=64 56x56 O=64 k3",
+            conv_bn(32, 64, 56, 64, 3, dtype))
+
+
 # ---- indexing, rope, topk, cumsum ----
 def indexing():
     def embedding():
@@ -734,7 +781,7 @@ def main(args):
                           "gpu": torch.cuda.get_device_name()}), flush=True)
         del src, dst
     t0 = time.perf_counter()
-    for family in (elementwise, reductions, rows, gemms, convs, indexing, latency, graphs):
+    for family in (elementwise, reductions, rows, gemms, convs, batch_norms, indexing, latency, graphs):
         family()
         if not LIST:
             torch.cuda.empty_cache()

@@ -2113,8 +2113,21 @@ WgcStatus wgc_op_rms_norm(const struct WgcStream *stream,
  * with c the index along dim 1. `running_mean` and `running_var` are
  * required, `weight` and `bias` may be NULL (1 and 0); all have shape (C)
  * and `in`'s dtype. `out` as for `wgc_op_layer_norm`. f32 and f16.
- * Accuracy: ~1e-6 relative (f32). Statuses as for `wgc_op_layer_norm`
- * (rank below 2: WGC_ERROR_INVALID_ARGUMENT). Records work; does not block.
+ * Accuracy: ~1e-6 relative (f32). NaN inputs give NaN; infinite inputs
+ * give infinities (NaN where the channel's weight is 0).
+ *
+ * Layouts: `in` and `out` both NCHW-like (each (n, c) plane of the
+ * trailing dims contiguous, any N and C strides) or both channels-last
+ * (C at unit stride, N and the trailing dims one evenly strided run of
+ * rows, as PyTorch's `channels_last`) run a kernel that reads each
+ * element once with no index arithmetic per element, 4 elements a load
+ * where the plane (or C), the strides and the offsets are multiples of 4;
+ * other views run a general kernel. Every route computes
+ * `(x - mean) * (1 / sqrt(var + eps)) * weight + bias` in f32 in that
+ * order, so results do not depend on the route.
+ *
+ * Statuses as for `wgc_op_layer_norm` (rank below 2:
+ * WGC_ERROR_INVALID_ARGUMENT). Records work; does not block.
  */
 WgcStatus wgc_op_batch_norm(const struct WgcStream *stream,
                             const struct WgcTensor *input,
@@ -3517,6 +3530,57 @@ WgcStatus wgc_tensor_copy_to_device(const struct WgcStream *src_stream,
                                     const struct WgcTensor *src,
                                     const struct WgcStream *dst_stream,
                                     const struct WgcTensor *dst);
+
+/**
+ * Fold an inference batch norm into the convolution before it, so that
+ * `wgc_op_conv2d(x, weight_out, bias_out)` computes
+ * `batch_norm(conv2d(x, weight, bias))` (running statistics) in one pass:
+ * with `s[o] = bn_weight[o] / sqrt(running_var[o] + eps)`,
+ * `weight_out[o, ...] = weight[o, ...] * s[o]` and
+ * `bias_out[o] = (bias[o] - running_mean[o]) / sqrt(running_var[o] + eps) *
+ * bn_weight[o] + bn_bias[o]` (batch norm's own operations in its order,
+ * in f32, rounded once to the dtype).
+ *
+ * `weight` is the convolution's (O, C/groups, KH, KW) weight in any
+ * strides (channels-last included), `bias` its (O) bias or NULL (0);
+ * `running_mean`, `running_var` (required), `bn_weight` and `bn_bias`
+ * (NULL: 1 and 0) have shape (O). `weight_out` has `weight`'s shape (any
+ * strides: the folded weight keeps its layout where given the same
+ * strides), `bias_out` shape (O). All f32, or all f16 on adapters with f16
+ * shaders. Call once per layer (weights and statistics are constant in
+ * inference) and keep the two outputs: they are the caller's tensors.
+ *
+ * Numerics: each folded weight is rounded once (f32: relative 2^-24; f16:
+ * 2^-11), so the folded convolution differs from convolution then batch
+ * norm by the convolution's own bound (see `wgc_op_conv2d`) taken with
+ * `max|weight_out|`, plus the folded bias's one rounding; tested in f32
+ * within `1e-5 * (1 + sqrt(K)) * max|x| * max|weight_out| + 1e-6 * |ref|`
+ * with K = C/groups*KH*KW, and in f16 with `2^-10 * |ref|` more. Where
+ * `running_var + eps` is 0 the scale is infinite, as batch norm's; NaN
+ * statistics give NaN weights and bias for that channel.
+ *
+ * Records two launches on `stream`; does not block. Statuses:
+ * `WGC_ERROR_NULL_POINTER` (NULL stream, weight, running_mean,
+ * running_var, weight_out or bias_out), `WGC_ERROR_SHAPE_MISMATCH`
+ * (weight not of rank 4, or a vector or output of the wrong shape),
+ * `WGC_ERROR_DTYPE_MISMATCH` (operands of different dtypes),
+ * `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without f16 shaders),
+ * `WGC_ERROR_INVALID_ARGUMENT` (eps negative or not finite; an output
+ * overlapping an input, the other output, or itself),
+ * `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
+ * `WGC_ERROR_TOO_LARGE` (weights spanning past 2^31-1 elements),
+ * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+ */
+WgcStatus wgc_conv2d_fold_batch_norm(const struct WgcStream *stream,
+                                     const struct WgcTensor *weight,
+                                     const struct WgcTensor *bias,
+                                     const struct WgcTensor *running_mean,
+                                     const struct WgcTensor *running_var,
+                                     const struct WgcTensor *bn_weight,
+                                     const struct WgcTensor *bn_bias,
+                                     float eps,
+                                     const struct WgcTensor *weight_out,
+                                     const struct WgcTensor *bias_out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -250,7 +250,7 @@ void run_expr(Case *c) {
     WgcDtype od = is_comparison(op) ? WGC_DTYPE_U32 : d;
     DTensor *o = case_tensor(c, "out", od, ro, so, VIEW_ANY, NULL, NULL);
     DTensor *o2 = case_tensor(c, "a_out", d, ro, so, VIEW_ANY, NULL, NULL);
-    case_param(c, "expr=%s(a, b), a dtype=%s values=%s/%s", BINARY_NAMES[op], dtype_name(d), value_kind_name(va.kind),
+    case_param(c, "expr=%s(a, b), a dtype=%s values=%s/%s", binary_op_name(op), dtype_name(d), value_kind_name(va.kind),
                value_kind_name(vb.kind));
     case_upload(c);
     WgcExpr *e = NULL;

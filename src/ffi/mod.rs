@@ -47,3 +47,4 @@ pub mod profile;
 pub mod profile_table;
 pub mod comm;
 pub mod peer;
+pub mod ops_conv_fold;

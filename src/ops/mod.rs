@@ -8,6 +8,7 @@ pub mod collective;
 pub mod concat;
 pub mod conv;
 pub mod conv_coop;
+pub mod conv_fold_bn;
 pub mod conv_im2col;
 pub mod conv_khr;
 pub mod cumsum;
@@ -30,6 +31,7 @@ pub mod movement;
 pub mod norm;
 pub mod norm_batch;
 pub mod norm_residual;
+pub mod norm_batch_fast;
 pub mod norm_rows;
 pub mod peer;
 pub mod pool;
@@ -77,7 +79,9 @@ pub static FAMILIES: &[&spec::Family] = &[
     &matmul::SUM_FAMILY,
     &norm::FAMILY,
     &norm::FAMILY_SUBGROUPS,
+    &conv_fold_bn::FAMILY,
     &norm_batch::FAMILY,
+    &norm_batch_fast::FAMILY,
     &norm_rows::FAMILY,
     &pool::FAMILY,
     &random::FAMILY,
