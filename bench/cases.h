@@ -9,8 +9,12 @@ void cases_reduce(void);
 void cases_rows(void);
 void cases_gemm(void);
 void cases_conv(void);
+void cases_norm_batch(void);
 void cases_index(void);
 void cases_latency(void);
 void cases_tuning(void);
+void cases_graph(void);
+void cases_attention(void);
+void cases_fusion(void);
 
 #endif

@@ -146,6 +146,117 @@ static void roundtrip_case(void) {
     free(t);
 }
 
+/* ---- the round trip as `(x.cuda() * 2).cpu()` does it: a new buffer for
+ * the input, written from the host, an operator into a new buffer, a read;
+ * both buffers released (the pool hands their memory out again) ---- */
+#if defined(__GNUC__) && !defined(_WIN32)
+#pragma weak wgc_buffer_create_uninit
+#define HAVE_UNINIT (&wgc_buffer_create_uninit != NULL)
+#else
+#define HAVE_UNINIT 1
+#endif
+
+static WgcBuffer *output_buffer(uint64_t bytes) {
+    WgcBuffer *b = NULL;
+    if (HAVE_UNINIT)
+        CHECK(wgc_buffer_create_uninit(g_dev, bytes, WGC_BUFFER_USAGE_STORAGE, &b));
+    else
+        CHECK(wgc_buffer_create(g_dev, bytes, WGC_BUFFER_USAGE_STORAGE, &b));
+    return b;
+}
+
+static WgcStatus run_trip_alloc(void *p) {
+    Trip *t = p;
+    const int64_t n = 1024;
+    WgcBuffer *x = output_buffer(sizeof t->in), *y = output_buffer(sizeof t->out);
+    WgcTensor tx, ty;
+    WgcStatus s = wgc_buffer_write(x, 0, t->in, sizeof t->in);
+    if (s == WGC_OK) s = wgc_tensor_contiguous(x, WGC_DTYPE_F32, 1, &n, &tx);
+    if (s == WGC_OK) s = wgc_tensor_contiguous(y, WGC_DTYPE_F32, 1, &n, &ty);
+    if (s == WGC_OK) s = OP(wgc_op_binary_scalar, g_stream, WGC_BINARY_OP_MUL, &tx, 2.0, &ty);
+    if (s == WGC_OK) s = wgc_buffer_read(y, 0, t->out, sizeof t->out);
+    wgc_buffer_release(x);
+    wgc_buffer_release(y);
+    return s;
+}
+
+static void roundtrip_alloc_case(void) {
+    Case c = {"roundtrip_alloc_4k_wall", "latency/roundtrip", "f32", "new buffers: write 4 KiB, x * 2, read 4 KiB",
+              "latency", 0, 0};
+    if (!case_begin(&c)) return;
+    Trip *t = calloc(1, sizeof *t);
+    for (int i = 0; i < 1024; i++) t->in[i] = frand();
+    if (case_first_run(&c, run_trip_alloc, t)) {
+        int bad = 0;
+        for (int i = 0; i < 1024; i++) bad += t->out[i] != 2 * t->in[i];
+        int reps = g_small ? 5 : 300;
+        for (int r = 0; r < reps / 5; r++) CHECK(run_trip_alloc(t));
+        case_emit(&c, c.name, wall_ms(run_trip_alloc, t, reps), !bad);
+    }
+    free(t);
+}
+
+/* ---- host time of recording one small operator (no waits while
+ * recording): 2000 x * 2 and * 0.5 on 4096 elements, each into existing
+ * buffers, and each into a new buffer as a binding allocates outputs ---- */
+typedef struct {
+    HT x, y;
+    int alloc;
+    double host_ms;
+} Record;
+
+static WgcStatus run_record(void *p) {
+    Record *r = p;
+    WgcStatus s = WGC_OK;
+    double t0 = now_ms();
+    if (!r->alloc) {
+        for (int i = 0; i < 1000 && s == WGC_OK; i++) {
+            s = OP(wgc_op_binary_scalar, g_stream, WGC_BINARY_OP_MUL, &r->x.t, 2.0, &r->y.t);
+            if (s == WGC_OK) s = OP(wgc_op_binary_scalar, g_stream, WGC_BINARY_OP_MUL, &r->y.t, 0.5, &r->x.t);
+        }
+    } else {
+        WgcTensor cur = r->x.t;
+        wgc_buffer_retain((WgcBuffer *)cur.buffer);
+        for (int i = 0; i < 2000 && s == WGC_OK; i++) {
+            WgcTensor next = cur;
+            next.buffer = output_buffer(4 * r->x.n);
+            s = OP(wgc_op_binary_scalar, g_stream, WGC_BINARY_OP_MUL, &cur, i % 2 ? 0.5 : 2.0, &next);
+            wgc_buffer_release((WgcBuffer *)cur.buffer);
+            cur = next;
+        }
+        if (s == WGC_OK) s = OP(wgc_op_copy, g_stream, &cur, &r->x.t);
+        wgc_buffer_release((WgcBuffer *)cur.buffer);
+    }
+    r->host_ms = now_ms() - t0;
+    return s;
+}
+
+static void record_host_case(int alloc) {
+    int64_t n = 4096;
+    Case c = {alloc ? "record_alloc_host_4096" : "record_host_4096", "latency/host", "f32", "", "latency", 0, 0};
+    snprintf(c.size, sizeof c.size, "2000 x * 2 and * 0.5 into %s buffers, host time per op", alloc ? "new" : "existing");
+    if (!case_begin(&c)) return;
+    Record r = {ht_random(WGC_DTYPE_F32, 1, &n), ht_empty(WGC_DTYPE_F32, 1, &n), alloc, 0};
+    if (case_first_run(&c, run_record, &r)) {
+        float *got = ht_read(&r.x);
+        int bad = 0;
+        for (int64_t i = 0; i < n; i++) bad += got[i] != r.x.host[i];
+        free(got);
+        int reps = g_small ? 3 : 11;
+        double *h = malloc(sizeof(double) * reps);
+        for (int k = 0; k < reps; k++) {
+            CHECK(run_record(&r));
+            CHECK(wgc_stream_synchronize(g_stream));
+            h[k] = r.host_ms / 2000.0;
+        }
+        qsort(h, reps, sizeof(double), cmp_double);
+        case_emit(&c, c.name, h[reps / 2], !bad);
+        free(h);
+    }
+    ht_free(&r.x);
+    ht_free(&r.y);
+}
+
 /* ---- the round trip's two halves: a 4 KiB write followed by a device
  * synchronize, and a 4 KiB read with no work pending ---- */
 static WgcStatus run_write(void *p) {
@@ -214,6 +325,9 @@ void cases_latency(void) {
     small_ops_case();
     chain_case();
     roundtrip_case();
+    roundtrip_alloc_case();
     halves_case();
+    record_host_case(0);
+    record_host_case(1);
     submit_floor_case();
 }

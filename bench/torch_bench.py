@@ -438,6 +438,53 @@ def convs():
         pool(lambda x: F.adaptive_avg_pool2d(x, 1), 256, 2048, 7))
 
 
+# ---- batch norm (inference) ----
+def batch_norms():
+    def bn(N, C, H, dtype, channels_last):
+        def make():
+            x = rnd(N, C, H, H, dtype=dtype)
+            if channels_last:
+                x = x.to(memory_format=torch.channels_last)
+            mean, w, b = rnd(C, dtype=dtype), rnd(C, dtype=dtype), rnd(C, dtype=dtype)
+            var = (0.75 + 0.5 * rnd(C)).to(dtype)
+
+            def fn():
+                return F.batch_norm(x, mean, var, w, b, training=False, eps=1e-5)
+            # Checked against a double-precision reference before timing.
+            d = lambda t: t.double().view(1, C, 1, 1)
+            ref = (x.double() - d(mean)) / torch.sqrt(d(var) + 1e-5) * d(w) + d(b)
+            tol = 1e-3 if dtype == f16 else 1e-5
+            err = ((fn().double() - ref).abs() - tol * (1 + ref.abs())).max().item()
+            assert err <= 0, f"batch_norm {N} {C} {H} {dtype}: off by {err}"
+            return fn, [x], None
+        return make
+
+    for cl in (False, True):
+        for dtype in (f32, f16):
+            for C in (64, 256, 192):
+                name = f"batch_norm{'_f16' if dtype == f16 else ''}{'_nhwc' if cl else ''}_{C}_56"
+                size = f"N=32 C={C} 56x56" + (" channels-last" if cl else "")
+                run(name, "norm/batch-nhwc" if cl else "norm/batch", size, bn(32, C, 56, dtype, cl))
+
+    # wgc_bench runs these as one convolution with the batch norm folded in
+    # (done once, untimed); PyTorch eager runs conv then batch_norm.
+    def conv_bn(N, C, H, O, K, dtype):
+        def make():
+            x, w = rnd(N, C, H, H, dtype=dtype), rnd(O, C, K, K, dtype=dtype)
+            mean, gw, b = rnd(O, dtype=dtype), rnd(O, dtype=dtype), rnd(O, dtype=dtype)
+            var = (0.75 + 0.5 * rnd(O)).to(dtype)
+            fn = lambda: F.batch_norm(F.conv2d(x, w, padding=K // 2), mean, var, gw, b, training=False, eps=1e-5)
+            return fn, [x, w], None
+        return make
+
+    for dtype in (f32, f16):
+        tag = "_f16" if dtype == f16 else ""
+        run(f"conv_bn_folded{tag}_1x1_256_64_56", "conv/bn-folded", "N=32 C=256 56x56 O=64 k1",
+            conv_bn(32, 256, 56, 64, 1, dtype))
+        run(f"conv_bn_folded{tag}_3x3_64_56", "conv/bn-folded", "N=32 C=64 56x56 O=64 k3",
+            conv_bn(32, 64, 56, 64, 3, dtype))
+
+
 # ---- indexing, rope, topk, cumsum ----
 def indexing():
     def embedding():
@@ -544,6 +591,54 @@ def latency():
             walls.append((time.perf_counter() - t0) * 1e3)
         emit("roundtrip_4k_wall", "write 4 KiB, x * 2, read 4 KiB", sorted(walls)[150], "pageable host tensor")
 
+    if want("roundtrip_alloc_4k_wall", "latency/roundtrip"):
+        host = torch.rand(1024)
+
+        def trip_alloc():
+            return (host.cuda() * 2).cpu()
+
+        if not torch.equal(trip_alloc(), host * 2):
+            raise SystemExit("roundtrip_alloc_4k_wall: wrong result")
+        for _ in range(60):
+            trip_alloc()
+        walls = []
+        for _ in range(300):
+            t0 = time.perf_counter()
+            trip_alloc()
+            walls.append((time.perf_counter() - t0) * 1e3)
+        emit("roundtrip_alloc_4k_wall", "new buffers: write 4 KiB, x * 2, read 4 KiB", sorted(walls)[150],
+             "(x.cuda() * 2).cpu(), pageable host tensor")
+
+    for alloc in (False, True):
+        name = "record_alloc_host_4096" if alloc else "record_host_4096"
+        if not want(name, "latency/host"):
+            continue
+        x = rnd(4096)
+        x0, y = x.clone(), torch.empty_like(x)
+
+        def record():
+            nonlocal x
+            t0 = time.perf_counter()
+            if alloc:
+                for i in range(2000):
+                    x = x * (0.5 if i % 2 else 2.0)
+            else:
+                for _ in range(1000):
+                    torch.mul(x, 2.0, out=y)
+                    torch.mul(y, 0.5, out=x)
+            return (time.perf_counter() - t0) * 1e3 / 2000.0
+
+        record()
+        torch.cuda.synchronize()
+        if not torch.equal(x, x0):
+            raise SystemExit(f"{name}: wrong result")
+        hosts = []
+        for _ in range(11):
+            hosts.append(record())
+            torch.cuda.synchronize()
+        size = "2000 x * 2 and * 0.5 into " + ("new buffers" if alloc else "existing buffers") + ", host time per op"
+        emit(name, size, sorted(hosts)[5])
+
     if want("write_4k_wall", "latency/roundtrip") or want("read_4k_wall", "latency/roundtrip"):
         host = torch.rand(1024)
         d = torch.empty(1024, device=dev)
@@ -601,6 +696,72 @@ def latency():
             emit(label, size, (time.perf_counter() - t0) * 1e3, "first call in a warm process")
 
 
+def graphs():
+    # wgc_bench's graph_chain2000_4096: the 2000-op chain eagerly and as a
+    # CUDA graph replay; host ms per op (launching, no wait), wall with the
+    # wait, and GPU time per replayed op, each checked against float64 first.
+    if not want("graph_chain2000_4096", "latency/graph"):
+        return
+    size = "2000 ops (mul, tanh, mean, sub) x 4096, replayed"
+    x, w = rnd(4096), rnd(4096)
+    y, z, m = torch.empty_like(x), torch.empty_like(x), torch.empty((), device=dev)
+    start = x.clone()
+
+    def chain():
+        for _ in range(500):
+            torch.mul(x, w, out=y)
+            torch.tanh(y, out=z)
+            torch.mean(z, dim=0, out=m)
+            torch.sub(z, m, out=x)
+
+    def reference():
+        xr, wr = start.double().cpu(), w.double().cpu()
+        for _ in range(500):
+            zr = torch.tanh((xr.float() * wr.float()).double()).float().double()
+            xr = (zr.float() - zr.mean().float()).double()
+        return xr
+
+    def ok():
+        return bool(torch.allclose(x.double().cpu(), reference(), atol=1e-4, rtol=0))
+
+    def host_and_wall(fn, reps):
+        hosts, walls = [], []
+        for _ in range(reps):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            fn()
+            hosts.append((time.perf_counter() - t0) * 1e3)
+            torch.cuda.synchronize()
+            walls.append((time.perf_counter() - t0) * 1e3)
+        return sorted(hosts)[reps // 2], sorted(walls)[reps // 2]
+
+    chain()
+    torch.cuda.synchronize()
+    good = ok()
+    host, wall = host_and_wall(chain, 7)
+    note = None if good else "reference check failed"
+    emit("graph_chain2000_eager_host", size, host / 2000.0, note)
+    emit("graph_chain2000_eager_wall", size, wall / 2000.0, note)
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        chain()  # warm-up before capture, as torch.cuda.graphs asks
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        chain()
+    x.copy_(start)
+    graph.replay()
+    torch.cuda.synchronize()
+    good = ok()
+    note = None if good else "reference check failed"
+    host, wall = host_and_wall(graph.replay, 15)
+    emit("graph_chain2000_replay_host", size, host / 2000.0, note)
+    emit("graph_chain2000_replay_wall", size, wall / 2000.0, note)
+    emit("graph_chain2000_replay_gpu", size, median_ms(graph.replay, 0, 5) / 2000.0, note)
+
+
 def main(args):
     global LIST, g
     for a in args:
@@ -620,7 +781,7 @@ def main(args):
                           "gpu": torch.cuda.get_device_name()}), flush=True)
         del src, dst
     t0 = time.perf_counter()
-    for family in (elementwise, reductions, rows, gemms, convs, indexing, latency):
+    for family in (elementwise, reductions, rows, gemms, convs, batch_norms, indexing, latency, graphs):
         family()
         if not LIST:
             torch.cuda.empty_cache()

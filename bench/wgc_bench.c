@@ -122,9 +122,13 @@ int main(int argc, char **argv) {
         cases_rows();
         cases_gemm();
         cases_conv();
+        cases_norm_batch();
         cases_index();
         cases_latency();
         cases_tuning();
+        cases_graph();
+        cases_attention();
+        cases_fusion();
     }
     if (!g_list) {
         fprintf(stderr, "%d case(s) wrong or unsupported; %.1f s\n", g_failures, (now_ms() - t0) / 1e3);

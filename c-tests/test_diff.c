@@ -52,10 +52,12 @@ const DiffOp DIFF_OPS[] = {
     {"max_pool2d", run_max_pool2d},
     {"avg_pool2d", run_avg_pool2d},
     {"global_avg_pool2d", run_global_avg_pool2d},
+    {"attention", run_attention},
     {"binary", run_binary},
     {"unary", run_unary},
     {"reduce", run_reduce},
     {"binary_scalar", run_binary_scalar},
+    {"expr", run_expr},
 };
 const int DIFF_OP_COUNT = (int)(sizeof DIFF_OPS / sizeof DIFF_OPS[0]);
 

@@ -33,10 +33,10 @@ static WgcLaunch launch_of(const WgcBinding *b, uint32_t n, const void *params, 
 }
 
 static void test_status_strings(void) {
-    const char *seen[WGC_ERROR_INTERNAL + 1];
+    const char *seen[WGC_ERROR_INVALID_OPERATION + 1];
     EXPECT(strcmp(wgc_status_string(WGC_OK), "WGC_OK") == 0);
     EXPECT(strcmp(wgc_status_string(WGC_ERROR_OUT_OF_RANGE), "WGC_ERROR_OUT_OF_RANGE") == 0);
-    for (uint32_t s = 0; s <= WGC_ERROR_INTERNAL; s++) {
+    for (uint32_t s = 0; s <= WGC_ERROR_INVALID_OPERATION; s++) {
         seen[s] = wgc_status_string((WgcStatus)s);
         EXPECT(seen[s] != NULL && strncmp(seen[s], "WGC_", 4) == 0);
         if (s > 0) EXPECT(strncmp(seen[s], "WGC_ERROR_", 10) == 0);
@@ -395,6 +395,45 @@ static void test_launches(TestEnv *e) {
     wgc_kernel_release(k);
 }
 
+
+/* Shapes whose element count or row-major strides overflow int64_t are
+ * OUT_OF_RANGE and leave the output untouched ({8, 2^62, 2^62} used to give
+ * WGC_OK with saturated strides); the largest that fit are accepted. */
+static void test_contiguous_overflow(WgcBuffer *b) {
+    const int64_t G = (int64_t)1 << 62;
+    struct {
+        uint32_t rank;
+        int64_t shape[4];
+        int ok;
+    } cases[] = {
+        {3, {8, G, G}, 0},
+        {2, {4, G}, 0},                        /* count 2^64 */
+        {2, {(int64_t)1 << 32, (int64_t)1 << 32}, 0}, /* count 2^64 */
+        {3, {0, G, G}, 0},                     /* no elements, but the first stride is 2^124 */
+        {4, {3, 3, 3, INT64_MAX / 9 + 1}, 0},
+        {2, {1, INT64_MAX}, 1},
+        {2, {G, 0}, 1},
+        {3, {2, 2, G / 2 - 1}, 1}, /* count 2^63 - 4 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        WgcTensor t, before;
+        memset(&t, 0x5a, sizeof t);
+        before = t;
+        WgcStatus s = wgc_tensor_contiguous(b, WGC_DTYPE_F32, cases[i].rank, cases[i].shape, &t);
+        if (!cases[i].ok) {
+            EXPECT_STATUS(s, WGC_ERROR_OUT_OF_RANGE);
+            EXPECT(memcmp(&t, &before, sizeof t) == 0);
+            continue;
+        }
+        EXPECT(s == WGC_OK);
+        /* Row-major strides, exact. */
+        int64_t stride = 1;
+        for (uint32_t d = cases[i].rank; d-- > 0;) {
+            EXPECT(t.strides[d] == stride && t.shape[d] == cases[i].shape[d]);
+            if (d > 0) stride *= cases[i].shape[d] > 0 ? cases[i].shape[d] : 1;
+        }
+    }
+}
 static void test_streams_events(TestEnv *e) {
     const WgcStatus NP = WGC_ERROR_NULL_POINTER;
     WgcStream *s = (WgcStream *)SENTINEL;
@@ -433,6 +472,7 @@ static void test_streams_events(TestEnv *e) {
     EXPECT_STATUS(wgc_tensor_contiguous(b, 0xffffffffu, 2, shape, &t), WGC_ERROR_INVALID_ARGUMENT);
     shape[1] = -1;
     EXPECT_STATUS(wgc_tensor_contiguous(b, WGC_DTYPE_F32, 2, shape, &t), WGC_ERROR_INVALID_ARGUMENT);
+    test_contiguous_overflow(b);
     wgc_buffer_release(b);
 }
 

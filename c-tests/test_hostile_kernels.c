@@ -1,8 +1,11 @@
 /* Hostile WGSL gets a status, never a crash or a stall: expressions nested
  * tens of thousands deep (naga's front end recursed until the stack ran
- * out), private arrays too large for drivers to compile, and `override`
- * workgroup sizes, which are checked and reported with their values. */
+ * out), long flat sources (100,000 `let` statements took 193 s to compile,
+ * 200,000 functions over 120 s), private arrays too large for drivers to
+ * compile, and `override` workgroup sizes, which are checked and reported
+ * with their values. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
 #include <time.h>
 
 #include "test_util.h"
@@ -119,6 +122,120 @@ static void test_deep_expressions(TestEnv *e) {
     sprintf(arms + k, "\n}\n");
     EXPECT_STATUS(try_create(e->device, arms, "main", NULL), WGC_ERROR_SHADER_COMPILATION);
     free(arms);
+}
+
+/* A growing source text. */
+typedef struct Text {
+    char *p;
+    size_t len, cap;
+} Text;
+
+static void add(Text *t, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (t->len + (size_t)n + 1 > t->cap) {
+        t->cap = (t->len + (size_t)n + 1) * 2;
+        t->p = (char *)realloc(t->p, t->cap);
+        if (!t->p) abort();
+    }
+    va_start(ap, fmt);
+    vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+    t->len += (size_t)n;
+}
+
+/* y[0] = y[0] + n - 1 through `n` chained `let` statements in one function. */
+static Text flat_lets(int n) {
+    Text t = {NULL, 0, 0};
+    add(&t, "@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n"
+            "@compute @workgroup_size(1) fn main() {\n    let v0 = y[0];\n");
+    for (int i = 1; i < n; i++) add(&t, "    let v%d = v%d + 1.0;\n", i, i - 1);
+    add(&t, "    y[0] = v%d;\n}\n", n - 1);
+    return t;
+}
+
+/* y[0] = y[0] + n through `n` functions, each calling the one before
+ * (`calls` times: then y[0] = calls^(n-1) * (y[0] + 1) + ...). */
+static Text chained_functions(int n, int calls) {
+    Text t = {NULL, 0, 0};
+    add(&t, "@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n"
+            "fn g0(x: f32) -> f32 { return x + 1.0; }\n");
+    for (int i = 1; i < n; i++) {
+        add(&t, "fn g%d(x: f32) -> f32 { return g%d(x) + 1.0", i, i - 1);
+        for (int c = 1; c < calls; c++) add(&t, " + g%d(x)", i - 1);
+        add(&t, "; }\n");
+    }
+    add(&t, "@compute @workgroup_size(1) fn main() { y[0] = g%d(y[0]); }\n", n - 1);
+    return t;
+}
+
+/* Long flat sources past the documented bounds fail with LIMIT_EXCEEDED at
+ * once; below them they compile (in time about linear in their size) and
+ * compute the right value. */
+static void test_flat_kernels(TestEnv *e) {
+    struct {
+        const char *what;
+        Text src;
+    } refused[] = {
+        {"100,000 chained lets (the issue's 193 s)", flat_lets(100000)},
+        {"200,000 functions (over 120 s)", chained_functions(200000, 1)},
+        {"4,000 chained functions (two minutes in the driver)", chained_functions(4000, 1)},
+        {"40 functions each calling the one before twice", chained_functions(40, 2)},
+        {"one function past WGC_MAX_KERNEL_DECLARATION_TOKENS", flat_lets(WGC_MAX_KERNEL_DECLARATION_TOKENS / 7 + 8)},
+        {"functions past WGC_MAX_KERNEL_DECLARATIONS", chained_functions(WGC_MAX_KERNEL_DECLARATIONS + 1, 1)},
+        {"a source past WGC_MAX_KERNEL_SOURCE_BYTES", {NULL, 0, 0}},
+        {"short functions past WGC_MAX_KERNEL_TOKENS", {NULL, 0, 0}},
+    };
+    Text *comments = &refused[6].src;
+    while (comments->len <= WGC_MAX_KERNEL_SOURCE_BYTES) add(comments, "// %0120d\n", 0);
+    add(comments, "@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n"
+                  "@compute @workgroup_size(1) fn main() { y[0] = 1.0; }\n");
+    /* 1,000 functions of about 200 tokens each. */
+    Text *wide = &refused[7].src;
+    add(wide, "@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n");
+    for (int i = 0; i < 1000; i++) {
+        add(wide, "fn g%d(x: f32) -> f32 { return x", i);
+        for (int j = 0; j < 100; j++) add(wide, " + x");
+        add(wide, "; }\n");
+    }
+    add(wide, "@compute @workgroup_size(1) fn main() { y[0] = g0(y[0]); }\n");
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        double t0 = now_s();
+        EXPECT_STATUS(try_create(e->device, refused[i].src.p, "main", NULL), WGC_ERROR_LIMIT_EXCEEDED);
+        double took = now_s() - t0;
+        printf("%s (%zu bytes): refused in %.3f s\n", refused[i].what, refused[i].src.len, took);
+        if (took > 2.0) {
+            fprintf(stderr, "%s: refused after %.1f s, not at once\n", refused[i].what, took);
+            g_failures++;
+        }
+        free(refused[i].src.p);
+    }
+
+    /* Within the bounds: 1,000 and 4,000 lets in one function, 150 and 600
+     * chained functions. */
+    for (int big = 0; big < 2; big++) {
+        int n[2] = {big ? 4000 : 1000, big ? 600 : 150};
+        Text srcs[2] = {flat_lets(n[0]), chained_functions(n[1], 1)};
+        float expect[2] = {2.0f + (float)(n[0] - 1), 2.0f + (float)n[1]};
+        for (int k = 0; k < 2; k++) {
+            WgcKernel *kern = NULL;
+            double t0 = now_s();
+            CHECK(try_create(e->device, srcs[k].p, "main", &kern));
+            double took = now_s() - t0;
+            printf("%d %s (%zu bytes): compiled in %.3f s\n", n[k], k ? "chained functions" : "lets", srcs[k].len,
+                   took);
+            EXPECT(took < 20.0);
+            float got = run_once(e, kern, 2.0f);
+            if (got != expect[k]) {
+                fprintf(stderr, "%d %s: got %g, expected %g\n", n[k], k ? "functions" : "lets", got, expect[k]);
+                g_failures++;
+            }
+            wgc_kernel_release(kern);
+            free(srcs[k].p);
+        }
+    }
 }
 
 static const char *PRIVATE_ARRAY =
@@ -245,6 +362,7 @@ static void test_override_workgroup_sizes(TestEnv *e) {
 int main(void) {
     TestEnv e = test_env();
     test_deep_expressions(&e);
+    test_flat_kernels(&e);
     test_private_memory(&e);
     test_override_workgroup_sizes(&e);
     test_env_release(&e);

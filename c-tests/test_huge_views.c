@@ -50,9 +50,9 @@ static void expect_untouched(WgcBuffer *b, size_t n, const char *what) {
 static void test_overflowing_counts(TestEnv *e) {
     WgcBuffer *in = filled(e->device, 16, 1.0f), *out = filled(e->device, 16, MARK);
     int64_t big[2] = {(int64_t)1 << 32, (int64_t)1 << 32};
-    WgcTensor huge;
-    CHECK(wgc_tensor_contiguous(out, WGC_DTYPE_F32, 2, big, &huge));
-    EXPECT(huge.strides[0] == (int64_t)1 << 32 && huge.strides[1] == 1);
+    /* wgc_tensor_contiguous refuses the shape (test_errors); the view is built by hand. */
+    int64_t row_major[2] = {(int64_t)1 << 32, 1};
+    WgcTensor huge = view(out, 2, big, row_major, 0);
     int64_t zeros[2] = {0, 0};
     WgcTensor broadcast = view(in, 2, big, zeros, 0), huge_in = huge;
     huge_in.buffer = in;

@@ -1,6 +1,6 @@
 /* Leak check: creating and releasing, in a loop, streams that ran launches,
- * operators and events, buffers, and kernels of distinct sources keeps
- * memory bounded. Checked with the library's own counters (no buffer stays
+ * operators and events, buffers, and kernels (one source again and again,
+ * and distinct sources, with and without launches) keeps memory bounded. Checked with the library's own counters (no buffer stays
  * live, the pool stays within its limit and empties when trimmed) and, on
  * Linux, with the process's resident memory after a warm-up (a generous
  * bound: a leak of a few kilobytes per object is well above it). Under
@@ -22,7 +22,12 @@
 #endif
 #endif
 
-enum { N = 4096, WARMUP = 40, STREAM_CYCLES = 300, KERNEL_CYCLES = 600 };
+enum { N = 4096, WARMUP = 40, STREAM_CYCLES = 300, KERNEL_CYCLES = 600, CREATE_CYCLES = 500 };
+
+/* Resident growth allowed per kernel created and released with nothing run
+ * in between: lavapipe kept about 100 KiB of every destroyed pipeline until
+ * the queue's next submission. */
+#define CREATE_BOUND_PER_CYCLE (8u << 10)
 
 static const char *SCALE =
     "struct P { k: f32, n: u32 }\n"
@@ -138,20 +143,24 @@ static void kernel_cycle(TestEnv *e, WgcBuffer *y, int i) {
 }
 
 /* Run `cycles` cycles after a warm-up; fail if resident memory grows more
- * than `bound` bytes or buffer memory stays live. */
-static void measure(TestEnv *e, const char *what, int cycles, uint64_t bound, void (*cycle)(TestEnv *, void *, int),
-                    void *arg) {
+ * than `bound` bytes or buffer memory stays live. With `settle`, the device
+ * is synchronized before memory is read; without, it is read as a program
+ * that never waits would see it (a synchronization submits work, which let
+ * lavapipe free what it had deferred, and hid a leak). */
+static void measure(TestEnv *e, const char *what, int cycles, uint64_t bound, int settle,
+                    void (*cycle)(TestEnv *, void *, int), void *arg) {
     const uint64_t live0 = stats(e->device).live_bytes;
     for (int i = 0; i < WARMUP; i++) cycle(e, arg, i);
     CHECK(wgc_device_synchronize(e->device));
     const uint64_t rss0 = resident_bytes();
     for (int i = WARMUP; i < WARMUP + cycles; i++) cycle(e, arg, i);
-    CHECK(wgc_device_synchronize(e->device));
+    if (settle) CHECK(wgc_device_synchronize(e->device));
     const uint64_t rss1 = resident_bytes();
+    if (!settle) CHECK(wgc_device_synchronize(e->device));
     WgcMemoryStats m = stats(e->device);
-    printf("%s: %d cycles, resident %+.1f MiB, live %llu, pooled %llu bytes\n", what, cycles,
-           ((double)rss1 - (double)rss0) / 1048576.0, (unsigned long long)m.live_bytes,
-           (unsigned long long)m.pooled_bytes);
+    printf("%s: %d cycles, resident %+.1f MiB (%+.2f KiB a cycle), live %llu, pooled %llu bytes\n", what, cycles,
+           ((double)rss1 - (double)rss0) / 1048576.0, ((double)rss1 - (double)rss0) / 1024.0 / cycles,
+           (unsigned long long)m.live_bytes, (unsigned long long)m.pooled_bytes);
     if (m.live_bytes != live0) {
         fprintf(stderr, "%s: %llu bytes live after the cycles, %llu before\n", what, (unsigned long long)m.live_bytes,
                 (unsigned long long)live0);
@@ -172,6 +181,22 @@ static void kernel_step(TestEnv *e, void *arg, int i) {
     kernel_cycle(e, (WgcBuffer *)arg, i);
 }
 
+/* The same source created and released, nothing run: each create compiles
+ * again (the last handle went), so each release must give the pipeline back. */
+static void same_source_step(TestEnv *e, void *arg, int i) {
+    (void)arg;
+    (void)i;
+    wgc_kernel_release(compile(e->device, SCALE, "scale"));
+}
+
+/* A source never seen before, created and released, nothing run. */
+static void fresh_source_step(TestEnv *e, void *arg, int i) {
+    (void)arg;
+    char src[512];
+    snprintf(src, sizeof src, "%s// kernel %d\n", SCALE, i);
+    wgc_kernel_release(compile(e->device, src, "scale"));
+}
+
 int main(void) {
     TestEnv e;
     memset(&e, 0, sizeof e);
@@ -187,13 +212,18 @@ int main(void) {
     CHECK(wgc_device_info(e.device, &e.info));
     CHECK(wgc_stream_create(e.device, &e.stream));
 
+    measure(&e, "one source created and released", CREATE_CYCLES, CREATE_CYCLES * CREATE_BOUND_PER_CYCLE, 0,
+            same_source_step, NULL);
+    measure(&e, "distinct sources created and released", CREATE_CYCLES, CREATE_CYCLES * CREATE_BOUND_PER_CYCLE, 0,
+            fresh_source_step, NULL);
+
     WgcKernel *scale = compile(e.device, SCALE, "scale");
-    measure(&e, "streams with launches, operators and events", STREAM_CYCLES, 48u << 20, stream_step, scale);
+    measure(&e, "streams with launches, operators and events", STREAM_CYCLES, 48u << 20, 1, stream_step, scale);
     wgc_kernel_release(scale);
 
     WgcBuffer *y = NULL;
     CHECK(wgc_buffer_create(e.device, N * 4, 0, &y));
-    measure(&e, "kernels of distinct sources", KERNEL_CYCLES, 24u << 20, kernel_step, y);
+    measure(&e, "kernels of distinct sources", KERNEL_CYCLES, 24u << 20, 1, kernel_step, y);
     wgc_buffer_release(y);
 
     WgcMemoryStats m = stats(e.device);

@@ -1,8 +1,9 @@
 # wgc_sanitize(target): with WGCOMPUTE_SANITIZE on, build a C test program
 # with AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer; any
-# report fails the test. The Rust library is not instrumented, but ASan still
-# checks every allocation it makes through malloc and every byte the tests
-# hand to it or get back.
+# report fails the test (wgc_add_test gives the tests the options below).
+# The Rust library is not instrumented, but ASan still checks every
+# allocation it makes through malloc and every byte the tests hand to it or
+# get back.
 set(WGC_SANITIZER_ENV
   "ASAN_OPTIONS=detect_leaks=1"
   "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan.supp:print_suppressions=0"
@@ -18,11 +19,4 @@ function(wgc_sanitize target)
   set(_flags -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   target_compile_options(${target} PRIVATE ${_flags} -g)
   target_link_options(${target} PRIVATE ${_flags})
-endfunction()
-
-# Run a test with the sanitizers' options (a no-op without WGCOMPUTE_SANITIZE).
-function(wgc_sanitize_test test)
-  if(WGCOMPUTE_SANITIZE)
-    set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT ${WGC_SANITIZER_ENV})
-  endif()
 endfunction()

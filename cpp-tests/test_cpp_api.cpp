@@ -113,10 +113,44 @@ static void operators_on_views(const wgc::Device &device, const wgc::Stream &str
         CHECK_NEAR(got[j], ref, 1e-4);
     }
 
-    wgc::Tensor soft = wgc::Tensor::empty(device, WGC_DTYPE_F32, {M, N});
+    // Outputs need no zeros: uninitialised memory is written completely.
+    wgc::Tensor soft = wgc::Tensor::uninit(device, WGC_DTYPE_F32, {M, N});
     wgc::softmax(stream, tc, -1, soft);
     std::vector<float> s = soft.to_vector<float>();
     for (int i = 0; i < M; i++) CHECK_NEAR(s[i * N] + s[i * N + 1] + s[i * N + 2], 1.0, 1e-5);
+}
+
+// Attention over one head: 3 queries, 4 keys, head dim 2, the bottom-right
+// causal mask (query i sees keys 0 .. i + 1); lse left out (nullptr).
+static void attention_one_head(const wgc::Device &device, const wgc::Stream &stream) {
+    const int S = 3, T = 4, D = 2;
+    std::vector<float> q(S * D), k(T * D), v(T * D);
+    for (int i = 0; i < S * D; i++) q[i] = std::sin(0.7f * i);
+    for (int i = 0; i < T * D; i++) k[i] = std::cos(0.4f * i), v[i] = 0.5f * i - 1;
+    wgc::Tensor tq = wgc::Tensor::empty(device, WGC_DTYPE_F32, {1, S, D});
+    wgc::Tensor tk = wgc::Tensor::empty(device, WGC_DTYPE_F32, {1, T, D});
+    wgc::Tensor tv = wgc::Tensor::empty(device, WGC_DTYPE_F32, {1, T, D});
+    wgc::Tensor to = wgc::Tensor::empty(device, WGC_DTYPE_F32, {1, S, D});
+    tq.write(q);
+    tk.write(k);
+    tv.write(v);
+    WgcAttentionDesc desc{};
+    desc.struct_size = sizeof desc;
+    desc.causal = WGC_ATTENTION_CAUSAL_BOTTOM_RIGHT;
+    wgc::attention(stream, tq, tk, tv, nullptr, nullptr, desc, to, nullptr);
+    std::vector<float> o = to.to_vector<float>();
+    for (int i = 0; i < S; i++) {
+        double w[T], l = 0;
+        for (int j = 0; j <= i + 1; j++) {
+            w[j] = std::exp((q[i * D] * k[j * D] + q[i * D + 1] * k[j * D + 1]) / std::sqrt(2.0));
+            l += w[j];
+        }
+        for (int e = 0; e < D; e++) {
+            double ref = 0;
+            for (int j = 0; j <= i + 1; j++) ref += w[j] * v[j * D + e] / l;
+            CHECK_NEAR(o[i * D + e], ref, 1e-5);
+        }
+    }
 }
 
 static void kernels_streams_events(const wgc::Device &device, const wgc::Stream &stream) {
@@ -143,6 +177,51 @@ static void kernels_streams_events(const wgc::Device &device, const wgc::Stream 
     CHECK(out[99] == 49.5f && out[1] == 0.5f);
 }
 
+// A graph: capture an operator and a kernel, replay with new inputs, a
+// rebound output and a patched factor; what cannot be captured throws.
+static void graphs(const wgc::Device &device, const wgc::Stream &stream) {
+    wgc::Kernel k = wgc::Kernel::create(device, SCALE, "scale");
+    wgc::Tensor x = wgc::Tensor::empty(device, WGC_DTYPE_F32, {100});
+    wgc::Tensor y = wgc::Tensor::empty(device, WGC_DTYPE_F32, {100});
+    std::vector<float> host(100);
+    for (int i = 0; i < 100; i++) host[i] = static_cast<float>(i);
+    x.write(host);
+    struct {
+        uint32_t n;
+        float factor;
+    } params = {100, 0.5f};
+    uint32_t launch = 0;
+    wgc::Graph g = wgc::Graph::capture(stream, [&] {
+        wgc::binary_scalar(stream, WGC_BINARY_OP_ADD, x, 1.0, y);  // y = x + 1
+        launch = wgc::Graph::next_launch(stream);
+        stream.launch(k, {wgc::binding(0, y.buffer())}, {2, 1, 1},
+                      wgc::span<const unsigned char>(reinterpret_cast<const unsigned char *>(&params), sizeof params));
+        bool refused = false;
+        try {
+            stream.synchronize();
+        } catch (const wgc::Error &e) {
+            refused = e.status() == WGC_ERROR_INVALID_OPERATION;
+        }
+        CHECK(refused);
+    });
+    CHECK(g.counts()[1] == launch + 1);
+    g.replay(stream);
+    std::vector<float> out(100);
+    y.read(out);
+    CHECK(out[0] == 0.5f && out[99] == 50.0f);
+    host[99] = 199.0f;
+    x.write(host);
+    wgc::Tensor z = wgc::Tensor::empty(device, WGC_DTYPE_F32, {100});
+    float factor = 2.0f;
+    WgcGraphRebind rebind = {g.slot(y.buffer()), z.buffer().get()};
+    WgcGraphScalar scalar = {launch, 4, &factor, 4};
+    g.replay(stream, wgc::span<const WgcGraphRebind>(&rebind, 1), wgc::span<const WgcGraphScalar>(&scalar, 1));
+    z.read(out);
+    CHECK(out[0] == 2.0f && out[99] == 400.0f);
+    y.read(out);
+    CHECK(out[99] == 50.0f);
+}
+
 // The tuner's counters and save, through device options.
 static void autotune_options(const wgc::Instance &instance) {
     WgcDeviceOptions options = wgc::device_options();
@@ -159,6 +238,80 @@ static void autotune_options(const wgc::Instance &instance) {
     CHECK(!device.save_tuning());  // no tuning_cache_path
 }
 
+// An expression built with operators: y = sqrt(relu(a * b + 1)) * 0.5 and
+// a > b, one kernel with two outputs and a parameter; then the fused
+// residual norm.
+static void expressions(const wgc::Device &device, const wgc::Stream &stream) {
+    const int N = 37;
+    std::vector<float> a(N), b(N);
+    for (int i = 0; i < N; i++) a[i] = std::sin(0.7f * i) * 2, b[i] = std::cos(0.3f * i);
+    wgc::Tensor ta = wgc::Tensor::empty(device, WGC_DTYPE_F32, {N}), tb = wgc::Tensor::empty(device, WGC_DTYPE_F32, {N});
+    wgc::Tensor ty = wgc::Tensor::empty(device, WGC_DTYPE_F32, {N}), tm = wgc::Tensor::empty(device, WGC_DTYPE_U32, {N});
+    ta.write(a);
+    tb.write(b);
+    wgc::Expr e = wgc::Expr::create();
+    wgc::Expr::Node x = e.input(WGC_DTYPE_F32), y = e.input(WGC_DTYPE_F32), p = e.param(WGC_DTYPE_F32);
+    e.output(wgc::sqrt(wgc::relu(x * y + p)) * 0.5);
+    e.output(e.binary(WGC_BINARY_OP_GT, x, y));
+    wgc::Tensor in[] = {ta, tb}, out[] = {ty, tm};
+    const double params[] = {1.0};
+    wgc::expr(stream, e, in, out, params);
+    std::vector<float> got = ty.to_vector<float>();
+    std::vector<uint32_t> mask = tm.to_vector<uint32_t>();
+    for (int i = 0; i < N; i++) {
+        double t = static_cast<double>(a[i]) * b[i] + 1.0;
+        CHECK_NEAR(got[i], std::sqrt(t > 0 ? t : 0) * 0.5, 1e-6);
+        CHECK(mask[i] == (a[i] > b[i] ? 1u : 0u));
+    }
+    std::error_code ec;
+    e.unary(WGC_UNARY_OP_EXP, e.input(WGC_DTYPE_I32), ec);
+    CHECK(ec.value() == WGC_ERROR_UNSUPPORTED);
+
+    wgc::Tensor h = wgc::Tensor::empty(device, WGC_DTYPE_F32, {2, 8}), r = wgc::Tensor::empty(device, WGC_DTYPE_F32, {2, 8});
+    wgc::Tensor n = wgc::Tensor::empty(device, WGC_DTYPE_F32, {2, 8}), s = wgc::Tensor::empty(device, WGC_DTYPE_F32, {2, 8});
+    std::vector<float> hv(16), rv(16);
+    for (int i = 0; i < 16; i++) hv[i] = 0.25f * i, rv[i] = 1.0f;
+    h.write(hv);
+    r.write(rv);
+    wgc::rms_norm_residual(stream, h, r, nullptr, 1, 1e-6f, n, s);
+    std::vector<float> sv = s.to_vector<float>(), nv = n.to_vector<float>();
+    for (int row = 0; row < 2; row++) {
+        double ss = 0;
+        for (int j = 0; j < 8; j++) ss += static_cast<double>(sv[row * 8 + j]) * sv[row * 8 + j];
+        double rstd = 1.0 / std::sqrt(ss / 8 + 1e-6);
+        for (int j = 0; j < 8; j++) {
+            CHECK(sv[row * 8 + j] == hv[row * 8 + j] + 1.0f);
+            CHECK_NEAR(nv[row * 8 + j], sv[row * 8 + j] * rstd, 1e-5);
+        }
+    }
+}
+
+// Several devices on the one adapter: a tensor view copied across, and the
+// collectives through the communicator.
+static void several_devices(const wgc::Instance &instance) {
+    std::vector<wgc::Device> devices = {wgc::Device::create(instance), wgc::Device::create(instance)};
+    std::vector<wgc::Stream> streams = {wgc::Stream::create(devices[0]), wgc::Stream::create(devices[1])};
+    wgc::Tensor a = wgc::Tensor::empty(devices[0], WGC_DTYPE_F32, {5, 3});
+    wgc::Tensor b = wgc::Tensor::empty(devices[1], WGC_DTYPE_F32, {5, 3});
+    std::vector<float> x(15);
+    for (int i = 0; i < 15; i++) x[i] = static_cast<float>(i);
+    a.write(x);
+    wgc::copy_to_device(streams[0], a, streams[1], b);
+    CHECK(b.to_vector<float>() == x);
+    wgc::Comm comm = wgc::Comm::create(devices);
+    CHECK(comm.size() == 2);
+    std::vector<wgc::Tensor> both = {a, b};
+    comm.all_reduce(streams, both);
+    std::vector<float> sum = a.to_vector<float>();
+    CHECK(sum[14] == 28.0f && b.to_vector<float>() == sum);
+    std::vector<wgc::Device> twice = {devices[0], devices[0]};
+    std::error_code ec;
+    wgc::Comm bad = wgc::Comm::create(twice, ec);
+    CHECK(!bad && ec == wgc::make_error_code(WGC_ERROR_INVALID_ARGUMENT));
+    comm.all_reduce(wgc::span<const wgc::Stream>(streams.data(), 1), both, WGC_COLLECTIVE_OP_SUM, ec);
+    CHECK(ec == wgc::make_error_code(WGC_ERROR_INVALID_ARGUMENT));
+}
+
 int main() {
     wgc::Instance instance = wgc::Instance::create();
     CHECK(instance.adapter_count() >= 1);
@@ -169,7 +322,11 @@ int main() {
     errors_throw_with_status_and_message(device, stream);
     error_codes_do_not_throw(device);
     operators_on_views(device, stream);
+    attention_one_head(device, stream);
     kernels_streams_events(device, stream);
+    graphs(device, stream);
     autotune_options(instance);
+    expressions(device, stream);
+    several_devices(instance);
     return finish("test_cpp_api");
 }

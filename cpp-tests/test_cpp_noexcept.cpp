@@ -17,7 +17,7 @@ int main() {
     CHECK(!ec && device);
     wgc::Stream stream = wgc::Stream::create(device, ec);
     wgc::Tensor x = wgc::Tensor::empty(device, WGC_DTYPE_F32, {4}, ec);
-    wgc::Tensor y = wgc::Tensor::empty(device, WGC_DTYPE_F32, {4}, ec);
+    wgc::Tensor y = wgc::Tensor::uninit(device, WGC_DTYPE_F32, {4}, ec);
     x.write(std::vector<float>{-1, 2, -3, 4}, ec);
     wgc::unary(stream, WGC_UNARY_OP_ABS, x, y, ec);
     CHECK(!ec);
@@ -28,5 +28,7 @@ int main() {
     wgc::unary(stream, WGC_UNARY_OP_ABS, x, wrong, ec);  // dtypes differ
     CHECK(ec.value() == WGC_ERROR_DTYPE_MISMATCH);
     CHECK(!wgc::last_error_message().empty());
+    wgc::Buffer none = wgc::Buffer::create_uninit(device, 0, WGC_BUFFER_USAGE_STORAGE, ec);
+    CHECK(ec.value() == WGC_ERROR_INVALID_ARGUMENT && !none);
     return finish("test_cpp_noexcept");
 }

@@ -146,6 +146,27 @@
 #define WGC_BUFFER_USAGE_ALL 7
 
 /**
+ * Most nodes one expression may have (inputs, scalars, parameters and
+ * operations together).
+ */
+#define WGC_EXPR_MAX_NODES 256
+
+/**
+ * Most input tensors one expression may read.
+ */
+#define WGC_EXPR_MAX_INPUTS 12
+
+/**
+ * Most output tensors one expression may write.
+ */
+#define WGC_EXPR_MAX_OUTPUTS 4
+
+/**
+ * Most scalar constants and parameters one expression may hold together.
+ */
+#define WGC_EXPR_MAX_SCALARS 32
+
+/**
  * Most private memory one invocation of a kernel may use, in bytes: the
  * `var<private>` globals its entry point uses, plus its function variables
  * and those of the deepest chain of functions it calls, plus arrays indexed
@@ -162,6 +183,58 @@
  * expressions into `let` statements.
  */
 #define WGC_MAX_KERNEL_NESTING 16384
+
+/**
+ * Most bytes a kernel's source may have (4 MiB). Larger sources fail
+ * with `WGC_ERROR_LIMIT_EXCEEDED` before they are parsed.
+ */
+#define WGC_MAX_KERNEL_SOURCE_BYTES 4194304
+
+/**
+ * Most tokens a kernel's source may have: identifiers, keywords and
+ * numbers count one each, every other character that is not space one
+ * more, comments nothing. The compiler's time grows faster than the source
+ * past these bounds (100,000 `let` statements in one function took minutes),
+ * so sources beyond `WGC_MAX_KERNEL_TOKENS`,
+ * `WGC_MAX_KERNEL_DECLARATION_TOKENS` in one module-scope declaration (a
+ * function with its body, a `const` with its value) or
+ * `WGC_MAX_KERNEL_DECLARATIONS` module-scope declarations (functions,
+ * constants, variables, structs, aliases) fail with
+ * `WGC_ERROR_LIMIT_EXCEEDED` in milliseconds, naming the line. Within them,
+ * creation time grows about linearly with the source (a few seconds on a
+ * software driver for a source at the limits, four declarations of the
+ * most tokens); real kernels are far below them.
+ */
+#define WGC_MAX_KERNEL_TOKENS 131072
+
+/**
+ * Most tokens one module-scope declaration may have (see
+ * `WGC_MAX_KERNEL_TOKENS`); a chain of 15,000 additions fits. Split longer
+ * functions into smaller ones.
+ */
+#define WGC_MAX_KERNEL_DECLARATION_TOKENS 32768
+
+/**
+ * Most module-scope declarations a kernel's source may have (see
+ * `WGC_MAX_KERNEL_TOKENS`).
+ */
+#define WGC_MAX_KERNEL_DECLARATIONS 4096
+
+/**
+ * Most expressions an entry point may become once drivers inline its calls:
+ * its own and those of every function it reaches, each function counted
+ * with the callees' inlined expressions again at every call. Drivers
+ * inline every call, so a chain of functions each calling the one before
+ * costs them time quadratic in its length (4,000 took minutes) and calling
+ * twice grows exponentially; such kernels fail with
+ * `WGC_ERROR_LIMIT_EXCEEDED` once parsed, before the driver sees them.
+ */
+#define WGC_MAX_KERNEL_INLINED_EXPRESSIONS 1048576
+
+/**
+ * The number of `WgcReduceOp` values (0 .. WGC_NUM_REDUCE_OPS - 1).
+ */
+#define WGC_NUM_REDUCE_OPS 7
 
 /**
  * Major version of the library this header describes.
@@ -188,6 +261,11 @@
  * Most dimensions a tensor view may have.
  */
 #define WGC_MAX_RANK 8
+
+/**
+ * Most devices one communicator takes.
+ */
+#define WGC_MAX_COMM_DEVICES 64
 
 /**
  * The number of `WgcBinaryOp` values (0 .. WGC_NUM_BINARY_OPS - 1): a
@@ -292,6 +370,12 @@ enum WgcStatus
    * A bug in wgcompute (including a caught panic).
    */
   WGC_ERROR_INTERNAL = 19,
+  /**
+   * The call is not allowed in the object's present state: e.g. a host
+   * read of a buffer that a stream's capture uses, a blocking wait on a
+   * capturing stream, a second `wgc_stream_begin_capture`.
+   */
+  WGC_ERROR_INVALID_OPERATION = 20,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -629,11 +713,148 @@ typedef uint32_t WgcRopeLayout;
 #endif // __cplusplus
 
 /**
+ * Whether a `WgcProfileRecord`'s GPU time was measured.
+ */
+enum WgcProfileTime
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `gpu_ns` holds the time between GPU timestamps written just before
+   * and just after the command.
+   */
+  WGC_PROFILE_TIME_MEASURED = 0,
+  /**
+   * The adapter has no timestamp queries inside passes or encoders
+   * (`WgcAdapterInfo.has_timestamps` is 0): `gpu_ns` is 0, not a time.
+   */
+  WGC_PROFILE_TIME_NO_TIMESTAMPS = 1,
+  /**
+   * The command never ran (its batch was rejected as a whole, or the
+   * records were cleared before its timestamps were read): `gpu_ns` is 0.
+   */
+  WGC_PROFILE_TIME_NOT_RUN = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcProfileTime WgcProfileTime;
+#else
+typedef uint32_t WgcProfileTime;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Rows of `wgc_profile_table`: one per operator name, or one per kernel variant.
+ */
+enum WgcProfileGroup
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  WGC_PROFILE_GROUP_BY_OPERATOR = 0,
+  WGC_PROFILE_GROUP_BY_KERNEL = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcProfileGroup WgcProfileGroup;
+#else
+typedef uint32_t WgcProfileGroup;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Which causal mask applies. Values are fixed.
+ */
+enum WgcAttentionCausal
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * No causal mask.
+   */
+  WGC_ATTENTION_CAUSAL_NONE = 0,
+  /**
+   * Query i (of Sq) sees keys j <= i + L - Sq, L the valid keys:
+   * aligned to the bottom-right (FlashAttention, PyTorch's
+   * `causal_lower_right`), what decode and chunked prefill need.
+   */
+  WGC_ATTENTION_CAUSAL_BOTTOM_RIGHT = 1,
+  /**
+   * Query i sees keys j <= i: aligned to the top-left, as PyTorch's
+   * `is_causal=True`. The same as BottomRight when Sq == L.
+   */
+  WGC_ATTENTION_CAUSAL_TOP_LEFT = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcAttentionCausal WgcAttentionCausal;
+#else
+typedef uint32_t WgcAttentionCausal;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How a reducing collective combines the ranks' elements.
+ */
+enum WgcCollectiveOp
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Sum (in f32 for f16 and bf16, rounded once per received segment).
+   */
+  WGC_COLLECTIVE_OP_SUM = 0,
+  /**
+   * Maximum; NaN propagates (as WGC_BINARY_OP_MAXIMUM).
+   */
+  WGC_COLLECTIVE_OP_MAX = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcCollectiveOp WgcCollectiveOp;
+#else
+typedef uint32_t WgcCollectiveOp;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A region of GPU memory. Safe to use from many threads; the library orders
  * host reads and writes after all work recorded before them (see
  * `wgc_buffer_write`).
  */
 typedef struct WgcBuffer WgcBuffer;
+
+/**
+ * An ordered set of distinct devices of this process, for collectives.
+ * Rank i is the i-th device given at creation; every collective takes one
+ * stream and one tensor per rank, in rank order, each of that rank's
+ * device. A communicator holds a reference to each device.
+ *
+ * Rules for every collective:
+ * - Ordering: rank i's part reads its inputs after all work recorded on
+ *   `streams[i]` before the call and writes its outputs before all work
+ *   recorded there after it. Nothing is ordered with other streams.
+ * - Blocking: the call returns once every transfer has been read back and
+ *   handed to its destination's queue (see `wgc_buffer_copy_to_device`);
+ *   the last reductions and uploads may still run (wait with
+ *   `wgc_stream_synchronize` or an event, or just record more work).
+ * - Threads: a communicator may be used from any thread, but one
+ *   collective at a time per set of streams; the call uses its own threads
+ *   (one per rank) internally. The streams are flushed by the call.
+ * - Failure: arguments are all checked before anything is recorded. A
+ *   device lost (or destroyed) during the call gives
+ *   `WGC_ERROR_DEVICE_LOST` (a transfer that does not arrive within the
+ *   GPU timeout, 60 s when none is set: `WGC_ERROR_TIMEOUT`), never a
+ *   hang; the outputs of every rank are then unspecified.
+ * - Tensors to reduce must be contiguous views (`WGC_ERROR_INVALID_ARGUMENT`
+ *   otherwise); the inputs of all-gather and broadcast may be any view.
+ *   Dtypes: f32, f16, bf16, i32, u32 (f16 where every device has shader
+ *   f16, `WGC_ERROR_UNSUPPORTED` otherwise).
+ */
+typedef struct WgcComm WgcComm;
 
 /**
  * A GPU device opened on one adapter. Safe to use from many threads at once.
@@ -644,6 +865,129 @@ typedef struct WgcDevice WgcDevice;
  * A point recorded in a stream. Safe to wait on from any thread.
  */
 typedef struct WgcEvent WgcEvent;
+
+/**
+ * An elementwise expression: a DAG of nodes, each an input tensor, a
+ * scalar constant, a launch parameter or an elementwise operation of
+ * earlier nodes, and the list of nodes written to output tensors. Build it
+ * with `wgc_expr_input`, `wgc_expr_scalar`, `wgc_expr_param`,
+ * `wgc_expr_unary`, `wgc_expr_binary`, `wgc_expr_where`, `wgc_expr_fma`,
+ * `wgc_expr_cast` and `wgc_expr_output`, each returning the new node's id
+ * (0, 1, 2, ... in the order built); launch it with `wgc_op_expr`.
+ *
+ * Nodes may only use nodes built before them, so expressions are acyclic;
+ * an id not built yet is `WGC_ERROR_INVALID_ARGUMENT`. Each node has a
+ * dtype, checked as it is built with the separate operators' rules and no
+ * implicit promotion: binary ops, fma and where's values take operands of
+ * one dtype (`WGC_ERROR_DTYPE_MISMATCH`; cast first), comparisons give
+ * U32 0/1, where's mask is U32, POW and the unary ops other than NEG, ABS
+ * and RELU need floats, those three also take I32
+ * (`WGC_ERROR_UNSUPPORTED`). A failed build call leaves the expression
+ * as it was. Limits (`WGC_ERROR_LIMIT_EXCEEDED`): `WGC_EXPR_MAX_NODES`
+ * nodes, `WGC_EXPR_MAX_INPUTS` inputs, `WGC_EXPR_MAX_OUTPUTS` outputs,
+ * `WGC_EXPR_MAX_SCALARS` constants and parameters.
+ *
+ * Numerics: every node computes exactly as the separate operator would
+ * (`wgc_op_binary`, `wgc_op_unary`, `wgc_op_fma`, `wgc_op_where`,
+ * `wgc_op_cast`), f16 and bf16 nodes computed in f32 and rounded to
+ * their dtype after each op, so a fused expression gives the same bits as
+ * the chain of separate operators (same NaN and infinity rules, same
+ * tolerances). To keep intermediates in f32, cast the inputs to F32 and
+ * the result back.
+ *
+ * Reference-counted; `wgc_expr_release` drops a reference. Building is
+ * not meant to race with itself, but every call locks the expression, so
+ * concurrent use from several threads (building and launching) is safe.
+ */
+typedef struct WgcExpr WgcExpr;
+
+/**
+ * A captured sequence of GPU work, replayable onto any stream of its device.
+ *
+ * **Capture.** `wgc_stream_begin_capture(s)` turns a stream into a
+ * recorder: launches of users' kernels (`wgc_stream_launch`), built-in
+ * operators, copies and fills recorded on `s` are checked as usual (a bad
+ * call fails with its usual status and is not captured) but not run; they
+ * are kept, fully resolved (pipelines, bind groups, the launch parameters'
+ * bytes, workgroup counts, the library's choice of kernel variant), until
+ * `wgc_stream_end_capture(s, &graph)` returns them as a graph. A replay,
+ * `wgc_graph_replay(graph, stream, ...)`, adds the captured commands to a
+ * stream as if they were recorded there again, with no argument checks,
+ * kernel lookup or planning repeated (only the bind groups a binding table
+ * changes are made, once per table). The autotuner does not time
+ * candidates during a capture: it uses a stored choice or the heuristic's.
+ *
+ * **What cannot be captured.** Calls that need the GPU's results on the
+ * host, or that wait, fail with `WGC_ERROR_INVALID_OPERATION` while
+ * capturing and leave the capture as it was (usable; nothing is recorded
+ * for the call): `wgc_stream_synchronize` and `wgc_stream_record_event` on
+ * the capturing stream, and `wgc_buffer_read` and `wgc_buffer_write` of a
+ * buffer the capture uses (on any thread). A capture holds at most
+ * 1 MiB of launch parameters (each launch's rounded up to the adapter's
+ * `min_uniform_buffer_offset_alignment`, e.g. 4096 launches at 256 bytes):
+ * past that, `WGC_ERROR_LIMIT_EXCEEDED`. `wgc_stream_flush` submits
+ * nothing while capturing (`WGC_OK`). Host reads and writes of buffers the
+ * capture does not use, and `wgc_device_synchronize` (which waits for
+ * submitted work only), stay allowed. A second begin on a capturing
+ * stream, an end without a begin, and a replay onto a capturing stream fail
+ * with `WGC_ERROR_INVALID_OPERATION`. Releasing a capturing stream drops
+ * its capture.
+ *
+ * **Ownership.** A graph holds references to everything it uses: the
+ * buffers it captured (releasing them after the capture is fine; their
+ * memory stays with the graph and is not reused), the scratch space that
+ * operators allocated while recording (kept for the graph's lifetime, used
+ * by no other work), the pipelines of the kernels it launched, and its
+ * device. Work a replay recorded keeps what it uses alive until it has run,
+ * even if the graph is released first. `*out_graph` of
+ * `wgc_stream_end_capture` holds one reference.
+ *
+ * **New inputs.** A replay reads and writes the captured buffers, so
+ * writing new data into them (`wgc_buffer_write`, or work recorded before
+ * the replay) is one way. A binding table is the other: each captured
+ * buffer (and scratch) is a *slot*, numbered in order of first use;
+ * `wgc_graph_buffer_slot` finds a buffer's slot, and a replay's
+ * `WgcGraphRebind` entries put other buffers in place of slots for that
+ * replay only. A replacement must belong to the graph's device, be at
+ * least as large as the captured buffer (the captured views, offsets and
+ * sizes are kept) and have uniform (indirect) usage where the slot was
+ * bound as a uniform buffer (gave a launch's indirect counts, which each
+ * replay reads and checks on the GPU again); a table that would bind one buffer both writable and in
+ * another way in one launch, or copy a buffer onto itself, is refused
+ * (`WGC_ERROR_BINDING_MISMATCH`, `WGC_ERROR_INVALID_ARGUMENT`). The bind
+ * groups made for a table are cached with the graph (the 16 most recently
+ * used tables and streams), so alternating between a few tables costs
+ * nothing after their first replay.
+ *
+ * **New scalars.** Each launch a capture records has an index, in capture
+ * order (`wgc_stream_capture_launch_count` before a launch gives its index;
+ * built-in operators may record several launches, a fill one per storage
+ * binding it needs).
+ * A replay's `WgcGraphScalar` entries overwrite bytes of a launch's
+ * parameters (the `params` of its `WgcLaunch`) for that replay only: e.g. a
+ * decoding position or a RoPE offset in a user kernel's uniform. Only
+ * launches of the caller's own kernels (`wgc_stream_launch` with `params`)
+ * can be patched: built-in operators' parameters are the library's own
+ * layout, which its kernels trust for their indexing, and a launch whose
+ * uniform was bound as a buffer has none (write into that buffer instead);
+ * patching those fails with `WGC_ERROR_INVALID_ARGUMENT`. A patch is not
+ * checked against the kernel: it must keep the caller's kernel in bounds
+ * as its own `params` would.
+ *
+ * **Threads.** A graph is immutable after capture and may be replayed from
+ * any thread, onto any stream of its device (used by one thread at a time,
+ * as every stream), several at once. Each replay takes its parameters in
+ * the replaying stream's own uniform memory, and all of one replay's
+ * commands are submitted together, so concurrent replays with different
+ * scalars do not mix. Concurrent replays still share the captured buffers
+ * and scratch (one queue runs them one after another): replays that must
+ * not share outputs need their own through a binding table.
+ *
+ * **Invalidation.** Nothing the caller does later invalidates a graph:
+ * it holds what it uses. A destroyed or lost device makes replays fail with
+ * `WGC_ERROR_DEVICE_LOST`.
+ */
+typedef struct WgcGraph WgcGraph;
 
 /**
  * The entry point to the library: a snapshot of the adapters (GPUs and
@@ -872,31 +1216,6 @@ typedef struct WgcTuningStats {
 } WgcTuningStats;
 
 /**
- * Describes a kernel. Zero-initialise and set `struct_size` to
- * `sizeof(WgcKernelDesc)`.
- */
-typedef struct WgcKernelDesc {
-  uint32_t struct_size;
-  /**
-   * NUL-terminated WGSL source. Bindings must be in `@group(0)`; storage
-   * buffers are `var<storage, read>` or `var<storage, read_write>`; at most
-   * one `var<uniform>`, which `WgcLaunch.params` can fill.
-   */
-  const char *source;
-  /**
-   * NUL-terminated name of a `@compute` function in `source`.
-   */
-  const char *entry_point;
-  /**
-   * 1: compile without the runtime bounds checks that otherwise clamp
-   * every array index, and without zero-initialising workgroup memory.
-   * Faster, but an out-of-bounds access is then undefined behaviour on the
-   * GPU: only for kernels whose indexing the caller has proven in bounds.
-   */
-  uint32_t skip_bounds_checks;
-} WgcKernelDesc;
-
-/**
  * A view of a buffer as a tensor: element `[i0, ..., i(rank-1)]` lives at
  * element index `offset + sum(ik * strides[k])` of `buffer`. Strides and
  * offset count elements, not bytes; strides may be 0 (broadcast) or
@@ -926,6 +1245,60 @@ typedef struct WgcTensor {
   int64_t strides[8];
   int64_t offset;
 } WgcTensor;
+
+/**
+ * Describes a kernel. Zero-initialise and set `struct_size` to
+ * `sizeof(WgcKernelDesc)`.
+ */
+typedef struct WgcKernelDesc {
+  uint32_t struct_size;
+  /**
+   * NUL-terminated WGSL source. Bindings must be in `@group(0)`; storage
+   * buffers are `var<storage, read>` or `var<storage, read_write>`; at most
+   * one `var<uniform>`, which `WgcLaunch.params` can fill.
+   */
+  const char *source;
+  /**
+   * NUL-terminated name of a `@compute` function in `source`.
+   */
+  const char *entry_point;
+  /**
+   * 1: compile without the runtime bounds checks that otherwise clamp
+   * every array index, and without zero-initialising workgroup memory.
+   * Faster, but an out-of-bounds access is then undefined behaviour on the
+   * GPU: only for kernels whose indexing the caller has proven in bounds.
+   */
+  uint32_t skip_bounds_checks;
+} WgcKernelDesc;
+
+/**
+ * Settings of `wgc_op_attention`. Zero-initialise (no causal mask, scale
+ * 1/sqrt(D), no window, every key), set `struct_size` to
+ * `sizeof(WgcAttentionDesc)`, then what differs.
+ */
+typedef struct WgcAttentionDesc {
+  uint32_t struct_size;
+  /**
+   * A `WgcAttentionCausal` value.
+   */
+  uint32_t causal;
+  /**
+   * Multiplies q.k; 0: 1/sqrt(D). Finite.
+   */
+  float scale;
+  /**
+   * Sliding window: 0 for none; else the query at position i sees only
+   * keys j > i - window (with a causal mask: the `window` keys ending at
+   * its own position). Positions as for the causal mask.
+   */
+  uint32_t window;
+  /**
+   * Valid keys: 0 for all Skv; else only keys below `kv_len` (at most
+   * Skv) take part, as if k and v were cut to that length: a KV cache
+   * allocated for Skv tokens and filled with `kv_len` needs no copy.
+   */
+  uint32_t kv_len;
+} WgcAttentionDesc;
 
 /**
  * Settings of `wgc_op_rope`. Zero-initialise, set `struct_size` to
@@ -1007,6 +1380,47 @@ typedef struct WgcLaunch {
 } WgcLaunch;
 
 /**
+ * A buffer in place of a graph's slot for one replay.
+ */
+typedef struct WgcGraphRebind {
+  /**
+   * The slot (from `wgc_graph_buffer_slot`).
+   */
+  uint32_t slot;
+  const struct WgcBuffer *buffer;
+} WgcGraphRebind;
+
+/**
+ * New bytes over part of one captured launch's parameters, for one replay.
+ */
+typedef struct WgcGraphScalar {
+  /**
+   * The launch's index in capture order.
+   */
+  uint32_t launch;
+  /**
+   * Byte offset inside the launch's parameters.
+   */
+  uint32_t offset;
+  /**
+   * `size` bytes to write there (copied at the call).
+   */
+  const void *data;
+  uint32_t size;
+} WgcGraphScalar;
+
+/**
+ * What one replay changes. Zero-initialise and set `struct_size`.
+ */
+typedef struct WgcGraphReplay {
+  uint32_t struct_size;
+  const struct WgcGraphRebind *rebinds;
+  uint32_t rebind_count;
+  const struct WgcGraphScalar *scalars;
+  uint32_t scalar_count;
+} WgcGraphReplay;
+
+/**
  * Parameters of `wgc_op_conv2d`. Set `struct_size = sizeof(WgcConv2dParams)`.
  * Zero strides, dilations and groups mean 1, so a zeroed struct (with its
  * size set) is a plain stride-1 unpadded convolution.
@@ -1058,6 +1472,71 @@ typedef struct WgcPool2dParams {
   uint32_t count_include_pad;
 } WgcPool2dParams;
 
+/**
+ * One GPU command a profiled stream recorded: a kernel launch or a buffer
+ * copy. Strings are NUL-terminated UTF-8, owned by the array the record
+ * belongs to (valid until `wgc_profile_records_free`), never NULL.
+ */
+typedef struct WgcProfileRecord {
+  /**
+   * The operator call the command belongs to: the C function's name
+   * without `wgc_op_` (`matmul`, `rms_norm`, `softmax`), with the op for
+   * elementwise families (`binary.mul`, `unary.silu`); `launch:<entry>`
+   * for a kernel of yours (`wgc_stream_launch`), `copy_buffer`,
+   * `fill_buffer`; `(library)` for work the library recorded outside any
+   * call.
+   */
+  const char *op;
+  /**
+   * The kernel variant: `<shader file>:<entry><dtypes>{overrides}` for a
+   * library kernel (`softmax.wgsl:rows<f16>{WG=256}`), the entry point for
+   * a SPIR-V or user kernel, `copy_buffer` for a copy.
+   */
+  const char *kernel;
+  /**
+   * The call's operands, `f16[512,4096], f16[4096,4096] -> f16[512,4096]`
+   * (inputs, then outputs; `-> f32[64]` for a fill); empty where the call
+   * has no tensors. Optional operands (norm weights, a convolution's bias)
+   * are not listed.
+   */
+  const char *shapes;
+  /**
+   * Index of the call on this stream since profiling started or was
+   * cleared; the commands of one call (a split GEMM and its reduction,
+   * say) share it. `UINT64_MAX` for `(library)` work.
+   */
+  uint64_t call;
+  /**
+   * Floating-point operations of the whole call where known (products:
+   * 2 M N K; convolutions: 2 per multiply-add; elementwise: one per
+   * output element, fma two), else 0. Repeated on each command of a call.
+   */
+  uint64_t flops;
+  /**
+   * Bytes of the call's operands, each counted once (a broadcast dim
+   * once): what the call must at least read and write. Repeated on each
+   * command of a call; 0 where the call has no tensors.
+   */
+  uint64_t bytes;
+  /**
+   * Host time the call took to validate and record (not to run).
+   */
+  uint64_t host_ns;
+  /**
+   * GPU time of this command in nanoseconds where `time_status` is
+   * `WGC_PROFILE_TIME_MEASURED`, else 0.
+   */
+  uint64_t gpu_ns;
+  /**
+   * A `WgcProfileTime`.
+   */
+  uint32_t time_status;
+  /**
+   * Workgroup counts of a direct launch; 0 for copies and indirect launches.
+   */
+  uint32_t groups[3];
+} WgcProfileRecord;
+
 
 
 
@@ -1080,14 +1559,46 @@ extern "C" {
  * Create a buffer of `size` bytes whose contents read as zero. `usage` is a
  * combination of `WGC_BUFFER_USAGE_*` (0 means STORAGE); copies, reads and
  * writes are always allowed. Freed buffers are pooled and reused.
+ *
+ * Never submits GPU work and never blocks on the GPU: a new driver
+ * allocation starts zeroed; a reused one is cleared on the GPU by the
+ * device's next queue submission (a stream's flush or synchronize, a host
+ * read or write, `wgc_device_synchronize`), before any work recorded or
+ * written after this call, on any stream, can touch it. Where every byte
+ * will be overwritten anyway (an operator's output), use
+ * `wgc_buffer_create_uninit`, which skips the clear.
+ *
  * Returns `WGC_ERROR_INVALID_ARGUMENT` for size 0 or unknown usage bits,
  * `WGC_ERROR_TOO_LARGE` above the adapter's `max_buffer_size`,
- * `WGC_ERROR_OUT_OF_MEMORY` when the GPU has no room.
+ * `WGC_ERROR_OUT_OF_MEMORY` when the GPU has no room,
+ * `WGC_ERROR_DEVICE_LOST` on a lost or destroyed device.
  */
 WgcStatus wgc_buffer_create(const struct WgcDevice *device,
                             uint64_t size,
                             uint32_t usage,
                             struct WgcBuffer **out_buffer);
+
+/**
+ * Create a buffer of `size` bytes whose contents are unspecified: the
+ * stale bytes of a pooled allocation, or zeros. For buffers that will be
+ * written completely before they are read (operators' outputs, the target
+ * of `wgc_buffer_write`), where `wgc_buffer_create`'s clear is wasted work.
+ * The contents are never another device's or process's data, and they are
+ * stable: reading twice gives the same bytes until something writes them.
+ *
+ * Taking an allocation from the pool costs no GPU work, no queue
+ * submission and no driver call (a few microseconds at most); only a pool
+ * miss asks the driver for memory. The memory is reused only once all
+ * work that used it before has finished on the GPU, so nothing recorded
+ * earlier can write into the new buffer.
+ *
+ * Arguments, usage and statuses as `wgc_buffer_create`. Thread-safe; does
+ * not block.
+ */
+WgcStatus wgc_buffer_create_uninit(const struct WgcDevice *device,
+                                   uint64_t size,
+                                   uint32_t usage,
+                                   struct WgcBuffer **out_buffer);
 
 /**
  * Add a reference. NULL is ignored.
@@ -1260,6 +1771,129 @@ WgcStatus wgc_event_elapsed_ms(const struct WgcEvent *start,
                                double *out_ms);
 
 /**
+ * Create an empty expression into `*out_expr` (released with
+ * `wgc_expr_release`). `WGC_ERROR_NULL_POINTER` if `out_expr` is NULL.
+ */
+WgcStatus wgc_expr_create(struct WgcExpr **out_expr);
+
+/**
+ * Take another reference to `expr`. NULL does nothing.
+ */
+void wgc_expr_retain(struct WgcExpr *expr);
+
+/**
+ * Drop a reference to `expr`. NULL does nothing. Launched work does not
+ * need the expression: it may be released right after `wgc_op_expr`.
+ */
+void wgc_expr_release(struct WgcExpr *expr);
+
+/**
+ * Add input tensor number k (k = the number of inputs added before; the
+ * k-th tensor of `wgc_op_expr`'s `inputs`) of `dtype` (a `WgcDtype`).
+ * Unknown dtype: `WGC_ERROR_INVALID_ARGUMENT`.
+ */
+WgcStatus wgc_expr_input(struct WgcExpr *expr, uint32_t dtype, uint32_t *out_node);
+
+/**
+ * Add a constant of `dtype`: `value` converted as `wgc_op_binary_scalar`
+ * converts its scalar (floats rounded once to nearest even, integers
+ * truncated and saturated, NaN -> 0). The value is not part of the
+ * compiled kernel: expressions that differ only in constants share it.
+ */
+WgcStatus wgc_expr_scalar(struct WgcExpr *expr, uint32_t dtype, double value, uint32_t *out_node);
+
+/**
+ * Add launch parameter number k (k = the number of parameters added
+ * before) of `dtype`: its value is `params[k]` of each `wgc_op_expr`,
+ * converted as `wgc_expr_scalar` converts. Changing it between launches
+ * reuses the compiled kernel.
+ */
+WgcStatus wgc_expr_param(struct WgcExpr *expr, uint32_t dtype, uint32_t *out_node);
+
+/**
+ * Add `op(a)`, `op` a `WgcUnaryOp` (unknown: `WGC_ERROR_INVALID_ARGUMENT`).
+ */
+WgcStatus wgc_expr_unary(struct WgcExpr *expr, uint32_t op, uint32_t a, uint32_t *out_node);
+
+/**
+ * Add `a op b`, `op` a `WgcBinaryOp` (unknown: `WGC_ERROR_INVALID_ARGUMENT`).
+ */
+WgcStatus wgc_expr_binary(struct WgcExpr *expr,
+                          uint32_t op,
+                          uint32_t a,
+                          uint32_t b,
+                          uint32_t *out_node);
+
+/**
+ * Add `mask != 0 ? a : b` (mask U32, a and b of one dtype).
+ */
+WgcStatus wgc_expr_where(struct WgcExpr *expr,
+                         uint32_t mask,
+                         uint32_t a,
+                         uint32_t b,
+                         uint32_t *out_node);
+
+/**
+ * Add `a * b + c` (one rounding for floats, as `wgc_op_fma`).
+ */
+WgcStatus wgc_expr_fma(struct WgcExpr *expr,
+                       uint32_t a,
+                       uint32_t b,
+                       uint32_t c,
+                       uint32_t *out_node);
+
+/**
+ * Add `a` converted to `dtype`, as `wgc_op_cast` converts.
+ */
+WgcStatus wgc_expr_cast(struct WgcExpr *expr, uint32_t a, uint32_t dtype, uint32_t *out_node);
+
+/**
+ * Write node `node` to output tensor number j (j = the number of outputs
+ * added before), whose dtype must be the node's. A node may be written to
+ * several outputs.
+ */
+WgcStatus wgc_expr_output(struct WgcExpr *expr, uint32_t node);
+
+/**
+ * Launch `expr`: every output is computed elementwise over the outputs'
+ * shape (every output has the same shape; each input broadcasts to it
+ * with NumPy's rules, `WGC_ERROR_SHAPE_MISMATCH` otherwise) in one
+ * kernel. `inputs[k]` is input k (dtype as declared,
+ * `WGC_ERROR_DTYPE_MISMATCH` otherwise), `outputs[j]` output j (the
+ * dtype of its node), `params[k]` parameter k. Counts that differ from
+ * the expression's, or an expression without outputs:
+ * `WGC_ERROR_INVALID_ARGUMENT`. Views may be strided, offset, reversed
+ * or broadcast (inputs); an output whose elements share memory, or that
+ * shares a buffer with an input or another output, is
+ * `WGC_ERROR_INVALID_ARGUMENT` (no in-place: write to a buffer of its own).
+ * f16 needs shader-f16 support (`WGC_ERROR_UNSUPPORTED`); more tensors
+ * than the adapter binds in one kernel: `WGC_ERROR_LIMIT_EXCEEDED`.
+ * Everything is checked before anything is recorded. Empty outputs
+ * succeed and launch nothing.
+ *
+ * Compilation: the first launch of a structure compiles its kernel and
+ * blocks while the driver compiles it (milliseconds); later launches of
+ * any expression with the same live structure (ops, dtypes, which inputs
+ * are read, outputs) and the same layout class (rank after merging
+ * contiguous dims, whether every view allows 4-element units) reuse it
+ * whatever their sizes, constants and parameters. Other launches do not
+ * block: the work is recorded on the stream. Nodes no output depends on
+ * are not computed, and inputs no output depends on are checked but not read.
+ *
+ * # Safety
+ * `inputs`, `outputs` and `params` must point to `n_inputs`, `n_outputs`
+ * and `n_params` elements (NULL allowed for a count of 0).
+ */
+WgcStatus wgc_op_expr(const struct WgcStream *stream,
+                      const struct WgcExpr *expr,
+                      const struct WgcTensor *inputs,
+                      uint32_t n_inputs,
+                      const struct WgcTensor *outputs,
+                      uint32_t n_outputs,
+                      const double *params,
+                      uint32_t n_params);
+
+/**
  * Create an instance and enumerate the adapters of the backends that the
  * environment allows (`WGC_BACKEND` = vulkan, metal, dx12 or gl; unset: all).
  *
@@ -1307,7 +1941,11 @@ WgcStatus wgc_instance_adapter_info(const struct WgcInstance *instance,
  * `WGC_ERROR_NOT_FOUND` for a missing entry point,
  * `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size or workgroup memory
  * beyond the adapter's limits (both as the overrides make them) or private
- * memory beyond `WGC_MAX_PRIVATE_MEMORY_BYTES`, `WGC_ERROR_UNSUPPORTED` for
+ * memory beyond `WGC_MAX_PRIVATE_MEMORY_BYTES`, calls that inline past
+ * `WGC_MAX_KERNEL_INLINED_EXPRESSIONS`, or a source past
+ * `WGC_MAX_KERNEL_SOURCE_BYTES`, `WGC_MAX_KERNEL_TOKENS`,
+ * `WGC_MAX_KERNEL_DECLARATION_TOKENS` or `WGC_MAX_KERNEL_DECLARATIONS`
+ * (refused before it is parsed), `WGC_ERROR_UNSUPPORTED` for
  * textures or bind groups other than 0. Blocks while the driver compiles.
  */
 WgcStatus wgc_kernel_create(const struct WgcDevice *device,
@@ -1320,7 +1958,10 @@ WgcStatus wgc_kernel_create(const struct WgcDevice *device,
 void wgc_kernel_retain(struct WgcKernel *kernel);
 
 /**
- * Drop a reference. NULL is ignored.
+ * Drop a reference. NULL is ignored. When the last reference to a
+ * kernel goes, the driver is let free its compiled pipeline (after any
+ * recorded work that uses it has run), so creating and releasing kernels
+ * in a loop keeps memory bounded.
  */
 void wgc_kernel_release(struct WgcKernel *kernel);
 
@@ -1334,6 +1975,89 @@ WgcStatus wgc_kernel_workgroup_size(const struct WgcKernel *kernel, uint32_t *ou
  * Number of bindings the entry point uses (storage and uniform).
  */
 WgcStatus wgc_kernel_binding_count(const struct WgcKernel *kernel, uint32_t *out_count);
+
+/**
+ * Scaled dot-product attention, as PyTorch's
+ * `scaled_dot_product_attention`, without materialising the scores:
+ * `out = softmax(scale * q k^T + mask) v` per batch entry and query head.
+ *
+ * Shapes: q (..., Hq, Sq, D), k and v (..., Hkv, Skv, D) with the same
+ * leading (batch) dims, out shaped as q. Grouped-query attention: Hq a
+ * multiple of Hkv, query head h reads key/value head h / (Hq / Hkv)
+ * (PyTorch's `enable_gqa=True`; Hq == Hkv is ordinary attention).
+ * D from 1 to 256. Any strides: heads-first (B, H, S, D) or tokens-first
+ * (B, S, H, D) storage is passed as a permuted view.
+ *
+ * Dtypes: q, k, v and out all f32, f16 or bf16 (bf16 goes through f32
+ * copies of q, k and v); products and sums in f32, out rounded once.
+ *
+ * Which keys a query sees: key j (of Skv) takes part for query i (of Sq)
+ * unless it is at or past the valid length L (`desc->kv_len`, and the
+ * batch entry's `kv_lens` value when given), the causal mask excludes it,
+ * it is outside the sliding window, or a boolean mask is false there.
+ * Causal masks (`desc->causal`): `WGC_ATTENTION_CAUSAL_BOTTOM_RIGHT` puts
+ * query i at position i + L - Sq and lets it see keys j <= that position
+ * (FlashAttention, PyTorch's `causal_lower_right`: decode and chunked
+ * prefill); `WGC_ATTENTION_CAUSAL_TOP_LEFT` puts it at position i
+ * (PyTorch's `is_causal=True`). The two agree when Sq == L.
+ *
+ * `mask` (NULL for none) broadcasts to (..., Hq, Sq, Skv) (NumPy rules,
+ * any strides): of q's dtype it is added to the scaled scores (-inf
+ * excludes a key); i32 or u32 it is boolean, nonzero where the key takes
+ * part (PyTorch's `True`). `kv_lens` (NULL for none): i32 or u32, shaped
+ * as the batch dims, each entry's number of valid keys (clamped to
+ * Skv; read on the GPU). `lse` (NULL for none): f32 (..., Hq, Sq), gets
+ * each row's natural log-sum-exp of its scaled, masked scores.
+ *
+ * Rows that no key reaches (all masked, all outside the window or the
+ * valid length, or a score of -inf everywhere) give 0 and lse -inf: what
+ * PyTorch 2.5 and later return from SDPA (its math backend's
+ * `_safe_softmax`, and the fused kernels), not the NaN of a plain softmax.
+ * NaN and infinities follow IEEE arithmetic as in PyTorch's math backend:
+ * a NaN score (from q, k or the mask) makes its row NaN; a +inf score
+ * makes its row NaN (exp(inf - inf)); NaN or inf in v reaches every row
+ * that sees that key, also with weight 0 (0 * NaN), except keys that no
+ * row of a block of 8 query rows may see, which are never read.
+ *
+ * Accuracy: within (2e-5 + 1.2e-7 * D * a) * sum_j p_j |v_j| + 1e-6 of a
+ * float64 evaluation on the same inputs, p the softmax weights and a the
+ * largest scale * sum_d |q_d k_d| over the keys the row sees (the f32
+ * rounding of a score moves its weight by as much); for f16 and bf16
+ * outputs add the output's rounding (2^-11 or 2^-8 relative). lse within
+ * 1e-5 * (|lse| + 1) for moderate scores.
+ *
+ * Work: keys are taken in tiles of 64 by workgroups of 8 query rows of
+ * one key/value head (the query heads of a group share them, so the KV
+ * cache is read once per group in decode); long key ranges are cut into
+ * chunks over more workgroups, whose partial results a second pass merges
+ * (flash-decoding), so a few queries against a long cache fill the GPU.
+ *
+ * Statuses: `WGC_ERROR_SHAPE_MISMATCH` (shapes, heads not a multiple,
+ * mask not broadcastable), `WGC_ERROR_DTYPE_MISMATCH`,
+ * `WGC_ERROR_INVALID_ARGUMENT` (rank below 3, D outside 1..256, scale not
+ * finite, unknown causal value, `desc->struct_size` below 4, out or lse
+ * sharing a buffer with an input or each other, or overlapping itself),
+ * `WGC_ERROR_UNSUPPORTED` (integer q, f16 without adapter support),
+ * `WGC_ERROR_TOO_LARGE` (more workgroups than a grid dim holds, or the
+ * key chunks' partial results, about B * Hq * Sq * chunks * (D + 2) * 4
+ * bytes, past one storage binding: split the batch),
+ * `WGC_ERROR_OUT_OF_RANGE` (views), `WGC_ERROR_NULL_POINTER` (stream, q,
+ * k, v, desc or out NULL), `WGC_ERROR_DEVICE_MISMATCH`. Checked before
+ * anything is recorded. Records work on `stream`; does not block.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its type; tensors' buffers are NULL or
+ * live handles.
+ */
+WgcStatus wgc_op_attention(const struct WgcStream *stream,
+                           const struct WgcTensor *q,
+                           const struct WgcTensor *k,
+                           const struct WgcTensor *v,
+                           const struct WgcTensor *mask,
+                           const struct WgcTensor *kv_lens,
+                           const struct WgcAttentionDesc *desc,
+                           const struct WgcTensor *out,
+                           const struct WgcTensor *lse);
 
 /**
  * Layer norm over the last `normalized_dims` dims of `in`:
@@ -1389,8 +2113,21 @@ WgcStatus wgc_op_rms_norm(const struct WgcStream *stream,
  * with c the index along dim 1. `running_mean` and `running_var` are
  * required, `weight` and `bias` may be NULL (1 and 0); all have shape (C)
  * and `in`'s dtype. `out` as for `wgc_op_layer_norm`. f32 and f16.
- * Accuracy: ~1e-6 relative (f32). Statuses as for `wgc_op_layer_norm`
- * (rank below 2: WGC_ERROR_INVALID_ARGUMENT). Records work; does not block.
+ * Accuracy: ~1e-6 relative (f32). NaN inputs give NaN; infinite inputs
+ * give infinities (NaN where the channel's weight is 0).
+ *
+ * Layouts: `in` and `out` both NCHW-like (each (n, c) plane of the
+ * trailing dims contiguous, any N and C strides) or both channels-last
+ * (C at unit stride, N and the trailing dims one evenly strided run of
+ * rows, as PyTorch's `channels_last`) run a kernel that reads each
+ * element once with no index arithmetic per element, 4 elements a load
+ * where the plane (or C), the strides and the offsets are multiples of 4;
+ * other views run a general kernel. Every route computes
+ * `(x - mean) * (1 / sqrt(var + eps)) * weight + bias` in f32 in that
+ * order, so results do not depend on the route.
+ *
+ * Statuses as for `wgc_op_layer_norm` (rank below 2:
+ * WGC_ERROR_INVALID_ARGUMENT). Records work; does not block.
  */
 WgcStatus wgc_op_batch_norm(const struct WgcStream *stream,
                             const struct WgcTensor *input,
@@ -1400,6 +2137,47 @@ WgcStatus wgc_op_batch_norm(const struct WgcStream *stream,
                             const struct WgcTensor *bias,
                             float eps,
                             const struct WgcTensor *out);
+
+/**
+ * `sum_out = in + residual` and `out = rms_norm(sum_out)` over the last
+ * `normalized_dims` dims, both written: the residual connection and the
+ * norm of a transformer layer. `residual` and `sum_out` have `in`'s shape
+ * and dtype (`WGC_ERROR_SHAPE_MISMATCH`, `WGC_ERROR_DTYPE_MISMATCH`); the
+ * add is rounded to the dtype first (as `wgc_op_binary`), then normalised
+ * as `wgc_op_rms_norm` normalises. `out` and `sum_out` each need a buffer
+ * of their own (sharing one with any input or with each other:
+ * `WGC_ERROR_INVALID_ARGUMENT`). Other arguments, dtypes (f32, f16),
+ * accuracy and statuses as for `wgc_op_rms_norm`.
+ *
+ * Where every view is dense row-major with 4-aligned offsets, rows of at
+ * most 16384 elements and a multiple of 4 long (a contiguous weight),
+ * one kernel reads `in` and `residual` once and writes both outputs once;
+ * other layouts record the add and then the norm (two launches, the same
+ * results). Records work on `stream`; does not block.
+ */
+WgcStatus wgc_op_rms_norm_residual(const struct WgcStream *stream,
+                                   const struct WgcTensor *input,
+                                   const struct WgcTensor *residual,
+                                   const struct WgcTensor *weight,
+                                   uint32_t normalized_dims,
+                                   float eps,
+                                   const struct WgcTensor *out,
+                                   const struct WgcTensor *sum_out);
+
+/**
+ * `sum_out = in + residual` and `out = layer_norm(sum_out)`, as
+ * `wgc_op_rms_norm_residual` with the layer norm (`weight` and `bias` as
+ * `wgc_op_layer_norm` takes them).
+ */
+WgcStatus wgc_op_layer_norm_residual(const struct WgcStream *stream,
+                                     const struct WgcTensor *input,
+                                     const struct WgcTensor *residual,
+                                     const struct WgcTensor *weight,
+                                     const struct WgcTensor *bias,
+                                     uint32_t normalized_dims,
+                                     float eps,
+                                     const struct WgcTensor *out,
+                                     const struct WgcTensor *sum_out);
 
 /**
  * Reduce `in` over `axes` into `out`.
@@ -2104,8 +2882,83 @@ WgcStatus wgc_stream_flush(const struct WgcStream *stream);
 WgcStatus wgc_stream_synchronize(const struct WgcStream *stream);
 
 /**
+ * Start capturing on `stream` (see `WgcGraph`): work recorded on it before
+ * is submitted first; what is recorded from now on is captured, not run.
+ * `WGC_ERROR_INVALID_OPERATION` if it is already capturing. Does not block.
+ */
+WgcStatus wgc_stream_begin_capture(const struct WgcStream *stream);
+
+/**
+ * End the capture begun on `stream` and return what it captured (possibly
+ * nothing) as a new graph; the stream records normally again.
+ * `WGC_ERROR_INVALID_OPERATION` if the stream is not capturing. Does not
+ * block.
+ */
+WgcStatus wgc_stream_end_capture(const struct WgcStream *stream, struct WgcGraph **out_graph);
+
+/**
+ * `*out_capturing` = 1 while `stream` is capturing, else 0.
+ */
+WgcStatus wgc_stream_is_capturing(const struct WgcStream *stream, uint32_t *out_capturing);
+
+/**
+ * The number of launches `stream`'s capture holds so far: the index the
+ * next launch will have (for `WgcGraphScalar.launch`).
+ * `WGC_ERROR_INVALID_OPERATION` if the stream is not capturing.
+ */
+WgcStatus wgc_stream_capture_launch_count(const struct WgcStream *stream, uint32_t *out_count);
+
+/**
+ * Add a reference. NULL is ignored.
+ */
+void wgc_graph_retain(struct WgcGraph *graph);
+
+/**
+ * Drop a reference. NULL is ignored. Replays already recorded still run.
+ */
+void wgc_graph_release(struct WgcGraph *graph);
+
+/**
+ * What a graph holds: GPU dispatches, launches (indices for
+ * `WgcGraphScalar`), and slots (buffers and scratch, for
+ * `WgcGraphRebind`). Each out-pointer may be NULL.
+ */
+WgcStatus wgc_graph_counts(const struct WgcGraph *graph,
+                           uint32_t *out_dispatches,
+                           uint32_t *out_launches,
+                           uint32_t *out_slots);
+
+/**
+ * The slot of `buffer` in `graph`: what a `WgcGraphRebind` names to put
+ * another buffer in its place. `WGC_ERROR_NOT_FOUND` if the graph does not
+ * use the buffer.
+ */
+WgcStatus wgc_graph_buffer_slot(const struct WgcGraph *graph,
+                                const struct WgcBuffer *buffer,
+                                uint32_t *out_slot);
+
+/**
+ * Record `graph`'s commands on `stream`, in order after what the stream
+ * recorded before. `replay` may be NULL (as captured) or give a binding
+ * table and scalar patches for this replay (see `WgcGraph`). Everything is
+ * checked before anything is recorded: `WGC_ERROR_DEVICE_MISMATCH` (stream
+ * or a rebound buffer of another device), `WGC_ERROR_OUT_OF_RANGE` (a slot
+ * or launch index past the graph's, a patch past a launch's parameters),
+ * `WGC_ERROR_INVALID_ARGUMENT` (a slot given twice, a buffer smaller than
+ * the captured one, a patch of a launch without parameters),
+ * `WGC_ERROR_BINDING_MISMATCH`, `WGC_ERROR_INVALID_OPERATION` (the stream
+ * is capturing), `WGC_ERROR_NULL_POINTER`. Does not block; the replay is
+ * submitted with the stream's batch (all of it in one submission).
+ */
+WgcStatus wgc_graph_replay(const struct WgcGraph *graph,
+                           const struct WgcStream *stream,
+                           const struct WgcGraphReplay *replay);
+
+/**
  * Fill `*out` with a row-major (C order) view of `buffer` from element 0.
  * Does not check that the buffer is large enough (operators do).
+ * `WGC_ERROR_OUT_OF_RANGE` (and `*out` untouched) for a shape whose
+ * element count or strides overflow `int64_t`.
  */
 WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
                                 uint32_t dtype,
@@ -2431,6 +3284,303 @@ WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
 WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
                                    const struct WgcTensor *input,
                                    const struct WgcTensor *out);
+
+/**
+ * Turn the profiler of `stream` on (`enabled` 1) or off (0). While on,
+ * every launch and copy recorded on the stream (by operators, by
+ * `wgc_stream_launch`, `wgc_stream_copy_buffer`, `wgc_stream_fill_buffer`)
+ * gets a `WgcProfileRecord`, with GPU timestamps written just before and
+ * after it where the adapter has timestamp queries
+ * (`WgcAdapterInfo.has_timestamps`); elsewhere the records carry names,
+ * shapes and sizes and say `WGC_PROFILE_TIME_NO_TIMESTAMPS`. Off by default;
+ * while off, recording costs one branch and nothing is allocated.
+ * Turning it off keeps the records made so far; turning it on again adds
+ * to them (`wgc_stream_profile_clear` forgets them).
+ *
+ * Timing changes what is timed a little: each command gets two timestamp
+ * writes (on most GPUs a few hundred nanoseconds), the GPU may not overlap
+ * consecutive commands across them, and a batch flushes after 256 timed
+ * commands. Times are per command, so work that overlaps on the GPU is
+ * counted in each. Records grow until cleared (about 200 bytes a command).
+ * With the autotuner on, the first call of a shape class also records the
+ * runs of the candidates it times, under that call.
+ *
+ * `WGC_ERROR_NULL_POINTER` (stream), `WGC_ERROR_INVALID_ARGUMENT`
+ * (`enabled` not 0 or 1), `WGC_ERROR_DEVICE_LOST`. Does not block.
+ *
+ * # Safety
+ * `stream` must be NULL or a live stream handle.
+ */
+WgcStatus wgc_stream_set_profiling(const struct WgcStream *stream, uint32_t enabled);
+
+/**
+ * Forget the stream's profile records (the profiler stays on or off as it
+ * was). Arrays already returned by `wgc_stream_profile_records` are not
+ * affected. `WGC_ERROR_NULL_POINTER`. Does not block.
+ *
+ * # Safety
+ * `stream` must be NULL or a live stream handle.
+ */
+WgcStatus wgc_stream_profile_clear(const struct WgcStream *stream);
+
+/**
+ * The profile records of `stream`, one per command, in recorded order,
+ * since profiling was first turned on or last cleared (none if it never
+ * was). Submits what the stream has recorded and **blocks** until it has
+ * run, then reads the GPU timestamps back; an error of that work is kept
+ * for the stream's next flush or synchronize, as a host read does.
+ *
+ * On success `*out_records` points to an array of `*out_count` records
+ * that the caller owns and must free with `wgc_profile_records_free` (it
+ * stays valid after the stream is released or cleared); with no records
+ * it is NULL and the count 0. Taking the records does not clear them.
+ *
+ * `WGC_ERROR_NULL_POINTER` (stream or an out-parameter),
+ * `WGC_ERROR_DEVICE_LOST`, `WGC_ERROR_TIMEOUT`.
+ *
+ * # Safety
+ * `stream` must be NULL or a live stream handle; the out-parameters NULL
+ * or valid for writes.
+ */
+WgcStatus wgc_stream_profile_records(const struct WgcStream *stream,
+                                     struct WgcProfileRecord **out_records,
+                                     size_t *out_count);
+
+/**
+ * Free an array from `wgc_stream_profile_records` (its strings included).
+ * NULL does nothing. A pointer that is not such an array, or one already
+ * freed, fails with `WGC_ERROR_INVALID_ARGUMENT` and frees nothing. Any
+ * thread.
+ *
+ * # Safety
+ * None beyond passing a pointer value; it is not dereferenced.
+ */
+WgcStatus wgc_profile_records_free(struct WgcProfileRecord *records);
+
+/**
+ * Summarise `count` records (from `wgc_stream_profile_records`, or any
+ * array of them the caller made) as a text table like torch.profiler's:
+ * one row per operator name (`WGC_PROFILE_GROUP_BY_OPERATOR`) or per
+ * kernel variant (`WGC_PROFILE_GROUP_BY_KERNEL`), with calls, commands,
+ * total, share and mean GPU time, mean host time per call, and achieved
+ * GFLOP/s and GB/s (from the calls' FLOPs and bytes over their GPU time),
+ * sorted by total GPU time (by command count where no time was measured),
+ * at most `max_rows` rows (0: all), then a total row. A row whose
+ * commands were not all measured shows `-` for its times and says why
+ * below the table; no time is ever estimated.
+ *
+ * Writes the table, NUL-terminated, into `text` if it fits in `capacity`
+ * bytes, and its length without the NUL into `*out_length` either way
+ * (`text` NULL with `capacity` 0 asks for the length: `WGC_OK`); with a
+ * nonzero `capacity` that is too small it returns `WGC_ERROR_TOO_LARGE`
+ * and writes nothing into `text`. `WGC_ERROR_NULL_POINTER` (`records` NULL with a
+ * nonzero count, a NULL `out_length`, NULL `text` with a nonzero
+ * capacity), `WGC_ERROR_INVALID_ARGUMENT` (an unknown group). Does not
+ * block; any thread.
+ *
+ * # Safety
+ * `records` must point to `count` records whose strings are NULL or
+ * NUL-terminated; `text` must be valid for `capacity` bytes.
+ */
+WgcStatus wgc_profile_table(const struct WgcProfileRecord *records,
+                            size_t count,
+                            uint32_t group,
+                            uint32_t max_rows,
+                            char *text,
+                            size_t capacity,
+                            size_t *out_length);
+
+/**
+ * Create a communicator over `devices[0..count]` (1 to
+ * `WGC_MAX_COMM_DEVICES` distinct devices,
+ * `WGC_ERROR_INVALID_ARGUMENT` otherwise, for the same device twice too;
+ * `WGC_ERROR_NULL_POINTER` for a NULL array or entry;
+ * `WGC_ERROR_DEVICE_LOST` for a destroyed device). `*out_comm` holds one
+ * reference. Does not block.
+ */
+WgcStatus wgc_comm_create(const struct WgcDevice *const *devices,
+                          uint32_t count,
+                          struct WgcComm **out_comm);
+
+/**
+ * The number of devices (ranks) of the communicator.
+ */
+WgcStatus wgc_comm_size(const struct WgcComm *comm, uint32_t *out_size);
+
+/**
+ * Add a reference. NULL is ignored.
+ */
+void wgc_comm_retain(struct WgcComm *comm);
+
+/**
+ * Drop a reference (and, with the last, those it holds on its devices).
+ * NULL is ignored.
+ */
+void wgc_comm_release(struct WgcComm *comm);
+
+/**
+ * Every rank's tensor becomes the elementwise `op` (a `WgcCollectiveOp`)
+ * of all ranks' tensors, in place. `streams` and `tensors` are arrays of
+ * the communicator's size. All tensors must have one shape
+ * (`WGC_ERROR_SHAPE_MISMATCH`) and dtype (`WGC_ERROR_DTYPE_MISMATCH`), each
+ * on its rank's device (`WGC_ERROR_DEVICE_MISMATCH`). Every rank gets the
+ * same bits. Accuracy: each element is reduced in a rank order that
+ * depends on its position; SUM of f16 and bf16 rounds after each of the
+ * N-1 additions. Tensors of at most 256 KiB (environment variable
+ * `WGC_ALLREDUCE_DIRECT_KIB` to change) go to every rank in one step and
+ * are reduced there (lower latency); larger ones are reduce-scattered,
+ * then all-gathered (each device sends and receives 2(N-1)/N of the
+ * tensor). See `WgcComm` for ordering, blocking and failure.
+ */
+WgcStatus wgc_comm_all_reduce(const struct WgcComm *comm,
+                              const struct WgcStream *const *streams,
+                              const struct WgcTensor *tensors,
+                              uint32_t op);
+
+/**
+ * Every rank's `outputs[i]` (contiguous, with N times as many elements as
+ * an input) becomes the inputs of ranks 0, 1, ..., N-1 one after another
+ * (each input in its row-major order). Inputs: one shape and dtype, any
+ * views. `WGC_ERROR_SHAPE_MISMATCH` / `WGC_ERROR_DTYPE_MISMATCH`;
+ * `WGC_ERROR_INVALID_ARGUMENT` for an output that overlaps its input. See
+ * `WgcComm` for the rest.
+ */
+WgcStatus wgc_comm_all_gather(const struct WgcComm *comm,
+                              const struct WgcStream *const *streams,
+                              const struct WgcTensor *inputs,
+                              const struct WgcTensor *outputs);
+
+/**
+ * Rank i's `outputs[i]` becomes the elementwise `op` over all ranks of the
+ * i-th of N equal contiguous parts of their `inputs` (contiguous, N times
+ * as many elements as an output; outputs of one shape, any views). Statuses
+ * as `wgc_comm_all_gather`. See `WgcComm` for the rest.
+ */
+WgcStatus wgc_comm_reduce_scatter(const struct WgcComm *comm,
+                                  const struct WgcStream *const *streams,
+                                  const struct WgcTensor *inputs,
+                                  const struct WgcTensor *outputs,
+                                  uint32_t op);
+
+/**
+ * Every rank's tensor becomes a copy of rank `root`'s (read back once,
+ * uploaded to every other rank). One shape and dtype, any views;
+ * `WGC_ERROR_INVALID_ARGUMENT` for a root past the last rank. See
+ * `WgcComm` for the rest.
+ */
+WgcStatus wgc_comm_broadcast(const struct WgcComm *comm,
+                             const struct WgcStream *const *streams,
+                             const struct WgcTensor *tensors,
+                             uint32_t root);
+
+/**
+ * Copy `size` bytes from `src` at `src_offset` (a buffer of `src_stream`'s
+ * device) to `dst` at `dst_offset` (a buffer of `dst_stream`'s device),
+ * usually on another device. Vulkan has no memory shared between devices,
+ * so the bytes go through host memory in chunks (16 MiB; environment
+ * variable `WGC_PEER_CHUNK_KIB` to change), pipelined so that the read-back
+ * of one chunk overlaps the upload of the one before.
+ *
+ * Ordering: the bytes are read after all work recorded on `src_stream`
+ * before this call, and written before all work recorded on `dst_stream`
+ * after it (and after the work recorded there before it). Nothing is
+ * ordered with other streams: record the producer on `src_stream` (or wait
+ * on an event of its stream first) and the consumer on `dst_stream`. Both
+ * streams may be the same device's (even the same stream: then the copy is
+ * recorded there like `wgc_stream_copy` and nothing blocks).
+ *
+ * Blocks until the source's work so far has run and the last chunk has
+ * been read back and handed to the destination's queue; it does not wait
+ * for the upload to run. Both streams are submitted (flushed) by the call.
+ * Threads: the two streams are used by this call, so no other thread may
+ * record on them meanwhile (the calls would be serialized, their order
+ * unspecified).
+ *
+ * Statuses: `WGC_ERROR_NULL_POINTER`; `WGC_ERROR_DEVICE_MISMATCH` (a
+ * buffer not of its stream's device); `WGC_ERROR_OUT_OF_RANGE`;
+ * `WGC_ERROR_ALIGNMENT` (offsets and size must be multiples of 4);
+ * `WGC_ERROR_INVALID_ARGUMENT` (overlapping ranges of one buffer);
+ * `WGC_ERROR_OUT_OF_MEMORY` (staging buffers); `WGC_ERROR_DEVICE_LOST`
+ * when either device is lost or destroyed, before or during the copy, and
+ * `WGC_ERROR_TIMEOUT` when a chunk does not arrive within the device's GPU
+ * timeout (60 s when none is set): the call returns, it does not hang, and
+ * the destination range is then unspecified. Size 0 does nothing.
+ */
+WgcStatus wgc_buffer_copy_to_device(const struct WgcStream *src_stream,
+                                    const struct WgcBuffer *src,
+                                    uint64_t src_offset,
+                                    const struct WgcStream *dst_stream,
+                                    const struct WgcBuffer *dst,
+                                    uint64_t dst_offset,
+                                    uint64_t size);
+
+/**
+ * Copy the view `src` (on `src_stream`'s device) into the view `dst` (on
+ * `dst_stream`'s device) of the same shape and dtype: any strides, offsets
+ * and dtypes (bf16 and odd-length f16 included). Views that are not one
+ * contiguous 4-byte-aligned range are first made contiguous in scratch on
+ * their own device (a kernel recorded on their stream). Ordering, blocking,
+ * threads, device loss: as `wgc_buffer_copy_to_device`.
+ * `WGC_ERROR_SHAPE_MISMATCH`, `WGC_ERROR_DTYPE_MISMATCH`,
+ * `WGC_ERROR_DEVICE_MISMATCH`, `WGC_ERROR_INVALID_ARGUMENT` (a destination
+ * whose elements share memory, or that overlaps `src` on one device), the
+ * view errors of `WgcTensor`. Empty views do nothing.
+ */
+WgcStatus wgc_tensor_copy_to_device(const struct WgcStream *src_stream,
+                                    const struct WgcTensor *src,
+                                    const struct WgcStream *dst_stream,
+                                    const struct WgcTensor *dst);
+
+/**
+ * Fold an inference batch norm into the convolution before it, so that
+ * `wgc_op_conv2d(x, weight_out, bias_out)` computes
+ * `batch_norm(conv2d(x, weight, bias))` (running statistics) in one pass:
+ * with `s[o] = bn_weight[o] / sqrt(running_var[o] + eps)`,
+ * `weight_out[o, ...] = weight[o, ...] * s[o]` and
+ * `bias_out[o] = (bias[o] - running_mean[o]) / sqrt(running_var[o] + eps) *
+ * bn_weight[o] + bn_bias[o]` (batch norm's own operations in its order,
+ * in f32, rounded once to the dtype).
+ *
+ * `weight` is the convolution's (O, C/groups, KH, KW) weight in any
+ * strides (channels-last included), `bias` its (O) bias or NULL (0);
+ * `running_mean`, `running_var` (required), `bn_weight` and `bn_bias`
+ * (NULL: 1 and 0) have shape (O). `weight_out` has `weight`'s shape (any
+ * strides: the folded weight keeps its layout where given the same
+ * strides), `bias_out` shape (O). All f32, or all f16 on adapters with f16
+ * shaders. Call once per layer (weights and statistics are constant in
+ * inference) and keep the two outputs: they are the caller's tensors.
+ *
+ * Numerics: each folded weight is rounded once (f32: relative 2^-24; f16:
+ * 2^-11), so the folded convolution differs from convolution then batch
+ * norm by the convolution's own bound (see `wgc_op_conv2d`) taken with
+ * `max|weight_out|`, plus the folded bias's one rounding; tested in f32
+ * within `1e-5 * (1 + sqrt(K)) * max|x| * max|weight_out| + 1e-6 * |ref|`
+ * with K = C/groups*KH*KW, and in f16 with `2^-10 * |ref|` more. Where
+ * `running_var + eps` is 0 the scale is infinite, as batch norm's; NaN
+ * statistics give NaN weights and bias for that channel.
+ *
+ * Records two launches on `stream`; does not block. Statuses:
+ * `WGC_ERROR_NULL_POINTER` (NULL stream, weight, running_mean,
+ * running_var, weight_out or bias_out), `WGC_ERROR_SHAPE_MISMATCH`
+ * (weight not of rank 4, or a vector or output of the wrong shape),
+ * `WGC_ERROR_DTYPE_MISMATCH` (operands of different dtypes),
+ * `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without f16 shaders),
+ * `WGC_ERROR_INVALID_ARGUMENT` (eps negative or not finite; an output
+ * overlapping an input, the other output, or itself),
+ * `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
+ * `WGC_ERROR_TOO_LARGE` (weights spanning past 2^31-1 elements),
+ * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+ */
+WgcStatus wgc_conv2d_fold_batch_norm(const struct WgcStream *stream,
+                                     const struct WgcTensor *weight,
+                                     const struct WgcTensor *bias,
+                                     const struct WgcTensor *running_mean,
+                                     const struct WgcTensor *running_var,
+                                     const struct WgcTensor *bn_weight,
+                                     const struct WgcTensor *bn_bias,
+                                     float eps,
+                                     const struct WgcTensor *weight_out,
+                                     const struct WgcTensor *bias_out);
 
 #ifdef __cplusplus
 }  // extern "C"

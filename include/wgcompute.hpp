@@ -336,6 +336,20 @@ public:
         return Buffer(adopt(raw));
     })
 
+    /** `size` bytes with unspecified contents (no clear, nothing submitted):
+     *  for buffers that are written completely, such as operator outputs. */
+    static Buffer create_uninit(const Device &device, uint64_t size, uint32_t usage, std::error_code &ec) noexcept {
+        WgcBuffer *raw = nullptr;
+        return detail::assign(wgc_buffer_create_uninit(device.get(), size, usage, &raw), ec) ? Buffer(adopt(raw))
+                                                                                               : Buffer();
+    }
+    WGC_HPP_THROWING(static Buffer create_uninit(const Device &device, uint64_t size,
+                                                 uint32_t usage = WGC_BUFFER_USAGE_STORAGE) {
+        WgcBuffer *raw = nullptr;
+        detail::check(wgc_buffer_create_uninit(device.get(), size, usage, &raw));
+        return Buffer(adopt(raw));
+    })
+
     uint64_t size(std::error_code &ec) const noexcept {
         uint64_t n = 0;
         detail::assign(wgc_buffer_size(get(), &n), ec);
@@ -534,6 +548,104 @@ private:
     }
 };
 
+/* ---- graphs ----------------------------------------------------------- */
+
+/** Work captured on a stream and replayed with everything resolved (see
+ *  `WgcGraph` in wgcompute.h: what cannot be captured, ownership, threads).
+ *  `Graph::capture(stream, [&] { ...record... })` ends the capture even when
+ *  the recording throws (the partial graph is dropped). */
+class Graph : public detail::Handle<WgcGraph, wgc_graph_retain, wgc_graph_release> {
+public:
+    using Handle::Handle;
+    Graph(Handle h) noexcept : Handle(std::move(h)) {}
+
+    static void begin_capture(const Stream &s, std::error_code &ec) noexcept {
+        detail::assign(wgc_stream_begin_capture(s.get()), ec);
+    }
+    static Graph end_capture(const Stream &s, std::error_code &ec) noexcept {
+        WgcGraph *raw = nullptr;
+        return detail::assign(wgc_stream_end_capture(s.get(), &raw), ec) ? Graph(adopt(raw)) : Graph();
+    }
+    /** During a capture: the index the next launch will have (for `WgcGraphScalar.launch`). */
+    static uint32_t next_launch(const Stream &s, std::error_code &ec) noexcept {
+        uint32_t n = 0;
+        detail::assign(wgc_stream_capture_launch_count(s.get(), &n), ec);
+        return n;
+    }
+    WGC_HPP_THROWING(static void begin_capture(const Stream &s) { detail::check(wgc_stream_begin_capture(s.get())); })
+    WGC_HPP_THROWING(static Graph end_capture(const Stream &s) {
+        WgcGraph *raw = nullptr;
+        detail::check(wgc_stream_end_capture(s.get(), &raw));
+        return Graph(adopt(raw));
+    })
+    WGC_HPP_THROWING(static uint32_t next_launch(const Stream &s) {
+        uint32_t n = 0;
+        detail::check(wgc_stream_capture_launch_count(s.get(), &n));
+        return n;
+    })
+    WGC_HPP_THROWING(template <class F> static Graph capture(const Stream &s, F &&record) {
+        begin_capture(s);
+        try {
+            record();
+        } catch (...) {
+            WgcGraph *raw = nullptr;
+            if (wgc_stream_end_capture(s.get(), &raw) == WGC_OK) wgc_graph_release(raw);
+            throw;
+        }
+        return end_capture(s);
+    })
+
+    /** The slot of a captured buffer (for `WgcGraphRebind.slot`). */
+    uint32_t slot(const Buffer &b, std::error_code &ec) const noexcept {
+        uint32_t slot = 0;
+        detail::assign(wgc_graph_buffer_slot(get(), b.get(), &slot), ec);
+        return slot;
+    }
+    WGC_HPP_THROWING(uint32_t slot(const Buffer &b) const {
+        uint32_t slot = 0;
+        detail::check(wgc_graph_buffer_slot(get(), b.get(), &slot));
+        return slot;
+    })
+
+    /** Dispatches, launches and slots the graph holds. */
+    std::array<uint32_t, 3> counts(std::error_code &ec) const noexcept {
+        std::array<uint32_t, 3> c{};
+        detail::assign(wgc_graph_counts(get(), &c[0], &c[1], &c[2]), ec);
+        return c;
+    }
+    WGC_HPP_THROWING(std::array<uint32_t, 3> counts() const {
+        std::array<uint32_t, 3> c{};
+        detail::check(wgc_graph_counts(get(), &c[0], &c[1], &c[2]));
+        return c;
+    })
+
+    /** Record the captured work on `s`; `rebinds` and `scalars` change this replay only. */
+    void replay(const Stream &s, span<const WgcGraphRebind> rebinds, span<const WgcGraphScalar> scalars,
+                std::error_code &ec) const noexcept {
+        WgcGraphReplay r = make_replay(rebinds, scalars);
+        detail::assign(wgc_graph_replay(get(), s.get(), &r), ec);
+    }
+    void replay(const Stream &s, std::error_code &ec) const noexcept {
+        detail::assign(wgc_graph_replay(get(), s.get(), nullptr), ec);
+    }
+    WGC_HPP_THROWING(void replay(const Stream &s, span<const WgcGraphRebind> rebinds = {},
+                                 span<const WgcGraphScalar> scalars = {}) const {
+        WgcGraphReplay r = make_replay(rebinds, scalars);
+        detail::check(wgc_graph_replay(get(), s.get(), &r));
+    })
+
+private:
+    static WgcGraphReplay make_replay(span<const WgcGraphRebind> rebinds, span<const WgcGraphScalar> scalars) noexcept {
+        WgcGraphReplay r{};
+        r.struct_size = sizeof r;
+        r.rebinds = rebinds.size() ? rebinds.data() : nullptr;
+        r.rebind_count = static_cast<uint32_t>(rebinds.size());
+        r.scalars = scalars.size() ? scalars.data() : nullptr;
+        r.scalar_count = static_cast<uint32_t>(scalars.size());
+        return r;
+    }
+};
+
 /* ---- tensor views ----------------------------------------------------- */
 
 /** Bytes per element of a dtype. */
@@ -570,6 +682,17 @@ public:
     }
     WGC_HPP_THROWING(static Tensor empty(const Device &device, WgcDtype dtype, std::initializer_list<int64_t> shape) {
         return Tensor(Buffer::create(device, bytes_for(dtype, shape)), dtype, shape);
+    })
+
+    /** A new contiguous tensor with unspecified values (`Buffer::create_uninit`):
+     *  for operator outputs, which are written completely. */
+    static Tensor uninit(const Device &device, WgcDtype dtype, std::initializer_list<int64_t> shape,
+                         std::error_code &ec) noexcept {
+        Buffer b = Buffer::create_uninit(device, bytes_for(dtype, shape), WGC_BUFFER_USAGE_STORAGE, ec);
+        return b ? Tensor(std::move(b), dtype, shape) : Tensor();
+    }
+    WGC_HPP_THROWING(static Tensor uninit(const Device &device, WgcDtype dtype, std::initializer_list<int64_t> shape) {
+        return Tensor(Buffer::create_uninit(device, bytes_for(dtype, shape)), dtype, shape);
     })
 
     const WgcTensor *c() const noexcept { return &t_; }
@@ -683,6 +806,132 @@ private:
  * function (wgcompute.h documents shapes, dtypes and statuses). Optional
  * tensors (bias, weight) are pointers; nullptr passes NULL. */
 
+
+/* ---- elementwise expressions ---------------------------------------------- */
+
+/** An elementwise expression (wgc_expr_*): build nodes, mark outputs, launch
+ * with wgc::expr(). Node ids are the C API's. With exceptions, `Expr::Node`
+ * values combine with + - * / (a number becomes a constant of the node's
+ * dtype) and the free functions of this section:
+ *
+ *     wgc::Expr e = wgc::Expr::create();
+ *     auto a = e.input(WGC_DTYPE_F32), b = e.input(WGC_DTYPE_F32);
+ *     e.output(wgc::sqrt(wgc::relu(a * b + 1.0)) * 0.5);
+ *     wgc::Tensor in[] = {ta, tb}, out[] = {tout};
+ *     wgc::expr(stream, e, in, out, {});
+ *
+ * A Node points to the Expr it came from, which must outlive it. */
+class Expr : public detail::Handle<WgcExpr, wgc_expr_retain, wgc_expr_release> {
+public:
+    using Handle::Handle;
+    Expr(Handle h) noexcept : Handle(std::move(h)) {}
+
+    /** A node of this expression and its dtype. */
+    struct Node {
+        const Expr *expr;
+        uint32_t id;
+        uint32_t dtype;
+    };
+
+    static Expr create(std::error_code &ec) noexcept {
+        WgcExpr *raw = nullptr;
+        return detail::assign(wgc_expr_create(&raw), ec) ? Expr(adopt(raw)) : Expr();
+    }
+    WGC_HPP_THROWING(static Expr create() {
+        WgcExpr *raw = nullptr;
+        detail::check(wgc_expr_create(&raw));
+        return Expr(adopt(raw));
+    })
+
+    /** The builders, each with a `std::error_code &` form and a throwing one. */
+    Node input(WgcDtype d, std::error_code &ec) const noexcept { return add(ec, d, wgc_expr_input, get(), d); }
+    Node scalar(WgcDtype d, double v, std::error_code &ec) const noexcept {
+        return add(ec, d, wgc_expr_scalar, get(), d, v);
+    }
+    Node param(WgcDtype d, std::error_code &ec) const noexcept { return add(ec, d, wgc_expr_param, get(), d); }
+    Node unary(WgcUnaryOp op, Node a, std::error_code &ec) const noexcept {
+        return add(ec, a.dtype, wgc_expr_unary, get(), op, a.id);
+    }
+    Node binary(WgcBinaryOp op, Node a, Node b, std::error_code &ec) const noexcept {
+        uint32_t d = op >= WGC_BINARY_OP_EQ ? uint32_t(WGC_DTYPE_U32) : a.dtype;
+        return add(ec, d, wgc_expr_binary, get(), op, a.id, b.id);
+    }
+    Node where(Node mask, Node a, Node b, std::error_code &ec) const noexcept {
+        return add(ec, a.dtype, wgc_expr_where, get(), mask.id, a.id, b.id);
+    }
+    Node fma(Node a, Node b, Node c, std::error_code &ec) const noexcept {
+        return add(ec, a.dtype, wgc_expr_fma, get(), a.id, b.id, c.id);
+    }
+    Node cast(Node a, WgcDtype d, std::error_code &ec) const noexcept {
+        return add(ec, d, wgc_expr_cast, get(), a.id, d);
+    }
+    void output(Node n, std::error_code &ec) const noexcept { detail::assign(wgc_expr_output(get(), n.id), ec); }
+#if WGC_HPP_EXCEPTIONS
+    Node input(WgcDtype d) const { return thrown([&](std::error_code &ec) { return input(d, ec); }); }
+    Node scalar(WgcDtype d, double v) const { return thrown([&](std::error_code &ec) { return scalar(d, v, ec); }); }
+    Node param(WgcDtype d) const { return thrown([&](std::error_code &ec) { return param(d, ec); }); }
+    Node unary(WgcUnaryOp op, Node a) const { return thrown([&](std::error_code &ec) { return unary(op, a, ec); }); }
+    Node binary(WgcBinaryOp op, Node a, Node b) const {
+        return thrown([&](std::error_code &ec) { return binary(op, a, b, ec); });
+    }
+    Node where(Node m, Node a, Node b) const { return thrown([&](std::error_code &ec) { return where(m, a, b, ec); }); }
+    Node fma(Node a, Node b, Node c) const { return thrown([&](std::error_code &ec) { return fma(a, b, c, ec); }); }
+    Node cast(Node a, WgcDtype d) const { return thrown([&](std::error_code &ec) { return cast(a, d, ec); }); }
+    void output(Node n) const { detail::check(wgc_expr_output(get(), n.id)); }
+#endif
+
+private:
+    template <class F, class... A>
+    static Node add_raw(const Expr *self, std::error_code &ec, uint32_t dtype, F f, A... args) noexcept {
+        uint32_t id = 0;
+        detail::assign(f(args..., &id), ec);
+        return Node{self, id, dtype};
+    }
+    template <class F, class... A>
+    Node add(std::error_code &ec, uint32_t dtype, F f, A... args) const noexcept {
+        return add_raw(this, ec, dtype, f, args...);
+    }
+#if WGC_HPP_EXCEPTIONS
+    template <class F>
+    static Node thrown(F f) {
+        std::error_code ec;
+        Node n = f(ec);
+        if (ec) throw Error(static_cast<WgcStatus>(ec.value()), wgc_last_error_message());
+        return n;
+    }
+#endif
+};
+
+#if WGC_HPP_EXCEPTIONS
+namespace detail {
+inline Expr::Node constant_like(Expr::Node like, double v) {
+    return like.expr->scalar(static_cast<WgcDtype>(like.dtype), v);
+}
+}  // namespace detail
+inline Expr::Node operator+(Expr::Node a, Expr::Node b) { return a.expr->binary(WGC_BINARY_OP_ADD, a, b); }
+inline Expr::Node operator-(Expr::Node a, Expr::Node b) { return a.expr->binary(WGC_BINARY_OP_SUB, a, b); }
+inline Expr::Node operator*(Expr::Node a, Expr::Node b) { return a.expr->binary(WGC_BINARY_OP_MUL, a, b); }
+inline Expr::Node operator/(Expr::Node a, Expr::Node b) { return a.expr->binary(WGC_BINARY_OP_DIV, a, b); }
+inline Expr::Node operator+(Expr::Node a, double b) { return a + detail::constant_like(a, b); }
+inline Expr::Node operator-(Expr::Node a, double b) { return a - detail::constant_like(a, b); }
+inline Expr::Node operator*(Expr::Node a, double b) { return a * detail::constant_like(a, b); }
+inline Expr::Node operator/(Expr::Node a, double b) { return a / detail::constant_like(a, b); }
+inline Expr::Node operator+(double a, Expr::Node b) { return detail::constant_like(b, a) + b; }
+inline Expr::Node operator-(double a, Expr::Node b) { return detail::constant_like(b, a) - b; }
+inline Expr::Node operator*(double a, Expr::Node b) { return detail::constant_like(b, a) * b; }
+inline Expr::Node operator/(double a, Expr::Node b) { return detail::constant_like(b, a) / b; }
+inline Expr::Node operator-(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_NEG, a); }
+inline Expr::Node maximum(Expr::Node a, Expr::Node b) { return a.expr->binary(WGC_BINARY_OP_MAXIMUM, a, b); }
+inline Expr::Node minimum(Expr::Node a, Expr::Node b) { return a.expr->binary(WGC_BINARY_OP_MINIMUM, a, b); }
+inline Expr::Node exp(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_EXP, a); }
+inline Expr::Node log(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_LOG, a); }
+inline Expr::Node sqrt(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_SQRT, a); }
+inline Expr::Node tanh(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_TANH, a); }
+inline Expr::Node sigmoid(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_SIGMOID, a); }
+inline Expr::Node relu(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_RELU, a); }
+inline Expr::Node silu(Expr::Node a) { return a.expr->unary(WGC_UNARY_OP_SILU, a); }
+#endif
+
 namespace detail {
 inline const WgcTensor *opt(const Tensor *t) noexcept { return t ? t->c() : nullptr; }
 
@@ -695,6 +944,17 @@ inline WgcStatus concat(const Stream &s, span<const Tensor> inputs, int32_t axis
     WgcStatus status = wgc_op_concat(s.get(), views, static_cast<uint32_t>(inputs.size()), axis, out.c());
     if (views != small) delete[] views;
     return status;
+}
+
+/** wgc_op_expr over Tensor objects: their C views gathered in arrays. */
+inline WgcStatus expr(const Stream &s, const Expr &e, span<const Tensor> inputs, span<const Tensor> outputs,
+                      span<const double> params) noexcept {
+    WgcTensor in[WGC_EXPR_MAX_INPUTS], out[WGC_EXPR_MAX_OUTPUTS];
+    if (inputs.size() > WGC_EXPR_MAX_INPUTS || outputs.size() > WGC_EXPR_MAX_OUTPUTS) return WGC_ERROR_LIMIT_EXCEEDED;
+    for (std::size_t i = 0; i < inputs.size(); i++) in[i] = *inputs[i].c();
+    for (std::size_t i = 0; i < outputs.size(); i++) out[i] = *outputs[i].c();
+    return wgc_op_expr(s.get(), e.get(), in, static_cast<uint32_t>(inputs.size()), out,
+                       static_cast<uint32_t>(outputs.size()), params.data(), static_cast<uint32_t>(params.size()));
 }
 }  // namespace detail
 
@@ -791,6 +1051,144 @@ WGC_HPP_OP(topk, wgc_op_topk(s.get(), in.c(), k, largest, values.c(), indices.c(
            uint32_t k, uint32_t largest, const Tensor &values, const Tensor &indices)
 WGC_HPP_OP(cumsum, wgc_op_cumsum(s.get(), in.c(), axis, out.c()), const Stream &s, const Tensor &in, int32_t axis,
            const Tensor &out)
+// Scaled dot-product attention; mask, kv_lens and lse may be nullptr.
+WGC_HPP_OP(attention,
+           wgc_op_attention(s.get(), q.c(), k.c(), v.c(), detail::opt(mask), detail::opt(kv_lens), &desc, out.c(),
+                            detail::opt(lse)),
+           const Stream &s, const Tensor &q, const Tensor &k, const Tensor &v, const Tensor *mask,
+           const Tensor *kv_lens, const WgcAttentionDesc &desc, const Tensor &out, const Tensor *lse)
+
+WGC_HPP_OP(expr, detail::expr(s, e, inputs, outputs, params), const Stream &s, const Expr &e, span<const Tensor> inputs,
+           span<const Tensor> outputs, span<const double> params)
+WGC_HPP_OP(rms_norm_residual,
+           wgc_op_rms_norm_residual(s.get(), in.c(), residual.c(), detail::opt(weight), normalized_dims, eps, out.c(),
+                                    sum_out.c()),
+           const Stream &s, const Tensor &in, const Tensor &residual, const Tensor *weight, uint32_t normalized_dims,
+           float eps, const Tensor &out, const Tensor &sum_out)
+WGC_HPP_OP(layer_norm_residual,
+           wgc_op_layer_norm_residual(s.get(), in.c(), residual.c(), detail::opt(weight), detail::opt(bias),
+                                      normalized_dims, eps, out.c(), sum_out.c()),
+           const Stream &s, const Tensor &in, const Tensor &residual, const Tensor *weight, const Tensor *bias,
+           uint32_t normalized_dims, float eps, const Tensor &out, const Tensor &sum_out)
+
+
+/* ---- several devices ------------------------------------------------------ */
+/* Copies between devices and collectives: wgcompute.h documents ordering,
+ * blocking and statuses (wgc_buffer_copy_to_device, WgcComm). */
+
+WGC_HPP_OP(copy_to_device,
+           wgc_buffer_copy_to_device(src_stream.get(), src.get(), src_offset, dst_stream.get(), dst.get(), dst_offset,
+                                     size),
+           const Stream &src_stream, const Buffer &src, uint64_t src_offset, const Stream &dst_stream,
+           const Buffer &dst, uint64_t dst_offset, uint64_t size)
+WGC_HPP_OP(copy_to_device, wgc_tensor_copy_to_device(src_stream.get(), src.c(), dst_stream.get(), dst.c()),
+           const Stream &src_stream, const Tensor &src, const Stream &dst_stream, const Tensor &dst)
+
+/** A communicator over distinct devices; rank i is devices[i]. Collectives
+ * take one stream and one tensor per rank, in rank order. */
+class Comm : public detail::Handle<WgcComm, wgc_comm_retain, wgc_comm_release> {
+public:
+    using Handle::Handle;
+    Comm(Handle h) noexcept : Handle(std::move(h)) {}
+
+    static Comm create(span<const Device> devices, std::error_code &ec) noexcept {
+        const WgcDevice *raw[WGC_MAX_COMM_DEVICES];
+        if (devices.size() > WGC_MAX_COMM_DEVICES) {
+            ec = make_error_code(WGC_ERROR_INVALID_ARGUMENT);
+            return Comm();
+        }
+        for (std::size_t i = 0; i < devices.size(); i++) raw[i] = devices[i].get();
+        WgcComm *c = nullptr;
+        return detail::assign(wgc_comm_create(raw, static_cast<uint32_t>(devices.size()), &c), ec) ? Comm(adopt(c))
+                                                                                                   : Comm();
+    }
+    WGC_HPP_THROWING(static Comm create(span<const Device> devices) {
+        std::error_code ec;
+        Comm c = create(devices, ec);
+        if (ec) detail::check(static_cast<WgcStatus>(ec.value()));
+        return c;
+    })
+
+    void all_reduce(span<const Stream> streams, span<const Tensor> tensors, WgcCollectiveOp op,
+                    std::error_code &ec) const noexcept {
+        Views s(streams), t(tensors);
+        detail::assign(ok(s, t) ? wgc_comm_all_reduce(get(), s.streams, t.tensors, op) : WGC_ERROR_INVALID_ARGUMENT,
+                       ec);
+    }
+    void all_gather(span<const Stream> streams, span<const Tensor> inputs, span<const Tensor> outputs,
+                    std::error_code &ec) const noexcept {
+        Views s(streams), x(inputs), y(outputs);
+        detail::assign(ok(s, x) && ok(s, y) ? wgc_comm_all_gather(get(), s.streams, x.tensors, y.tensors)
+                                            : WGC_ERROR_INVALID_ARGUMENT,
+                       ec);
+    }
+    void reduce_scatter(span<const Stream> streams, span<const Tensor> inputs, span<const Tensor> outputs,
+                        WgcCollectiveOp op, std::error_code &ec) const noexcept {
+        Views s(streams), x(inputs), y(outputs);
+        detail::assign(ok(s, x) && ok(s, y) ? wgc_comm_reduce_scatter(get(), s.streams, x.tensors, y.tensors, op)
+                                            : WGC_ERROR_INVALID_ARGUMENT,
+                       ec);
+    }
+    void broadcast(span<const Stream> streams, span<const Tensor> tensors, uint32_t root,
+                   std::error_code &ec) const noexcept {
+        Views s(streams), t(tensors);
+        detail::assign(ok(s, t) ? wgc_comm_broadcast(get(), s.streams, t.tensors, root) : WGC_ERROR_INVALID_ARGUMENT,
+                       ec);
+    }
+    WGC_HPP_THROWING(void all_reduce(span<const Stream> streams, span<const Tensor> tensors,
+                                     WgcCollectiveOp op = WGC_COLLECTIVE_OP_SUM) const {
+        std::error_code ec;
+        all_reduce(streams, tensors, op, ec);
+        rethrow(ec);
+    })
+    WGC_HPP_THROWING(void all_gather(span<const Stream> streams, span<const Tensor> inputs,
+                                     span<const Tensor> outputs) const {
+        std::error_code ec;
+        all_gather(streams, inputs, outputs, ec);
+        rethrow(ec);
+    })
+    WGC_HPP_THROWING(void reduce_scatter(span<const Stream> streams, span<const Tensor> inputs,
+                                         span<const Tensor> outputs, WgcCollectiveOp op = WGC_COLLECTIVE_OP_SUM) const {
+        std::error_code ec;
+        reduce_scatter(streams, inputs, outputs, op, ec);
+        rethrow(ec);
+    })
+    WGC_HPP_THROWING(void broadcast(span<const Stream> streams, span<const Tensor> tensors, uint32_t root) const {
+        std::error_code ec;
+        broadcast(streams, tensors, root, ec);
+        rethrow(ec);
+    })
+
+    uint32_t size() const noexcept {
+        uint32_t n = 0;
+        wgc_comm_size(get(), &n);
+        return n;
+    }
+
+private:
+    /** The C arrays of up to WGC_MAX_COMM_DEVICES streams or tensors (more:
+     * count 0, refused). */
+    struct Views {
+        const WgcStream *streams[WGC_MAX_COMM_DEVICES];
+        WgcTensor tensors[WGC_MAX_COMM_DEVICES];
+        std::size_t count = 0;
+        explicit Views(span<const Stream> s) noexcept {
+            if (s.size() > WGC_MAX_COMM_DEVICES) return;
+            for (std::size_t i = 0; i < s.size(); i++) streams[i] = s[i].get();
+            count = s.size();
+        }
+        explicit Views(span<const Tensor> t) noexcept {
+            if (t.size() > WGC_MAX_COMM_DEVICES) return;
+            for (std::size_t i = 0; i < t.size(); i++) tensors[i] = *t[i].c();
+            count = t.size();
+        }
+    };
+    /** One entry per rank on both sides (the C call reads size() entries). */
+    bool ok(const Views &a, const Views &b) const noexcept { return a.count == size() && b.count == size(); }
+    WGC_HPP_THROWING(static void rethrow(const std::error_code &ec) {
+        if (ec) detail::check(static_cast<WgcStatus>(ec.value()));
+    })
+};
 
 #undef WGC_HPP_OP
 

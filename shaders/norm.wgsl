@@ -13,6 +13,9 @@
 // one workgroup per (chunk, row):
 // norm_split_stats: each chunk's mean and sum of squared deviations from it;
 // norm_split_write: every chunk combines its row's (Chan et al.), then writes.
+// norm_cached_residual: norm_cached of s = x + r (added in T, as separate
+//   operators add), also writing s: r laid out as x, s as y (offsets
+//   r_offset and s_offset), in one pass over memory.
 //
 // Kernel spec families "norm" (src/ops/norm.rs), one per workgroup-reduction
 // strategy (reduce_wg_allreduce.wgsl and reduce_wg_subgroups.wgsl or
@@ -50,6 +53,8 @@ struct Params {
     chunk_len: u32,
     chunks: u32,
     zero: u32, // 0, unknown to the compiler: see opaque()
+    r_offset: u32, // norm_cached_residual: r's and s's offsets
+    s_offset: u32,
     outer_shape: array<vec4<u32>, 2>,
     outer_in: array<vec4<i32>, 2>,
     outer_out: array<vec4<i32>, 2>,
@@ -71,6 +76,8 @@ struct Params {
 @group(0) @binding(8) var<storage, read> bv: array<vec4<T>>;
 // (mean, sum of squared deviations from it) of chunk c of row r at r * chunks + c.
 @group(0) @binding(9) var<storage, read_write> stats: array<vec2<f32>>;
+@group(0) @binding(10) var<storage, read> rv: array<vec4<T>>;
+@group(0) @binding(11) var<storage, read_write> sv: array<vec4<T>>;
 
 fn row_of(wid: vec3<u32>) -> u32 {
     return wid.z * p.rows_per_y + wid.y;
@@ -176,6 +183,54 @@ fn norm_cached(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
         let i = c * WG + lid;
         if (i < len4) {
             cache[c] = vec4<f32>(xv[in4 + i]);
+            s += sum4(cache[c]);
+        }
+    }
+    var mean = 0.0;
+    if (!RMS) {
+        mean = mean_of(wg_sum(s, lid));
+    }
+    var sq = 0.0;
+    var sd = 0.0;
+    for (var c = 0u; c < CACHE; c++) {
+        let i = c * WG + lid;
+        if (i < len4) {
+            let d = cache[c] - mean;
+            sq += dot(d, d);
+            sd += sum4(d);
+        }
+    }
+    let stats = row_stats(mean, sd, sq, lid);
+    mean = stats.x;
+    let rstd = stats.y;
+    for (var c = 0u; c < CACHE; c++) {
+        let i = c * WG + lid;
+        if (i < len4) {
+            yv[out4 + i] = vec4<T>(affine4((cache[c] - mean) * rstd, i));
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn norm_cached_residual(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let row = row_of(wid);
+    if (row >= p.rows) {
+        return;
+    }
+    let bases = row_bases(row);
+    let in4 = u32(bases.x) / 4u;
+    let out4 = u32(bases.y) / 4u;
+    let r4 = (u32(bases.x) - p.in_offset + p.r_offset) / 4u;
+    let s4 = (u32(bases.y) - p.out_offset + p.s_offset) / 4u;
+    let len4 = p.len / 4u;
+    var cache: array<vec4<f32>, MAX_CACHE>;
+    var s = 0.0;
+    for (var c = 0u; c < CACHE; c++) {
+        let i = c * WG + lid;
+        if (i < len4) {
+            let v = xv[in4 + i] + rv[r4 + i];
+            sv[s4 + i] = v;
+            cache[c] = vec4<f32>(v);
             s += sum4(cache[c]);
         }
     }

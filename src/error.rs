@@ -1,65 +1,52 @@
 //! The library's one error type. Every fallible function below the FFI layer
 //! returns `Result<_, Error>`; the FFI layer turns the variant into a status
-//! code and the message into the thread's last error message.
+//! code (src/ffi/status.rs) and the message into the thread's last error
+//! message.
 
-#[cfg(not(target_arch = "wasm32"))]
-use crate::ffi::status::WgcStatus;
 use std::fmt;
 
-/// The one table of failures: each `Error` variant, the C status it returns
-/// (`WgcStatus`, declared for the header in src/ffi/status.rs) and the words
-/// its message starts with. `wgc_status_string` names statuses from this
-/// table too, so a status is added in exactly two places: its C declaration
-/// and its row here (a test checks that every declared status has a row).
+/// The one table of failures: each `Error` variant and the words its
+/// message starts with. The C status each returns is mapped in
+/// src/ffi/status.rs (an exhaustive match: a variant added here without a
+/// status there fails to build).
 macro_rules! error_table {
-    ($($variant:ident => $status:ident, $what:literal;)*) => {
+    ($($variant:ident, $what:literal;)*) => {
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub enum Error {
             $($variant(String),)*
         }
 
         impl Error {
-            /// The status code the C API returns for this error.
-            #[cfg(not(target_arch = "wasm32"))]
-            pub fn status(&self) -> WgcStatus {
-                match self {
-                    $(Error::$variant(_) => WgcStatus::$status,)*
-                }
-            }
-
             fn what_and_message(&self) -> (&'static str, &str) {
                 match self {
                     $(Error::$variant(m) => ($what, m),)*
                 }
             }
         }
-
-        /// Every failure status with its Rust name (`WgcErrorOutOfRange`).
-        #[cfg(not(target_arch = "wasm32"))]
-        pub const FAILURE_STATUSES: &[(WgcStatus, &str)] = &[$((WgcStatus::$status, stringify!($status)),)*];
     };
 }
 
 error_table! {
-    InvalidArgument => WgcErrorInvalidArgument, "invalid argument";
-    NullPointer => WgcErrorNullPointer, "null pointer";
-    OutOfRange => WgcErrorOutOfRange, "out of range";
-    Alignment => WgcErrorAlignment, "misaligned";
-    TooLarge => WgcErrorTooLarge, "too large for this adapter";
-    OutOfMemory => WgcErrorOutOfMemory, "out of memory";
-    ShaderCompilation => WgcErrorShaderCompilation, "shader compilation failed";
-    BindingMismatch => WgcErrorBindingMismatch, "bindings do not match the kernel";
-    DeviceMismatch => WgcErrorDeviceMismatch, "objects belong to different devices";
-    DeviceLost => WgcErrorDeviceLost, "device lost";
-    NotFound => WgcErrorNotFound, "not found";
-    Unsupported => WgcErrorUnsupported, "unsupported";
-    ShapeMismatch => WgcErrorShapeMismatch, "shape mismatch";
-    DtypeMismatch => WgcErrorDtypeMismatch, "dtype mismatch";
-    LimitExceeded => WgcErrorLimitExceeded, "limit exceeded";
-    AbiMismatch => WgcErrorAbiMismatch, "ABI version mismatch";
-    Validation => WgcErrorValidation, "GPU validation error";
-    Timeout => WgcErrorTimeout, "timed out";
-    Internal => WgcErrorInternal, "internal error";
+    InvalidArgument, "invalid argument";
+    NullPointer, "null pointer";
+    OutOfRange, "out of range";
+    Alignment, "misaligned";
+    TooLarge, "too large for this adapter";
+    OutOfMemory, "out of memory";
+    ShaderCompilation, "shader compilation failed";
+    BindingMismatch, "bindings do not match the kernel";
+    DeviceMismatch, "objects belong to different devices";
+    DeviceLost, "device lost";
+    NotFound, "not found";
+    Unsupported, "unsupported";
+    ShapeMismatch, "shape mismatch";
+    DtypeMismatch, "dtype mismatch";
+    LimitExceeded, "limit exceeded";
+    AbiMismatch, "ABI version mismatch";
+    Validation, "GPU validation error";
+    Timeout, "timed out";
+    Internal, "internal error";
+    InvalidOperation, "invalid operation";
 }
 
 impl fmt::Display for Error {

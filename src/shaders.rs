@@ -7,6 +7,10 @@ pub const ALL: &[(&str, &str)] = &[
     ("indirect_counts.wgsl", include_str!("../shaders/indirect_counts.wgsl")),
     // Fragments joined to kernel families' sources.
     ("elementwise_bf16.wgsl", include_str!("../shaders/elementwise_bf16.wgsl")),
+    ("elementwise_scalar.wgsl", include_str!("../shaders/elementwise_scalar.wgsl")),
+    // Helpers of the kernels generated for expressions (src/ops/expr).
+    ("expr.wgsl", include_str!("../shaders/expr.wgsl")),
+    ("expr_f16.wgsl", include_str!("../shaders/expr_f16.wgsl")),
     ("gemm_tile.wgsl", include_str!("../shaders/gemm_tile.wgsl")),
     ("gemv_dot.wgsl", include_str!("../shaders/gemv_dot.wgsl")),
     ("gemv_axpy.wgsl", include_str!("../shaders/gemv_axpy.wgsl")),
@@ -26,6 +30,10 @@ pub const ALL: &[(&str, &str)] = &[
     ("row_teams.wgsl", include_str!("../shaders/row_teams.wgsl")),
     ("random_mulhi_u16.wgsl", include_str!("../shaders/random_mulhi_u16.wgsl")),
     ("random_mulhi_u64.wgsl", include_str!("../shaders/random_mulhi_u64.wgsl")),
+    ("attention_params.wgsl", include_str!("../shaders/attention_params.wgsl")),
+    ("attention_mask_none.wgsl", include_str!("../shaders/attention_mask_none.wgsl")),
+    ("attention_mask_add.wgsl", include_str!("../shaders/attention_mask_add.wgsl")),
+    ("attention_mask_bool.wgsl", include_str!("../shaders/attention_mask_bool.wgsl")),
 ];
 
 pub fn source(name: &str) -> &'static str {

@@ -10,6 +10,8 @@
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use wgcompute::ops::spec::Family;
 use wgcompute::ops::{FAMILIES, INT64_FAMILIES, SUBGROUP_FAMILIES};
 
@@ -63,26 +65,46 @@ fn compile_offline(validated: &Validated, entry: &str, constants: &[(&str, f64)]
     Ok(words.len())
 }
 
-#[test]
-fn every_variant_compiles_to_spirv() {
+/// The variants of one family compiled, with the failures (a family's
+/// variants share their sources, so each is parsed and validated once).
+fn compile_family(family: &'static Family) -> (usize, Vec<String>) {
     let mut failures = Vec::new();
-    let mut count = 0;
     let mut validated: HashMap<String, Validated> = HashMap::new();
-    for family in FAMILIES {
-        let variants = family.all_variants();
-        assert!(!variants.is_empty(), "{} declares no variants", family.file);
-        for v in variants {
-            v.check_declared().unwrap();
-            let source = v.source();
-            let caps = capabilities(family, &source);
-            let checked = validated.entry(source).or_insert_with_key(|s| validate(s, caps));
-            match compile_offline(checked, v.entry, &v.constants()) {
-                Ok(words) => assert!(words > 0),
-                Err(e) => failures.push(format!("{} {} {:?} {:?}:\n{e}", family.file, v.entry, v.types, v.constants())),
-            }
-            count += 1;
+    let variants = family.all_variants();
+    assert!(!variants.is_empty(), "{} declares no variants", family.file);
+    for v in &variants {
+        v.check_declared().unwrap();
+        let source = v.source();
+        let caps = capabilities(family, &source);
+        let checked = validated.entry(source).or_insert_with_key(|s| validate(s, caps));
+        match compile_offline(checked, v.entry, &v.constants()) {
+            Ok(words) => assert!(words > 0),
+            Err(e) => failures.push(format!("{} {} {:?} {:?}:\n{e}", family.file, v.entry, v.types, v.constants())),
         }
     }
+    (variants.len(), failures)
+}
+
+/// Families compile on every core: thousands of variants, minutes on one.
+#[test]
+fn every_variant_compiles_to_spirv() {
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while let Some(family) = FAMILIES.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let result = compile_family(family);
+                    results.lock().unwrap().push(result);
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap();
+    assert_eq!(results.len(), FAMILIES.len(), "a family's compile panicked");
+    let count: usize = results.iter().map(|r| r.0).sum();
+    let failures: Vec<String> = results.into_iter().flat_map(|r| r.1).collect();
     assert!(failures.is_empty(), "{} of {count} variants fail:\n{}", failures.len(), failures.join("\n"));
     assert!(count > 100, "only {count} variants enumerated");
 }

@@ -50,9 +50,9 @@ int main(int argc, char **argv) {
     CHECK(wgc_buffer_create(dev, dst_elems * 4, WGC_BUFFER_USAGE_STORAGE, &c));
     CHECK(wgc_buffer_write(a, 0, ones, sizeof ones));
     float *out = malloc(dst_elems * 4);
-    static const char *mode_name[4] = {"registers", "workgroup", "storage", "staged_f16"};
+    static const char *mode_name[5] = {"registers", "workgroup", "storage", "staged_f16", "barrier"};
     printf("{\"probe\":\"coop_ceiling\",\"iters\":%u,\"sms\":%d}\n", iters, sms);
-    for (int mode = 0; mode < 4; mode++) {
+    for (int mode = 0; mode < 5; mode++) {
         for (int sg = 1; sg <= 8; sg *= 2) {
             WgcKernelDesc d = {0};
             char *text = variant(src, sg, mode);

@@ -10,7 +10,8 @@
 //      GEMM step per iteration (1024 halves a subgroup) written as scalar f16
 //      stores and a barrier, as the library's WGSL staging does (naga
 //      loads fragments only through pointers of the matrix's own scalar
-//      type, so 16-byte stores into an f16 array are not expressible).
+//      type, so 16-byte stores into an f16 array are not expressible),
+//   4: as 3 without the stores: the barrier and the fragment loads alone.
 // Inputs are all ones, so every accumulator ends at 16 * iters (checked).
 enable f16;
 enable wgpu_cooperative_matrix;
@@ -26,7 +27,7 @@ var<workgroup> tile: array<f16, 12288>;
 
 @compute @workgroup_size(32 * SG)
 fn coop_loop(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: vec3<u32>) {
-    if (MODE == 1u || MODE == 3u) {
+    if (MODE == 1u | MODE == 3u | MODE == 4u) {
         for (var i = lid; i < 4096u; i += 32u * SG) {
             tile[i] = src[i];
         }
@@ -67,11 +68,13 @@ fn coop_loop(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) w
             fb1 = coopLoad<coop_mat16x16<f16, B>>(&tile[h + 1280u], 16u);
             fb2 = coopLoad<coop_mat16x16<f16, B>>(&tile[h + 1536u], 16u);
             fb3 = coopLoad<coop_mat16x16<f16, B>>(&tile[h + 1792u], 16u);
-        } else if (MODE == 3u) {
+        } else if (MODE >= 3u) {
             // Stage into the region no fragment is read from this iteration.
-            let w = 4096u + (it & 1u) * 4096u;
-            for (var j = 0u; j < 32u; j++) {
-                tile[w + ((j * 32u * SG + lid) % 4096u)] = f16(1.0);
+            if (MODE == 3u) {
+                let w = 4096u + (it & 1u) * 4096u;
+                for (var j = 0u; j < 32u; j++) {
+                    tile[w + ((j * 32u * SG + lid) % 4096u)] = f16(1.0);
+                }
             }
             workgroupBarrier();
             fa0 = coopLoad<coop_mat16x16<f16, A>>(&tile[h], 16u);

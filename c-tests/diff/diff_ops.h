@@ -13,6 +13,7 @@ void run_leaky_relu(Case *c);
 void run_clamp(Case *c);
 void run_fma(Case *c);
 void run_where(Case *c);
+void run_expr(Case *c); /* in diff_ops_binary.c */
 /* diff_ops_movement.c */
 void run_copy(Case *c);
 void run_permute(Case *c);
@@ -30,6 +31,8 @@ void run_std(Case *c);
 /* diff_ops_softmax.c */
 void run_softmax(Case *c);
 void run_log_softmax(Case *c);
+/* diff_ops_attention.c */
+void run_attention(Case *c);
 /* diff_ops_norm.c */
 void run_layer_norm(Case *c);
 void run_rms_norm(Case *c);

@@ -10,8 +10,7 @@
 #include "diff_ops.h"
 #include "diff_tolerance.h"
 
-static const char *const BINARY_NAMES[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum",
-                                           "eq",  "ne",  "lt",  "le",  "gt",  "ge"};
+#include "op_names.h"
 
 static int is_comparison(int op) { return op >= WGC_BINARY_OP_EQ; }
 
@@ -22,10 +21,11 @@ static double int_binary(int op, WgcDtype d, double x, double y) {
     case WGC_BINARY_OP_ADD: return i32 ? wrap_i32(a + b) : wrap_u32(a + b);
     case WGC_BINARY_OP_SUB: return i32 ? wrap_i32(a - b) : wrap_u32(a - b);
     case WGC_BINARY_OP_MUL: return i32 ? wrap_i32((int64_t)((uint64_t)a * (uint64_t)b)) : wrap_u32((int64_t)((uint64_t)a * (uint64_t)b));
-    default: /* DIV */
+    case WGC_BINARY_OP_DIV:
         if (b == 0) return 0;
         if (i32 && a == INT32_MIN && b == -1) return INT32_MIN;
         return (double)(a / b);
+    default: NO_REFERENCE_FOR("integer binary", binary_op_name(op));
     }
 }
 
@@ -56,7 +56,8 @@ static Expect binary_expect(int op, WgcDtype d, double x, double y) {
     case WGC_BINARY_OP_SUB: e.ref = x - y; break;
     case WGC_BINARY_OP_MUL: e.ref = x * y; break;
     case WGC_BINARY_OP_DIV: e.ref = x / y; break;
-    default: e.ref = pow(x, y); break;
+    case WGC_BINARY_OP_POW: e.ref = pow(x, y); break;
+    default: NO_REFERENCE_FOR("binary", binary_op_name(op));
     }
     e.tol = rel * fabs(e.ref) + tol_ftz(d);
     if (op == WGC_BINARY_OP_POW) e.tol += tol_pow_f32(e.ref);
@@ -65,7 +66,7 @@ static Expect binary_expect(int op, WgcDtype d, double x, double y) {
 
 static int draw_binary_op(Case *c, WgcDtype d) {
     for (;;) {
-        int op = rng_int(&c->rng, 0, 12);
+        int op = rng_int(&c->rng, 0, WGC_NUM_BINARY_OPS - 1);
         if (op != WGC_BINARY_OP_POW || dtype_is_float(d)) return op;
     }
 }
@@ -100,7 +101,7 @@ void run_binary(Case *c) {
     WgcDtype od = is_comparison(op) ? WGC_DTYPE_U32 : d;
     int share = dtype_size(od) == dtype_size(d) && rng_chance(&c->rng, 0.1);
     DTensor *o = in_place ? case_in_place(c, "out", a) : case_tensor(c, "out", od, ro, so, VIEW_ANY, NULL, share ? a : NULL);
-    case_param(c, "op=%s dtype=%s values=%s/%s%s", BINARY_NAMES[op], dtype_name(d), value_kind_name(va.kind),
+    case_param(c, "op=%s dtype=%s values=%s/%s%s", binary_op_name(op), dtype_name(d), value_kind_name(va.kind),
                value_kind_name(vb.kind), in_place ? " in-place" : share ? " out-shares-a's-buffer" : "");
     case_upload(c);
     if (!case_expect_ok(c, wgc_op_binary(c->stream, (uint32_t)op, &a->t, &b->t, &o->t), "wgc_op_binary")) return;
@@ -144,7 +145,7 @@ void run_binary_scalar(Case *c) {
     WgcDtype od = is_comparison(op) ? WGC_DTYPE_U32 : d;
     DTensor *o = in_place ? case_in_place(c, "out", a) : case_tensor(c, "out", od, ro, so, VIEW_ANY, NULL, NULL);
     double s = draw_scalar(c, d), sd = scalar_to_dtype(d, s);
-    case_param(c, "op=%s dtype=%s scalar=%.17g (as %s: %.9g) values=%s%s", BINARY_NAMES[op], dtype_name(d), s,
+    case_param(c, "op=%s dtype=%s scalar=%.17g (as %s: %.9g) values=%s%s", binary_op_name(op), dtype_name(d), s,
                dtype_name(d), sd, value_kind_name(va.kind), in_place ? " in-place" : "");
     case_upload(c);
     WgcStatus st = wgc_op_binary_scalar(c->stream, (uint32_t)op, &a->t, s, &o->t);
@@ -229,5 +230,53 @@ void run_where(Case *c) {
     c->user = o;
     case_check(c, o, e, explain_inputs);
     free(e);
+    case_check_untouched(c);
+}
+
+/* An elementwise expression (wgc_expr_*, wgc_op_expr) of two outputs:
+ * a OP b, and a itself broadcast to the output shape (a copy), over random
+ * shapes, broadcasts, views and dtypes: the fused kernel's indexing and
+ * layout classes against the same references as wgc_op_binary. */
+void run_expr(Case *c) {
+    WgcDtype d = draw_dtype(c, DTYPES_ALL, 4);
+    int op = draw_binary_op(c, d);
+    int64_t so[WGC_MAX_RANK], s[2][WGC_MAX_RANK];
+    int ro = draw_shape(&c->rng, 0, 8, 3000, 0.05, so), r[2];
+    for (int k = 0; k < 2; k++) r[k] = draw_broadcast_shape(&c->rng, ro, so, s[k]);
+    complete_broadcast(&c->rng, 2, r, s, ro, so);
+    ValueSpec va = operand_values(c, op, d, 0), vb = operand_values(c, op, d, 1);
+    DTensor *a = case_tensor(c, "a", d, r[0], s[0], VIEW_ZERO_STRIDES, &va, NULL);
+    DTensor *b = case_tensor(c, "b", d, r[1], s[1], VIEW_ZERO_STRIDES, &vb, NULL);
+    WgcDtype od = is_comparison(op) ? WGC_DTYPE_U32 : d;
+    DTensor *o = case_tensor(c, "out", od, ro, so, VIEW_ANY, NULL, NULL);
+    DTensor *o2 = case_tensor(c, "a_out", d, ro, so, VIEW_ANY, NULL, NULL);
+    case_param(c, "expr=%s(a, b), a dtype=%s values=%s/%s", binary_op_name(op), dtype_name(d), value_kind_name(va.kind),
+               value_kind_name(vb.kind));
+    case_upload(c);
+    WgcExpr *e = NULL;
+    uint32_t na = 0, nb = 0, ny = 0;
+    WgcStatus st = wgc_expr_create(&e);
+    if (st == WGC_OK) st = wgc_expr_input(e, (uint32_t)d, &na);
+    if (st == WGC_OK) st = wgc_expr_input(e, (uint32_t)d, &nb);
+    if (st == WGC_OK) st = wgc_expr_binary(e, (uint32_t)op, na, nb, &ny);
+    if (st == WGC_OK) st = wgc_expr_output(e, ny);
+    if (st == WGC_OK) st = wgc_expr_output(e, na);
+    WgcTensor ins[2] = {a->t, b->t}, outs[2] = {o->t, o2->t};
+    if (st == WGC_OK) st = wgc_op_expr(c->stream, e, ins, 2, outs, 2, NULL, 0);
+    wgc_expr_release(e);
+    if (!case_expect_ok(c, st, "wgc_op_expr")) return;
+    case_download(c);
+    Expect *ex = expect_alloc(o->n);
+    for (size_t i = 0; i < o->n; i++)
+        ex[i] = binary_expect(op, d, a->val[broadcast_index(i, o, a)], b->val[broadcast_index(i, o, b)]);
+    c->user = o;
+    case_check(c, o, ex, explain_inputs);
+    for (size_t i = 0; i < o2->n; i++) {
+        Expect copy = {0};
+        copy.ref = a->val[broadcast_index(i, o2, a)];
+        ex[i] = copy;
+    }
+    case_check(c, o2, ex, NULL);
+    free(ex);
     case_check_untouched(c);
 }

@@ -10,7 +10,7 @@
 #include "diff_ops.h"
 #include "diff_tolerance.h"
 
-static const char *const REDUCE_NAMES[] = {"sum", "mean", "max", "min", "prod", "argmax", "argmin"};
+#include "op_names.h"
 
 /* A drawn reduction: which input dims are reduced and the output's shape. */
 typedef struct Axes {
@@ -107,10 +107,11 @@ static Expect reduce_expect(int op, WgcDtype d, const Acc *a) {
     switch (op) {
     case WGC_REDUCE_OP_SUM: e.ref = a->sum; e.tol = TOL_F32_SUM * a->sumabs; break;
     case WGC_REDUCE_OP_MEAN: e.ref = a->sum / n; e.tol = TOL_F32_SUM * a->sumabs / n; break;
-    default: /* PROD: unspecified accuracy; one f32 rounding per factor */
+    case WGC_REDUCE_OP_PROD: /* unspecified accuracy; one f32 rounding per factor */
         e.ref = a->prod;
         e.tol = n * TOL_F32_ROUNDED * fabs(a->prod);
         break;
+    default: NO_REFERENCE_FOR("reduce", reduce_op_name(op));
     }
     if (!isfinite(e.tol)) e.tol = 0;
     e.tol += tol_ftz(d) + (d == WGC_DTYPE_F16 ? TOL_F16_RESULT * fabs(e.ref) : 0);
@@ -139,7 +140,7 @@ static void accumulate(int op, WgcDtype d, Acc *a, double v, size_t pos) {
 }
 
 void run_reduce(Case *c) {
-    int op = rng_int(&c->rng, 0, 6);
+    int op = rng_int(&c->rng, 0, WGC_NUM_REDUCE_OPS - 1);
     int arg = op == WGC_REDUCE_OP_ARGMAX || op == WGC_REDUCE_OP_ARGMIN;
     WgcDtype d = draw_dtype(c, DTYPES_ALL, op == WGC_REDUCE_OP_MEAN ? 2 : 4);
     int64_t s[WGC_MAX_RANK];
@@ -171,7 +172,7 @@ void run_reduce(Case *c) {
     WgcDtype od = arg ? WGC_DTYPE_I32 : d;
     int share = dtype_size(od) == dtype_size(d) && rng_chance(&c->rng, 0.15);
     DTensor *o = case_tensor(c, "out", od, x.out_rank, x.out_shape, VIEW_ANY, NULL, share ? a : NULL);
-    case_param(c, "op=%s dtype=%s values=%s", REDUCE_NAMES[op], dtype_name(d), value_kind_name(v.kind));
+    case_param(c, "op=%s dtype=%s values=%s", reduce_op_name(op), dtype_name(d), value_kind_name(v.kind));
     axes_param(c, &x);
     case_upload(c);
     WgcStatus st = wgc_op_reduce(c->stream, (uint32_t)op, &a->t, x.count ? x.axes : NULL, x.count, x.keepdim, &o->t);

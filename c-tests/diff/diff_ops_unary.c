@@ -8,8 +8,7 @@
 #include "diff_ops.h"
 #include "diff_tolerance.h"
 
-static const char *const UNARY_NAMES[] = {"neg",     "abs",  "exp",      "log",       "sqrt", "rsqrt", "sin",
-                                          "cos",     "tanh", "sigmoid", "relu",     "gelu_erf", "gelu_tanh", "silu"};
+#include "op_names.h"
 
 #define PI 3.14159265358979323846
 
@@ -53,13 +52,14 @@ static Expect unary_float(int op, WgcDtype d, double x) {
         e.tol = TOL_F32_UNARY * fabs(e.ref);
         abs_tol = 1;
         break;
-    default: /* SILU */
+    case WGC_UNARY_OP_SILU:
         if (x == -INFINITY) {
             e.kind = EXPECT_NAN_OR_CLOSE; /* as for gelu */
             return e;
         }
         e.ref = isinf(x) ? x : x * sigmoid(x);
         break;
+    default: NO_REFERENCE_FOR("unary", unary_op_name(op));
     }
     if (d == WGC_DTYPE_F16) e.tol = TOL_F16_UNARY + TOL_F16_UNARY * fabs(e.ref);
     else if (abs_tol) e.tol += TOL_F32_UNARY;
@@ -78,7 +78,7 @@ static Expect unary_i32(int op, double x) {
 void run_unary(Case *c) {
     WgcDtype d = draw_dtype(c, DTYPES_ALL, 3); /* f32, f16, i32 */
     static const int int_ops[] = {WGC_UNARY_OP_NEG, WGC_UNARY_OP_ABS, WGC_UNARY_OP_RELU};
-    int op = d == WGC_DTYPE_I32 ? int_ops[rng_int(&c->rng, 0, 2)] : rng_int(&c->rng, 0, 13);
+    int op = d == WGC_DTYPE_I32 ? int_ops[rng_int(&c->rng, 0, 2)] : rng_int(&c->rng, 0, WGC_NUM_UNARY_OPS - 1);
     int positive = op == WGC_UNARY_OP_LOG || op == WGC_UNARY_OP_SQRT || op == WGC_UNARY_OP_RSQRT;
     int64_t s[WGC_MAX_RANK];
     int r = draw_shape(&c->rng, 0, 8, rng_chance(&c->rng, 0.1) ? 70000 : 3000, 0.05, s);
@@ -87,7 +87,7 @@ void run_unary(Case *c) {
     int in_place = rng_chance(&c->rng, 0.15);
     DTensor *a = case_tensor(c, "in", d, r, s, in_place ? VIEW_ANY : VIEW_ZERO_STRIDES, &v, NULL);
     DTensor *o = in_place ? case_in_place(c, "out", a) : case_tensor(c, "out", d, r, s, VIEW_ANY, NULL, rng_chance(&c->rng, 0.1) ? a : NULL);
-    case_param(c, "op=%s dtype=%s values=%s%s", UNARY_NAMES[op], dtype_name(d), value_kind_name(v.kind), in_place ? " in-place" : "");
+    case_param(c, "op=%s dtype=%s values=%s%s", unary_op_name(op), dtype_name(d), value_kind_name(v.kind), in_place ? " in-place" : "");
     case_upload(c);
     if (!case_expect_ok(c, wgc_op_unary(c->stream, (uint32_t)op, &a->t, &o->t), "wgc_op_unary")) return;
     case_download(c);

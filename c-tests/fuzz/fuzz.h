@@ -105,7 +105,7 @@ typedef struct Fuzz {
 
     int keep_going, trace, findings;
     const char *skip; /* actions and features switched off (--skip) */
-    uint64_t calls, ok_calls, status_counts[20];
+    uint64_t calls, ok_calls, status_counts[32];
 
     WgcInstance *inst[FZ_MAX_INSTANCES];
     int ninst;
@@ -272,6 +272,8 @@ extern const FzActionDef fz_stream_actions[];
 extern const FzActionDef fz_elementwise_actions[];
 extern const FzActionDef fz_tensor_op_actions[];
 extern const FzActionDef fz_probe_actions[];
+extern const FzActionDef fz_graph_actions[];
+extern const FzActionDef fz_multi_device_actions[];
 
 /* Pipeline-cache paths inside the private directory (fuzz_act_device.c). */
 int fz_make_cache_dir(Fuzz *f);

@@ -291,6 +291,20 @@ static void act_device_destroy(Fuzz *f) {
     if (s == WGC_OK) f->dev[dev].destroyed = 1;
 }
 
+/* The row-major strides or the element count of `shape` (no negative dims)
+ * pass int64_t, which wgc_tensor_contiguous refuses. */
+static int contiguous_overflows(const int64_t *shape, uint32_t rank) {
+    const unsigned __int128 max = INT64_MAX;
+    unsigned __int128 stride = 1, count = 1;
+    int empty = 0;
+    for (uint32_t k = rank; k-- > 0;) {
+        if (shape[k] == 0) empty = 1;
+        if (k > 0 && (stride *= (uint64_t)(shape[k] ? shape[k] : 1)) > max) return 1;
+        if (count <= max) count *= (uint64_t)shape[k];
+    }
+    return !empty && count > max;
+}
+
 static void act_misc(Fuzz *f) {
     uint32_t v = fz_chance(f, 50) ? fz_below(f, 24) : fz_hostile_u32(f);
     fz_describe(f, "status %u", v);
@@ -318,8 +332,14 @@ static void act_misc(Fuzz *f) {
     if (dtype > 3) fz_must_fail(f, "an unknown dtype");
     if (null_shape && rank > 0) fz_must_fail(f, "a NULL shape");
     if (null_out) fz_must_fail(f, "a NULL out_tensor");
+    int negative = 0;
     for (uint32_t k = 0; k < rank && k < WGC_MAX_RANK && !null_shape; k++)
-        if (shape[k] < 0) fz_must_fail(f, "a negative dimension");
+        if (shape[k] < 0) {
+            fz_must_fail(f, "a negative dimension");
+            negative = 1;
+        }
+    if (rank <= WGC_MAX_RANK && !null_shape && !negative && contiguous_overflows(shape, rank))
+        fz_must_fail(f, "an element count or stride above 2^63-1");
     WgcStatus s = fz_result(f, wgc_tensor_contiguous(b >= 0 ? f->buf[b].h : NULL, dtype, rank,
                                                      null_shape ? NULL : shape, null_out ? NULL : &t));
     fz_untouched(f, s, memcmp(&t, &before, sizeof t) == 0, "*out_tensor");

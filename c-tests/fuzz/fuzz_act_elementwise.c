@@ -26,7 +26,7 @@ static uint32_t op_code(Fuzz *f, FzOp *op, uint32_t valid, uint32_t count) {
 static void act_binary(Fuzz *f) {
     FzOp op;
     if (!fz_op_begin(f, &op)) return;
-    uint32_t bop = fz_below(f, 13), dt = fz_below(f, 4);
+    uint32_t bop = fz_below(f, WGC_NUM_BINARY_OPS), dt = fz_below(f, 4);
     if (bop == WGC_BINARY_OP_POW && dt >= WGC_DTYPE_I32) dt = float_dtype(f);
     int64_t so[8], sb[8];
     uint32_t r = fz_below(f, 5);
@@ -44,12 +44,12 @@ static void act_binary(Fuzz *f) {
         return;
     }
     if (!scalar && !fz_op_arg(f, &op, &b, FZ_IN, dt, rb, sb)) return;
-    bop = op_code(f, &op, bop, 13);
+    bop = op_code(f, &op, bop, WGC_NUM_BINARY_OPS);
     double value = fz_hostile_double(f);
     fz_op_mutate(f, &op);
     snprintf(op.note, sizeof op.note, "op %u%s", bop, scalar ? " scalar" : "");
     fz_op_call(f, &op, scalar ? "wgc_op_binary_scalar" : "wgc_op_binary");
-    if (bop > 12) fz_must_fail(f, "an unknown binary op");
+    if (bop >= WGC_NUM_BINARY_OPS) fz_must_fail(f, "an unknown binary op");
     if (scalar) fz_op_end(f, &op, wgc_op_binary_scalar(op.stream, bop, a.p, value, out.p));
     else fz_op_end(f, &op, wgc_op_binary(op.stream, bop, a.p, b.p, out.p));
 }
@@ -57,7 +57,7 @@ static void act_binary(Fuzz *f) {
 static void act_unary(Fuzz *f) {
     FzOp op;
     if (!fz_op_begin(f, &op)) return;
-    uint32_t kind = fz_below(f, 3), uop = fz_below(f, 14);
+    uint32_t kind = fz_below(f, 3), uop = fz_below(f, WGC_NUM_UNARY_OPS);
     int int_ok = uop == WGC_UNARY_OP_NEG || uop == WGC_UNARY_OP_ABS || uop == WGC_UNARY_OP_RELU;
     uint32_t dt = kind == 0 && int_ok && fz_chance(f, 30) ? WGC_DTYPE_I32 : float_dtype(f);
     if (kind == 2) dt = fz_below(f, 4); /* clamp takes every dtype */
@@ -80,12 +80,12 @@ static void act_unary(Fuzz *f) {
         y = fz_hostile_double(f);
         op.mutated = 1;
     }
-    if (kind == 0) uop = op_code(f, &op, uop, 14);
+    if (kind == 0) uop = op_code(f, &op, uop, WGC_NUM_UNARY_OPS);
     fz_op_mutate(f, &op);
     snprintf(op.note, sizeof op.note, "kind %u op %u x %g y %g", kind, uop, x, y);
     if (kind == 0) {
         fz_op_call(f, &op, "wgc_op_unary");
-        if (uop > 13) fz_must_fail(f, "an unknown unary op");
+        if (uop >= WGC_NUM_UNARY_OPS) fz_must_fail(f, "an unknown unary op");
         fz_op_end(f, &op, wgc_op_unary(op.stream, uop, in.p, out.p));
     } else if (kind == 1) {
         fz_op_call(f, &op, "wgc_op_leaky_relu");
@@ -228,6 +228,75 @@ static void act_fill(Fuzz *f) {
     }
 }
 
+/* An elementwise expression of up to three inputs and six ops, with now
+ * and then a hostile build call (a node not built yet, an unknown op or
+ * dtype: each must fail and leave the expression usable) or a missing
+ * parameter at launch. */
+static void act_expr(Fuzz *f) {
+    FzOp op;
+    if (!fz_op_begin(f, &op)) return;
+    uint32_t dt = fz_chance(f, 25) ? WGC_DTYPE_I32 : float_dtype(f);
+    int is_float = dt != WGC_DTYPE_I32;
+    WgcExpr *e = NULL;
+    if (wgc_expr_create(&e) != WGC_OK) return;
+    uint32_t n_in = 1 + fz_below(f, 3), nodes = 0, id = 0, last = 0;
+    for (uint32_t k = 0; k < n_in; k++) wgc_expr_input(e, dt, &id), nodes++;
+    int has_param = fz_chance(f, 30);
+    if (has_param) wgc_expr_param(e, dt, &id), nodes++;
+    uint32_t n_ops = 1 + fz_below(f, 6);
+    for (uint32_t k = 0; k < n_ops; k++) {
+        uint32_t a = fz_below(f, nodes), b = fz_below(f, nodes);
+        if (fz_chance(f, 5)) {
+            WgcStatus s = wgc_expr_binary(e, WGC_BINARY_OP_ADD, a, nodes + fz_below(f, 1000), &id);
+            if (s != WGC_ERROR_INVALID_ARGUMENT)
+                fz_finding(f, "wgc_expr_binary naming a node not built yet: %s", wgc_status_string(s));
+            s = wgc_expr_unary(e, WGC_NUM_UNARY_OPS + fz_below(f, 100), a, &id);
+            if (s != WGC_ERROR_INVALID_ARGUMENT) fz_finding(f, "wgc_expr_unary of an unknown op: %s", wgc_status_string(s));
+            s = wgc_expr_cast(e, a, 5 + fz_below(f, 100), &id);
+            if (s != WGC_ERROR_INVALID_ARGUMENT) fz_finding(f, "wgc_expr_cast to an unknown dtype: %s", wgc_status_string(s));
+        }
+        WgcStatus s;
+        if (fz_chance(f, 50)) {
+            uint32_t bop = fz_below(f, WGC_BINARY_OP_MINIMUM + 1); /* arithmetic: the dtype stays */
+            if (bop == WGC_BINARY_OP_POW && !is_float) bop = WGC_BINARY_OP_MUL;
+            s = wgc_expr_binary(e, bop, a, b, &id);
+        } else {
+            uint32_t uop = is_float ? fz_below(f, WGC_NUM_UNARY_OPS) : fz_below(f, 2);
+            s = wgc_expr_unary(e, uop, a, &id);
+        }
+        if (s != WGC_OK) fz_finding(f, "a well-typed expression node failed: %s", wgc_status_string(s));
+        else last = id, nodes++;
+    }
+    wgc_expr_output(e, last);
+    int64_t so[8], sb[8];
+    uint32_t r = fz_below(f, 5);
+    fz_random_shape(f, r, so, 4096);
+    FzArg out, in[3];
+    if (!fz_op_arg(f, &op, &out, FZ_OUT, dt, r, so)) goto done;
+    for (uint32_t k = 0; k < n_in; k++) {
+        uint32_t rb = broadcast_of(f, r, so, sb);
+        if (!fz_op_arg(f, &op, &in[k], FZ_IN, dt, rb, sb)) goto done;
+    }
+    int drop_param = has_param && fz_chance(f, 10);
+    if (drop_param) op.mutated = 1;
+    fz_op_mutate(f, &op);
+    WgcTensor ins[3], outs[1];
+    int null_in = 0;
+    for (uint32_t k = 0; k < n_in; k++) {
+        if (in[k].p) ins[k] = *in[k].p;
+        else null_in = 1;
+    }
+    if (out.p) outs[0] = *out.p;
+    double param = fz_hostile_double(f);
+    snprintf(op.note, sizeof op.note, "expr of %u inputs, %u ops%s", n_in, n_ops, drop_param ? ", no param" : "");
+    fz_op_call(f, &op, "wgc_op_expr");
+    if (drop_param) fz_must_fail(f, "an expression launched without its parameter");
+    fz_op_end(f, &op, wgc_op_expr(op.stream, e, null_in ? NULL : ins, n_in, out.p ? outs : NULL, 1,
+                                  has_param ? &param : NULL, has_param && !drop_param ? 1 : 0));
+done:
+    wgc_expr_release(e);
+}
+
 const FzActionDef fz_elementwise_actions[] = {
     {"op_binary", act_binary, 40},
     {"op_unary", act_unary, 30},
@@ -235,5 +304,6 @@ const FzActionDef fz_elementwise_actions[] = {
     {"op_random", act_random, 15},
     {"op_movement", act_movement, 30},
     {"op_fill", act_fill, 20},
+    {"op_expr", act_expr, 15},
     {NULL, NULL, 0},
 };

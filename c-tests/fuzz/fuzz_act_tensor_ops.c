@@ -292,7 +292,7 @@ static uint32_t pick_axes(Fuzz *f, uint32_t r, int max_axes, int32_t *axes, int 
 static void act_reduce(Fuzz *f) {
     FzOp op;
     if (!fz_op_begin(f, &op)) return;
-    uint32_t kind = fz_below(f, 4), rop = fz_below(f, 7);
+    uint32_t kind = fz_below(f, 4), rop = fz_below(f, WGC_NUM_REDUCE_OPS);
     int arg = kind == 0 && rop >= WGC_REDUCE_OP_ARGMAX;
     uint32_t dt = kind == 0 && rop != WGC_REDUCE_OP_MEAN ? fz_below(f, 4) : float_dtype(f);
     uint32_t r = kind >= 2 ? 1 + fz_below(f, 4) : fz_below(f, 5);
@@ -330,7 +330,7 @@ static void act_reduce(Fuzz *f) {
         op.mutated = 1;
     }
     if (kind == 0 && fz_chance(f, 3)) {
-        rop = fz_enum(f, 7);
+        rop = fz_enum(f, WGC_NUM_REDUCE_OPS);
         op.mutated = 1;
     }
     fz_op_mutate(f, &op);
@@ -349,8 +349,8 @@ static void act_reduce(Fuzz *f) {
         if (rank_ok && range) fz_must_fail(f, "an axis out of range");
         if (rank_ok && dup && !range) fz_must_fail(f, "an axis given twice");
         if (null_axes) fz_must_fail(f, "NULL axes with a non-zero count");
-        if (kind == 0 && rop > 6) fz_must_fail(f, "an unknown reduce op");
-        if (kind == 0 && rop >= WGC_REDUCE_OP_ARGMAX && rop <= 6 && count > 1) fz_must_fail(f, "ARG* over several axes");
+        if (kind == 0 && rop >= WGC_NUM_REDUCE_OPS) fz_must_fail(f, "an unknown reduce op");
+        if (kind == 0 && (rop == WGC_REDUCE_OP_ARGMAX || rop == WGC_REDUCE_OP_ARGMIN) && count > 1) fz_must_fail(f, "ARG* over several axes");
     } else {
         if (in.p && in.t.rank == r && (axis < -(int32_t)r || axis >= (int32_t)r)) fz_must_fail(f, "an axis out of range");
         if (fz_same_buffer(&out, &in)) fz_must_fail(f, "out shares a buffer with the input");
@@ -363,11 +363,14 @@ static void act_reduce(Fuzz *f) {
     else fz_op_end(f, &op, wgc_op_log_softmax(op.stream, in.p, axis, out.p));
 }
 
+void fz_act_attention(Fuzz *f); /* fuzz_act_attention.c */
+
 const FzActionDef fz_tensor_op_actions[] = {
     {"op_gemm", act_gemm, 25},
     {"op_conv", act_conv, 15},
     {"op_pool", act_pool, 15},
     {"op_norm", act_norm, 20},
     {"op_reduce", act_reduce, 40},
+    {"op_attention", fz_act_attention, 10},
     {NULL, NULL, 0},
 };

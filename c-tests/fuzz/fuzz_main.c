@@ -115,7 +115,8 @@ typedef struct Enabled {
 
 static const FzActionDef *const TABLES[] = {fz_device_actions, fz_memory_actions,     fz_kernel_actions,
                                             fz_stream_actions, fz_elementwise_actions, fz_tensor_op_actions,
-                                            fz_probe_actions};
+                                            fz_probe_actions, fz_graph_actions,
+                                            fz_multi_device_actions};
 
 static void usage(void) {
     fprintf(stderr, "usage: wgc_fuzz [--seed N] [--seconds S] [--steps N] [--keep-going] [--trace]\n"
@@ -207,7 +208,7 @@ int main(int argc, char **argv) {
 
     printf("wgc_fuzz: %llu steps, %llu calls (%llu WGC_OK) in %.1f s\n", steps, (unsigned long long)f->calls,
            (unsigned long long)f->ok_calls, now() - start);
-    for (int s = 1; s <= WGC_ERROR_INTERNAL; s++)
+    for (int s = 1; s <= WGC_ERROR_INVALID_OPERATION; s++)
         if (f->status_counts[s]) printf("  %-30s %llu\n", wgc_status_string((WgcStatus)s), (unsigned long long)f->status_counts[s]);
     printf("wgc_fuzz: health check %s, %d finding(s)\n", healthy ? "passed" : "FAILED", f->findings);
     return f->findings == 0 ? 0 : 1;

@@ -1,8 +1,9 @@
 /* WGSL for wgc_kernel_create: valid kernels of many shapes (bindings,
  * element types, workgroup sizes literal and `override`, workgroup and
  * private arrays), and hostile ones: garbage bytes, token soup, mutated
- * valid kernels, deep nesting, huge arrays, very long sources, features
- * the library refuses. Every generated kernel indexes only in bounds, so
+ * valid kernels, deep nesting, huge arrays, very long sources, long flat
+ * programs (many statements, many functions), features the library
+ * refuses. Every generated kernel indexes only in bounds, so
  * compiling it with skip_bounds_checks is legal; none loops. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -295,9 +296,61 @@ static void gen_garbage(Fuzz *f, const WgcAdapterInfo *info, Str *s, FzSource *o
     }
 }
 
+/* Long flat programs: many statements in one function, many small
+ * functions, or chains of functions each calling the one before (once, or
+ * twice: exponential once inlined). None nests, so only the size bounds
+ * (WGC_MAX_KERNEL_DECLARATION_TOKENS, WGC_MAX_KERNEL_DECLARATIONS,
+ * WGC_MAX_KERNEL_TOKENS, WGC_MAX_KERNEL_SOURCE_BYTES,
+ * WGC_MAX_KERNEL_INLINED_EXPRESSIONS) keep the compiler's time in check:
+ * sizes well inside them must compile, sizes well past them (the largest
+ * took minutes before they existed) must fail, quickly. */
+static void gen_flat(Fuzz *f, Str *s, FzSource *out) {
+    static const uint32_t LETS[] = {10, 300, 2000, 3000, 6000, 100000};
+    static const uint32_t FUNCTIONS[] = {10, 300, 2000, 4000, 5000, 200000};
+    static const uint32_t CHAIN[] = {10, 100, 300, 2000, 4000, 40};
+    uint32_t pick = fz_chance(f, 85) ? fz_below(f, 3) : fz_below(f, 6), n = 1;
+    put(s, "@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n");
+    add_binding(&out->sig, 0, FZ_BIND_RW, 4, 4);
+    switch (fz_below(f, 3)) {
+    case 0: /* 9 tokens a statement */
+        n = LETS[pick];
+        put(s, "@compute @workgroup_size(1) fn main() {\n    let v0 = y[0];\n");
+        for (uint32_t i = 1; i < n; i++) put(s, "    let v%u = v%u * 0.5 + 1.0;\n", i, i - 1);
+        put(s, "    y[0] = v%u;\n}\n", n - 1);
+        if (n > 5000) out->must_fail = "a function past WGC_MAX_KERNEL_DECLARATION_TOKENS";
+        break;
+    case 1: /* a declaration each; main calls two */
+        n = FUNCTIONS[pick];
+        for (uint32_t i = 0; i < n; i++) put(s, "fn g%u(x: f32) -> f32 { return x * 0.5 + %u.0; }\n", i, i % 10);
+        put(s, "@compute @workgroup_size(1) fn main() { y[0] = g0(y[0]) + g%u(y[0]); }\n", n - 1);
+        if (n > WGC_MAX_KERNEL_DECLARATIONS) out->must_fail = "more than WGC_MAX_KERNEL_DECLARATIONS functions";
+        break;
+    default: { /* each calls the one before: 6 expressions a function, inlined again in every caller */
+        n = CHAIN[pick];
+        const char *twice = pick == 5 ? " + g%u(x)" : "";
+        put(s, "fn g0(x: f32) -> f32 { return x + 1.0; }\n");
+        for (uint32_t i = 1; i < n; i++) {
+            put(s, "fn g%u(x: f32) -> f32 { return g%u(x) * 0.5 + 1.0", i, i - 1);
+            if (*twice) put(s, twice, i - 1);
+            put(s, "; }\n");
+        }
+        put(s, "@compute @workgroup_size(1) fn main() { y[0] = g%u(y[0]); }\n", n - 1);
+        if (pick >= 3) out->must_fail = "calls that inline past WGC_MAX_KERNEL_INLINED_EXPRESSIONS";
+        break;
+    }
+    }
+    out->sig.cost += n / 64;
+    out->sig.wg[0] = out->sig.wg[1] = out->sig.wg[2] = 1;
+    out->sig.wg_known = 1;
+    out->must_compile = !out->must_fail;
+}
+
 /* Long, wide or unusual but otherwise ordinary modules. */
 static void gen_long(Fuzz *f, const WgcAdapterInfo *info, Str *s, FzSource *out) {
-    switch (fz_below(f, 7)) {
+    switch (fz_below(f, 8)) {
+    case 7:
+        gen_flat(f, s, out);
+        break;
     case 0: /* a megabyte of comments */
         for (int i = 0; i < 16384; i++) put(s, "// %060d\n", i);
         gen_valid(f, info, s, out, 0);

@@ -19,10 +19,14 @@ from .device import AdapterInfo, Device, adapters, default_device
 from .dtypes import DType
 from .errors import WgcError
 from .errors import *  # noqa: F401,F403  (one exception class per status)
+from .graph import Graph, capture
+from .fuse import fuse
 from .kernel import Kernel
+from .multi import Comm, all_gather, all_reduce, broadcast, reduce_scatter, to_device
 from .ops import *  # noqa: F401,F403
 from .ops import BINARY_OPS, REDUCE_OPS, UNARY_OPS
 from .stream import Event, Stream, current_stream, use_stream
+from .profiler import Profile, ProfileRecord, profile
 from .tensor import (Tensor, asarray, bfloat16_bits_to_float32, empty, empty_like, float32_to_bfloat16_bits,
                      from_bfloat16_bits, from_dlpack, from_numpy, full, full_like, ones, ones_like, tensor, zeros,
                      zeros_like)

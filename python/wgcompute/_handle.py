@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import threading
-from typing import Any, Callable
+from typing import Any, Callable, Dict
 
 from ._ffi import lib
+
+# wgc_<kind>_release by kind, looked up once (handles are made per operator).
+_RELEASE: Dict[str, Callable[[Any], None]] = {}
 
 
 class Handle:
@@ -14,13 +16,19 @@ class Handle:
     whichever comes first. Python objects that need the handle hold this
     object, so the reference lives as long as any of them."""
 
-    __slots__ = ("ptr", "kind", "_release", "_lock", "__weakref__", "__dict__")
+    # _owned holds the pointer until it is released: list.pop is atomic, so
+    # two threads releasing at once release it once, without a lock per
+    # handle (one is made for every operator's output).
+    __slots__ = ("ptr", "kind", "_release", "_owned", "__weakref__", "__dict__")
 
     def __init__(self, ptr: Any, kind: str) -> None:
         self.ptr = ptr
         self.kind = kind
-        self._release: Callable[[Any], None] = getattr(lib, f"wgc_{kind}_release")
-        self._lock = threading.Lock()
+        release = _RELEASE.get(kind)
+        if release is None:
+            release = _RELEASE[kind] = getattr(lib, f"wgc_{kind}_release")
+        self._release: Callable[[Any], None] = release
+        self._owned = [ptr] if ptr is not None else []
 
     @property
     def alive(self) -> bool:
@@ -34,10 +42,12 @@ class Handle:
         return ptr
 
     def release(self) -> None:
-        with self._lock:
-            ptr, self.ptr = self.ptr, None
-        if ptr is not None:
-            self._release(ptr)
+        try:
+            ptr = self._owned.pop()
+        except IndexError:
+            return  # released already
+        self.ptr = None
+        self._release(ptr)
 
     def __del__(self) -> None:
         try:

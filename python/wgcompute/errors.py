@@ -52,7 +52,7 @@ def error_class(status: int) -> Type[WgcError]:
 
 def check(status: int) -> None:
     """Raise the exception for a failed status, with the thread's last message."""
-    if status != lib.WGC_OK:
+    if status:  # WGC_OK is 0
         message = ffi.string(lib.wgc_last_error_message()).decode(errors="replace")
         raise error_class(status)(message, status)
 

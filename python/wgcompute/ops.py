@@ -22,9 +22,21 @@ from ._structs import enum_values, new_sized
 from .dtypes import DType, DTypeLike, as_dtype
 from .errors import check
 from .stream import current_stream
-from .tensor import Tensor, empty, asarray
+from .tensor import Tensor, _new, empty, asarray
 
 Scalar = Union[int, float, bool, np.number]
+
+
+def _traced(*xs: Any) -> Any:
+    """The first value among ``xs`` that ``wg.fuse`` is tracing, or None:
+    inside a fused function the element-wise ops record nodes instead."""
+    for x in xs:
+        # Tensors first: the eager path pays one class check per argument.
+        if x.__class__ is not Tensor and hasattr(x, "_wgc_trace"):
+            return x
+    return None
+
+
 Axes = Union[None, int, Sequence[int]]
 
 BINARY_OPS: Dict[str, int] = enum_values("WGC_BINARY_OP_")
@@ -37,19 +49,23 @@ _U32 = as_dtype("uint32")
 _I32 = as_dtype("int32")
 
 
+_TENSOR_C = ffi.typeof("WgcTensor *")
+_MAX_RANK = len(ffi.new(_TENSOR_C).shape)
+
+
 def _c(t: Optional[Tensor]) -> Any:
-    """The ``WgcTensor *`` describing ``t`` (NULL for None)."""
+    """The ``WgcTensor *`` describing ``t`` (NULL for None), made once per
+    view: a view's buffer, dtype, shape, strides and offset never change."""
     if t is None:
         return ffi.NULL
-    c = ffi.new("WgcTensor *")
-    c.buffer = t._buf.get()
-    c.dtype = t.dtype.value
-    c.rank = len(t.shape)
-    if len(t.shape) > len(c.shape):
-        raise ValueError(f"at most {len(c.shape)} dims, not {len(t.shape)}")
-    c.shape[0:len(t.shape)] = list(t.shape)
-    c.strides[0:len(t.strides)] = list(t.strides)
-    c.offset = t.offset
+    c = t._cs
+    if c is not None and t._buf.ptr is not None:
+        return c
+    rank = len(t.shape)
+    if rank > _MAX_RANK:
+        raise ValueError(f"at most {_MAX_RANK} dims, not {rank}")
+    c = ffi.new(_TENSOR_C, [t._buf.get(), t.dtype.value, rank, t.shape, t.strides, t.offset])
+    t._cs = c
     return c
 
 
@@ -57,16 +73,23 @@ def _stream(t: Tensor) -> Any:
     return current_stream(t._dev).handle
 
 
+_SCALAR_TYPES = (float, int)
+
+
 def _is_scalar(x: Any) -> bool:
+    if type(x) in _SCALAR_TYPES:
+        return True
     return isinstance(x, (numbers.Number, np.number)) and not isinstance(x, Tensor)
 
 
 def _out(out: Optional[Tensor], shape: Sequence[int], dtype: DType, like: Tensor) -> Tensor:
-    return out if out is not None else empty(tuple(shape), dtype, like.device)
+    """``out``, or a new tensor for an operator to write completely (its
+    contents start unspecified: no clear, nothing submitted)."""
+    return out if out is not None else _new(tuple(shape), dtype, like._dev, False)
 
 
 def _scalar_tensor(value: Scalar, like: Tensor) -> Tensor:
-    t = empty((), like.dtype, like.device)
+    t = _new((), like.dtype, like._dev, False)
     fill(t, value)
     return t
 
@@ -80,6 +103,9 @@ def _tensors(*xs: Any) -> Tuple[Tensor, ...]:
 
 
 def _broadcast(*shapes: Sequence[int]) -> Tuple[int, ...]:
+    first = shapes[0]
+    if all(s == first for s in shapes):
+        return tuple(first)
     try:
         return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
     except ValueError:
@@ -89,23 +115,35 @@ def _broadcast(*shapes: Sequence[int]) -> Tuple[int, ...]:
 # --- element-wise ----------------------------------------------------------------
 
 
+_COMPARISON_CODES = {BINARY_OPS[n] for n in COMPARISONS if n in BINARY_OPS}
+_op_binary_scalar = lib.wgc_op_binary_scalar
+_op_binary = lib.wgc_op_binary
+
+
 def binary(op: Union[str, int], a: Any, b: Any, out: Optional[Tensor] = None) -> Tensor:
     """``out = a OP b`` with NumPy broadcasting (``wgc_op_binary``); a Python
     number on either side is converted to the tensor's dtype."""
-    code = BINARY_OPS[op] if isinstance(op, str) else op
-    name = op if isinstance(op, str) else next((k for k, v in BINARY_OPS.items() if v == op), "")
+    t = _traced(a, b)
+    if t is not None:  # inside wg.fuse: record a node
+        return t._wgc_trace.binary(op, a, b)
+    code = BINARY_OPS[op] if op.__class__ is str else op
     if isinstance(a, Tensor) and _is_scalar(b):
-        o = _out(out, a.shape, _U32 if name in COMPARISONS else a.dtype, a)
-        check(lib.wgc_op_binary_scalar(_stream(a), code, _c(a), float(b), _c(o)))
-        return o
+        if out is None:
+            out = _new(a.shape, _U32 if code in _COMPARISON_CODES else a.dtype, a._dev, False)
+        status = _op_binary_scalar(current_stream(a._dev).handle, code, _c(a), float(b), _c(out))
+        if status:
+            check(status)
+        return out
     a, b = _tensors(a, b)
-    o = _out(out, _broadcast(a.shape, b.shape), _U32 if name in COMPARISONS else a.dtype, a)
-    check(lib.wgc_op_binary(_stream(a), code, _c(a), _c(b), _c(o)))
+    o = _out(out, _broadcast(a.shape, b.shape), _U32 if code in _COMPARISON_CODES else a.dtype, a)
+    check(_op_binary(_stream(a), code, _c(a), _c(b), _c(o)))
     return o
 
 
 def unary(op: Union[str, int], x: Tensor, out: Optional[Tensor] = None) -> Tensor:
     """``out = OP(x)`` (``wgc_op_unary``)."""
+    if _traced(x) is not None:
+        return x._wgc_trace.unary(op, x)
     code = UNARY_OPS[op] if isinstance(op, str) else op
     o = _out(out, x.shape, x.dtype, x)
     check(lib.wgc_op_unary(_stream(x), code, _c(x), _c(o)))
@@ -165,6 +203,9 @@ clip = clamp
 
 def fma(a: Any, b: Any, c: Any, out: Optional[Tensor] = None) -> Tensor:
     """``a * b + c`` with one rounding, all broadcast."""
+    t = _traced(a, b, c)
+    if t is not None:
+        return t._wgc_trace.fma(a, b, c)
     a, b, c = _tensors(a, b, c)
     o = _out(out, _broadcast(a.shape, b.shape, c.shape), a.dtype, a)
     check(lib.wgc_op_fma(_stream(a), _c(a), _c(b), _c(c), _c(o)))
@@ -173,6 +214,9 @@ def fma(a: Any, b: Any, c: Any, out: Optional[Tensor] = None) -> Tensor:
 
 def where(mask: Tensor, a: Any, b: Any, out: Optional[Tensor] = None) -> Tensor:
     """``mask != 0 ? a : b``, broadcast; ``mask`` is uint32 (comparisons make one)."""
+    t = _traced(mask, a, b)
+    if t is not None:
+        return t._wgc_trace.where(mask, a, b)
     a, b = _tensors(a, b)
     o = _out(out, _broadcast(mask.shape, a.shape, b.shape), a.dtype, a)
     check(lib.wgc_op_where(_stream(a), _c(mask), _c(a), _c(b), _c(o)))
@@ -278,6 +322,39 @@ def rms_norm(x: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Opt
     return o
 
 
+def rms_norm_residual(x: Tensor, residual: Tensor, normalized_shape: Union[int, Sequence[int]],
+                      weight: Optional[Tensor] = None, eps: float = 1e-6, out: Optional[Tensor] = None,
+                      sum_out: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
+    """``s = x + residual`` and ``rms_norm(s)``, one pass where rows allow
+    (``wgc_op_rms_norm_residual``). Returns ``(out, sum_out)``."""
+    o, so = _out(out, x.shape, x.dtype, x), _out(sum_out, x.shape, x.dtype, x)
+    check(lib.wgc_op_rms_norm_residual(_stream(x), _c(x), _c(residual), _c(weight), _norm_dims(normalized_shape), eps,
+                                       _c(o), _c(so)))
+    return o, so
+
+
+def layer_norm_residual(x: Tensor, residual: Tensor, normalized_shape: Union[int, Sequence[int]],
+                        weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, eps: float = 1e-5,
+                        out: Optional[Tensor] = None, sum_out: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
+    """``s = x + residual`` and ``layer_norm(s)`` (``wgc_op_layer_norm_residual``). Returns ``(out, sum_out)``."""
+    o, so = _out(out, x.shape, x.dtype, x), _out(sum_out, x.shape, x.dtype, x)
+    check(lib.wgc_op_layer_norm_residual(_stream(x), _c(x), _c(residual), _c(weight), _c(bias),
+                                         _norm_dims(normalized_shape), eps, _c(o), _c(so)))
+    return o, so
+
+
+def _expr(expr: Any, inputs: Sequence[Tensor], outputs: Sequence[Tensor], params: Sequence[float]) -> None:
+    """Launch a ``WgcExpr`` (``wgc_op_expr``; see :func:`wgcompute.fuse`)."""
+    cin = ffi.new("WgcTensor[]", builtins.max(len(inputs), 1))
+    for i, t in enumerate(inputs):
+        cin[i] = _c(t)[0]
+    cout = ffi.new("WgcTensor[]", builtins.max(len(outputs), 1))
+    for j, t in enumerate(outputs):
+        cout[j] = _c(t)[0]
+    cp = ffi.new("double[]", list(params)) if params else ffi.NULL
+    check(lib.wgc_op_expr(_stream(inputs[0]), expr, cin, len(inputs), cout, len(outputs), cp, len(params)))
+
+
 def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-5, out: Optional[Tensor] = None) -> Tensor:
     """Inference batch norm over dim 1 of (N, C, ...)."""
@@ -318,7 +395,8 @@ def gemm(a: Tensor, b: Tensor, c: Optional[Tensor] = None, alpha: float = 1.0, b
         sa = a.shape[:-2] + ((a.shape[-1], a.shape[-2]) if transpose_a else a.shape[-2:]) if a.ndim >= 2 else a.shape
         sb = b.shape[:-2] + ((b.shape[-1], b.shape[-2]) if transpose_b else b.shape[-2:]) if b.ndim >= 2 else b.shape
         shape = _broadcast(sa[:-2], sb[:-2]) + (sa[-2], sb[-1]) if len(sa) >= 2 and len(sb) >= 2 else (1, 1)
-        c = empty(shape, as_dtype(out_dtype) if out_dtype else a.dtype, a.device)
+        # Read where beta != 0 (as zeros), else only written.
+        c = _new(tuple(shape), as_dtype(out_dtype) if out_dtype else a.dtype, a._dev, beta != 0)
     check(lib.wgc_op_gemm(_stream(a), alpha, _c(a), int(transpose_a), _c(b), int(transpose_b), beta, _c(c)))
     return c
 
@@ -413,6 +491,8 @@ def transpose(x: Tensor, dim0: int = -2, dim1: int = -1, out: Optional[Tensor] =
 
 def cast(x: Tensor, dtype: DTypeLike, out: Optional[Tensor] = None) -> Tensor:
     """Convert to ``dtype`` (``wgc_op_cast``: truncating, saturating float to int)."""
+    if _traced(x) is not None:
+        return x._wgc_trace.cast(x, dtype)
     o = _out(out, x.shape, as_dtype(dtype), x)
     check(lib.wgc_op_cast(_stream(x), _c(x), _c(o)))
     return o
@@ -526,6 +606,42 @@ def cumsum(x: Tensor, axis: int, out: Optional[Tensor] = None) -> Tensor:
     o = _out(out, x.shape, x.dtype, x)
     check(lib.wgc_op_cumsum(_stream(x), _c(x), axis, _c(o)))
     return o
+
+
+ATTENTION_CAUSAL: Dict[str, int] = enum_values("WGC_ATTENTION_CAUSAL_")
+
+
+def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, attn_mask: Optional[Tensor] = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale: Optional[float] = None,
+                                 enable_gqa: bool = False, *, causal_alignment: str = "top_left",
+                                 window: int = 0, kv_len: int = 0, kv_lens: Optional[Tensor] = None,
+                                 return_lse: bool = False, out: Optional[Tensor] = None
+                                 ) -> Union[Tensor, Tuple[Tensor, Tensor]]:
+    """``softmax(scale * q k^T + mask) v`` without materialising the scores.
+
+    q (..., Hq, Sq, D), k and v (..., Hkv, Skv, D). As PyTorch: ``is_causal``
+    aligns the causal mask to the top-left (query i sees keys j <= i);
+    ``causal_alignment="bottom_right"`` aligns it to the last valid key
+    (decode, chunked prefill). ``attn_mask``: of q's dtype (added) or
+    int32/uint32 (boolean, nonzero takes part), broadcast to (..., Hq, Sq, Skv).
+    ``enable_gqa`` must be set when Hq != Hkv (as PyTorch). Extras:
+    ``window`` (sliding window), ``kv_len`` (valid keys of a longer cache),
+    ``kv_lens`` (int32 per batch entry), ``return_lse`` (also the f32
+    log-sum-exp, shaped (..., Hq, Sq)). Rows no key reaches give 0 (as
+    PyTorch 2.5+). Dropout is not supported."""
+    if dropout_p != 0.0:
+        raise ValueError("scaled_dot_product_attention: dropout is not supported")
+    if q.ndim >= 3 and k.ndim >= 3 and q.shape[-3] != k.shape[-3] and not enable_gqa:
+        raise ValueError(f"q has {q.shape[-3]} heads and k {k.shape[-3]}: pass enable_gqa=True")
+    d = new_sized("WgcAttentionDesc")
+    if is_causal:
+        d.causal = ATTENTION_CAUSAL["top_left" if causal_alignment == "top_left" else "bottom_right"]
+    d.scale = 0.0 if scale is None else float(scale)
+    d.window, d.kv_len = window, kv_len
+    o = _out(out, q.shape, q.dtype, q)
+    lse = empty(tuple(q.shape[:-1]), "float32", q.device) if return_lse else None
+    check(lib.wgc_op_attention(_stream(q), _c(q), _c(k), _c(v), _c(attn_mask), _c(kv_lens), d, _c(o), _c(lse)))
+    return (o, lse) if return_lse else o
 
 
 rand = random_uniform

@@ -106,10 +106,12 @@ class use_stream:
 
 def current_stream(device: Union[Device, Handle, None] = None) -> Stream:
     """The stream operators on ``device``'s tensors record on in this thread."""
-    h = as_device(device)._h if not isinstance(device, Handle) else device
-    for s in reversed(_stack()):
-        if s._device_ptr == h.ptr and s._h.alive:
-            return s
+    h = device if isinstance(device, Handle) else as_device(device)._h
+    stack = getattr(_tls, "streams", None)
+    if stack:
+        for s in reversed(stack):
+            if s._device_ptr == h.ptr and s._h.alive:
+                return s
     tls = h.tls
     s = getattr(tls, "stream", None)
     if s is None:

@@ -8,6 +8,7 @@ Strides and offsets count elements, as in ``WgcTensor`` (NumPy counts bytes).
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import numbers
 from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
@@ -32,6 +33,7 @@ def _shape(shape: Any) -> Shape:
     return tuple(int(s) for s in shape)
 
 
+@functools.lru_cache(maxsize=1024)
 def contiguous_strides(shape: Shape) -> Shape:
     strides = []
     step = 1
@@ -53,7 +55,8 @@ class Tensor:
     Comparisons give uint32 tensors of 0 and 1.
     """
 
-    __slots__ = ("_buf", "_dev", "dtype", "shape", "strides", "offset", "__weakref__")
+    # _cs: the WgcTensor struct describing the view, made on first use (ops.py).
+    __slots__ = ("_buf", "_dev", "dtype", "shape", "strides", "offset", "_cs", "__weakref__")
     __array_ufunc__ = None  # ndarray <op> Tensor defers to Tensor's reflected operator
 
     def __init__(self, buffer: Handle, device: Handle, dtype: DType, shape: Shape, strides: Shape, offset: int = 0) -> None:
@@ -63,6 +66,7 @@ class Tensor:
         self.shape = tuple(shape)
         self.strides = tuple(strides)
         self.offset = int(offset)
+        self._cs = None
 
     # --- description -----------------------------------------------------
 
@@ -328,7 +332,7 @@ class Tensor:
         return self if self.is_contiguous() else self.copy()
 
     def copy(self) -> "Tensor":
-        out = empty(self.shape, self.dtype, self.device)
+        out = _new(self.shape, self.dtype, self._dev, False)
         _ops.copy(self, out=out)
         return out
 
@@ -346,6 +350,7 @@ class Tensor:
     def release(self) -> None:
         """Drop this view's reference to its buffer now (other views keep theirs)."""
         self._buf = _RELEASED
+        self._cs = None
 
     def __enter__(self) -> "Tensor":
         return self
@@ -399,26 +404,60 @@ _RELEASED = Handle(None, "buffer")
 # --- creation -------------------------------------------------------------------
 
 
-def empty(shape: ShapeLike, dtype: DTypeLike = "float32", device: Optional[Device] = None) -> Tensor:
-    """A new contiguous tensor. New buffers read as zero, so this equals
-    :func:`zeros`."""
-    dev = as_device(device)
-    dt = as_dtype(dtype)
-    shape = _shape(shape)
+_BUFFER_OUT = ffi.typeof("WgcBuffer **")
+_TENSOR_C = ffi.typeof("WgcTensor *")
+# A WgcTensor per (shape, dtype) of new tensors, copied for each new one
+# (cheaper than filling a struct field by field).
+_TEMPLATES: dict = {}
+_STORAGE = lib.WGC_BUFFER_USAGE_STORAGE
+_create_zeroed = lib.wgc_buffer_create
+_create_uninit = lib.wgc_buffer_create_uninit
+
+
+def _new(shape: Shape, dt: DType, dev: Handle, zeroed: bool) -> Tensor:
+    """A new contiguous tensor on the device ``dev`` (a device Handle), in
+    a buffer of its own: zeroed, or with unspecified contents for outputs
+    that are written completely. Neither submits GPU work."""
     nbytes = math.prod(shape) * dt.itemsize
-    size = builtins.max(4, (nbytes + 3) // 4 * 4)  # buffers are whole 32-bit words
-    out = ffi.new("WgcBuffer **")
-    check(lib.wgc_buffer_create(dev.handle, size, lib.WGC_BUFFER_USAGE_STORAGE, out))
-    return Tensor(Handle(out[0], "buffer"), dev._h, dt, shape, contiguous_strides(shape), 0)
+    size = (nbytes + 3) & ~3 or 4  # buffers are whole 32-bit words
+    out = ffi.new(_BUFFER_OUT)
+    status = (_create_zeroed if zeroed else _create_uninit)(dev.get(), size, _STORAGE, out)
+    if status:
+        check(status)
+    ptr = out[0]
+    strides = contiguous_strides(shape)
+    t = Tensor(Handle(ptr, "buffer"), dev, dt, shape, strides, 0)
+    key = (shape, dt.value)
+    template = _TEMPLATES.get(key)
+    if template is None and len(shape) <= 8:
+        if len(_TEMPLATES) >= 4096:
+            _TEMPLATES.clear()
+        template = _TEMPLATES[key] = ffi.new(_TENSOR_C, [ffi.NULL, dt.value, len(shape), shape, strides, 0])
+    if template is not None:
+        c = ffi.new(_TENSOR_C, template[0])
+        c.buffer = ptr
+        t._cs = c  # the description ops.py passes to the library
+    return t
 
 
-zeros = empty
+def empty(shape: ShapeLike, dtype: DTypeLike = "float32", device: Optional[Device] = None) -> Tensor:
+    """A new contiguous tensor whose values are unspecified (as NumPy's and
+    PyTorch's ``empty``): for tensors that will be written completely.
+    Costs no GPU work; use :func:`zeros` where zeros are needed."""
+    return _new(_shape(shape), as_dtype(dtype), as_device(device)._h, False)
+
+
+def zeros(shape: ShapeLike, dtype: DTypeLike = "float32", device: Optional[Device] = None) -> Tensor:
+    """A new contiguous tensor of zeros (cleared on the GPU ahead of the
+    device's next work; nothing is submitted here)."""
+    return _new(_shape(shape), as_dtype(dtype), as_device(device)._h, True)
 
 
 def full(shape: ShapeLike, value: float, dtype: DTypeLike = "float32", device: Optional[Device] = None) -> Tensor:
+    if value == 0:
+        return zeros(shape, dtype, device)
     t = empty(shape, dtype, device)
-    if value != 0:
-        _ops.fill(t, value)
+    _ops.fill(t, value)
     return t
 
 
@@ -427,10 +466,12 @@ def ones(shape: ShapeLike, dtype: DTypeLike = "float32", device: Optional[Device
 
 
 def empty_like(t: Tensor, dtype: Optional[DTypeLike] = None) -> Tensor:
-    return empty(t.shape, dtype or t.dtype, t.device)
+    """A new tensor of ``t``'s shape with unspecified values (see :func:`empty`)."""
+    return _new(t.shape, as_dtype(dtype) if dtype is not None else t.dtype, t._dev, False)
 
 
-zeros_like = empty_like
+def zeros_like(t: Tensor, dtype: Optional[DTypeLike] = None) -> Tensor:
+    return _new(t.shape, as_dtype(dtype) if dtype is not None else t.dtype, t._dev, True)
 
 
 def full_like(t: Tensor, value: float, dtype: Optional[DTypeLike] = None) -> Tensor:
@@ -463,10 +504,11 @@ def asarray(obj: Any, dtype: Optional[DTypeLike] = None, device: Optional[Device
         if arr.min() < info.min or arr.max() > info.max:
             raise OverflowError(f"values outside the {dt.name} range [{info.min}, {info.max}]")
     host = np.asarray(arr, dtype=dt.numpy, order="C")  # keeps 0-d arrays 0-d
-    t = empty(host.shape, dt, device)
+    t = _new(host.shape, dt, as_device(device)._h, False)  # written completely below
     if host.nbytes:
-        data = host.tobytes() if host.nbytes % 4 == 0 else host.tobytes() + bytes(4 - host.nbytes % 4)
-        check(lib.wgc_buffer_write(t._buf.get(), 0, ffi.from_buffer(data), len(data)))
+        # Whole 32-bit words: the array itself where it has them (no copy).
+        data = host.reshape(-1).view(np.uint8) if host.nbytes % 4 == 0 else host.tobytes() + bytes(4 - host.nbytes % 4)
+        check(lib.wgc_buffer_write(t._buf.get(), 0, ffi.from_buffer(data), host.nbytes + (-host.nbytes) % 4))
     return t
 
 
@@ -506,7 +548,7 @@ def from_bfloat16_bits(bits: Any, device: Optional[Device] = None) -> Tensor:
     """A bfloat16 tensor holding ``bits`` (uint16 values, the raw bfloat16
     bits; NumPy has no bfloat16 type without ml_dtypes)."""
     host = np.ascontiguousarray(bits, dtype=np.uint16)
-    t = empty(host.shape, "bfloat16", device)
+    t = _new(host.shape, as_dtype("bfloat16"), as_device(device)._h, False)  # written completely below
     if host.nbytes:
         data = host.tobytes() if host.nbytes % 4 == 0 else host.tobytes() + bytes(4 - host.nbytes % 4)
         check(lib.wgc_buffer_write(t._buf.get(), 0, ffi.from_buffer(data), len(data)))

@@ -58,7 +58,7 @@ pub(crate) fn run(f: impl FnOnce() -> Result<()>) -> WgcStatus {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => WgcStatus::WgcOk,
         Ok(Err(e)) => {
-            let status = e.status();
+            let status = super::status::status_of(&e);
             set_last_error(e.to_string());
             status
         }

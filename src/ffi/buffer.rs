@@ -30,9 +30,19 @@ pub const WGC_BUFFER_USAGE_ALL: u32 = 7;
 /// Create a buffer of `size` bytes whose contents read as zero. `usage` is a
 /// combination of `WGC_BUFFER_USAGE_*` (0 means STORAGE); copies, reads and
 /// writes are always allowed. Freed buffers are pooled and reused.
+///
+/// Never submits GPU work and never blocks on the GPU: a new driver
+/// allocation starts zeroed; a reused one is cleared on the GPU by the
+/// device's next queue submission (a stream's flush or synchronize, a host
+/// read or write, `wgc_device_synchronize`), before any work recorded or
+/// written after this call, on any stream, can touch it. Where every byte
+/// will be overwritten anyway (an operator's output), use
+/// `wgc_buffer_create_uninit`, which skips the clear.
+///
 /// Returns `WGC_ERROR_INVALID_ARGUMENT` for size 0 or unknown usage bits,
 /// `WGC_ERROR_TOO_LARGE` above the adapter's `max_buffer_size`,
-/// `WGC_ERROR_OUT_OF_MEMORY` when the GPU has no room.
+/// `WGC_ERROR_OUT_OF_MEMORY` when the GPU has no room,
+/// `WGC_ERROR_DEVICE_LOST` on a lost or destroyed device.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_buffer_create(
     device: *const WgcDevice,
@@ -43,17 +53,51 @@ pub unsafe extern "C" fn wgc_buffer_create(
     run(|| {
         let dev = unsafe { boundary::arc(device) }?;
         let out = unsafe { out(out_buffer, "out_buffer") }?;
-        if usage & !WGC_BUFFER_USAGE_ALL != 0 {
-            return Err(Error::InvalidArgument(format!("unknown buffer usage bits {usage:#x}")));
-        }
-        let usage = if usage == 0 { WGC_BUFFER_USAGE_STORAGE } else { usage };
-        let usage = Usage {
-            storage: usage & WGC_BUFFER_USAGE_STORAGE != 0,
-            uniform: usage & WGC_BUFFER_USAGE_UNIFORM != 0,
-            indirect: usage & WGC_BUFFER_USAGE_INDIRECT != 0,
-        };
-        *out = to_handle::<WgcBuffer>(Buffer::create(&dev, size, usage)?);
+        *out = to_handle::<WgcBuffer>(Buffer::create(&dev, size, usage_of(usage)?)?);
         Ok(())
+    })
+}
+
+/// Create a buffer of `size` bytes whose contents are unspecified: the
+/// stale bytes of a pooled allocation, or zeros. For buffers that will be
+/// written completely before they are read (operators' outputs, the target
+/// of `wgc_buffer_write`), where `wgc_buffer_create`'s clear is wasted work.
+/// The contents are never another device's or process's data, and they are
+/// stable: reading twice gives the same bytes until something writes them.
+///
+/// Taking an allocation from the pool costs no GPU work, no queue
+/// submission and no driver call (a few microseconds at most); only a pool
+/// miss asks the driver for memory. The memory is reused only once all
+/// work that used it before has finished on the GPU, so nothing recorded
+/// earlier can write into the new buffer.
+///
+/// Arguments, usage and statuses as `wgc_buffer_create`. Thread-safe; does
+/// not block.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_buffer_create_uninit(
+    device: *const WgcDevice,
+    size: u64,
+    usage: u32,
+    out_buffer: *mut *mut WgcBuffer,
+) -> WgcStatus {
+    run(|| {
+        let dev = unsafe { boundary::arc(device) }?;
+        let out = unsafe { out(out_buffer, "out_buffer") }?;
+        *out = to_handle::<WgcBuffer>(Buffer::create_uninit(&dev, size, usage_of(usage)?)?.buffer);
+        Ok(())
+    })
+}
+
+/// The `Usage` of `WGC_BUFFER_USAGE_*` bits (0 means STORAGE).
+fn usage_of(usage: u32) -> Result<Usage, Error> {
+    if usage & !WGC_BUFFER_USAGE_ALL != 0 {
+        return Err(Error::InvalidArgument(format!("unknown buffer usage bits {usage:#x}")));
+    }
+    let usage = if usage == 0 { WGC_BUFFER_USAGE_STORAGE } else { usage };
+    Ok(Usage {
+        storage: usage & WGC_BUFFER_USAGE_STORAGE != 0,
+        uniform: usage & WGC_BUFFER_USAGE_UNIFORM != 0,
+        indirect: usage & WGC_BUFFER_USAGE_INDIRECT != 0,
     })
 }
 

@@ -60,6 +60,43 @@ pub const WGC_MAX_PRIVATE_MEMORY_BYTES: u32 = 16384;
 /// expressions into `let` statements.
 pub const WGC_MAX_KERNEL_NESTING: u32 = 16384;
 
+/// Most bytes a kernel's source may have (4 MiB). Larger sources fail
+/// with `WGC_ERROR_LIMIT_EXCEEDED` before they are parsed.
+pub const WGC_MAX_KERNEL_SOURCE_BYTES: u32 = 4_194_304;
+
+/// Most tokens a kernel's source may have: identifiers, keywords and
+/// numbers count one each, every other character that is not space one
+/// more, comments nothing. The compiler's time grows faster than the source
+/// past these bounds (100,000 `let` statements in one function took minutes),
+/// so sources beyond `WGC_MAX_KERNEL_TOKENS`,
+/// `WGC_MAX_KERNEL_DECLARATION_TOKENS` in one module-scope declaration (a
+/// function with its body, a `const` with its value) or
+/// `WGC_MAX_KERNEL_DECLARATIONS` module-scope declarations (functions,
+/// constants, variables, structs, aliases) fail with
+/// `WGC_ERROR_LIMIT_EXCEEDED` in milliseconds, naming the line. Within them,
+/// creation time grows about linearly with the source (a few seconds on a
+/// software driver for a source at the limits, four declarations of the
+/// most tokens); real kernels are far below them.
+pub const WGC_MAX_KERNEL_TOKENS: u32 = 131_072;
+
+/// Most tokens one module-scope declaration may have (see
+/// `WGC_MAX_KERNEL_TOKENS`); a chain of 15,000 additions fits. Split longer
+/// functions into smaller ones.
+pub const WGC_MAX_KERNEL_DECLARATION_TOKENS: u32 = 32_768;
+
+/// Most module-scope declarations a kernel's source may have (see
+/// `WGC_MAX_KERNEL_TOKENS`).
+pub const WGC_MAX_KERNEL_DECLARATIONS: u32 = 4096;
+
+/// Most expressions an entry point may become once drivers inline its calls:
+/// its own and those of every function it reaches, each function counted
+/// with the callees' inlined expressions again at every call. Drivers
+/// inline every call, so a chain of functions each calling the one before
+/// costs them time quadratic in its length (4,000 took minutes) and calling
+/// twice grows exponentially; such kernels fail with
+/// `WGC_ERROR_LIMIT_EXCEEDED` once parsed, before the driver sees them.
+pub const WGC_MAX_KERNEL_INLINED_EXPRESSIONS: u32 = 1_048_576;
+
 /// Compile a kernel. The same source and entry point on the same device
 /// compile once: later calls return the cached pipeline. Returns
 /// `WGC_ERROR_SHADER_COMPILATION` with the compiler's diagnostic (line and
@@ -69,7 +106,11 @@ pub const WGC_MAX_KERNEL_NESTING: u32 = 16384;
 /// `WGC_ERROR_NOT_FOUND` for a missing entry point,
 /// `WGC_ERROR_LIMIT_EXCEEDED` for a workgroup size or workgroup memory
 /// beyond the adapter's limits (both as the overrides make them) or private
-/// memory beyond `WGC_MAX_PRIVATE_MEMORY_BYTES`, `WGC_ERROR_UNSUPPORTED` for
+/// memory beyond `WGC_MAX_PRIVATE_MEMORY_BYTES`, calls that inline past
+/// `WGC_MAX_KERNEL_INLINED_EXPRESSIONS`, or a source past
+/// `WGC_MAX_KERNEL_SOURCE_BYTES`, `WGC_MAX_KERNEL_TOKENS`,
+/// `WGC_MAX_KERNEL_DECLARATION_TOKENS` or `WGC_MAX_KERNEL_DECLARATIONS`
+/// (refused before it is parsed), `WGC_ERROR_UNSUPPORTED` for
 /// textures or bind groups other than 0. Blocks while the driver compiles.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_kernel_create(
@@ -97,10 +138,19 @@ pub unsafe extern "C" fn wgc_kernel_retain(kernel: *mut WgcKernel) {
     unsafe { boundary::retain(kernel) }
 }
 
-/// Drop a reference. NULL is ignored.
+/// Drop a reference. NULL is ignored. When the last reference to a
+/// kernel goes, the driver is let free its compiled pipeline (after any
+/// recorded work that uses it has run), so creating and releasing kernels
+/// in a loop keeps memory bounded.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_kernel_release(kernel: *mut WgcKernel) {
+    // Keep the device past the handle: its queue lets the driver free what
+    // the kernel held once the kernel is gone.
+    let device = unsafe { borrow(kernel) }.ok().map(|k| k.device.clone());
     unsafe { boundary::release(kernel) }
+    if let Some(dev) = device {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dev.kernels.user.reclaim_released(&dev)));
+    }
 }
 
 /// The entry point's `@workgroup_size` (x, y, z) into `out_size[3]`, with
@@ -132,5 +182,14 @@ mod tests {
     fn header_limits_match_the_runtime() {
         assert_eq!(super::WGC_MAX_PRIVATE_MEMORY_BYTES as u64, crate::runtime::private_memory::MAX_PRIVATE_BYTES);
         assert_eq!(super::WGC_MAX_KERNEL_NESTING as usize, crate::runtime::wgsl_nesting::MAX_NESTING);
+        use crate::runtime::wgsl_size;
+        assert_eq!(super::WGC_MAX_KERNEL_SOURCE_BYTES as usize, wgsl_size::MAX_SOURCE_BYTES);
+        assert_eq!(super::WGC_MAX_KERNEL_TOKENS as usize, wgsl_size::MAX_TOKENS);
+        assert_eq!(super::WGC_MAX_KERNEL_DECLARATION_TOKENS as usize, wgsl_size::MAX_DECLARATION_TOKENS);
+        assert_eq!(super::WGC_MAX_KERNEL_DECLARATIONS as usize, wgsl_size::MAX_DECLARATIONS);
+        assert_eq!(
+            super::WGC_MAX_KERNEL_INLINED_EXPRESSIONS as u64,
+            crate::runtime::inline_size::MAX_INLINED_EXPRESSIONS
+        );
     }
 }

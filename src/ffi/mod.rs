@@ -16,9 +16,12 @@ pub mod boundary;
 pub mod buffer;
 pub mod device;
 pub mod event;
+pub mod expr;
 pub mod instance;
 pub mod kernel;
+pub mod ops_attention;
 pub mod ops_norm;
+pub mod ops_norm_residual;
 pub mod ops_reduce;
 pub mod ops_rope;
 pub mod ops_scan;
@@ -32,8 +35,16 @@ pub mod ops_movement;
 pub mod sized;
 pub mod status;
 pub mod stream;
+
+pub mod graph;
 pub mod tensor;
 
 pub mod ops_matmul;
 
 pub mod ops_conv;
+
+pub mod comm;
+pub mod ops_conv_fold;
+pub mod peer;
+pub mod profile;
+pub mod profile_table;

@@ -47,6 +47,10 @@ pub unsafe extern "C" fn wgc_op_concat(
             views.push(unsafe { tensor(inputs.add(i), &format!("inputs[{i}]")) }?);
         }
         let y = unsafe { tensor(out, "out") }?;
+        let _call = s.profile_call(|| {
+            let ins: Vec<&crate::ops::tensor::Tensor> = views.iter().collect();
+            crate::ops::profile_call::call("concat", &ins, &[&y], 0)
+        });
         concat::concat(s, &views, axis, &y)
     })
 }

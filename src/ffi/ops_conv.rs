@@ -1,12 +1,14 @@
 //! Convolution and pooling.
 
 use super::boundary::{borrow, run};
+use super::profile::profile_op;
 use super::sized::{read_sized, sized_struct};
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
 use crate::ops::conv::{conv2d, Conv2dParams};
 use crate::ops::pool::{global_avg_pool2d, pool2d, Pool2dParams, PoolKind};
+use crate::ops::profile_call;
 
 /// Parameters of `wgc_op_conv2d`. Set `struct_size = sizeof(WgcConv2dParams)`.
 /// Zero strides, dilations and groups mean 1, so a zeroed struct (with its
@@ -136,6 +138,13 @@ pub unsafe extern "C" fn wgc_op_conv2d(
             dilation: [p.dilation_h, p.dilation_w],
             groups: p.groups,
         };
+        let _call = profile_op!(
+            s,
+            "conv2d",
+            [&input, &weight],
+            [&out],
+            profile_call::product_flops(&out, weight.shape.iter().skip(1).product())
+        );
         conv2d(s, &cp, &input, &weight, bias.as_ref(), &out)
     })
 }
@@ -158,6 +167,13 @@ unsafe fn pool(
             pad: [p.pad_h, p.pad_w],
             count_include_pad: p.count_include_pad != 0,
         };
+        let _call = profile_op!(
+            s,
+            if matches!(kind, PoolKind::Max) { "max_pool2d" } else { "avg_pool2d" },
+            [&input],
+            [&out],
+            0
+        );
         pool2d(s, kind, &pp, &input, &out)
     })
 }
@@ -231,6 +247,7 @@ pub unsafe extern "C" fn wgc_op_global_avg_pool2d(
         let s = unsafe { borrow(stream) }?;
         let input = unsafe { tensor(input, "input") }?;
         let out = unsafe { tensor(out, "out") }?;
+        let _call = profile_op!(s, "global_avg_pool2d", [&input], [&out], 0);
         global_avg_pool2d(s, &input, &out)
     })
 }

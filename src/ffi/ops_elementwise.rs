@@ -13,6 +13,8 @@
 //! (a dtype the op does not support, or f16 on an adapter without it).
 
 use super::boundary::{borrow, run};
+use super::profile::lower;
+use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
@@ -60,6 +62,7 @@ pub unsafe extern "C" fn wgc_op_binary(
         let s = unsafe { borrow(stream) }?;
         let op = BinaryOp::from_u32(op)?;
         let (a, b, out) = unsafe { (tensor(a, "a")?, tensor(b, "b")?, tensor(out, "out")?) };
+        let _call = profile_op!(s, format!("binary.{}", lower(op)), [&a, &b], [&out], out.numel() as u64);
         ew::binary(s, op, &a, &b, &out)
     })
 }
@@ -80,6 +83,7 @@ pub unsafe extern "C" fn wgc_op_binary_scalar(
         let s = unsafe { borrow(stream) }?;
         let op = BinaryOp::from_u32(op)?;
         let (a, out) = unsafe { (tensor(a, "a")?, tensor(out, "out")?) };
+        let _call = profile_op!(s, format!("binary_scalar.{}", lower(op)), [&a], [&out], out.numel() as u64);
         ew::binary_scalar(s, op, &a, scalar, &out)
     })
 }
@@ -97,6 +101,7 @@ pub unsafe extern "C" fn wgc_op_unary(
         let s = unsafe { borrow(stream) }?;
         let op = UnaryOp::from_u32(op)?;
         let (a, out) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
+        let _call = profile_op!(s, format!("unary.{}", lower(op)), [&a], [&out], out.numel() as u64);
         ew::unary(s, op, &a, &out)
     })
 }
@@ -113,6 +118,7 @@ pub unsafe extern "C" fn wgc_op_leaky_relu(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let (a, out) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
+        let _call = profile_op!(s, "leaky_relu", [&a], [&out], out.numel() as u64);
         ew::leaky_relu(s, &a, slope, &out)
     })
 }
@@ -131,6 +137,7 @@ pub unsafe extern "C" fn wgc_op_clamp(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let (a, out) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
+        let _call = profile_op!(s, "clamp", [&a], [&out], out.numel() as u64);
         ew::clamp(s, &a, lo, hi, &out)
     })
 }
@@ -148,6 +155,7 @@ pub unsafe extern "C" fn wgc_op_fma(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let (a, b, c, out) = unsafe { (tensor(a, "a")?, tensor(b, "b")?, tensor(c, "c")?, tensor(out, "out")?) };
+        let _call = profile_op!(s, "fma", [&a, &b, &c], [&out], 2 * out.numel() as u64);
         ew::fma(s, &a, &b, &c, &out)
     })
 }
@@ -165,6 +173,7 @@ pub unsafe extern "C" fn wgc_op_where(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let (m, a, b, out) = unsafe { (tensor(mask, "mask")?, tensor(a, "a")?, tensor(b, "b")?, tensor(out, "out")?) };
+        let _call = profile_op!(s, "where", [&m, &a, &b], [&out], 0);
         ew::where_(s, &m, &a, &b, &out)
     })
 }
@@ -192,6 +201,7 @@ pub unsafe extern "C" fn wgc_op_random_uniform(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let out = unsafe { tensor(out, "out") }?;
+        let _call = profile_op!(s, "random_uniform", [], [&out], 0);
         random(s, &out, Distribution::Uniform, seed, offset, lo, hi)
     })
 }
@@ -215,6 +225,7 @@ pub unsafe extern "C" fn wgc_op_random_normal(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let out = unsafe { tensor(out, "out") }?;
+        let _call = profile_op!(s, "random_normal", [], [&out], 0);
         random(s, &out, Distribution::Normal, seed, offset, mean, std)
     })
 }

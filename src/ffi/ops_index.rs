@@ -1,6 +1,7 @@
 //! Indexing operators as C sees them: index_select, gather, embedding.
 
 use super::boundary::{borrow, run};
+use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
@@ -47,6 +48,7 @@ pub unsafe extern "C" fn wgc_op_index_select(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let (x, i, y) = unsafe { (tensor(input, "in")?, tensor(index, "index")?, tensor(out, "out")?) };
+        let _call = profile_op!(s, "index_select", [&x, &i], [&y], 0);
         gather::index_select(s, &x, axis, &i, &y)
     })
 }
@@ -73,6 +75,7 @@ pub unsafe extern "C" fn wgc_op_gather(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let (x, i, y) = unsafe { (tensor(input, "in")?, tensor(index, "index")?, tensor(out, "out")?) };
+        let _call = profile_op!(s, "gather", [&x, &i], [&y], 0);
         gather::gather(s, &x, axis, &i, &y)
     })
 }
@@ -100,6 +103,7 @@ pub unsafe extern "C" fn wgc_op_embedding(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let (t, i, y) = unsafe { (tensor(table, "table")?, tensor(index, "index")?, tensor(out, "out")?) };
+        let _call = profile_op!(s, "embedding", [&t, &i], [&y], 0);
         gather::embedding(s, &t, &i, &y)
     })
 }

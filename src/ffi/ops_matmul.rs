@@ -1,10 +1,12 @@
 //! Matrix products.
 
 use super::boundary::{borrow, run};
+use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
 use crate::ops::matmul;
+use crate::ops::profile_call;
 
 /// General matrix product: `c = alpha * op(a) op(b) + beta * c`, where
 /// `op(x)` swaps the last two dims of `x` when its `transpose_*` flag is
@@ -188,6 +190,13 @@ pub unsafe extern "C" fn wgc_op_gemm(
         let a = unsafe { tensor(a, "a") }?;
         let b = unsafe { tensor(b, "b") }?;
         let c = unsafe { tensor(c, "c") }?;
+        let _call = profile_op!(
+            s,
+            "gemm",
+            [&a, &b],
+            [&c],
+            profile_call::product_flops(&c, profile_call::inner_dim(&a, transpose_a != 0))
+        );
         matmul::gemm(s, alpha, &a, transpose_a != 0, &b, transpose_b != 0, beta, &c)
     })
 }
@@ -210,6 +219,13 @@ pub unsafe extern "C" fn wgc_op_matmul(
         let a = unsafe { tensor(a, "a") }?;
         let b = unsafe { tensor(b, "b") }?;
         let out = unsafe { tensor(out, "out") }?;
+        let _call = profile_op!(
+            s,
+            "matmul",
+            [&a, &b],
+            [&out],
+            profile_call::product_flops(&out, profile_call::inner_dim(&a, false))
+        );
         matmul::matmul(s, &a, &b, &out)
     })
 }

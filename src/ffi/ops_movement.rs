@@ -5,6 +5,7 @@
 //! `WGC_ERROR_INVALID_ARGUMENT`, empty tensors launch nothing, nothing blocks.
 
 use super::boundary::{borrow, run};
+use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
@@ -23,6 +24,7 @@ pub unsafe extern "C" fn wgc_op_copy(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let (a, out) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
+        let _call = profile_op!(s, "copy", [&a], [&out], 0);
         movement::copy(s, &a, &out)
     })
 }
@@ -53,6 +55,7 @@ pub unsafe extern "C" fn wgc_op_permute(
             unsafe { std::slice::from_raw_parts(perm, rank as usize) }.iter().map(|&v| v as usize).collect()
         };
         let (a, out) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
+        let _call = profile_op!(s, "permute", [&a], [&out], 0);
         movement::permute(s, &a, &p, &out)
     })
 }
@@ -70,6 +73,7 @@ pub unsafe extern "C" fn wgc_op_transpose(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let (a, out) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
+        let _call = profile_op!(s, "transpose", [&a], [&out], 0);
         movement::transpose(s, &a, dim0, dim1, &out)
     })
 }
@@ -97,6 +101,7 @@ pub unsafe extern "C" fn wgc_op_cast(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let (a, out) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
+        let _call = profile_op!(s, "cast", [&a], [&out], 0);
         movement::cast(s, &a, &out)
     })
 }
@@ -109,6 +114,7 @@ pub unsafe extern "C" fn wgc_op_fill(stream: *const WgcStream, out: *const WgcTe
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let out = unsafe { tensor(out, "out") }?;
+        let _call = profile_op!(s, "fill", [], [&out], 0);
         movement::fill(s, &out, value)
     })
 }
@@ -129,6 +135,7 @@ pub unsafe extern "C" fn wgc_op_arange(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let out = unsafe { tensor(out, "out") }?;
+        let _call = profile_op!(s, "arange", [], [&out], 0);
         movement::arange(s, &out, start, step)
     })
 }

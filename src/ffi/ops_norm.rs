@@ -1,6 +1,7 @@
 //! Normalisation operators as C sees them.
 
 use super::boundary::{borrow, run};
+use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
@@ -59,6 +60,7 @@ pub unsafe extern "C" fn wgc_op_layer_norm(
         let w = unsafe { optional(weight, "weight") }?;
         let b = unsafe { optional(bias, "bias") }?;
         let y = unsafe { tensor(out, "out") }?;
+        let _call = profile_op!(s, "layer_norm", [&x], [&y], 0);
         norm(s, &x, w.as_ref(), b.as_ref(), normalized_dims, eps, false, &y)
     })
 }
@@ -81,6 +83,7 @@ pub unsafe extern "C" fn wgc_op_rms_norm(
         let x = unsafe { tensor(input, "in") }?;
         let w = unsafe { optional(weight, "weight") }?;
         let y = unsafe { tensor(out, "out") }?;
+        let _call = profile_op!(s, "rms_norm", [&x], [&y], 0);
         norm(s, &x, w.as_ref(), None, normalized_dims, eps, true, &y)
     })
 }
@@ -90,8 +93,21 @@ pub unsafe extern "C" fn wgc_op_rms_norm(
 /// with c the index along dim 1. `running_mean` and `running_var` are
 /// required, `weight` and `bias` may be NULL (1 and 0); all have shape (C)
 /// and `in`'s dtype. `out` as for `wgc_op_layer_norm`. f32 and f16.
-/// Accuracy: ~1e-6 relative (f32). Statuses as for `wgc_op_layer_norm`
-/// (rank below 2: WGC_ERROR_INVALID_ARGUMENT). Records work; does not block.
+/// Accuracy: ~1e-6 relative (f32). NaN inputs give NaN; infinite inputs
+/// give infinities (NaN where the channel's weight is 0).
+///
+/// Layouts: `in` and `out` both NCHW-like (each (n, c) plane of the
+/// trailing dims contiguous, any N and C strides) or both channels-last
+/// (C at unit stride, N and the trailing dims one evenly strided run of
+/// rows, as PyTorch's `channels_last`) run a kernel that reads each
+/// element once with no index arithmetic per element, 4 elements a load
+/// where the plane (or C), the strides and the offsets are multiples of 4;
+/// other views run a general kernel. Every route computes
+/// `(x - mean) * (1 / sqrt(var + eps)) * weight + bias` in f32 in that
+/// order, so results do not depend on the route.
+///
+/// Statuses as for `wgc_op_layer_norm` (rank below 2:
+/// WGC_ERROR_INVALID_ARGUMENT). Records work; does not block.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_op_batch_norm(
     stream: *const WgcStream,
@@ -111,6 +127,7 @@ pub unsafe extern "C" fn wgc_op_batch_norm(
         let w = unsafe { optional(weight, "weight") }?;
         let b = unsafe { optional(bias, "bias") }?;
         let y = unsafe { tensor(out, "out") }?;
+        let _call = profile_op!(s, "batch_norm", [&x], [&y], 0);
         batch_norm(s, &x, &m, &v, w.as_ref(), b.as_ref(), eps, &y)
     })
 }

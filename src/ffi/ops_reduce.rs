@@ -1,6 +1,8 @@
 //! Reductions, variance and softmax as C sees them.
 
 use super::boundary::{borrow, run};
+use super::profile::lower;
+use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
@@ -21,6 +23,11 @@ pub enum WgcReduceOp {
     Argmax = 5,
     Argmin = 6,
 }
+
+/// The number of `WgcReduceOp` values (0 .. WGC_NUM_REDUCE_OPS - 1).
+pub const WGC_NUM_REDUCE_OPS: u32 = 7;
+// The count names the last op: adding an op means adding it above and here.
+const _: () = assert!(WgcReduceOp::Argmin as u32 + 1 == WGC_NUM_REDUCE_OPS);
 
 fn reduce_op_of(v: u32) -> Result<ReduceOp> {
     Ok(match v {
@@ -64,6 +71,7 @@ unsafe fn reduce_call(
         let x = unsafe { tensor(input, "in") }?;
         let y = unsafe { tensor(out, "out") }?;
         let axes = unsafe { axes_of(axes, axis_count) }?;
+        let _call = profile_op!(s, format!("reduce.{}", lower(op)), [&x], [&y], 0);
         reduce(s, op, &x, axes, keepdim != 0, &y)
     })
 }
@@ -194,6 +202,7 @@ unsafe fn softmax_call(
         let s = unsafe { borrow(stream) }?;
         let x = unsafe { tensor(input, "in") }?;
         let y = unsafe { tensor(out, "out") }?;
+        let _call = profile_op!(s, if log { "log_softmax" } else { "softmax" }, [&x], [&y], 0);
         softmax(s, &x, axis, log, &y)
     })
 }

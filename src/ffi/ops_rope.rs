@@ -1,6 +1,7 @@
 //! Rotary position embedding as C sees it.
 
 use super::boundary::{borrow, run};
+use super::profile::profile_op;
 use super::sized::{read_sized, sized_struct};
 use super::status::WgcStatus;
 use super::stream::WgcStream;
@@ -90,6 +91,7 @@ pub unsafe extern "C" fn wgc_op_rope(
             base: d.base,
             position_offset: d.position_offset,
         };
+        let _call = profile_op!(s, "rope", [&x], [&y], 0);
         rope::rope(s, &x, &cfg, &y)
     })
 }

@@ -1,6 +1,7 @@
 //! Scans as C sees them.
 
 use super::boundary::{borrow, run};
+use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
@@ -44,6 +45,7 @@ pub unsafe extern "C" fn wgc_op_cumsum(
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let (x, y) = unsafe { (tensor(input, "in")?, tensor(out, "out")?) };
+        let _call = profile_op!(s, "cumsum", [&x], [&y], 0);
         cumsum::cumsum(s, &x, axis, &y)
     })
 }

@@ -1,6 +1,7 @@
 //! topk as C sees it.
 
 use super::boundary::{borrow, run};
+use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
@@ -51,6 +52,7 @@ pub unsafe extern "C" fn wgc_op_topk(
         if largest > 1 {
             return Err(Error::InvalidArgument(format!("topk: largest must be 0 or 1, not {largest}")));
         }
+        let _call = profile_op!(s, "topk", [&x], [&v, &i], 0);
         topk::topk(s, &x, k as usize, largest == 1, &v, &i)
     })
 }

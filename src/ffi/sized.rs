@@ -93,6 +93,7 @@ mod tests {
     use crate::ffi::device::{WgcDeviceOptions, WgcMemoryStats};
     use crate::ffi::instance::WgcAdapterInfo;
     use crate::ffi::kernel::WgcKernelDesc;
+    use crate::ffi::ops_attention::WgcAttentionDesc;
     use crate::ffi::ops_conv::{WgcConv2dParams, WgcPool2dParams};
     use crate::ffi::ops_rope::WgcRopeDesc;
     use crate::ffi::stream::WgcLaunch;
@@ -129,6 +130,8 @@ mod tests {
         lists_every_field::<WgcConv2dParams>();
         lists_every_field::<WgcPool2dParams>();
         lists_every_field::<WgcRopeDesc>();
+        lists_every_field::<crate::ffi::graph::WgcGraphReplay>();
+        lists_every_field::<WgcAttentionDesc>();
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Status codes, their names, the last error message and the version.
 
 use super::boundary::last_error_ptr;
-use crate::error::FAILURE_STATUSES;
+use crate::error::Error;
 use once_cell::sync::Lazy;
 use std::ffi::{c_char, CString};
 
@@ -52,6 +52,52 @@ pub enum WgcStatus {
     WgcErrorTimeout = 18,
     /// A bug in wgcompute (including a caught panic).
     WgcErrorInternal = 19,
+    /// The call is not allowed in the object's present state: e.g. a host
+    /// read of a buffer that a stream's capture uses, a blocking wait on a
+    /// capturing stream, a second `wgc_stream_begin_capture`.
+    WgcErrorInvalidOperation = 20,
+}
+
+/// The one table of failure statuses: each `Error` variant and the status
+/// the C API returns for it. `wgc_status_string` names statuses from this
+/// table too, so a status is added in its C declaration above and its row
+/// here (a test checks that every declared status has a row; the match
+/// makes every `Error` variant have one).
+macro_rules! status_table {
+    ($($variant:ident => $status:ident;)*) => {
+        /// The status code the C API returns for `e`.
+        pub(crate) fn status_of(e: &Error) -> WgcStatus {
+            match e {
+                $(Error::$variant(_) => WgcStatus::$status,)*
+            }
+        }
+
+        /// Every failure status with its Rust name (`WgcErrorOutOfRange`).
+        const FAILURE_STATUSES: &[(WgcStatus, &str)] = &[$((WgcStatus::$status, stringify!($status)),)*];
+    };
+}
+
+status_table! {
+    InvalidArgument => WgcErrorInvalidArgument;
+    NullPointer => WgcErrorNullPointer;
+    OutOfRange => WgcErrorOutOfRange;
+    Alignment => WgcErrorAlignment;
+    TooLarge => WgcErrorTooLarge;
+    OutOfMemory => WgcErrorOutOfMemory;
+    ShaderCompilation => WgcErrorShaderCompilation;
+    BindingMismatch => WgcErrorBindingMismatch;
+    DeviceMismatch => WgcErrorDeviceMismatch;
+    DeviceLost => WgcErrorDeviceLost;
+    NotFound => WgcErrorNotFound;
+    Unsupported => WgcErrorUnsupported;
+    ShapeMismatch => WgcErrorShapeMismatch;
+    DtypeMismatch => WgcErrorDtypeMismatch;
+    LimitExceeded => WgcErrorLimitExceeded;
+    AbiMismatch => WgcErrorAbiMismatch;
+    Validation => WgcErrorValidation;
+    Timeout => WgcErrorTimeout;
+    Internal => WgcErrorInternal;
+    InvalidOperation => WgcErrorInvalidOperation;
 }
 
 /// Major version of the library this header describes.
@@ -125,10 +171,10 @@ mod tests {
     #[test]
     fn every_declared_status_has_one_name() {
         let names = status_names();
-        let last = WgcStatus::WgcErrorInternal as u32;
+        let last = WgcStatus::WgcErrorInvalidOperation as u32;
         for code in 0..=last {
             let found: Vec<_> = names.iter().filter(|(c, _)| *c == code).collect();
-            assert_eq!(found.len(), 1, "status {code} needs exactly one row in error_table!");
+            assert_eq!(found.len(), 1, "status {code} needs exactly one row in status_table!");
         }
         assert_eq!(names.len() as u32, last + 1, "codes are 0..={last}, each once");
         assert_eq!(screaming_snake("WgcErrorOutOfRange"), "WGC_ERROR_OUT_OF_RANGE");

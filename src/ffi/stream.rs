@@ -4,9 +4,11 @@ use super::boundary::{self, arc, borrow, out, run, to_handle, Handle};
 use super::buffer::WgcBuffer;
 use super::device::WgcDevice;
 use super::kernel::WgcKernel;
+use super::profile::profile_op;
 use super::sized::{read_sized, sized_struct};
 use super::status::WgcStatus;
 use crate::error::Error;
+use crate::runtime::profiler::OpCall;
 use crate::runtime::stream::{Bind, Groups, StreamShared};
 
 /// An ordered recording of GPU work, submitted in batches. Work recorded on
@@ -149,7 +151,8 @@ pub unsafe extern "C" fn wgc_stream_launch(
         } else {
             Groups::Indirect(unsafe { borrow(l.indirect_buffer) }?, l.indirect_offset)
         };
-        s.launch(&k.kernel, &binds, params, groups)
+        let _call = profile_op!(s, format!("launch:{}", k.kernel.entry_point), [], [], 0);
+        s.launch_from_caller(&k.kernel, &binds, params, groups)
     })
 }
 
@@ -167,6 +170,7 @@ pub unsafe extern "C" fn wgc_stream_copy_buffer(
 ) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
+        let _call = s.profile_call(|| buffer_call("copy_buffer", 2 * size));
         s.copy(unsafe { borrow(src) }?, src_offset, unsafe { borrow(dst) }?, dst_offset, size)
     })
 }
@@ -186,6 +190,7 @@ pub unsafe extern "C" fn wgc_stream_fill_buffer(
 ) -> WgcStatus {
     run(|| {
         let s = unsafe { borrow(stream) }?;
+        let _call = s.profile_call(|| buffer_call("fill_buffer", size));
         crate::ops::fill::fill_words(s, unsafe { borrow(buffer) }?, offset, size, pattern)
     })
 }
@@ -219,4 +224,9 @@ pub unsafe extern "C" fn wgc_stream_flush(stream: *const WgcStream) -> WgcStatus
 #[no_mangle]
 pub unsafe extern "C" fn wgc_stream_synchronize(stream: *const WgcStream) -> WgcStatus {
     run(|| unsafe { borrow(stream) }?.synchronize())
+}
+
+/// A buffer command as the profiler describes it: no tensors, `bytes` moved.
+fn buffer_call(name: &str, bytes: u64) -> OpCall {
+    OpCall { name: name.into(), shapes: String::new(), flops: 0, bytes, host_ns: 0 }
 }

@@ -4,7 +4,7 @@ use super::boundary::{borrow, out, run};
 use super::buffer::WgcBuffer;
 use super::status::WgcStatus;
 use crate::error::{Error, Result};
-use crate::ops::tensor::{contiguous_strides, DType, Tensor};
+use crate::ops::tensor::{checked_contiguous_strides, DType, Tensor};
 
 /// Most dimensions a tensor view may have.
 pub const WGC_MAX_RANK: u32 = 8;
@@ -64,6 +64,8 @@ pub struct WgcTensor {
 
 /// Fill `*out` with a row-major (C order) view of `buffer` from element 0.
 /// Does not check that the buffer is large enough (operators do).
+/// `WGC_ERROR_OUT_OF_RANGE` (and `*out` untouched) for a shape whose
+/// element count or strides overflow `int64_t`.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_tensor_contiguous(
     buffer: *const WgcBuffer,
@@ -89,7 +91,9 @@ pub unsafe extern "C" fn wgc_tensor_contiguous(
         }
         dtype_of(dtype)?;
         let dims_usize: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
-        let strides = contiguous_strides(&dims_usize);
+        let strides = checked_contiguous_strides(&dims_usize).ok_or_else(|| {
+            Error::OutOfRange(format!("shape {dims:?}: its element count or strides overflow 63 bits"))
+        })?;
         let mut t = WgcTensor { buffer, dtype, rank, shape: [0; 8], strides: [0; 8], offset: 0 };
         for i in 0..rank as usize {
             t.shape[i] = dims[i];
@@ -140,6 +144,6 @@ pub(crate) unsafe fn tensor<'a>(t: *const WgcTensor, what: &str) -> Result<Tenso
         strides: t.strides[..r].iter().map(|&s| s as isize).collect(),
         offset: t.offset as usize,
     };
-    view.validate(&format!("tensor {what}"))?;
+    view.validate(format_args!("tensor {what}"))?;
     Ok(view)
 }

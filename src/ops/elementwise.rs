@@ -140,7 +140,7 @@ pub fn binary_scalar(stream: &StreamShared, op: BinaryOp, a: &Tensor, scalar: f6
     run(stream, &Map { code: Code::binary(op), a: a.dtype, operands: &operands, out, scalars })
 }
 
-fn same_dtype(a: &Tensor, out: &Tensor, what: &str) -> Result<()> {
+fn same_dtype(a: &Tensor, out: &Tensor, what: impl std::fmt::Display) -> Result<()> {
     if a.dtype != out.dtype {
         bail!(DtypeMismatch, "{what}: input is {} but output is {}", a.dtype.wgsl(), out.dtype.wgsl());
     }
@@ -148,7 +148,7 @@ fn same_dtype(a: &Tensor, out: &Tensor, what: &str) -> Result<()> {
 }
 
 pub fn unary(stream: &StreamShared, op: UnaryOp, a: &Tensor, out: &Tensor) -> Result<()> {
-    same_dtype(a, out, &format!("{op:?}"))?;
+    same_dtype(a, out, format_args!("{op:?}"))?;
     let int_ok = matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu);
     if !(a.dtype.is_float() || int_ok && a.dtype == DType::I32) {
         bail!(

@@ -17,6 +17,7 @@ use super::spec::{self, check_output, view_arg, Arg, Family, Launch, OverrideSlo
 use super::split::scratch;
 use super::tensor::{
     broadcast_shapes, broadcast_strides, coalesce, contiguous_strides, expect_shape, same_device, DType, Tensor,
+    MAX_RANK,
 };
 use crate::error::Result;
 use crate::runtime::buffer::Buffer;
@@ -90,7 +91,10 @@ macro_rules! map_entries {
 
 pub static FAMILY: Family = Family {
     file: "elementwise.wgsl",
-    source: include_str!("../../shaders/elementwise.wgsl"),
+    source: concat!(
+        include_str!("../../shaders/elementwise_scalar.wgsl"),
+        include_str!("../../shaders/elementwise.wgsl")
+    ),
     entries: map_entries!(),
     types: &[TypeSlot { alias: "A", dtypes: ALL_DTYPES }, TypeSlot { alias: "O", dtypes: ALL_DTYPES }],
     overrides: OVERRIDES,
@@ -110,6 +114,7 @@ const OVERRIDES: &[OverrideSlot] = &[
 pub static FAMILY_BF16: Family = Family {
     file: "elementwise.wgsl+bf16",
     source: concat!(
+        include_str!("../../shaders/elementwise_scalar.wgsl"),
         include_str!("../../shaders/elementwise.wgsl"),
         include_str!("../../shaders/elementwise_bf16.wgsl")
     ),
@@ -223,6 +228,9 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     let what = "elementwise";
     let dev = &stream.device;
     dev.check_alive()?;
+    if let Some(result) = run_dense(stream, m) {
+        return result;
+    }
     let tensors: Vec<&Tensor> =
         m.operands.iter().filter_map(|o| if let Operand::Tensor(t) = o { Some(*t) } else { None }).collect();
     let mut all = tensors.clone();
@@ -234,7 +242,6 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     let shapes: Vec<&[usize]> = tensors.iter().map(|t| t.shape.as_slice()).collect();
     let shape = if shapes.is_empty() { m.out.shape.clone() } else { broadcast_shapes(&shapes)? };
     expect_shape(m.out, &shape, "the output")?;
-    const INPUT_NAMES: [&str; 3] = ["input 0", "input 1", "input 2"];
     let named: Vec<(&str, &Tensor)> = tensors.iter().enumerate().map(|(k, t)| (INPUT_NAMES[k], *t)).collect();
     let in_place = check_output(what, m.out, &named, Sharing::InPlaceOrApart)?;
     if m.out.numel() == 0 {
@@ -314,7 +321,7 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     if bf16 && (n4 == 0 || (n4 * 4 < n && m.code == Code::ARANGE)) {
         return super::bf16_route::map(stream, m);
     }
-    let ones = vec![vec![1isize]; 4];
+    let ones = [[1isize]; 4];
     if n4 > 0 {
         let offs = offsets.map(|o| o / 4);
         launch(stream, &plan, true, 0, &[n4], &ones, &offs)?;
@@ -328,6 +335,69 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
         launch(stream, &plan, false, done, &[n - done], &ones, &offs)?;
     }
     Ok(())
+}
+
+const INPUT_NAMES: [&str; 3] = ["input 0", "input 1", "input 2"];
+
+/// The most common map, recorded without allocating: every tensor operand
+/// a contiguous view of out's shape in another buffer than out's, out
+/// contiguous, no bf16, not `where`. `None` where it does not apply (the
+/// general path of `run` takes those, with the same result).
+fn run_dense(stream: &StreamShared, m: &Map) -> Option<Result<()>> {
+    let out = m.out;
+    if m.code == Code::WHERE || m.a == DType::BF16 || out.dtype == DType::BF16 || !out.is_contiguous() {
+        return None;
+    }
+    if m.operands.len() > 3 {
+        return None;
+    }
+    let mut src = [SRC_SCALAR; 4];
+    let mut slot_views: [Option<&Tensor>; 3] = [None; 3];
+    let mut named: [(&str, &Tensor); 3] = [("", out); 3];
+    let mut count = 0;
+    for (k, o) in m.operands.iter().enumerate() {
+        match o {
+            Operand::Tensor(t) => {
+                if t.dtype == DType::BF16 || t.shape != out.shape || !t.is_contiguous() || t.same_buffer(out) {
+                    return None;
+                }
+                src[k] = SRC_OWN;
+                slot_views[k] = Some(*t);
+                named[count] = (INPUT_NAMES[count], *t);
+                count += 1;
+            }
+            Operand::Scalar(s) => src[k] = SRC_SCALAR + s,
+        }
+    }
+    let record = || -> Result<()> {
+        let dev = &stream.device;
+        for (_, t) in &named[..count] {
+            same_device(dev, &[*t])?;
+            t.dtype.check_device_bf16(dev)?;
+        }
+        same_device(dev, &[out])?;
+        // As `run` checks: f16 needs the adapter's shader-f16.
+        out.dtype.check_device_bf16(dev)?;
+        check_output("elementwise", out, &named[..count], Sharing::InPlaceOrApart)?;
+        let n = out.numel();
+        if n == 0 {
+            return Ok(());
+        }
+        let plan = Plan { m, src, slot_views, bf16: false };
+        let offsets = plan.offsets();
+        let aligned = (0..4).all(|k| !plan.reads(k) || offsets[k].is_multiple_of(4));
+        let n4 = if n >= 4 && aligned { n / 4 } else { 0 };
+        let ones = [[1isize]; 4];
+        if n4 > 0 {
+            launch(stream, &plan, true, 0, &[n4], &ones, &offsets.map(|o| o / 4))?;
+        }
+        let done = n4 * 4;
+        if done < n {
+            launch(stream, &plan, false, done, &[n - done], &ones, &offsets.map(|o| o + done))?;
+        }
+        Ok(())
+    };
+    Some(record())
 }
 
 /// The elements from `done` on of a dense map (every tensor operand laid
@@ -440,6 +510,7 @@ impl Plan<'_, '_, '_> {
         per_dim: &[[isize; 4]],
         offsets: &[usize; 4],
     ) -> MapParams {
+        debug_assert_eq!(per_dim.len(), shape.len());
         let s = |k: usize| self.m.scalars[k].unwrap_or(Scalar { bits: 0, value: 0.0 });
         let mut strides = [[0i32; 4]; 8];
         for (d, st) in per_dim.iter().enumerate() {
@@ -508,25 +579,30 @@ impl Plan<'_, '_, '_> {
     }
 }
 
-/// Per dim: (x0, x1, x2, out) strides.
-fn per_dim(rank: usize, strides: &[Vec<isize>]) -> Vec<[isize; 4]> {
-    (0..rank).map(|d| std::array::from_fn(|k| strides[k][d])).collect()
+/// Per dim: (x0, x1, x2, out) strides (the first `rank` entries; views
+/// have at most `MAX_RANK` dims).
+fn per_dim<S: AsRef<[isize]>>(rank: usize, strides: &[S]) -> [[isize; 4]; MAX_RANK] {
+    let mut dims = [[0isize; 4]; MAX_RANK];
+    for (d, dim) in dims.iter_mut().enumerate().take(rank) {
+        *dim = std::array::from_fn(|k| strides[k].as_ref()[d]);
+    }
+    dims
 }
 
-fn launch(
+fn launch<S: AsRef<[isize]>>(
     stream: &StreamShared,
     plan: &Plan,
     vec: bool,
     base: usize,
     shape: &[usize],
-    strides: &[Vec<isize>],
+    strides: &[S],
     offsets: &[usize; 4],
 ) -> Result<()> {
     let dev = &stream.device;
     let n: usize = shape.iter().product();
     let items = items_per_invocation(dev, n);
     let (groups, row) = grid_1d(n.div_ceil(items) as u64, WG, dev.limits.max_compute_workgroups_per_dimension);
-    let params = plan.params(n, row, base, shape, &per_dim(shape.len(), strides), offsets);
+    let params = plan.params(n, row, base, shape, &per_dim(shape.len(), strides)[..shape.len()], offsets);
     let variant = plan.variant(plan.entry(vec), items, shape.len());
     plan.record(stream, variant, params, vec, groups)
 }

@@ -111,7 +111,7 @@ pub fn available(dev: &Device) -> bool {
 /// Workgroups of the tensor-core tile an H100 or H200 holds at once, per
 /// SM, inferred from the times below (Vulkan does not report it). A split
 /// whose workgroups spill into a partial second wave costs more than it
-/// fills (BENCHMARKS.md, "Tenth round"; H100, 100 tiles of a 512 x 3136 x
+/// fills (BENCHMARKS.md at 317f233, "Tenth round"; H100, 100 tiles of a 512 x 3136 x
 /// 4608 product: 0.175 ms in 1 run, 0.131 in 2, 0.146 in 3, 0.140 in 4; 64
 /// tiles of 1024 x 1024 x 4096: 0.079 in 3 runs, 0.073 in 4, 0.097 in 5;
 /// on an H200 0.075 in 3 runs against 0.093 in 5).
@@ -548,6 +548,19 @@ pub fn record(
 #[cfg(test)]
 mod tests {
     use super::{fill_splits_for, pairs_fit};
+    use crate::runtime::kernel::parse_and_validate;
+    use crate::runtime::private_memory::{private_bytes, MAX_PRIVATE_BYTES};
+
+    /// Every variant of the tensor-core GEMM (not compiled on CI's software
+    /// driver) fits the private memory the runtime allows a kernel.
+    #[test]
+    fn the_cooperative_matrix_gemm_fits_private_memory() {
+        for v in super::FAMILY.all_variants() {
+            let (module, info) = parse_and_validate(&v.source()).unwrap();
+            let used = private_bytes(&module, &info, 0, 32);
+            assert!(used > 0 && used <= MAX_PRIVATE_BYTES, "{} {:?}: {used} bytes", v.entry, v.types);
+        }
+    }
 
     #[test]
     fn few_tiles_split_k_into_runs_of_at_least_512() {

@@ -124,6 +124,7 @@ fn usable(dev: &Device, bit: usize, b: Block) -> bool {
 
 /// Every block, as the runtime checks them against the driver's list:
 /// `BLOCKS`, then `SKINNY_BLOCKS` (bit i of `Device::coopmat2_blocks`).
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))] // the C API asks for them
 pub(crate) fn all_blocks() -> Vec<Block> {
     BLOCKS.iter().chain(SKINNY_BLOCKS.iter()).copied().collect()
 }

@@ -168,7 +168,7 @@ pub fn applies(dev: &Device, (m, n): (usize, usize), a_t: bool, b_t: bool, b_bro
 /// 2 runs (448 workgroups), 0.070 in 3 (672) and 0.069 in 5 (1120); K 14336
 /// and 64 blocks 0.069 in 5 (320), 0.078 in 9 (576), 0.064 in 16 (1024).
 /// Measured over M 8-32, both layouts, K 4096 and 14336, f16 and bf16
-/// (BENCHMARKS.md, "Ninth round").
+/// (BENCHMARKS.md at 317f233, "Ninth round").
 const RESIDENT_PER_SM_ONE_FRAGMENT: usize = 4;
 const RESIDENT_PER_SM_TWO_FRAGMENTS: usize = 3;
 const RESIDENT_PER_SM_COOPMAT2_KN: usize = 4;

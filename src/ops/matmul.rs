@@ -346,7 +346,7 @@ fn split_tiles(m: usize, n: usize, k: usize, batch: usize, (rm, rn): (usize, usi
 /// many for `tiled_fill_splits` to split, too few to keep the SMs busy):
 /// tiles 128 rows high over runs of K at least ONE_OR_TWO_MIN_RUN long,
 /// aiming for half the fill's workgroups. A sweep of blocks and fills on
-/// an H200 (8192 x 100 x 2048, 256 tiles; bench/results/2026-11-26e/call4)
+/// an H200 (8192 x 100 x 2048, 256 tiles; bench/results/2026-11-26e/call4 at 317f233)
 /// found this fastest: 0.161 -> 0.155 ms (128 x 128 over runs for 528:
 /// 0.160; 64 x 64 over runs for 1056 or 2112: 0.171-0.176).
 fn one_or_two_per_sm(m: usize, n: usize, k: usize, batch: usize, tiles64: usize) -> Option<(usize, usize, usize)> {
@@ -363,7 +363,7 @@ fn one_or_two_per_sm(m: usize, n: usize, k: usize, batch: usize, tiles64: usize)
 /// (8192 x 100 x 2048) were 4-5% faster than none, 3 runs of 333 (1000^3)
 /// 10% slower: each run writes and reads an f32 slab the size of C, so
 /// the shorter the run, the more that traffic weighs against its FMAs
-/// (bench/results/2026-11-26e/call5).
+/// (bench/results/2026-11-26e/call5 at 317f233).
 const ONE_OR_TWO_MIN_RUN: usize = 512;
 
 /// The environment variable WGC_GEMM_TILED_BLOCKS, read once, for

@@ -1,16 +1,20 @@
 //! Built-in operators: validate shapes and dtypes, pick a kernel variant,
 //! record its launches on a stream. Everything runs on the GPU.
 
+pub mod attention;
 pub mod bf16;
 pub mod bf16_route;
+pub mod collective;
 pub mod concat;
 pub mod conv;
 pub mod conv_coop;
+pub mod conv_fold_bn;
 pub mod conv_im2col;
 pub mod conv_khr;
 pub mod cumsum;
 pub mod elementwise;
 pub mod elementwise_map;
+pub mod expr;
 pub mod fill;
 pub mod gather;
 pub mod gemm_coop;
@@ -26,8 +30,12 @@ pub mod matmul;
 pub mod movement;
 pub mod norm;
 pub mod norm_batch;
+pub mod norm_batch_fast;
+pub mod norm_residual;
 pub mod norm_rows;
+pub mod peer;
 pub mod pool;
+pub mod profile_call;
 pub mod random;
 pub mod reduce;
 pub mod reduce_axes;
@@ -47,6 +55,10 @@ pub mod tuned;
 /// Every kernel family on the kernel spec (the offline tests compile each
 /// variant and check each uniform's layout).
 pub static FAMILIES: &[&spec::Family] = &[
+    &attention::FAMILY,
+    &attention::FAMILY_MASK_ADD,
+    &attention::FAMILY_MASK_BOOL,
+    &attention::COMBINE_FAMILY,
     &bf16::FAMILY,
     &concat::FAMILY,
     &conv::FAMILY,
@@ -67,7 +79,9 @@ pub static FAMILIES: &[&spec::Family] = &[
     &matmul::SUM_FAMILY,
     &norm::FAMILY,
     &norm::FAMILY_SUBGROUPS,
+    &conv_fold_bn::FAMILY,
     &norm_batch::FAMILY,
+    &norm_batch_fast::FAMILY,
     &norm_rows::FAMILY,
     &pool::FAMILY,
     &random::FAMILY,

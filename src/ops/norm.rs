@@ -15,7 +15,8 @@ use crate::error::Result;
 use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
 
-const ENTRIES: &[&str] = &["norm_cached", "norm_vec4", "norm_strided", "norm_split_stats", "norm_split_write"];
+const ENTRIES: &[&str] =
+    &["norm_cached", "norm_vec4", "norm_strided", "norm_split_stats", "norm_split_write", "norm_cached_residual"];
 const TYPES: &[TypeSlot] = &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }];
 const FLAG: &[f64] = &[0.0, 1.0];
 const OVERRIDES: &[OverrideSlot] = &[
@@ -70,8 +71,8 @@ uniform! {
         pub chunk_len: u32,
         pub chunks: u32,
         pub zero: u32,
-        pub _pad1: u32,
-        pub _pad2: u32,
+        pub r_offset: u32,
+        pub s_offset: u32,
         pub outer_shape: [[u32; 4]; 2],
         pub outer_in: [[i32; 4]; 2],
         pub outer_out: [[i32; 4]; 2],
@@ -84,7 +85,7 @@ uniform! {
 }
 
 /// Most vec4 slots per invocation kept in registers.
-const MAX_CACHE: usize = 16;
+pub(crate) const MAX_CACHE: usize = 16;
 
 /// Check an optional per-element parameter (weight, bias) against the normalised shape.
 pub fn check_param(
@@ -202,8 +203,8 @@ pub fn norm(
         chunk_len: CHUNK_LEN as u32,
         chunks: chunks as u32,
         zero: 0,
-        _pad1: 0,
-        _pad2: 0,
+        r_offset: 0,
+        s_offset: 0,
         outer_shape: pack_u32(&outer_shape, 1),
         outer_in: pack_i32(&outer[0]),
         outer_out: pack_i32(&outer[1]),
@@ -233,7 +234,7 @@ pub fn norm(
 
 /// The `LANES` override: the adapter's subgroup size for the subgroup
 /// family where the adapter has only one size, else 0 (the kernel asks).
-fn lanes(dev: &Device, family: &Family) -> f64 {
+pub(crate) fn lanes(dev: &Device, family: &Family) -> f64 {
     let info = &dev.adapter.info;
     let fixed = info.subgroup_min_size == info.subgroup_max_size && (4..=128).contains(&info.subgroup_min_size);
     if std::ptr::eq(family, &FAMILY_SUBGROUPS) && fixed {

@@ -1,8 +1,11 @@
 //! Batch norm in inference form, with running statistics: an elementwise
-//! kernel that finds each element's channel (dim 1) while decoding its index.
+//! kernel that finds each element's channel (dim 1) while decoding its index,
+//! for views the fast routes of norm_batch_fast.rs (NCHW planes, NHWC rows)
+//! do not take.
 
 use super::grid::grid_1d;
 use super::norm::check_param;
+use super::norm_batch_fast;
 use super::softmax::check_rowwise;
 use super::spec::uniform::uniform;
 use super::spec::{self, check_output, pack_i32, pack_u32, view_arg, Family, Launch, OverrideSlot, Sharing, TypeSlot};
@@ -73,6 +76,7 @@ pub fn batch_norm(
     inputs.extend(weight.map(|w| ("weight", w)));
     inputs.extend(bias.map(|b| ("bias", b)));
     check_output("batch_norm", out, &inputs, Sharing::Separate)?;
+    // Absent parameters bind the running mean in their place (unread).
     let count = input.numel();
     if count == 0 {
         return Ok(());
@@ -80,15 +84,16 @@ pub fn batch_norm(
     if count > u32::MAX as usize {
         bail!(TooLarge, "batch_norm of {count} elements exceeds 2^32-1");
     }
+    let (w, b) = (weight.unwrap_or(mean), bias.unwrap_or(mean));
+    if norm_batch_fast::try_record(stream, input, [mean, var, w, b], [weight.is_some(), bias.is_some()], eps, out)? {
+        return Ok(());
+    }
     let chan: Vec<isize> = (0..rank).map(|d| (d == 1) as isize).collect();
     let (shape, strides) = coalesce(&input.shape, &[input.strides.clone(), out.strides.clone(), chan]);
     let dev = &stream.device;
     let flag = |b: bool| if b { 1.0 } else { 0.0 };
     let variant = FAMILY.variant("batch_norm", &[input.dtype], &[flag(weight.is_some()), flag(bias.is_some())]);
     let (groups, row) = grid_1d(count as u64, 256, dev.limits.max_compute_workgroups_per_dimension);
-    // Absent parameters bind the running mean in their place (unread).
-    let w = weight.unwrap_or(mean);
-    let b = bias.unwrap_or(mean);
     let (xa, x_off) = view_arg("x", input);
     let (ya, y_off) = view_arg("y", out);
     let (ma, m_off) = view_arg("mean", mean);

@@ -123,6 +123,21 @@ pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
     strides
 }
 
+/// The row-major strides of `shape`, or None if a stride or the element
+/// count does not fit in 63 bits (as a C view holds them).
+pub fn checked_contiguous_strides(shape: &[usize]) -> Option<Vec<isize>> {
+    let mut strides = vec![0isize; shape.len()];
+    let mut acc = 1isize;
+    for i in (0..shape.len()).rev() {
+        strides[i] = acc;
+        if i > 0 {
+            acc = acc.checked_mul(isize::try_from(shape[i].max(1)).ok()?)?;
+        }
+    }
+    let count = checked_numel(shape)?;
+    (count <= isize::MAX as usize).then_some(strides)
+}
+
 /// Operators bind a whole buffer when the adapter can bind it in one piece,
 /// so every view of it shares one cached bind group; past that, they bind
 /// from this alignment (at least the adapter's, and whole vec4 and tile
@@ -132,7 +147,8 @@ const WINDOW_ALIGN: u64 = 256;
 impl<'a> Tensor<'a> {
     /// Check the view: rank, and every element it reaches lies in the buffer.
     /// Element indices must also fit the kernels' i32 arithmetic.
-    pub fn validate(&self, what: &str) -> Result<()> {
+    /// `what` names the view in messages (formatted only on failure).
+    pub fn validate(&self, what: impl std::fmt::Display) -> Result<()> {
         if self.shape.len() > MAX_RANK || self.strides.len() != self.shape.len() {
             bail!(InvalidArgument, "{what}: rank {} (at most {MAX_RANK})", self.shape.len());
         }
@@ -214,8 +230,16 @@ impl<'a> Tensor<'a> {
     }
 
     pub fn is_contiguous(&self) -> bool {
-        let c = contiguous_strides(&self.shape);
-        self.shape.iter().zip(self.strides.iter().zip(&c)).all(|(&d, (s, c))| d <= 1 || s == c)
+        // Row-major strides from the last dim inwards (dims of size 1 may
+        // have any stride), without building them.
+        let mut step = 1isize;
+        for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
+            if d > 1 && s != step {
+                return false;
+            }
+            step = step.wrapping_mul(d.max(1) as isize);
+        }
+        true
     }
 
     pub fn same_buffer(&self, other: &Tensor) -> bool {

@@ -81,7 +81,8 @@ pub fn pick<C: Copy>(
         tuner.count_reuse();
         return Ok(value);
     }
-    if tuner.mode == TuneMode::Cached || !choice.rerunnable {
+    // A capture records candidates' runs into the graph, and cannot wait on them.
+    if tuner.mode == TuneMode::Cached || !choice.rerunnable || stream.is_capturing() {
         return Ok(heuristic);
     }
     let _timing = tuner.timing_lock();

@@ -33,6 +33,15 @@ pub(super) enum Cmd {
     },
     /// The timestamp of the batch's event at this index.
     Timestamp(usize),
+    /// A profiler timestamp (runtime/profiler.rs) into this query.
+    ProfileStamp(wgpu::QuerySet, u32),
+    /// Copy the profiler's first `count` timestamps where the host reads them.
+    ProfileResolve {
+        query: wgpu::QuerySet,
+        resolve: wgpu::Buffer,
+        readback: wgpu::Buffer,
+        count: u32,
+    },
 }
 
 #[derive(Default)]
@@ -79,11 +88,17 @@ pub(super) fn encode(dev: &Device, cmds: &[Cmd], events: &[Arc<Event>], resolve:
     let mut encoder = dev.wgpu.create_command_encoder(&Default::default());
     let mut pass: Option<wgpu::ComputePass<'static>> = None;
     let in_passes = dev.features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
+    // The pipeline set in the open pass: launches of one kernel in a row
+    // set it once.
+    let mut current: Option<&wgpu::ComputePipeline> = None;
     for cmd in cmds {
         match cmd {
             Cmd::Dispatch { pipeline, bind_group, uniform_offset, groups } => {
                 let p = pass.get_or_insert_with(|| encoder.begin_compute_pass(&Default::default()).forget_lifetime());
-                p.set_pipeline(pipeline);
+                if current != Some(pipeline) {
+                    p.set_pipeline(pipeline);
+                    current = Some(pipeline);
+                }
                 p.set_bind_group(0, bind_group, uniform_offset.as_slice());
                 match groups {
                     Counts::Direct([x, y, z]) => p.dispatch_workgroups(*x, *y, *z),
@@ -92,16 +107,37 @@ pub(super) fn encode(dev: &Device, cmds: &[Cmd], events: &[Arc<Event>], resolve:
             }
             Cmd::Copy { src, src_offset, dst, dst_offset, size } => {
                 pass = None;
+                current = None;
                 encoder.copy_buffer_to_buffer(src, *src_offset, dst, *dst_offset, *size);
             }
             Cmd::Timestamp(i) => {
                 let q = events[*i].query_set().unwrap();
                 if in_passes {
+                    if pass.is_none() {
+                        current = None;
+                    }
                     pass.get_or_insert_with(|| encoder.begin_compute_pass(&Default::default()).forget_lifetime())
                         .write_timestamp(q, 0);
                 } else {
                     pass = None;
+                    current = None;
                     encoder.write_timestamp(q, 0);
+                }
+            }
+            Cmd::ProfileStamp(q, i) => {
+                if in_passes {
+                    pass.get_or_insert_with(|| encoder.begin_compute_pass(&Default::default()).forget_lifetime())
+                        .write_timestamp(q, *i);
+                } else {
+                    pass = None;
+                    encoder.write_timestamp(q, *i);
+                }
+            }
+            Cmd::ProfileResolve { query, resolve, readback, count } => {
+                pass = None;
+                if *count > 0 {
+                    encoder.resolve_query_set(query, 0..*count, resolve, 0);
+                    encoder.copy_buffer_to_buffer(resolve, 0, readback, 0, *count as u64 * 8);
                 }
             }
         }
@@ -137,7 +173,7 @@ pub(super) fn submit_one_by_one(
     }
     let submitted = dev.scoped(|| {
         write_uniforms(dev, arena, &batch.uniform_bytes);
-        dev.queue.submit(good)
+        dev.submit(good)
     });
     let dropped = |first: &Error| {
         let msg = format!(

@@ -3,8 +3,10 @@
 //! Entries leave with what they refer to: a freed allocation, a released
 //! stream's uniform arena, a released kernel; and the cache is bounded.
 
+use super::kernel_variant::WordHasher;
 use crate::error::Result;
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::sync::Mutex;
 
 /// One bound range: (binding, allocation id, offset, size).
@@ -13,14 +15,86 @@ pub type BoundRange = (u32, u64, u64, u64);
 #[derive(Hash, PartialEq, Eq, Clone)]
 pub struct BindKey {
     pub layout_id: u64,
-    pub ranges: Vec<BoundRange>,
+    pub ranges: Ranges,
+}
+
+/// Ranges held inline: a launch's key is built on every launch and most
+/// kernels bind a handful of buffers, so this allocates nothing for them.
+const INLINE: usize = 8;
+
+#[derive(Clone, Default)]
+pub struct Ranges {
+    inline: [BoundRange; INLINE],
+    len: usize,
+    /// All of them, where there are more than `INLINE`.
+    heap: Vec<BoundRange>,
+}
+
+impl Ranges {
+    pub fn from_slice(ranges: &[BoundRange]) -> Ranges {
+        let mut r = Ranges::default();
+        for &x in ranges {
+            r.push(x);
+        }
+        r
+    }
+
+    pub fn push(&mut self, range: BoundRange) {
+        if self.len < INLINE {
+            self.inline[self.len] = range;
+        } else {
+            if self.len == INLINE {
+                self.heap.extend_from_slice(&self.inline);
+            }
+            self.heap.push(range);
+        }
+        self.len += 1;
+    }
+
+    pub fn as_slice(&self) -> &[BoundRange] {
+        if self.len <= INLINE {
+            &self.inline[..self.len]
+        } else {
+            &self.heap
+        }
+    }
+
+    pub fn sort(&mut self) {
+        if self.len <= INLINE {
+            self.inline[..self.len].sort_unstable();
+        } else {
+            self.heap.sort_unstable();
+        }
+    }
+}
+
+impl std::ops::Deref for Ranges {
+    type Target = [BoundRange];
+    fn deref(&self) -> &[BoundRange] {
+        self.as_slice()
+    }
+}
+
+impl PartialEq for Ranges {
+    fn eq(&self, other: &Ranges) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Ranges {}
+
+impl std::hash::Hash for Ranges {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state);
+    }
 }
 
 const MAX_ENTRIES: usize = 8192;
 
 #[derive(Default)]
 pub struct BindGroupCache {
-    map: Mutex<HashMap<BindKey, wgpu::BindGroup>>,
+    /// Keys are a few integers hashed on every launch: no need for SipHash.
+    map: Mutex<HashMap<BindKey, wgpu::BindGroup, BuildHasherDefault<WordHasher>>>,
 }
 
 impl BindGroupCache {

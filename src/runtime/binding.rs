@@ -2,7 +2,7 @@
 //! anything is recorded: every binding the entry point uses is bound once,
 //! with a buffer of the right device, usage, alignment, size and range.
 
-use super::bind_cache::BoundRange;
+use super::bind_cache::{BoundRange, Ranges};
 use super::buffer::Buffer;
 use super::device::Device;
 use super::kernel::{BindingKind, Kernel};
@@ -17,7 +17,7 @@ pub(crate) type UniformSource<'a> = (u32, u64, Option<(&'a Buffer, u64)>);
 /// A launch's bindings, checked.
 pub(crate) struct CheckedBindings<'a> {
     /// Storage ranges for the bind group cache key.
-    pub ranges: Vec<BoundRange>,
+    pub ranges: Ranges,
     /// Storage bind group entries: (binding, buffer, offset, size).
     pub storage: Vec<(u32, &'a wgpu::Buffer, u64, u64)>,
     pub uniform: Option<UniformSource<'a>>,
@@ -39,7 +39,7 @@ pub(crate) fn check<'a>(
 ) -> Result<CheckedBindings<'a>> {
     let limits = &dev.limits;
     // Validate every binding against the kernel's reflection.
-    let mut ranges = Vec::with_capacity(kernel.bindings.len());
+    let mut ranges = Ranges::default();
     let mut entries_src: Vec<(u32, &wgpu::Buffer, u64, u64)> = Vec::with_capacity(kernel.bindings.len());
     for b in binds {
         if !kernel.bindings.iter().any(|k| k.binding == b.binding) {
@@ -131,7 +131,7 @@ pub(crate) fn check<'a>(
         }
         let size = match b.size {
             Some(s) => {
-                b.buffer.check_range(b.offset, s, &format!("binding {}", info.binding))?;
+                b.buffer.check_range(b.offset, s, format_args!("binding {}", info.binding))?;
                 s
             }
             // To the end, rounded up to whole words inside the allocation

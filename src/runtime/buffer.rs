@@ -45,23 +45,21 @@ pub struct Buffer {
 pub const COPY_ALIGN: u64 = wgpu::COPY_BUFFER_ALIGNMENT;
 
 impl Buffer {
-    /// Create a buffer whose contents read as zero.
+    /// Create a buffer whose contents read as zero, without submitting
+    /// anything: a new driver allocation is zeroed by wgpu before its first
+    /// use; a reused one holds old data, and its clear is deferred to the
+    /// device's next submission (see `deferred_clear`), before any work of
+    /// the new owner.
     pub fn create(device: &Arc<Device>, size: u64, usage: Usage) -> Result<Arc<Buffer>> {
         let b = Self::create_uninit(device, size, usage)?;
         if b.reused {
-            // A reused allocation holds old data. No work uses it any more
-            // (see `Lease`), so clearing it on the queue now comes before
-            // anything recorded with the new buffer.
-            device.scoped(|| {
-                let mut enc = device.wgpu.create_command_encoder(&Default::default());
-                enc.clear_buffer(b.buffer.raw(), 0, None);
-                device.queue.submit([enc.finish()]);
-            })?;
+            device.defer_clear(b.buffer.raw().clone());
         }
         Ok(b.buffer)
     }
 
-    /// Create a buffer whose contents are unspecified (operators' scratch space).
+    /// Create a buffer whose contents are unspecified (operators' scratch
+    /// space, outputs that will be overwritten). Never submits anything.
     pub fn create_uninit(device: &Arc<Device>, size: u64, usage: Usage) -> Result<NewBuffer> {
         device.check_alive()?;
         if size == 0 {
@@ -122,7 +120,8 @@ impl Buffer {
         &self.lease
     }
 
-    pub fn check_range(&self, offset: u64, size: u64, what: &str) -> Result<()> {
+    /// `what` names the range in messages (formatted only on failure).
+    pub fn check_range(&self, offset: u64, size: u64, what: impl std::fmt::Display) -> Result<()> {
         match offset.checked_add(size) {
             Some(end) if end <= self.size => Ok(()),
             _ => Err(Error::OutOfRange(format!(
@@ -144,8 +143,12 @@ impl Buffer {
         if size == 0 {
             return Ok(());
         }
+        self.device.refuse_if_captured(self.alloc_id(), "a host write")?;
         self.device.flush_all()?;
-        self.device.scoped(|| self.device.queue.write_buffer(self.raw(), offset, data))
+        self.device.submit_deferred_clears();
+        // Range and alignment are checked above; only running out of
+        // memory for the staging copy remains (reported through `unscoped`).
+        self.device.unscoped(|| self.device.queue.write_buffer(self.raw(), offset, data))
     }
 
     /// Read into host memory. Blocks until all work recorded so far on any
@@ -157,6 +160,7 @@ impl Buffer {
         if size == 0 {
             return Ok(());
         }
+        self.device.refuse_if_captured(self.alloc_id(), "a host read")?;
         let dev = &self.device;
         // Copy an aligned superset of the range to a staging buffer.
         let start = offset / COPY_ALIGN * COPY_ALIGN;
@@ -194,7 +198,7 @@ impl Buffer {
                     // results it reads has finished.
                     dev.wait_idle()?;
                 }
-                dev.scoped(|| dev.queue.submit([copy()]))?
+                dev.scoped(|| dev.submit([copy()]))?
             } else {
                 dev.flush_all_then(&copy)?
             };

@@ -101,7 +101,7 @@ type GetFlexibleDimensions =
 /// A workgroup block a kernel uses: a BM x BN f32 accumulator from f16
 /// A (BM x BK) and B (BK x BN) at workgroup scope, on `invocations`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Block {
+pub struct Block {
     pub m: u32,
     pub n: u32,
     pub k: u32,

@@ -7,6 +7,8 @@
 use super::autotune::{TuneMode, Tuner};
 use super::bind_cache::BindGroupCache;
 use super::block_on::block_on;
+use super::coopmat2::Block;
+use super::deferred_clear::SubmitGate;
 use super::hal_open::Extension;
 use super::in_flight::InFlight;
 use super::instance::{summarize, AdapterSummary};
@@ -42,6 +44,10 @@ pub struct DeviceOptions {
     pub autotune: Option<TuneMode>,
     /// Where the tuner's choices are loaded from and saved to.
     pub tuning_cache_path: Option<PathBuf>,
+    /// The VK_NV_cooperative_matrix2 workgroup blocks the caller's kernels
+    /// use: the device opens with the extension where the driver lists one
+    /// of them (and it is asked for, runtime/coopmat2.rs). Empty: never.
+    pub coopmat2_blocks: Vec<Block>,
 }
 
 impl Default for DeviceOptions {
@@ -52,6 +58,7 @@ impl Default for DeviceOptions {
             gpu_timeout: None,
             autotune: None,
             tuning_cache_path: None,
+            coopmat2_blocks: Vec::new(),
         }
     }
 }
@@ -66,7 +73,7 @@ pub struct Device {
     pub features: wgpu::Features,
     /// VK_NV_cooperative_matrix2 is enabled (runtime/coopmat2.rs) where
     /// nonzero: bit i set where the driver lists the block
-    /// `ops::gemm_coopmat2::all_blocks()[i]`.
+    /// `DeviceOptions::coopmat2_blocks[i]`.
     pub coopmat2_blocks: u32,
     /// VK_KHR_shader_bfloat16 is enabled with bf16 cooperative matrices
     /// (runtime/bf16_coop.rs).
@@ -76,13 +83,19 @@ pub struct Device {
     pub bind_groups: Arc<BindGroupCache>,
     /// Leases of allocations that submitted work still uses.
     pub in_flight: InFlight,
+    /// Every queue submission goes through it, after the deferred clears.
+    gate: SubmitGate,
     gpu_timeout: Option<Duration>,
     /// How long a wait checks for completion without blocking first (see `spin_wait`).
     spin_wait: Duration,
     lost: Arc<Mutex<Option<String>>>,
+    /// Set with `lost`, so that the check on every call takes no lock.
+    is_lost: Arc<AtomicBool>,
     destroyed: AtomicBool,
     /// Errors that escaped every error scope (the default handler would panic).
     uncaptured: Arc<Mutex<Vec<String>>>,
+    /// How many errors escaped every scope so far (see `unscoped`).
+    uncaptured_count: Arc<AtomicU64>,
     streams: Mutex<Vec<Weak<StreamShared>>>,
     pipeline_cache: Option<(wgpu::PipelineCache, PathBuf)>,
     /// Measured kernel choices (see `ops::tuned`).
@@ -137,7 +150,7 @@ impl Device {
         // where the adapter has them (and, for VK_NV_cooperative_matrix2,
         // where asked for).
         let coopmat2_blocks = if super::coopmat2::requested() {
-            super::coopmat2::supported(adapter, &crate::ops::gemm_coopmat2::all_blocks())
+            super::coopmat2::supported(adapter, &options.coopmat2_blocks)
         } else {
             0
         };
@@ -160,18 +173,23 @@ impl Device {
         .map_err(|e| Error::Internal(format!("could not open the device: {e}")))?;
 
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
+        let uncaptured_count = Arc::new(AtomicU64::new(0));
         let sink = uncaptured.clone();
+        let count = uncaptured_count.clone();
         // Replace wgpu's default handler, which panics.
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            count.fetch_add(1, Ordering::AcqRel);
             let mut v = sink.lock().unwrap();
             if v.len() < 16 {
                 v.push(e.to_string());
             }
         }));
         let lost = Arc::new(Mutex::new(None));
-        let lost_sink = lost.clone();
+        let is_lost = Arc::new(AtomicBool::new(false));
+        let (lost_sink, lost_flag) = (lost.clone(), is_lost.clone());
         device.set_device_lost_callback(move |reason, msg| {
             *lost_sink.lock().unwrap() = Some(format!("{reason:?}: {msg}"));
+            lost_flag.store(true, Ordering::Release);
         });
 
         let pipeline_cache = match options.pipeline_cache_path {
@@ -205,11 +223,14 @@ impl Device {
             kernels: KernelCache::default(),
             bind_groups: Default::default(),
             in_flight: InFlight::default(),
+            gate: SubmitGate::default(),
             gpu_timeout: options.gpu_timeout,
             spin_wait: spin_wait(&device_type),
             lost,
+            is_lost,
             destroyed: AtomicBool::new(false),
             uncaptured,
+            uncaptured_count,
             streams: Mutex::new(Vec::new()),
             pipeline_cache,
             tuner,
@@ -220,6 +241,9 @@ impl Device {
     pub fn check_alive(&self) -> Result<()> {
         if self.destroyed.load(Ordering::Acquire) {
             return Err(Error::DeviceLost("the device was destroyed".into()));
+        }
+        if !self.is_lost.load(Ordering::Acquire) {
+            return Ok(());
         }
         if let Some(reason) = self.lost.lock().unwrap().as_ref() {
             return Err(Error::DeviceLost(reason.clone()));
@@ -234,6 +258,7 @@ impl Device {
             return false;
         }
         self.in_flight.release_all();
+        self.gate.drop_pending();
         self.pool.close(&self.bind_groups);
         self.wgpu.destroy();
         true
@@ -274,6 +299,27 @@ impl Device {
         }
     }
 
+    /// Run `f`, which the caller has validated so that the GPU layer is not
+    /// expected to reject it, without error scopes (pushing and popping
+    /// three scopes costs about as much as creating a bind group). Errors
+    /// the GPU layer reports anyway (out of memory) reach the uncaptured
+    /// handler synchronously; any reported while `f` ran fails the call
+    /// with their messages (another thread's error at the same moment
+    /// would be reported here instead of by a later synchronize).
+    pub fn unscoped<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
+        let before = self.uncaptured_count.load(Ordering::Acquire);
+        let value = f();
+        if self.uncaptured_count.load(Ordering::Acquire) == before {
+            return Ok(value);
+        }
+        let msg = self.take_uncaptured().unwrap_or_else(|| "the GPU layer reported an error".into());
+        Err(if msg.to_ascii_lowercase().contains("out of memory") {
+            Error::OutOfMemory(msg)
+        } else {
+            Error::Validation(msg)
+        })
+    }
+
     /// Take the errors that no scope caught since the last call.
     pub fn take_uncaptured(&self) -> Option<String> {
         let mut v = self.uncaptured.lock().unwrap();
@@ -292,6 +338,19 @@ impl Device {
 
     fn live_streams(&self) -> Vec<Arc<StreamShared>> {
         self.streams.lock().unwrap().iter().filter_map(|w| w.upgrade()).collect()
+    }
+
+    /// Fails when a capturing stream of this device uses the allocation: a
+    /// host read or write of it cannot be part of a graph, and would not see
+    /// (or be seen by) the captured work, which has not run.
+    pub(crate) fn refuse_if_captured(&self, alloc_id: u64, what: &str) -> Result<()> {
+        if self.live_streams().iter().any(|s| s.capture_uses(alloc_id)) {
+            crate::bail!(
+                InvalidOperation,
+                "{what} of a buffer that a capturing stream uses (end the capture first; a graph cannot hold host transfers)"
+            );
+        }
+        Ok(())
     }
 
     /// Submit the recorded work of every stream of this device, so that what
@@ -320,7 +379,26 @@ impl Device {
                 return Ok(index);
             }
         }
-        self.scoped(|| self.queue.submit([extra()]))
+        self.scoped(|| self.submit([extra()]))
+    }
+
+    /// Submit command buffers to the queue, after any deferred clears (see
+    /// `deferred_clear`). The only way the library submits work.
+    pub fn submit<I: IntoIterator<Item = wgpu::CommandBuffer>>(&self, cmds: I) -> wgpu::SubmissionIndex {
+        self.gate.submit(&self.wgpu, &self.queue, cmds)
+    }
+
+    /// Clear a reused allocation before any later work of the device
+    /// touches it, without submitting anything now.
+    pub fn defer_clear(&self, raw: wgpu::Buffer) {
+        self.gate.defer_clear(raw);
+    }
+
+    /// Submit the deferred clears now: a staged host write runs before the
+    /// command buffers of the next submission, so it must not be staged
+    /// while a clear of its buffer waits.
+    pub fn submit_deferred_clears(&self) {
+        self.gate.submit_pending(&self.wgpu, &self.queue);
     }
 
     pub fn has_gpu_timeout(&self) -> bool {
@@ -423,7 +501,7 @@ impl Device {
             self.wait_idle()?;
         }
         // Push any pending host writes even when no stream had work.
-        self.queue.submit(std::iter::empty());
+        self.submit(std::iter::empty());
         self.wait_idle()?;
         if let Some(msg) = self.take_uncaptured() {
             first_err.get_or_insert(Error::Validation(msg));

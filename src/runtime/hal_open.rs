@@ -138,7 +138,8 @@ mod tests {
             return;
         }
         // The feature queries run on any Vulkan adapter, with or without the extensions.
-        let _ = crate::runtime::coopmat2::supported(&adapter, &crate::ops::gemm_coopmat2::all_blocks());
+        let block = crate::runtime::coopmat2::Block { m: 128, n: 128, k: 32, invocations: 128 };
+        let _ = crate::runtime::coopmat2::supported(&adapter, &[block]);
         let _ = crate::runtime::bf16_coop::supported(&adapter);
         // What Device::create asks for.
         let features = adapter.features() & crate::runtime::device::wanted_features();

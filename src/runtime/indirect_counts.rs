@@ -5,7 +5,7 @@
 //! launch reads that buffer: a bad count makes it run no workgroups.
 
 use super::batch::{Batch, Cmd, Counts};
-use super::bind_cache::{buffer_entry, BindKey};
+use super::bind_cache::{buffer_entry, BindKey, Ranges};
 use super::buffer::{Buffer, Usage};
 use super::device::Device;
 use crate::error::Result;
@@ -48,7 +48,11 @@ pub(super) fn prepare(
     let align = dev.limits.min_storage_buffer_offset_alignment as u64;
     let start = offset / align * align;
     let size = offset + 12 - start;
-    let ranges = vec![(0, buf.alloc_id(), start, size), (1, args.alloc_id(), 0, 12), (2, arena.1, 0, COUNTS_PARAMS)];
+    let ranges = Ranges::from_slice(&[
+        (0, buf.alloc_id(), start, size),
+        (1, args.alloc_id(), 0, 12),
+        (2, arena.1, 0, COUNTS_PARAMS),
+    ]);
     let bind_group = dev.bind_groups.get_or_create(BindKey { layout_id: kernel.id, ranges }, || {
         let entries = [
             buffer_entry(0, buf.raw(), start, size),
@@ -60,6 +64,12 @@ pub(super) fn prepare(
     })?;
     let params = [((offset - start) / 4) as u32, dev.limits.max_compute_workgroups_per_dimension, 0, 0];
     Ok(CountsCheck { pipeline: kernel.pipeline.clone(), bind_group, args, params })
+}
+
+/// The bind group layout of the check's kernel (for graphs, which rebuild
+/// its bind group for other streams and buffers).
+pub(super) fn layout(dev: &Arc<Device>) -> Result<wgpu::BindGroupLayout> {
+    Ok(dev.kernels.get_builtin(dev, "indirect_counts.wgsl", "check_counts")?.layout.clone())
 }
 
 impl CountsCheck {

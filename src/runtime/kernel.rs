@@ -52,6 +52,8 @@ pub struct KernelCache {
     /// The library's own kernels: every variant of the kernel spec
     /// (src/ops/spec) and the plain runtime shaders, one key scheme.
     pub spec: super::kernel_variant::VariantCache,
+    /// Kernels generated from elementwise expressions, by source text.
+    pub generated: super::generated_kernels::GeneratedKernels,
 }
 
 impl KernelCache {
@@ -70,7 +72,7 @@ impl KernelCache {
 
     /// Kernels cached now (the library's and callers').
     pub fn cached_count(&self) -> usize {
-        self.spec.count() + self.user.count()
+        self.spec.count() + self.user.count() + self.generated.count()
     }
 }
 

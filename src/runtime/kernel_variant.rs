@@ -64,6 +64,9 @@ impl Hasher for WordHasher {
     fn write_u8(&mut self, v: u8) {
         self.write_u64(v as u64);
     }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
     fn write_usize(&mut self, v: usize) {
         self.write_u64(v as u64);
     }

@@ -25,7 +25,7 @@ fn bytes_of(module: &Module, ty: Handle<naga::Type>, lanes: u64) -> u64 {
 
 /// The functions `body` calls directly (walked without recursion: blocks
 /// may nest deeply).
-fn callees(body: &Block) -> Vec<Handle<Function>> {
+pub(crate) fn callees(body: &Block) -> Vec<Handle<Function>> {
     let mut out = Vec::new();
     let mut blocks = vec![body];
     while let Some(block) = blocks.pop() {
@@ -66,22 +66,13 @@ fn own_bytes(module: &Module, info: &naga::valid::FunctionInfo, f: &Function, la
 /// calls below it.
 pub fn private_bytes(module: &Module, info: &naga::valid::ModuleInfo, ep_index: usize, lanes: u64) -> u64 {
     let lanes = lanes.max(1);
-    // Deepest frame of each function, to a fixed point (WGSL has no recursion).
-    let own: Vec<u64> = module.functions.iter().map(|(h, f)| own_bytes(module, &info[h], f, lanes)).collect();
-    let calls: Vec<Vec<Handle<Function>>> = module.functions.iter().map(|(_, f)| callees(&f.body)).collect();
-    let mut frame = own.clone();
-    loop {
-        let mut changed = false;
-        for i in 0..frame.len() {
-            let deepest = calls[i].iter().map(|c| frame[c.index()]).max().unwrap_or(0);
-            if own[i] + deepest > frame[i] {
-                frame[i] = own[i] + deepest;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
+    // Deepest frame of each function, in one pass: naga's validator requires
+    // every function to come after the functions it calls (WGSL has no
+    // recursion), so their frames are known when it is reached.
+    let mut frame: Vec<u64> = Vec::with_capacity(module.functions.len());
+    for (h, f) in module.functions.iter() {
+        let deepest = callees(&f.body).iter().filter_map(|c| frame.get(c.index()).copied()).max().unwrap_or(0);
+        frame.push(own_bytes(module, &info[h], f, lanes) + deepest);
     }
     let ep = &module.entry_points[ep_index];
     let ep_info = info.get_entry_point(ep_index);
@@ -122,14 +113,5 @@ mod tests {
         let src = "@group(0) @binding(0) var<storage, read_write> y: array<f32>;
             @compute @workgroup_size(1) fn main() { let a = array<f32, 64>(); y[0] = a[u32(y[0])]; }";
         assert_eq!(bytes(src, 32), 256);
-    }
-
-    /// The tensor-core GEMM (not compiled on CI's software driver) fits.
-    #[test]
-    fn the_cooperative_matrix_gemm_fits() {
-        for v in crate::ops::gemm_coop::FAMILY.all_variants() {
-            let used = bytes(&v.source(), 32);
-            assert!(used > 0 && used <= MAX_PRIVATE_BYTES, "{} {:?}: {used} bytes", v.entry, v.types);
-        }
     }
 }

@@ -1,20 +1,24 @@
 //! What a kernel needs, read from its WGSL by naga before wgpu sees it: the
-//! bindings its entry point uses, and its workgroup size, workgroup memory
-//! and private memory checked against the limits. Sizes are read after
+//! bindings its entry point uses, and its workgroup size, workgroup memory,
+//! private memory and inlined size checked against the limits. Sizes are read after
 //! `override` declarations take their values, as the pipeline will see them.
 //! Runs on the compiler's stack (`compile_stack`).
 
 use super::device::Device;
+use super::inline_size::{inlined_expressions, MAX_INLINED_EXPRESSIONS};
 use super::kernel::{BindingInfo, BindingKind};
 use super::private_memory::{private_bytes, MAX_PRIVATE_BYTES};
-use super::wgsl_nesting;
+use super::{wgsl_nesting, wgsl_size};
 use crate::bail;
 use crate::error::{Error, Result};
 
 /// Parse and validate WGSL with naga, so diagnostics name line and column.
-/// Sources nesting deeper than `wgsl_nesting::MAX_NESTING` are refused first.
+/// Sources nesting deeper than `wgsl_nesting::MAX_NESTING` are refused first,
+/// then sources past `wgsl_size`'s bounds (where naga's time grows faster
+/// than the source).
 pub fn parse_and_validate(source: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
     wgsl_nesting::check(source)?;
+    wgsl_size::check(source)?;
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| Error::ShaderCompilation(e.emit_to_string_with_path(source, "kernel.wgsl")))?;
     let mut validator =
@@ -130,6 +134,15 @@ pub fn reflect_with(
             LimitExceeded,
             "entry point {entry:?} uses {private} bytes of private memory per invocation (private and function \
              variables); kernels may use at most {MAX_PRIVATE_BYTES}"
+        );
+    }
+    let inlined = inlined_expressions(&module, ep_index);
+    if inlined > MAX_INLINED_EXPRESSIONS {
+        bail!(
+            LimitExceeded,
+            "entry point {entry:?} becomes {inlined} expressions once its calls are inlined (every call counts \
+             the callee again, for the entry point and each function it reaches); kernels may have at most \
+             {MAX_INLINED_EXPRESSIONS}"
         );
     }
     bindings.sort_by_key(|b| b.binding);

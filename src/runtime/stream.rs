@@ -17,10 +17,13 @@ use super::binding::{self, CheckedBindings};
 use super::buffer::{Buffer, Usage};
 use super::device::{next_id, Device};
 use super::event::Event;
+use super::graph_capture::CaptureLog;
 use super::indirect_counts::{self, COUNTS_PARAMS};
 use super::kernel::Kernel;
+use super::profiler::{OpCall, Profile, Profiler};
 use crate::bail;
 use crate::error::{Error, Result};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Bytes of uniform data one batch can carry; a full arena flushes the batch.
@@ -59,12 +62,33 @@ struct State {
     /// An error of a batch that another call submitted (a host read or write,
     /// a full batch): reported by this stream's next flush or synchronize.
     pending_error: Option<Error>,
+    /// Created when profiling is first turned on; kept (with its records)
+    /// when it is turned off.
+    profiler: Option<Box<Profiler>>,
+    /// While capturing, `batch` holds the captured commands (never
+    /// submitted) and this notes what a graph needs to replay them.
+    capture: Option<CaptureLog>,
 }
 
 pub struct StreamShared {
     pub device: Arc<Device>,
     pub id: u64,
     state: Mutex<State>,
+    /// Whether launches are profiled (read without the lock: one branch when off).
+    profiling: AtomicBool,
+}
+
+/// An operator call being recorded on a profiled stream; ends when dropped.
+pub struct CallScope<'a>(Option<&'a StreamShared>);
+
+impl Drop for CallScope<'_> {
+    fn drop(&mut self) {
+        if let Some(s) = self.0 {
+            if let Some(p) = s.state.lock().unwrap().profiler.as_mut() {
+                p.end_call();
+            }
+        }
+    }
 }
 
 impl StreamShared {
@@ -79,7 +103,10 @@ impl StreamShared {
                 indirect_args: None,
                 last_submission: None,
                 pending_error: None,
+                profiler: None,
+                capture: None,
             }),
+            profiling: AtomicBool::new(false),
         });
         device.register_stream(&s);
         Ok(s)
@@ -95,6 +122,29 @@ impl StreamShared {
     /// Record one kernel launch. Everything that can fail happens before
     /// anything is recorded.
     pub fn launch(&self, kernel: &Kernel, binds: &[Bind], params: Option<&[u8]>, groups: Groups) -> Result<()> {
+        self.launch_as(kernel, binds, params, groups, false)
+    }
+
+    /// `launch` of a caller's own kernel: a graph may patch its parameters
+    /// (never a library kernel's, whose indexing trusts them).
+    pub fn launch_from_caller(
+        &self,
+        kernel: &Kernel,
+        binds: &[Bind],
+        params: Option<&[u8]>,
+        groups: Groups,
+    ) -> Result<()> {
+        self.launch_as(kernel, binds, params, groups, true)
+    }
+
+    fn launch_as(
+        &self,
+        kernel: &Kernel,
+        binds: &[Bind],
+        params: Option<&[u8]>,
+        groups: Groups,
+        caller: bool,
+    ) -> Result<()> {
         let dev = &self.device;
         dev.check_alive()?;
         if kernel.device_id != dev.id {
@@ -109,7 +159,16 @@ impl StreamShared {
         };
         let counts_uniform = if matches!(groups, Groups::Indirect(..)) { COUNTS_PARAMS + align } else { 0 };
         let used = st.batch.uniform_bytes.len() as u64;
-        if used + own_uniform + counts_uniform > ARENA_BYTES || st.batch.launches >= MAX_BATCH_LAUNCHES {
+        // A capture is never flushed, and its launches are not profiled
+        // (a graph replays dispatches, not timestamps).
+        let profiled = self.profiling() && st.capture.is_none();
+        let profile_full = profiled && st.profiler.as_ref().is_some_and(|p| p.set_full());
+        if st.capture.is_some() {
+            capture_limit(used + own_uniform + counts_uniform)?;
+        } else if used + own_uniform + counts_uniform > ARENA_BYTES
+            || st.batch.launches >= MAX_BATCH_LAUNCHES
+            || profile_full
+        {
             self.flush_unreported(&mut st)?;
         }
         let arena = if own_uniform + counts_uniform > 0 { Some(self.arena(&mut st)?) } else { None };
@@ -131,7 +190,10 @@ impl StreamShared {
                 entries.push(buffer_entry(*binding, buf, 0, *window));
             }
             let desc = wgpu::BindGroupDescriptor { label: None, layout: &kernel.layout, entries: &entries };
-            dev.scoped(|| dev.wgpu.create_bind_group(&desc))
+            // `binding::check` validated everything the GPU layer checks:
+            // no error scopes on this per-launch path (a new buffer is a new
+            // bind group).
+            dev.unscoped(|| dev.wgpu.create_bind_group(&desc))
         })?;
         let indirect = match &groups {
             Groups::Indirect(buf, off) => {
@@ -140,8 +202,23 @@ impl StreamShared {
             Groups::Direct(_) => None,
         };
 
+        let stamps = match (&groups, profiled) {
+            (_, false) => None,
+            (Groups::Direct(g), true) => self.profile_add(&mut st, &kernel.entry_point, *g)?,
+            (Groups::Indirect(..), true) => self.profile_add(&mut st, &kernel.entry_point, [0; 3])?,
+        };
+        // A captured counts check is rebuilt at replay from its layout.
+        let check_layout = match (&groups, st.capture.is_some()) {
+            (Groups::Indirect(..), true) => Some(indirect_counts::layout(dev)?),
+            _ => None,
+        };
+
         // Record: nothing below fails.
-        let batch = &mut st.batch;
+        let State { batch, capture, indirect_args, .. } = &mut *st;
+        let stamp_after = stamps.map(|(before, after)| {
+            batch.cmds.push(before);
+            after
+        });
         let dispatch_groups = match (indirect, &groups) {
             (Some((buf, check)), _) => check.record(batch, buf, align),
             (None, Groups::Direct(g)) => Counts::Direct(*g),
@@ -158,10 +235,27 @@ impl StreamShared {
             uniform_offset,
             groups: dispatch_groups,
         });
+        batch.cmds.extend(stamp_after);
         for b in binds {
             batch.hold(b.buffer.lease());
         }
         batch.launches += 1;
+        if let Some(log) = capture {
+            if let (Groups::Indirect(buf, off), Some(args), Some(layout)) =
+                (&groups, indirect_args.as_ref(), check_layout)
+            {
+                // The counts check, recorded just before this launch.
+                let check = &batch.cmds[batch.cmds.len() - 2];
+                let align = dev.limits.min_storage_buffer_offset_alignment as u64;
+                log.note_counts_check(layout, buf, *off, align, args, check);
+            }
+            let storage: Vec<(u32, u64, u64)> = storage.iter().map(|(b, _, off, size)| (*b, *off, *size)).collect();
+            let params_len = params.map_or(0, |p| p.len()) as u32;
+            let uniform = uniform.map(|(binding, window, user)| {
+                (binding, window, uniform_offset.unwrap(), user.is_none(), params_len.min(window as u32))
+            });
+            log.note_launch(kernel, binds, &storage, uniform, caller);
+        }
         Ok(())
     }
 
@@ -206,7 +300,19 @@ impl StreamShared {
             None
         };
         let mut st = self.state.lock().unwrap();
-        let batch = &mut st.batch;
+        let stamps = if self.profiling() && st.capture.is_none() {
+            if st.profiler.as_ref().is_some_and(|p| p.set_full()) {
+                self.flush_unreported(&mut st)?;
+            }
+            self.profile_add(&mut st, "copy_buffer", [0; 3])?
+        } else {
+            None
+        };
+        let State { batch, capture, .. } = &mut *st;
+        let stamp_after = stamps.map(|(before, after)| {
+            batch.cmds.push(before);
+            after
+        });
         let copy = |s: &Buffer, so, d: &Buffer, dof| Cmd::Copy {
             src: s.raw().clone(),
             src_offset: so,
@@ -219,11 +325,43 @@ impl StreamShared {
                 batch.cmds.push(copy(src, src_offset, tmp, 0));
                 batch.cmds.push(copy(tmp, 0, dst, dst_offset));
                 batch.hold(tmp.lease());
+                if let Some(log) = capture {
+                    log.note_copy(src, tmp);
+                    log.note_copy(tmp, dst);
+                }
             }
-            None => batch.cmds.push(copy(src, src_offset, dst, dst_offset)),
+            None => {
+                batch.cmds.push(copy(src, src_offset, dst, dst_offset));
+                if let Some(log) = capture {
+                    log.note_copy(src, dst);
+                }
+            }
         }
+        batch.cmds.extend(stamp_after);
         batch.hold(src.lease());
         batch.hold(dst.lease());
+        Ok(())
+    }
+
+    /// Record a copy between raw allocations (the staging buffers of copies
+    /// between devices), checked by the caller; `hold` are the leases the
+    /// copy needs kept until it has run.
+    pub(crate) fn copy_raw(
+        &self,
+        src: &wgpu::Buffer,
+        src_offset: u64,
+        dst: &wgpu::Buffer,
+        dst_offset: u64,
+        size: u64,
+        hold: &[&Arc<super::lease::Lease>],
+    ) -> Result<()> {
+        self.device.check_alive()?;
+        let mut st = self.state.lock().unwrap();
+        let batch = &mut st.batch;
+        batch.cmds.push(Cmd::Copy { src: src.clone(), src_offset, dst: dst.clone(), dst_offset, size });
+        for l in hold {
+            batch.hold(l);
+        }
         Ok(())
     }
 
@@ -231,6 +369,7 @@ impl StreamShared {
     /// GPU timestamp where the adapter has them.
     pub fn record_event(self: &Arc<Self>) -> Result<Arc<Event>> {
         self.device.check_alive()?;
+        self.refuse_while_capturing("recording an event")?;
         let event = Event::new(&self.device, Arc::downgrade(self))?;
         self.push_event(&event);
         Ok(event)
@@ -241,6 +380,7 @@ impl StreamShared {
     /// before it is waited on.
     pub(crate) fn record_mark(&self) -> Result<Arc<Event>> {
         self.device.check_alive()?;
+        self.refuse_while_capturing("recording an event")?;
         let event = Event::new(&self.device, std::sync::Weak::new())?;
         self.push_event(&event);
         Ok(event)
@@ -291,9 +431,18 @@ impl StreamShared {
         }
     }
 
+    /// `flush_for_other`, returning the stream's last submission (the one
+    /// that carries what was recorded so far), to wait for it.
+    pub(crate) fn flush_for_other_index(&self) -> Result<Option<wgpu::SubmissionIndex>> {
+        let mut st = self.state.lock().unwrap();
+        self.flush_unreported(&mut st)?;
+        Ok(st.last_submission.clone())
+    }
+
     /// Whether anything is recorded and not yet submitted.
     pub(crate) fn has_work(&self) -> bool {
-        !self.state.lock().unwrap().batch.is_empty()
+        let st = self.state.lock().unwrap();
+        st.capture.is_none() && !st.batch.is_empty()
     }
 
     fn flush_unreported(&self, st: &mut State) -> Result<()> {
@@ -313,18 +462,23 @@ impl StreamShared {
 
     /// Submit the batch (with `extra` after it, see `flush_for_other_with`).
     fn flush_locked_with(&self, st: &mut State, extra: Option<Extra>) -> Result<Option<wgpu::SubmissionIndex>> {
-        if st.batch.is_empty() {
+        if st.batch.is_empty() || st.capture.is_some() {
             return Ok(None);
         }
         let dev = &self.device;
-        let State { batch, arena, last_submission, .. } = st;
+        let State { batch, arena, last_submission, profiler, .. } = st;
+        if let Some(resolve) = profiler.as_mut().and_then(|p| p.close_batch()) {
+            batch.cmds.push(resolve);
+        }
         let arena = arena.as_ref().map(|(b, _)| b);
-        let result = dev.scoped(|| {
+        // Recording checked what the GPU layer checks; an error it reports
+        // anyway fails `unscoped` and the batch is salvaged below.
+        let result = dev.unscoped(|| {
             let cmd = encode(dev, &batch.cmds, &batch.events, true);
             write_uniforms(dev, arena, &batch.uniform_bytes);
             match extra {
-                Some(extra) => dev.queue.submit([cmd, extra()]),
-                None => dev.queue.submit([cmd]),
+                Some(extra) => dev.submit([cmd, extra()]),
+                None => dev.submit([cmd]),
             }
         });
         let carried = result.as_ref().ok().filter(|_| extra.is_some()).cloned();
@@ -338,6 +492,9 @@ impl StreamShared {
                 Some(i) => ev.set_submitted(i.clone()),
                 None => ev.set_failed(error.clone().unwrap()),
             }
+        }
+        if let Some(p) = profiler.as_mut() {
+            p.batch_done(index.is_some());
         }
         if let Some(i) = index {
             *last_submission = Some(i);
@@ -372,6 +529,7 @@ impl StreamShared {
     /// (at most the device's GPU timeout).
     pub fn synchronize(&self) -> Result<()> {
         self.device.check_alive()?;
+        self.refuse_while_capturing("synchronizing")?;
         let (index, error) = {
             let mut st = self.state.lock().unwrap();
             let result = self.flush_locked(&mut st);
@@ -386,6 +544,81 @@ impl StreamShared {
     }
 }
 
+/// The profiler (runtime/profiler.rs).
+impl StreamShared {
+    /// Whether launches recorded now are profiled.
+    #[inline]
+    pub fn profiling(&self) -> bool {
+        self.profiling.load(Ordering::Relaxed)
+    }
+
+    /// Turn profiling on or off. Records made so far are kept either way.
+    pub fn set_profiling(&self, on: bool) -> Result<()> {
+        self.device.check_alive()?;
+        let mut st = self.state.lock().unwrap();
+        if on && st.profiler.is_none() {
+            st.profiler = Some(Box::new(Profiler::new(&self.device)));
+        }
+        self.profiling.store(on, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Start an operator call: launches recorded until the scope is dropped
+    /// belong to it. `call` runs only while profiling.
+    pub fn profile_call(&self, call: impl FnOnce() -> OpCall) -> CallScope<'_> {
+        if !self.profiling() {
+            return CallScope(None);
+        }
+        match self.state.lock().unwrap().profiler.as_mut() {
+            Some(p) => p.begin_call(call()),
+            None => return CallScope(None),
+        }
+        CallScope(Some(self))
+    }
+
+    /// Name the kernel variant of the next launch. `name` runs only while profiling.
+    pub fn profile_kernel(&self, name: impl FnOnce() -> String) {
+        if self.profiling() {
+            if let Some(p) = self.state.lock().unwrap().profiler.as_mut() {
+                p.set_next_kernel(name());
+            }
+        }
+    }
+
+    fn profile_add(
+        &self,
+        st: &mut State,
+        fallback: &str,
+        groups: [u32; 3],
+    ) -> Result<Option<(super::batch::Cmd, super::batch::Cmd)>> {
+        match st.profiler.as_mut() {
+            Some(p) => p.add(&self.device, fallback, groups),
+            None => Ok(None),
+        }
+    }
+
+    /// Everything profiled since profiling was first turned on or last
+    /// cleared (nothing if it never was), with GPU times: submits what is recorded and blocks until
+    /// the stream's work has run (an error of that work is kept for the
+    /// stream's next flush or synchronize, as a host read does).
+    pub fn profile_records(&self) -> Result<Profile> {
+        self.finish_unreported()?;
+        let mut st = self.state.lock().unwrap();
+        let Some(p) = st.profiler.as_mut() else {
+            return Ok(Profile::default());
+        };
+        p.read_back(&self.device)?;
+        Ok(p.profile().clone())
+    }
+
+    /// Forget the records made so far.
+    pub fn profile_clear(&self) {
+        if let Some(p) = self.state.lock().unwrap().profiler.as_mut() {
+            p.clear();
+        }
+    }
+}
+
 impl Drop for StreamShared {
     fn drop(&mut self) {
         // Its bind groups would keep the arena (1 MiB) alive.
@@ -394,6 +627,24 @@ impl Drop for StreamShared {
         }
     }
 }
+
+/// What a capture cannot hold: more uniform bytes than one arena.
+fn capture_limit(uniform_bytes: u64) -> Result<()> {
+    if uniform_bytes > ARENA_BYTES {
+        bail!(
+            LimitExceeded,
+            "a graph holds at most {ARENA_BYTES} bytes of launch parameters (at the adapter's uniform alignment each)"
+        );
+    }
+    Ok(())
+}
+
+#[path = "stream_graph.rs"]
+mod graph;
+
+#[cfg(test)]
+#[path = "stream_test_work.rs"]
+mod test_work;
 
 #[cfg(test)]
 #[path = "stream_salvage_test.rs"]

@@ -3,8 +3,8 @@
 //! of a batch the GPU layer rejects, and fail (never return stale bytes)
 //! when its own copy fails.
 
+use super::test_work::fill;
 use super::*;
-use crate::ops::fill::fill_words;
 use crate::runtime::device::DeviceOptions;
 use crate::runtime::instance::{choose, instance, Preference};
 
@@ -32,16 +32,16 @@ fn read_sees_the_work_of_every_stream() {
     for round in 0..3u32 {
         // Streams 0 and 2 have work, stream 1 none: the read's copy goes
         // with stream 2's batch, after stream 0's was submitted.
-        fill_words(&streams[0], &bufs[0], 0, 64, 10 + round).unwrap();
-        fill_words(&streams[2], &bufs[2], 0, 64, 30 + round).unwrap();
+        fill(&streams[0], &bufs[0], 16, 10 + round);
+        fill(&streams[2], &bufs[2], 16, 30 + round);
         assert_eq!(words(&bufs[2]), vec![30 + round; 16]);
         assert_eq!(words(&bufs[0]), vec![10 + round; 16]);
-        fill_words(&streams[0], &bufs[0], 0, 64, 20 + round).unwrap();
-        fill_words(&streams[1], &bufs[1], 0, 64, 40 + round).unwrap();
+        fill(&streams[0], &bufs[0], 16, 20 + round);
+        fill(&streams[1], &bufs[1], 16, 40 + round);
         assert_eq!(words(&bufs[1]), vec![40 + round; 16]);
         assert_eq!(words(&bufs[0]), vec![20 + round; 16]);
         // A copy recorded on one stream from a buffer another stream wrote.
-        fill_words(&streams[1], &bufs[1], 0, 64, 50 + round).unwrap();
+        fill(&streams[1], &bufs[1], 16, 50 + round);
         streams[1].flush().unwrap();
         streams[2].copy(&bufs[1], 0, &bufs[2], 0, 64).unwrap();
         assert_eq!(words(&bufs[2]), vec![50 + round; 16]);
@@ -56,14 +56,14 @@ fn read_after_a_rejected_batch_sees_its_valid_work() {
     let dev = device();
     let stream = StreamShared::create(&dev).unwrap();
     let (a, b) = (storage(&dev), storage(&dev));
-    fill_words(&stream, &b, 0, 64, 5).unwrap();
+    fill(&stream, &b, 16, 5);
     stream.synchronize().unwrap();
 
-    fill_words(&stream, &a, 0, 64, 7).unwrap();
+    fill(&stream, &a, 16, 7);
     let raw = a.raw().clone();
     let rejected = Cmd::Copy { src: raw.clone(), src_offset: 0, dst: raw, dst_offset: 16, size: 4 };
     stream.state.lock().unwrap().batch.cmds.push(rejected);
-    fill_words(&stream, &b, 0, 64, 9).unwrap();
+    fill(&stream, &b, 16, 9);
     // The read's submission is rejected with the batch; the batch's valid
     // commands run, then the copy: no stale 5s.
     assert_eq!(words(&b), vec![9; 16]);
@@ -77,9 +77,9 @@ fn a_failing_read_copy_is_the_reads_error() {
     let dev = device();
     let stream = StreamShared::create(&dev).unwrap();
     let (a, b) = (storage(&dev), storage(&dev));
-    fill_words(&stream, &a, 0, 64, 3).unwrap();
+    fill(&stream, &a, 16, 3);
     stream.synchronize().unwrap();
-    fill_words(&stream, &b, 0, 64, 4).unwrap();
+    fill(&stream, &b, 16, 4);
     // The only known way to make a copy fail: its source is gone.
     a.raw().destroy();
     let mut out = [0xAAu8; 64];
@@ -105,9 +105,9 @@ fn reads_racing_other_threads_streams_see_their_own_work() {
                 let b = storage(&dev);
                 for i in 0..40u32 {
                     let v = t * 1000 + i;
-                    fill_words(&stream, &b, 0, 64, v).unwrap();
+                    fill(&stream, &b, 16, v);
                     if i % 3 == 0 {
-                        fill_words(&stream, &b, 0, 32, v + 1).unwrap();
+                        fill(&stream, &b, 8, v + 1);
                         let mut want = vec![v + 1; 8];
                         want.extend([v; 8]);
                         assert_eq!(words(&b), want);

@@ -2,8 +2,8 @@
 //! checks at record time leave no known way to record such a command, so
 //! the test injects one (a copy within one buffer, which wgpu refuses).
 
+use super::test_work::fill;
 use super::*;
-use crate::ops::fill::fill_words;
 use crate::runtime::device::DeviceOptions;
 use crate::runtime::instance::{choose, instance, Preference};
 
@@ -33,9 +33,9 @@ fn rejected_command_loses_only_itself() {
     let a = Buffer::create(&dev, 64, usage).unwrap();
     let b = Buffer::create(&dev, 64, usage).unwrap();
 
-    fill_words(&stream, &a, 0, 64, 7).unwrap();
+    fill(&stream, &a, 16, 7);
     inject_rejected_copy(&stream, &a);
-    fill_words(&stream, &b, 0, 64, 9).unwrap();
+    fill(&stream, &b, 16, 9);
     let err = stream.flush().unwrap_err();
     assert!(matches!(&err, Error::Validation(m) if m.contains("1 of 3")), "{err}");
     assert_eq!(words(&a), vec![7; 16], "work recorded before the rejected command");
@@ -44,7 +44,7 @@ fn rejected_command_loses_only_itself() {
 
     // Submitted by another call (a host write): that call succeeds, and the
     // stream's next synchronize reports the error.
-    fill_words(&stream, &a, 0, 64, 1).unwrap();
+    fill(&stream, &a, 16, 1);
     inject_rejected_copy(&stream, &a);
     b.write(0, &[5u8; 64]).unwrap();
     assert!(matches!(stream.synchronize(), Err(Error::Validation(_))));

@@ -2,10 +2,18 @@
 //! compile once while a handle to that kernel is alive. When the last handle
 //! is released the kernel leaves the cache, and its bind groups with it, so
 //! a program that creates and releases many kernels does not grow.
+//!
+//! Dropping the pipeline is not always enough: Mesa's lavapipe keeps a
+//! destroyed pipeline (about 100 KiB of compiled code and state) until the
+//! queue's next submission, so a program that compiles kernels without
+//! running work grew without bound. `reclaim_released` submits an empty
+//! batch once released pipelines are gone, which lets such drivers free them.
 
+use super::device::Device;
 use super::kernel::{Kernel, KernelRef};
 use crate::error::Result;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 #[derive(Hash, PartialEq, Eq)]
@@ -31,6 +39,8 @@ struct Entries {
 #[derive(Default)]
 pub struct UserKernels {
     entries: Mutex<Entries>,
+    /// A kernel left the cache since the queue last saw an empty submission.
+    released: AtomicBool,
 }
 
 impl UserKernels {
@@ -82,7 +92,21 @@ impl UserKernels {
         }
         let entry = e.by_id.remove(&id).unwrap();
         e.by_key.remove(&entry.key);
+        self.released.store(true, Ordering::Release);
         true
+    }
+
+    /// Let the driver free the pipelines of kernels that left the cache:
+    /// call once their last `KernelRef` is dropped. An empty submission is
+    /// cheap, and only made when a kernel left since the last one.
+    /// Pipelines still held by recorded work are freed after it has run.
+    pub fn reclaim_released(&self, device: &Device) {
+        if !self.released.swap(false, Ordering::AcqRel) || device.check_alive().is_err() {
+            return;
+        }
+        // An error here (a lost device) has nothing to report: the next call that
+        // needs the device says why it failed.
+        let _ = device.scoped(|| device.queue.submit(std::iter::empty::<wgpu::CommandBuffer>()));
     }
 
     pub fn count(&self) -> usize {

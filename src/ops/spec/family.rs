@@ -175,6 +175,15 @@ impl Variant {
         Ok(())
     }
 
+    /// The variant as the profiler names it: `softmax.wgsl:rows<f16>{WG=256}`
+    /// (the file without its folder, the entry, the dtypes, the overrides).
+    pub fn describe(&self) -> String {
+        let file = self.family.file.rsplit('/').next().unwrap_or(self.family.file);
+        let types: Vec<&str> = self.dtypes().map(crate::ops::profile_call::dtype_name).collect();
+        let overrides: Vec<String> = self.constants().iter().map(|(name, v)| format!("{name}={v}")).collect();
+        format!("{file}:{}<{}>{{{}}}", self.entry, types.join(","), overrides.join(","))
+    }
+
     /// The compiled kernel, from the device's cache.
     pub fn kernel(&self, dev: &Device) -> Result<Arc<Kernel>> {
         // The declared-axes check runs on a miss only: nothing on the hot path.

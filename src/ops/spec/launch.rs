@@ -66,6 +66,7 @@ fn binding_named(kernel: &Kernel, name: &str) -> Result<u32> {
 /// bindings by name, and launch with its params as the uniform.
 pub fn record<P: Uniform, const N: usize>(stream: &StreamShared, launch: &Launch<P, N>) -> Result<()> {
     let kernel = launch.variant.kernel(&stream.device)?;
+    stream.profile_kernel(|| launch.variant.describe());
     record_kernel(stream, &kernel, &launch.params, &launch.args, launch.groups)
 }
 

@@ -5,7 +5,7 @@
 //! read-only, and a buffer cannot be bound read-only and writable in one
 //! launch, so by default an input may not even share the output's buffer.
 
-use super::super::tensor::Tensor;
+use super::super::tensor::{Tensor, MAX_RANK};
 use crate::bail;
 use crate::error::Result;
 
@@ -36,11 +36,24 @@ pub enum Sharing {
 /// collide (rare interleavings) are refused too: the test is sufficient,
 /// not exact.
 pub fn self_overlapping_dim(shape: &[usize], strides: &[isize]) -> Option<usize> {
-    let mut dims: Vec<(usize, usize, usize)> =
-        (0..shape.len()).filter(|&d| shape[d] > 1).map(|d| (strides[d].unsigned_abs(), shape[d], d)).collect();
+    // (|stride|, size, dim) of the dims that step, on the stack for views
+    // of up to MAX_RANK dims (all checked views).
+    let mut buf = [(0usize, 0usize, 0usize); MAX_RANK];
+    let mut heap = Vec::new();
+    let dims: &mut [(usize, usize, usize)] = if shape.len() <= MAX_RANK {
+        let mut k = 0;
+        for d in (0..shape.len()).filter(|&d| shape[d] > 1) {
+            buf[k] = (strides[d].unsigned_abs(), shape[d], d);
+            k += 1;
+        }
+        &mut buf[..k]
+    } else {
+        heap.extend((0..shape.len()).filter(|&d| shape[d] > 1).map(|d| (strides[d].unsigned_abs(), shape[d], d)));
+        &mut heap
+    };
     dims.sort_unstable();
     let mut span = 0usize;
-    for (s, n, d) in dims {
+    for &mut (s, n, d) in dims {
         if s <= span || s == 0 {
             return Some(d);
         }

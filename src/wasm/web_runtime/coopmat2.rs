@@ -22,7 +22,7 @@ pub fn requested() -> bool {
 
 /// A workgroup block a kernel uses (see the native file).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Block {
+pub struct Block {
     pub m: u32,
     pub n: u32,
     pub k: u32,

@@ -29,19 +29,23 @@ impl Device {
             .await
             .map_err(|e| Error::Internal(format!("could not open the device: {e}")))?;
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
-        let sink = uncaptured.clone();
+        let uncaptured_count = Arc::new(AtomicU64::new(0));
+        let (sink, count) = (uncaptured.clone(), uncaptured_count.clone());
         // Errors outside any call (see `scoped` below) land here and are
         // reported by the next read.
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            count.fetch_add(1, Ordering::AcqRel);
             let mut v = sink.lock().unwrap();
             if v.len() < 16 {
                 v.push(e.to_string());
             }
         }));
         let lost = Arc::new(Mutex::new(None));
-        let lost_sink = lost.clone();
+        let is_lost = Arc::new(AtomicBool::new(false));
+        let (lost_sink, lost_flag) = (lost.clone(), is_lost.clone());
         device.set_device_lost_callback(move |reason, msg| {
             *lost_sink.lock().unwrap() = Some(format!("{reason:?}: {msg}"));
+            lost_flag.store(true, Ordering::Release);
         });
         let limits = device.limits();
         Ok(Arc::new(Device {
@@ -59,7 +63,10 @@ impl Device {
             in_flight: InFlight::default(),
             gpu_timeout: None,
             spin_wait: spin_wait(&device_type),
+            gate: SubmitGate::default(),
             lost,
+            is_lost,
+            uncaptured_count,
             destroyed: AtomicBool::new(false),
             uncaptured,
             streams: Mutex::new(Vec::new()),

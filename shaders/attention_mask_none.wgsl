@@ -1,0 +1,5 @@
+
+// No attention mask.
+fn mask_term(base: i32, s: u32, key: u32) -> f32 {
+    return 0.0;
+}

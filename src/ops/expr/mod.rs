@@ -1,0 +1,8 @@
+//! Elementwise expressions: a DAG of the elementwise operators over input
+//! views, scalar constants and per-launch parameters (ir.rs), compiled into
+//! one generated kernel per structure and layout class (codegen.rs) and
+//! launched as one dispatch (launch.rs).
+
+pub mod codegen;
+pub mod ir;
+pub mod launch;

@@ -1,0 +1,127 @@
+//! A stream's side of graphs: capturing what it records into a graph, and
+//! replaying a graph's commands into its batch.
+
+use super::{State, StreamShared, ARENA_BYTES, MAX_BATCH_LAUNCHES};
+use crate::bail;
+use crate::error::Result;
+use crate::runtime::batch::{Cmd, Counts};
+use crate::runtime::graph::{Graph, GraphCmd, GraphCounts, Rebind, ScalarPatch};
+use crate::runtime::graph_capture::{CaptureLog, UniformAt};
+
+impl StreamShared {
+    /// Start capturing: what is recorded from now on goes into a graph
+    /// (`end_capture`) instead of being submitted. Work recorded before is
+    /// submitted first.
+    pub fn begin_capture(&self) -> Result<()> {
+        self.device.check_alive()?;
+        let mut st = self.state.lock().unwrap();
+        if st.capture.is_some() {
+            bail!(InvalidOperation, "the stream is already capturing (captures do not nest)");
+        }
+        self.flush_unreported(&mut st)?;
+        st.capture = Some(CaptureLog::default());
+        Ok(())
+    }
+
+    /// Stop capturing and return what was captured.
+    pub fn end_capture(&self) -> Result<Graph> {
+        let mut st = self.state.lock().unwrap();
+        let Some(log) = st.capture.take() else {
+            bail!(InvalidOperation, "the stream is not capturing (wgc_stream_begin_capture first)");
+        };
+        let batch = std::mem::take(&mut st.batch);
+        let arena_id = st.arena.as_ref().map_or(0, |a| a.1);
+        drop(st);
+        // The capture's leases move to the graph's slots (the log holds them).
+        Ok(Graph::new(&self.device, batch.cmds, batch.uniform_bytes, log, arena_id))
+    }
+
+    pub fn is_capturing(&self) -> bool {
+        self.state.lock().unwrap().capture.is_some()
+    }
+
+    /// Launches captured so far, or None when not capturing.
+    pub fn captured_launches(&self) -> Option<u32> {
+        self.state.lock().unwrap().capture.as_ref().map(|c| c.launches.len() as u32)
+    }
+
+    /// Whether this stream's capture uses the allocation `alloc_id`.
+    pub(crate) fn capture_uses(&self, alloc_id: u64) -> bool {
+        self.state.lock().unwrap().capture.as_ref().is_some_and(|c| c.uses(alloc_id))
+    }
+
+    pub(super) fn refuse_while_capturing(&self, what: &str) -> Result<()> {
+        if self.is_capturing() {
+            bail!(InvalidOperation, "{what} is not allowed on a capturing stream (it cannot be part of a graph)");
+        }
+        Ok(())
+    }
+
+    /// Record `graph`'s commands, with `rebinds` in place of captured
+    /// buffers and `patches` written over captured parameters. Everything is
+    /// checked before anything is recorded; the whole replay goes into one
+    /// batch, so that no other stream's work runs between its commands.
+    pub fn replay(&self, graph: &Graph, rebinds: &[Rebind], patches: &[ScalarPatch]) -> Result<()> {
+        let dev = &self.device;
+        dev.check_alive()?;
+        if !dev.same(&graph.device) {
+            bail!(DeviceMismatch, "the graph was captured on another device than the stream's");
+        }
+        let table = graph.check_replay(rebinds, patches)?;
+        let mut st = self.state.lock().unwrap();
+        if st.capture.is_some() {
+            bail!(InvalidOperation, "a graph cannot be replayed onto a capturing stream");
+        }
+        let align = dev.limits.min_uniform_buffer_offset_alignment as u64;
+        let start = (st.batch.uniform_bytes.len() as u64).div_ceil(align) * align;
+        if start + graph.uniforms.len() as u64 > ARENA_BYTES || st.batch.launches >= MAX_BATCH_LAUNCHES {
+            self.flush_unreported(&mut st)?;
+        }
+        let arena = if graph.uniforms.is_empty() { None } else { Some(self.arena(&mut st)?) };
+        let inst = graph.instance(arena.as_ref(), table, rebinds)?;
+
+        // Record: nothing below fails.
+        let State { batch, .. } = &mut *st;
+        let base = (batch.uniform_bytes.len() as u64).div_ceil(align) * align;
+        batch.uniform_bytes.resize(base as usize, 0);
+        batch.uniform_bytes.extend_from_slice(&graph.uniforms);
+        for p in patches {
+            let (at, _) = graph.launches[p.launch as usize].unwrap();
+            let start = base as usize + at as usize + p.offset as usize;
+            batch.uniform_bytes[start..start + p.bytes.len()].copy_from_slice(p.bytes);
+        }
+        batch.cmds.reserve(graph.cmds.len());
+        for (cmd, group) in graph.cmds.iter().zip(&inst.groups) {
+            batch.cmds.push(match cmd {
+                GraphCmd::Dispatch { pipeline, uniform, groups, .. } => Cmd::Dispatch {
+                    pipeline: pipeline.clone(),
+                    bind_group: group.clone().unwrap(),
+                    uniform_offset: match uniform {
+                        UniformAt::None => None,
+                        UniformAt::Arena(off) => Some(base as u32 + off),
+                        UniformAt::Fixed(off) => Some(*off),
+                    },
+                    groups: match groups {
+                        GraphCounts::Direct(g) => Counts::Direct(*g),
+                        GraphCounts::Indirect(slot) => Counts::Indirect(inst.raws[*slot as usize].clone()),
+                    },
+                },
+                GraphCmd::Copy { src, src_offset, dst, dst_offset, size } => Cmd::Copy {
+                    src: inst.raws[*src as usize].clone(),
+                    src_offset: *src_offset,
+                    dst: inst.raws[*dst as usize].clone(),
+                    dst_offset: *dst_offset,
+                    size: *size,
+                },
+            });
+        }
+        for lease in graph.leases() {
+            batch.hold(lease);
+        }
+        for r in rebinds {
+            batch.hold(r.buffer.lease());
+        }
+        batch.launches += graph.dispatch_count();
+        Ok(())
+    }
+}
