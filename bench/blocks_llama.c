@@ -11,12 +11,14 @@
  * Operators that take no bf16 (rms_norm, rope, softmax) run in f32 on
  * casts, as a user of the library would.
  *
- * Two forms of the same layer: by default the fused operators (attention
- * without materialised scores, `wgc_op_attention`; the second residual add
- * and RMSNorm in one pass, `wgc_op_rms_norm_residual`, f16; SwiGLU as one
- * elementwise expression); with WGC_BLOCKS_UNFUSED=1 the chain of separate
- * operators (QK^T, mask add, softmax and PV into a (H, T, S) score tensor;
- * add, then norm; SiLU, then multiply), so one binary times both. */
+ * Forms of the same layer, so one binary times each: by default the second
+ * residual add and RMSNorm in one pass (`wgc_op_rms_norm_residual`, f16)
+ * and SwiGLU as one elementwise expression; WGC_BLOCKS_UNFUSED=1 runs them
+ * as separate operators (add, then norm; SiLU, then multiply). Attention is
+ * QK^T, mask add, softmax and PV through a (H, T, S) score tensor unless
+ * WGC_BLOCKS_ATTENTION=fused, which calls `wgc_op_attention` (no score
+ * tensor; its portable kernel is slower than the chain on GPUs today, see
+ * BENCHMARKS.md, so it is not the default). */
 #include "blocks.h"
 
 typedef struct {
@@ -35,6 +37,15 @@ static int unfused(void) {
     if (v < 0) {
         const char *e = getenv("WGC_BLOCKS_UNFUSED");
         v = e && *e && strcmp(e, "0") != 0;
+    }
+    return v;
+}
+
+static int fused_attention(void) {
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("WGC_BLOCKS_ATTENTION");
+        v = e && strcmp(e, "fused") == 0;
     }
     return v;
 }
@@ -135,7 +146,9 @@ static WgcStatus run_layer(void *p) {
     WgcTensor q = view_of(&L->q, 3, qh, head_strides, 0), o = view_of(&L->attn, 3, qh, head_strides, 0);
     WgcTensor k = view_of(&L->kc, 3, kh, head_strides, 0), v = view_of(&L->vc, 3, kh, head_strides, 0);
     int fused = !unfused();
-    if (s == WGC_OK) s = fused ? attention_fused(L, &q, &k, &v, &o) : attention(L, &q, &k, &v, T > 1 ? &L->mask.t : NULL, &o);
+    if (s == WGC_OK)
+        s = fused_attention() ? attention_fused(L, &q, &k, &v, &o)
+                              : attention(L, &q, &k, &v, T > 1 ? &L->mask.t : NULL, &o);
     if (fused && L->dt == WGC_DTYPE_F16) {
         /* h is free once q, k and v are made: the projection goes there. */
         if (s == WGC_OK) s = linear(&L->attn.t, &L->wo, &L->h.t);
@@ -261,7 +274,7 @@ static void layer_case(const char *name, WgcDtype dt, int64_t T, int64_t past, c
     /* The cache: earlier tokens' keys and values at random, the new rows
      * written by the layer. */
     L.kc = ht_scaled(dt, 2, sd, 1.0, 0), L.vc = ht_scaled(dt, 2, sd, 1.0, 0);
-    if (T > 1 && unfused()) {
+    if (T > 1 && !fused_attention()) {
         float *m = malloc(T * S * sizeof *m);
         for (int64_t i = 0; i < T; i++)
             for (int64_t j = 0; j < S; j++) m[i * S + j] = j <= past + i ? 0.0f : -INFINITY;
@@ -271,7 +284,7 @@ static void layer_case(const char *name, WgcDtype dt, int64_t T, int64_t past, c
     L.h = ht_empty(dt, 2, td), L.q = ht_empty(dt, 2, td), L.attn = ht_empty(dt, 2, td);
     L.x2 = ht_empty(dt, 2, td), L.h2 = ht_empty(dt, 2, td), L.out = ht_empty(dt, 2, td);
     L.gate = ht_empty(dt, 2, tf), L.up = ht_empty(dt, 2, tf), L.act = ht_empty(dt, 2, tf);
-    if (unfused()) { /* the score tensors only the unfused attention needs */
+    if (!fused_attention()) { /* the score tensors only the chain needs */
         L.scores = ht_empty(WGC_DTYPE_F32, 3, hts), L.probs32 = ht_empty(WGC_DTYPE_F32, 3, hts);
         L.probs = ht_empty(dt, 3, hts);
     }

@@ -60,7 +60,7 @@ def case(name, cls, B, Hq, Hkv, Sq, Skv, D, causal, unfused):
                 s = s + mask
             return torch.matmul(torch.softmax(s, -1), v)
     else:
-        is_causal = causal and Sq == Skv
+        is_causal = bool(causal) and Sq == Skv
 
         def fn():
             return F.scaled_dot_product_attention(q, k, v, attn_mask=None if is_causal else mask,

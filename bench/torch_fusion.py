@@ -34,9 +34,11 @@ def emit(case, size, ms, nbytes=None, note=None):
     print(json.dumps(r), flush=True)
 
 
-def check(name, got, ref, tol):
+def check(name, got, ref, tol, slack=0.0):
+    """|got - ref| <= tol * (1 + |ref|) + slack elementwise (slack: a
+    tensor where rounding in f32 is amplified, as sqrt near 0)."""
     for g, r in zip(got if isinstance(got, tuple) else (got,), ref if isinstance(ref, tuple) else (ref,)):
-        err = ((g.double() - r).abs() - tol * (1 + r.abs())).max().item()
+        err = ((g.double() - r).abs() - tol * (1 + r.abs()) - slack).max().item()
         if err > 0:
             raise SystemExit(f"{name}: wrong result (excess error {err})")
 
@@ -62,10 +64,10 @@ def ref_residual_rms_norm(h, r, w):
     return y, s
 
 
-def case(name, size, fn, args, ref, tol, nbytes):
+def case(name, size, fn, args, ref, tol, nbytes, slack=0.0):
     ref_out = ref(*[a.double() if a.dtype == torch.float32 else a for a in args])
     eager = fn
-    check(name + " eager", eager(*args), ref_out, tol)
+    check(name + " eager", eager(*args), ref_out, tol, slack)
     emit(name + "_eager", size, median_ms(lambda: eager(*args), nbytes), nbytes)
     compiled = torch.compile(fn)
     torch.cuda.synchronize()
@@ -73,7 +75,7 @@ def case(name, size, fn, args, ref, tol, nbytes):
     out = compiled(*args)
     torch.cuda.synchronize()
     emit(name + "_compiled_first_call", size, (time.perf_counter() - t0) * 1e3)
-    check(name + " compiled", out, ref_out, tol)
+    check(name + " compiled", out, ref_out, tol, slack)
     emit(name + "_compiled", size, median_ms(lambda: compiled(*args), nbytes), nbytes)
     # The copy of the same essential bytes (read + write = nbytes).
     src = torch.empty(nbytes // 2, dtype=torch.uint8, device=dev)
@@ -85,8 +87,12 @@ def main():
     torch.manual_seed(0)
     n = 100003 if SMALL else 1 << 26
     a, b, c = (torch.rand(n, device=dev) * 6 - 3 for _ in range(3))
+    # a * b + c rounds to f32 (|a * b| + |c|) * 2^-24 away; sqrt turns that
+    # into up to half its square root near 0, whichever library computes it.
+    inner_round = ((a.double() * b.double()).abs() + c.double().abs()) * 2.0**-24
     case("chain6_f32", f"{n}", chain, (a, b, c),
-         lambda a, b, c: torch.relu(a * b + c).sqrt() * 0.5 + torch.sigmoid(c), 2e-6, 4 * n * 4)
+         lambda a, b, c: torch.relu(a * b + c).sqrt() * 0.5 + torch.sigmoid(c), 2e-6, 4 * n * 4,
+         slack=0.5 * inner_round.sqrt())
 
     R, C = (37, 1001) if SMALL else (8192, 11008)
     g = (torch.rand(R, C, device=dev) * 12 - 6).half()

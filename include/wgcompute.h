@@ -3286,6 +3286,198 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
                                    const struct WgcTensor *out);
 
 /**
+ * Create a communicator over `devices[0..count]` (1 to
+ * `WGC_MAX_COMM_DEVICES` distinct devices,
+ * `WGC_ERROR_INVALID_ARGUMENT` otherwise, for the same device twice too;
+ * `WGC_ERROR_NULL_POINTER` for a NULL array or entry;
+ * `WGC_ERROR_DEVICE_LOST` for a destroyed device). `*out_comm` holds one
+ * reference. Does not block.
+ */
+WgcStatus wgc_comm_create(const struct WgcDevice *const *devices,
+                          uint32_t count,
+                          struct WgcComm **out_comm);
+
+/**
+ * The number of devices (ranks) of the communicator.
+ */
+WgcStatus wgc_comm_size(const struct WgcComm *comm, uint32_t *out_size);
+
+/**
+ * Add a reference. NULL is ignored.
+ */
+void wgc_comm_retain(struct WgcComm *comm);
+
+/**
+ * Drop a reference (and, with the last, those it holds on its devices).
+ * NULL is ignored.
+ */
+void wgc_comm_release(struct WgcComm *comm);
+
+/**
+ * Every rank's tensor becomes the elementwise `op` (a `WgcCollectiveOp`)
+ * of all ranks' tensors, in place. `streams` and `tensors` are arrays of
+ * the communicator's size. All tensors must have one shape
+ * (`WGC_ERROR_SHAPE_MISMATCH`) and dtype (`WGC_ERROR_DTYPE_MISMATCH`), each
+ * on its rank's device (`WGC_ERROR_DEVICE_MISMATCH`). Every rank gets the
+ * same bits. Accuracy: each element is reduced in a rank order that
+ * depends on its position; SUM of f16 and bf16 rounds after each of the
+ * N-1 additions. Tensors of at most 256 KiB (environment variable
+ * `WGC_ALLREDUCE_DIRECT_KIB` to change) go to every rank in one step and
+ * are reduced there (lower latency); larger ones are reduce-scattered,
+ * then all-gathered (each device sends and receives 2(N-1)/N of the
+ * tensor). See `WgcComm` for ordering, blocking and failure.
+ */
+WgcStatus wgc_comm_all_reduce(const struct WgcComm *comm,
+                              const struct WgcStream *const *streams,
+                              const struct WgcTensor *tensors,
+                              uint32_t op);
+
+/**
+ * Every rank's `outputs[i]` (contiguous, with N times as many elements as
+ * an input) becomes the inputs of ranks 0, 1, ..., N-1 one after another
+ * (each input in its row-major order). Inputs: one shape and dtype, any
+ * views. `WGC_ERROR_SHAPE_MISMATCH` / `WGC_ERROR_DTYPE_MISMATCH`;
+ * `WGC_ERROR_INVALID_ARGUMENT` for an output that overlaps its input. See
+ * `WgcComm` for the rest.
+ */
+WgcStatus wgc_comm_all_gather(const struct WgcComm *comm,
+                              const struct WgcStream *const *streams,
+                              const struct WgcTensor *inputs,
+                              const struct WgcTensor *outputs);
+
+/**
+ * Rank i's `outputs[i]` becomes the elementwise `op` over all ranks of the
+ * i-th of N equal contiguous parts of their `inputs` (contiguous, N times
+ * as many elements as an output; outputs of one shape, any views). Statuses
+ * as `wgc_comm_all_gather`. See `WgcComm` for the rest.
+ */
+WgcStatus wgc_comm_reduce_scatter(const struct WgcComm *comm,
+                                  const struct WgcStream *const *streams,
+                                  const struct WgcTensor *inputs,
+                                  const struct WgcTensor *outputs,
+                                  uint32_t op);
+
+/**
+ * Every rank's tensor becomes a copy of rank `root`'s (read back once,
+ * uploaded to every other rank). One shape and dtype, any views;
+ * `WGC_ERROR_INVALID_ARGUMENT` for a root past the last rank. See
+ * `WgcComm` for the rest.
+ */
+WgcStatus wgc_comm_broadcast(const struct WgcComm *comm,
+                             const struct WgcStream *const *streams,
+                             const struct WgcTensor *tensors,
+                             uint32_t root);
+
+/**
+ * Fold an inference batch norm into the convolution before it, so that
+ * `wgc_op_conv2d(x, weight_out, bias_out)` computes
+ * `batch_norm(conv2d(x, weight, bias))` (running statistics) in one pass:
+ * with `s[o] = bn_weight[o] / sqrt(running_var[o] + eps)`,
+ * `weight_out[o, ...] = weight[o, ...] * s[o]` and
+ * `bias_out[o] = (bias[o] - running_mean[o]) / sqrt(running_var[o] + eps) *
+ * bn_weight[o] + bn_bias[o]` (batch norm's own operations in its order,
+ * in f32, rounded once to the dtype).
+ *
+ * `weight` is the convolution's (O, C/groups, KH, KW) weight in any
+ * strides (channels-last included), `bias` its (O) bias or NULL (0);
+ * `running_mean`, `running_var` (required), `bn_weight` and `bn_bias`
+ * (NULL: 1 and 0) have shape (O). `weight_out` has `weight`'s shape (any
+ * strides: the folded weight keeps its layout where given the same
+ * strides), `bias_out` shape (O). All f32, or all f16 on adapters with f16
+ * shaders. Call once per layer (weights and statistics are constant in
+ * inference) and keep the two outputs: they are the caller's tensors.
+ *
+ * Numerics: each folded weight is rounded once (f32: relative 2^-24; f16:
+ * 2^-11), so the folded convolution differs from convolution then batch
+ * norm by the convolution's own bound (see `wgc_op_conv2d`) taken with
+ * `max|weight_out|`, plus the folded bias's one rounding; tested in f32
+ * within `1e-5 * (1 + sqrt(K)) * max|x| * max|weight_out| + 1e-6 * |ref|`
+ * with K = C/groups*KH*KW, and in f16 with `2^-10 * |ref|` more. Where
+ * `running_var + eps` is 0 the scale is infinite, as batch norm's; NaN
+ * statistics give NaN weights and bias for that channel.
+ *
+ * Records two launches on `stream`; does not block. Statuses:
+ * `WGC_ERROR_NULL_POINTER` (NULL stream, weight, running_mean,
+ * running_var, weight_out or bias_out), `WGC_ERROR_SHAPE_MISMATCH`
+ * (weight not of rank 4, or a vector or output of the wrong shape),
+ * `WGC_ERROR_DTYPE_MISMATCH` (operands of different dtypes),
+ * `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without f16 shaders),
+ * `WGC_ERROR_INVALID_ARGUMENT` (eps negative or not finite; an output
+ * overlapping an input, the other output, or itself),
+ * `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
+ * `WGC_ERROR_TOO_LARGE` (weights spanning past 2^31-1 elements),
+ * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+ */
+WgcStatus wgc_conv2d_fold_batch_norm(const struct WgcStream *stream,
+                                     const struct WgcTensor *weight,
+                                     const struct WgcTensor *bias,
+                                     const struct WgcTensor *running_mean,
+                                     const struct WgcTensor *running_var,
+                                     const struct WgcTensor *bn_weight,
+                                     const struct WgcTensor *bn_bias,
+                                     float eps,
+                                     const struct WgcTensor *weight_out,
+                                     const struct WgcTensor *bias_out);
+
+/**
+ * Copy `size` bytes from `src` at `src_offset` (a buffer of `src_stream`'s
+ * device) to `dst` at `dst_offset` (a buffer of `dst_stream`'s device),
+ * usually on another device. Vulkan has no memory shared between devices,
+ * so the bytes go through host memory in chunks (16 MiB; environment
+ * variable `WGC_PEER_CHUNK_KIB` to change), pipelined so that the read-back
+ * of one chunk overlaps the upload of the one before.
+ *
+ * Ordering: the bytes are read after all work recorded on `src_stream`
+ * before this call, and written before all work recorded on `dst_stream`
+ * after it (and after the work recorded there before it). Nothing is
+ * ordered with other streams: record the producer on `src_stream` (or wait
+ * on an event of its stream first) and the consumer on `dst_stream`. Both
+ * streams may be the same device's (even the same stream: then the copy is
+ * recorded there like `wgc_stream_copy` and nothing blocks).
+ *
+ * Blocks until the source's work so far has run and the last chunk has
+ * been read back and handed to the destination's queue; it does not wait
+ * for the upload to run. Both streams are submitted (flushed) by the call.
+ * Threads: the two streams are used by this call, so no other thread may
+ * record on them meanwhile (the calls would be serialized, their order
+ * unspecified).
+ *
+ * Statuses: `WGC_ERROR_NULL_POINTER`; `WGC_ERROR_DEVICE_MISMATCH` (a
+ * buffer not of its stream's device); `WGC_ERROR_OUT_OF_RANGE`;
+ * `WGC_ERROR_ALIGNMENT` (offsets and size must be multiples of 4);
+ * `WGC_ERROR_INVALID_ARGUMENT` (overlapping ranges of one buffer);
+ * `WGC_ERROR_OUT_OF_MEMORY` (staging buffers); `WGC_ERROR_DEVICE_LOST`
+ * when either device is lost or destroyed, before or during the copy, and
+ * `WGC_ERROR_TIMEOUT` when a chunk does not arrive within the device's GPU
+ * timeout (60 s when none is set): the call returns, it does not hang, and
+ * the destination range is then unspecified. Size 0 does nothing.
+ */
+WgcStatus wgc_buffer_copy_to_device(const struct WgcStream *src_stream,
+                                    const struct WgcBuffer *src,
+                                    uint64_t src_offset,
+                                    const struct WgcStream *dst_stream,
+                                    const struct WgcBuffer *dst,
+                                    uint64_t dst_offset,
+                                    uint64_t size);
+
+/**
+ * Copy the view `src` (on `src_stream`'s device) into the view `dst` (on
+ * `dst_stream`'s device) of the same shape and dtype: any strides, offsets
+ * and dtypes (bf16 and odd-length f16 included). Views that are not one
+ * contiguous 4-byte-aligned range are first made contiguous in scratch on
+ * their own device (a kernel recorded on their stream). Ordering, blocking,
+ * threads, device loss: as `wgc_buffer_copy_to_device`.
+ * `WGC_ERROR_SHAPE_MISMATCH`, `WGC_ERROR_DTYPE_MISMATCH`,
+ * `WGC_ERROR_DEVICE_MISMATCH`, `WGC_ERROR_INVALID_ARGUMENT` (a destination
+ * whose elements share memory, or that overlaps `src` on one device), the
+ * view errors of `WgcTensor`. Empty views do nothing.
+ */
+WgcStatus wgc_tensor_copy_to_device(const struct WgcStream *src_stream,
+                                    const struct WgcTensor *src,
+                                    const struct WgcStream *dst_stream,
+                                    const struct WgcTensor *dst);
+
+/**
  * Turn the profiler of `stream` on (`enabled` 1) or off (0). While on,
  * every launch and copy recorded on the stream (by operators, by
  * `wgc_stream_launch`, `wgc_stream_copy_buffer`, `wgc_stream_fill_buffer`)
@@ -3389,198 +3581,6 @@ WgcStatus wgc_profile_table(const struct WgcProfileRecord *records,
                             char *text,
                             size_t capacity,
                             size_t *out_length);
-
-/**
- * Create a communicator over `devices[0..count]` (1 to
- * `WGC_MAX_COMM_DEVICES` distinct devices,
- * `WGC_ERROR_INVALID_ARGUMENT` otherwise, for the same device twice too;
- * `WGC_ERROR_NULL_POINTER` for a NULL array or entry;
- * `WGC_ERROR_DEVICE_LOST` for a destroyed device). `*out_comm` holds one
- * reference. Does not block.
- */
-WgcStatus wgc_comm_create(const struct WgcDevice *const *devices,
-                          uint32_t count,
-                          struct WgcComm **out_comm);
-
-/**
- * The number of devices (ranks) of the communicator.
- */
-WgcStatus wgc_comm_size(const struct WgcComm *comm, uint32_t *out_size);
-
-/**
- * Add a reference. NULL is ignored.
- */
-void wgc_comm_retain(struct WgcComm *comm);
-
-/**
- * Drop a reference (and, with the last, those it holds on its devices).
- * NULL is ignored.
- */
-void wgc_comm_release(struct WgcComm *comm);
-
-/**
- * Every rank's tensor becomes the elementwise `op` (a `WgcCollectiveOp`)
- * of all ranks' tensors, in place. `streams` and `tensors` are arrays of
- * the communicator's size. All tensors must have one shape
- * (`WGC_ERROR_SHAPE_MISMATCH`) and dtype (`WGC_ERROR_DTYPE_MISMATCH`), each
- * on its rank's device (`WGC_ERROR_DEVICE_MISMATCH`). Every rank gets the
- * same bits. Accuracy: each element is reduced in a rank order that
- * depends on its position; SUM of f16 and bf16 rounds after each of the
- * N-1 additions. Tensors of at most 256 KiB (environment variable
- * `WGC_ALLREDUCE_DIRECT_KIB` to change) go to every rank in one step and
- * are reduced there (lower latency); larger ones are reduce-scattered,
- * then all-gathered (each device sends and receives 2(N-1)/N of the
- * tensor). See `WgcComm` for ordering, blocking and failure.
- */
-WgcStatus wgc_comm_all_reduce(const struct WgcComm *comm,
-                              const struct WgcStream *const *streams,
-                              const struct WgcTensor *tensors,
-                              uint32_t op);
-
-/**
- * Every rank's `outputs[i]` (contiguous, with N times as many elements as
- * an input) becomes the inputs of ranks 0, 1, ..., N-1 one after another
- * (each input in its row-major order). Inputs: one shape and dtype, any
- * views. `WGC_ERROR_SHAPE_MISMATCH` / `WGC_ERROR_DTYPE_MISMATCH`;
- * `WGC_ERROR_INVALID_ARGUMENT` for an output that overlaps its input. See
- * `WgcComm` for the rest.
- */
-WgcStatus wgc_comm_all_gather(const struct WgcComm *comm,
-                              const struct WgcStream *const *streams,
-                              const struct WgcTensor *inputs,
-                              const struct WgcTensor *outputs);
-
-/**
- * Rank i's `outputs[i]` becomes the elementwise `op` over all ranks of the
- * i-th of N equal contiguous parts of their `inputs` (contiguous, N times
- * as many elements as an output; outputs of one shape, any views). Statuses
- * as `wgc_comm_all_gather`. See `WgcComm` for the rest.
- */
-WgcStatus wgc_comm_reduce_scatter(const struct WgcComm *comm,
-                                  const struct WgcStream *const *streams,
-                                  const struct WgcTensor *inputs,
-                                  const struct WgcTensor *outputs,
-                                  uint32_t op);
-
-/**
- * Every rank's tensor becomes a copy of rank `root`'s (read back once,
- * uploaded to every other rank). One shape and dtype, any views;
- * `WGC_ERROR_INVALID_ARGUMENT` for a root past the last rank. See
- * `WgcComm` for the rest.
- */
-WgcStatus wgc_comm_broadcast(const struct WgcComm *comm,
-                             const struct WgcStream *const *streams,
-                             const struct WgcTensor *tensors,
-                             uint32_t root);
-
-/**
- * Copy `size` bytes from `src` at `src_offset` (a buffer of `src_stream`'s
- * device) to `dst` at `dst_offset` (a buffer of `dst_stream`'s device),
- * usually on another device. Vulkan has no memory shared between devices,
- * so the bytes go through host memory in chunks (16 MiB; environment
- * variable `WGC_PEER_CHUNK_KIB` to change), pipelined so that the read-back
- * of one chunk overlaps the upload of the one before.
- *
- * Ordering: the bytes are read after all work recorded on `src_stream`
- * before this call, and written before all work recorded on `dst_stream`
- * after it (and after the work recorded there before it). Nothing is
- * ordered with other streams: record the producer on `src_stream` (or wait
- * on an event of its stream first) and the consumer on `dst_stream`. Both
- * streams may be the same device's (even the same stream: then the copy is
- * recorded there like `wgc_stream_copy` and nothing blocks).
- *
- * Blocks until the source's work so far has run and the last chunk has
- * been read back and handed to the destination's queue; it does not wait
- * for the upload to run. Both streams are submitted (flushed) by the call.
- * Threads: the two streams are used by this call, so no other thread may
- * record on them meanwhile (the calls would be serialized, their order
- * unspecified).
- *
- * Statuses: `WGC_ERROR_NULL_POINTER`; `WGC_ERROR_DEVICE_MISMATCH` (a
- * buffer not of its stream's device); `WGC_ERROR_OUT_OF_RANGE`;
- * `WGC_ERROR_ALIGNMENT` (offsets and size must be multiples of 4);
- * `WGC_ERROR_INVALID_ARGUMENT` (overlapping ranges of one buffer);
- * `WGC_ERROR_OUT_OF_MEMORY` (staging buffers); `WGC_ERROR_DEVICE_LOST`
- * when either device is lost or destroyed, before or during the copy, and
- * `WGC_ERROR_TIMEOUT` when a chunk does not arrive within the device's GPU
- * timeout (60 s when none is set): the call returns, it does not hang, and
- * the destination range is then unspecified. Size 0 does nothing.
- */
-WgcStatus wgc_buffer_copy_to_device(const struct WgcStream *src_stream,
-                                    const struct WgcBuffer *src,
-                                    uint64_t src_offset,
-                                    const struct WgcStream *dst_stream,
-                                    const struct WgcBuffer *dst,
-                                    uint64_t dst_offset,
-                                    uint64_t size);
-
-/**
- * Copy the view `src` (on `src_stream`'s device) into the view `dst` (on
- * `dst_stream`'s device) of the same shape and dtype: any strides, offsets
- * and dtypes (bf16 and odd-length f16 included). Views that are not one
- * contiguous 4-byte-aligned range are first made contiguous in scratch on
- * their own device (a kernel recorded on their stream). Ordering, blocking,
- * threads, device loss: as `wgc_buffer_copy_to_device`.
- * `WGC_ERROR_SHAPE_MISMATCH`, `WGC_ERROR_DTYPE_MISMATCH`,
- * `WGC_ERROR_DEVICE_MISMATCH`, `WGC_ERROR_INVALID_ARGUMENT` (a destination
- * whose elements share memory, or that overlaps `src` on one device), the
- * view errors of `WgcTensor`. Empty views do nothing.
- */
-WgcStatus wgc_tensor_copy_to_device(const struct WgcStream *src_stream,
-                                    const struct WgcTensor *src,
-                                    const struct WgcStream *dst_stream,
-                                    const struct WgcTensor *dst);
-
-/**
- * Fold an inference batch norm into the convolution before it, so that
- * `wgc_op_conv2d(x, weight_out, bias_out)` computes
- * `batch_norm(conv2d(x, weight, bias))` (running statistics) in one pass:
- * with `s[o] = bn_weight[o] / sqrt(running_var[o] + eps)`,
- * `weight_out[o, ...] = weight[o, ...] * s[o]` and
- * `bias_out[o] = (bias[o] - running_mean[o]) / sqrt(running_var[o] + eps) *
- * bn_weight[o] + bn_bias[o]` (batch norm's own operations in its order,
- * in f32, rounded once to the dtype).
- *
- * `weight` is the convolution's (O, C/groups, KH, KW) weight in any
- * strides (channels-last included), `bias` its (O) bias or NULL (0);
- * `running_mean`, `running_var` (required), `bn_weight` and `bn_bias`
- * (NULL: 1 and 0) have shape (O). `weight_out` has `weight`'s shape (any
- * strides: the folded weight keeps its layout where given the same
- * strides), `bias_out` shape (O). All f32, or all f16 on adapters with f16
- * shaders. Call once per layer (weights and statistics are constant in
- * inference) and keep the two outputs: they are the caller's tensors.
- *
- * Numerics: each folded weight is rounded once (f32: relative 2^-24; f16:
- * 2^-11), so the folded convolution differs from convolution then batch
- * norm by the convolution's own bound (see `wgc_op_conv2d`) taken with
- * `max|weight_out|`, plus the folded bias's one rounding; tested in f32
- * within `1e-5 * (1 + sqrt(K)) * max|x| * max|weight_out| + 1e-6 * |ref|`
- * with K = C/groups*KH*KW, and in f16 with `2^-10 * |ref|` more. Where
- * `running_var + eps` is 0 the scale is infinite, as batch norm's; NaN
- * statistics give NaN weights and bias for that channel.
- *
- * Records two launches on `stream`; does not block. Statuses:
- * `WGC_ERROR_NULL_POINTER` (NULL stream, weight, running_mean,
- * running_var, weight_out or bias_out), `WGC_ERROR_SHAPE_MISMATCH`
- * (weight not of rank 4, or a vector or output of the wrong shape),
- * `WGC_ERROR_DTYPE_MISMATCH` (operands of different dtypes),
- * `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without f16 shaders),
- * `WGC_ERROR_INVALID_ARGUMENT` (eps negative or not finite; an output
- * overlapping an input, the other output, or itself),
- * `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
- * `WGC_ERROR_TOO_LARGE` (weights spanning past 2^31-1 elements),
- * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
- */
-WgcStatus wgc_conv2d_fold_batch_norm(const struct WgcStream *stream,
-                                     const struct WgcTensor *weight,
-                                     const struct WgcTensor *bias,
-                                     const struct WgcTensor *running_mean,
-                                     const struct WgcTensor *running_var,
-                                     const struct WgcTensor *bn_weight,
-                                     const struct WgcTensor *bn_bias,
-                                     float eps,
-                                     const struct WgcTensor *weight_out,
-                                     const struct WgcTensor *bias_out);
 
 #ifdef __cplusplus
 }  // extern "C"
