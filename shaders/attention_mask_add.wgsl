@@ -1,3 +1,4 @@
+// Fragment: the attention kernels' additive mask term (src/ops/attention.rs).
 
 // An additive mask of the query's dtype, broadcast through strides.
 @group(0) @binding(8) var<storage, read> mask: array<T>;

@@ -1,3 +1,4 @@
+// Fragment: the attention kernels' boolean mask term (src/ops/attention.rs).
 
 // A boolean mask (32-bit words, nonzero: the key takes part), broadcast
 // through strides.

@@ -1,4 +1,4 @@
-// Kernel spec families "attention*" (src/ops/attention.rs): the uniform and
+// Fragment: Kernel spec families "attention*" (src/ops/attention.rs): the uniform and
 // bindings shared by shaders/attention.wgsl (the tiled online-softmax pass)
 // and shaders/attention_combine.wgsl (the pass that merges KV chunks).
 // Prelude: T (element type of q, k, v, out and an additive mask: f32 or f16).
