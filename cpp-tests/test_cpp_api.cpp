@@ -312,6 +312,35 @@ static void several_devices(const wgc::Instance &instance) {
     CHECK(ec == wgc::make_error_code(WGC_ERROR_INVALID_ARGUMENT));
 }
 
+// The profiler: one record per command with the operator's name and
+// shapes, a table, and a refused group; records freed by the Profile.
+static void profiling(const wgc::Device &device) {
+    wgc::Stream s = wgc::Stream::create(device);
+    wgc::set_profiling(s, true);
+    wgc::Tensor a = wgc::Tensor::empty(device, WGC_DTYPE_F32, {4, 6}), b = wgc::Tensor::empty(device, WGC_DTYPE_F32, {6, 3});
+    wgc::Tensor c = wgc::Tensor::empty(device, WGC_DTYPE_F32, {4, 3});
+    a.write(std::vector<float>(24, 1.0f));
+    b.write(std::vector<float>(18, 2.0f));
+    wgc::matmul(s, a, b, c);
+    wgc::Profile p = wgc::Profile::take(s);
+    CHECK(p.size() >= 1);
+    bool found = false;
+    for (const WgcProfileRecord &r : p) found = found || std::strcmp(r.op, "matmul") == 0;
+    CHECK(found);
+    std::string table = p.table();
+    CHECK(table.find("matmul") != std::string::npos);
+    CHECK(c.to_vector<float>()[0] == 12.0f);
+    bool refused = false;
+    try {
+        (void)p.table(99);
+    } catch (const wgc::Error &e) {
+        refused = e.status() == WGC_ERROR_INVALID_ARGUMENT;
+    }
+    CHECK(refused);
+    wgc::clear_profile(s);
+    wgc::set_profiling(s, false);
+}
+
 int main() {
     wgc::Instance instance = wgc::Instance::create();
     CHECK(instance.adapter_count() >= 1);
@@ -328,5 +357,6 @@ int main() {
     autotune_options(instance);
     expressions(device, stream);
     several_devices(instance);
+    profiling(device);
     return finish("test_cpp_api");
 }

@@ -548,6 +548,87 @@ private:
     }
 };
 
+/* ---- profiling -------------------------------------------------------- */
+
+/** Turn per-command GPU timing on or off for `stream`
+ *  (`wgc_stream_set_profiling`: off by default, no cost when off). */
+inline void set_profiling(const Stream &stream, bool on, std::error_code &ec) noexcept {
+    detail::assign(wgc_stream_set_profiling(stream.get(), on ? 1u : 0u), ec);
+}
+WGC_HPP_THROWING(inline void set_profiling(const Stream &stream, bool on) {
+    detail::check(wgc_stream_set_profiling(stream.get(), on ? 1u : 0u));
+})
+
+/** Forget a stream's profile records (`wgc_stream_profile_clear`). */
+inline void clear_profile(const Stream &stream, std::error_code &ec) noexcept {
+    detail::assign(wgc_stream_profile_clear(stream.get()), ec);
+}
+WGC_HPP_THROWING(inline void clear_profile(const Stream &stream) {
+    detail::check(wgc_stream_profile_clear(stream.get()));
+})
+
+/** The records a profiled stream has so far, one per GPU command
+ *  (`wgc_stream_profile_records`: blocks until they ran). Owns the array
+ *  and frees it; `table()` summarises it like torch.profiler's table. */
+class Profile {
+public:
+    Profile() noexcept = default;
+    Profile(const Profile &) = delete;
+    Profile &operator=(const Profile &) = delete;
+    Profile(Profile &&o) noexcept : records_(o.records_), count_(o.count_) {
+        o.records_ = nullptr;
+        o.count_ = 0;
+    }
+    Profile &operator=(Profile &&o) noexcept {
+        if (this != &o) {
+            reset();
+            records_ = o.records_;
+            count_ = o.count_;
+            o.records_ = nullptr;
+            o.count_ = 0;
+        }
+        return *this;
+    }
+    ~Profile() { reset(); }
+
+    static Profile take(const Stream &stream, std::error_code &ec) noexcept {
+        Profile p;
+        detail::assign(wgc_stream_profile_records(stream.get(), &p.records_, &p.count_), ec);
+        return p;
+    }
+    WGC_HPP_THROWING(static Profile take(const Stream &stream) {
+        Profile p;
+        detail::check(wgc_stream_profile_records(stream.get(), &p.records_, &p.count_));
+        return p;
+    })
+
+    std::size_t size() const noexcept { return count_; }
+    const WgcProfileRecord &operator[](std::size_t i) const noexcept { return records_[i]; }
+    const WgcProfileRecord *begin() const noexcept { return records_; }
+    const WgcProfileRecord *end() const noexcept { return records_ + count_; }
+
+    /** The summary (`wgc_profile_table`): one row per operator
+     *  (`WGC_PROFILE_GROUP_BY_OPERATOR`) or kernel variant, at most
+     *  `max_rows` rows (0: all). */
+    WGC_HPP_THROWING(std::string table(uint32_t group = WGC_PROFILE_GROUP_BY_OPERATOR, uint32_t max_rows = 0) const {
+        std::size_t len = 0;
+        detail::check(wgc_profile_table(records_, count_, group, max_rows, nullptr, 0, &len));
+        std::string text(len + 1, '\0');
+        detail::check(wgc_profile_table(records_, count_, group, max_rows, &text[0], text.size(), &len));
+        text.resize(len);
+        return text;
+    })
+
+private:
+    void reset() noexcept {
+        if (records_) wgc_profile_records_free(records_);
+        records_ = nullptr;
+        count_ = 0;
+    }
+    WgcProfileRecord *records_ = nullptr;
+    std::size_t count_ = 0;
+};
+
 /* ---- graphs ----------------------------------------------------------- */
 
 /** Work captured on a stream and replayed with everything resolved (see
