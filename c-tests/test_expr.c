@@ -172,6 +172,11 @@ static double tol(WgcDtype d) {
 static WgcExpr *chain_expr(WgcDtype d) {
     WgcExpr *e = NULL;
     CHECK(wgc_expr_create(&e));
+    /* A second reference, dropped again: the expression stays usable. */
+    wgc_expr_retain(e);
+    wgc_expr_release(e);
+    wgc_expr_retain(NULL);
+    wgc_expr_release(NULL);
     uint32_t a = N(wgc_expr_input(e, d, &id_));
     uint32_t b = N(wgc_expr_input(e, d, &id_));
     uint32_t c = N(wgc_expr_input(e, d, &id_));

@@ -288,6 +288,11 @@ static void test_released_buffers(void) {
     float zeros[N];
     memset(zeros, 0, sizeof zeros);
     CHECK(wgc_buffer_write(out_d, 0, zeros, sizeof zeros));
+    /* A second reference keeps the graph when the first is dropped. */
+    wgc_graph_retain(g);
+    wgc_graph_release(g);
+    wgc_graph_retain(NULL);
+    wgc_graph_release(NULL);
     CHECK(wgc_graph_replay(g, env.stream, NULL));
     wgc_graph_release(g);
     check_outputs("replay recorded before the graph's release", out_d, out_e, xs, ws, 2.0f);

@@ -204,6 +204,11 @@ static double reduce2(double a, double b, uint32_t op) { return op == WGC_COLLEC
 static void test_collectives(int n) {
     WgcComm *comm;
     CHECK(wgc_comm_create((const WgcDevice *const *)g_dev, (uint32_t)n, &comm));
+    /* A second reference, dropped again: the communicator stays usable. */
+    wgc_comm_retain(comm);
+    wgc_comm_release(comm);
+    wgc_comm_retain(NULL);
+    wgc_comm_release(NULL);
     uint32_t size = 0;
     CHECK(wgc_comm_size(comm, &size));
     EXPECT(size == (uint32_t)n);
