@@ -1,5 +1,5 @@
 //! The SPIR-V GEMM modules (shaders/spirv/generated/, embedded by
-//! src/ops/gemm_spirv.rs and src/ops/gemm_coopmat2.rs), checked offline:
+//! src/ops/gemm/spirv.rs and src/ops/gemm/coopmat2.rs), checked offline:
 //! - each module's bindings, uniform layout, entry point and workgroup size
 //!   are what the library declares for it (read from the module's own
 //!   decorations: naga cannot reflect cooperative-matrix SPIR-V);
@@ -21,10 +21,12 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
-use wgcompute::ops::conv_khr::ConvKhrParams;
-use wgcompute::ops::gemm_coop::CoopParams;
+use wgcompute::ops::conv::khr::ConvKhrParams;
+use wgcompute::ops::gemm::coop::CoopParams;
 use wgcompute::ops::spec::Uniform;
-use wgcompute::ops::{conv_khr, gemm_coopmat2, gemm_skinny, gemm_spirv};
+use wgcompute::ops::{
+    conv::khr as conv_khr, gemm::coopmat2 as gemm_coopmat2, gemm::skinny as gemm_skinny, gemm::spirv as gemm_spirv,
+};
 use wgcompute::runtime::kernel::BindingKind;
 use wgcompute::runtime::spirv_kernel::SpirvModule;
 

@@ -6,7 +6,7 @@ use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
 use crate::error::{Error, Result};
-use crate::ops::collective::{self, CollectiveOp};
+use crate::ops::multi::collective::{self, CollectiveOp};
 use crate::ops::tensor::Tensor;
 use crate::runtime::comm::Comm;
 use crate::runtime::stream::StreamShared;

@@ -279,7 +279,7 @@ pub unsafe extern "C" fn wgc_device_create(
                 gpu_timeout: (opts.gpu_timeout_ms != 0).then(|| std::time::Duration::from_millis(opts.gpu_timeout_ms)),
                 autotune,
                 tuning_cache_path: tuning_path,
-                coopmat2_blocks: crate::ops::gemm_coopmat2::all_blocks(),
+                coopmat2_blocks: crate::ops::gemm::coopmat2::all_blocks(),
             },
         )?;
         *out = to_handle::<WgcDevice>(device);

@@ -5,7 +5,7 @@ use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor, WGC_MAX_RANK};
 use crate::error::Error;
-use crate::ops::concat;
+use crate::ops::movement::concat;
 
 /// Join `count` tensors along `axis` into `out` (torch.cat): `inputs` is an
 /// array of `count` views (count >= 1) with out's rank and dtype (any of

@@ -5,7 +5,7 @@ use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
 use crate::error::Result;
-use crate::ops::conv_fold_bn::{fold_batch_norm, FoldArgs};
+use crate::ops::conv::fold_bn::{fold_batch_norm, FoldArgs};
 use crate::ops::tensor::Tensor;
 
 /// An optional tensor argument: NULL means absent.

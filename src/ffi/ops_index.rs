@@ -5,7 +5,7 @@ use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
-use crate::ops::gather;
+use crate::ops::movement::gather;
 
 /// Select entries along one axis by index (torch.index_select):
 /// `out[.., j, ..] = in[.., index[j], ..]`, where `j` is out's coordinate

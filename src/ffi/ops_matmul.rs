@@ -5,7 +5,7 @@ use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
-use crate::ops::matmul;
+use crate::ops::gemm as matmul;
 use crate::ops::profile_call;
 
 /// General matrix product: `c = alpha * op(a) op(b) + beta * c`, where

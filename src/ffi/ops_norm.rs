@@ -6,8 +6,8 @@ use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
 use crate::error::Result;
+use crate::ops::norm::batch::batch_norm;
 use crate::ops::norm::norm;
-use crate::ops::norm_batch::batch_norm;
 use crate::ops::tensor::Tensor;
 
 /// An optional tensor argument: NULL means absent.

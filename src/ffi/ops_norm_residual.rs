@@ -5,7 +5,7 @@ use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
 use crate::error::Result;
-use crate::ops::norm_residual::{norm_residual, Residual};
+use crate::ops::norm::residual::{norm_residual, Residual};
 use crate::ops::tensor::Tensor;
 
 unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<'a>>> {

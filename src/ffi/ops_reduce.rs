@@ -8,8 +8,8 @@ use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
 use crate::bail;
 use crate::error::Result;
+use crate::ops::norm::softmax::softmax;
 use crate::ops::reduce::{reduce, ReduceOp};
-use crate::ops::softmax::softmax;
 
 /// Reduction operators of `wgc_op_reduce`.
 #[repr(u32)]

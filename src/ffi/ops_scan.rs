@@ -5,7 +5,7 @@ use super::profile::profile_op;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
-use crate::ops::cumsum;
+use crate::ops::reduce::cumsum;
 
 /// Inclusive prefix sum along `axis` (torch.cumsum with out's dtype equal
 /// to in's): `out[.., j, ..] = sum(in[.., 0..=j, ..])`. f32, f16, i32, u32;

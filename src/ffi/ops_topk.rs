@@ -6,7 +6,7 @@ use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
 use crate::error::Error;
-use crate::ops::topk;
+use crate::ops::reduce::topk;
 
 /// The `k` largest (`largest` = 1) or smallest (`largest` = 0) entries of
 /// every row of `in` along its last dim, as torch.topk(sorted=True):

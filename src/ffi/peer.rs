@@ -5,7 +5,7 @@ use super::buffer::WgcBuffer;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
-use crate::ops::peer;
+use crate::ops::multi::peer;
 use crate::runtime::peer_copy::{self, Endpoint};
 
 /// Copy `size` bytes from `src` at `src_offset` (a buffer of `src_stream`'s

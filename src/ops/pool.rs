@@ -3,10 +3,10 @@
 //! output, large ones a workgroup per output (chunked when very large).
 
 use super::grid::grid_1d;
+use super::reduce::columns::Layout;
+use super::reduce::kernels::row_grid;
+use super::reduce::runs as reduce_runs;
 use super::reduce::ReduceOp;
-use super::reduce_columns::Layout;
-use super::reduce_kernels::row_grid;
-use super::reduce_runs;
 use super::spec::uniform::uniform;
 use super::spec::{self, check_output, view_arg, Arg, Family, Launch, Sharing, TypeSlot};
 use super::split::{scratch, CHUNK_LEN, MAX_ITERS};

@@ -1,7 +1,7 @@
 //! The autotuner's memory: for each tunable choice and shape class, the
 //! candidate that measured fastest on this device, kept in memory and, with
 //! a tuning cache path, in a file (see `autotune_file`). Operators ask it
-//! through `ops::tuned`, which does the timing (`autotune_timer`).
+//! through `ops::gemm::tuned`, which does the timing (`autotune_timer`).
 
 use super::autotune_file::{self, Table};
 use super::instance::AdapterSummary;

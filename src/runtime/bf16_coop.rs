@@ -4,7 +4,7 @@
 //! none of its types, so its feature struct is declared here, support is
 //! queried through wgpu-hal's Vulkan instance, and a device on an adapter
 //! that has it is opened with it (runtime/hal_open.rs). Only the SPIR-V
-//! GEMM kernels (`ops::gemm_spirv`, `ops::gemm_skinny`) use it.
+//! GEMM kernels (`ops::gemm::spirv`, `ops::gemm::skinny`) use it.
 
 use super::hal_open::{self, FeatureStruct};
 use ash::vk;

@@ -1,5 +1,5 @@
 //! A communicator: an ordered set of distinct devices of this process that
-//! collectives run over (`ops::collective`). Rank i is `devices[i]`.
+//! collectives run over (`ops::multi::collective`). Rank i is `devices[i]`.
 
 use super::device::Device;
 use crate::bail;

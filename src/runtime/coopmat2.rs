@@ -4,7 +4,7 @@
 //! types, so its feature struct is declared here, support is queried
 //! through wgpu-hal's Vulkan instance, and a device that wants it is opened
 //! with the extension and the features added (runtime/hal_open.rs).
-//! Only SPIR-V kernels (`ops::gemm_spirv`) use it.
+//! Only SPIR-V kernels (`ops::gemm::spirv`) use it.
 
 use super::hal_open::{self, FeatureStruct};
 use ash::vk;
@@ -70,7 +70,7 @@ unsafe impl FeatureStruct for Features {}
 
 /// True if devices should enable the extension where the adapter has it:
 /// unless the environment variable WGC_GEMM_SPIRV, read once, fixes a
-/// route that does not use it (`0` or `1`; see `ops::gemm_spirv`).
+/// route that does not use it (`0` or `1`; see `ops::gemm::spirv`).
 pub fn requested() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| std::env::var("WGC_GEMM_SPIRV").map_or(true, |v| v != "0" && v != "1"))

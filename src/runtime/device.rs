@@ -98,7 +98,7 @@ pub struct Device {
     uncaptured_count: Arc<AtomicU64>,
     streams: Mutex<Vec<Weak<StreamShared>>>,
     pipeline_cache: Option<(wgpu::PipelineCache, PathBuf)>,
-    /// Measured kernel choices (see `ops::tuned`).
+    /// Measured kernel choices (see `ops::gemm::tuned`).
     pub tuner: Tuner,
 }
 

@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::ops::elementwise::{self, BinaryOp, UnaryOp};
 use crate::ops::reduce::{self, ReduceOp};
 use crate::ops::tensor::{broadcast_shapes, contiguous_strides, numel, DType, Tensor as View};
-use crate::ops::{matmul, softmax};
+use crate::ops::{gemm as matmul, norm::softmax};
 use crate::runtime::buffer::{Buffer, Usage};
 use crate::runtime::device::{Device as Core, DeviceOptions};
 use crate::runtime::stream::StreamShared;

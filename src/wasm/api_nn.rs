@@ -7,7 +7,7 @@ use super::api::{js, usizes, Device, Tensor};
 use crate::ops::conv::{self, Conv2dParams};
 use crate::ops::pool::{self, Pool2dParams, PoolKind};
 use crate::ops::random::{self, Distribution};
-use crate::ops::{gather, norm};
+use crate::ops::{movement::gather, norm};
 use wasm_bindgen::prelude::*;
 
 fn pair(v: &[u32], default: u32) -> [u32; 2] {

@@ -8,7 +8,7 @@ use super::codegen::{generate, Layout, OPERANDS, WG};
 use super::ir::{Expr, Memo, MemoKey, NodeId, Op, MAX_INPUTS, MAX_SCALARS, MEMO_ENTRIES};
 use crate::bail;
 use crate::error::Result;
-use crate::ops::elementwise_map::Scalar;
+use crate::ops::elementwise::map::Scalar;
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::{check_output, Sharing};
 use crate::ops::tensor::{broadcast_strides, check_kernel_counts, coalesce, same_device, DType, Tensor, MAX_RANK};

@@ -35,7 +35,7 @@
 //! lacks subgroups, even in dead code. The subgroup families are named
 //! `<file>+subgroups`, listed in `ops::SUBGROUP_FAMILIES` (the offline test
 //! validates them with the subgroup capability) and picked at run time by
-//! `ops::reduce_kernels::strategy`. Likewise reduce.wgsl is one family per
+//! `ops::reduce::kernels::strategy`. Likewise reduce.wgsl is one family per
 //! accumulator type (`reduce.wgsl`, `reduce.wgsl:i32`, `reduce.wgsl:u32`),
 //! so that only the (T, ACC, OUT) combinations the library uses are
 //! declared and compiled.

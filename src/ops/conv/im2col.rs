@@ -1,0 +1,204 @@
+//! f16 convolution as im2col + GEMM: a chunk of images' columns (pixels x
+//! K, K padded to whole 8s) are written to scratch by conv_im2col.wgsl,
+//! then `gemm_views` multiplies each group's weight rows by them (on tensor
+//! cores where the adapter has them, else the tiled f16 kernel), f32
+//! accumulation, the bias added and the f16 output rounded once in its
+//! epilogue.
+
+use crate::bail;
+use crate::error::Result;
+use crate::ops::conv::coop::weight_rows;
+use crate::ops::conv::{ivec4, Geometry};
+use crate::ops::gemm::{gemm_views, RowBias};
+use crate::ops::grid::grid_1d;
+use crate::ops::spec::uniform::uniform;
+use crate::ops::spec::{self, view_arg, Arg, Family, Launch, TypeSlot};
+use crate::ops::split::scratch;
+use crate::ops::tensor::{DType, Tensor};
+use crate::runtime::stream::StreamShared;
+
+/// Most bytes of columns one chunk of images writes (at least one image
+/// each): 128 MiB, or the environment variable WGC_CONV_COLS_BYTES (read at
+/// each call, so that tests can cut small convolutions into chunks).
+fn cols_budget() -> u64 {
+    std::env::var("WGC_CONV_COLS_BYTES").ok().and_then(|v| v.parse().ok()).unwrap_or(128 << 20)
+}
+
+pub static FAMILY: Family = Family {
+    file: "conv_im2col.wgsl",
+    source: include_str!("../../../shaders/conv_im2col.wgsl"),
+    entries: &["conv_im2col", "conv_pack_weight"],
+    types: &[TypeSlot { alias: "T", dtypes: &[DType::F16] }],
+    overrides: &[],
+    uniform: <Im2colParams as spec::Uniform>::layout,
+};
+
+uniform! {
+    /// The uniform of conv_im2col.wgsl.
+    pub struct Im2colParams = "Params" {
+        pub total: u32,
+        pub row: u32,
+        pub kp: u32,
+        pub k: u32,
+        pub ohw: u32,
+        pub ow: u32,
+        pub kw: u32,
+        pub taps: u32,
+        pub h: i32,
+        pub w: i32,
+        pub stride_h: i32,
+        pub stride_w: i32,
+        pub pad_h: i32,
+        pub pad_w: i32,
+        pub dil_h: i32,
+        pub dil_w: i32,
+        pub in_off: u32,
+        pub w_off: u32,
+        pub _pad0: [u32; 2],
+        pub in_s: [i32; 4],
+        pub w_s: [i32; 4],
+    }
+}
+
+/// The f16 convolution through im2col and the GEMM; shapes validated by
+/// `conv2d`, the output not empty.
+pub fn conv2d(
+    stream: &StreamShared,
+    g: &Geometry,
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    out: &Tensor,
+) -> Result<()> {
+    let dev = &stream.device;
+    let max_dim = dev.limits.max_compute_workgroups_per_dimension;
+    let k = g.cg * g.kh * g.kw;
+    let ohw = g.oh * g.ow;
+    // Weight rows usable as they are: unit K stride and whole 16-byte rows
+    // for the tensor-core GEMM's loads; else packed into (O, kp) scratch.
+    let direct = weight_rows(weight) && k.is_multiple_of(8);
+    let kp = k.next_multiple_of(8);
+    let base = Im2colParams {
+        total: 0,
+        row: 0,
+        kp: kp as u32,
+        k: k as u32,
+        ohw: ohw as u32,
+        ow: g.ow as u32,
+        kw: g.kw as u32,
+        taps: (g.kh * g.kw) as u32,
+        h: g.h as i32,
+        w: g.w as i32,
+        stride_h: g.sh as i32,
+        stride_w: g.sw as i32,
+        pad_h: g.ph as i32,
+        pad_w: g.pw as i32,
+        dil_h: g.dh as i32,
+        dil_w: g.dw as i32,
+        in_off: 0,
+        w_off: 0,
+        _pad0: [0; 2],
+        in_s: ivec4(&input.strides),
+        w_s: ivec4(&weight.strides),
+    };
+    let bytes_of = |elements: usize| (elements as u64 * 2).next_multiple_of(4);
+    let binding = dev.limits.max_storage_buffer_binding_size;
+    let per_image = bytes_of(ohw * kp);
+    if per_image > binding {
+        bail!(TooLarge, "conv2d: one image's f16 columns ({per_image} bytes) exceed the adapter's binding size");
+    }
+    let packed_buf;
+    let a_full = if direct {
+        Tensor { shape: vec![g.o, k], strides: vec![weight.strides[0], 1], offset: weight.offset, ..weight.clone() }
+    } else {
+        let elements = g.o * kp;
+        if bytes_of(elements) > binding {
+            bail!(TooLarge, "conv2d: the packed f16 weight ({elements} elements) exceeds the adapter's binding size");
+        }
+        packed_buf = scratch(dev, bytes_of(elements))?;
+        let (w_arg, w_off) = view_arg("wt", weight);
+        let (groups, row) = grid_1d(elements as u64, 256, max_dim);
+        let params = Im2colParams { total: elements as u32, row, w_off, ..base };
+        let variant = FAMILY.variant("conv_pack_weight", &[DType::F16], &[]);
+        let args = [w_arg, Arg::whole("packed", &packed_buf)];
+        spec::record(stream, &Launch { variant, params, args, groups })?;
+        Tensor {
+            buffer: &packed_buf,
+            dtype: DType::F16,
+            shape: vec![g.o, kp],
+            strides: vec![kp as isize, 1],
+            offset: 0,
+        }
+    };
+
+    let chunk = ((cols_budget().min(binding) / per_image) as usize).clamp(1, g.n);
+    let cols_buf = scratch(dev, bytes_of(chunk * ohw * kp))?;
+    // A flat output (pixels at one stride) is one N = OH*OW product per
+    // image; any other view takes a product per output row (N = OW).
+    let flat = g.oh <= 1 || out.strides[2] == g.ow as isize * out.strides[3];
+    let (x_arg, x_off) = view_arg("x", input);
+    for n0 in (0..g.n).step_by(chunk) {
+        let nb = chunk.min(g.n - n0);
+        for grp in 0..g.groups {
+            let c0 = grp * g.cg;
+            let in_off = x_off as i64 + n0 as i64 * input.strides[0] as i64 + c0 as i64 * input.strides[1] as i64;
+            let total = nb * ohw * kp;
+            let (groups, row) = grid_1d(total as u64, 256, max_dim);
+            let params = Im2colParams { total: total as u32, row, in_off: in_off as u32, ..base };
+            let variant = FAMILY.variant("conv_im2col", &[DType::F16], &[]);
+            let args = [x_arg, Arg::whole("cols", &cols_buf)];
+            spec::record(stream, &Launch { variant, params, args, groups })?;
+
+            let o0 = grp * g.og;
+            let a_off = (a_full.offset as isize + o0 as isize * a_full.strides[0]) as usize;
+            let out_off = (out.offset as isize + n0 as isize * out.strides[0] + o0 as isize * out.strides[1]) as usize;
+            let cols_t = |shape: Vec<usize>, strides: Vec<isize>| Tensor {
+                buffer: &cols_buf,
+                dtype: DType::F16,
+                shape,
+                strides,
+                offset: 0,
+            };
+            let (b, c, a) = if flat {
+                let b = cols_t(vec![nb, kp, ohw], vec![(ohw * kp) as isize, 1, kp as isize]);
+                let c = Tensor {
+                    shape: vec![nb, g.og, ohw],
+                    strides: vec![out.strides[0], out.strides[1], out.strides[3]],
+                    offset: out_off,
+                    ..out.clone()
+                };
+                let a = Tensor {
+                    shape: vec![1, g.og, kp],
+                    strides: vec![0, a_full.strides[0], 1],
+                    offset: a_off,
+                    ..a_full.clone()
+                };
+                (b, c, a)
+            } else {
+                let b =
+                    cols_t(vec![nb, g.oh, kp, g.ow], vec![(ohw * kp) as isize, (g.ow * kp) as isize, 1, kp as isize]);
+                let c = Tensor {
+                    shape: vec![nb, g.oh, g.og, g.ow],
+                    strides: vec![out.strides[0], out.strides[2], out.strides[1], out.strides[3]],
+                    offset: out_off,
+                    ..out.clone()
+                };
+                let a = Tensor {
+                    shape: vec![1, 1, g.og, kp],
+                    strides: vec![0, 0, a_full.strides[0], 1],
+                    offset: a_off,
+                    ..a_full.clone()
+                };
+                (b, c, a)
+            };
+            let group_bias = bias.map(|t| Tensor {
+                shape: vec![g.og],
+                offset: (t.offset as isize + o0 as isize * t.strides[0]) as usize,
+                ..t.clone()
+            });
+            let rb = group_bias.as_ref().map(|t| RowBias { tensor: t, stride: t.strides[0] });
+            gemm_views(stream, 1.0, &a, &b, 0.0, &c, rb)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,420 @@
+//! f16 convolution on the VK_KHR_cooperative_matrix GEMM kernel
+//! (shaders/spirv/gemm_coop_khr.comp with CONV): per image, out[n]
+//! (O x OH*OW) = W (O x KH*KW*C) times the columns of x[n] (or, for a
+//! channels-last output, its transpose), with K ordered (kh, kw, c), so
+//! that the kernel gathers each column's 8 channels of one tap as one
+//! 16-byte load from a channels-last image (`Form`). The
+//! image is copied channels-last into scratch unless it is already laid out
+//! so, and the weight (O, C, KH, KW) into (O, KH, KW, C) unless it is; then
+//! one launch, or, where the tiles are too few to fill the GPU, K runs into
+//! f32 slabs summed (with the bias) by the GEMM's second pass. Ungrouped
+//! convolutions with a multiple of 8 channels; the others keep the WGSL
+//! implicit GEMM (conv_coop.rs).
+
+use crate::error::Result;
+use crate::ops::conv::Geometry;
+use crate::ops::gemm::coop::{self as gemm_coop, CoopParams};
+use crate::ops::gemm::spirv::{self as gemm_spirv, EPILOGUE_F16, EPILOGUE_F32};
+use crate::ops::gemm::sum_slabs_into;
+use crate::ops::movement;
+use crate::ops::spec::uniform::{uniform, Uniform, UniformLayout};
+use crate::ops::spec::{self, pack_i32, pack_u32, view_arg, Arg};
+use crate::ops::split::{scratch, K_CHUNK};
+use crate::ops::tensor::{contiguous_strides, DType, Tensor};
+use crate::runtime::buffer::Buffer;
+use crate::runtime::kernel::BindingKind;
+use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
+use crate::runtime::stream::StreamShared;
+use std::sync::Arc;
+
+/// The kernel's block: output channels x pixels, K per step.
+const BLOCK_M: usize = 128;
+const BLOCK_N: usize = 128;
+const BK: usize = 32;
+
+uniform! {
+    /// The convolution's geometry, after the GEMM's fields in the kernel's
+    /// uniform (gemm_khr_common.glsl under CONV).
+    pub struct ConvGather = "Params" {
+        pub in_h: i32,
+        pub in_w: i32,
+        pub out_w: u32,
+        pub cg: u32,
+        pub kw: u32,
+        pub stride_h: i32,
+        pub stride_w: i32,
+        pub pad_h: i32,
+        pub pad_w: i32,
+        pub dil_h: i32,
+        pub dil_w: i32,
+        /// Input rows and pixels apart, in 16-byte words.
+        pub row8: i32,
+        pub pix8: i32,
+        pub _pad0: [u32; 3],
+    }
+}
+
+/// The kernel's uniform: the GEMM's, then the gather's.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ConvKhrParams {
+    pub gemm: CoopParams,
+    pub conv: ConvGather,
+}
+
+impl Uniform for ConvKhrParams {
+    fn layout() -> UniformLayout {
+        let mut fields = CoopParams::layout().fields;
+        let base = std::mem::size_of::<CoopParams>();
+        fields.extend(ConvGather::layout().fields.into_iter().map(|(name, at, size)| (name, base + at, size)));
+        UniformLayout { wgsl_struct: "Params", size: std::mem::size_of::<ConvKhrParams>(), fields }
+    }
+}
+
+const PARAMS_SIZE: u64 = std::mem::size_of::<ConvKhrParams>() as u64;
+
+/// The GEMM's bindings with this kernel's uniform size.
+const fn with_params<const N: usize>(mut b: [SpirvBinding; N]) -> [SpirvBinding; N] {
+    let mut i = 0;
+    while i < N {
+        if matches!(b[i].kind, BindingKind::Uniform) {
+            b[i].min_size = PARAMS_SIZE;
+        }
+        i += 1;
+    }
+    b
+}
+
+const EPI_F32: [SpirvBinding; 5] = with_params(EPILOGUE_F32);
+const EPI_F16: [SpirvBinding; 5] = with_params(EPILOGUE_F16);
+const DIRECT_F32: [SpirvBinding; 4] = with_params(first4(EPILOGUE_F32));
+const DIRECT_F16: [SpirvBinding; 4] = with_params(first4(EPILOGUE_F16));
+
+const fn first4(b: [SpirvBinding; 5]) -> [SpirvBinding; 4] {
+    [b[0], b[1], b[2], b[3]]
+}
+
+macro_rules! conv_modules {
+    ($($form:literal $threads:literal $out:ident $store:ident $binds:ident),* $(,)?) => {
+        /// The modules: the image as B (c1; c1m64 with a 64-row block) or
+        /// A (c2; c2n64 with a 64-column block), C f32 (K split into slabs:
+        /// c1 forms only) or f16, stored directly or through the epilogue
+        /// (`module_index`).
+        pub static MODULES: &[SpirvModule] = &[$(SpirvModule {
+            file: concat!("gemm_conv_khr_", $form, "_", stringify!($out), "_", stringify!($store), ".spv"),
+            bytes: include_bytes!(concat!(
+                "../../../shaders/spirv/generated/gemm_conv_khr_", $form, "_", stringify!($out), "_",
+                stringify!($store), ".spv"
+            )),
+            entry: "main",
+            workgroup_size: [$threads, 1, 1],
+            bindings: &$binds,
+        }),*];
+    };
+}
+
+conv_modules! {
+    "c1" 128 f32 epilogue EPI_F32, "c1" 128 f32 direct DIRECT_F32,
+    "c1" 128 f16 epilogue EPI_F16, "c1" 128 f16 direct DIRECT_F16,
+    "c1m64" 64 f32 epilogue EPI_F32, "c1m64" 64 f32 direct DIRECT_F32,
+    "c1m64" 64 f16 epilogue EPI_F16, "c1m64" 64 f16 direct DIRECT_F16,
+    "c2" 128 f16 epilogue EPI_F16, "c2" 128 f16 direct DIRECT_F16,
+    "c2n64" 64 f16 epilogue EPI_F16, "c2n64" 64 f16 direct DIRECT_F16,
+}
+
+/// Which GEMM operand the image is (the GLSL's CONV), and the block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// CONV = 1: out[n] (O x pixels) = W * X[n]^T, the output channels
+    /// along M (a channels-first output, stored along its rows).
+    ImageB,
+    /// CONV = 2: out[n] (pixels x O) = X[n] * W^T, the output channels
+    /// along N (a channels-last output, stored along its rows).
+    ImageA,
+    /// ImageB with a 64-row block (64 invocations): at most 64 output
+    /// channels, which would leave half of the 128-row block idle.
+    ImageB64,
+    /// ImageA with a 64-column block (64 invocations), likewise.
+    ImageA64,
+}
+
+impl Form {
+    fn image_a(self) -> bool {
+        matches!(self, Form::ImageA | Form::ImageA64)
+    }
+    fn block_m(self) -> usize {
+        if self == Form::ImageB64 {
+            64
+        } else {
+            BLOCK_M
+        }
+    }
+    fn block_n(self) -> usize {
+        if self == Form::ImageA64 {
+            64
+        } else {
+            BLOCK_N
+        }
+    }
+}
+
+/// The module of a form, C dtype (f16, else f32: ImageB forms only) and
+/// store.
+fn module_index(form: Form, out_f16: bool, direct: bool) -> usize {
+    debug_assert!(out_f16 || !form.image_a(), "channels-last outputs are never split into slabs");
+    let first = match form {
+        Form::ImageB => out_f16 as usize * 2,
+        Form::ImageB64 => 4 + out_f16 as usize * 2,
+        Form::ImageA => 8,
+        Form::ImageA64 => 10,
+    };
+    first + direct as usize
+}
+
+/// True if a 4-dim view (N, C, H, W) can be read as channels-last 16-byte
+/// words: channels at unit stride, the other strides (of dims longer than
+/// 1) and the offset multiples of 8 halves.
+fn channels_last_words(t: &Tensor) -> bool {
+    let fits = |d: usize, ok: fn(isize) -> bool| t.shape[d] == 1 || ok(t.strides[d]);
+    fits(1, |s| s == 1)
+        && [0, 2, 3].into_iter().all(|d| fits(d, |s| s >= 0 && s % 8 == 0))
+        && t.offset.is_multiple_of(8)
+}
+
+/// True if a weight (O, C, KH, KW) lies as rows of (KH, KW, C), each row
+/// contiguous: what the kernel reads as A (K ordered (kh, kw, c)).
+fn weight_rows(w: &Tensor) -> bool {
+    let [c, kw] = [w.shape[1], w.shape[3]];
+    let at = |d: usize, stride: usize| w.shape[d] == 1 || w.strides[d] == stride as isize;
+    channels_last_words(w) && at(1, 1) && at(3, c) && at(2, kw * c)
+}
+
+/// A copy of `t` (N, C, H, W) into contiguous channels-last scratch. The
+/// copy is given in the order of its output, (N, H, W, C), so that the
+/// strided copy sees a batched transpose and stages it through workgroup
+/// memory (elementwise_map's tiled kernel) instead of writing one element
+/// per 16-byte word.
+fn channels_last_copy(stream: &StreamShared, t: &Tensor) -> Result<Arc<Buffer>> {
+    let [n, c, h, w] = [t.shape[0], t.shape[1], t.shape[2], t.shape[3]];
+    let buffer = scratch(&stream.device, (n * h * w * c * 2) as u64)?;
+    let nhwc = [n, h, w, c];
+    let into = Tensor {
+        buffer: &buffer,
+        dtype: DType::F16,
+        shape: nhwc.to_vec(),
+        strides: contiguous_strides(&nhwc),
+        offset: 0,
+    };
+    movement::copy(stream, &t.permuted(&[0, 2, 3, 1]), &into)?;
+    Ok(buffer)
+}
+
+/// The f16 convolution on this kernel; shapes validated by `conv2d`, the
+/// output not empty. Ok(false) where it does not apply (no such kernel on
+/// the device, groups, channels not a multiple of 8, an output whose
+/// pixels are not one strided dim, a grid or slabs past the limits): the
+/// caller takes the WGSL implicit GEMM.
+pub fn conv2d(
+    stream: &StreamShared,
+    g: &Geometry,
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    out: &Tensor,
+) -> Result<bool> {
+    let dev = &stream.device;
+    let os = &out.strides;
+    let pixels_one_dim = g.oh == 1 || os[2] == g.ow as isize * os[3];
+    if !gemm_spirv::khr_allowed(dev) || g.groups != 1 || !g.c.is_multiple_of(8) || !pixels_one_dim {
+        return Ok(false);
+    }
+    let (pixels, k) = (g.oh * g.ow, g.kh * g.kw * g.c);
+    let outputs = out.numel();
+    let fill = gemm_coop::fill_splits((g.o, pixels, k), g.n);
+    let splits = k.div_ceil(K_CHUNK).max(fill).max(1);
+    let k_chunk = k.div_ceil(splits).next_multiple_of(BK);
+    let splits = k.div_ceil(k_chunk);
+    // A channels-last output (channels at unit stride) is stored along its
+    // rows with the output channels along N; slabs (their bias per row)
+    // and other outputs take the output channels along M.
+    let few = g.o <= 64;
+    let form = match (splits == 1 && (os[1] == 1 || g.o == 1), few) {
+        (true, false) => Form::ImageA,
+        (true, true) => Form::ImageA64,
+        (false, false) => Form::ImageB,
+        (false, true) => Form::ImageB64,
+    };
+    let (m, n) = if form.image_a() { (pixels, g.o) } else { (g.o, pixels) };
+    let grid = [n.div_ceil(form.block_n()), m.div_ceil(form.block_m()), g.n * splits];
+    let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
+    let slab_bytes = (splits * outputs * 4) as u64;
+    let max_bind = dev.limits.max_storage_buffer_binding_size;
+    // A channels-last copy of the image must fit one binding too (the
+    // implicit GEMM needs none).
+    let input_in_place = channels_last_words(input);
+    let copy_bytes = if input_in_place { 0 } else { (g.n * g.h * g.w * g.c * 2) as u64 };
+    if grid.iter().any(|&d| d > max_dim)
+        || copy_bytes > max_bind
+        || (splits > 1 && (slab_bytes > max_bind || splits * outputs > u32::MAX as usize))
+    {
+        return Ok(false);
+    }
+
+    // The image channels-last, as (N, H, W, C) strides in halves.
+    let copied_input;
+    let (x_arg, x_off, x_s) = if input_in_place {
+        let (arg, off) = view_arg("x", input);
+        (arg, off, [input.strides[0], input.strides[2], input.strides[3]])
+    } else {
+        copied_input = channels_last_copy(stream, input)?;
+        let s = contiguous_strides(&[g.n, g.h, g.w, g.c]);
+        (Arg::whole("x", &copied_input), 0, [s[0], s[1], s[2]])
+    };
+    // The weight as (O, KH*KW*C), K ordered (kh, kw, c).
+    let copied_weight;
+    let (w_arg, w_off, w_row) = if weight_rows(weight) {
+        let (arg, off) = view_arg("w", weight);
+        (arg, off, weight.strides[0])
+    } else {
+        copied_weight = channels_last_copy(stream, weight)?;
+        (Arg::whole("w", &copied_weight), 0, k as isize)
+    };
+    let (bias_arg, bias_off, bias_stride) = match bias {
+        Some(b) => {
+            let (arg, off) = view_arg("bias", b);
+            (arg, off, b.strides[0] as i32)
+        }
+        None => (Arg { name: "bias", ..w_arg }, 0, 0),
+    };
+
+    // C (n, m, n) at `c_s`; the image's operand gathered, the weight's read
+    // K-dense (A row-major, or B as (N, K)).
+    let params = |c_off: u32, c_s: [isize; 3], split_c: usize, with_bias: bool| {
+        let image_a = form.image_a();
+        let gemm = CoopParams {
+            m: m as u32,
+            n: n as u32,
+            k: k as u32,
+            batch_rank: 1,
+            alpha: 1.0,
+            beta: 0.0,
+            has_bias: with_bias as u32,
+            bias_stride,
+            a_sm: if image_a { 0 } else { w_row as i32 },
+            a_sk: 1,
+            b_sk: 1,
+            b_sn: if image_a { w_row as i32 } else { 0 },
+            c_sm: c_s[1] as i32,
+            c_sn: c_s[2] as i32,
+            bias_off,
+            k_chunk: k_chunk as u32,
+            a_off: if image_a { x_off } else { w_off },
+            b_off: if image_a { w_off } else { x_off },
+            c_off,
+            splits: splits as u32,
+            split_c: split_c as u32,
+            _pad0: [0; 3],
+            batch_shape: pack_u32(&[g.n], 1),
+            a_bstride: pack_i32(&[if image_a { x_s[0] } else { 0 }]),
+            b_bstride: pack_i32(&[if image_a { 0 } else { x_s[0] }]),
+            c_bstride: pack_i32(&[c_s[0]]),
+        };
+        let conv = ConvGather {
+            in_h: g.h as i32,
+            in_w: g.w as i32,
+            out_w: g.ow as u32,
+            cg: g.c as u32,
+            kw: g.kw as u32,
+            stride_h: g.sh as i32,
+            stride_w: g.sw as i32,
+            pad_h: g.ph as i32,
+            pad_w: g.pw as i32,
+            dil_h: g.dh as i32,
+            dil_w: g.dw as i32,
+            row8: (x_s[1] / 8) as i32,
+            pix8: (x_s[2] / 8) as i32,
+            _pad0: [0; 3],
+        };
+        ConvKhrParams { gemm, conv }
+    };
+    let (a, b) = if form.image_a() {
+        (Arg { name: "a", ..x_arg }, Arg { name: "b", ..w_arg })
+    } else {
+        (Arg { name: "a", ..w_arg }, Arg { name: "b", ..x_arg })
+    };
+    let groups = grid.map(|d| d as u32);
+    let whole = m.is_multiple_of(form.block_m()) && n.is_multiple_of(form.block_n());
+    // `bias`: the epilogue's bias binding (any buffer where has_bias is 0).
+    let record = |out_f16: bool, direct: bool, params: ConvKhrParams, c: Arg, bias: Arg| -> Result<()> {
+        let kernel = MODULES[module_index(form, out_f16, direct)].kernel(dev)?;
+        let c = Arg { name: "c", ..c };
+        if direct {
+            spec::record_kernel(stream, &kernel, &params, &[a, b, c], groups)
+        } else {
+            spec::record_kernel(stream, &kernel, &params, &[a, b, c, Arg { name: "bias", ..bias }], groups)
+        }
+    };
+
+    let (y_arg, y_off) = view_arg("c", out);
+    // out as (image, channel, pixel) strides, and as C (image, m, n).
+    let y_s = [os[0], os[1], os[3]];
+    if splits == 1 {
+        let c_s = if form.image_a() { [y_s[0], y_s[2], y_s[1]] } else { y_s };
+        let direct = whole
+            && bias.is_none()
+            && c_s[2] == 1
+            && c_s.iter().all(|s| *s >= 0 && s % 8 == 0)
+            && y_off.is_multiple_of(8);
+        record(true, direct, params(y_off, c_s, 0, bias.is_some()), y_arg, bias_arg)?;
+        return Ok(true);
+    }
+    // K runs into f32 slabs (N, O, OH*OW), summed with the bias into out.
+    let parts = scratch(dev, slab_bytes)?;
+    let slab_s = [(m * n) as isize, n as isize, 1];
+    record(false, whole, params(0, slab_s, outputs, false), Arg::whole("c", &parts), w_arg)?;
+    let out_as_c = Tensor { shape: vec![g.n, m, n], strides: y_s.to_vec(), ..out.clone() };
+    let bias = bias.map(|_| (bias_arg, bias_off, bias_stride));
+    sum_slabs_into(stream, &parts, splits, (1.0, 0.0), &out_as_c, Arg { name: "bias", ..w_arg }, bias)?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_uniform_is_the_gemms_then_the_gathers() {
+        let layout = ConvKhrParams::layout();
+        let gemm = CoopParams::layout();
+        assert_eq!(&layout.fields[..gemm.fields.len()], &gemm.fields[..]);
+        let (name, at, _) = layout.fields[gemm.fields.len()];
+        assert_eq!((name, at), ("in_h", gemm.size));
+        assert_eq!(layout.size, gemm.size + 64);
+    }
+
+    #[test]
+    fn every_module_names_its_variant() {
+        assert_eq!(MODULES.len(), 12);
+        let forms = [
+            (Form::ImageB, "c1", 128),
+            (Form::ImageA, "c2", 128),
+            (Form::ImageB64, "c1m64", 64),
+            (Form::ImageA64, "c2n64", 64),
+        ];
+        for (form, name, threads) in forms {
+            for (out_f16, direct) in [(false, false), (false, true), (true, false), (true, true)] {
+                if form.image_a() && !out_f16 {
+                    continue;
+                }
+                let m = &MODULES[module_index(form, out_f16, direct)];
+                let out = if out_f16 { "f16" } else { "f32" };
+                let store = if direct { "direct" } else { "epilogue" };
+                assert_eq!(m.file, format!("gemm_conv_khr_{name}_{out}_{store}.spv"));
+                assert_eq!(m.workgroup_size, [threads, 1, 1]);
+                assert_eq!(m.bindings.len(), if direct { 4 } else { 5 });
+                let c_binding = m.bindings.iter().find(|b| b.name == "c").unwrap();
+                assert_eq!(c_binding.min_size, if out_f16 { 2 } else { 4 });
+            }
+        }
+    }
+}

@@ -1,0 +1,4 @@
+//! multi
+
+pub mod collective;
+pub mod peer;
