@@ -15,6 +15,10 @@
 #   test takes under 100 s alone on an idle 2-core machine), room for a
 #   machine that is busy with other work; a hang still ends.
 # - The sanitizers' options (WGCOMPUTE_SANITIZE builds) join ENVIRONMENT.
+# - The device profile: WGC_COMPUTE_UNITS=132 (unless ENVIRONMENT sets
+#   it), the SMs of the GPUs the fill targets were measured on, so that a
+#   CPU driver with a few threads takes the same splits (runs of K, row
+#   chunks) as those GPUs and the tests cover them.
 include(${CMAKE_CURRENT_LIST_DIR}/WgcomputeSanitize.cmake)
 
 set(WGC_TEST_TIMEOUT 600 CACHE STRING "Default CTest timeout of a wgcompute test, in seconds")
@@ -36,6 +40,9 @@ function(wgc_add_test name)
     set_tests_properties(${name} PROPERTIES RESOURCE_LOCK wgc_cpu)
   endif()
   set(_env ${_t_ENVIRONMENT})
+  if(NOT "${_env}" MATCHES "WGC_COMPUTE_UNITS=")
+    list(APPEND _env "WGC_COMPUTE_UNITS=132")
+  endif()
   if(WGCOMPUTE_SANITIZE)
     list(APPEND _env ${WGC_SANITIZER_ENV})
   endif()

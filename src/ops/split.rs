@@ -29,9 +29,16 @@ pub(crate) const CHUNK_LEN: usize = SPLIT_WG * MAX_ITERS;
 /// drifts with n (K = 600,000 same-sign terms lost 11 units in 150,000).
 pub(crate) const K_CHUNK: usize = 16384;
 
-/// SMs of the GPUs the split targets were measured on (H100 and H200): the
-/// products that cut K into runs to fill the GPU state their targets per SM.
-pub(crate) const SMS: usize = 132;
+/// Compute units (SMs) of the GPUs the split targets were measured on
+/// (H100 and H200). Targets measured per SM take the device's own count
+/// (`Device::profile`); totals measured there scale with it (`scaled`).
+pub(crate) const MEASURED_UNITS: usize = 132;
+
+/// `target`, a workgroup count measured on MEASURED_UNITS compute units,
+/// for a device of `units` (at least 1).
+pub(crate) fn scaled(units: usize, target: usize) -> usize {
+    (target * units / MEASURED_UNITS).max(1)
+}
 
 /// How many runs K is cut into so that about `target` workgroups run over
 /// `tiles` output tiles (each run's f32 sums added by a second pass): runs

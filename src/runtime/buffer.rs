@@ -190,14 +190,12 @@ impl Buffer {
                 enc.copy_buffer_to_buffer(self.raw(), start, &staging.raw, 0, len);
                 enc.finish()
             };
-            let index = if dev.has_gpu_timeout() || dev.settings().device.read_submit_separate {
+            let index = if dev.has_gpu_timeout() {
                 dev.flush_all()?;
-                if dev.has_gpu_timeout() {
-                    // Wait (at most the timeout) before submitting the copy: some
-                    // drivers (lavapipe) block a submission until the work whose
-                    // results it reads has finished.
-                    dev.wait_idle()?;
-                }
+                // Wait (at most the timeout) before submitting the copy: some
+                // drivers (lavapipe) block a submission until the work whose
+                // results it reads has finished.
+                dev.wait_idle()?;
                 dev.scoped(|| dev.submit([copy()]))?
             } else {
                 dev.flush_all_then(&copy)?

@@ -15,6 +15,7 @@ use super::instance::{summarize, AdapterSummary};
 use super::kernel::KernelCache;
 use super::pipeline_cache_file;
 use super::pool::BufferPool;
+use super::profile::DeviceProfile;
 use super::settings::Settings;
 use super::stream::{Extra, StreamShared};
 use crate::error::{Error, Result};
@@ -106,6 +107,8 @@ pub struct Device {
     pub tuner: Tuner,
     /// The settings, read once at creation.
     settings: Settings,
+    /// Compute units and residency (runtime/profile.rs).
+    profile: DeviceProfile,
 }
 
 /// The features wgcompute enables when the adapter offers them.
@@ -163,6 +166,13 @@ impl Device {
         };
         let coopmat2 = coopmat2_blocks != 0;
         let coop_bf16 = settings.gemm.bf16_coop && super::bf16_coop::supported(adapter);
+        let profile = DeviceProfile::resolve(
+            settings.device.compute_units,
+            super::profile_query::reported(adapter),
+            &summary.info.name,
+            device_type,
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+        );
         let mut coopmat2_features = super::coopmat2::Features::enabled();
         let mut bf16_features = super::bf16_coop::Features::enabled();
         let mut extensions = Vec::new();
@@ -242,6 +252,7 @@ impl Device {
             pipeline_cache,
             tuner,
             settings,
+            profile,
         }))
     }
 
@@ -522,6 +533,11 @@ impl Device {
         &self.settings
     }
 
+    /// What the device is made of: compute units and residency.
+    pub fn profile(&self) -> &DeviceProfile {
+        &self.profile
+    }
+
     pub fn same(&self, other: &Device) -> bool {
         self.id == other.id
     }
@@ -542,3 +558,7 @@ fn spin_wait(device_type: &wgpu::DeviceType, settings: &Settings) -> Duration {
     let default = if *device_type == wgpu::DeviceType::Cpu { 0 } else { 2000 };
     Duration::from_micros(us.unwrap_or(default).min(100_000))
 }
+
+#[cfg(test)]
+#[path = "device_profile_test.rs"]
+mod profile_test;

@@ -34,6 +34,9 @@ pub mod peer_copy;
 pub mod pipeline_cache_file;
 pub mod pool;
 pub mod private_memory;
+pub mod profile;
+#[cfg_attr(target_arch = "wasm32", path = "../wasm/web_runtime/profile_query.rs")]
+pub mod profile_query;
 pub mod profiler;
 pub mod reflect;
 pub mod settings;

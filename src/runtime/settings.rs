@@ -26,7 +26,7 @@ pub struct Settings {
     pub multi: MultiSettings,
 }
 
-/// Waits, reads and the tuner.
+/// Waits, the tuner and the device profile.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceSettings {
     /// `WGC_AUTOTUNE`: unset, empty, `0` or `off`: Off; `1` or `on`: On;
@@ -38,8 +38,9 @@ pub struct DeviceSettings {
     pub autotune_log: bool,
     /// `WGC_WAIT_SPIN_US`: the spin phase of waits, in microseconds.
     pub wait_spin_us: Option<u64>,
-    /// `WGC_READ_SUBMIT=separate`: a read's copy is submitted on its own.
-    pub read_submit_separate: bool,
+    /// `WGC_COMPUTE_UNITS` (positive): the compute units the device
+    /// profile assumes, whatever the adapter reports.
+    pub compute_units: Option<usize>,
 }
 
 /// Which f16 GEMM kernel `WGC_GEMM_SPIRV` fixes.
@@ -85,8 +86,6 @@ pub struct GemmSettings {
     pub tiled_fill: Option<usize>,
     /// `WGC_GEMM_TILED_BLOCKS=RMxRN` (each 1 or 2): the tiled kernel's blocks.
     pub tiled_blocks: Option<(usize, usize)>,
-    /// `WGC_GEMM_TILED_C4` not `0`: the tiled kernel stores vec4s.
-    pub tiled_c4: bool,
     /// `WGC_GEMM_SCRATCH_BYTES`: most scratch a split-K product takes.
     pub scratch_bytes: Option<u64>,
     /// `WGC_GEMM_SKINNY` not `0`: few-row products may take the skinny kernels.
@@ -101,8 +100,6 @@ pub struct GemmSettings {
     pub coop_split: bool,
     /// `WGC_GEMM_COOP_FILL` (positive): workgroups a tensor-core split aims for.
     pub coop_fill: Option<usize>,
-    /// `WGC_GEMM_COOP_EPILOGUE` not `scalar`: the vector epilogue.
-    pub coop_vector_epilogue: bool,
     /// `WGC_GEMM_ROWS` not `0`: the row-block kernel may run.
     pub rows: bool,
     /// `WGC_GEMM_ROWS_FILL`: workgroups the row-block kernel aims for.
@@ -243,7 +240,7 @@ impl Settings {
                 autotune: parse_autotune(v.get("WGC_AUTOTUNE")),
                 autotune_log: v.set_not_zero("WGC_AUTOTUNE_LOG"),
                 wait_spin_us: v.number("WGC_WAIT_SPIN_US"),
-                read_submit_separate: v.is("WGC_READ_SUBMIT", "separate"),
+                compute_units: v.positive("WGC_COMPUTE_UNITS"),
             },
             gemm: GemmSettings {
                 spirv: match v.get("WGC_GEMM_SPIRV").as_deref() {
@@ -263,7 +260,6 @@ impl Settings {
                 },
                 tiled_fill: v.number("WGC_GEMM_TILED_FILL"),
                 tiled_blocks: parse_tiled_blocks(v.get("WGC_GEMM_TILED_BLOCKS")),
-                tiled_c4: v.on_unless("WGC_GEMM_TILED_C4", "0"),
                 scratch_bytes: v.number("WGC_GEMM_SCRATCH_BYTES"),
                 skinny: v.on_unless("WGC_GEMM_SKINNY", "0"),
                 skinny_tile: v.get("WGC_GEMM_SKINNY_TILE"),
@@ -271,7 +267,6 @@ impl Settings {
                 coop: v.on_unless("WGC_GEMM_COOP", "0"),
                 coop_split: v.on_unless("WGC_GEMM_COOP_SPLIT", "0"),
                 coop_fill: v.positive("WGC_GEMM_COOP_FILL"),
-                coop_vector_epilogue: v.on_unless("WGC_GEMM_COOP_EPILOGUE", "scalar"),
                 rows: v.on_unless("WGC_GEMM_ROWS", "0"),
                 rows_fill: v.number("WGC_GEMM_ROWS_FILL"),
             },

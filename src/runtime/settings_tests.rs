@@ -13,12 +13,12 @@ fn with(vars: &[(&str, &str)]) -> Settings {
 fn unset_gives_the_defaults() {
     let s = Settings::default();
     assert_eq!(s.device.autotune, Ok(TuneMode::Off));
-    assert!(!s.device.autotune_log && !s.device.read_submit_separate);
-    assert_eq!(s.device.wait_spin_us, None);
+    assert!(!s.device.autotune_log);
+    assert_eq!((s.device.wait_spin_us, s.device.compute_units), (None, None));
     let g = &s.gemm;
     assert_eq!(g.spirv, None);
     assert_eq!(g.stage, StageMode::Auto);
-    assert!(g.bf16_coop && g.tiled_c4 && g.skinny && g.coop && g.coop_split && g.coop_vector_epilogue && g.rows);
+    assert!(g.bf16_coop && g.skinny && g.coop && g.coop_split && g.rows);
     assert!(!g.spirv_two_stages && !g.coopmat2_log);
     assert_eq!((g.tiled_fill, g.tiled_blocks, g.scratch_bytes), (None, None, None));
     assert_eq!((g.skinny_fill, g.coop_fill, g.rows_fill), (None, None, None));
@@ -50,13 +50,11 @@ fn autotune_modes_and_refusal() {
 #[test]
 fn switches_that_are_on_unless_turned_off() {
     type Field = fn(&Settings) -> bool;
-    let table: [(&str, &str, Field); 10] = [
+    let table: [(&str, &str, Field); 8] = [
         ("WGC_GEMM_BF16_COOP", "0", |s| s.gemm.bf16_coop),
-        ("WGC_GEMM_TILED_C4", "0", |s| s.gemm.tiled_c4),
         ("WGC_GEMM_SKINNY", "0", |s| s.gemm.skinny),
         ("WGC_GEMM_COOP", "0", |s| s.gemm.coop),
         ("WGC_GEMM_COOP_SPLIT", "0", |s| s.gemm.coop_split),
-        ("WGC_GEMM_COOP_EPILOGUE", "scalar", |s| s.gemm.coop_vector_epilogue),
         ("WGC_GEMM_ROWS", "0", |s| s.gemm.rows),
         ("WGC_GEMV_F16_LOAD", "8", |s| s.gemv.f16_wide_loads),
         ("WGC_GEMV_NARROW", "0", |s| s.gemv.narrow),
@@ -72,9 +70,8 @@ fn switches_that_are_on_unless_turned_off() {
 #[test]
 fn switches_that_are_off_unless_turned_on() {
     type Field = fn(&Settings) -> bool;
-    let table: [(&str, &str, Field); 6] = [
+    let table: [(&str, &str, Field); 5] = [
         ("WGC_GEMM_SPIRV_STAGES", "2", |s| s.gemm.spirv_two_stages),
-        ("WGC_READ_SUBMIT", "separate", |s| s.device.read_submit_separate),
         ("WGC_TOPK", "sort", |s| s.reduce.topk_sort),
         ("WGC_CONCAT", "scalar", |s| s.movement.concat_scalar),
         ("WGC_AUTOTUNE_LOG", "1", |s| s.device.autotune_log),
@@ -129,7 +126,9 @@ fn numbers_and_their_filters() {
         ("WGC_SOFTMAX_SPLIT_GROUPS", "0"),
         ("WGC_PEER_CHUNK_KIB", "4"),
         ("WGC_ALLREDUCE_DIRECT_KIB", "0"),
+        ("WGC_COMPUTE_UNITS", "58"),
     ]);
+    assert_eq!(s.device.compute_units, Some(58));
     assert_eq!(s.device.wait_spin_us, Some(300));
     assert_eq!((s.gemm.tiled_fill, s.gemm.scratch_bytes, s.gemm.skinny_fill), (Some(0), Some(9000), Some(0)));
     assert_eq!(s.gemm.rows_fill, Some(64));
@@ -144,7 +143,9 @@ fn numbers_and_their_filters() {
         ("WGC_COLUMNS_INVOCATIONS", "0"),
         ("WGC_WAIT_SPIN_US", "-1"),
         ("WGC_GEMM_SCRATCH_BYTES", "1e6"),
+        ("WGC_COMPUTE_UNITS", "0"),
     ]);
+    assert_eq!(s.device.compute_units, None);
     assert_eq!(
         (s.gemm.coop_fill, s.gemv.fill, s.reduce.row_loads, s.reduce.columns_invocations),
         (None, None, None, None)

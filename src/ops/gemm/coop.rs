@@ -10,7 +10,7 @@ use crate::ops::gemm::skinny::{self as gemm_skinny, SkinnyRoute};
 use crate::ops::gemm::spirv::{self as gemm_spirv, Route, SpirvVariant};
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, Arg, Family, Launch, OverrideSlot, TypeSlot, Variant};
-use crate::ops::split::{runs_for_one_wave, runs_to_fill, SMS};
+use crate::ops::split::{runs_for_one_wave, runs_to_fill};
 use crate::ops::tensor::{DType, Tensor};
 use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
@@ -106,7 +106,7 @@ pub fn available(dev: &Device) -> bool {
 }
 
 /// Workgroups of the tensor-core tile an H100 or H200 holds at once, per
-/// SM, inferred from the times below (Vulkan does not report it). A split
+/// SM (other devices: `DeviceProfile::resident`), inferred from the times below (Vulkan does not report it). A split
 /// whose workgroups spill into a partial second wave costs more than it
 /// fills (BENCHMARKS.md at 317f233, "Tenth round"; H100, 100 tiles of a 512 x 3136 x
 /// 4608 product: 0.175 ms in 1 run, 0.131 in 2, 0.146 in 3, 0.140 in 4; 64
@@ -127,7 +127,9 @@ pub fn fill_splits(dev: &Device, (m, n, k): (usize, usize, usize), batch: usize)
     if !fill_splits_enabled(dev) {
         return 1;
     }
-    fill_splits_for(m.div_ceil(TILE.block_m()) * n.div_ceil(TILE.block_n()) * batch, k, fill_setting(dev))
+    let tiles = m.div_ceil(TILE.block_m()) * n.div_ceil(TILE.block_n()) * batch;
+    let resident = dev.profile().resident(RESIDENT_PER_SM, (TILE.sgm * TILE.sgn) as usize);
+    fill_splits_for(tiles, k, fill_setting(dev), resident)
 }
 
 /// The device's setting WGC_GEMM_COOP_SPLIT: not `0`.
@@ -153,15 +155,16 @@ pub fn kernel_fill_splits(dev: &Device, kernel: CoopKernel, (m, n, k): (usize, u
     gemm_skinny::fill_splits(dev, n.div_ceil(kernel.block_n(dev)) * m.div_ceil(kernel.block_m()) * batch, k, route)
 }
 
-/// `fill`: the device's WGC_GEMM_COOP_FILL (`fill_setting`).
-fn fill_splits_for(tiles: usize, k: usize, fill: Option<usize>) -> usize {
+/// `fill`: the device's WGC_GEMM_COOP_FILL (`fill_setting`); `resident`:
+/// the workgroups the device holds at once (RESIDENT_PER_SM per unit).
+fn fill_splits_for(tiles: usize, k: usize, fill: Option<usize>, resident: usize) -> usize {
     if let Some(fill) = fill {
         if tiles * 2 > fill {
             return 1;
         }
         return runs_to_fill(tiles, k, fill, MIN_SPLIT_K);
     }
-    runs_for_one_wave(tiles, k, RESIDENT_PER_SM * SMS, MIN_SPLIT_K)
+    runs_for_one_wave(tiles, k, resident, MIN_SPLIT_K)
 }
 
 /// The device's setting WGC_GEMM_COOP_FILL: a number of workgroups to aim
@@ -372,13 +375,6 @@ fn pairs_fit(n: usize, offset: u32, [sm, sn]: [isize; 2], split_c: usize, batch_
         && batch_strides.iter().all(|s| s % 2 == 0)
 }
 
-/// Whether the f16 epilogue may write pairs (`gemm_coop_f16_epilogue_h2`):
-/// the device's setting WGC_GEMM_COOP_EPILOGUE set to `scalar` writes one
-/// half per store instead, for comparisons.
-fn pairs_enabled(dev: &Device) -> bool {
-    dev.settings().gemm.coop_vector_epilogue
-}
-
 /// The kernel a product of `m` rows with inner dim `k` runs into `out`.
 fn route_for(dev: &Device, kernel: CoopKernel, (m, k): (usize, usize), out: &CoopOut) -> Route {
     if kernel.bf16 {
@@ -409,10 +405,10 @@ pub fn needs_slab(dev: &Device, kernel: CoopKernel, (m, k): (usize, usize), out:
 }
 
 /// The entry point and the names of a, b and C's bindings for an output.
-fn entry_for(dev: &Device, out: &CoopOut, kernel: CoopKernel, n: usize) -> (&'static str, [&'static str; 3]) {
+fn entry_for(out: &CoopOut, kernel: CoopKernel, n: usize) -> (&'static str, [&'static str; 3]) {
     if out.direct(kernel.edge, false) {
         ("gemm_coop_f16", ["a", "b", "c_f32"])
-    } else if pairs_enabled(dev) && out.pairs(n) {
+    } else if out.pairs(n) {
         ("gemm_coop_f16_epilogue_h2", ["a", "b", "c_h2"])
     } else {
         ("gemm_coop_f16_epilogue", ["a", "b", "c"])
@@ -448,7 +444,7 @@ pub fn record(
     let guarded =
         if khr { !(m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n())) } else { kernel.edge };
     let direct = !kernel.skinny && out.direct(guarded, khr);
-    let (entry, names) = entry_for(&stream.device, &out, kernel, n);
+    let (entry, names) = entry_for(&out, kernel, n);
     let (a_arg, a_off) = spec::view_arg(names[0], a);
     let (b_arg, b_off) = spec::view_arg(names[1], b);
     // Without a bias the bias binding still needs a buffer: a's (never read).
@@ -560,14 +556,14 @@ mod tests {
 
     #[test]
     fn few_tiles_split_k_into_runs_of_at_least_512() {
-        assert_eq!(fill_splits_for(64, 4096, None), 4, "M = N = 1024: 64 tiles, 256 of 264 resident");
-        assert_eq!(fill_splits_for(100, 4608, None), 2, "a 512-channel 3x3 convolution's shape: 200 of 264");
-        assert_eq!(fill_splits_for(64, 1024, None), 2);
-        assert_eq!(fill_splits_for(64, 1000, None), 1, "K too short for two runs of 512");
-        assert_eq!(fill_splits_for(1, 100_000, None), 195, "runs of at least 512");
-        assert_eq!(fill_splits_for(133, 1 << 20, None), 1, "tiles for more than half the resident slots");
-        assert_eq!(fill_splits_for(0, 4096, None), 1);
-        assert_eq!(fill_splits_for(1024, 4096, None), 1);
+        assert_eq!(fill_splits_for(64, 4096, None, 264), 4, "M = N = 1024: 64 tiles, 256 of 264 resident");
+        assert_eq!(fill_splits_for(100, 4608, None, 264), 2, "a 512-channel 3x3 convolution's shape: 200 of 264");
+        assert_eq!(fill_splits_for(64, 1024, None, 264), 2);
+        assert_eq!(fill_splits_for(64, 1000, None, 264), 1, "K too short for two runs of 512");
+        assert_eq!(fill_splits_for(1, 100_000, None, 264), 195, "runs of at least 512");
+        assert_eq!(fill_splits_for(133, 1 << 20, None, 264), 1, "tiles for more than half the resident slots");
+        assert_eq!(fill_splits_for(0, 4096, None, 264), 1);
+        assert_eq!(fill_splits_for(1024, 4096, None, 264), 1);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::ops::gemm::tuned::{bucket, Candidate, Choice};
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
-use crate::ops::split::{runs_to_fill, scratch, K_CHUNK, SMS};
+use crate::ops::split::{runs_to_fill, scaled, scratch, K_CHUNK};
 use crate::ops::tensor::{coalesce, numel, DType, Tensor};
 use crate::runtime::device::Device;
 use crate::runtime::settings::AxpySetting;
@@ -36,26 +36,26 @@ const AXPY_COLS: usize = 128;
 /// Columns one axpy_unit_narrow workgroup takes (NX units of 8 in the
 /// shader).
 const NARROW_COLS: usize = 64;
-/// Workgroups (of 256 threads) axpy_unit_narrow's split aims for: one per
-/// SM and a half. On an H200 the loads alone of one row against a
+/// Workgroups (of 256 threads) axpy_unit_narrow's split aims for, per 2
+/// SMs (one per SM and a half). On an H200 the loads alone of one row against a
 /// 4096 x 14336 f16 weight took 0.036 ms in one run of K (224 workgroups),
 /// and against 14336 x 4096 0.034-0.035 at 256 (the 128-thread grid of
 /// axpy_unit_staged: 0.043-0.047). On an H100, 198 was the fastest or level
 /// of 132-396 on LLaMA weights with one-row tiles; for tiles of two rows,
 /// 264 was 1-3% faster on three of six shapes and 18% slower on
 /// 4096 x 14336, where it splits K.
-const NARROW_FILL_GROUPS: usize = SMS * 3 / 2;
+const NARROW_FILL_GROUPS_PER_2_SMS: usize = 3;
 /// Workgroup size of the slabs' sum.
 const SUM_WG: u32 = 256;
-/// Workgroups that fill a large GPU (about 8 per SM on an H200); fewer
-/// column tiles than this split K further.
+/// Workgroups that fill a large GPU (about 8 per SM on an H200, scaled to
+/// the device's SMs); fewer column tiles than this split K further.
 const FILL_GROUPS: usize = 1024;
 /// The same for the axpy kernels with 16-byte loads and on f32 (a weight
-/// stored (K, N)): 2 per SM. On an H200, one row of f16 times K 14336 ->
+/// stored (K, N)), per SM. On an H200, one row of f16 times K 14336 ->
 /// N 4096 took 0.0515 ms at 264 against 0.0561 at 1024 (f32, 8 rows: 1-3%
 /// faster); the bf16 kernel that reads words was 5% slower there, so it
 /// keeps FILL_GROUPS.
-const AXPY_FILL_GROUPS: usize = 2 * SMS;
+const AXPY_FILL_GROUPS_PER_SM: usize = 2;
 /// Longest K run per workgroup. A row_dot invocation (of 128) loops K / 512 times
 /// (K / 128 unvectorised) with up to 44 inner iterations; an axpy invocation
 /// K / 4 times with up to 12 (axpy4_staged: K / 4 plus K / 64 staging
@@ -280,18 +280,19 @@ fn f16_wide_loads(dev: &Device) -> bool {
 
 /// The workgroups a split aims for: the device's `WGC_GEMV_FILL` (a
 /// positive count) to measure other targets (more splits: more workgroups, larger
-/// slabs), else NARROW_FILL_GROUPS for axpy_unit_narrow (`narrow`),
-/// AXPY_FILL_GROUPS for the other axpy kernels with 16-byte loads (`unit`)
+/// slabs), else NARROW_FILL_GROUPS_PER_2_SMS for axpy_unit_narrow (`narrow`),
+/// AXPY_FILL_GROUPS_PER_SM for the other axpy kernels with 16-byte loads (`unit`)
 /// or on f32, FILL_GROUPS for the others.
 fn fill_groups(dev: &Device, layout: Layout, dtype: DType, unit: bool, narrow: bool) -> usize {
     let set = dev.settings().gemv.fill;
     let axpy = layout == Layout::Axpy && (unit || dtype != DType::BF16);
+    let sms = dev.profile().compute_units;
     set.unwrap_or(if narrow {
-        NARROW_FILL_GROUPS
+        (sms * NARROW_FILL_GROUPS_PER_2_SMS / 2).max(1)
     } else if axpy {
-        AXPY_FILL_GROUPS
+        sms * AXPY_FILL_GROUPS_PER_SM
     } else {
-        FILL_GROUPS
+        scaled(sms, FILL_GROUPS)
     })
 }
 

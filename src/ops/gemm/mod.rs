@@ -294,12 +294,16 @@ fn tiled(m: usize, n: usize, batch_count: usize) -> GemmKernel {
     GemmKernel::Tiled { rm: if big && m > 64 { 2 } else { 1 }, rn: if big && n > 64 { 2 } else { 1 } }
 }
 
-/// Workgroups of the tiled kernel that fill a large GPU (four per SM of an
-/// H200's 132); the device's setting `WGC_GEMM_TILED_FILL` sets another
-/// count (0: no splits for filling, for comparisons).
+/// Workgroups of the tiled kernel that fill a GPU: TILED_FILL_PER_SM per
+/// compute unit (528 on an H200's 132); the device's setting
+/// `WGC_GEMM_TILED_FILL` sets another count (0: no splits for filling, for
+/// comparisons).
 fn tiled_fill_workgroups(dev: &Device) -> usize {
-    dev.settings().gemm.tiled_fill.unwrap_or(528)
+    dev.settings().gemm.tiled_fill.unwrap_or(TILED_FILL_PER_SM * dev.profile().compute_units)
 }
+
+/// Tiled-kernel workgroups per SM that `tiled_fill_workgroups` aims for.
+const TILED_FILL_PER_SM: usize = 4;
 
 /// The shortest K run a split for filling makes: 16 steps of the tile's K
 /// (shorter runs cost more in slab traffic than the SMs they fill).
@@ -694,7 +698,7 @@ fn gemm_tiles(
     }
     if split.splits == 1 {
         let params = params(split, 0, false);
-        if vec4_stores(dev) && k <= TILED_C4_MAX_K && c_in_vec4s(n, c_sn, c_sm, c_off, &c_bs) {
+        if k <= TILED_C4_MAX_K && c_in_vec4s(n, c_sn, c_sm, c_off, &c_bs) {
             let variant = family.variant("gemm_c4", &types, &overrides);
             let args = [a_arg, b_arg, Arg { name: "c4", ..c_arg }, bias_arg];
             return spec::record(stream, &Launch { variant, params, args, groups });
@@ -730,12 +734,6 @@ const TILED_C4_MAX_K: usize = 2048;
 /// tiled kernel then stores C four columns at a time (gemm_c4).
 fn c_in_vec4s(n: usize, c_sn: isize, c_sm: isize, c_off: u32, c_bs: &[isize]) -> bool {
     c_sn == 1 && n.is_multiple_of(4) && c_sm % 4 == 0 && c_off.is_multiple_of(4) && c_bs.iter().all(|s| s % 4 == 0)
-}
-
-/// Whether the tiled kernel may store C as vec4s: the device's setting
-/// WGC_GEMM_TILED_C4 set to `0` keeps scalar stores, for comparisons.
-fn vec4_stores(dev: &Device) -> bool {
-    dev.settings().gemm.tiled_c4
 }
 
 /// The second pass of a product split over K (the tiled and tensor-core

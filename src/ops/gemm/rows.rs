@@ -66,12 +66,15 @@ const MAX_FILL_SPLITS: usize = 32;
 /// Most bytes of f32 slabs.
 const MAX_SLAB_BYTES: usize = 256 << 20;
 
-/// Workgroups that fill a large GPU (eight per SM of an H200's 132: on an
-/// H100, 1056 ran 2-10% faster than 528 and 264 slower);
+/// Workgroups that fill a GPU: FILL_PER_SM per compute unit (1056 on an
+/// H200's 132: on an H100, 1056 ran 2-10% faster than 528 and 264 slower);
 /// the device's setting `WGC_GEMM_ROWS_FILL` sets another count.
 fn fill_workgroups(dev: &Device) -> usize {
-    dev.settings().gemm.rows_fill.unwrap_or(1056)
+    dev.settings().gemm.rows_fill.unwrap_or(FILL_PER_SM * dev.profile().compute_units)
 }
+
+/// Row-block workgroups per SM that `fill_workgroups` aims for.
+const FILL_PER_SM: usize = 8;
 
 /// The device's setting `WGC_GEMM_ROWS` (not `0`).
 fn enabled(dev: &Device) -> bool {

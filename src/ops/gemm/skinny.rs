@@ -9,9 +9,10 @@
 
 use crate::ops::gemm::coop::CoopKernel;
 use crate::ops::gemm::spirv as gemm_spirv;
-use crate::ops::split::{runs_for_one_wave, runs_to_fill, SMS};
+use crate::ops::split::{runs_for_one_wave, runs_to_fill};
 use crate::ops::tensor::DType;
 use crate::runtime::device::Device;
+use crate::runtime::profile::DeviceProfile;
 use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
 
 /// Most rows of A (two fragments of 16).
@@ -154,7 +155,7 @@ pub fn applies(dev: &Device, (m, n): (usize, usize), a_t: bool, b_t: bool, b_bro
 }
 
 /// Workgroups of these kernels an H100 or H200 (132 SMs) holds at once,
-/// per SM, inferred from the times below (Vulkan does not report it): 4 of
+/// per SM (other devices: `DeviceProfile::resident`), inferred from the times below (Vulkan does not report it): 4 of
 /// the VK_KHR_cooperative_matrix kernel with one fragment along M, 3 with
 /// two; 4 of the
 /// VK_NV_cooperative_matrix2 kernel on a (K, N) weight, 3 on an (N, K) one.
@@ -181,14 +182,16 @@ pub enum SkinnyRoute {
 }
 
 impl SkinnyRoute {
-    /// The workgroups an H100 or H200 holds at once.
-    fn resident(self) -> usize {
-        SMS * match self {
+    /// The workgroups the device of `profile` holds at once (all four
+    /// kernels run 128 invocations: 4 subgroups).
+    fn resident(self, profile: &DeviceProfile) -> usize {
+        let per_sm = match self {
             SkinnyRoute::Khr { fm: 1 } => RESIDENT_PER_SM_ONE_FRAGMENT,
             SkinnyRoute::Khr { .. } => RESIDENT_PER_SM_TWO_FRAGMENTS,
             SkinnyRoute::Coopmat2 { b_t: false } => RESIDENT_PER_SM_COOPMAT2_KN,
             SkinnyRoute::Coopmat2 { b_t: true } => RESIDENT_PER_SM_COOPMAT2_NK,
-        }
+        };
+        profile.resident(per_sm, 4)
     }
 }
 
@@ -199,15 +202,15 @@ impl SkinnyRoute {
 /// for instead (at least that many, as K runs of equal length allow; for
 /// tuning).
 pub fn fill_splits(dev: &Device, blocks: usize, k: usize, route: SkinnyRoute) -> usize {
-    fill_splits_for(blocks, k, route, dev.settings().gemm.skinny_fill)
+    fill_splits_for(blocks, k, route, dev.settings().gemm.skinny_fill, dev.profile())
 }
 
-/// `fill_splits` with the setting `fill`.
-fn fill_splits_for(blocks: usize, k: usize, route: SkinnyRoute, fill: Option<usize>) -> usize {
+/// `fill_splits` with the setting `fill`, on the device of `profile`.
+fn fill_splits_for(blocks: usize, k: usize, route: SkinnyRoute, fill: Option<usize>, profile: &DeviceProfile) -> usize {
     if let Some(fill) = fill {
         return runs_to_fill(blocks, k, fill, MIN_SPLIT_K);
     }
-    runs_for_one_wave(blocks, k, route.resident(), MIN_SPLIT_K)
+    runs_for_one_wave(blocks, k, route.resident(profile), MIN_SPLIT_K)
 }
 
 /// Fragments of 16 rows along M that `m` rows take (1 or 2).
@@ -262,13 +265,18 @@ mod tests {
     #[test]
     fn splits_fill_one_wave_with_runs_of_at_least_256() {
         let one = SkinnyRoute::Khr { fm: 1 };
-        assert_eq!(fill_splits_for(224, 4096, one, None), 2, "N 14336 in blocks of 64: 448 of 528 resident");
-        assert_eq!(fill_splits_for(64, 14336, one, None), 8, "N 4096 in blocks of 64: 512 of 528");
-        assert_eq!(fill_splits_for(224, 4096, SkinnyRoute::Khr { fm: 2 }, None), 1, "2 runs would need 448 of 396");
-        assert_eq!(fill_splits_for(112, 4096, SkinnyRoute::Coopmat2 { b_t: false }, None), 4);
-        assert_eq!(fill_splits_for(64, 14336, SkinnyRoute::Coopmat2 { b_t: true }, None), 6);
-        assert_eq!(fill_splits_for(16, 1024, one, None), 4, "K too short for more runs");
-        assert_eq!(fill_splits_for(1000, 4096, one, None), 1, "more blocks than one wave");
-        assert_eq!(fill_splits_for(0, 4096, one, None), 1);
+        let hopper = &DeviceProfile::resolve(Some(132), None, "", wgpu::DeviceType::DiscreteGpu, 1);
+        assert_eq!(fill_splits_for(224, 4096, one, None, hopper), 2, "N 14336 in blocks of 64: 448 of 528 resident");
+        assert_eq!(fill_splits_for(64, 14336, one, None, hopper), 8, "N 4096 in blocks of 64: 512 of 528");
+        assert_eq!(
+            fill_splits_for(224, 4096, SkinnyRoute::Khr { fm: 2 }, None, hopper),
+            1,
+            "2 runs would need 448 of 396"
+        );
+        assert_eq!(fill_splits_for(112, 4096, SkinnyRoute::Coopmat2 { b_t: false }, None, hopper), 4);
+        assert_eq!(fill_splits_for(64, 14336, SkinnyRoute::Coopmat2 { b_t: true }, None, hopper), 6);
+        assert_eq!(fill_splits_for(16, 1024, one, None, hopper), 4, "K too short for more runs");
+        assert_eq!(fill_splits_for(1000, 4096, one, None, hopper), 1, "more blocks than one wave");
+        assert_eq!(fill_splits_for(0, 4096, one, None, hopper), 1);
     }
 }

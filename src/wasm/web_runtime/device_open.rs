@@ -13,6 +13,7 @@ impl Device {
     pub async fn create_web(adapter: &wgpu::Adapter, options: DeviceOptions) -> Result<Arc<Device>> {
         let summary = summarize(adapter);
         let device_type = summary.info.device_type;
+        let summary_name = summary.info.name.clone();
         // The browser has no process environment: settings come from the options.
         let settings = options.settings.unwrap_or_default();
         let mode = settings.device.autotune.clone().map_err(Error::InvalidArgument)?;
@@ -75,6 +76,7 @@ impl Device {
             streams: Mutex::new(Vec::new()),
             pipeline_cache: None,
             tuner,
+            profile: DeviceProfile::resolve(settings.device.compute_units, None, &summary_name, device_type, 1),
             settings,
         }))
     }
