@@ -479,8 +479,8 @@ typedef uint32_t WgcPowerPreference;
  * row), skinny matrix products (plain, staged or wide kernels, or the
  * tiled GEMM), and softmax over long rows (how far rows are cut into
  * chunks). A choice that an environment variable fixes
- * (`WGC_REDUCE_ROW_LOADS`, `WGC_GEMV_AXPY`, `WGC_SOFTMAX_SPLIT_GROUPS`) is
- * never tuned. Calls whose output is also read (a GEMM with `beta != 0`)
+ * (`WGC_REDUCE_ROW_LOADS`, `WGC_GEMV_AXPY`, `WGC_SOFTMAX_SPLIT_GROUPS`,
+ * read when the device is created; docs/TUNING.md) is never tuned. Calls whose output is also read (a GEMM with `beta != 0`)
  * or shares a buffer with an input are never timed: running them
  * repeatedly would change the result; they use the stored choice if any,
  * else the heuristic. Every candidate computes the same result up to the
@@ -1650,9 +1650,11 @@ WgcStatus wgc_buffer_read(const struct WgcBuffer *buffer,
  * The device enables the adapter's full limits and the optional features
  * wgcompute uses where the adapter offers them (f16, subgroups, timestamps,
  * pipeline cache, cooperative matrices, 64-bit integers, SPIR-V passthrough
- * on Vulkan; with
- * the environment variable WGC_GEMM_SPIRV=2, VK_NV_cooperative_matrix2,
- * see `wgc_op_gemm`); a missing one never fails the call. `*out_device` holds one reference. Blocks while the driver opens the device.
+ * on Vulkan; VK_NV_cooperative_matrix2 and VK_KHR_shader_bfloat16 where
+ * offered, see `wgc_op_gemm`); a missing one never fails the call. The
+ * device reads the library's environment variables (README,
+ * docs/TUNING.md) now and keeps them for its life. `*out_device` holds
+ * one reference. Blocks while the driver opens the device.
  */
 WgcStatus wgc_device_create(const struct WgcInstance *instance,
                             const struct WgcDeviceOptions *options,
@@ -2220,10 +2222,10 @@ WgcStatus wgc_op_layer_norm_residual(const struct WgcStream *stream,
  * buffer), WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH. On failure
  * nothing is recorded. Records work on `stream`; does not block.
  *
- * Kernels use subgroup operations where the adapter has them; setting the
- * environment variable WGC_DISABLE_SUBGROUPS=1 (for testing) selects the
- * workgroup-memory-only kernels for this family (reductions, variance,
- * softmax, layer and RMS norm).
+ * Kernels use subgroup operations where the adapter has them; a device
+ * created with the environment variable WGC_DISABLE_SUBGROUPS=1 (for
+ * testing) takes the workgroup-memory-only kernels for this family
+ * (reductions, variance, softmax, layer and RMS norm).
  *
  * Reductions whose innermost kept dim is contiguous in `in` (e.g. over
  * the leading axes) take a column kernel: one invocation per output (or
@@ -2977,143 +2979,56 @@ WgcStatus wgc_tensor_contiguous(const struct WgcBuffer *buffer,
  * last two dims are row- or column-major (plain or transposed) are fastest.
  *
  * Dtypes: f32 x f32 -> f32; f16 x f16 -> f32 or f16; bf16 x bf16 -> f32
- * or bf16 (products accumulated in f32). WGSL has no bf16 arithmetic or
- * bf16 cooperative matrices: except where bf16 tensor cores take them
- * (below), the tiled and skinny kernels read bf16 A and B as 16-bit halves of words and widen them to f32 as they load
- * (2 bytes an element read; the same f32 arithmetic and accuracy as f32
- * operands); a bf16 C is computed into contiguous f32 scratch (C's values
- * copied in where beta reads them) and rounded once into C (2^-8 relative
- * added to the f32 accuracy). Accumulation: each workgroup sums at most 16,384 products along
- * K, one f32 fused multiply-add at a time; a longer K is split into such
- * runs, whose sums go to f32 scratch (the output's size per run, up to
- * 256 MiB at once; beyond, the runs go in waves) and a second pass adds
- * them in order, then applies alpha and beta. A product on the tiled
- * kernel of at most 132 blocks of 64 x 64 (over the batch) likewise cuts a
- * K of 512 or more into runs of at least 256 (about 528 workgroups), and
- * one of 133-264 such blocks with M over 64 takes blocks of 128 x 64 over
- * runs of at least 512 (about 264 workgroups), so that more of the GPU
- * works on it (WGC_GEMM_TILED_FILL=0, read once, keeps one run, for
- * comparisons). Any K works, on software
- * drivers that cap shader loops too. Accuracy (f32 results): within about
- * (min(K, 16384) + runs) * 2^-24 * sum_k |a_mk * b_kn| of exact in the
- * worst case; in practice within 1e-6 * K * max|a| * max|b|, long
+ * or bf16. Products are accumulated in f32 on every path: where no bf16
+ * tensor cores take them, bf16 operands are widened to f32 as they load
+ * (2 bytes an element read), and a bf16 C is computed into f32 scratch
+ * and rounded once into C (2^-8 relative added to the f32 accuracy).
+ *
+ * Accumulation and accuracy: each workgroup sums at most 16,384 products
+ * along K, one f32 fused multiply-add at a time; a longer K is split into
+ * such runs, whose sums go to f32 scratch (the output's size per run, up
+ * to 256 MiB at once; beyond, the runs go in waves) and a second pass adds
+ * them in order, then applies alpha and beta. Products with too few output
+ * tiles to fill the GPU cut K into more runs likewise (runs of at least
+ * 256, as many as the device's compute units take at once). Any K works,
+ * on software drivers that cap shader loops too. Results (f32) are within
+ * about (min(K, 16384) + runs) * 2^-24 * sum_k |a_mk * b_kn| of exact in
+ * the worst case; in practice within 1e-6 * K * max|a| * max|b|, long
  * same-sign sums included (tested at K = 600,000). f16 results add the
- * f16 rounding of the output. On adapters with 16x16x16 f16 cooperative
- * matrices and 32-wide subgroups (`WgcAdapterInfo.has_cooperative_matrix`),
- * f16 x f16 products that are not skinny (below) run on the tensor cores,
- * with the same f32 accumulation, runs of K and epilogue (f32 or f16 C,
- * any alpha and beta, any batch shape, any M, N, K), wherever each
- * operand has a unit stride along one of its two dims (A along K or M, B
- * along N or K, plain or transposed) and the other stride, the offsets,
- * the batch strides and the unit-stride dim's size are multiples of 8
- * (16-byte loads). Other f16 and bf16 products that the tensor cores would
- * take with M and N of at least 64 and 2^30 FLOPs or more (K or N not a
- * multiple of 8, say) are first copied into aligned scratch, each operand
- * dense along M (A) or N (B) where it already is and that dim is a
- * multiple of 8, else dense along K, with K8 = K rounded up to 8 and the
- * padding zero, then run as above over K8: the padding adds only 0 * 0 terms, so
- * results, NaN and inf included, are those over K. The copies cost a pass
- * over A and B and scratch of their size (on an H200 the tiled kernel
- * they replace ran at a sixth of the tensor cores' rate); smaller such
- * products take the tiled kernel. (WGC_GEMM_STAGE, read once: `0` never
- * copies, `always` copies every such product whatever its size and on
- * any adapter, for tests.) Fastest with
- * M and N multiples of 128 and K of 32 (no partial tiles). There, a
- * product of at most 132 blocks of 128 x 128 (over the batch) also cuts a
- * K of 1,024 or more into runs of at least 512, so that more of the GPU
- * works on it; the accuracy bound above holds. (The environment variable
- * WGC_GEMM_SCRATCH_BYTES, for testing, lowers the 256 MiB; read once,
- * WGC_GEMM_COOP=0 sends f16 and bf16 products to the tiled kernel instead,
- * WGC_GEMM_COOP_SPLIT=0 keeps a K of up to 16,384 in one run, and
- * WGC_GEMM_COOP_EPILOGUE=scalar writes an f16 C one element per store
- * rather than two, for comparisons.) On Vulkan adapters with SPIR-V
- * passthrough, f16 16x16x16 cooperative matrices, 32-wide subgroups and
- * 48 KiB of workgroup memory, products with K of 512 or more run a SPIR-V
- * kernel on VK_KHR_cooperative_matrix (faster there than the WGSL one,
- * which the others keep): the same products, accumulation and results;
- * there partial tiles cost about what their FLOPs do (M, N or K off the
- * tile ran as fast per FLOP as whole tiles on an H200).
- * (The environment variable WGC_GEMM_SPIRV, read once, fixes the kernel
- * for comparisons: `0` the WGSL one, `1` the VK_KHR_cooperative_matrix
- * one for every K; WGC_GEMM_SPIRV_STAGES=2 stages its K tiles in two
- * workgroup buffers instead of one. WGC_GEMM_SPIRV=2 runs these products
- * with a SPIR-V kernel on VK_NV_cooperative_matrix2 instead, with the same
- * f32 accumulation and results (alpha, beta and the bias go through f32
- * scratch the size of the output and the second pass);
- * WGC_GEMM_CM2_BLOCK=128x256x64 makes that kernel take blocks of 128 x
- * 256 on 256 invocations rather than 128 x 128.)
- * Vulkan devices are opened with VK_NV_cooperative_matrix2 where the
- * adapter has it (workgroup scope, flexible dimensions listing the
- * kernels' blocks for f16 products into f32, tensor addressing,
- * conversions), unless WGC_GEMM_SPIRV is `0` or `1`
- * (WGC_COOPMAT2_LOG=1 prints the driver's list of blocks to stderr).
- * On the same Vulkan adapters, f16 products of 3 to 32 rows (M) with A
- * dense along K, where each batch matrix has its own b (or there is one),
- * run a SPIR-V kernel for skinny products on VK_KHR_cooperative_matrix
- * instead of the matrix-vector kernels below (a decode step's rows times a
- * weight, either layout): blocks of all the rows by 128 columns and K
- * steps of 32 (64 columns and K steps of 64 for a weight stored (N, K)),
- * K cut into as many runs of at least 256 as one wave of resident
- * workgroups holds (3 or 4 per SM of an H100 or H200), whose f32 sums the
- * second pass adds in order; the same accumulation and bound. On a device opened with
- * VK_NV_cooperative_matrix2, those with a weight stored (K, N), or with
- * 17 rows or more, and no alpha, beta or bias (or K in more than one
- * run) take the same blocks, grid and runs of K on a kernel on that
- * extension instead, whose driver stages the weight (5-10% faster on an
- * H200); the same accumulation and bound. (Read once, for comparisons:
- * WGC_GEMM_SKINNY=0 leaves these products to the kernels below,
- * WGC_GEMM_SKINNY_TILE=n2k32 or n1k64 takes that tile for both layouts,
- * WGC_GEMM_SKINNY_FILL=N aims for N workgroups.)
- * Where those Vulkan adapters also have VK_KHR_shader_bfloat16 with
- * 16x16x16 bf16 cooperative matrices into f32, devices are opened with it
- * and bf16 x bf16 products take the same two SPIR-V kernels as f16 ones
- * (any K; the same layouts, 16-byte alignment, runs of K, skinny rule
- * and epilogue; one K staging buffer), with the same f32 accumulation and
- * bound (a product of two bf16 values is exact in f32); a bf16 C goes
- * through f32 scratch as above. (WGC_GEMM_BF16_COOP=0, read once, opens
- * devices without the extension, for comparisons.)
+ * f16 rounding of the output. Every kernel below keeps this accumulation
+ * and bound.
  *
- * f32 products of 9 to 32 rows (M, or N: the transposed product) with no
- * batch (every batch dim 1), where the larger operand has a unit stride
- * along K or along its other dim and that dim's size, the other stride
- * and the offset are multiples of 4, run a kernel that takes every row at
- * once: blocks of all the rows by 128 columns (256 for up to 16 rows), K
- * in runs of at most 4,096 (more, of at least 256 and at most 32 of them,
- * until about 1,056 workgroups run) whose f32 sums the second pass adds in
- * order, then applies alpha and beta; the accuracy bound above holds.
- * (WGC_GEMM_ROWS=0, read once, leaves them to the kernels below;
- * WGC_GEMM_ROWS_FILL=N aims for N workgroups.)
- *
- * Other skinny products (M or N at most 32, per batch matrix or with a batch
- * over one shared b folded into M) where the larger operand has a unit
- * stride along K or along its other dim (row-major or transposed, plain or
- * as a view) run on matrix-vector kernels that read that operand once per
- * 8 rows, coalesced; other layouts take the tiled kernel. There each
- * workgroup sums at most 16,384 products along K (4,096 where the large
- * operand's unit stride is not along K) in interleaved f32 partial sums,
- * added in order in groups (8, then 16 where the unit stride is along K;
- * 4 otherwise, 32 for one or two rows against a 16-bit operand read in
- * 16-byte units); more runs (also cut to fill the GPU when the output is
- * small) go to at most 256 MiB of f32 scratch and a second pass adds them
- * in order, then applies alpha and beta. The accuracy bound above holds.
- * With M >= 2 rows and the large operand's unit stride not along K (a
- * weight stored (K, N)), N, that operand's other stride, its offset and
- * batch strides multiples of 4, the rows are staged in workgroup memory
- * (from 3 rows where a 16-bit operand is read in 16-byte units: one or
- * two rows then run as one tile of 64 columns);
- * f32 products stay on these kernels up to 32 rows whatever their width
- * (f16 ones past 8 rows go to the tensor cores where the tiled kernel
- * would be chosen). Where the large operand's unit stride is along K,
- * f32 products stay up to 16 rows and bf16 ones up to 32. (The environment variable WGC_GEMV_AXPY, read once, is for
- * comparisons: `plain` takes the kernels without staging, `staged` stages
- * but leaves products of more than 8 rows wide enough to fill the GPU to
- * the tiled kernel; WGC_GEMV_F16_LOAD=8, read once, keeps 16-bit weights
- * to narrower loads (8 bytes; 4 for a bf16 weight stored (K, N)) where
- * 16-byte ones, of 8 weights, would be taken: the weight's dense dim (N or
- * K), its other stride, the offset and batch strides multiples of 8, any
- * M; WGC_GEMV_NARROW=0, read once, keeps one or two rows against such a
- * (K, N) weight on 256-column workgroups instead of 64-column ones, and
- * WGC_GEMV_NARROW_TILE=1 runs two rows there as two one-row tiles.)
+ * Kernels (the library chooses; the result differs only within the bound):
+ * - f16 and bf16 products on tensor cores, on adapters with 16x16x16
+ *   cooperative matrices and 32-wide subgroups
+ *   (`WgcAdapterInfo.has_cooperative_matrix`; bf16 needs Vulkan's
+ *   VK_KHR_shader_bfloat16), wherever each operand has a unit stride
+ *   along one of its two dims and the other stride, the offsets, the
+ *   batch strides and the unit-stride dim's size are multiples of 8
+ *   (16-byte loads). On Vulkan with SPIR-V passthrough the kernels are
+ *   SPIR-V on VK_KHR_cooperative_matrix (K of 512 or more) or
+ *   VK_NV_cooperative_matrix2 (some skinny products, where the driver
+ *   has it); elsewhere WGSL (f16 only). Large f16 and bf16 products the tensor cores cannot
+ *   read so (K or N not a multiple of 8, say) are first copied into
+ *   aligned scratch, K padded with zeros to a multiple of 8: the padding
+ *   adds only 0 * 0 terms, so results, NaN and inf included, are those
+ *   over K; the copies cost a pass over A and B and scratch of their size.
+ * - f16 and bf16 products of 3 to 32 rows (M) with A dense along K, on the
+ *   same Vulkan adapters: a skinny tensor-core kernel that reads the weight
+ *   once.
+ * - f32 products of 9 to 32 rows (M, or N: the transposed product) with no
+ *   batch and a weight dense along one dim (sizes and strides multiples
+ *   of 4): a kernel that takes every row at once.
+ * - Other skinny products (M or N at most 32, per batch matrix or with a
+ *   batch over one shared b folded into M) whose larger operand has a unit
+ *   stride along K or its other dim: matrix-vector kernels that read it
+ *   once per 8 rows, coalesced, in interleaved f32 partial sums added in
+ *   order in groups (the bound above holds).
+ * - Everything else: the tiled kernel (f32 FMAs; blocks of 64 or 128).
+ * Fastest with M and N multiples of 128 and K of 32 (no partial tiles).
+ * docs/TUNING.md lists the environment variables that fix one of these
+ * choices or their targets, for comparisons; a device reads them when it
+ * is created.
  *
  * Records work on `stream` and returns without blocking. Releasing a
  * tensor's buffer afterwards is safe: the recorded work keeps what it uses.
@@ -3197,11 +3112,8 @@ WgcStatus wgc_op_matmul(const struct WgcStream *stream,
  * the columns of a chunk of images (at most 128 MiB of f16 scratch, one
  * image at least) are written out (im2col) and multiplied by the f16 GEMM
  * (see `wgc_op_gemm`: tensor cores or its tiled kernel). Results are
- * deterministic. (Environment variables, read once: WGC_CONV_F16=implicit
- * keeps every such convolution on the implicit GEMM, WGC_CONV_F16=im2col
- * takes the im2col path on tensor-core adapters too, for comparisons;
- * WGC_GEMM_COOP=0 keeps f16 convolutions off the tensor cores; read at
- * each call, WGC_CONV_COLS_BYTES lowers the 128 MiB, for testing.)
+ * deterministic. docs/TUNING.md lists the environment variables that fix
+ * one of these paths or lower the 128 MiB, for comparisons and tests.
  *
  * Records work on `stream` without blocking. Statuses:
  * `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, weight or out),
@@ -3321,8 +3233,8 @@ void wgc_comm_release(struct WgcComm *comm);
  * on its rank's device (`WGC_ERROR_DEVICE_MISMATCH`). Every rank gets the
  * same bits. Accuracy: each element is reduced in a rank order that
  * depends on its position; SUM of f16 and bf16 rounds after each of the
- * N-1 additions. Tensors of at most 256 KiB (environment variable
- * `WGC_ALLREDUCE_DIRECT_KIB` to change) go to every rank in one step and
+ * N-1 additions. Tensors of at most 256 KiB (rank 0's device's setting
+ * `WGC_ALLREDUCE_DIRECT_KIB` changes it; docs/TUNING.md) go to every rank in one step and
  * are reduced there (lower latency); larger ones are reduce-scattered,
  * then all-gathered (each device sends and receives 2(N-1)/N of the
  * tensor). See `WgcComm` for ordering, blocking and failure.
@@ -3423,8 +3335,8 @@ WgcStatus wgc_conv2d_fold_batch_norm(const struct WgcStream *stream,
  * Copy `size` bytes from `src` at `src_offset` (a buffer of `src_stream`'s
  * device) to `dst` at `dst_offset` (a buffer of `dst_stream`'s device),
  * usually on another device. Vulkan has no memory shared between devices,
- * so the bytes go through host memory in chunks (16 MiB; environment
- * variable `WGC_PEER_CHUNK_KIB` to change), pipelined so that the read-back
+ * so the bytes go through host memory in chunks (16 MiB; the source
+ * device's setting `WGC_PEER_CHUNK_KIB` changes it, docs/TUNING.md), pipelined so that the read-back
  * of one chunk overlaps the upload of the one before.
  *
  * Ordering: the bytes are read after all work recorded on `src_stream`

@@ -124,8 +124,8 @@ fn refs<'a, 'b>(v: &'b [Tensor<'a>]) -> Vec<&'b Tensor<'a>> {
 /// on its rank's device (`WGC_ERROR_DEVICE_MISMATCH`). Every rank gets the
 /// same bits. Accuracy: each element is reduced in a rank order that
 /// depends on its position; SUM of f16 and bf16 rounds after each of the
-/// N-1 additions. Tensors of at most 256 KiB (environment variable
-/// `WGC_ALLREDUCE_DIRECT_KIB` to change) go to every rank in one step and
+/// N-1 additions. Tensors of at most 256 KiB (rank 0's device's setting
+/// `WGC_ALLREDUCE_DIRECT_KIB` changes it; docs/TUNING.md) go to every rank in one step and
 /// are reduced there (lower latency); larger ones are reduce-scattered,
 /// then all-gathered (each device sends and receives 2(N-1)/N of the
 /// tensor). See `WgcComm` for ordering, blocking and failure.

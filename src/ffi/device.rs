@@ -51,8 +51,8 @@ pub enum WgcPowerPreference {
 /// row), skinny matrix products (plain, staged or wide kernels, or the
 /// tiled GEMM), and softmax over long rows (how far rows are cut into
 /// chunks). A choice that an environment variable fixes
-/// (`WGC_REDUCE_ROW_LOADS`, `WGC_GEMV_AXPY`, `WGC_SOFTMAX_SPLIT_GROUPS`) is
-/// never tuned. Calls whose output is also read (a GEMM with `beta != 0`)
+/// (`WGC_REDUCE_ROW_LOADS`, `WGC_GEMV_AXPY`, `WGC_SOFTMAX_SPLIT_GROUPS`,
+/// read when the device is created; docs/TUNING.md) is never tuned. Calls whose output is also read (a GEMM with `beta != 0`)
 /// or shares a buffer with an input are never timed: running them
 /// repeatedly would change the result; they use the stored choice if any,
 /// else the heuristic. Every candidate computes the same result up to the
@@ -231,9 +231,11 @@ sized_struct!(WgcMemoryStats {
 /// The device enables the adapter's full limits and the optional features
 /// wgcompute uses where the adapter offers them (f16, subgroups, timestamps,
 /// pipeline cache, cooperative matrices, 64-bit integers, SPIR-V passthrough
-/// on Vulkan; with
-/// the environment variable WGC_GEMM_SPIRV=2, VK_NV_cooperative_matrix2,
-/// see `wgc_op_gemm`); a missing one never fails the call. `*out_device` holds one reference. Blocks while the driver opens the device.
+/// on Vulkan; VK_NV_cooperative_matrix2 and VK_KHR_shader_bfloat16 where
+/// offered, see `wgc_op_gemm`); a missing one never fails the call. The
+/// device reads the library's environment variables (README,
+/// docs/TUNING.md) now and keeps them for its life. `*out_device` holds
+/// one reference. Blocks while the driver opens the device.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_device_create(
     instance: *const WgcInstance,

@@ -116,10 +116,10 @@ unsafe fn reduce_call(
 /// buffer), WGC_ERROR_NULL_POINTER, WGC_ERROR_DEVICE_MISMATCH. On failure
 /// nothing is recorded. Records work on `stream`; does not block.
 ///
-/// Kernels use subgroup operations where the adapter has them; setting the
-/// environment variable WGC_DISABLE_SUBGROUPS=1 (for testing) selects the
-/// workgroup-memory-only kernels for this family (reductions, variance,
-/// softmax, layer and RMS norm).
+/// Kernels use subgroup operations where the adapter has them; a device
+/// created with the environment variable WGC_DISABLE_SUBGROUPS=1 (for
+/// testing) takes the workgroup-memory-only kernels for this family
+/// (reductions, variance, softmax, layer and RMS norm).
 ///
 /// Reductions whose innermost kept dim is contiguous in `in` (e.g. over
 /// the leading axes) take a column kernel: one invocation per output (or

@@ -11,8 +11,8 @@ use crate::runtime::peer_copy::{self, Endpoint};
 /// Copy `size` bytes from `src` at `src_offset` (a buffer of `src_stream`'s
 /// device) to `dst` at `dst_offset` (a buffer of `dst_stream`'s device),
 /// usually on another device. Vulkan has no memory shared between devices,
-/// so the bytes go through host memory in chunks (16 MiB; environment
-/// variable `WGC_PEER_CHUNK_KIB` to change), pipelined so that the read-back
+/// so the bytes go through host memory in chunks (16 MiB; the source
+/// device's setting `WGC_PEER_CHUNK_KIB` changes it, docs/TUNING.md), pipelined so that the read-back
 /// of one chunk overlaps the upload of the one before.
 ///
 /// Ordering: the bytes are read after all work recorded on `src_stream`
