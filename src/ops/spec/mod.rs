@@ -51,6 +51,9 @@ pub mod output;
 pub mod prelude;
 pub mod uniform;
 
+#[cfg(test)]
+mod inline_size_test;
+
 pub use family::{Family, OverrideSlot, TypeSlot, Variant};
 pub use launch::{record, record_kernel, view_arg, Arg, Launch};
 pub use output::{check_output, Sharing};
