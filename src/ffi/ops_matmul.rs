@@ -64,6 +64,7 @@ use crate::ops::profile_call;
 ///   once per 8 rows, coalesced, in interleaved f32 partial sums added in
 ///   order in groups (the bound above holds).
 /// - Everything else: the tiled kernel (f32 FMAs; blocks of 64 or 128).
+///
 /// Fastest with M and N multiples of 128 and K of 32 (no partial tiles).
 /// docs/TUNING.md lists the environment variables that fix one of these
 /// choices or their targets, for comparisons; a device reads them when it
