@@ -164,19 +164,28 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Direct, ops: &Operands) 
         }
         Direct::PerWorkgroup => {
             let (groups, per_y) = row_grid(1, total, max_dim);
-            let launch = Launch { variant: variant("conv_direct_taps"), params: params(per_y), args: [x, wt, bias, y], groups };
+            let launch =
+                Launch { variant: variant("conv_direct_taps"), params: params(per_y), args: [x, wt, bias, y], groups };
             spec::record(stream, &launch)
         }
         Direct::Chunked { chunks } => {
             let (groups, per_y) = row_grid(chunks as u32, total, max_dim);
             let parts = scratch(dev, total as u64 * chunks as u64 * 4)?;
             let parts_arg = Arg::whole("parts", &parts);
-            let launch =
-                Launch { variant: variant("conv_direct_chunks"), params: params(per_y), args: [x, wt, parts_arg], groups };
+            let launch = Launch {
+                variant: variant("conv_direct_chunks"),
+                params: params(per_y),
+                args: [x, wt, parts_arg],
+                groups,
+            };
             spec::record(stream, &launch)?;
             let (groups, row) = grid_1d(total as u64, 256, max_dim);
-            let launch =
-                Launch { variant: variant("conv_direct_finish"), params: params(row), args: [bias, y, parts_arg], groups };
+            let launch = Launch {
+                variant: variant("conv_direct_finish"),
+                params: params(row),
+                args: [bias, y, parts_arg],
+                groups,
+            };
             spec::record(stream, &launch)
         }
     }

@@ -41,7 +41,8 @@ pub fn record(stream: &StreamShared, p: &Problem, ops: &Operands) -> Result<()> 
         strides: vec![input.strides[0], input.strides[1], 1],
         ..input.clone()
     };
-    let c = Tensor { shape: vec![g.n, g.o, g.oh * g.ow], strides: vec![out.strides[0], out.strides[1], 1], ..out.clone() };
+    let c =
+        Tensor { shape: vec![g.n, g.o, g.oh * g.ow], strides: vec![out.strides[0], out.strides[1], 1], ..out.clone() };
     let rb = bias.map(|t| RowBias { tensor: t, stride: t.strides[0] });
     gemm_views(stream, 1.0, &a, &b, 0.0, &c, rb)
 }

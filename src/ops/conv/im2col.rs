@@ -5,11 +5,11 @@
 //! accumulation, the bias added and the f16 output rounded once in its
 //! epilogue.
 
-use crate::bail;
-use crate::error::Result;
 use super::problem::{ivec4, weight_k_rows, Operands, Problem};
 use super::route::Im2col;
 use super::target::Target;
+use crate::bail;
+use crate::error::Result;
 use crate::ops::gemm::{gemm_views, RowBias};
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::uniform::uniform;

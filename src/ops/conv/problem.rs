@@ -194,7 +194,12 @@ impl Problem {
         same_device(dev, &all)?;
         for t in &all {
             if t.dtype != input.dtype {
-                bail!(DtypeMismatch, "conv2d: input is {} but another operand is {}", input.dtype.wgsl(), t.dtype.wgsl());
+                bail!(
+                    DtypeMismatch,
+                    "conv2d: input is {} but another operand is {}",
+                    input.dtype.wgsl(),
+                    t.dtype.wgsl()
+                );
             }
         }
         if !input.dtype.is_float() {
