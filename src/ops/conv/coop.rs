@@ -84,7 +84,7 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Coop> {
     let k = g.k();
     let pixels = g.n * g.oh * g.ow;
     let outputs = g.outputs();
-    let fill = (t.fill_splits)((g.og, pixels, k), g.groups);
+    let fill = t.fill_splits((g.og, pixels, k), g.groups);
     let splits = k.div_ceil(K_CHUNK).max(fill).max(1);
     let k_chunk = k.div_ceil(splits).next_multiple_of(BK);
     let splits = k.div_ceil(k_chunk);

@@ -215,7 +215,7 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Khr> {
     }
     let (pixels, k) = (g.oh * g.ow, g.kh * g.kw * g.c);
     let outputs = g.outputs();
-    let fill = (t.fill_splits)((g.o, pixels, k), g.n);
+    let fill = t.fill_splits((g.o, pixels, k), g.n);
     let splits = k.div_ceil(K_CHUNK).max(fill).max(1);
     let k_chunk = k.div_ceil(splits).next_multiple_of(BK);
     let splits = k.div_ceil(k_chunk);

@@ -5,26 +5,33 @@
 use super::plan::plan;
 use super::problem::{Conv2dParams, Problem};
 use super::route::{Coop, Direct, Form, Im2col, Implicit, Khr, Route};
-use super::target::{F16Start, Target};
+use super::target::{F16Start, Fill, Target};
 use crate::error::Error;
-use crate::ops::gemm::coop as gemm_coop;
+use crate::ops::split::{runs_for_one_wave, SMS};
 use crate::ops::tensor::DType::{self, F16, F32};
 
+/// The tensor-core GEMM's fill rule under the default settings
+/// (`gemm::coop::fill_splits`): 128x128 tiles, one wave of 2 per SM, K runs
+/// of at least 512.
+fn gemm_fill((m, n, k): (usize, usize, usize), batch: usize) -> usize {
+    runs_for_one_wave(m.div_ceil(128) * n.div_ceil(128) * batch, k, 2 * SMS, 512)
+}
+
 /// A software driver: no cooperative matrices.
-const LAVAPIPE: Target = Target {
+const LAVAPIPE: Target<'static> = Target {
     max_workgroups: 65535,
     max_binding: 1 << 27,
     khr: false,
     coop: false,
-    fill_splits: gemm_coop::fill_splits,
+    fill: Fill::Rule(gemm_fill),
     f16_start: F16Start::Gather,
     cols_budget: 128 << 20,
 };
 /// Vulkan on an H100: the KHR kernels and the WGSL cooperative matrices.
-const H100: Target = Target { khr: true, coop: true, max_binding: (1 << 31) - 1, ..LAVAPIPE };
+const H100: Target<'static> = Target { khr: true, coop: true, max_binding: (1 << 31) - 1, ..LAVAPIPE };
 /// Cooperative matrices in WGSL but not the SPIR-V kernels (not Vulkan, or
 /// WGC_GEMM_SPIRV=0).
-const COOP_ONLY: Target = Target { khr: false, ..H100 };
+const COOP_ONLY: Target<'static> = Target { khr: false, ..H100 };
 
 #[derive(Clone, Copy)]
 struct Case {

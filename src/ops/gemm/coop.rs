@@ -14,7 +14,6 @@ use crate::ops::split::{runs_for_one_wave, runs_to_fill, SMS};
 use crate::ops::tensor::{DType, Tensor};
 use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
-use std::sync::OnceLock;
 
 /// A tile shape: fragments per subgroup (rows x cols of 16x16) and
 /// subgroups per workgroup (rows x cols).
@@ -95,13 +94,11 @@ uniform! {
     }
 }
 
-/// True if the adapter can run this kernel at all (and the environment
-/// variable WGC_GEMM_COOP, read once, is not `0`: it sends f16 and bf16
-/// GEMMs to the tiled kernel, for comparisons).
+/// True if the adapter can run this kernel at all (and the device's
+/// setting WGC_GEMM_COOP is not `0`: it sends f16 and bf16 GEMMs to the
+/// tiled kernel, for comparisons).
 pub fn available(dev: &Device) -> bool {
-    static ENABLED: OnceLock<bool> = OnceLock::new();
-    let enabled = *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_COOP").is_none_or(|v| v != "0"));
-    enabled
+    dev.settings().gemm.coop
         && dev.adapter.coop_f16
         && dev.features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16)
         && dev.adapter.info.subgroup_min_size == 32
@@ -124,28 +121,27 @@ const MIN_SPLIT_K: usize = 512;
 /// cut into (their f32 slabs summed by a second pass): as many as one wave
 /// of resident workgroups holds, each at least MIN_SPLIT_K long; 1 where
 /// the tiles fill half the resident slots already or K is short. The
-/// environment variable WGC_GEMM_COOP_SPLIT, read once, set to `0` keeps
-/// every such product in one run, for comparisons.
-pub fn fill_splits((m, n, k): (usize, usize, usize), batch: usize) -> usize {
-    if !fill_splits_enabled() {
+/// device's setting WGC_GEMM_COOP_SPLIT set to `0` keeps every such
+/// product in one run, for comparisons.
+pub fn fill_splits(dev: &Device, (m, n, k): (usize, usize, usize), batch: usize) -> usize {
+    if !fill_splits_enabled(dev) {
         return 1;
     }
-    fill_splits_for(m.div_ceil(TILE.block_m()) * n.div_ceil(TILE.block_n()) * batch, k)
+    fill_splits_for(m.div_ceil(TILE.block_m()) * n.div_ceil(TILE.block_n()) * batch, k, fill_setting(dev))
 }
 
-/// WGC_GEMM_COOP_SPLIT, read once: not `0`.
-fn fill_splits_enabled() -> bool {
-    static ENABLED: OnceLock<bool> = OnceLock::new();
-    *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_COOP_SPLIT").is_none_or(|v| v != "0"))
+/// The device's setting WGC_GEMM_COOP_SPLIT: not `0`.
+fn fill_splits_enabled(dev: &Device) -> bool {
+    dev.settings().gemm.coop_split
 }
 
 /// `fill_splits` for the tile `kernel` runs (the skinny tile fills the GPU
 /// with more, narrower workgroups: gemm_skinny::fill_splits).
 pub fn kernel_fill_splits(dev: &Device, kernel: CoopKernel, (m, n, k): (usize, usize, usize), batch: usize) -> usize {
     if !kernel.skinny {
-        return fill_splits((m, n, k), batch);
+        return fill_splits(dev, (m, n, k), batch);
     }
-    if !fill_splits_enabled() {
+    if !fill_splits_enabled(dev) {
         return 1;
     }
     // A split product's C is an f32 slab, which route B stores.
@@ -154,11 +150,12 @@ pub fn kernel_fill_splits(dev: &Device, kernel: CoopKernel, (m, n, k): (usize, u
     } else {
         SkinnyRoute::Khr { fm: gemm_skinny::fragments_m(m) }
     };
-    gemm_skinny::fill_splits(n.div_ceil(kernel.block_n()) * m.div_ceil(kernel.block_m()) * batch, k, route)
+    gemm_skinny::fill_splits(dev, n.div_ceil(kernel.block_n(dev)) * m.div_ceil(kernel.block_m()) * batch, k, route)
 }
 
-fn fill_splits_for(tiles: usize, k: usize) -> usize {
-    if let Some(fill) = fill_setting() {
+/// `fill`: the device's WGC_GEMM_COOP_FILL (`fill_setting`).
+fn fill_splits_for(tiles: usize, k: usize, fill: Option<usize>) -> usize {
+    if let Some(fill) = fill {
         if tiles * 2 > fill {
             return 1;
         }
@@ -167,12 +164,11 @@ fn fill_splits_for(tiles: usize, k: usize) -> usize {
     runs_for_one_wave(tiles, k, RESIDENT_PER_SM * SMS, MIN_SPLIT_K)
 }
 
-/// The environment variable WGC_GEMM_COOP_FILL, read once: a number of
-/// workgroups to aim for instead (at least that many, as K runs of equal
-/// length allow, where the tiles are at most half of it; for tuning).
-fn fill_setting() -> Option<usize> {
-    static FILL: OnceLock<Option<usize>> = OnceLock::new();
-    *FILL.get_or_init(|| std::env::var("WGC_GEMM_COOP_FILL").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0))
+/// The device's setting WGC_GEMM_COOP_FILL: a number of workgroups to aim
+/// for instead (at least that many, as K runs of equal length allow, where
+/// the tiles are at most half of it; for tuning).
+fn fill_setting(dev: &Device) -> Option<usize> {
+    dev.settings().gemm.coop_fill
 }
 
 /// The kernel variant for one problem (see the shader's header).
@@ -191,8 +187,9 @@ pub struct CoopKernel {
 }
 
 impl CoopKernel {
-    /// The rows, columns and K step of the kernel's tile (the skinny tile
-    /// takes every row: it runs for at most MAX_ROWS).
+    /// The rows and columns of the kernel's tile (the skinny tile takes
+    /// every row: it runs for at most MAX_ROWS; its columns depend on the
+    /// device's settings).
     pub fn block_m(self) -> usize {
         if self.skinny {
             gemm_skinny::MAX_ROWS
@@ -200,16 +197,16 @@ impl CoopKernel {
             TILE.block_m()
         }
     }
-    pub fn block_n(self) -> usize {
+    pub fn block_n(self, dev: &Device) -> usize {
         if self.skinny {
-            gemm_skinny::tile(self.b_t).block_n()
+            gemm_skinny::tile(dev, self.b_t).block_n()
         } else {
             TILE.block_n()
         }
     }
-    pub fn bk(self) -> usize {
+    pub fn bk(self, dev: &Device) -> usize {
         if self.skinny {
-            gemm_skinny::tile(self.b_t).bk as usize
+            gemm_skinny::tile(dev, self.b_t).bk as usize
         } else {
             TILE.bk as usize
         }
@@ -376,11 +373,10 @@ fn pairs_fit(n: usize, offset: u32, [sm, sn]: [isize; 2], split_c: usize, batch_
 }
 
 /// Whether the f16 epilogue may write pairs (`gemm_coop_f16_epilogue_h2`):
-/// the environment variable WGC_GEMM_COOP_EPILOGUE, read once, set to
-/// `scalar` writes one half per store instead, for comparisons.
-fn pairs_enabled() -> bool {
-    static ENABLED: OnceLock<bool> = OnceLock::new();
-    *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_COOP_EPILOGUE").is_none_or(|v| v != "scalar"))
+/// the device's setting WGC_GEMM_COOP_EPILOGUE set to `scalar` writes one
+/// half per store instead, for comparisons.
+fn pairs_enabled(dev: &Device) -> bool {
+    dev.settings().gemm.coop_vector_epilogue
 }
 
 /// The kernel a product of `m` rows with inner dim `k` runs into `out`.
@@ -413,10 +409,10 @@ pub fn needs_slab(dev: &Device, kernel: CoopKernel, (m, k): (usize, usize), out:
 }
 
 /// The entry point and the names of a, b and C's bindings for an output.
-fn entry_for(out: &CoopOut, kernel: CoopKernel, n: usize) -> (&'static str, [&'static str; 3]) {
+fn entry_for(dev: &Device, out: &CoopOut, kernel: CoopKernel, n: usize) -> (&'static str, [&'static str; 3]) {
     if out.direct(kernel.edge, false) {
         ("gemm_coop_f16", ["a", "b", "c_f32"])
-    } else if pairs_enabled() && out.pairs(n) {
+    } else if pairs_enabled(dev) && out.pairs(n) {
         ("gemm_coop_f16_epilogue_h2", ["a", "b", "c_h2"])
     } else {
         ("gemm_coop_f16_epilogue", ["a", "b", "c"])
@@ -442,7 +438,7 @@ pub fn record(
     let input = if kernel.bf16 { DType::BF16 } else { DType::F16 };
     debug_assert!(a.dtype == input && b.dtype == input);
     debug_assert!(!kernel.bf16 || out.dtype == DType::F32, "bf16 products write f32 (gemm_views)");
-    debug_assert!(out.k_chunk.is_multiple_of(kernel.bk()) && out.splits == k.div_ceil(out.k_chunk));
+    debug_assert!(out.k_chunk.is_multiple_of(kernel.bk(&stream.device)) && out.splits == k.div_ceil(out.k_chunk));
     let (oa, ob) = (Operand::of(a), Operand::of(b));
     let route = route_for(&stream.device, kernel, (m, k), &out);
     // The SPIR-V kernel guards every load, so only tiles crossing M or N
@@ -452,7 +448,7 @@ pub fn record(
     let guarded =
         if khr { !(m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n())) } else { kernel.edge };
     let direct = !kernel.skinny && out.direct(guarded, khr);
-    let (entry, names) = entry_for(&out, kernel, n);
+    let (entry, names) = entry_for(&stream.device, &out, kernel, n);
     let (a_arg, a_off) = spec::view_arg(names[0], a);
     let (b_arg, b_off) = spec::view_arg(names[1], b);
     // Without a bias the bias binding still needs a buffer: a's (never read).
@@ -486,8 +482,8 @@ pub fn record(
         c_bstride: pack_i32(&out.batch_strides),
     };
     let batch_count: usize = batch.iter().product();
-    let groups =
-        [n.div_ceil(kernel.block_n()) as u32, m.div_ceil(kernel.block_m()) as u32, (batch_count * out.splits) as u32];
+    let block_n = kernel.block_n(&stream.device);
+    let groups = [n.div_ceil(block_n) as u32, m.div_ceil(kernel.block_m()) as u32, (batch_count * out.splits) as u32];
     let max_dim = stream.device.limits.max_compute_workgroups_per_dimension;
     if groups.iter().any(|&g| g > max_dim) {
         bail!(TooLarge, "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension");
@@ -511,12 +507,12 @@ pub fn record(
         return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups);
     }
     if kernel.skinny {
-        let compiled = gemm_skinny::variant(kernel, m, out.dtype).module().kernel(&stream.device)?;
+        let compiled = gemm_skinny::variant(&stream.device, kernel, m, out.dtype).module().kernel(&stream.device)?;
         let args = [a_arg, b_arg, Arg { name: "c", ..out.target }, Arg { name: "bias", ..bias_arg }];
         return spec::record_kernel(stream, &compiled, &params, &args, groups);
     }
     if route == Route::Khr {
-        let double_buffered = gemm_spirv::double_buffered();
+        let double_buffered = gemm_spirv::double_buffered(&stream.device);
         let variant = SpirvVariant {
             double_buffered: double_buffered && !kernel.bf16,
             a_t: kernel.a_t,
@@ -564,14 +560,14 @@ mod tests {
 
     #[test]
     fn few_tiles_split_k_into_runs_of_at_least_512() {
-        assert_eq!(fill_splits_for(64, 4096), 4, "M = N = 1024: 64 tiles, 256 of 264 resident");
-        assert_eq!(fill_splits_for(100, 4608), 2, "a 512-channel 3x3 convolution's shape: 200 of 264");
-        assert_eq!(fill_splits_for(64, 1024), 2);
-        assert_eq!(fill_splits_for(64, 1000), 1, "K too short for two runs of 512");
-        assert_eq!(fill_splits_for(1, 100_000), 195, "runs of at least 512");
-        assert_eq!(fill_splits_for(133, 1 << 20), 1, "tiles for more than half the resident slots");
-        assert_eq!(fill_splits_for(0, 4096), 1);
-        assert_eq!(fill_splits_for(1024, 4096), 1);
+        assert_eq!(fill_splits_for(64, 4096, None), 4, "M = N = 1024: 64 tiles, 256 of 264 resident");
+        assert_eq!(fill_splits_for(100, 4608, None), 2, "a 512-channel 3x3 convolution's shape: 200 of 264");
+        assert_eq!(fill_splits_for(64, 1024, None), 2);
+        assert_eq!(fill_splits_for(64, 1000, None), 1, "K too short for two runs of 512");
+        assert_eq!(fill_splits_for(1, 100_000, None), 195, "runs of at least 512");
+        assert_eq!(fill_splits_for(133, 1 << 20, None), 1, "tiles for more than half the resident slots");
+        assert_eq!(fill_splits_for(0, 4096, None), 1);
+        assert_eq!(fill_splits_for(1024, 4096, None), 1);
     }
 
     #[test]

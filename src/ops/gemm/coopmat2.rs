@@ -15,7 +15,6 @@ use crate::runtime::coopmat2::Block;
 use crate::runtime::device::Device;
 use crate::runtime::kernel::BindingKind;
 use crate::runtime::spirv_kernel::{self, SpirvBinding, SpirvModule};
-use std::sync::OnceLock;
 
 /// The blocks the modules are built for, in the order of
 /// tools/gen_gemm_spirv.py's CM2_TILES (BM, BN, BK, invocations). Measured
@@ -108,7 +107,7 @@ pub fn skinny_module(block: usize, b_t: bool, out: DType) -> &'static SpirvModul
 /// the skinny tensor-core tile's columns and K step; None where the driver
 /// does not list it or the device cannot run the modules.
 pub fn skinny_block(dev: &Device, b_t: bool) -> Option<usize> {
-    let tile = crate::ops::gemm::skinny::tile(b_t);
+    let tile = crate::ops::gemm::skinny::tile(dev, b_t);
     let i = SKINNY_BLOCKS.iter().position(|b| b.n as usize == tile.block_n() && b.k == tile.bk)?;
     usable(dev, BLOCKS.len() + i, SKINNY_BLOCKS[i]).then_some(i)
 }
@@ -143,16 +142,13 @@ impl Coopmat2Variant {
     }
 }
 
-/// The block products take on this device: the one WGC_GEMM_CM2_BLOCK
-/// (read once; `BMxBNxBK`, e.g. `128x256x64`) names where the driver
-/// lists it, else the first listed. None where the device cannot run the
-/// modules.
+/// The block products take on this device: the one its setting
+/// WGC_GEMM_CM2_BLOCK (`BMxBNxBK`, e.g. `128x256x64`) names where the
+/// driver lists it, else the first listed. None where the device cannot
+/// run the modules.
 pub fn block(dev: &Device) -> Option<usize> {
-    static NAMED: OnceLock<Option<usize>> = OnceLock::new();
-    let named = *NAMED.get_or_init(|| {
-        let v = std::env::var("WGC_GEMM_CM2_BLOCK").ok()?;
-        BLOCKS.iter().position(|b| format!("{}x{}x{}", b.m, b.n, b.k) == v)
-    });
+    let name = dev.settings().gemm.coopmat2_block.as_deref();
+    let named = name.and_then(|v| BLOCKS.iter().position(|b| format!("{}x{}x{}", b.m, b.n, b.k) == v));
     let listed = |i: usize| usable(dev, i, BLOCKS[i]);
     named.filter(|&i| listed(i)).or_else(|| (0..BLOCKS.len()).find(|&i| listed(i)))
 }

@@ -22,8 +22,8 @@ use crate::ops::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, 
 use crate::ops::split::{runs_to_fill, scratch, K_CHUNK, SMS};
 use crate::ops::tensor::{coalesce, numel, DType, Tensor};
 use crate::runtime::device::Device;
+use crate::runtime::settings::AxpySetting;
 use crate::runtime::stream::StreamShared;
-use std::sync::OnceLock;
 
 /// Most rows (M, or N for the transposed product) these kernels take.
 const MAX_SKINNY: usize = 32;
@@ -174,7 +174,7 @@ uniform! {
     }
 }
 
-/// Which kernels take a weight stored (K, N): `WGC_GEMV_AXPY` (read once)
+/// Which kernels take a weight stored (K, N): the device's `WGC_GEMV_AXPY`
 /// fixes it; else the tuner may choose (see `mode_choice`), by default `Wide`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AxpyMode {
@@ -197,21 +197,19 @@ pub enum AxpyMode {
     Wide,
 }
 
-/// `WGC_GEMV_AXPY`, read once: `plain` or `staged` fix the mode, any other
-/// value fixes `wide`.
-fn env_mode() -> Option<AxpyMode> {
-    static MODE: OnceLock<Option<AxpyMode>> = OnceLock::new();
-    *MODE.get_or_init(|| match std::env::var("WGC_GEMV_AXPY").as_deref() {
-        Ok("plain") => Some(AxpyMode::Plain),
-        Ok("staged") => Some(AxpyMode::Staged),
-        Ok(_) => Some(AxpyMode::Wide),
-        Err(_) => None,
+/// The device's setting `WGC_GEMV_AXPY`: `plain` or `staged` fix the mode,
+/// any other value fixes `wide`.
+fn env_mode(dev: &Device) -> Option<AxpyMode> {
+    dev.settings().gemv.axpy.map(|mode| match mode {
+        AxpySetting::Plain => AxpyMode::Plain,
+        AxpySetting::Staged => AxpyMode::Staged,
+        AxpySetting::Wide => AxpyMode::Wide,
     })
 }
 
 /// The mode where nothing was measured.
-pub fn default_mode() -> AxpyMode {
-    env_mode().unwrap_or(AxpyMode::Wide)
+pub fn default_mode(dev: &Device) -> AxpyMode {
+    env_mode(dev).unwrap_or(AxpyMode::Wide)
 }
 
 /// Names of the modes in the tuning file, the default first.
@@ -232,7 +230,7 @@ pub fn mode_choice(
     batch: &[usize],
     has_bias: bool,
 ) -> Choice<AxpyMode> {
-    let candidates = match env_mode() {
+    let candidates = match env_mode(dev) {
         Some(mode) => vec![Candidate { name: "env", value: mode, plan: 0 }],
         None => MODES
             .iter()
@@ -264,31 +262,29 @@ pub fn mode_choice(
             unit(b)
         ),
         candidates,
-        fixed: env_mode().is_some(),
+        fixed: env_mode(dev).is_some(),
         rerunnable: beta == 0.0,
     }
 }
 
-/// Weight loads of f16 and bf16 products (`WGC_GEMV_F16_LOAD`, read once):
+/// Weight loads of f16 and bf16 products (the device's `WGC_GEMV_F16_LOAD`):
 /// `16` (the default) reads 8 weights in one 16-byte load where the
 /// weight's dense dim, its other stride, offset and batch strides are
 /// multiples of 8: 8 columns of a (K, N) weight outside `plain`
 /// (axpy_unit_narrow for one or two rows, else axpy_unit_staged), 8 values of K
 /// of an (N, K) one (row_dot_unit_a4). `8` keeps 8-byte vec4 loads
 /// (axpy4_staged, axpy4, row_dot4_a4).
-fn f16_wide_loads() -> bool {
-    static WIDE: OnceLock<bool> = OnceLock::new();
-    *WIDE.get_or_init(|| std::env::var("WGC_GEMV_F16_LOAD").as_deref() != Ok("8"))
+fn f16_wide_loads(dev: &Device) -> bool {
+    dev.settings().gemv.f16_wide_loads
 }
 
-/// The workgroups a split aims for: `WGC_GEMV_FILL` (read once, a positive
-/// count) to measure other targets (more splits: more workgroups, larger
+/// The workgroups a split aims for: the device's `WGC_GEMV_FILL` (a
+/// positive count) to measure other targets (more splits: more workgroups, larger
 /// slabs), else NARROW_FILL_GROUPS for axpy_unit_narrow (`narrow`),
 /// AXPY_FILL_GROUPS for the other axpy kernels with 16-byte loads (`unit`)
 /// or on f32, FILL_GROUPS for the others.
-fn fill_groups(layout: Layout, dtype: DType, unit: bool, narrow: bool) -> usize {
-    static FILL: OnceLock<Option<usize>> = OnceLock::new();
-    let set = *FILL.get_or_init(|| std::env::var("WGC_GEMV_FILL").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0));
+fn fill_groups(dev: &Device, layout: Layout, dtype: DType, unit: bool, narrow: bool) -> usize {
+    let set = dev.settings().gemv.fill;
     let axpy = layout == Layout::Axpy && (unit || dtype != DType::BF16);
     set.unwrap_or(if narrow {
         NARROW_FILL_GROUPS
@@ -300,18 +296,16 @@ fn fill_groups(layout: Layout, dtype: DType, unit: bool, narrow: bool) -> usize 
 }
 
 /// Whether one or two rows against a (K, N) weight in 16-byte units take
-/// axpy_unit_narrow (`WGC_GEMV_NARROW`, read once: `0` keeps
+/// axpy_unit_narrow (the device's `WGC_GEMV_NARROW`: `0` keeps
 /// axpy_unit_staged, for comparisons).
-fn narrow_blocks() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var("WGC_GEMV_NARROW").as_deref() != Ok("0"))
+fn narrow_blocks(dev: &Device) -> bool {
+    dev.settings().gemv.narrow
 }
 
-/// Most rows in one axpy_unit_narrow tile (`WGC_GEMV_NARROW_TILE`, read
-/// once: `1`, else 2), for comparisons.
-fn narrow_tile_rows() -> usize {
-    static ROWS: OnceLock<usize> = OnceLock::new();
-    *ROWS.get_or_init(|| if std::env::var("WGC_GEMV_NARROW_TILE").as_deref() == Ok("1") { 1 } else { 2 })
+/// Most rows in one axpy_unit_narrow tile (the device's
+/// `WGC_GEMV_NARROW_TILE`: `1`, else 2), for comparisons.
+fn narrow_tile_rows(dev: &Device) -> usize {
+    dev.settings().gemv.narrow_tile_rows
 }
 
 /// Which inner stride of the weight is 1.
@@ -355,7 +349,7 @@ fn batch_strides(t: &Tensor, batch: &[usize]) -> Vec<isize> {
 /// N), c (.., M, N), batch the broadcast batch shape, dtypes and shapes
 /// checked, nothing empty) if it is a skinny product these kernels read
 /// coalesced; `None` leaves it to the tiled GEMM. Products with a row bias
-/// (1x1 convolutions) are not skinny ones. `mode`: `default_mode()` or the
+/// (1x1 convolutions) are not skinny ones. `mode`: `default_mode(dev)` or the
 /// tuner's choice.
 #[allow(clippy::too_many_arguments)]
 pub fn plan<'a>(
@@ -446,12 +440,12 @@ fn plan_rows<'a>(
     // other stride, offset and batch strides multiples of 8.
     let wide16 = k > 0
         && matches!(act.dtype, DType::F16 | DType::BF16)
-        && f16_wide_loads()
+        && f16_wide_loads(dev)
         && w_off.is_multiple_of(8)
         && w_bs.iter().all(|s| s % 8 == 0);
     let unit = layout == Layout::Axpy && wide16 && mode != AxpyMode::Plain && n.is_multiple_of(8) && w_sk % 8 == 0;
     let dot_unit = layout == Layout::RowDot && wide16 && k.is_multiple_of(8) && w_sn % 8 == 0;
-    let narrow = unit && rows <= 2 && narrow_blocks();
+    let narrow = unit && rows <= 2 && narrow_blocks(dev);
     let staged = staged || unit;
     // Past 8 rows the weight is read once per 8-row tile, and the tiled GEMM
     // (one read, 64-row tiles) wins once it has tiles enough to fill a GPU
@@ -470,7 +464,7 @@ fn plan_rows<'a>(
 
     // axpy_unit_narrow: one tile of both rows (WGC_GEMV_NARROW_TILE=1: two
     // one-row tiles, each reading the weight).
-    let mt = if narrow { rows.min(narrow_tile_rows()) } else { rows.next_power_of_two().min(8) };
+    let mt = if narrow { rows.min(narrow_tile_rows(dev)) } else { rows.next_power_of_two().min(8) };
     let m_tiles = rows.div_ceil(mt);
     let dot_rows = n.next_power_of_two().min(4);
     let n_tiles = match layout {
@@ -485,7 +479,7 @@ fn plan_rows<'a>(
         Layout::RowDot => (DOT_MAX_CHUNK, DOT_MIN_CHUNK),
         Layout::Axpy => (AXPY_MAX_CHUNK, AXPY_MIN_CHUNK),
     };
-    let fill = fill_groups(layout, act.dtype, unit, narrow);
+    let fill = fill_groups(dev, layout, act.dtype, unit, narrow);
     let splits = split_count(dev, k, (n_tiles * m_tiles * batches, fill), outputs, max_chunk, min_chunk)?;
     // Runs start on a whole vec4 (a 16-byte unit for row_dot_unit_a4*).
     let step = if dot_unit { 8 } else { 4 };

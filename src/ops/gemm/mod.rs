@@ -28,7 +28,6 @@ use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
 use coop::{CoopKernel, CoopOut};
 use gemv::AxpyMode;
-use std::sync::OnceLock;
 
 const FLOATS: &[DType] = &[DType::F32, DType::F16];
 
@@ -296,11 +295,10 @@ fn tiled(m: usize, n: usize, batch_count: usize) -> GemmKernel {
 }
 
 /// Workgroups of the tiled kernel that fill a large GPU (four per SM of an
-/// H200's 132); `WGC_GEMM_TILED_FILL`, read once, sets another count (0:
-/// no splits for filling, for comparisons).
-fn tiled_fill_workgroups() -> usize {
-    static FILL: OnceLock<usize> = OnceLock::new();
-    *FILL.get_or_init(|| std::env::var("WGC_GEMM_TILED_FILL").ok().and_then(|v| v.parse().ok()).unwrap_or(528))
+/// H200's 132); the device's setting `WGC_GEMM_TILED_FILL` sets another
+/// count (0: no splits for filling, for comparisons).
+fn tiled_fill_workgroups(dev: &Device) -> usize {
+    dev.settings().gemm.tiled_fill.unwrap_or(528)
 }
 
 /// The shortest K run a split for filling makes: 16 steps of the tile's K
@@ -313,8 +311,8 @@ const TILED_MIN_SPLIT_K: usize = 256;
 /// 50 output is 47 tiles of 64 x 64, which leave most of a 132-SM GPU idle
 /// (H100: 0.241 -> 0.090 ms in 12 runs; 512 x 512 x 8192, 64 tiles: 0.386
 /// -> 0.181 ms), while 256 tiles (1000^3) ran as fast or 8% slower in 3.
-fn tiled_fill_splits(tiles: usize, k: usize) -> usize {
-    fill_splits_for(tiles, k, tiled_fill_workgroups())
+fn tiled_fill_splits(tiles: usize, k: usize, fill: usize) -> usize {
+    fill_splits_for(tiles, k, fill)
 }
 
 /// The tiled kernel's blocks (rm, rn) and runs of K for an m x n x k
@@ -325,26 +323,34 @@ fn tiled_fill_splits(tiles: usize, k: usize) -> usize {
 /// H200 against 64 x 64 tiles aiming for 528: 512 x 512 x 8192 0.180 ->
 /// 0.142 ms, 3000 x 50 x 5000 0.089 -> 0.077 (128-wide tiles aiming for
 /// 528 or 1056: 0.160-0.161 and 0.091-0.092). One or two 64 x 64 tiles
-/// per SM: `one_or_two_per_sm`.
-fn split_tiles(m: usize, n: usize, k: usize, batch: usize, (rm, rn): (usize, usize)) -> (usize, usize, usize) {
-    if let Some((rm, rn)) = named_blocks() {
+/// per SM: `one_or_two_per_sm`. `fill`: `tiled_fill_workgroups`; `named`:
+/// `named_blocks`.
+fn split_tiles(
+    m: usize,
+    n: usize,
+    k: usize,
+    batch: usize,
+    (rm, rn): (usize, usize),
+    (fill_workgroups, named): (usize, Option<(usize, usize)>),
+) -> (usize, usize, usize) {
+    if let Some((rm, rn)) = named {
         let tiles = m.div_ceil(64 * rm) * n.div_ceil(64 * rn) * batch;
-        return (rm, rn, runs_to_fill(tiles, k, tiled_fill_workgroups(), TILED_MIN_SPLIT_K));
+        return (rm, rn, runs_to_fill(tiles, k, fill_workgroups, TILED_MIN_SPLIT_K));
     }
     let tiles64 = m.div_ceil(64) * n.div_ceil(64) * batch;
-    let fill = tiled_fill_splits(tiles64, k);
+    let fill = tiled_fill_splits(tiles64, k, fill_workgroups);
     if rm * rn > 1 {
         return (rm, rn, fill);
     }
     if fill <= 1 {
-        return one_or_two_per_sm(m, n, k, batch, tiles64).unwrap_or((rm, rn, fill));
+        return one_or_two_per_sm(m, n, k, batch, tiles64, fill_workgroups).unwrap_or((rm, rn, fill));
     }
     let (wide_m, wide_n) = (if m > 64 { 2 } else { 1 }, if n > 64 { 2 } else { 1 });
     if wide_m * wide_n == 1 {
         return (rm, rn, fill);
     }
     let tiles = m.div_ceil(64 * wide_m) * n.div_ceil(64 * wide_n) * batch;
-    match fill_splits_for(tiles, k, tiled_fill_workgroups() / 2) {
+    match fill_splits_for(tiles, k, fill_workgroups / 2) {
         wide_fill if wide_fill > 1 => (wide_m, wide_n, wide_fill),
         _ => (rm, rn, fill),
     }
@@ -357,8 +363,14 @@ fn split_tiles(m: usize, n: usize, k: usize, batch: usize, (rm, rn): (usize, usi
 /// an H200 (8192 x 100 x 2048, 256 tiles; bench/results/2026-11-26e/call4 at 317f233)
 /// found this fastest: 0.161 -> 0.155 ms (128 x 128 over runs for 528:
 /// 0.160; 64 x 64 over runs for 1056 or 2112: 0.171-0.176).
-fn one_or_two_per_sm(m: usize, n: usize, k: usize, batch: usize, tiles64: usize) -> Option<(usize, usize, usize)> {
-    let fill = tiled_fill_workgroups();
+fn one_or_two_per_sm(
+    m: usize,
+    n: usize,
+    k: usize,
+    batch: usize,
+    tiles64: usize,
+    fill: usize,
+) -> Option<(usize, usize, usize)> {
     if m <= 64 || tiles64 * 2 > fill {
         return None;
     }
@@ -374,17 +386,11 @@ fn one_or_two_per_sm(m: usize, n: usize, k: usize, batch: usize, tiles64: usize)
 /// (bench/results/2026-11-26e/call5 at 317f233).
 const ONE_OR_TWO_MIN_RUN: usize = 512;
 
-/// The environment variable WGC_GEMM_TILED_BLOCKS, read once, for
-/// comparisons: `RMxRN` (each 1 or 2) fixes the tiled kernel's blocks, K
-/// then cut into runs for about `tiled_fill_workgroups` workgroups.
-fn named_blocks() -> Option<(usize, usize)> {
-    static BLOCKS: OnceLock<Option<(usize, usize)>> = OnceLock::new();
-    *BLOCKS.get_or_init(|| {
-        let v = std::env::var("WGC_GEMM_TILED_BLOCKS").ok()?;
-        let (rm, rn) = v.split_once('x')?;
-        let (rm, rn) = (rm.parse().ok()?, rn.parse().ok()?);
-        ((1..=2).contains(&rm) && (1..=2).contains(&rn)).then_some((rm, rn))
-    })
+/// The device's setting WGC_GEMM_TILED_BLOCKS, for comparisons: `RMxRN`
+/// (each 1 or 2) fixes the tiled kernel's blocks, K then cut into runs for
+/// about `tiled_fill_workgroups` workgroups.
+fn named_blocks(dev: &Device) -> Option<(usize, usize)> {
+    dev.settings().gemm.tiled_blocks
 }
 
 fn fill_splits_for(tiles: usize, k: usize, fill: usize) -> usize {
@@ -445,7 +451,7 @@ pub fn gemm_views(
         choice.fixed |= skinny_coop(dev, a, b, &batch);
         choice
     };
-    let mode = tuned::pick(stream, gemv::default_mode(), choice, run)?;
+    let mode = tuned::pick(stream, gemv::default_mode(dev), choice, run)?;
     run(mode)
 }
 
@@ -595,7 +601,7 @@ fn gemm_tiles(
         |parts: &Buffer, split: Split| sum_slabs_into(stream, parts, split.parts, (alpha, beta), c, a_arg, slab_bias);
 
     if let GemmKernel::Coop(kernel) = choice {
-        let bk = kernel.bk();
+        let bk = kernel.bk(dev);
         let mut split = Split::plan(dev, k, outputs, batch_count, bk)?;
         // Too few tiles to fill the GPU: K in runs summed by the second pass.
         let fill = coop::kernel_fill_splits(dev, kernel, (m, n, k), batch_count);
@@ -657,7 +663,8 @@ fn gemm_tiles(
         choice = tiled(m, n, batch_count);
     }
     let GemmKernel::Tiled { rm, rn } = choice else { unreachable!("the tensor-core path returned above") };
-    let (rm, rn, fill) = split_tiles(m, n, k, batch_count, (rm, rn));
+    let tiled_fill = (tiled_fill_workgroups(dev), named_blocks(dev));
+    let (rm, rn, fill) = split_tiles(m, n, k, batch_count, (rm, rn), tiled_fill);
     let layouts = [
         operand_layout((k, a_sk), (m, a_sm)),
         operand_layout((n, b_sn), (k, b_sk)),
@@ -687,7 +694,7 @@ fn gemm_tiles(
     }
     if split.splits == 1 {
         let params = params(split, 0, false);
-        if vec4_stores() && k <= TILED_C4_MAX_K && c_in_vec4s(n, c_sn, c_sm, c_off, &c_bs) {
+        if vec4_stores(dev) && k <= TILED_C4_MAX_K && c_in_vec4s(n, c_sn, c_sm, c_off, &c_bs) {
             let variant = family.variant("gemm_c4", &types, &overrides);
             let args = [a_arg, b_arg, Arg { name: "c4", ..c_arg }, bias_arg];
             return spec::record(stream, &Launch { variant, params, args, groups });
@@ -725,12 +732,10 @@ fn c_in_vec4s(n: usize, c_sn: isize, c_sm: isize, c_off: u32, c_bs: &[isize]) ->
     c_sn == 1 && n.is_multiple_of(4) && c_sm % 4 == 0 && c_off.is_multiple_of(4) && c_bs.iter().all(|s| s % 4 == 0)
 }
 
-/// Whether the tiled kernel may store C as vec4s: the environment
-/// variable WGC_GEMM_TILED_C4, read once, set to `0` keeps scalar stores,
-/// for comparisons.
-fn vec4_stores() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("WGC_GEMM_TILED_C4").is_none_or(|v| v != "0"))
+/// Whether the tiled kernel may store C as vec4s: the device's setting
+/// WGC_GEMM_TILED_C4 set to `0` keeps scalar stores, for comparisons.
+fn vec4_stores(dev: &Device) -> bool {
+    dev.settings().gemm.tiled_c4
 }
 
 /// The second pass of a product split over K (the tiled and tensor-core
@@ -807,10 +812,10 @@ struct Split {
 }
 
 /// Most bytes of slabs a split-K GEMM allocates; past it, splits run in
-/// waves. The environment variable WGC_GEMM_SCRATCH_BYTES overrides it (to
+/// waves. The device's setting WGC_GEMM_SCRATCH_BYTES overrides it (to
 /// test the waves at small sizes).
-fn slab_budget() -> usize {
-    std::env::var("WGC_GEMM_SCRATCH_BYTES").ok().and_then(|v| v.parse().ok()).unwrap_or(256 << 20)
+fn slab_budget(dev: &Device) -> usize {
+    dev.settings().gemm.scratch_bytes.map_or(256 << 20, |b| b as usize)
 }
 /// Most slabs (each element's second pass loops over them).
 const MAX_PARTS: usize = 4096;
@@ -838,7 +843,7 @@ impl Split {
                 "gemm: K = {k} is summed in {splits} parts into f32 scratch the size of the output ({slab} bytes), over this adapter's binding limit of {binding}"
             );
         }
-        let budget = slab_budget().min(binding).min(dev.limits.max_buffer_size as usize);
+        let budget = slab_budget(dev).min(binding).min(dev.limits.max_buffer_size as usize);
         let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
         // At least one slab, even over the budget.
         let cap = (budget / slab).min(max_dim / batch).clamp(1, MAX_PARTS);
@@ -863,13 +868,17 @@ mod tests {
 
     #[test]
     fn split_products_take_wide_tiles_aiming_at_half_the_workgroups() {
-        assert_eq!(split_tiles(512, 512, 8192, 1, (1, 1)), (2, 2, 17), "16 tiles of 128 x 128");
-        assert_eq!(split_tiles(3000, 50, 5000, 1, (1, 1)), (2, 1, 11), "24 tiles of 128 x 64");
-        assert_eq!(split_tiles(1000, 1000, 1000, 1, (1, 1)), (1, 1, 1), "runs of 333 would be too short");
-        assert_eq!(split_tiles(8192, 100, 2048, 1, (1, 1)), (2, 1, 3), "256 tiles of 64 x 64: 128 of 128 x 64");
-        assert_eq!(split_tiles(2000, 2000, 1000, 1, (1, 1)), (1, 1, 1), "enough tiles: no split");
-        assert_eq!(split_tiles(64, 16000, 4096, 1, (1, 1)), (1, 1, 1), "64 rows: not 128 high");
-        assert_eq!(split_tiles(40, 50, 16401, 1, (1, 1)), (1, 1, 64), "one 64 x 64 tile: as before");
-        assert_eq!(split_tiles(4096, 4096, 4096, 1, (2, 2)), (2, 2, 1));
+        assert_eq!(split_tiles(512, 512, 8192, 1, (1, 1), (528, None)), (2, 2, 17), "16 tiles of 128 x 128");
+        assert_eq!(split_tiles(3000, 50, 5000, 1, (1, 1), (528, None)), (2, 1, 11), "24 tiles of 128 x 64");
+        assert_eq!(split_tiles(1000, 1000, 1000, 1, (1, 1), (528, None)), (1, 1, 1), "runs of 333 would be too short");
+        assert_eq!(
+            split_tiles(8192, 100, 2048, 1, (1, 1), (528, None)),
+            (2, 1, 3),
+            "256 tiles of 64 x 64: 128 of 128 x 64"
+        );
+        assert_eq!(split_tiles(2000, 2000, 1000, 1, (1, 1), (528, None)), (1, 1, 1), "enough tiles: no split");
+        assert_eq!(split_tiles(64, 16000, 4096, 1, (1, 1), (528, None)), (1, 1, 1), "64 rows: not 128 high");
+        assert_eq!(split_tiles(40, 50, 16401, 1, (1, 1), (528, None)), (1, 1, 64), "one 64 x 64 tile: as before");
+        assert_eq!(split_tiles(4096, 4096, 4096, 1, (2, 2), (528, None)), (2, 2, 1));
     }
 }

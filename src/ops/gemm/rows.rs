@@ -11,7 +11,7 @@
 //! one, C^T = B^T A^T, views only), and a weight whose dense dim's size, the
 //! other stride and the offset are multiples of 4 (vec4 loads). Elsewhere
 //! `record` returns false and the GEMM takes its other kernels.
-//! `WGC_GEMM_ROWS=0` (read once) turns it off, for comparisons.
+//! The device setting `WGC_GEMM_ROWS=0` turns it off, for comparisons.
 
 use crate::error::Result;
 use crate::ops::gemm::sum_slabs_into;
@@ -19,8 +19,8 @@ use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, OverrideSlot};
 use crate::ops::split::{runs_to_fill, scratch};
 use crate::ops::tensor::{numel, DType, Tensor};
+use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
-use std::sync::OnceLock;
 
 pub static FAMILY: Family = Family {
     file: "gemm_rows.wgsl",
@@ -68,15 +68,14 @@ const MAX_SLAB_BYTES: usize = 256 << 20;
 
 /// Workgroups that fill a large GPU (eight per SM of an H200's 132: on an
 /// H100, 1056 ran 2-10% faster than 528 and 264 slower);
-/// `WGC_GEMM_ROWS_FILL`, read once, sets another count.
-fn fill_workgroups() -> usize {
-    static FILL: OnceLock<usize> = OnceLock::new();
-    *FILL.get_or_init(|| std::env::var("WGC_GEMM_ROWS_FILL").ok().and_then(|v| v.parse().ok()).unwrap_or(1056))
+/// the device's setting `WGC_GEMM_ROWS_FILL` sets another count.
+fn fill_workgroups(dev: &Device) -> usize {
+    dev.settings().gemm.rows_fill.unwrap_or(1056)
 }
 
-fn enabled() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("WGC_GEMM_ROWS").is_none_or(|v| v != "0"))
+/// The device's setting `WGC_GEMM_ROWS` (not `0`).
+fn enabled(dev: &Device) -> bool {
+    dev.settings().gemm.rows
 }
 
 /// The last two dims of `t` as a matrix, transposed where `flip`.
@@ -116,7 +115,7 @@ pub fn record(
     has_bias: bool,
 ) -> Result<bool> {
     let f32_only = [a, b, c].iter().all(|t| t.dtype == DType::F32);
-    if !enabled() || has_bias || !f32_only || numel(batch) != 1 {
+    if !enabled(&stream.device) || has_bias || !f32_only || numel(batch) != 1 {
         return Ok(false);
     }
     let (m, k, n) = (a.shape[a.rank() - 2], a.shape[a.rank() - 1], b.shape[b.rank() - 1]);
@@ -146,7 +145,7 @@ pub fn record(
     // Rows per tile and the tile's columns (the shader's RT and BN).
     let (rt, bn) = if rows <= 16 { (16, 256) } else { (32, 128) };
     let tiles = n.div_ceil(bn);
-    let (splits, k_chunk) = split_k(k, tiles, fill_workgroups());
+    let (splits, k_chunk) = split_k(k, tiles, fill_workgroups(dev));
     let slab = splits * rows * n * 4;
     let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
     let binding = dev.limits.max_storage_buffer_binding_size as usize;

@@ -13,7 +13,6 @@ use crate::ops::split::{runs_for_one_wave, runs_to_fill, SMS};
 use crate::ops::tensor::DType;
 use crate::runtime::device::Device;
 use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
-use std::sync::OnceLock;
 
 /// Most rows of A (two fragments of 16).
 pub(crate) const MAX_ROWS: usize = 32;
@@ -127,16 +126,13 @@ impl SkinnyVariant {
     }
 }
 
-/// The tile for a weight dense along K (`b_t`) or N: the environment
-/// variable WGC_GEMM_SKINNY_TILE, read once, set to a tile's name (`n1k64`:
-/// fragments per subgroup along N, K per step) takes that tile for both,
-/// for comparisons; else TILES[1] for `b_t`, TILES[0] otherwise.
-pub fn tile(b_t: bool) -> SkinnyTile {
-    static NAMED: OnceLock<Option<SkinnyTile>> = OnceLock::new();
-    let named = *NAMED.get_or_init(|| {
-        let name = std::env::var("WGC_GEMM_SKINNY_TILE").ok()?;
-        TILES.into_iter().find(|t| name == format!("n{}k{}", t.fn_, t.bk))
-    });
+/// The tile for a weight dense along K (`b_t`) or N: the device's setting
+/// WGC_GEMM_SKINNY_TILE set to a tile's name (`n1k64`: fragments per
+/// subgroup along N, K per step) takes that tile for both, for
+/// comparisons; else TILES[1] for `b_t`, TILES[0] otherwise.
+pub fn tile(dev: &Device, b_t: bool) -> SkinnyTile {
+    let name = dev.settings().gemm.skinny_tile.as_deref();
+    let named = name.and_then(|name| TILES.into_iter().find(|t| name == format!("n{}k{}", t.fn_, t.bk)));
     named.unwrap_or(TILES[b_t as usize])
 }
 
@@ -145,15 +141,14 @@ pub fn tile(b_t: bool) -> SkinnyTile {
 /// B the same for every batch matrix or its own (`b_broadcast` false)
 /// takes the skinny kernel on this device: the VK_KHR_cooperative_matrix
 /// kernels can run, the route is not fixed to another (WGC_GEMM_SPIRV 0 or 2), and
-/// the environment variable WGC_GEMM_SKINNY, read once, is not `0` (for
+/// the device's setting WGC_GEMM_SKINNY is not `0` (for
 /// comparisons). A weight shared by a batch stays with the matrix-vector
 /// kernels, which fold the batch into rows and read it once.
 pub fn applies(dev: &Device, (m, n): (usize, usize), a_t: bool, b_t: bool, b_broadcast: bool) -> bool {
-    static ENABLED: OnceLock<bool> = OnceLock::new();
-    let enabled = *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_SKINNY").is_none_or(|v| v != "0"));
+    let enabled = dev.settings().gemm.skinny;
     // Column blocks in one grid dimension (the matrix-vector kernels take
     // wider products in two).
-    let blocks_fit = n.div_ceil(tile(b_t).block_n()) <= dev.limits.max_compute_workgroups_per_dimension as usize;
+    let blocks_fit = n.div_ceil(tile(dev, b_t).block_n()) <= dev.limits.max_compute_workgroups_per_dimension as usize;
     let route = gemm_spirv::khr_allowed(dev) || gemm_spirv::skinny_coopmat2(dev, b_t, m, true);
     enabled && (MIN_ROWS..=MAX_ROWS).contains(&m) && blocks_fit && !a_t && !b_broadcast && route
 }
@@ -197,19 +192,19 @@ impl SkinnyRoute {
     }
 }
 
-/// The environment variable WGC_GEMM_SKINNY_FILL, read once: a number of
-/// workgroups to aim for instead (at least that many, as K runs of equal
-/// length allow; for tuning).
-fn fill_setting() -> Option<usize> {
-    static FILL: OnceLock<Option<usize>> = OnceLock::new();
-    *FILL.get_or_init(|| std::env::var("WGC_GEMM_SKINNY_FILL").ok().and_then(|v| v.parse().ok()))
-}
-
 /// How many K runs `blocks` column and row blocks take on `route`: as many
 /// as one wave of resident workgroups holds (1 where the blocks fill it
-/// already or K is short), each run at least MIN_SPLIT_K long.
-pub fn fill_splits(blocks: usize, k: usize, route: SkinnyRoute) -> usize {
-    if let Some(fill) = fill_setting() {
+/// already or K is short), each run at least MIN_SPLIT_K long. The
+/// device's setting WGC_GEMM_SKINNY_FILL: a number of workgroups to aim
+/// for instead (at least that many, as K runs of equal length allow; for
+/// tuning).
+pub fn fill_splits(dev: &Device, blocks: usize, k: usize, route: SkinnyRoute) -> usize {
+    fill_splits_for(blocks, k, route, dev.settings().gemm.skinny_fill)
+}
+
+/// `fill_splits` with the setting `fill`.
+fn fill_splits_for(blocks: usize, k: usize, route: SkinnyRoute, fill: Option<usize>) -> usize {
+    if let Some(fill) = fill {
         return runs_to_fill(blocks, k, fill, MIN_SPLIT_K);
     }
     runs_for_one_wave(blocks, k, route.resident(), MIN_SPLIT_K)
@@ -225,8 +220,8 @@ pub fn fragments_m(m: usize) -> u32 {
 }
 
 /// The variant for a kernel `choose` made skinny, `m` rows and output `out`.
-pub fn variant(kernel: CoopKernel, m: usize, out: DType) -> SkinnyVariant {
-    SkinnyVariant { tile: tile(kernel.b_t), fm: fragments_m(m), b_t: kernel.b_t, out, bf16: kernel.bf16 }
+pub fn variant(dev: &Device, kernel: CoopKernel, m: usize, out: DType) -> SkinnyVariant {
+    SkinnyVariant { tile: tile(dev, kernel.b_t), fm: fragments_m(m), b_t: kernel.b_t, out, bf16: kernel.bf16 }
 }
 
 #[cfg(test)]
@@ -267,13 +262,13 @@ mod tests {
     #[test]
     fn splits_fill_one_wave_with_runs_of_at_least_256() {
         let one = SkinnyRoute::Khr { fm: 1 };
-        assert_eq!(fill_splits(224, 4096, one), 2, "N 14336 in blocks of 64: 448 of 528 resident");
-        assert_eq!(fill_splits(64, 14336, one), 8, "N 4096 in blocks of 64: 512 of 528");
-        assert_eq!(fill_splits(224, 4096, SkinnyRoute::Khr { fm: 2 }), 1, "2 runs would need 448 of 396");
-        assert_eq!(fill_splits(112, 4096, SkinnyRoute::Coopmat2 { b_t: false }), 4);
-        assert_eq!(fill_splits(64, 14336, SkinnyRoute::Coopmat2 { b_t: true }), 6);
-        assert_eq!(fill_splits(16, 1024, one), 4, "K too short for more runs");
-        assert_eq!(fill_splits(1000, 4096, one), 1, "more blocks than one wave");
-        assert_eq!(fill_splits(0, 4096, one), 1);
+        assert_eq!(fill_splits_for(224, 4096, one, None), 2, "N 14336 in blocks of 64: 448 of 528 resident");
+        assert_eq!(fill_splits_for(64, 14336, one, None), 8, "N 4096 in blocks of 64: 512 of 528");
+        assert_eq!(fill_splits_for(224, 4096, SkinnyRoute::Khr { fm: 2 }, None), 1, "2 runs would need 448 of 396");
+        assert_eq!(fill_splits_for(112, 4096, SkinnyRoute::Coopmat2 { b_t: false }, None), 4);
+        assert_eq!(fill_splits_for(64, 14336, SkinnyRoute::Coopmat2 { b_t: true }, None), 6);
+        assert_eq!(fill_splits_for(16, 1024, one, None), 4, "K too short for more runs");
+        assert_eq!(fill_splits_for(1000, 4096, one, None), 1, "more blocks than one wave");
+        assert_eq!(fill_splits_for(0, 4096, one, None), 1);
     }
 }

@@ -9,8 +9,8 @@ use crate::ops::gemm::coop::TILE;
 use crate::ops::tensor::DType;
 use crate::runtime::device::Device;
 use crate::runtime::kernel::BindingKind;
+use crate::runtime::settings::SpirvRoute;
 use crate::runtime::spirv_kernel::{self, SpirvBinding, SpirvModule};
-use std::sync::OnceLock;
 
 /// Which module a launch takes (the GLSL's -D switches).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,28 +155,26 @@ pub enum Route {
 /// was 6% and 16% faster (BENCHMARKS.md).
 const KHR_MIN_K: usize = 512;
 
-/// WGC_GEMM_SPIRV, read once: None unset (or another value), else 0, 1, 2.
-fn setting() -> Option<u8> {
-    static SETTING: OnceLock<Option<u8>> = OnceLock::new();
-    *SETTING.get_or_init(|| match std::env::var("WGC_GEMM_SPIRV").as_deref() {
-        Ok("0") => Some(0),
-        Ok("1") => Some(1),
-        Ok("2") => Some(2),
-        _ => None,
+/// The device's setting WGC_GEMM_SPIRV: None unset (or another value), else 0, 1, 2.
+fn setting(dev: &Device) -> Option<u8> {
+    dev.settings().gemm.spirv.map(|route| match route {
+        SpirvRoute::Wgsl => 0,
+        SpirvRoute::Khr => 1,
+        SpirvRoute::Coopmat2 => 2,
     })
 }
 
 /// The kernel for an f16 tensor-core GEMM with inner dim `k`. By default
 /// the VK_KHR_cooperative_matrix kernel where the device can run it
 /// (`runnable`) and K is at least KHR_MIN_K, else the WGSL kernel. The
-/// environment variable WGC_GEMM_SPIRV, read once, fixes the route for
+/// device's setting WGC_GEMM_SPIRV fixes the route for
 /// comparisons: `0` the WGSL kernel; `1` the VK_KHR_cooperative_matrix
 /// kernel wherever runnable; `2` the VK_NV_cooperative_matrix2 kernel where
 /// the device was opened with that extension and can run one of its
 /// blocks (`gemm_coopmat2::block`). Everywhere else the WGSL kernel.
 /// (Skinny and bf16 products choose in gemm_coop's `route_for`.)
 pub fn route(dev: &Device, k: usize) -> Route {
-    match setting() {
+    match setting(dev) {
         Some(0) => Route::Wgsl,
         Some(1) if runnable(dev) => Route::Khr,
         Some(2) if crate::ops::gemm::coopmat2::block(dev).is_some() => Route::Coopmat2,
@@ -188,7 +186,7 @@ pub fn route(dev: &Device, k: usize) -> Route {
 /// True if kernels on VK_KHR_cooperative_matrix may run: the device can
 /// (`runnable`) and WGC_GEMM_SPIRV does not fix another route (0 or 2).
 pub fn khr_allowed(dev: &Device) -> bool {
-    matches!(setting(), None | Some(1)) && runnable(dev)
+    matches!(setting(dev), None | Some(1)) && runnable(dev)
 }
 
 /// Below this many rows, products with a weight dense along K keep the
@@ -211,21 +209,20 @@ pub fn skinny_coopmat2(dev: &Device, b_t: bool, m: usize, plain: bool) -> bool {
     if crate::ops::gemm::coopmat2::skinny_block(dev, b_t).is_none() {
         return false;
     }
-    match setting() {
+    match setting(dev) {
         Some(2) => true,
         None => plain && (!b_t || m >= SKINNY_NK_MIN_ROWS_COOPMAT2),
         _ => false,
     }
 }
 
-/// Whether the kernel stages K tiles in two buffers: the environment
-/// variable WGC_GEMM_SPIRV_STAGES, read once, set to `2` takes two buffers
+/// Whether the kernel stages K tiles in two buffers: the device's setting
+/// WGC_GEMM_SPIRV_STAGES set to `2` takes two buffers
 /// and one barrier per K step instead of one buffer and two barriers (as
 /// the WGSL kernel), for comparisons: two measured 1.1-1.6x slower on an
 /// H200 on most products (BENCHMARKS.md).
-pub fn double_buffered() -> bool {
-    static TWO: OnceLock<bool> = OnceLock::new();
-    *TWO.get_or_init(|| std::env::var_os("WGC_GEMM_SPIRV_STAGES").is_some_and(|v| v == "2"))
+pub fn double_buffered(dev: &Device) -> bool {
+    dev.settings().gemm.spirv_two_stages
 }
 
 /// True if the device can run the modules: SPIR-V passthrough on Vulkan,

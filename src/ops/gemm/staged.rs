@@ -9,7 +9,7 @@
 //! B; on an H200 the f32-unit tiled kernel that these products took before
 //! ran at about 35 TFLOP/s against 220 on the tensor cores.
 //!
-//! `WGC_GEMM_STAGE` (read once): `0` never stages (the tiled kernel, for
+//! The device setting `WGC_GEMM_STAGE`: `0` never stages (the tiled kernel, for
 //! comparisons); `always` stages every f16/bf16 product the tensor-core
 //! kernels reject for alignment, whatever its size and even without tensor
 //! cores (the tiled kernel then runs on the copies), so that the copies are
@@ -20,8 +20,10 @@ use crate::ops::split::scratch;
 use crate::ops::tensor::{contiguous_strides, numel, DType, Tensor};
 use crate::ops::{elementwise::bf16, gemm::coop as gemm_coop, movement};
 use crate::runtime::buffer::Buffer;
+use crate::runtime::device::Device;
+use crate::runtime::settings::StageMode as Mode;
 use crate::runtime::stream::StreamShared;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// FLOPs from which staging pays: the two copies and the zero padding are
 /// about four small passes (3-4 us each on an H200), while the tiled kernel
@@ -31,20 +33,9 @@ const MIN_FLOPS: f64 = (1u64 << 30) as f64;
 /// kernels, which read the operands as they are).
 const MIN_SIDE: usize = 64;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Off,
-    Auto,
-    Always,
-}
-
-fn mode() -> Mode {
-    static MODE: OnceLock<Mode> = OnceLock::new();
-    *MODE.get_or_init(|| match std::env::var("WGC_GEMM_STAGE").as_deref() {
-        Ok("0") => Mode::Off,
-        Ok("always") => Mode::Always,
-        _ => Mode::Auto,
-    })
+/// The device's setting `WGC_GEMM_STAGE`.
+fn mode(dev: &Device) -> Mode {
+    dev.settings().gemm.stage
 }
 
 /// One operand's aligned copy: `shape` is the operand as (.., R, K);
@@ -124,7 +115,7 @@ fn swap_last<'a>(t: &Tensor<'a>) -> Tensor<'a> {
 /// Whether a product of a (.., M, K) and b (.., K, N) over `batch` matrices,
 /// which the tensor-core kernels rejected for alignment, should be staged.
 fn wanted(stream: &StreamShared, a: &Tensor, (m, n, k): (usize, usize, usize), batch: usize) -> bool {
-    match mode() {
+    match mode(&stream.device) {
         Mode::Off => false,
         Mode::Always => matches!(a.dtype, DType::F16 | DType::BF16),
         Mode::Auto => {
