@@ -95,11 +95,12 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// the columns of a chunk of images (at most 128 MiB of f16 scratch, one
 /// image at least) are written out (im2col) and multiplied by the f16 GEMM
 /// (see `wgc_op_gemm`: tensor cores or its tiled kernel). Results are
-/// deterministic. (Environment variables, read once: WGC_CONV_F16=implicit
-/// keeps every such convolution on the implicit GEMM, WGC_CONV_F16=im2col
-/// takes the im2col path on tensor-core adapters too, for comparisons;
-/// WGC_GEMM_COOP=0 keeps f16 convolutions off the tensor cores; read at
-/// each call, WGC_CONV_COLS_BYTES lowers the 128 MiB, for testing.)
+/// deterministic. (Environment variables, read when the device is created:
+/// WGC_CONV_F16=implicit keeps every such convolution on the implicit GEMM,
+/// WGC_CONV_F16=im2col takes the im2col path on tensor-core adapters too,
+/// for comparisons; WGC_GEMM_COOP=0 keeps f16 convolutions off the tensor
+/// cores; WGC_CONV_COLS_BYTES lowers the 128 MiB, for testing.)
+/// `wgc_op_conv2d_explain` names the route a call would take, and why.
 ///
 /// Records work on `stream` without blocking. Statuses:
 /// `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, weight or out),
