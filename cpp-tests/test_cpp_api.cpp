@@ -120,6 +120,31 @@ static void operators_on_views(const wgc::Device &device, const wgc::Stream &str
     for (int i = 0; i < M; i++) CHECK_NEAR(s[i * N] + s[i * N + 1] + s[i * N + 2], 1.0, 1e-5);
 }
 
+// A convolution's route, explained without running it; a bad shape throws
+// (and gives an empty string and the status with an error_code).
+static void explain_a_convolution(const wgc::Device &device, const wgc::Stream &stream) {
+    wgc::Tensor x = wgc::Tensor::empty(device, WGC_DTYPE_F32, {1, 6, 8, 8});
+    wgc::Tensor w = wgc::Tensor::empty(device, WGC_DTYPE_F32, {6, 1, 3, 3});
+    wgc::Tensor y = wgc::Tensor::empty(device, WGC_DTYPE_F32, {1, 6, 6, 6});
+    WgcConv2dParams p{};
+    p.struct_size = sizeof p;
+    p.groups = 6;
+    std::string text = wgc::explain_conv2d(stream, p, x, w, nullptr, y);
+    CHECK(text.rfind("route direct (", 0) == 0);
+    CHECK(text.find(" because one input channel per group") != std::string::npos);
+    p.groups = 4;
+    bool threw = false;
+    try {
+        wgc::explain_conv2d(stream, p, x, w, nullptr, y);
+    } catch (const wgc::Error &e) {
+        threw = e.status() == WGC_ERROR_SHAPE_MISMATCH;
+    }
+    CHECK(threw);
+    std::error_code ec;
+    CHECK(wgc::explain_conv2d(stream, p, x, w, nullptr, y, ec).empty());
+    CHECK(ec.value() == WGC_ERROR_SHAPE_MISMATCH);
+}
+
 // Attention over one head: 3 queries, 4 keys, head dim 2, the bottom-right
 // causal mask (query i sees keys 0 .. i + 1); lse left out (nullptr).
 static void attention_one_head(const wgc::Device &device, const wgc::Stream &stream) {
@@ -351,6 +376,7 @@ int main() {
     errors_throw_with_status_and_message(device, stream);
     error_codes_do_not_throw(device);
     operators_on_views(device, stream);
+    explain_a_convolution(device, stream);
     attention_one_head(device, stream);
     kernels_streams_events(device, stream);
     graphs(device, stream);

@@ -3115,6 +3115,7 @@ WgcStatus wgc_op_matmul(const struct WgcStream *stream,
  * (see `wgc_op_gemm`: tensor cores or its tiled kernel). Results are
  * deterministic. docs/TUNING.md lists the environment variables that fix
  * one of these paths or lower the 128 MiB, for comparisons and tests.
+ * `wgc_op_conv2d_explain` names the route a call would take, and why.
  *
  * Records work on `stream` without blocking. Statuses:
  * `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, weight or out),
@@ -3197,6 +3198,43 @@ WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
 WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
                                    const struct WgcTensor *input,
                                    const struct WgcTensor *out);
+
+/**
+ * Explain, without recording anything, how `wgc_op_conv2d` with the same
+ * operands would run: one line, `route NAME (PARAMETERS) because REASON`,
+ * then `; declined: ROUTE: WHY; ...` for each route asked before it, in
+ * order. The routes are `empty`, `gemm_1x1` (a GEMM per image, whose own
+ * route `wgc_op_gemm` then chooses), `direct` (depthwise), `implicit_gemm`
+ * (f32), `khr_gather`, `coop_implicit` (f16 on tensor cores) and
+ * `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
+ * wording may change between versions; do not parse it.
+ *
+ * Writes the text, NUL-terminated, into `buf` if it fits in `buf_len`
+ * bytes, and its length without the NUL into `*out_len` either way
+ * (`buf` NULL with `buf_len` 0 asks for the length: `WGC_OK`); with a
+ * nonzero `buf_len` that is too small it returns `WGC_ERROR_TOO_LARGE`
+ * and writes nothing into `buf` (as `wgc_profile_table`).
+ *
+ * The operands are checked as `wgc_op_conv2d` checks them and a bad one
+ * gives the same status (and nothing is written); a convolution that
+ * `wgc_op_conv2d` would refuse for the adapter's limits
+ * (`WGC_ERROR_TOO_LARGE`) is refused here too. Also
+ * `WGC_ERROR_NULL_POINTER` (NULL `out_len`, or NULL `buf` with a nonzero
+ * `buf_len`). Does not block; reads the same settings as the call.
+ *
+ * # Safety
+ * As `wgc_op_conv2d`; `buf` must be valid for `buf_len` bytes and
+ * `out_len` for one write.
+ */
+WgcStatus wgc_op_conv2d_explain(const struct WgcStream *stream,
+                                const struct WgcConv2dParams *params,
+                                const struct WgcTensor *input,
+                                const struct WgcTensor *weight,
+                                const struct WgcTensor *bias,
+                                const struct WgcTensor *out,
+                                char *buf,
+                                size_t buf_len,
+                                size_t *out_len);
 
 /**
  * Create a communicator over `devices[0..count]` (1 to

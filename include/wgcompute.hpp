@@ -1085,6 +1085,27 @@ WGC_HPP_OP(matmul, wgc_op_matmul(s.get(), a.c(), b.c(), out.c()), const Stream &
            const Tensor &out)
 WGC_HPP_OP(conv2d, wgc_op_conv2d(s.get(), &p, in.c(), weight.c(), detail::opt(bias), out.c()), const Stream &s,
            const WgcConv2dParams &p, const Tensor &in, const Tensor &weight, const Tensor *bias, const Tensor &out)
+/** How `conv2d` with these operands would run, and why
+ *  (`wgc_op_conv2d_explain`); records nothing. An empty string on failure. */
+inline std::string explain_conv2d(const Stream &s, const WgcConv2dParams &p, const Tensor &in, const Tensor &weight,
+                                  const Tensor *bias, const Tensor &out, std::error_code &ec) {
+    auto explain = [&](char *buf, std::size_t len, std::size_t *out_len) {
+        return wgc_op_conv2d_explain(s.get(), &p, in.c(), weight.c(), detail::opt(bias), out.c(), buf, len, out_len);
+    };
+    std::size_t len = 0;
+    if (!detail::assign(explain(nullptr, 0, &len), ec)) return {};
+    std::string text(len + 1, '\0');
+    if (!detail::assign(explain(&text[0], text.size(), &len), ec)) return {};
+    text.resize(len);
+    return text;
+}
+WGC_HPP_THROWING(inline std::string explain_conv2d(const Stream &s, const WgcConv2dParams &p, const Tensor &in,
+                                                   const Tensor &weight, const Tensor *bias, const Tensor &out) {
+    std::error_code ec;
+    std::string text = explain_conv2d(s, p, in, weight, bias, out, ec);
+    if (ec) throw Error(static_cast<WgcStatus>(ec.value()), wgc_last_error_message());
+    return text;
+})
 WGC_HPP_OP(max_pool2d, wgc_op_max_pool2d(s.get(), &p, in.c(), out.c()), const Stream &s, const WgcPool2dParams &p,
            const Tensor &in, const Tensor &out)
 WGC_HPP_OP(avg_pool2d, wgc_op_avg_pool2d(s.get(), &p, in.c(), out.c()), const Stream &s, const WgcPool2dParams &p,

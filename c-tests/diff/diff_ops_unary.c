@@ -78,7 +78,8 @@ static Expect unary_i32(int op, double x) {
 void run_unary(Case *c) {
     WgcDtype d = draw_dtype(c, DTYPES_ALL, 3); /* f32, f16, i32 */
     static const int int_ops[] = {WGC_UNARY_OP_NEG, WGC_UNARY_OP_ABS, WGC_UNARY_OP_RELU};
-    int op = d == WGC_DTYPE_I32 ? int_ops[rng_int(&c->rng, 0, 2)] : rng_int(&c->rng, 0, WGC_NUM_UNARY_OPS - 1);
+    const int n_int_ops = (int)(sizeof int_ops / sizeof int_ops[0]);
+    int op = d == WGC_DTYPE_I32 ? int_ops[rng_int(&c->rng, 0, n_int_ops - 1)] : rng_int(&c->rng, 0, WGC_NUM_UNARY_OPS - 1);
     int positive = op == WGC_UNARY_OP_LOG || op == WGC_UNARY_OP_SQRT || op == WGC_UNARY_OP_RSQRT;
     int64_t s[WGC_MAX_RANK];
     int r = draw_shape(&c->rng, 0, 8, rng_chance(&c->rng, 0.1) ? 70000 : 3000, 0.05, s);

@@ -29,6 +29,27 @@ def test_reduce_over_axes(rng, op, dtype):
             assert out.shape == np.shape(expected)
 
 
+# Every reduce op of the header with its NumPy reference (float64 in,
+# argmax/argmin give indices).
+REDUCE_REF = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "prod": np.prod,
+              "argmax": np.argmax, "argmin": np.argmin}
+
+
+def test_every_reduce_op_of_the_header_has_a_reference():
+    assert set(wg.REDUCE_OPS) == set(REDUCE_REF)
+
+
+@pytest.mark.parametrize("op", sorted(REDUCE_REF))
+def test_every_reduce_op_along_one_axis(rng, op):
+    x = rand(rng, (5, 33), "float32", 0.9, 1.1)
+    X = x.astype(np.float64)
+    out = wg.reduce(op, wg.asarray(x), 1)
+    if op in ("argmax", "argmin"):
+        np.testing.assert_array_equal(out.numpy(), REDUCE_REF[op](X, axis=1))
+    else:
+        assert_close(out, REDUCE_REF[op](X, axis=1), "float32", scale=5)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_mean_var_std(rng, dtype):
     x = rand(rng, (3, 50, 7), dtype)

@@ -427,6 +427,28 @@ def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Any
     return o
 
 
+def explain_conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Any = 1, padding: Any = 0,
+                   dilation: Any = 1, groups: int = 1, out: Optional[Tensor] = None) -> str:
+    """Which route :func:`conv2d` with these arguments would take, and why
+    (``wgc_op_conv2d_explain``): ``"route NAME (...) because ..."``. Records
+    nothing; bad arguments raise as :func:`conv2d` would. Without ``out``, a
+    tensor of the output's shape is made to describe it."""
+    (sh, sw), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
+    p = new_sized("WgcConv2dParams")
+    p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dilation_h, p.dilation_w, p.groups = sh, sw, ph, pw, dh, dw, groups
+    shape = x.shape
+    if x.ndim == 4 and weight.ndim == 4:
+        shape = (x.shape[0], weight.shape[0], _out_size(x.shape[2], weight.shape[2], ph, sh, dh),
+                 _out_size(x.shape[3], weight.shape[3], pw, sw, dw))
+    o = _out(out, shape, x.dtype, x)
+    length = ffi.new("size_t *")
+    args = (_stream(x), p, _c(x), _c(weight), _c(bias), _c(o))
+    check(lib.wgc_op_conv2d_explain(*args, ffi.NULL, 0, length))
+    buf = ffi.new("char[]", length[0] + 1)
+    check(lib.wgc_op_conv2d_explain(*args, buf, length[0] + 1, length))
+    return ffi.string(buf, length[0]).decode()
+
+
 def _pool(fn: Any, x: Tensor, kernel_size: Any, stride: Any, padding: Any, count_include_pad: bool,
           out: Optional[Tensor]) -> Tensor:
     (kh, kw), (ph, pw) = _pair(kernel_size), _pair(padding)

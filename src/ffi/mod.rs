@@ -42,9 +42,11 @@ pub mod tensor;
 pub mod ops_matmul;
 
 pub mod ops_conv;
+pub mod ops_conv_explain;
 
 pub mod comm;
 pub mod ops_conv_fold;
 pub mod peer;
 pub mod profile;
 pub mod profile_table;
+pub mod text_out;

@@ -97,6 +97,7 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// (see `wgc_op_gemm`: tensor cores or its tiled kernel). Results are
 /// deterministic. docs/TUNING.md lists the environment variables that fix
 /// one of these paths or lower the 128 MiB, for comparisons and tests.
+/// `wgc_op_conv2d_explain` names the route a call would take, and why.
 ///
 /// Records work on `stream` without blocking. Statuses:
 /// `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, weight or out),

@@ -3,7 +3,7 @@
 //! output, large ones a workgroup per output (chunked when very large).
 
 use super::grid::grid_1d;
-use super::reduce::columns::Layout;
+use super::reduce::common::Layout;
 use super::reduce::kernels::row_grid;
 use super::reduce::runs as reduce_runs;
 use super::reduce::ReduceOp;

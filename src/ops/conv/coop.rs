@@ -5,9 +5,10 @@
 //! scratch holds them; K split over workgroups (few output tiles, or a K
 //! past K_CHUNK) stores f32 slabs that a second pass adds into the output.
 
+use super::problem::{compiled_window, ivec4, weight_k_rows, Operands, Problem};
+use super::route::{Coop, Fit};
+use super::target::Target;
 use crate::error::Result;
-use crate::ops::conv::{ivec4, Geometry};
-use crate::ops::gemm::coop as gemm_coop;
 use crate::ops::gemm::sum_slabs_into;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
@@ -72,52 +73,54 @@ uniform! {
     }
 }
 
-/// True if the weight's (C/groups, KH, KW) dims are one K dim of unit
-/// stride (size-1 dims do not count).
-pub fn weight_rows(weight: &Tensor) -> bool {
-    let mut expect = 1isize;
-    for d in (1..4).rev() {
-        if weight.shape[d] > 1 && weight.strides[d] != expect {
-            return false;
-        }
-        expect = expect.saturating_mul(weight.shape[d] as isize);
+/// f16 convolutions on devices with cooperative matrices, where the grid
+/// and the slabs fit the adapter's limits and the operands' bindings hold
+/// at least one of the words the kernel reads.
+pub fn supports(p: &Problem, t: &Target) -> Fit<Coop> {
+    let g = &p.geo;
+    if !t.coop {
+        return Err("the device has no cooperative matrices for the WGSL kernels".into());
     }
-    true
-}
-
-/// The f16 convolution on tensor cores; shapes validated by `conv2d`, the
-/// output not empty. Ok(false) where this path does not apply (no
-/// cooperative matrices, a grid or slabs past the adapter's limits): the
-/// caller takes im2col + GEMM.
-pub fn conv2d(
-    stream: &StreamShared,
-    g: &Geometry,
-    input: &Tensor,
-    weight: &Tensor,
-    bias: Option<&Tensor>,
-    out: &Tensor,
-) -> Result<bool> {
-    let dev = &stream.device;
-    if !gemm_coop::available(dev) {
-        return Ok(false);
-    }
-    let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
-    let k = g.cg * g.kh * g.kw;
+    let k = g.k();
     let pixels = g.n * g.oh * g.ow;
-    let outputs = out.numel();
-    let fill = gemm_coop::fill_splits(dev, (g.og, pixels, k), g.groups);
+    let outputs = g.outputs();
+    let fill = t.fill_splits((g.og, pixels, k), g.groups);
     let splits = k.div_ceil(K_CHUNK).max(fill).max(1);
     let k_chunk = k.div_ceil(splits).next_multiple_of(BK);
     let splits = k.div_ceil(k_chunk);
     let grid = [pixels.div_ceil(BLOCK_N), g.og.div_ceil(BLOCK_M), g.groups * splits];
     let slab_bytes = (splits * outputs * 4) as u64;
-    if grid.iter().any(|&d| d > max_dim)
-        || (splits > 1
-            && (slab_bytes > dev.limits.max_storage_buffer_binding_size || splits * outputs > u32::MAX as usize))
-    {
-        return Ok(false);
+    if grid.iter().any(|&d| d > t.max_workgroups) {
+        return Err(format!("a grid of {grid:?} workgroups exceeds the adapter's {} per dimension", t.max_workgroups));
     }
+    if splits > 1 && (slab_bytes > t.max_binding || splits * outputs > u32::MAX as usize) {
+        return Err(format!("{splits} slabs of {outputs} f32 sums exceed the binding size"));
+    }
+    // The kernel reads the weight as 16-byte words and the input as 4-byte
+    // ones (in unused code too): buffers smaller than one such word (a
+    // weight of a few elements) take im2col.
+    if p.weight.bound_bytes < 16 || p.input.bound_bytes < 4 {
+        return Err("the weight binds under 16 bytes or the input under 4".into());
+    }
+    let w = &p.weight;
+    let w_vec = weight_k_rows(g.weight_shape(), w)
+        && k.is_multiple_of(8)
+        && w.strides[0] >= 0
+        && w.strides[0] % 8 == 0
+        && w.bound_offset.is_multiple_of(8);
+    Ok(Coop { splits, k_chunk, w_vec, window: compiled_window(g.kh, g.kw, SIZES) })
+}
 
+/// Record the plan `supports` made.
+pub fn record(stream: &StreamShared, p: &Problem, plan: Coop, ops: &Operands) -> Result<()> {
+    let dev = &stream.device;
+    let g = &p.geo;
+    let Operands { input, weight, bias, out } = *ops;
+    let Coop { splits, k_chunk, w_vec, window } = plan;
+    let k = g.k();
+    let pixels = g.n * g.oh * g.ow;
+    let outputs = g.outputs();
+    let grid = [pixels.div_ceil(BLOCK_N), g.og.div_ceil(BLOCK_M), g.groups * splits];
     let (x_arg, in_off) = view_arg("xw", input);
     let (w_arg, w_off) = view_arg("wv", weight);
     let (y_arg, out_off) = view_arg("y", out);
@@ -125,17 +128,6 @@ pub fn conv2d(
         Some(b) => view_arg("bias", b),
         None => (Arg { name: "bias", ..w_arg }, 0),
     };
-    // The kernel reads the weight as 16-byte words and the input as 4-byte
-    // ones (in unused code too): buffers smaller than one such word (a
-    // weight of a few elements) take im2col.
-    if w_arg.bound_bytes() < 16 || x_arg.bound_bytes() < 4 {
-        return Ok(false);
-    }
-    let w_vec = weight_rows(weight)
-        && k.is_multiple_of(8)
-        && weight.strides[0] >= 0
-        && weight.strides[0] % 8 == 0
-        && w_off.is_multiple_of(8);
     let params = ConvCoopParams {
         m: g.og as u32,
         n: pixels as u32,
@@ -168,17 +160,14 @@ pub fn conv2d(
         w_s: ivec4(&weight.strides),
         out_s: ivec4(&out.strides),
     };
-    let specialized = |v: usize| SIZES.contains(&(v as f64));
-    let (kh_c, kw_c) = if specialized(g.kh) && specialized(g.kw) { (g.kh as f64, g.kw as f64) } else { (0.0, 0.0) };
-    let overrides = [w_vec as u32 as f64, kh_c, kw_c];
+    let overrides = [w_vec as u32 as f64, window[0] as f64, window[1] as f64];
     let groups = grid.map(|d| d as u32);
     if splits == 1 {
         let variant = FAMILY.variant("conv_coop_f16", &[DType::F16], &overrides);
         let args = [x_arg, w_arg, bias_arg, y_arg];
-        spec::record(stream, &Launch { variant, params, args, groups })?;
-        return Ok(true);
+        return spec::record(stream, &Launch { variant, params, args, groups });
     }
-    let parts = scratch(dev, slab_bytes)?;
+    let parts = scratch(dev, (splits * outputs * 4) as u64)?;
     let variant = FAMILY.variant("conv_coop_f16_split", &[DType::F16], &overrides);
     let args = [x_arg, w_arg, bias_arg, Arg::whole("parts", &parts)];
     spec::record(stream, &Launch { variant, params, args, groups })?;
@@ -189,6 +178,5 @@ pub fn conv2d(
         strides: vec![s[0], s[1] * g.og as isize, s[1], s[2], s[3]],
         ..out.clone()
     };
-    sum_slabs_into(stream, &parts, splits, (1.0, 0.0), &by_group, x_arg, None)?;
-    Ok(true)
+    sum_slabs_into(stream, &parts, splits, (1.0, 0.0), &by_group, x_arg, None)
 }

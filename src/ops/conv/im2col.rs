@@ -5,25 +5,18 @@
 //! accumulation, the bias added and the f16 output rounded once in its
 //! epilogue.
 
+use super::problem::{ivec4, weight_k_rows, Operands, Problem};
+use super::route::Im2col;
+use super::target::Target;
 use crate::bail;
 use crate::error::Result;
-use crate::ops::conv::coop::weight_rows;
-use crate::ops::conv::{ivec4, Geometry};
 use crate::ops::gemm::{gemm_views, RowBias};
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, TypeSlot};
 use crate::ops::split::scratch;
 use crate::ops::tensor::{DType, Tensor};
-use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
-
-/// Most bytes of columns one chunk of images writes (at least one image
-/// each): 128 MiB, or the device's setting WGC_CONV_COLS_BYTES (so that
-/// tests can cut small convolutions into chunks).
-fn cols_budget(dev: &Device) -> u64 {
-    dev.settings().conv.cols_bytes.unwrap_or(128 << 20)
-}
 
 pub static FAMILY: Family = Family {
     file: "conv_im2col.wgsl",
@@ -61,24 +54,49 @@ uniform! {
     }
 }
 
-/// The f16 convolution through im2col and the GEMM; shapes validated by
-/// `conv2d`, the output not empty.
-pub fn conv2d(
-    stream: &StreamShared,
-    g: &Geometry,
-    input: &Tensor,
-    weight: &Tensor,
-    bias: Option<&Tensor>,
-    out: &Tensor,
-) -> Result<()> {
-    let dev = &stream.device;
-    let max_dim = dev.limits.max_compute_workgroups_per_dimension;
-    let k = g.cg * g.kh * g.kw;
+/// Every f16 convolution the other routes leave: its chunking; an error
+/// where one image's columns or the packed weight exceed the adapter's
+/// binding size.
+pub fn supports(p: &Problem, t: &Target) -> Result<Im2col> {
+    let g = &p.geo;
+    let k = g.k();
     let ohw = g.oh * g.ow;
     // Weight rows usable as they are: unit K stride and whole 16-byte rows
     // for the tensor-core GEMM's loads; else packed into (O, kp) scratch.
-    let direct = weight_rows(weight) && k.is_multiple_of(8);
+    let pack_weight = !(weight_k_rows(g.weight_shape(), &p.weight) && k.is_multiple_of(8));
     let kp = k.next_multiple_of(8);
+    let binding = t.max_binding;
+    let per_image = bytes_of(ohw * kp);
+    if per_image > binding {
+        bail!(TooLarge, "conv2d: one image's f16 columns ({per_image} bytes) exceed the adapter's binding size");
+    }
+    if pack_weight {
+        let elements = g.o * kp;
+        if bytes_of(elements) > binding {
+            bail!(TooLarge, "conv2d: the packed f16 weight ({elements} elements) exceeds the adapter's binding size");
+        }
+    }
+    let chunk = ((t.cols_budget.min(binding) / per_image) as usize).clamp(1, g.n);
+    // A flat output (pixels at one stride) is one N = OH*OW product per
+    // image; any other view takes a product per output row (N = OW).
+    let flat = g.oh <= 1 || p.out.strides[2] == g.ow as isize * p.out.strides[3];
+    Ok(Im2col { pack_weight, kp, chunk, flat })
+}
+
+/// f16 scratch bytes of `elements`, whole words.
+fn bytes_of(elements: usize) -> u64 {
+    (elements as u64 * 2).next_multiple_of(4)
+}
+
+/// Record the plan `supports` made.
+pub fn record(stream: &StreamShared, p: &Problem, plan: Im2col, ops: &Operands) -> Result<()> {
+    let dev = &stream.device;
+    let g = &p.geo;
+    let Operands { input, weight, bias, out } = *ops;
+    let max_dim = dev.limits.max_compute_workgroups_per_dimension;
+    let Im2col { pack_weight, kp, chunk, flat } = plan;
+    let k = g.k();
+    let ohw = g.oh * g.ow;
     let base = Im2colParams {
         total: 0,
         row: 0,
@@ -102,20 +120,11 @@ pub fn conv2d(
         in_s: ivec4(&input.strides),
         w_s: ivec4(&weight.strides),
     };
-    let bytes_of = |elements: usize| (elements as u64 * 2).next_multiple_of(4);
-    let binding = dev.limits.max_storage_buffer_binding_size;
-    let per_image = bytes_of(ohw * kp);
-    if per_image > binding {
-        bail!(TooLarge, "conv2d: one image's f16 columns ({per_image} bytes) exceed the adapter's binding size");
-    }
     let packed_buf;
-    let a_full = if direct {
+    let a_full = if !pack_weight {
         Tensor { shape: vec![g.o, k], strides: vec![weight.strides[0], 1], offset: weight.offset, ..weight.clone() }
     } else {
         let elements = g.o * kp;
-        if bytes_of(elements) > binding {
-            bail!(TooLarge, "conv2d: the packed f16 weight ({elements} elements) exceeds the adapter's binding size");
-        }
         packed_buf = scratch(dev, bytes_of(elements))?;
         let (w_arg, w_off) = view_arg("wt", weight);
         let (groups, row) = grid_1d(elements as u64, 256, max_dim);
@@ -132,11 +141,7 @@ pub fn conv2d(
         }
     };
 
-    let chunk = ((cols_budget(dev).min(binding) / per_image) as usize).clamp(1, g.n);
     let cols_buf = scratch(dev, bytes_of(chunk * ohw * kp))?;
-    // A flat output (pixels at one stride) is one N = OH*OW product per
-    // image; any other view takes a product per output row (N = OW).
-    let flat = g.oh <= 1 || out.strides[2] == g.ow as isize * out.strides[3];
     let (x_arg, x_off) = view_arg("x", input);
     for n0 in (0..g.n).step_by(chunk) {
         let nb = chunk.min(g.n - n0);

@@ -11,10 +11,12 @@
 //! convolutions with a multiple of 8 channels; the others keep the WGSL
 //! implicit GEMM (conv_coop.rs).
 
+use super::problem::{Operands, Problem, View};
+use super::route::{Fit, Form, Khr};
+use super::target::Target;
 use crate::error::Result;
-use crate::ops::conv::Geometry;
-use crate::ops::gemm::coop::{self as gemm_coop, CoopParams};
-use crate::ops::gemm::spirv::{self as gemm_spirv, EPILOGUE_F16, EPILOGUE_F32};
+use crate::ops::gemm::coop::CoopParams;
+use crate::ops::gemm::spirv::{EPILOGUE_F16, EPILOGUE_F32};
 use crate::ops::gemm::sum_slabs_into;
 use crate::ops::movement;
 use crate::ops::spec::uniform::{uniform, Uniform, UniformLayout};
@@ -122,22 +124,6 @@ conv_modules! {
     "c2n64" 64 f16 epilogue EPI_F16, "c2n64" 64 f16 direct DIRECT_F16,
 }
 
-/// Which GEMM operand the image is (the GLSL's CONV), and the block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Form {
-    /// CONV = 1: out[n] (O x pixels) = W * X[n]^T, the output channels
-    /// along M (a channels-first output, stored along its rows).
-    ImageB,
-    /// CONV = 2: out[n] (pixels x O) = X[n] * W^T, the output channels
-    /// along N (a channels-last output, stored along its rows).
-    ImageA,
-    /// ImageB with a 64-row block (64 invocations): at most 64 output
-    /// channels, which would leave half of the 128-row block idle.
-    ImageB64,
-    /// ImageA with a 64-column block (64 invocations), likewise.
-    ImageA64,
-}
-
 impl Form {
     fn image_a(self) -> bool {
         matches!(self, Form::ImageA | Form::ImageA64)
@@ -174,19 +160,19 @@ fn module_index(form: Form, out_f16: bool, direct: bool) -> usize {
 /// True if a 4-dim view (N, C, H, W) can be read as channels-last 16-byte
 /// words: channels at unit stride, the other strides (of dims longer than
 /// 1) and the offset multiples of 8 halves.
-fn channels_last_words(t: &Tensor) -> bool {
-    let fits = |d: usize, ok: fn(isize) -> bool| t.shape[d] == 1 || ok(t.strides[d]);
+fn channels_last_words(shape: [usize; 4], v: &View) -> bool {
+    let fits = |d: usize, ok: fn(isize) -> bool| shape[d] == 1 || ok(v.strides[d]);
     fits(1, |s| s == 1)
         && [0, 2, 3].into_iter().all(|d| fits(d, |s| s >= 0 && s % 8 == 0))
-        && t.offset.is_multiple_of(8)
+        && v.offset.is_multiple_of(8)
 }
 
 /// True if a weight (O, C, KH, KW) lies as rows of (KH, KW, C), each row
 /// contiguous: what the kernel reads as A (K ordered (kh, kw, c)).
-fn weight_rows(w: &Tensor) -> bool {
-    let [c, kw] = [w.shape[1], w.shape[3]];
-    let at = |d: usize, stride: usize| w.shape[d] == 1 || w.strides[d] == stride as isize;
-    channels_last_words(w) && at(1, 1) && at(3, c) && at(2, kw * c)
+fn weight_rows(shape: [usize; 4], w: &View) -> bool {
+    let [c, kw] = [shape[1], shape[3]];
+    let at = |d: usize, stride: usize| shape[d] == 1 || w.strides[d] == stride as isize;
+    channels_last_words(shape, w) && at(1, 1) && at(3, c) && at(2, kw * c)
 }
 
 /// A copy of `t` (N, C, H, W) into contiguous channels-last scratch. The
@@ -209,28 +195,27 @@ fn channels_last_copy(stream: &StreamShared, t: &Tensor) -> Result<Arc<Buffer>> 
     Ok(buffer)
 }
 
-/// The f16 convolution on this kernel; shapes validated by `conv2d`, the
-/// output not empty. Ok(false) where it does not apply (no such kernel on
-/// the device, groups, channels not a multiple of 8, an output whose
-/// pixels are not one strided dim, a grid or slabs past the limits): the
-/// caller takes the WGSL implicit GEMM.
-pub fn conv2d(
-    stream: &StreamShared,
-    g: &Geometry,
-    input: &Tensor,
-    weight: &Tensor,
-    bias: Option<&Tensor>,
-    out: &Tensor,
-) -> Result<bool> {
-    let dev = &stream.device;
-    let os = &out.strides;
-    let pixels_one_dim = g.oh == 1 || os[2] == g.ow as isize * os[3];
-    if !gemm_spirv::khr_allowed(dev) || g.groups != 1 || !g.c.is_multiple_of(8) || !pixels_one_dim {
-        return Ok(false);
+/// Ungrouped f16 convolutions with a multiple of 8 channels, where the
+/// device runs these kernels, the output's pixels are one strided dim, and
+/// the grid, the image's copy and the slabs fit the adapter's limits.
+pub fn supports(p: &Problem, t: &Target) -> Fit<Khr> {
+    let g = &p.geo;
+    let os = &p.out.strides;
+    if !t.khr {
+        return Err("the device does not run the VK_KHR_cooperative_matrix kernels".into());
+    }
+    if g.groups != 1 {
+        return Err(format!("{} groups", g.groups));
+    }
+    if !g.c.is_multiple_of(8) {
+        return Err(format!("{} input channels, not a multiple of 8", g.c));
+    }
+    if !(g.oh == 1 || os[2] == g.ow as isize * os[3]) {
+        return Err("the output's pixels are not one strided dim".into());
     }
     let (pixels, k) = (g.oh * g.ow, g.kh * g.kw * g.c);
-    let outputs = out.numel();
-    let fill = gemm_coop::fill_splits(dev, (g.o, pixels, k), g.n);
+    let outputs = g.outputs();
+    let fill = t.fill_splits((g.o, pixels, k), g.n);
     let splits = k.div_ceil(K_CHUNK).max(fill).max(1);
     let k_chunk = k.div_ceil(splits).next_multiple_of(BK);
     let splits = k.div_ceil(k_chunk);
@@ -246,23 +231,51 @@ pub fn conv2d(
     };
     let (m, n) = if form.image_a() { (pixels, g.o) } else { (g.o, pixels) };
     let grid = [n.div_ceil(form.block_n()), m.div_ceil(form.block_m()), g.n * splits];
-    let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
     let slab_bytes = (splits * outputs * 4) as u64;
-    let max_bind = dev.limits.max_storage_buffer_binding_size;
     // A channels-last copy of the image must fit one binding too (the
     // implicit GEMM needs none).
-    let input_in_place = channels_last_words(input);
-    let copy_bytes = if input_in_place { 0 } else { (g.n * g.h * g.w * g.c * 2) as u64 };
-    if grid.iter().any(|&d| d > max_dim)
-        || copy_bytes > max_bind
-        || (splits > 1 && (slab_bytes > max_bind || splits * outputs > u32::MAX as usize))
-    {
-        return Ok(false);
+    let copy_input = !channels_last_words(g.input_shape(), &p.input);
+    let copy_bytes = if copy_input { (g.n * g.h * g.w * g.c * 2) as u64 } else { 0 };
+    if grid.iter().any(|&d| d > t.max_workgroups) {
+        return Err(format!("a grid of {grid:?} workgroups exceeds the adapter's {} per dimension", t.max_workgroups));
     }
+    if copy_bytes > t.max_binding {
+        return Err(format!("the image's channels-last copy ({copy_bytes} bytes) exceeds the binding size"));
+    }
+    if splits > 1 && (slab_bytes > t.max_binding || splits * outputs > u32::MAX as usize) {
+        return Err(format!("{splits} slabs of {outputs} f32 sums exceed the binding size"));
+    }
+    let whole = m.is_multiple_of(form.block_m()) && n.is_multiple_of(form.block_n());
+    // One run stores f16 straight into the output where it is aligned and
+    // takes no bias: C (image, m, n) strides as the form sees the output.
+    let y_s = [os[0], os[1], os[3]];
+    let c_s = if form.image_a() { [y_s[0], y_s[2], y_s[1]] } else { y_s };
+    let direct_store = splits == 1
+        && whole
+        && p.bias.is_none()
+        && c_s[2] == 1
+        && c_s.iter().all(|s| *s >= 0 && s % 8 == 0)
+        && p.out.bound_offset.is_multiple_of(8);
+    let copy_weight = !weight_rows(g.weight_shape(), &p.weight);
+    Ok(Khr { form, splits, k_chunk, copy_input, copy_weight, whole, direct_store })
+}
+
+/// Record the plan `supports` made.
+pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands) -> Result<()> {
+    let dev = &stream.device;
+    let g = &p.geo;
+    let Operands { input, weight, bias, out } = *ops;
+    let os = &p.out.strides;
+    let Khr { form, splits, k_chunk, whole, .. } = plan;
+    let (pixels, k) = (g.oh * g.ow, g.kh * g.kw * g.c);
+    let outputs = g.outputs();
+    let (m, n) = if form.image_a() { (pixels, g.o) } else { (g.o, pixels) };
+    let grid = [n.div_ceil(form.block_n()), m.div_ceil(form.block_m()), g.n * splits];
+    let slab_bytes = (splits * outputs * 4) as u64;
 
     // The image channels-last, as (N, H, W, C) strides in halves.
     let copied_input;
-    let (x_arg, x_off, x_s) = if input_in_place {
+    let (x_arg, x_off, x_s) = if !plan.copy_input {
         let (arg, off) = view_arg("x", input);
         (arg, off, [input.strides[0], input.strides[2], input.strides[3]])
     } else {
@@ -272,7 +285,7 @@ pub fn conv2d(
     };
     // The weight as (O, KH*KW*C), K ordered (kh, kw, c).
     let copied_weight;
-    let (w_arg, w_off, w_row) = if weight_rows(weight) {
+    let (w_arg, w_off, w_row) = if !plan.copy_weight {
         let (arg, off) = view_arg("w", weight);
         (arg, off, weight.strides[0])
     } else {
@@ -343,9 +356,8 @@ pub fn conv2d(
         (Arg { name: "a", ..w_arg }, Arg { name: "b", ..x_arg })
     };
     let groups = grid.map(|d| d as u32);
-    let whole = m.is_multiple_of(form.block_m()) && n.is_multiple_of(form.block_n());
     // `bias`: the epilogue's bias binding (any buffer where has_bias is 0).
-    let record = |out_f16: bool, direct: bool, params: ConvKhrParams, c: Arg, bias: Arg| -> Result<()> {
+    let launch = |out_f16: bool, direct: bool, params: ConvKhrParams, c: Arg, bias: Arg| -> Result<()> {
         let kernel = MODULES[module_index(form, out_f16, direct)].kernel(dev)?;
         let c = Arg { name: "c", ..c };
         if direct {
@@ -360,22 +372,15 @@ pub fn conv2d(
     let y_s = [os[0], os[1], os[3]];
     if splits == 1 {
         let c_s = if form.image_a() { [y_s[0], y_s[2], y_s[1]] } else { y_s };
-        let direct = whole
-            && bias.is_none()
-            && c_s[2] == 1
-            && c_s.iter().all(|s| *s >= 0 && s % 8 == 0)
-            && y_off.is_multiple_of(8);
-        record(true, direct, params(y_off, c_s, 0, bias.is_some()), y_arg, bias_arg)?;
-        return Ok(true);
+        return launch(true, plan.direct_store, params(y_off, c_s, 0, bias.is_some()), y_arg, bias_arg);
     }
     // K runs into f32 slabs (N, O, OH*OW), summed with the bias into out.
     let parts = scratch(dev, slab_bytes)?;
     let slab_s = [(m * n) as isize, n as isize, 1];
-    record(false, whole, params(0, slab_s, outputs, false), Arg::whole("c", &parts), w_arg)?;
+    launch(false, whole, params(0, slab_s, outputs, false), Arg::whole("c", &parts), w_arg)?;
     let out_as_c = Tensor { shape: vec![g.n, m, n], strides: y_s.to_vec(), ..out.clone() };
     let bias = bias.map(|_| (bias_arg, bias_off, bias_stride));
-    sum_slabs_into(stream, &parts, splits, (1.0, 0.0), &out_as_c, Arg { name: "bias", ..w_arg }, bias)?;
-    Ok(true)
+    sum_slabs_into(stream, &parts, splits, (1.0, 0.0), &out_as_c, Arg { name: "bias", ..w_arg }, bias)
 }
 
 #[cfg(test)]

@@ -7,9 +7,9 @@
 //! (and `widen` for GEMM's C) only for a bf16 output. Casts and copies
 //! convert directly (`bf16::convert`).
 
+use super::bf16::convert;
+use super::common::{Code, Map, Operand};
 use crate::error::Result;
-use crate::ops::elementwise::bf16::convert;
-use crate::ops::elementwise::map::{run, Code, Map, Operand};
 use crate::ops::split::scratch;
 use crate::ops::tensor::{contiguous_strides, DType, Tensor};
 use crate::runtime::buffer::Buffer;
@@ -63,11 +63,15 @@ pub fn widen(stream: &StreamShared, t: &Tensor, contiguous: bool) -> Result<F32S
     Ok(F32Scratch { shape: t.shape.clone(), strides: t.strides.clone(), offset: t.offset - lo as usize, ..copy })
 }
 
+/// The map engine that computes the widened map (`map::run`, which routes
+/// bf16 maps here: passed in, so that neither file imports the other).
+pub type Engine = fn(&StreamShared, &Map) -> Result<()>;
+
 /// The elementwise map `m` with bf16 operands or output (validated by
-/// `elementwise_map::run`): a cast or copy converts directly, everything
-/// else computes in f32 on widened operands into f32 scratch, rounded
-/// once into the output.
-pub fn map(stream: &StreamShared, m: &Map) -> Result<()> {
+/// `map::run`): a cast or copy converts directly, everything else computes
+/// in f32 on widened operands into f32 scratch (by `run`), rounded once
+/// into the output.
+pub fn map(stream: &StreamShared, m: &Map, run: Engine) -> Result<()> {
     if let ([Operand::Tensor(x)], Code::COPY | Code::CAST) = (m.operands, m.code) {
         return convert(stream, x, m.out);
     }

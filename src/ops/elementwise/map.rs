@@ -9,10 +9,12 @@
 //! place); one that shares out's buffer without overlapping it is copied
 //! first (a buffer cannot be bound read-only and writable in one launch).
 
+use super::bf16_route;
+pub use super::common::{Code, Map, Operand, Scalar};
+use super::common::{SPECIALS, SPECIAL_BASE, UNARY_BASE};
+use super::op::{WGC_NUM_BINARY_OPS, WGC_NUM_UNARY_OPS};
 use crate::error::Result;
-use crate::ops::elementwise::{BinaryOp, UnaryOp, WGC_NUM_BINARY_OPS, WGC_NUM_UNARY_OPS};
 use crate::ops::grid::grid_1d;
-use crate::ops::half::{bf16_bits, bf16_to_f32, f16_bits};
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, check_output, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot, Variant};
 use crate::ops::split::scratch;
@@ -27,32 +29,6 @@ use std::sync::Arc;
 
 const WG: u32 = 256;
 const ALL_DTYPES: &[DType] = &[DType::F32, DType::F16, DType::I32, DType::U32];
-
-/// An op's code in elementwise.wgsl (its `OP` override).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Code(u32);
-
-const UNARY_BASE: u32 = 32;
-/// The ops after the unary ones, from `Code::LEAKY_RELU` on.
-const SPECIAL_BASE: u32 = 64;
-const SPECIALS: u32 = 7;
-
-impl Code {
-    pub const LEAKY_RELU: Code = Code(SPECIAL_BASE);
-    pub const CLAMP: Code = Code(SPECIAL_BASE + 1);
-    pub const FMA: Code = Code(SPECIAL_BASE + 2);
-    pub const WHERE: Code = Code(SPECIAL_BASE + 3);
-    pub const COPY: Code = Code(SPECIAL_BASE + 4);
-    pub const CAST: Code = Code(SPECIAL_BASE + 5);
-    pub const ARANGE: Code = Code(SPECIAL_BASE + 6);
-
-    pub fn binary(op: BinaryOp) -> Code {
-        Code(op as u32)
-    }
-    pub fn unary(op: UnaryOp) -> Code {
-        Code(UNARY_BASE + op as u32)
-    }
-}
 
 const N_CODES: usize = (WGC_NUM_BINARY_OPS + WGC_NUM_UNARY_OPS + SPECIALS) as usize;
 
@@ -161,64 +137,6 @@ fn items_per_invocation(dev: &Device, n: usize) -> usize {
     }
 }
 
-/// A scalar operand's value as the kernel reads it: bits for integer
-/// operands, an f32 for float ones (f16 ones rounded to f16 first, once).
-#[derive(Clone, Copy)]
-pub struct Scalar {
-    pub bits: u32,
-    pub value: f32,
-}
-
-impl Scalar {
-    /// `v` converted to `dtype`: floats round to nearest even, once (f16
-    /// and bf16 directly from the double), integers truncate toward zero and
-    /// saturate to the type's range (NaN gives 0).
-    pub fn of(dtype: DType, v: f64) -> Scalar {
-        match dtype {
-            DType::F32 => Scalar { bits: 0, value: v as f32 },
-            DType::F16 => Scalar { bits: 0, value: f16_to_f32(f16_bits(v)) },
-            DType::BF16 => Scalar { bits: 0, value: bf16_to_f32(bf16_bits(v)) },
-            DType::I32 => Scalar { bits: (v as i32) as u32, value: 0.0 },
-            DType::U32 => Scalar { bits: v as u32, value: 0.0 },
-        }
-    }
-
-    /// Integer bits as they are (arange's wrapped start and step).
-    pub fn bits(bits: u32) -> Scalar {
-        Scalar { bits, value: 0.0 }
-    }
-}
-
-/// The f32 with the value of the f16 `h` (exact).
-fn f16_to_f32(h: u16) -> f32 {
-    let sign = if h & 0x8000 != 0 { -1.0f32 } else { 1.0 };
-    let exp = ((h >> 10) & 0x1f) as i32;
-    let frac = (h & 0x3ff) as f32;
-    match exp {
-        0 => sign * frac * (2.0f32).powi(-24),
-        31 if frac == 0.0 => sign * f32::INFINITY,
-        31 => f32::NAN,
-        e => sign * (1.0 + frac / 1024.0) * (2.0f32).powi(e - 15),
-    }
-}
-
-/// One operand: a tensor, or scalar 0 or 1 of the map.
-#[derive(Clone, Copy)]
-pub enum Operand<'t, 'a> {
-    Tensor(&'t Tensor<'a>),
-    Scalar(u32),
-}
-
-/// One elementwise operation: `code` on `operands` of dtype `a` (the mask
-/// of `WHERE` aside), written to `out`.
-pub struct Map<'t, 'a> {
-    pub code: Code,
-    pub a: DType,
-    pub operands: &'t [Operand<'t, 'a>],
-    pub out: &'t Tensor<'a>,
-    pub scalars: [Option<Scalar>; 2],
-}
-
 const NAMES: [&str; 4] = ["x0", "x1", "x2", "y"];
 const NAMES_VEC4: [&str; 4] = ["x0v", "x1v", "x2v", "yv"];
 const NAMES_BF16: [&str; 4] = ["x0b", "x1b", "x2b", "yb"];
@@ -253,7 +171,7 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     let bf16 = all.iter().any(|t| t.dtype == DType::BF16) || m.a == DType::BF16;
     let copies_tensor = m.code == Code::COPY && !tensors.is_empty();
     if bf16 && (m.a != DType::BF16 || m.out.dtype != DType::BF16 || copies_tensor) {
-        return crate::ops::elementwise::bf16_route::map(stream, m);
+        return bf16_route::map(stream, m, run);
     }
     // Inputs sharing out's buffer apart from it (and a mask in place) are
     // read from a copy.
@@ -309,7 +227,7 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
             return launch(stream, &plan, true, 0, &vshape, &vstrides, &voffsets);
         }
         if bf16 {
-            return crate::ops::elementwise::bf16_route::map(stream, m);
+            return bf16_route::map(stream, m, run);
         }
         return launch(stream, &plan, false, 0, &cshape, &cstrides, &offsets);
     }
@@ -319,7 +237,7 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     // arange's values depend on the element's index, which a tail routed
     // on its own would restart from 0: such a map goes whole through f32.
     if bf16 && (n4 == 0 || (n4 * 4 < n && m.code == Code::ARANGE)) {
-        return crate::ops::elementwise::bf16_route::map(stream, m);
+        return bf16_route::map(stream, m, run);
     }
     let ones = [[1isize]; 4];
     if n4 > 0 {
@@ -413,7 +331,7 @@ fn dense_tail<'a>(stream: &StreamShared, m: &Map<'_, 'a>, done: usize) -> Result
     let operands: Vec<Operand> =
         m.operands.iter().zip(&views).map(|(o, v)| v.as_ref().map_or(*o, Operand::Tensor)).collect();
     let out = tail(m.out);
-    crate::ops::elementwise::bf16_route::map(stream, &Map { operands: &operands, out: &out, ..*m })
+    bf16_route::map(stream, &Map { operands: &operands, out: &out, ..*m }, run)
 }
 
 /// A map after validation: each slot's source and view.

@@ -7,8 +7,7 @@ use crate::bail;
 use crate::error::Result;
 use crate::ops::grid::grid_1d;
 use crate::ops::norm::batch_fast as norm_batch_fast;
-use crate::ops::norm::check_param;
-use crate::ops::norm::softmax::check_rowwise;
+use crate::ops::norm::common::{check_param, check_rowwise};
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{
     self, check_output, pack_i32, pack_u32, view_arg, Family, Launch, OverrideSlot, Sharing, TypeSlot,

@@ -8,7 +8,8 @@
 use crate::bail;
 use crate::error::Result;
 use crate::ops::elementwise::{binary, BinaryOp};
-use crate::ops::norm::{check_param, lanes, norm, NormParams, FAMILY, FAMILY_SUBGROUPS, MAX_CACHE};
+use crate::ops::norm::common::check_param;
+use crate::ops::norm::layer::{lanes, norm, NormParams, FAMILY, FAMILY_SUBGROUPS, MAX_CACHE};
 use crate::ops::reduce::kernels::{row_grid, row_workgroup, strategy};
 use crate::ops::spec::{self, check_output, pack_i32, pack_u32, view_arg, Arg, Launch, Sharing};
 use crate::ops::split::MAX_ITERS;

@@ -3,9 +3,9 @@
 //! long rows too few to fill the GPU) cut into chunks of one workgroup each
 //! (see shaders/softmax.wgsl).
 
-use crate::bail;
 use crate::error::Result;
 use crate::ops::gemm::tuned::{self, bucket, Candidate, Choice};
+use crate::ops::norm::common::{check_rowwise, RowLayout};
 use crate::ops::reduce::axes::single_axis;
 use crate::ops::reduce::kernels::{row_grid, row_workgroup, strategy, ROW_WGS};
 use crate::ops::spec::uniform::uniform;
@@ -13,7 +13,7 @@ use crate::ops::spec::{
     self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot,
 };
 use crate::ops::split::{scratch, CHUNK_LEN, MAX_ITERS, SPLIT_WG};
-use crate::ops::tensor::{coalesce, expect_shape, same_device, DType, Tensor};
+use crate::ops::tensor::{DType, Tensor};
 use crate::runtime::stream::StreamShared;
 
 const ENTRIES: &[&str] =
@@ -73,66 +73,6 @@ uniform! {
 
 /// Most vec4 slots per invocation kept in registers.
 const MAX_CACHE: usize = 16;
-
-/// Rows along one axis: their count, length, and how to find them.
-pub struct RowLayout {
-    pub rows: usize,
-    pub len: usize,
-    pub in_stride: isize,
-    pub out_stride: isize,
-    pub outer_shape: Vec<usize>,
-    pub outer_in: Vec<isize>,
-    pub outer_out: Vec<isize>,
-}
-
-impl RowLayout {
-    /// Rows of `input` and `out` (same shape) along `axis`.
-    pub fn along(input: &Tensor, out: &Tensor, axis: usize) -> RowLayout {
-        let others: Vec<usize> = (0..input.rank()).filter(|&d| d != axis).collect();
-        let shape: Vec<usize> = others.iter().map(|&d| input.shape[d]).collect();
-        let sin: Vec<isize> = others.iter().map(|&d| input.strides[d]).collect();
-        let sout: Vec<isize> = others.iter().map(|&d| out.strides[d]).collect();
-        let (outer_shape, mut strides) = coalesce(&shape, &[sin, sout]);
-        let outer_out = strides.pop().unwrap();
-        let outer_in = strides.pop().unwrap();
-        RowLayout {
-            rows: shape.iter().product(),
-            len: input.shape[axis],
-            in_stride: input.strides[axis],
-            out_stride: out.strides[axis],
-            outer_shape,
-            outer_in,
-            outer_out,
-        }
-    }
-
-    /// Every row of both tensors is contiguous and starts 4-aligned, and whole vec4s cover it.
-    pub fn vec4_ok(&self, in_offset: usize, out_offset: usize) -> bool {
-        self.in_stride == 1
-            && self.out_stride == 1
-            && self.len.is_multiple_of(4)
-            && in_offset.is_multiple_of(4)
-            && out_offset.is_multiple_of(4)
-            && self.outer_in.iter().chain(&self.outer_out).all(|s| s % 4 == 0)
-    }
-}
-
-/// Checks shared by row-wise operators: floats, same device, out shaped and
-/// typed like in (each operator then runs `spec::check_output` with its inputs).
-pub fn check_rowwise(stream: &StreamShared, input: &Tensor, out: &Tensor, what: &str) -> Result<()> {
-    let dev = &stream.device;
-    dev.check_alive()?;
-    same_device(dev, &[input, out])?;
-    if !input.dtype.is_float() {
-        bail!(Unsupported, "{what} of {} tensors is not supported (f32 and f16 only)", input.dtype.wgsl());
-    }
-    input.dtype.check_device(dev)?;
-    if out.dtype != input.dtype {
-        bail!(DtypeMismatch, "{what}: out is {}, in is {}", out.dtype.wgsl(), input.dtype.wgsl());
-    }
-    expect_shape(out, &input.shape, "out")?;
-    Ok(())
-}
 
 /// Rows at least this long, when few, are cut into chunks to fill the GPU.
 const SPLIT_MIN_LEN: usize = 32768;

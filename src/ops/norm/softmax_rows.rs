@@ -5,7 +5,7 @@
 //! rows load vec4s; any other layout loads scalars.
 
 use crate::error::Result;
-use crate::ops::norm::softmax::RowLayout;
+use crate::ops::norm::common::RowLayout;
 use crate::ops::reduce::kernels::row_grid;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};

@@ -8,8 +8,8 @@
 //! column means, then the deviations from them.
 
 use crate::error::Result;
+use crate::ops::reduce::common::{Layout, ReduceOp};
 use crate::ops::reduce::kernels::row_grid;
-use crate::ops::reduce::ReduceOp;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
 use crate::ops::split::scratch;
@@ -117,17 +117,6 @@ fn accumulator(d: DType) -> (DType, u32, u32) {
         DType::I32 => (DType::I32, 0x8000_0000, 0x7fff_ffff),
         DType::U32 => (DType::U32, 0, 0xffff_ffff),
     }
-}
-
-/// The reduction's layout after coalescing (as `reduce` computes it): kept
-/// dims with their input and output strides, reduced dims (largest stride
-/// first) with their input strides.
-pub struct Layout<'a> {
-    pub kept_shape: &'a [usize],
-    pub kept_in: &'a [isize],
-    pub kept_out: &'a [isize],
-    pub red_shape: &'a [usize],
-    pub red_in: &'a [isize],
 }
 
 /// A column reduction, planned.

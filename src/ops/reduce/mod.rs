@@ -7,6 +7,7 @@
 
 pub mod axes;
 pub mod columns;
+pub mod common;
 pub mod cumsum;
 pub mod kernels;
 pub mod rows;
@@ -17,7 +18,6 @@ pub mod topk;
 
 use crate::bail;
 use crate::error::Result;
-use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{
     self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot,
 };
@@ -26,6 +26,7 @@ use crate::ops::{elementwise::bf16, elementwise::bf16_route};
 use crate::runtime::buffer::{Buffer, Usage};
 use crate::runtime::stream::StreamShared;
 use axes::{reduced_mask, reduced_shape};
+pub use common::{Layout, ReduceOp, ReduceParams};
 use kernels::{row_grid, strategy, WG};
 
 const ENTRIES: &[&str] = &["reduce_strided", "reduce_columns", "reduce_vec4", "reduce_finish"];
@@ -81,77 +82,6 @@ reduce_family!(FAMILY_I32_SUBGROUPS, "reduce.wgsl:i32+subgroups", SOURCE_SUBGROU
 reduce_family!(FAMILY_U32_SUBGROUPS, "reduce.wgsl:u32+subgroups", SOURCE_SUBGROUPS, [U32], U32, [U32, I32]);
 reduce_family!(FAMILY_BF16, "reduce.wgsl:bf16", SOURCE_BF16_SHARED, [F32], F32, [F32, I32]);
 reduce_family!(FAMILY_BF16_SUBGROUPS, "reduce.wgsl:bf16+subgroups", SOURCE_BF16_SUBGROUPS, [F32], F32, [F32, I32]);
-
-uniform! {
-    /// The uniform of reduce.wgsl (both passes).
-    pub struct ReduceParams = "Params" {
-        pub k_total: u32,
-        pub rows: u32,
-        pub chunks: u32,
-        pub in_offset: u32,
-        pub out_offset: u32,
-        pub rows_per_y: u32,
-        pub kept_rank: u32,
-        pub red_rank: u32,
-        pub unbiased: u32,
-        pub k_total_f: f32,
-        /// Always 0 (reduce.wgsl's opaque()).
-        pub zero: u32,
-        pub single_pass: u32,
-        pub kept_shape: [[u32; 4]; 2],
-        pub kept_in: [[i32; 4]; 2],
-        pub kept_out: [[i32; 4]; 2],
-        pub red_shape: [[u32; 4]; 2],
-        pub red_in: [[i32; 4]; 2],
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReduceOp {
-    Sum,
-    Mean,
-    Max,
-    Min,
-    Prod,
-    Argmax,
-    Argmin,
-    /// Variance; `unbiased` divides by n - 1 instead of n.
-    Var {
-        unbiased: bool,
-    },
-    Std {
-        unbiased: bool,
-    },
-}
-
-impl ReduceOp {
-    /// The OP code of shaders/reduce.wgsl.
-    fn code(self) -> u32 {
-        match self {
-            ReduceOp::Sum => 0,
-            ReduceOp::Mean => 1,
-            ReduceOp::Max => 2,
-            ReduceOp::Min => 3,
-            ReduceOp::Prod => 4,
-            ReduceOp::Argmax => 5,
-            ReduceOp::Argmin => 6,
-            ReduceOp::Var { .. } => 7,
-            ReduceOp::Std { .. } => 8,
-        }
-    }
-    fn is_var(self) -> bool {
-        matches!(self, ReduceOp::Var { .. } | ReduceOp::Std { .. })
-    }
-    fn is_arg(self) -> bool {
-        matches!(self, ReduceOp::Argmax | ReduceOp::Argmin)
-    }
-    fn floats_only(self) -> bool {
-        matches!(self, ReduceOp::Mean | ReduceOp::Var { .. } | ReduceOp::Std { .. })
-    }
-    fn needs_elements(self) -> bool {
-        matches!(self, ReduceOp::Max | ReduceOp::Min | ReduceOp::Argmax | ReduceOp::Argmin)
-    }
-}
 
 /// Size of one partial state in scratch (struct State of reduce.wgsl).
 const STATE_BYTES: u64 = 20;
@@ -264,7 +194,7 @@ fn reduce_into(
     let red_strides_raw: Vec<isize> = reduced.iter().map(|r| r.1).collect();
     let (red_shape, red_strides) = coalesce(&red_shape_raw, &[red_strides_raw]);
     let red_in = &red_strides[0];
-    let layout = columns::Layout {
+    let layout = Layout {
         kept_shape: &kept_shape,
         kept_in: &kept_strides[0],
         kept_out: &kept_strides[1],

@@ -6,8 +6,8 @@
 
 use crate::error::Result;
 use crate::ops::gemm::tuned::{self, bucket, Candidate, Choice};
+use crate::ops::reduce::common::ReduceParams;
 use crate::ops::reduce::kernels::{row_grid, strategy, WG};
-use crate::ops::reduce::ReduceParams;
 use crate::ops::spec::{self, Arg, Family, Launch, OverrideSlot, TypeSlot};
 use crate::ops::tensor::DType;
 use crate::runtime::device::Device;

@@ -9,9 +9,8 @@
 //! them (as every reduction kernel, for the header's accuracy).
 
 use crate::error::Result;
-use crate::ops::reduce::columns::Layout;
+use crate::ops::reduce::common::{Layout, ReduceOp};
 use crate::ops::reduce::kernels::row_grid;
-use crate::ops::reduce::ReduceOp;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
 use crate::ops::split::scratch;

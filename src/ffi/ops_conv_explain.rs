@@ -1,0 +1,72 @@
+//! Which route a convolution would take, and why.
+
+use super::boundary::{borrow, run};
+use super::ops_conv::WgcConv2dParams;
+use super::sized::read_sized;
+use super::status::WgcStatus;
+use super::stream::WgcStream;
+use super::tensor::{tensor, WgcTensor};
+use super::text_out::write_text;
+use crate::ops::conv::{conv2d_plan, Conv2dParams};
+use std::ffi::c_char;
+
+impl From<&WgcConv2dParams> for Conv2dParams {
+    fn from(p: &WgcConv2dParams) -> Conv2dParams {
+        Conv2dParams {
+            stride: [p.stride_h, p.stride_w],
+            pad: [p.pad_h, p.pad_w],
+            dilation: [p.dilation_h, p.dilation_w],
+            groups: p.groups,
+        }
+    }
+}
+
+/// Explain, without recording anything, how `wgc_op_conv2d` with the same
+/// operands would run: one line, `route NAME (PARAMETERS) because REASON`,
+/// then `; declined: ROUTE: WHY; ...` for each route asked before it, in
+/// order. The routes are `empty`, `gemm_1x1` (a GEMM per image, whose own
+/// route `wgc_op_gemm` then chooses), `direct` (depthwise), `implicit_gemm`
+/// (f32), `khr_gather`, `coop_implicit` (f16 on tensor cores) and
+/// `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
+/// wording may change between versions; do not parse it.
+///
+/// Writes the text, NUL-terminated, into `buf` if it fits in `buf_len`
+/// bytes, and its length without the NUL into `*out_len` either way
+/// (`buf` NULL with `buf_len` 0 asks for the length: `WGC_OK`); with a
+/// nonzero `buf_len` that is too small it returns `WGC_ERROR_TOO_LARGE`
+/// and writes nothing into `buf` (as `wgc_profile_table`).
+///
+/// The operands are checked as `wgc_op_conv2d` checks them and a bad one
+/// gives the same status (and nothing is written); a convolution that
+/// `wgc_op_conv2d` would refuse for the adapter's limits
+/// (`WGC_ERROR_TOO_LARGE`) is refused here too. Also
+/// `WGC_ERROR_NULL_POINTER` (NULL `out_len`, or NULL `buf` with a nonzero
+/// `buf_len`). Does not block; reads the same settings as the call.
+///
+/// # Safety
+/// As `wgc_op_conv2d`; `buf` must be valid for `buf_len` bytes and
+/// `out_len` for one write.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn wgc_op_conv2d_explain(
+    stream: *const WgcStream,
+    params: *const WgcConv2dParams,
+    input: *const WgcTensor,
+    weight: *const WgcTensor,
+    bias: *const WgcTensor,
+    out: *const WgcTensor,
+    buf: *mut c_char,
+    buf_len: usize,
+    out_len: *mut usize,
+) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let p = unsafe { read_sized(params, "params") }?;
+        let input = unsafe { tensor(input, "input") }?;
+        let weight = unsafe { tensor(weight, "weight") }?;
+        let bias = if bias.is_null() { None } else { Some(unsafe { tensor(bias, "bias") }?) };
+        let out = unsafe { tensor(out, "out") }?;
+        let plan = conv2d_plan(s, &Conv2dParams::from(&p), &input, &weight, bias.as_ref(), &out)?;
+        unsafe { write_text(&plan.to_string(), buf, buf_len, out_len) }
+    })
+}

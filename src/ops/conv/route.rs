@@ -1,0 +1,183 @@
+//! The routes a convolution can take, as values: which kernels run and
+//! with what parameters, decided by `plan` before anything is recorded.
+
+use std::fmt;
+
+/// A route's answer for one problem: its parameters, or why it declines
+/// (the planner then asks the next route).
+pub type Fit<T> = std::result::Result<T, String>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// The output is empty: nothing is recorded.
+    Empty,
+    /// A 1x1 stride-1 unpadded convolution over flat pixels: one GEMM per
+    /// image (`wgc_op_gemm`'s routes then apply).
+    Gemm1x1,
+    /// One input channel per group (depthwise): conv_direct.wgsl.
+    Direct(Direct),
+    /// The WGSL implicit GEMM (conv.wgsl), f32.
+    Implicit(Implicit),
+    /// f16 on the VK_KHR_cooperative_matrix GEMM kernel gathering 8
+    /// channels of a tap per load from a channels-last image (khr.rs).
+    Khr(Khr),
+    /// f16 implicit GEMM on WGSL cooperative matrices (coop.rs).
+    Coop(Coop),
+    /// f16 columns written to scratch and multiplied by the f16 GEMM.
+    Im2col(Im2col),
+}
+
+/// How the depthwise kernel covers a window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direct {
+    /// One invocation per output; `window` compiled in where not (0, 0).
+    PerOutput { window: [usize; 2] },
+    /// A workgroup per output (windows over DIRECT_MAX_TAPS taps).
+    PerWorkgroup,
+    /// A workgroup per output and chunk of taps, a second pass adding them.
+    Chunked { chunks: usize },
+}
+
+/// The f32 implicit GEMM's blocking and K split.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Implicit {
+    /// Register blocks (1 or 2) of the 64x64 tile along M and N.
+    pub rm: usize,
+    pub rn: usize,
+    /// K runs over workgroups (more than 1: conv_init sets the output to
+    /// the bias first, and the runs add into it).
+    pub splits: usize,
+    pub k_chunk: usize,
+    /// The kernel size compiled in, or (0, 0).
+    pub window: [usize; 2],
+}
+
+/// Which GEMM operand the image is for the KHR kernel (the GLSL's CONV),
+/// and the block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// CONV = 1: out[n] (O x pixels) = W * X[n]^T, the output channels
+    /// along M (a channels-first output, stored along its rows).
+    ImageB,
+    /// CONV = 2: out[n] (pixels x O) = X[n] * W^T, the output channels
+    /// along N (a channels-last output, stored along its rows).
+    ImageA,
+    /// ImageB with a 64-row block (64 invocations): at most 64 output
+    /// channels, which would leave half of the 128-row block idle.
+    ImageB64,
+    /// ImageA with a 64-column block (64 invocations), likewise.
+    ImageA64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Khr {
+    pub form: Form,
+    /// K runs (more than 1: f32 slabs summed by the GEMM's second pass).
+    pub splits: usize,
+    pub k_chunk: usize,
+    /// The image is not channels-last in 16-byte words: copied so first.
+    pub copy_input: bool,
+    /// The weight is not rows of (KH, KW, C): copied so first.
+    pub copy_weight: bool,
+    /// Every block whole: stores unguarded.
+    pub whole: bool,
+    /// One run stored straight into an aligned, bias-free output (no
+    /// epilogue).
+    pub direct_store: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Coop {
+    /// K runs (more than 1: f32 slabs added by a second pass).
+    pub splits: usize,
+    pub k_chunk: usize,
+    /// The weight read as 16-byte words.
+    pub w_vec: bool,
+    /// The kernel size compiled in, or (0, 0).
+    pub window: [usize; 2],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Im2col {
+    /// The weight packed into (O, kp) scratch first (its rows are not
+    /// usable as they lie).
+    pub pack_weight: bool,
+    /// K padded to whole 8s.
+    pub kp: usize,
+    /// Images whose columns one pass writes.
+    pub chunk: usize,
+    /// One N = OH*OW product per image (else one per output row).
+    pub flat: bool,
+}
+
+impl Route {
+    /// The route's name, as `explain` gives it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Route::Empty => "empty",
+            Route::Gemm1x1 => "gemm_1x1",
+            Route::Direct(_) => "direct",
+            Route::Implicit(_) => "implicit_gemm",
+            Route::Khr(_) => "khr_gather",
+            Route::Coop(_) => "coop_implicit",
+            Route::Im2col(_) => "im2col_gemm",
+        }
+    }
+}
+
+fn window(w: [usize; 2]) -> String {
+    if w == [0, 0] {
+        "any window".into()
+    } else {
+        format!("{}x{} compiled in", w[0], w[1])
+    }
+}
+
+impl fmt::Display for Route {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.name())?;
+        match self {
+            Route::Empty | Route::Gemm1x1 => Ok(()),
+            Route::Direct(Direct::PerOutput { window: w }) => write!(f, " (an invocation per output, {})", window(*w)),
+            Route::Direct(Direct::PerWorkgroup) => write!(f, " (a workgroup per output)"),
+            Route::Direct(Direct::Chunked { chunks }) => {
+                write!(f, " (a workgroup per output and chunk of taps, {chunks} chunks)")
+            }
+            Route::Implicit(i) => write!(
+                f,
+                " (RM {}, RN {}, K in {} run(s) of {}, {})",
+                i.rm,
+                i.rn,
+                i.splits,
+                i.k_chunk,
+                window(i.window)
+            ),
+            Route::Khr(k) => write!(
+                f,
+                " ({:?}, K in {} run(s) of {}, input {}, weight {}{})",
+                k.form,
+                k.splits,
+                k.k_chunk,
+                if k.copy_input { "copied channels-last" } else { "read in place" },
+                if k.copy_weight { "copied as (O, KH, KW, C)" } else { "read in place" },
+                if k.direct_store { ", stored directly" } else { "" }
+            ),
+            Route::Coop(c) => write!(
+                f,
+                " (K in {} run(s) of {}, weight {}, {})",
+                c.splits,
+                c.k_chunk,
+                if c.w_vec { "in 16-byte words" } else { "by element" },
+                window(c.window)
+            ),
+            Route::Im2col(i) => write!(
+                f,
+                " (K padded to {}, {} image(s) per pass, weight {}, {})",
+                i.kp,
+                i.chunk,
+                if i.pack_weight { "packed" } else { "read in place" },
+                if i.flat { "a GEMM per image" } else { "a GEMM per output row" }
+            ),
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! What the convolution planner reads of the device and of its settings:
+//! gathered once per call by `Target::of`, or written out by a test.
+
+use crate::ops::gemm::coop as gemm_coop;
+use crate::ops::gemm::spirv as gemm_spirv;
+use crate::runtime::device::Device;
+/// Where f16 convolutions that are neither 1x1 GEMMs nor depthwise start
+/// (each route declining passes to the next: KHR gather, WGSL
+/// cooperative-matrix implicit GEMM, im2col): the device's WGC_CONV_F16.
+pub use crate::runtime::settings::ConvF16Start as F16Start;
+
+/// K runs for a tensor-core product of (m, n, k) over a batch, to fill the
+/// GPU.
+#[derive(Clone, Copy)]
+pub enum Fill<'d> {
+    /// The tensor-core GEMM's rule on this device, under its settings
+    /// (`gemm::coop::fill_splits`).
+    Device(&'d Device),
+    /// A rule given as is (routing tests).
+    Rule(fn((usize, usize, usize), usize) -> usize),
+}
+
+#[derive(Clone, Copy)]
+pub struct Target<'d> {
+    /// Workgroups per grid dimension.
+    pub max_workgroups: usize,
+    /// Bytes one storage binding may cover.
+    pub max_binding: u64,
+    /// The VK_KHR_cooperative_matrix convolution kernels run here (and are
+    /// not switched off).
+    pub khr: bool,
+    /// The WGSL cooperative-matrix kernels run here.
+    pub coop: bool,
+    pub fill: Fill<'d>,
+    pub f16_start: F16Start,
+    /// Most bytes of columns one im2col pass writes (at least one image):
+    /// 128 MiB, or the device's WGC_CONV_COLS_BYTES.
+    pub cols_budget: u64,
+}
+
+impl<'d> Target<'d> {
+    pub fn of(dev: &'d Device) -> Target<'d> {
+        let conv = &dev.settings().conv;
+        Target {
+            max_workgroups: dev.limits.max_compute_workgroups_per_dimension as usize,
+            max_binding: dev.limits.max_storage_buffer_binding_size,
+            khr: gemm_spirv::khr_allowed(dev),
+            coop: gemm_coop::available(dev),
+            fill: Fill::Device(dev),
+            f16_start: conv.f16_start,
+            cols_budget: conv.cols_bytes.unwrap_or(128 << 20),
+        }
+    }
+
+    /// K runs for a tensor-core product of (m, n, k) over `batch`.
+    pub fn fill_splits(&self, mnk: (usize, usize, usize), batch: usize) -> usize {
+        match self.fill {
+            Fill::Device(dev) => gemm_coop::fill_splits(dev, mnk, batch),
+            Fill::Rule(rule) => rule(mnk, batch),
+        }
+    }
+}
