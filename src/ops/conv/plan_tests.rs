@@ -7,7 +7,10 @@ use super::problem::{Conv2dParams, Problem};
 use super::route::{Coop, Direct, Form, Im2col, Implicit, Khr, Route};
 use super::target::{F16Start, Fill, Target};
 use crate::error::Error;
-use crate::ops::split::{runs_for_one_wave, SMS};
+use crate::ops::split::runs_for_one_wave;
+
+/// The H100 and H200 SM count the tables assume.
+const SMS: usize = 132;
 use crate::ops::tensor::DType::{self, F16, F32};
 
 /// The tensor-core GEMM's fill rule under the default settings
