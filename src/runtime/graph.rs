@@ -58,7 +58,8 @@ pub(super) struct Instance {
 
 pub struct Graph {
     pub device: Arc<Device>,
-    pub(super) cmds: Vec<GraphCmd>,
+    /// Shared with the batches its replays are in (encoded from there).
+    pub(super) cmds: Arc<Vec<GraphCmd>>,
     pub(super) slots: Vec<Slot>,
     /// The captured uniform bytes (launch parameters at aligned offsets).
     pub(super) uniforms: Vec<u8>,
@@ -131,7 +132,7 @@ impl Graph {
         let first = Arc::new(Instance { arena_id, table: Vec::new(), groups, raws });
         Graph {
             device: device.clone(),
-            cmds: out,
+            cmds: Arc::new(out),
             slots,
             uniforms,
             launches,
@@ -177,7 +178,9 @@ impl Graph {
             let at = s
                 .sites
                 .iter()
-                .map(|&(launch, off)| self.params_at[launch as usize].expect("a site has parameters").0 as usize + off as usize)
+                .map(|&(launch, off)| {
+                    self.params_at[launch as usize].expect("a site has parameters").0 as usize + off as usize
+                })
                 .collect();
             out.push((word, at));
         }

@@ -87,9 +87,11 @@ impl OpScalar {
         }
         let name = self.decl.name;
         if self.launches > 0 && self.sites.is_empty() {
-            self.refused = Some(format!("the kernels chosen for {name} = {} do not take it as a parameter", self.decl.captured));
+            self.refused =
+                Some(format!("the kernels chosen for {name} = {} do not take it as a parameter", self.decl.captured));
         } else if self.decl.one_launch && self.sites.windows(2).any(|w| w[0].0 != w[1].0) {
-            self.refused = Some(format!("{name} = {} was found in several launches of the operator", self.decl.captured));
+            self.refused =
+                Some(format!("{name} = {} was found in several launches of the operator", self.decl.captured));
         }
     }
 

@@ -4,9 +4,9 @@
 use super::{State, StreamShared, ARENA_BYTES, MAX_BATCH_LAUNCHES};
 use crate::bail;
 use crate::error::Result;
-use crate::runtime::batch::{Cmd, Counts};
-use crate::runtime::graph::{Graph, GraphCmd, GraphCounts, Rebind, ScalarPatch, ValuePatch};
-use crate::runtime::graph_capture::{CaptureLog, UniformAt};
+use crate::runtime::batch::Cmd;
+use crate::runtime::graph::{Graph, Rebind, ScalarPatch, ValuePatch};
+use crate::runtime::graph_capture::CaptureLog;
 use crate::runtime::graph_scalars::{OpScalar, ScalarDecl};
 use std::sync::atomic::Ordering;
 
@@ -169,31 +169,9 @@ impl StreamShared {
                 batch.uniform_bytes[start..start + 4].copy_from_slice(&word.to_le_bytes());
             }
         }
-        batch.cmds.reserve(graph.cmds.len());
-        for (cmd, group) in graph.cmds.iter().zip(&inst.groups) {
-            batch.cmds.push(match cmd {
-                GraphCmd::Dispatch { pipeline, uniform, groups, .. } => Cmd::Dispatch {
-                    pipeline: pipeline.clone(),
-                    bind_group: group.clone().unwrap(),
-                    uniform_offset: match uniform {
-                        UniformAt::None => None,
-                        UniformAt::Arena(off) => Some(base as u32 + off),
-                        UniformAt::Fixed(off) => Some(*off),
-                    },
-                    groups: match groups {
-                        GraphCounts::Direct(g) => Counts::Direct(*g),
-                        GraphCounts::Indirect(slot) => Counts::Indirect(inst.raws[*slot as usize].clone()),
-                    },
-                },
-                GraphCmd::Copy { src, src_offset, dst, dst_offset, size } => Cmd::Copy {
-                    src: inst.raws[*src as usize].clone(),
-                    src_offset: *src_offset,
-                    dst: inst.raws[*dst as usize].clone(),
-                    dst_offset: *dst_offset,
-                    size: *size,
-                },
-            });
-        }
+        // One command: encoded from the graph's resolved commands when the
+        // batch is submitted (nothing per dispatch here).
+        batch.cmds.push(Cmd::Replay { cmds: graph.cmds.clone(), inst, base: base as u32 });
         for lease in graph.leases() {
             batch.hold(lease);
         }
