@@ -120,3 +120,67 @@ impl OpScalar {
         Ok((d.encode)(value))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decl(one_launch: bool) -> ScalarDecl {
+        ScalarDecl {
+            name: "alpha",
+            field: "alpha",
+            word: 0,
+            captured: 2.0,
+            encode: Arc::new(|v| (v as f32).to_bits()),
+            min: 0.0,
+            max: 8.0,
+            integral: true,
+            finite: true,
+            one_launch,
+            fixed: None,
+        }
+    }
+
+    /// Parameters (alpha: f32, n: u32) holding `alpha`.
+    fn params(alpha: f32) -> ([u8; 8], Vec<(&'static str, usize, usize)>) {
+        let mut p = [0u8; 8];
+        p[..4].copy_from_slice(&alpha.to_le_bytes());
+        p[4..].copy_from_slice(&7u32.to_le_bytes());
+        (p, vec![("alpha", 0, 4), ("n", 4, 4)])
+    }
+
+    #[test]
+    fn found_where_the_field_holds_the_value() {
+        let mut s = OpScalar::new(decl(false));
+        let (p, f) = params(2.0);
+        s.note_launch(3, &p, &f);
+        let (q, f2) = params(1.0); // a pass that applies another alpha
+        s.note_launch(4, &q, &f2);
+        s.close();
+        assert!(s.refused.is_none());
+        assert_eq!(s.sites, vec![(3, 0)]);
+        assert_eq!(s.encode(0, 5.0).unwrap(), 5.0f32.to_bits());
+        assert!(s.encode(0, 9.0).is_err() && s.encode(0, 2.5).is_err() && s.encode(0, f64::NAN).is_err());
+    }
+
+    #[test]
+    fn refused_when_not_a_parameter_or_ambiguous() {
+        let mut s = OpScalar::new(decl(false));
+        let (p, f) = params(1.0);
+        s.note_launch(0, &p, &f);
+        s.close();
+        assert!(s.refused.is_some() && s.encode(0, 2.0).is_err());
+
+        let mut s = OpScalar::new(decl(true));
+        let (p, f) = params(2.0);
+        s.note_launch(0, &p, &f);
+        s.note_launch(1, &p, &f);
+        s.close();
+        assert!(s.refused.is_some());
+
+        // No launch at all (an empty tensor): nothing to write, allowed.
+        let mut s = OpScalar::new(decl(true));
+        s.close();
+        assert!(s.refused.is_none() && s.encode(0, 4.0).is_ok());
+    }
+}
