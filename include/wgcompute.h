@@ -979,7 +979,8 @@ typedef struct WgcExpr WgcExpr;
  * do not choose the kernel are *replay values*: each call below declares
  * them while capturing, in this order, and each gets an index in capture
  * order (`wgc_stream_capture_value_count` before the call gives the first
- * one's). A replay's `WgcGraphValue` entries give them new values, for that
+ * one's; a call that fails takes its indices too, and its values then
+ * change nothing). A replay's `WgcGraphValue` entries give them new values, for that
  * replay only, converted as the operator converts its argument and written
  * into every launch the call recorded that takes it:
  *
