@@ -17,6 +17,7 @@ pub struct ScalarScope<'a> {
 }
 
 impl Drop for ScalarScope<'_> {
+    #[inline]
     fn drop(&mut self) {
         let Some(s) = self.stream else { return };
         let mut st = s.state.lock().unwrap();
@@ -63,15 +64,20 @@ impl StreamShared {
     /// Declare the replay scalars of the operator call being recorded (see
     /// `graph_scalars`); `decls` runs only while capturing. Launches
     /// recorded until the scope is dropped are searched for them.
+    #[inline]
     pub fn replay_scalars(&self, decls: impl FnOnce() -> Vec<ScalarDecl>) -> ScalarScope<'_> {
         if !self.capturing.load(Ordering::Relaxed) {
             return ScalarScope { stream: None, opened: 0 };
         }
+        self.open_scalars(decls())
+    }
+
+    #[cold]
+    fn open_scalars(&self, decls: Vec<ScalarDecl>) -> ScalarScope<'_> {
         let mut st = self.state.lock().unwrap();
         let Some(log) = st.capture.as_mut() else {
             return ScalarScope { stream: None, opened: 0 };
         };
-        let decls = decls();
         for d in &decls {
             log.open.push(log.op_scalars.len() as u32);
             log.op_scalars.push(OpScalar::new(d.clone()));
@@ -82,10 +88,15 @@ impl StreamShared {
     /// The launch just recorded had these parameters (bytes and the fields
     /// of its uniform struct): note where it holds open replay scalars.
     /// `fields` runs only while an operator's replay scalars are open.
+    #[inline]
     pub fn note_scalar_sites(&self, params: &[u8], fields: impl FnOnce() -> Vec<(&'static str, usize, usize)>) {
-        if !self.capturing.load(Ordering::Relaxed) {
-            return;
+        if self.capturing.load(Ordering::Relaxed) {
+            self.note_sites(params, fields);
         }
+    }
+
+    #[cold]
+    fn note_sites(&self, params: &[u8], fields: impl FnOnce() -> Vec<(&'static str, usize, usize)>) {
         let mut st = self.state.lock().unwrap();
         if let Some(log) = st.capture.as_mut().filter(|l| !l.open.is_empty()) {
             log.note_scalar_sites(params, &fields());
