@@ -18,6 +18,10 @@
  * check passed: times it and prints its JSON line and profile. */
 void block_report(const Case *c, RunFn fn, void *ctx, int ok);
 
+/* The block's run captured once into a graph and replayed: checked against
+ * the eager run's output `out` (bit for bit), then timed as <case>_replay. */
+void block_replay(const Case *c, RunFn fn, void *ctx, const HT *out);
+
 /* A view of h's buffer with its dtype: `rank` dims, strides in elements. */
 WgcTensor view_of(const HT *h, uint32_t rank, const int64_t *shape, const int64_t *strides, int64_t offset);
 

@@ -301,6 +301,7 @@ static void layer_case(const char *name, WgcDtype dt, int64_t T, int64_t past, c
         for (size_t i = 0; i < n; i++) bad += check_row(&L, (int64_t)picks[i], kc, vc, out, tol);
         free(kc), free(vc), free(out);
         block_report(&c, run_layer, &L, bad == 0);
+        if (bad == 0 && T == 1) block_replay(&c, run_layer, &L, &L.out); /* decode: one step per replay */
     }
     HT *all[] = {&L.x, &L.g1, &L.g2, &L.wq, &L.wk, &L.wv, &L.wo, &L.wg, &L.wu, &L.wd, &L.kc, &L.vc, &L.mask, &L.h,
                  &L.q, &L.attn, &L.x2, &L.h2, &L.gate, &L.up, &L.act, &L.out, &L.scores, &L.probs32, &L.probs, &L.f32a,

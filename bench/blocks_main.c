@@ -95,6 +95,64 @@ void block_report(const Case *c, RunFn fn, void *ctx, int ok) {
     print_profile(c, fn, ctx);
 }
 
+/* Replay of a captured run: the block's run is captured once into a graph
+ * and replayed per step, as a decode loop would. The replay's output must
+ * equal the eager run's bit for bit before it is timed (GPU time between
+ * events, wall time of 20 replays then a wait); printed as <case>_replay.
+ * `out` is the block's output. */
+typedef struct {
+    WgcGraph *g;
+} Replay;
+
+static WgcStatus run_replay(void *ctx) {
+    return wgc_graph_replay(((Replay *)ctx)->g, g_stream, NULL);
+}
+
+void block_replay(const Case *c, RunFn fn, void *ctx, const HT *out) {
+    char name[160], cls[96];
+    snprintf(name, sizeof name, "%s_replay", c->name);
+    snprintf(cls, sizeof cls, "%s/replay", c->cls);
+    Case rc = *c;
+    rc.name = name;
+    rc.cls = cls;
+    CHECK(wgc_stream_synchronize(g_stream));
+    size_t n = 1;
+    for (uint32_t i = 0; i < out->t.rank; i++) n *= (size_t)out->t.shape[i];
+    float *eager = ht_read(out);
+    Replay r = {NULL};
+    CHECK(wgc_stream_begin_capture(g_stream));
+    WgcStatus rec = fn(ctx);
+    CHECK(wgc_stream_end_capture(g_stream, &r.g));
+    int same = 0;
+    if (rec == WGC_OK) {
+        /* Cleared first: the output compared is the replay's own. */
+        uint64_t bytes = (n * dtype_size(out->t.dtype) + 3) / 4 * 4;
+        CHECK(wgc_stream_fill_buffer(g_stream, out->buf, 0, bytes, 0));
+        CHECK(run_replay(&r));
+        float *got = ht_read(out);
+        same = !memcmp(got, eager, n * sizeof(float));
+        fprintf(stderr, "  replay of %s: %s the eager run's output\n", c->name, same ? "equals" : "DIFFERS from");
+        free(got);
+    }
+    free(eager);
+    if (same) {
+        uint32_t dispatches = 0;
+        CHECK(wgc_graph_counts(r.g, &dispatches, NULL, NULL));
+        double gpu = time_events(&rc, run_replay, &r, 20);
+        double wall = wall_ms(run_replay, &r, g_small ? 1 : 20);
+        printf("{\"case\": \"%s\", \"class\": \"%s\", \"dtype\": \"%s\", \"size\": \"%s, %u dispatches\", "
+               "\"ms\": %.6f, \"wall_ms\": %.6f, \"check\": \"ok\", \"limit\": \"block\", \"amount\": %.6g}\n",
+               name, cls, c->dtype, c->size, dispatches, gpu, wall, c->amount);
+    } else {
+        g_failures++;
+        printf("{\"case\": \"%s\", \"class\": \"%s\", \"dtype\": \"%s\", \"size\": \"%s\", \"ms\": -1, "
+               "\"wall_ms\": -1, \"check\": \"WRONG\", \"limit\": \"block\", \"amount\": %.6g}\n",
+               name, cls, c->dtype, c->size, c->amount);
+    }
+    fflush(stdout);
+    wgc_graph_release(r.g);
+}
+
 int main(int argc, char **argv) {
     g_filters = calloc((size_t)argc, sizeof(char *));
     for (int i = 1; i < argc; i++) {

@@ -8,7 +8,11 @@ values and outputs, attention over the caches the GPU wrote), then timed:
 GPU time (events around one run, median of 20 after a warm-up of at least
 1 s) and wall time (20 runs back to back, then a wait), and profiled once.
 One JSON line per case as wgc_blocks prints them, named py_<case>, which
-compare_blocks.py puts against the PyTorch twin of <case>.
+compare_blocks.py puts against the PyTorch twin of <case>. Decode cases are
+also captured once into a graph (`wg.capture`) and replayed per step:
+`replay_check` compares a replay's output with the eager run's, then
+`replay_ms` (GPU) and `replay_wall_ms` (20 replays back to back, then a
+wait) are timed as above.
 
     py_blocks.py [--small] [FILTER ...]
 """
@@ -170,6 +174,45 @@ def time_case(L):
     return gpu[len(gpu) // 2], (time.perf_counter() - t0) * 1e3 / reps
 
 
+def replay_case(L, r):
+    """Capture one step, replay it: its output against the eager run's, then
+    GPU and wall time per replayed step (fields replay_*)."""
+    stream = wg.current_stream()
+    eager = L.out.astype("float32").numpy()
+    with wg.capture() as g:
+        L()
+    g.replay()
+    got = L.out.astype("float32").numpy()
+    diff = float(np.abs(got - eager).max())
+    same = bool(np.allclose(got, eager, rtol=1e-3, atol=1e-3))
+    sys.stderr.write(f"  replay check: largest difference from the eager step {diff:.3g}\n")
+    r["replay_check"] = "ok" if same else "WRONG"
+    r["replay_dispatches"] = g.counts()["dispatches"]
+    if not same:
+        return 1
+    start = time.perf_counter()
+    while not SMALL and time.perf_counter() - start < 0.5:
+        for _ in range(16):
+            g.replay()
+        stream.synchronize()
+    gpu = []
+    for _ in range(2 if SMALL else 20):
+        e0 = stream.record_event()
+        g.replay()
+        e1 = stream.record_event()
+        e1.wait()
+        gpu.append(e0.elapsed_ms(e1))
+    gpu.sort()
+    reps = 2 if SMALL else 20
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        g.replay()
+    stream.synchronize()
+    r["replay_ms"], r["replay_wall_ms"] = gpu[len(gpu) // 2], (time.perf_counter() - t0) * 1e3 / reps
+    g.close()
+    return 0
+
+
 def case(name, dt, T, past, label):
     short = {"float16": "f16", "bfloat16": "bf16"}[dt]
     full = f"py_{name}_{short}"
@@ -186,6 +229,8 @@ def case(name, dt, T, past, label):
          "check": "ok" if ok else "WRONG", "limit": "block", "amount": flops}
     if ok:
         r["ms"], r["wall_ms"] = time_case(L)
+        if T == 1:
+            ok = replay_case(L, r) == 0
     print(json.dumps(r), flush=True)
     if ok:
         with wg.profile() as p:

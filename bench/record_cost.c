@@ -8,6 +8,9 @@
  *                the library has wgc_buffer_create_uninit
  *   alloc0 N     the same with zero-initialised buffers (wgc_buffer_create)
  *   trip N       N round trips: write 4 KiB, x * 2, read 4 KiB
+ *   replay N     the 2N operators of `record` captured once into a graph,
+ *                then replayed 10 times (each replay flushed): host time
+ *                per replayed dispatch, with the flush that encodes it
  *
  * Each run checks its result against a host reference before printing.
  * Under callgrind, count only the calls that record (instructions per
@@ -26,6 +29,9 @@
 
 #if defined(__GNUC__) && !defined(_WIN32)
 #pragma weak wgc_buffer_create_uninit
+#pragma weak wgc_stream_begin_capture
+#pragma weak wgc_stream_end_capture
+#pragma weak wgc_graph_replay
 #endif
 
 #define N_ELEMS 4096
@@ -120,6 +126,27 @@ int main(int argc, char **argv) {
         n *= 2;
     } else if (!strcmp(mode, "alloc") || zeroed) {
         alloc_chain(x, n, zeroed);
+    } else if (!strcmp(mode, "replay")) {
+        if (!&wgc_graph_replay) {
+            fprintf(stderr, "replay: this library has no graphs\n");
+            return 2;
+        }
+        WgcGraph *g = NULL;
+        check(wgc_stream_begin_capture(stream), "begin_capture");
+        for (long i = 0; i < n; i++) {
+            check(wgc_op_binary_scalar(stream, WGC_BINARY_OP_MUL, &tx, 2.0, &ty), "mul");
+            check(wgc_op_binary_scalar(stream, WGC_BINARY_OP_MUL, &ty, 0.5, &tx), "mul");
+        }
+        check(wgc_stream_end_capture(stream, &g), "end_capture");
+        check(wgc_graph_replay(g, stream, NULL), "warm replay");
+        check(wgc_stream_synchronize(stream), "sync");
+        t0 = now_us();
+        for (int r = 0; r < 10; r++) {
+            check(wgc_graph_replay(g, stream, NULL), "replay");
+            check(wgc_stream_flush(stream), "flush");
+        }
+        wgc_graph_release(g);
+        n *= 20;
     } else if (!strcmp(mode, "trip")) {
         for (long i = 0; i < n; i++) {
             check(wgc_buffer_write(x, 0, host, sizeof host), "write");
@@ -132,7 +159,7 @@ int main(int argc, char **argv) {
                 return 1;
             }
     } else {
-        fprintf(stderr, "usage: %s record|alloc|alloc0|trip [N]\n", argv[0]);
+        fprintf(stderr, "usage: %s record|alloc|alloc0|trip|replay [N]\n", argv[0]);
         return 2;
     }
     double t1 = now_us();

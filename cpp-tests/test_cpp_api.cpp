@@ -215,8 +215,9 @@ static void graphs(const wgc::Device &device, const wgc::Stream &stream) {
         uint32_t n;
         float factor;
     } params = {100, 0.5f};
-    uint32_t launch = 0;
+    uint32_t launch = 0, value = 99;
     wgc::Graph g = wgc::Graph::capture(stream, [&] {
+        value = wgc::Graph::next_value(stream);
         wgc::binary_scalar(stream, WGC_BINARY_OP_ADD, x, 1.0, y);  // y = x + 1
         launch = wgc::Graph::next_launch(stream);
         stream.launch(k, {wgc::binding(0, y.buffer())}, {2, 1, 1},
@@ -245,6 +246,12 @@ static void graphs(const wgc::Device &device, const wgc::Stream &stream) {
     CHECK(out[0] == 2.0f && out[99] == 400.0f);
     y.read(out);
     CHECK(out[99] == 50.0f);
+    // A new value for the operator's scalar: y = (x + 10) * 0.5.
+    WgcGraphValue ten = {value, 0, 10.0};
+    CHECK(value == 0);
+    g.replay(stream, {}, {}, wgc::span<const WgcGraphValue>(&ten, 1));
+    y.read(out);
+    CHECK(out[0] == 5.0f && out[99] == 104.5f);
 }
 
 // The tuner's counters and save, through device options.

@@ -970,9 +970,35 @@ typedef struct WgcExpr WgcExpr;
  * can be patched: built-in operators' parameters are the library's own
  * layout, which its kernels trust for their indexing, and a launch whose
  * uniform was bound as a buffer has none (write into that buffer instead);
- * patching those fails with `WGC_ERROR_INVALID_ARGUMENT`. A patch is not
+ * patching those fails with `WGC_ERROR_INVALID_ARGUMENT` (their arguments
+ * change through replay values, below). A patch is not
  * checked against the kernel: it must keep the caller's kernel in bounds
  * as its own `params` would.
+ *
+ * **New operator arguments.** Built-in operators' scalar arguments that
+ * do not choose the kernel are *replay values*: each call below declares
+ * them while capturing, in this order, and each gets an index in capture
+ * order (`wgc_stream_capture_value_count` before the call gives the first
+ * one's; a call that fails takes its indices too, and its values then
+ * change nothing). A replay's `WgcGraphValue` entries give them new values, for that
+ * replay only, converted as the operator converts its argument and written
+ * into every launch the call recorded that takes it:
+ *
+ * | call | values (in order) | a replay may give |
+ * | --- | --- | --- |
+ * | `wgc_op_binary_scalar` | `scalar` | any double (converted to the dtype as the call does) |
+ * | `wgc_op_leaky_relu` | `slope` | any double (used as f32) |
+ * | `wgc_op_rope` | `position_offset` | integers 0 .. 2^32 - the positions along `seq_axis` |
+ * | `wgc_op_attention` | `kv_len` | integers 0 .. Skv (0: every key, as `WgcAttentionDesc.kv_len`) |
+ *
+ * Integer values out of range, or not whole, fail with
+ * `WGC_ERROR_OUT_OF_RANGE`; a NaN or infinite count with
+ * `WGC_ERROR_INVALID_ARGUMENT`. Arguments that choose the kernel stay as
+ * captured: shapes, views, dtypes, GEMM's alpha and beta (alpha 1 and
+ * beta 0 select kernels without those terms), clamp's bounds. A value the
+ * capture could not place safely (the operator's kernel did not take it
+ * as a parameter) is refused at replay with `WGC_ERROR_INVALID_ARGUMENT`
+ * and the reason; `wgc_graph_value_info` tells in advance.
  *
  * **Threads.** A graph is immutable after capture and may be replayed from
  * any thread, onto any stream of its device (used by one thread at a time,
@@ -1410,6 +1436,19 @@ typedef struct WgcGraphScalar {
 } WgcGraphScalar;
 
 /**
+ * A new value for one of a graph's replay values (a built-in operator's
+ * scalar argument, see `WgcGraph`), for one replay.
+ */
+typedef struct WgcGraphValue {
+  /**
+   * The value's index in capture order.
+   */
+  uint32_t index;
+  uint32_t _reserved;
+  double value;
+} WgcGraphValue;
+
+/**
  * What one replay changes. Zero-initialise and set `struct_size`.
  */
 typedef struct WgcGraphReplay {
@@ -1418,6 +1457,12 @@ typedef struct WgcGraphReplay {
   uint32_t rebind_count;
   const struct WgcGraphScalar *scalars;
   uint32_t scalar_count;
+  /**
+   * New values of built-in operators' arguments (callers built with an
+   * older header, whose struct ends before these fields, give none).
+   */
+  const struct WgcGraphValue *values;
+  uint32_t value_count;
 } WgcGraphReplay;
 
 /**
@@ -2911,6 +2956,31 @@ WgcStatus wgc_stream_is_capturing(const struct WgcStream *stream, uint32_t *out_
 WgcStatus wgc_stream_capture_launch_count(const struct WgcStream *stream, uint32_t *out_count);
 
 /**
+ * The number of replay values `stream`'s capture holds so far: the index
+ * the next built-in operator's first replay value will have (for
+ * `WgcGraphValue.index`). `WGC_ERROR_INVALID_OPERATION` if the stream is
+ * not capturing.
+ */
+WgcStatus wgc_stream_capture_value_count(const struct WgcStream *stream, uint32_t *out_count);
+
+/**
+ * The number of replay values (built-in operators' arguments) `graph` holds.
+ */
+WgcStatus wgc_graph_value_count(const struct WgcGraph *graph, uint32_t *out_count);
+
+/**
+ * Replay value `index` of `graph`: the value captured and the range a
+ * replay may give (each out-pointer may be NULL). `WGC_ERROR_OUT_OF_RANGE`
+ * past the graph's values; `WGC_ERROR_UNSUPPORTED` (with the reason) if a
+ * replay cannot change this one; nothing is written then.
+ */
+WgcStatus wgc_graph_value_info(const struct WgcGraph *graph,
+                               uint32_t index,
+                               double *out_captured,
+                               double *out_min,
+                               double *out_max);
+
+/**
  * Add a reference. NULL is ignored.
  */
 void wgc_graph_retain(struct WgcGraph *graph);
@@ -2947,7 +3017,9 @@ WgcStatus wgc_graph_buffer_slot(const struct WgcGraph *graph,
  * or a rebound buffer of another device), `WGC_ERROR_OUT_OF_RANGE` (a slot
  * or launch index past the graph's, a patch past a launch's parameters),
  * `WGC_ERROR_INVALID_ARGUMENT` (a slot given twice, a buffer smaller than
- * the captured one, a patch of a launch without parameters),
+ * the captured one, a patch of a launch without parameters, a replay value
+ * that cannot change or is NaN where a count is expected), an out-of-range
+ * replay value `WGC_ERROR_OUT_OF_RANGE`,
  * `WGC_ERROR_BINDING_MISMATCH`, `WGC_ERROR_INVALID_OPERATION` (the stream
  * is capturing), `WGC_ERROR_NULL_POINTER`. Does not block; the replay is
  * submitted with the stream's batch (all of it in one submission).

@@ -664,6 +664,18 @@ public:
         detail::check(wgc_stream_capture_launch_count(s.get(), &n));
         return n;
     })
+    /** During a capture: the index the next built-in operator's first replay
+     *  value will have (for `WgcGraphValue.index`; see `WgcGraph`). */
+    static uint32_t next_value(const Stream &s, std::error_code &ec) noexcept {
+        uint32_t n = 0;
+        detail::assign(wgc_stream_capture_value_count(s.get(), &n), ec);
+        return n;
+    }
+    WGC_HPP_THROWING(static uint32_t next_value(const Stream &s) {
+        uint32_t n = 0;
+        detail::check(wgc_stream_capture_value_count(s.get(), &n));
+        return n;
+    })
     WGC_HPP_THROWING(template <class F> static Graph capture(const Stream &s, F &&record) {
         begin_capture(s);
         try {
@@ -714,15 +726,29 @@ public:
         WgcGraphReplay r = make_replay(rebinds, scalars);
         detail::check(wgc_graph_replay(get(), s.get(), &r));
     })
+    /** A replay with new values of built-in operators' scalar arguments too. */
+    void replay(const Stream &s, span<const WgcGraphRebind> rebinds, span<const WgcGraphScalar> scalars,
+                span<const WgcGraphValue> values, std::error_code &ec) const noexcept {
+        WgcGraphReplay r = make_replay(rebinds, scalars, values);
+        detail::assign(wgc_graph_replay(get(), s.get(), &r), ec);
+    }
+    WGC_HPP_THROWING(void replay(const Stream &s, span<const WgcGraphRebind> rebinds,
+                                 span<const WgcGraphScalar> scalars, span<const WgcGraphValue> values) const {
+        WgcGraphReplay r = make_replay(rebinds, scalars, values);
+        detail::check(wgc_graph_replay(get(), s.get(), &r));
+    })
 
 private:
-    static WgcGraphReplay make_replay(span<const WgcGraphRebind> rebinds, span<const WgcGraphScalar> scalars) noexcept {
+    static WgcGraphReplay make_replay(span<const WgcGraphRebind> rebinds, span<const WgcGraphScalar> scalars,
+                                      span<const WgcGraphValue> values = {}) noexcept {
         WgcGraphReplay r{};
         r.struct_size = sizeof r;
         r.rebinds = rebinds.size() ? rebinds.data() : nullptr;
         r.rebind_count = static_cast<uint32_t>(rebinds.size());
         r.scalars = scalars.size() ? scalars.data() : nullptr;
         r.scalar_count = static_cast<uint32_t>(scalars.size());
+        r.values = values.size() ? values.data() : nullptr;
+        r.value_count = static_cast<uint32_t>(values.size());
         return r;
     }
 };

@@ -164,7 +164,11 @@ done:
     wgc_buffer_release(c);
 }
 
+/* fuzz_act_graph_ops.c: random operators captured and replayed. */
+void fz_act_graph_ops(Fuzz *f);
+
 const FzActionDef fz_graph_actions[] = {
     {"graph", act_graph, 20},
+    {"graph_ops", fz_act_graph_ops, 20},
     {NULL, NULL, 0},
 };

@@ -19,3 +19,5 @@ def test_decoder_layer_checks_and_times(case):
     assert [r["case"] for r in rows] == [f"py_{case}"]
     assert rows[0]["check"] == "ok" and rows[0]["ms"] > 0 and rows[0]["wall_ms"] > 0
     assert "# profile of" in run.stdout and "gemm" in run.stdout
+    if "decode" in case:  # captured once and replayed: the same output as the eager step
+        assert rows[0]["replay_check"] == "ok" and rows[0]["replay_ms"] > 0 and rows[0]["replay_wall_ms"] > 0

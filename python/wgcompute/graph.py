@@ -10,7 +10,10 @@ give ``rebind=[(captured, other)]`` to use other buffers or tensors for one
 replay (at least as large, same device). ``scalars=[(launch, offset,
 value)]`` overwrites bytes of one of your kernels' captured ``params``
 (``g.next_launch()`` during the capture gives the index the next launch
-gets). Reading or writing a captured tensor on the host, synchronizing or
+gets). ``values={index: v}`` gives built-in operators' scalar arguments new
+values (``g.next_value()`` during the capture gives the index of the next
+operator's first one: the scalar of ``x * 2``, RoPE's ``position_offset``,
+attention's ``kv_len``; see the table under ``WgcGraph``). Reading or writing a captured tensor on the host, synchronizing or
 recording an event on the capturing stream raise ``InvalidOperationError``
 inside the block; the capture stays usable. See ``WgcGraph`` in
 ``wgcompute.h`` for the full contract.
@@ -60,11 +63,26 @@ class Graph:
         check(lib.wgc_stream_capture_launch_count(self._stream.handle, out))
         return int(out[0])
 
+    def next_value(self) -> int:
+        """During the capture: the index the next built-in operator's first
+        replay value will have (its scalar argument, RoPE position, kv_len)."""
+        out = ffi.new("uint32_t *")
+        check(lib.wgc_stream_capture_value_count(self._stream.handle, out))
+        return int(out[0])
+
+    def value_info(self, index: int) -> Tuple[float, float, float]:
+        """``(captured, min, max)`` of replay value ``index``;
+        ``UnsupportedError`` if a replay cannot change it."""
+        out = ffi.new("double[3]")
+        check(lib.wgc_graph_value_info(self.handle, index, out, out + 1, out + 2))
+        return float(out[0]), float(out[1]), float(out[2])
+
     def counts(self) -> Dict[str, int]:
-        """``{"dispatches", "launches", "slots"}`` of the graph."""
-        d, n, s = ffi.new("uint32_t *"), ffi.new("uint32_t *"), ffi.new("uint32_t *")
+        """``{"dispatches", "launches", "slots", "values"}`` of the graph."""
+        d, n, s, v = ffi.new("uint32_t *"), ffi.new("uint32_t *"), ffi.new("uint32_t *"), ffi.new("uint32_t *")
         check(lib.wgc_graph_counts(self.handle, d, n, s))
-        return {"dispatches": int(d[0]), "launches": int(n[0]), "slots": int(s[0])}
+        check(lib.wgc_graph_value_count(self.handle, v))
+        return {"dispatches": int(d[0]), "launches": int(n[0]), "slots": int(s[0]), "values": int(v[0])}
 
     def slot(self, captured: Any) -> int:
         """The slot of a captured Buffer or Tensor (``NotFoundError`` if unused)."""
@@ -73,7 +91,8 @@ class Graph:
         return int(out[0])
 
     def replay(self, stream: Optional[Stream] = None, rebind: Optional[Rebind] = None,
-               scalars: Sequence[Tuple[int, int, Any]] = ()) -> None:
+               scalars: Sequence[Tuple[int, int, Any]] = (),
+               values: Optional[Union[Dict[int, float], Iterable[Tuple[int, float]]]] = None) -> None:
         """Record the captured work on ``stream`` (default: the current stream
         of the graph's device, or the capturing stream if one was given); does not block.
 
@@ -81,14 +100,17 @@ class Graph:
         a Buffer or Tensor, or an int slot on the left. ``scalars``:
         ``(launch, byte offset, value)``, value bytes or a NumPy scalar or
         array, written over that launch's params for this replay only.
+        ``values``: ``{index: number}`` (or pairs), new values of built-in
+        operators' scalar arguments for this replay only.
         """
         g = self.handle
         if stream is None:
             stream = current_stream(self._dev) if self._dev is not None else self._stream
         s = stream
-        if rebind is None and not scalars:
+        if rebind is None and not scalars and not values:
             check(lib.wgc_graph_replay(g, s.handle, ffi.NULL))
             return
+        new_values = list(values.items() if isinstance(values, dict) else (values or ()))
         pairs = list(rebind.items() if isinstance(rebind, dict) else (rebind or ()))
         table = ffi.new("WgcGraphRebind[]", max(len(pairs), 1))
         for i, (old, new) in enumerate(pairs):
@@ -112,6 +134,12 @@ class Graph:
         desc.rebind_count = len(pairs)
         desc.scalars = patches
         desc.scalar_count = len(scalars)
+        given = ffi.new("WgcGraphValue[]", max(len(new_values), 1))
+        for i, (index, value) in enumerate(new_values):
+            given[i].index = index
+            given[i].value = float(value)
+        desc.values = given
+        desc.value_count = len(new_values)
         check(lib.wgc_graph_replay(g, s.handle, desc))
 
     def close(self) -> None:

@@ -7,7 +7,7 @@ use super::sized::{read_sized, sized_struct};
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use crate::error::Error;
-use crate::runtime::graph::{Graph, Rebind, ScalarPatch};
+use crate::runtime::graph::{Graph, Rebind, ScalarPatch, ValuePatch};
 use std::sync::Arc;
 
 /// A captured sequence of GPU work, replayable onto any stream of its device.
@@ -78,9 +78,35 @@ use std::sync::Arc;
 /// can be patched: built-in operators' parameters are the library's own
 /// layout, which its kernels trust for their indexing, and a launch whose
 /// uniform was bound as a buffer has none (write into that buffer instead);
-/// patching those fails with `WGC_ERROR_INVALID_ARGUMENT`. A patch is not
+/// patching those fails with `WGC_ERROR_INVALID_ARGUMENT` (their arguments
+/// change through replay values, below). A patch is not
 /// checked against the kernel: it must keep the caller's kernel in bounds
 /// as its own `params` would.
+///
+/// **New operator arguments.** Built-in operators' scalar arguments that
+/// do not choose the kernel are *replay values*: each call below declares
+/// them while capturing, in this order, and each gets an index in capture
+/// order (`wgc_stream_capture_value_count` before the call gives the first
+/// one's; a call that fails takes its indices too, and its values then
+/// change nothing). A replay's `WgcGraphValue` entries give them new values, for that
+/// replay only, converted as the operator converts its argument and written
+/// into every launch the call recorded that takes it:
+///
+/// | call | values (in order) | a replay may give |
+/// | --- | --- | --- |
+/// | `wgc_op_binary_scalar` | `scalar` | any double (converted to the dtype as the call does) |
+/// | `wgc_op_leaky_relu` | `slope` | any double (used as f32) |
+/// | `wgc_op_rope` | `position_offset` | integers 0 .. 2^32 - the positions along `seq_axis` |
+/// | `wgc_op_attention` | `kv_len` | integers 0 .. Skv (0: every key, as `WgcAttentionDesc.kv_len`) |
+///
+/// Integer values out of range, or not whole, fail with
+/// `WGC_ERROR_OUT_OF_RANGE`; a NaN or infinite count with
+/// `WGC_ERROR_INVALID_ARGUMENT`. Arguments that choose the kernel stay as
+/// captured: shapes, views, dtypes, GEMM's alpha and beta (alpha 1 and
+/// beta 0 select kernels without those terms), clamp's bounds. A value the
+/// capture could not place safely (the operator's kernel did not take it
+/// as a parameter) is refused at replay with `WGC_ERROR_INVALID_ARGUMENT`
+/// and the reason; `wgc_graph_value_info` tells in advance.
 ///
 /// **Threads.** A graph is immutable after capture and may be replayed from
 /// any thread, onto any stream of its device (used by one thread at a time,
@@ -125,6 +151,17 @@ pub struct WgcGraphScalar {
     pub size: u32,
 }
 
+/// A new value for one of a graph's replay values (a built-in operator's
+/// scalar argument, see `WgcGraph`), for one replay.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct WgcGraphValue {
+    /// The value's index in capture order.
+    pub index: u32,
+    pub _reserved: u32,
+    pub value: f64,
+}
+
 /// What one replay changes. Zero-initialise and set `struct_size`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -134,9 +171,13 @@ pub struct WgcGraphReplay {
     pub rebind_count: u32,
     pub scalars: *const WgcGraphScalar,
     pub scalar_count: u32,
+    /// New values of built-in operators' arguments (callers built with an
+    /// older header, whose struct ends before these fields, give none).
+    pub values: *const WgcGraphValue,
+    pub value_count: u32,
 }
 
-sized_struct!(WgcGraphReplay { rebinds, rebind_count, scalars, scalar_count });
+sized_struct!(WgcGraphReplay { rebinds, rebind_count, scalars, scalar_count, values, value_count });
 
 impl Default for WgcGraphReplay {
     fn default() -> Self {
@@ -146,6 +187,8 @@ impl Default for WgcGraphReplay {
             rebind_count: 0,
             scalars: std::ptr::null(),
             scalar_count: 0,
+            values: std::ptr::null(),
+            value_count: 0,
         }
     }
 }
@@ -191,6 +234,57 @@ pub unsafe extern "C" fn wgc_stream_capture_launch_count(stream: *const WgcStrea
         let s = unsafe { borrow(stream) }?;
         let out = unsafe { out(out_count, "out_count") }?;
         *out = s.captured_launches().ok_or_else(|| Error::InvalidOperation("the stream is not capturing".into()))?;
+        Ok(())
+    })
+}
+
+/// The number of replay values `stream`'s capture holds so far: the index
+/// the next built-in operator's first replay value will have (for
+/// `WgcGraphValue.index`). `WGC_ERROR_INVALID_OPERATION` if the stream is
+/// not capturing.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_stream_capture_value_count(stream: *const WgcStream, out_count: *mut u32) -> WgcStatus {
+    run(|| {
+        let s = unsafe { borrow(stream) }?;
+        let out = unsafe { out(out_count, "out_count") }?;
+        *out = s.captured_scalars().ok_or_else(|| Error::InvalidOperation("the stream is not capturing".into()))?;
+        Ok(())
+    })
+}
+
+/// The number of replay values (built-in operators' arguments) `graph` holds.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_graph_value_count(graph: *const WgcGraph, out_count: *mut u32) -> WgcStatus {
+    run(|| {
+        let g = unsafe { borrow(graph) }?;
+        *unsafe { out(out_count, "out_count") }? = g.op_scalar_count();
+        Ok(())
+    })
+}
+
+/// Replay value `index` of `graph`: the value captured and the range a
+/// replay may give (each out-pointer may be NULL). `WGC_ERROR_OUT_OF_RANGE`
+/// past the graph's values; `WGC_ERROR_UNSUPPORTED` (with the reason) if a
+/// replay cannot change this one; nothing is written then.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_graph_value_info(
+    graph: *const WgcGraph,
+    index: u32,
+    out_captured: *mut f64,
+    out_min: *mut f64,
+    out_max: *mut f64,
+) -> WgcStatus {
+    run(|| {
+        let g = unsafe { borrow(graph) }?;
+        let v = g.op_scalar(index)?;
+        if let Some(why) = &v.refused {
+            return Err(Error::Unsupported(format!("replay value {index} ({}): {why}", v.decl.name)));
+        }
+        for (p, x) in [(out_captured, v.decl.captured), (out_min, v.decl.min), (out_max, v.decl.max)] {
+            if !p.is_null() {
+                unsafe { *p = x };
+            }
+        }
         Ok(())
     })
 }
@@ -255,7 +349,9 @@ pub unsafe extern "C" fn wgc_graph_buffer_slot(
 /// or a rebound buffer of another device), `WGC_ERROR_OUT_OF_RANGE` (a slot
 /// or launch index past the graph's, a patch past a launch's parameters),
 /// `WGC_ERROR_INVALID_ARGUMENT` (a slot given twice, a buffer smaller than
-/// the captured one, a patch of a launch without parameters),
+/// the captured one, a patch of a launch without parameters, a replay value
+/// that cannot change or is NaN where a count is expected), an out-of-range
+/// replay value `WGC_ERROR_OUT_OF_RANGE`,
 /// `WGC_ERROR_BINDING_MISMATCH`, `WGC_ERROR_INVALID_OPERATION` (the stream
 /// is capturing), `WGC_ERROR_NULL_POINTER`. Does not block; the replay is
 /// submitted with the stream's batch (all of it in one submission).
@@ -285,7 +381,9 @@ pub unsafe extern "C" fn wgc_graph_replay(
             let bytes = unsafe { boundary::bytes(p.data as *const u8, p.size as u64, "scalar data") }?;
             patches.push(ScalarPatch { launch: p.launch, offset: p.offset, bytes });
         }
-        s.replay(g, &table, &patches)
+        let values = unsafe { slice(r.values, r.value_count, "replay->values") }?;
+        let values: Vec<ValuePatch> = values.iter().map(|v| ValuePatch { index: v.index, value: v.value }).collect();
+        s.replay_with(g, &table, &patches, &values)
     })
 }
 

@@ -16,6 +16,7 @@ pub mod pool;
 pub mod profile_call;
 pub mod random;
 pub mod reduce;
+pub mod replay_scalars;
 pub mod rope;
 pub mod spec;
 pub mod split;

@@ -198,6 +198,13 @@ pub fn rope(stream: &StreamShared, x: &Tensor, cfg: &Rope, out: &Tensor) -> Resu
         turns: turn_table(cfg.base, r),
     };
     let interleaved = (cfg.layout == RopeLayout::Interleaved) as u32 as f64;
+    // Positions stay below 2^32, as checked above.
+    let last = (u32::MAX as u64 + 1 - x.shape[seq] as u64) as u32;
+    let _replay = stream.replay_scalars(|| {
+        vec![crate::ops::replay_scalars::count("position_offset", "pos_offset", cfg.position_offset, 0, last, |v| {
+            v as u32
+        })]
+    });
     if in_place {
         let variant = FAMILY.variant("rope_inplace", &[x.dtype], &[WG, interleaved]);
         spec::record(stream, &Launch { variant, params, args: [ya], groups })

@@ -5,6 +5,8 @@
 
 use super::device::Device;
 use super::event::Event;
+use super::graph::{GraphCmd, GraphCounts, Instance};
+use super::graph_capture::UniformAt;
 use super::lease::Lease;
 use crate::error::Error;
 use std::sync::Arc;
@@ -30,6 +32,14 @@ pub(super) enum Cmd {
         dst: wgpu::Buffer,
         dst_offset: u64,
         size: u64,
+    },
+    /// A graph replay, encoded straight from the graph's resolved commands
+    /// with the bind groups and buffers of `inst`; its parameters start at
+    /// `base` in the batch's uniform bytes.
+    Replay {
+        cmds: Arc<Vec<GraphCmd>>,
+        inst: Arc<Instance>,
+        base: u32,
     },
     /// The timestamp of the batch's event at this index.
     Timestamp(usize),
@@ -109,6 +119,45 @@ pub(super) fn encode(dev: &Device, cmds: &[Cmd], events: &[Arc<Event>], resolve:
                 pass = None;
                 current = None;
                 encoder.copy_buffer_to_buffer(src, *src_offset, dst, *dst_offset, *size);
+            }
+            Cmd::Replay { cmds, inst, base } => {
+                for (c, group) in cmds.iter().zip(&inst.groups) {
+                    match c {
+                        GraphCmd::Dispatch { pipeline, uniform, groups, .. } => {
+                            let p = pass.get_or_insert_with(|| {
+                                encoder.begin_compute_pass(&Default::default()).forget_lifetime()
+                            });
+                            if current != Some(pipeline) {
+                                p.set_pipeline(pipeline);
+                                current = Some(pipeline);
+                            }
+                            let group = group.as_ref().expect("a dispatch has a bind group");
+                            match uniform {
+                                UniformAt::None => p.set_bind_group(0, group, &[]),
+                                UniformAt::Arena(off) => p.set_bind_group(0, group, &[base + off]),
+                                UniformAt::Fixed(off) => p.set_bind_group(0, group, &[*off]),
+                            }
+                            match groups {
+                                GraphCounts::Direct([x, y, z]) => p.dispatch_workgroups(*x, *y, *z),
+                                GraphCounts::Indirect(slot) => {
+                                    p.dispatch_workgroups_indirect(&inst.raws[*slot as usize], 0)
+                                }
+                            }
+                        }
+                        GraphCmd::Copy { src, src_offset, dst, dst_offset, size } => {
+                            pass = None;
+                            current = None;
+                            let raws = &inst.raws;
+                            encoder.copy_buffer_to_buffer(
+                                &raws[*src as usize],
+                                *src_offset,
+                                &raws[*dst as usize],
+                                *dst_offset,
+                                *size,
+                            );
+                        }
+                    }
+                }
             }
             Cmd::Timestamp(i) => {
                 let q = events[*i].query_set().unwrap();

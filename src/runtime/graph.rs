@@ -13,6 +13,7 @@ use super::bind_cache::buffer_entry;
 use super::buffer::Buffer;
 use super::device::Device;
 use super::graph_capture::{CaptureLog, Entry, Slot, Source, Step, UniformAt};
+use super::graph_scalars::OpScalar;
 use super::lease::Lease;
 use crate::bail;
 use crate::error::Result;
@@ -57,11 +58,16 @@ pub(super) struct Instance {
 
 pub struct Graph {
     pub device: Arc<Device>,
-    pub(super) cmds: Vec<GraphCmd>,
+    /// Shared with the batches its replays are in (encoded from there).
+    pub(super) cmds: Arc<Vec<GraphCmd>>,
     pub(super) slots: Vec<Slot>,
     /// The captured uniform bytes (launch parameters at aligned offsets).
     pub(super) uniforms: Vec<u8>,
     pub(super) launches: Vec<Option<(u32, u32)>>,
+    /// Every launch's parameters in `uniforms` (built-in ones' included).
+    pub(super) params_at: Vec<Option<(u32, u32)>>,
+    /// Built-in operators' replay scalars, by index.
+    pub(super) op_scalars: Vec<OpScalar>,
     pub(super) dispatches: u32,
     instances: Mutex<Vec<Arc<Instance>>>,
 }
@@ -70,6 +76,13 @@ pub struct Graph {
 pub struct Rebind<'a> {
     pub slot: u32,
     pub buffer: &'a Buffer,
+}
+
+/// A new value for one of the built-in operators' replay scalars.
+#[derive(Clone, Copy)]
+pub struct ValuePatch {
+    pub index: u32,
+    pub value: f64,
 }
 
 /// New bytes for part of one captured launch's parameters.
@@ -89,7 +102,7 @@ impl Graph {
         log: CaptureLog,
         arena_id: u64,
     ) -> Graph {
-        let CaptureLog { slots, steps, launches, .. } = log;
+        let CaptureLog { slots, steps, launches, params_at, op_scalars, .. } = log;
         let mut out = Vec::with_capacity(cmds.len());
         let mut groups = Vec::with_capacity(cmds.len());
         let mut dispatches = 0;
@@ -119,10 +132,12 @@ impl Graph {
         let first = Arc::new(Instance { arena_id, table: Vec::new(), groups, raws });
         Graph {
             device: device.clone(),
-            cmds: out,
+            cmds: Arc::new(out),
             slots,
             uniforms,
             launches,
+            params_at,
+            op_scalars,
             dispatches,
             instances: Mutex::new(vec![first]),
         }
@@ -138,6 +153,38 @@ impl Graph {
 
     pub fn launch_count(&self) -> u32 {
         self.launches.len() as u32
+    }
+
+    pub fn op_scalar_count(&self) -> u32 {
+        self.op_scalars.len() as u32
+    }
+
+    /// Replay scalar `index`: its declaration and why a replay may not
+    /// change it (None: it may).
+    pub fn op_scalar(&self, index: u32) -> Result<&OpScalar> {
+        match self.op_scalars.get(index as usize) {
+            Some(s) => Ok(s),
+            None => bail!(OutOfRange, "replay scalar {index} is past the graph's {}", self.op_scalars.len()),
+        }
+    }
+
+    /// Check replay values; returns each one's encoded word with its sites'
+    /// byte positions in the graph's uniform bytes.
+    pub(super) fn check_values(&self, values: &[ValuePatch]) -> Result<Vec<(u32, Vec<usize>)>> {
+        let mut out = Vec::with_capacity(values.len());
+        for v in values {
+            let s = self.op_scalar(v.index)?;
+            let word = s.encode(v.index, v.value)?;
+            let at = s
+                .sites
+                .iter()
+                .map(|&(launch, off)| {
+                    self.params_at[launch as usize].expect("a site has parameters").0 as usize + off as usize
+                })
+                .collect();
+            out.push((word, at));
+        }
+        Ok(out)
     }
 
     /// The slot of `buffer`'s allocation, if the graph uses it.

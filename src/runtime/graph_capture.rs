@@ -5,6 +5,7 @@
 
 use super::batch::Cmd;
 use super::buffer::Buffer;
+use super::graph_scalars::OpScalar;
 use super::indirect_counts::COUNTS_PARAMS;
 use super::kernel::{BindingKind, Kernel};
 use super::lease::Lease;
@@ -75,6 +76,13 @@ pub struct CaptureLog {
     /// None where they may not be patched: a library kernel's, or a
     /// launch whose uniform is a caller's buffer or that has none.
     pub launches: Vec<Option<(u32, u32)>>,
+    /// Each launch's parameters in the uniform bytes, library kernels'
+    /// included (where built-in operators' replay scalars are written).
+    pub params_at: Vec<Option<(u32, u32)>>,
+    /// Built-in operators' replay scalars, in declaration order.
+    pub op_scalars: Vec<OpScalar>,
+    /// The scalars of the operator calls being recorded now (innermost last).
+    pub open: Vec<u32>,
     /// The checked counts' slot, for the launch noted next.
     pending_indirect: Option<u32>,
 }
@@ -117,9 +125,11 @@ impl CaptureLog {
         }
         let mut at = UniformAt::None;
         let mut params = None;
+        let mut params_at = None;
         if let Some((binding, window, offset, from_arena, len)) = uniform {
             let source = if from_arena {
                 at = UniformAt::Arena(offset);
+                params_at = Some((offset, len));
                 params = caller.then_some((offset, len));
                 Source::Arena
             } else {
@@ -135,6 +145,19 @@ impl CaptureLog {
         let indirect = self.pending_indirect.take();
         self.steps.push(Step::Dispatch { layout: kernel.layout.clone(), entries, uniform: at, indirect });
         self.launches.push(params);
+        self.params_at.push(params_at);
+    }
+
+    /// The launch just noted was recorded with `params` (fields: name,
+    /// offset, size): it is a site of every open replay scalar it holds.
+    pub fn note_scalar_sites(&mut self, params: &[u8], fields: &[(&'static str, usize, usize)]) {
+        let launch = self.launches.len() as u32 - 1;
+        if self.params_at[launch as usize].is_none() {
+            return;
+        }
+        for &i in &self.open {
+            self.op_scalars[i as usize].note_launch(launch, params, fields);
+        }
     }
 
     /// Note the check of indirect counts at `offset` in `buf` (recorded as

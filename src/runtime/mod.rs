@@ -21,6 +21,7 @@ pub mod event;
 pub mod generated_kernels;
 pub mod graph;
 pub mod graph_capture;
+pub mod graph_scalars;
 #[cfg_attr(target_arch = "wasm32", path = "../wasm/web_runtime/hal_open.rs")]
 pub mod hal_open;
 pub mod in_flight;

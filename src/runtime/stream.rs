@@ -76,6 +76,9 @@ pub struct StreamShared {
     state: Mutex<State>,
     /// Whether launches are profiled (read without the lock: one branch when off).
     profiling: AtomicBool,
+    /// Whether the stream is capturing (read without the lock by operators
+    /// that declare replay scalars: one branch when not).
+    capturing: AtomicBool,
 }
 
 /// An operator call being recorded on a profiled stream; ends when dropped.
@@ -107,6 +110,7 @@ impl StreamShared {
                 capture: None,
             }),
             profiling: AtomicBool::new(false),
+            capturing: AtomicBool::new(false),
         });
         device.register_stream(&s);
         Ok(s)

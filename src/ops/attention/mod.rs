@@ -377,6 +377,17 @@ fn record(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<(
     let mask_arg = a.mask.map(|m| view_arg("mask", m));
     let scale = if cfg.scale == 0.0 { 1.0 / (d as f32).sqrt() } else { cfg.scale };
     let kv_len = if cfg.kv_len == 0 { skv } else { (cfg.kv_len as usize).min(skv) };
+    // A replay may give another kv_len up to the keys bound (0: all).
+    let _replay = stream.replay_scalars(|| {
+        let all = skv as u32;
+        vec![crate::ops::replay_scalars::count("kv_len", "kv_len", cfg.kv_len, 0, all, move |v| {
+            if v == 0.0 || v > all as f64 {
+                all
+            } else {
+                v as u32
+            }
+        })]
+    });
     let (groups_1d, grid_row) =
         crate::ops::grid::grid_1d((bh * rows * d) as u64, 64, dev.limits.max_compute_workgroups_per_dimension);
     let s = |t: &Tensor, i: usize| t.strides[i] as i32;

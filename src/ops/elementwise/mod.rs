@@ -11,6 +11,7 @@ pub mod op;
 
 use crate::bail;
 use crate::error::Result;
+use crate::ops::replay_scalars;
 use crate::ops::tensor::{DType, Tensor};
 use crate::runtime::stream::StreamShared;
 use common::{Code, Map, Operand, Scalar};
@@ -47,6 +48,7 @@ pub fn binary_scalar(stream: &StreamShared, op: BinaryOp, a: &Tensor, scalar: f6
     check_out_dtype(op, a, out)?;
     let operands = [Operand::Tensor(a), Operand::Scalar(0)];
     let scalars = [Some(Scalar::of(a.dtype, scalar)), None];
+    let _replay = stream.replay_scalars(|| vec![replay_scalars::elementwise("scalar", 0, a.dtype, scalar)]);
     run(stream, &Map { code: Code::binary(op), a: a.dtype, operands: &operands, out, scalars })
 }
 
@@ -79,6 +81,7 @@ pub fn leaky_relu(stream: &StreamShared, a: &Tensor, slope: f32, out: &Tensor) -
     // In f32 with an f32 slope for f16 tensors too, as PyTorch computes it:
     // a slope rounded to f16 could become 0 and turn -inf into NaN.
     let scalars = [Some(Scalar::of(DType::F32, slope as f64)), None];
+    let _replay = stream.replay_scalars(|| vec![replay_scalars::elementwise("slope", 0, DType::F32, slope as f64)]);
     run(stream, &Map { code: Code::LEAKY_RELU, a: a.dtype, operands: &[Operand::Tensor(a)], out, scalars })
 }
 

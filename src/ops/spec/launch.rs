@@ -87,5 +87,9 @@ pub fn record_kernel<P: Uniform, const N: usize>(
         let a = &args[i];
         Bind { binding: numbers[i], buffer: a.buffer, offset: a.offset, size: a.size }
     });
-    stream.launch(kernel, &binds, Some(bytemuck::bytes_of(params)), Groups::Direct(groups))
+    let bytes = bytemuck::bytes_of(params);
+    stream.launch(kernel, &binds, Some(bytes), Groups::Direct(groups))?;
+    // While capturing: where the launch holds a declared replay scalar.
+    stream.note_scalar_sites(bytes, || P::layout().fields);
+    Ok(())
 }
