@@ -10,12 +10,12 @@
 //! runtime/coopmat2.rs.
 
 use crate::ops::gemm::coop::{CoopParams, TILE};
+use crate::ops::gemm::profile::DeviceProfile;
+use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::tensor::DType;
 use crate::runtime::coopmat2::Block;
-use crate::runtime::device::Device;
 use crate::runtime::kernel::BindingKind;
-use crate::runtime::spirv_kernel::{self, SpirvBinding, SpirvModule};
-use std::sync::OnceLock;
+use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
 
 /// The blocks the modules are built for, in the order of
 /// tools/gen_gemm_spirv.py's CM2_TILES (BM, BN, BK, invocations). Measured
@@ -107,19 +107,17 @@ pub fn skinny_module(block: usize, b_t: bool, out: DType) -> &'static SpirvModul
 /// The skinny block for a weight dense along K (`b_t`) or N: the one with
 /// the skinny tensor-core tile's columns and K step; None where the driver
 /// does not list it or the device cannot run the modules.
-pub fn skinny_block(dev: &Device, b_t: bool) -> Option<usize> {
-    let tile = crate::ops::gemm::skinny::tile(b_t);
+pub fn skinny_block(p: &DeviceProfile, s: &GemmSettings, b_t: bool) -> Option<usize> {
+    let tile = crate::ops::gemm::skinny::tile(s, b_t);
     let i = SKINNY_BLOCKS.iter().position(|b| b.n as usize == tile.block_n() && b.k == tile.bk)?;
-    usable(dev, BLOCKS.len() + i, SKINNY_BLOCKS[i]).then_some(i)
+    usable(p, BLOCKS.len() + i, SKINNY_BLOCKS[i]).then_some(i)
 }
 
 /// True if the device can run block `b`, bit `bit` of its listed blocks:
 /// the modules run there, the driver lists it, and the device allows its
 /// invocations per workgroup.
-fn usable(dev: &Device, bit: usize, b: Block) -> bool {
-    runnable(dev)
-        && dev.coopmat2_blocks & (1 << bit) != 0
-        && b.invocations <= dev.limits.max_compute_invocations_per_workgroup
+fn usable(p: &DeviceProfile, bit: usize, b: Block) -> bool {
+    runnable(p) && p.coopmat2_blocks & (1 << bit) != 0 && b.invocations <= p.max_invocations
 }
 
 /// Every block, as the runtime checks them against the driver's list:
@@ -143,18 +141,13 @@ impl Coopmat2Variant {
     }
 }
 
-/// The block products take on this device: the one WGC_GEMM_CM2_BLOCK
-/// (read once; `BMxBNxBK`, e.g. `128x256x64`) names where the driver
-/// lists it, else the first listed. None where the device cannot run the
-/// modules.
-pub fn block(dev: &Device) -> Option<usize> {
-    static NAMED: OnceLock<Option<usize>> = OnceLock::new();
-    let named = *NAMED.get_or_init(|| {
-        let v = std::env::var("WGC_GEMM_CM2_BLOCK").ok()?;
-        BLOCKS.iter().position(|b| format!("{}x{}x{}", b.m, b.n, b.k) == v)
-    });
-    let listed = |i: usize| usable(dev, i, BLOCKS[i]);
-    named.filter(|&i| listed(i)).or_else(|| (0..BLOCKS.len()).find(|&i| listed(i)))
+/// The block products take on this device: the one the `cm2_block`
+/// setting (WGC_GEMM_CM2_BLOCK, `BMxBNxBK`, e.g. `128x256x64`) names where
+/// the driver lists it, else the first listed. None where the device
+/// cannot run the modules.
+pub fn block(p: &DeviceProfile, s: &GemmSettings) -> Option<usize> {
+    let listed = |i: usize| usable(p, i, BLOCKS[i]);
+    s.cm2_block.filter(|&i| listed(i)).or_else(|| (0..BLOCKS.len()).find(|&i| listed(i)))
 }
 
 /// True if the device can run the modules: opened with
@@ -163,11 +156,8 @@ pub fn block(dev: &Device) -> Option<usize> {
 /// `all_blocks`, tensor addressing and conversions), SPIR-V passthrough
 /// and f16 cooperative matrices (`block` and `skinny_block` say which
 /// blocks).
-pub fn runnable(dev: &Device) -> bool {
-    dev.coopmat2_blocks != 0
-        && spirv_kernel::supported(dev)
-        && dev.adapter.coop_f16
-        && dev.features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16)
+pub fn runnable(p: &DeviceProfile) -> bool {
+    p.coopmat2_blocks != 0 && p.spirv && p.coop_f16
 }
 
 #[cfg(test)]

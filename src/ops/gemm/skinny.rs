@@ -8,12 +8,12 @@
 //! logic it shares with the square tile.
 
 use crate::ops::gemm::coop::CoopKernel;
+use crate::ops::gemm::profile::DeviceProfile;
+use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::gemm::spirv as gemm_spirv;
-use crate::ops::split::{runs_for_one_wave, runs_to_fill, SMS};
+use crate::ops::split::{runs_for_one_wave, runs_to_fill};
 use crate::ops::tensor::DType;
-use crate::runtime::device::Device;
 use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
-use std::sync::OnceLock;
 
 /// Most rows of A (two fragments of 16).
 pub(crate) const MAX_ROWS: usize = 32;
@@ -127,17 +127,12 @@ impl SkinnyVariant {
     }
 }
 
-/// The tile for a weight dense along K (`b_t`) or N: the environment
-/// variable WGC_GEMM_SKINNY_TILE, read once, set to a tile's name (`n1k64`:
-/// fragments per subgroup along N, K per step) takes that tile for both,
-/// for comparisons; else TILES[1] for `b_t`, TILES[0] otherwise.
-pub fn tile(b_t: bool) -> SkinnyTile {
-    static NAMED: OnceLock<Option<SkinnyTile>> = OnceLock::new();
-    let named = *NAMED.get_or_init(|| {
-        let name = std::env::var("WGC_GEMM_SKINNY_TILE").ok()?;
-        TILES.into_iter().find(|t| name == format!("n{}k{}", t.fn_, t.bk))
-    });
-    named.unwrap_or(TILES[b_t as usize])
+/// The tile for a weight dense along K (`b_t`) or N: the one the settings
+/// name (WGC_GEMM_SKINNY_TILE, e.g. `n1k64`: fragments per subgroup along
+/// N, K per step) for both, for comparisons; else TILES[1] for `b_t`,
+/// TILES[0] otherwise.
+pub fn tile(s: &GemmSettings, b_t: bool) -> SkinnyTile {
+    s.skinny_tile.unwrap_or(TILES[b_t as usize])
 }
 
 /// True if a product of `m` rows (MIN_ROWS to MAX_ROWS) and `n` columns
@@ -145,17 +140,22 @@ pub fn tile(b_t: bool) -> SkinnyTile {
 /// B the same for every batch matrix or its own (`b_broadcast` false)
 /// takes the skinny kernel on this device: the VK_KHR_cooperative_matrix
 /// kernels can run, the route is not fixed to another (WGC_GEMM_SPIRV 0 or 2), and
-/// the environment variable WGC_GEMM_SKINNY, read once, is not `0` (for
+/// the `skinny` setting is on (WGC_GEMM_SKINNY=0 turns it off, for
 /// comparisons). A weight shared by a batch stays with the matrix-vector
 /// kernels, which fold the batch into rows and read it once.
-pub fn applies(dev: &Device, (m, n): (usize, usize), a_t: bool, b_t: bool, b_broadcast: bool) -> bool {
-    static ENABLED: OnceLock<bool> = OnceLock::new();
-    let enabled = *ENABLED.get_or_init(|| std::env::var_os("WGC_GEMM_SKINNY").is_none_or(|v| v != "0"));
+pub fn applies(
+    p: &DeviceProfile,
+    s: &GemmSettings,
+    (m, n): (usize, usize),
+    a_t: bool,
+    b_t: bool,
+    b_broadcast: bool,
+) -> bool {
     // Column blocks in one grid dimension (the matrix-vector kernels take
     // wider products in two).
-    let blocks_fit = n.div_ceil(tile(b_t).block_n()) <= dev.limits.max_compute_workgroups_per_dimension as usize;
-    let route = gemm_spirv::khr_allowed(dev) || gemm_spirv::skinny_coopmat2(dev, b_t, m, true);
-    enabled && (MIN_ROWS..=MAX_ROWS).contains(&m) && blocks_fit && !a_t && !b_broadcast && route
+    let blocks_fit = n.div_ceil(tile(s, b_t).block_n()) <= p.max_workgroups_per_dim;
+    let route = gemm_spirv::khr_allowed_for(p, s) || gemm_spirv::skinny_coopmat2(p, s, b_t, m, true);
+    s.skinny && (MIN_ROWS..=MAX_ROWS).contains(&m) && blocks_fit && !a_t && !b_broadcast && route
 }
 
 /// Workgroups of these kernels an H100 or H200 (132 SMs) holds at once,
@@ -186,9 +186,9 @@ pub enum SkinnyRoute {
 }
 
 impl SkinnyRoute {
-    /// The workgroups an H100 or H200 holds at once.
-    fn resident(self) -> usize {
-        SMS * match self {
+    /// The workgroups an H100 or H200 (or a GPU of `sms` such SMs) holds at once.
+    fn resident(self, sms: usize) -> usize {
+        sms * match self {
             SkinnyRoute::Khr { fm: 1 } => RESIDENT_PER_SM_ONE_FRAGMENT,
             SkinnyRoute::Khr { .. } => RESIDENT_PER_SM_TWO_FRAGMENTS,
             SkinnyRoute::Coopmat2 { b_t: false } => RESIDENT_PER_SM_COOPMAT2_KN,
@@ -197,22 +197,16 @@ impl SkinnyRoute {
     }
 }
 
-/// The environment variable WGC_GEMM_SKINNY_FILL, read once: a number of
-/// workgroups to aim for instead (at least that many, as K runs of equal
-/// length allow; for tuning).
-fn fill_setting() -> Option<usize> {
-    static FILL: OnceLock<Option<usize>> = OnceLock::new();
-    *FILL.get_or_init(|| std::env::var("WGC_GEMM_SKINNY_FILL").ok().and_then(|v| v.parse().ok()))
-}
-
 /// How many K runs `blocks` column and row blocks take on `route`: as many
 /// as one wave of resident workgroups holds (1 where the blocks fill it
-/// already or K is short), each run at least MIN_SPLIT_K long.
-pub fn fill_splits(blocks: usize, k: usize, route: SkinnyRoute) -> usize {
-    if let Some(fill) = fill_setting() {
+/// already or K is short), each run at least MIN_SPLIT_K long; the
+/// `skinny_fill` setting (WGC_GEMM_SKINNY_FILL) aims for that many
+/// workgroups instead, for tuning.
+pub fn fill_splits(p: &DeviceProfile, s: &GemmSettings, blocks: usize, k: usize, route: SkinnyRoute) -> usize {
+    if let Some(fill) = s.skinny_fill {
         return runs_to_fill(blocks, k, fill, MIN_SPLIT_K);
     }
-    runs_for_one_wave(blocks, k, route.resident(), MIN_SPLIT_K)
+    runs_for_one_wave(blocks, k, route.resident(p.sms), MIN_SPLIT_K)
 }
 
 /// Fragments of 16 rows along M that `m` rows take (1 or 2).
@@ -225,8 +219,8 @@ pub fn fragments_m(m: usize) -> u32 {
 }
 
 /// The variant for a kernel `choose` made skinny, `m` rows and output `out`.
-pub fn variant(kernel: CoopKernel, m: usize, out: DType) -> SkinnyVariant {
-    SkinnyVariant { tile: tile(kernel.b_t), fm: fragments_m(m), b_t: kernel.b_t, out, bf16: kernel.bf16 }
+pub fn variant(s: &GemmSettings, kernel: CoopKernel, m: usize, out: DType) -> SkinnyVariant {
+    SkinnyVariant { tile: tile(s, kernel.b_t), fm: fragments_m(m), b_t: kernel.b_t, out, bf16: kernel.bf16 }
 }
 
 #[cfg(test)]
@@ -262,6 +256,10 @@ mod tests {
             let name = format!("gemm_skinny_khr_bf16_n{}_k{}_m{fm}_b{}_f32.spv", tile.fn_, tile.bk, b_t as u8);
             assert_eq!(m.file, name);
         }
+    }
+
+    fn fill_splits(blocks: usize, k: usize, route: SkinnyRoute) -> usize {
+        super::fill_splits(&DeviceProfile::h100_like(), &GemmSettings::default(), blocks, k, route)
     }
 
     #[test]

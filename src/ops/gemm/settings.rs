@@ -1,0 +1,173 @@
+//! The knobs that steer GEMM routes, as one plain value (`GemmSettings`)
+//! that the planner takes as a parameter: a route decision is a function
+//! of the problem, the device and these settings only, so tests can plan
+//! under any setting without a process of their own. `GemmSettings::of`
+//! gives the settings a device's products run under; the variables are
+//! documented in docs/TUNING.md where they are experiment switches.
+
+use crate::ops::gemm::gemv::AxpyMode;
+use crate::ops::gemm::skinny::{SkinnyTile, TILES as SKINNY_TILES};
+use crate::ops::gemm::coopmat2::BLOCKS as CM2_BLOCKS;
+use crate::runtime::device::Device;
+use std::sync::OnceLock;
+
+/// How f16 and bf16 operands the tensor cores cannot read are staged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StageMode {
+    /// Never: the tiled kernel on the views as they are.
+    Off,
+    /// Where the product is large enough to pay for the copies.
+    Auto,
+    /// Every f16/bf16 product the tensor-core kernels reject for alignment.
+    Always,
+}
+
+/// Every setting that changes which route a GEMM takes or its parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GemmSettings {
+    /// The tensor-core kernels may run (`WGC_GEMM_COOP` not `0`).
+    pub coop: bool,
+    /// Tensor-core products with few tiles split K to fill the GPU (`WGC_GEMM_COOP_SPLIT`).
+    pub coop_split: bool,
+    /// Workgroups a tensor-core split aims for instead of one wave (`WGC_GEMM_COOP_FILL`).
+    pub coop_fill: Option<usize>,
+    /// The f16 epilogue may store pairs of halves (`WGC_GEMM_COOP_EPILOGUE` not `scalar`).
+    pub coop_pairs: bool,
+    /// `WGC_GEMM_SPIRV`: None by measurement, else 0 (WGSL), 1 (KHR), 2 (coopmat2).
+    pub spirv: Option<u8>,
+    /// The KHR kernel stages K in two buffers (`WGC_GEMM_SPIRV_STAGES=2`).
+    pub spirv_double_buffered: bool,
+    /// The skinny tensor-core tile may run (`WGC_GEMM_SKINNY` not `0`).
+    pub skinny: bool,
+    /// A skinny tile named for both weight layouts (`WGC_GEMM_SKINNY_TILE`).
+    pub skinny_tile: Option<SkinnyTile>,
+    /// Workgroups a skinny split aims for instead of one wave (`WGC_GEMM_SKINNY_FILL`).
+    pub skinny_fill: Option<usize>,
+    /// The VK_NV_cooperative_matrix2 block named (`WGC_GEMM_CM2_BLOCK`, index into its BLOCKS).
+    pub cm2_block: Option<usize>,
+    /// Workgroups the tiled kernel's splits aim for (`WGC_GEMM_TILED_FILL`, 528).
+    pub tiled_fill: usize,
+    /// Blocks fixed for the tiled kernel (`WGC_GEMM_TILED_BLOCKS`, `RMxRN`).
+    pub tiled_blocks: Option<(usize, usize)>,
+    /// The tiled kernel may store C as vec4s (`WGC_GEMM_TILED_C4` not `0`).
+    pub tiled_c4: bool,
+    /// Most bytes of split-K slabs at once (`WGC_GEMM_SCRATCH_BYTES`, 256 MiB).
+    pub scratch_bytes: usize,
+    /// Aligned copies for the tensor cores (`WGC_GEMM_STAGE`).
+    pub stage: StageMode,
+    /// gemm_rows may run (`WGC_GEMM_ROWS` not `0`).
+    pub rows: bool,
+    /// Workgroups gemm_rows' splits aim for (`WGC_GEMM_ROWS_FILL`, 1056).
+    pub rows_fill: usize,
+    /// The matrix-vector kernels' mode fixed (`WGC_GEMV_AXPY`); None: tuned, by default wide.
+    pub axpy: Option<AxpyMode>,
+    /// 16-byte loads of f16/bf16 weights (`WGC_GEMV_F16_LOAD` not `8`).
+    pub gemv_wide_loads: bool,
+    /// Workgroups the matrix-vector splits aim for (`WGC_GEMV_FILL`).
+    pub gemv_fill: Option<usize>,
+    /// One or two rows against a (K, N) weight take axpy_unit_narrow (`WGC_GEMV_NARROW` not `0`).
+    pub gemv_narrow: bool,
+    /// Most rows in one axpy_unit_narrow tile (`WGC_GEMV_NARROW_TILE`: 1, else 2).
+    pub gemv_narrow_tile: usize,
+}
+
+impl Default for GemmSettings {
+    /// The settings with no variable set: every route by measurement.
+    fn default() -> GemmSettings {
+        GemmSettings {
+            coop: true,
+            coop_split: true,
+            coop_fill: None,
+            coop_pairs: true,
+            spirv: None,
+            spirv_double_buffered: false,
+            skinny: true,
+            skinny_tile: None,
+            skinny_fill: None,
+            cm2_block: None,
+            tiled_fill: 528,
+            tiled_blocks: None,
+            tiled_c4: true,
+            scratch_bytes: 256 << 20,
+            stage: StageMode::Auto,
+            rows: true,
+            rows_fill: 1056,
+            axpy: None,
+            gemv_wide_loads: true,
+            gemv_fill: None,
+            gemv_narrow: true,
+            gemv_narrow_tile: 2,
+        }
+    }
+}
+
+impl GemmSettings {
+    /// The settings `dev`'s products run under.
+    pub fn of(_dev: &Device) -> GemmSettings {
+        GemmSettings::from_environment()
+    }
+
+    /// The settings from the environment: read once, except the slab
+    /// budget, which tests lower between calls.
+    pub fn from_environment() -> GemmSettings {
+        static ONCE: OnceLock<GemmSettings> = OnceLock::new();
+        let once = *ONCE.get_or_init(|| GemmSettings::parse(&|name| std::env::var(name).ok()));
+        let scratch = std::env::var("WGC_GEMM_SCRATCH_BYTES").ok().and_then(|v| v.parse().ok());
+        GemmSettings { scratch_bytes: scratch.unwrap_or(once.scratch_bytes), ..once }
+    }
+
+    /// The settings from variables looked up by `var` (unset: None).
+    pub fn parse(var: &dyn Fn(&str) -> Option<String>) -> GemmSettings {
+        let d = GemmSettings::default();
+        let not = |name: &str, off: &str| var(name).is_none_or(|v| v != off);
+        let number = |name: &str| var(name).and_then(|v| v.parse::<usize>().ok());
+        GemmSettings {
+            coop: not("WGC_GEMM_COOP", "0"),
+            coop_split: not("WGC_GEMM_COOP_SPLIT", "0"),
+            coop_fill: number("WGC_GEMM_COOP_FILL").filter(|&n| n > 0),
+            coop_pairs: not("WGC_GEMM_COOP_EPILOGUE", "scalar"),
+            spirv: match var("WGC_GEMM_SPIRV").as_deref() {
+                Some("0") => Some(0),
+                Some("1") => Some(1),
+                Some("2") => Some(2),
+                _ => None,
+            },
+            spirv_double_buffered: var("WGC_GEMM_SPIRV_STAGES").is_some_and(|v| v == "2"),
+            skinny: not("WGC_GEMM_SKINNY", "0"),
+            skinny_tile: var("WGC_GEMM_SKINNY_TILE")
+                .and_then(|name| SKINNY_TILES.into_iter().find(|t| name == format!("n{}k{}", t.fn_, t.bk))),
+            skinny_fill: number("WGC_GEMM_SKINNY_FILL"),
+            cm2_block: var("WGC_GEMM_CM2_BLOCK")
+                .and_then(|v| CM2_BLOCKS.iter().position(|b| format!("{}x{}x{}", b.m, b.n, b.k) == v)),
+            tiled_fill: number("WGC_GEMM_TILED_FILL").unwrap_or(d.tiled_fill),
+            tiled_blocks: var("WGC_GEMM_TILED_BLOCKS").and_then(|v| {
+                let (rm, rn) = v.split_once('x')?;
+                let (rm, rn): (usize, usize) = (rm.parse().ok()?, rn.parse().ok()?);
+                ((1..=2).contains(&rm) && (1..=2).contains(&rn)).then_some((rm, rn))
+            }),
+            tiled_c4: not("WGC_GEMM_TILED_C4", "0"),
+            scratch_bytes: number("WGC_GEMM_SCRATCH_BYTES").unwrap_or(d.scratch_bytes),
+            stage: match var("WGC_GEMM_STAGE").as_deref() {
+                Some("0") => StageMode::Off,
+                Some("always") => StageMode::Always,
+                _ => StageMode::Auto,
+            },
+            rows: not("WGC_GEMM_ROWS", "0"),
+            rows_fill: number("WGC_GEMM_ROWS_FILL").unwrap_or(d.rows_fill),
+            axpy: var("WGC_GEMV_AXPY").map(|v| match v.as_str() {
+                "plain" => AxpyMode::Plain,
+                "staged" => AxpyMode::Staged,
+                _ => AxpyMode::Wide,
+            }),
+            gemv_wide_loads: var("WGC_GEMV_F16_LOAD").as_deref() != Some("8"),
+            gemv_fill: number("WGC_GEMV_FILL").filter(|&n| n > 0),
+            gemv_narrow: var("WGC_GEMV_NARROW").as_deref() != Some("0"),
+            gemv_narrow_tile: if var("WGC_GEMV_NARROW_TILE").as_deref() == Some("1") { 1 } else { 2 },
+        }
+    }
+
+    /// The matrix-vector mode where nothing was measured.
+    pub fn default_mode(&self) -> AxpyMode {
+        self.axpy.unwrap_or(AxpyMode::Wide)
+    }
+}
