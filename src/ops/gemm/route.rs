@@ -120,14 +120,21 @@ pub struct Staging {
 }
 
 /// What a GEMM records: copies first where `staging`, then `route`, into C
-/// or (a bf16 C) into f32 scratch rounded once into C.
-#[derive(Clone, Debug, PartialEq)]
+/// or (a bf16 C) into f32 scratch rounded once into C. Plans are equal
+/// where they record the same work, whatever their reasons.
+#[derive(Clone, Debug)]
 pub struct Plan {
     pub route: Route,
     pub staging: Option<Staging>,
     pub c_bf16: bool,
     /// Why this route: the decision that picked it, for `explain`.
     pub because: String,
+}
+
+impl PartialEq for Plan {
+    fn eq(&self, other: &Plan) -> bool {
+        (&self.route, self.staging, self.c_bf16) == (&other.route, other.staging, other.c_bf16)
+    }
 }
 
 impl fmt::Display for Route {
