@@ -61,7 +61,10 @@ pub unsafe extern "C" fn wgc_op_gemm_explain(
             if capacity == 0 {
                 return Ok(());
             }
-            return Err(Error::TooLarge(format!("the explanation needs {} bytes, capacity is {capacity}", line.len() + 1)));
+            return Err(Error::TooLarge(format!(
+                "the explanation needs {} bytes, capacity is {capacity}",
+                line.len() + 1
+            )));
         }
         unsafe {
             std::ptr::copy_nonoverlapping(line.as_ptr(), text as *mut u8, line.len());

@@ -141,7 +141,13 @@ pub fn fill_splits((m, n, k): (usize, usize, usize), batch: usize) -> usize {
 
 /// `fill_splits_on` for the tile `kernel` runs (the skinny tile fills the
 /// GPU with more, narrower workgroups: skinny::fill_splits).
-fn kernel_fill_splits(p: &DeviceProfile, s: &GemmSettings, kernel: CoopKernel, (m, n, k): (usize, usize, usize), batch: usize) -> usize {
+fn kernel_fill_splits(
+    p: &DeviceProfile,
+    s: &GemmSettings,
+    kernel: CoopKernel,
+    (m, n, k): (usize, usize, usize),
+    batch: usize,
+) -> usize {
     if !kernel.skinny {
         return fill_splits_on(p.sms, s, (m, n, k), batch);
     }
@@ -419,7 +425,13 @@ fn skinny_on_coopmat2(p: &DeviceProfile, s: &GemmSettings, kernel: CoopKernel, m
 /// True if this output goes through an f32 slab and the split-K sum pass
 /// even with one run of K: the route (VK_NV_cooperative_matrix2) stores
 /// plain products only.
-fn needs_slab(p: &DeviceProfile, s: &GemmSettings, kernel: CoopKernel, (m, k): (usize, usize), out: &CoopStore) -> bool {
+fn needs_slab(
+    p: &DeviceProfile,
+    s: &GemmSettings,
+    kernel: CoopKernel,
+    (m, k): (usize, usize),
+    out: &CoopStore,
+) -> bool {
     api_for(p, s, kernel, (m, k), out) == Api::Coopmat2 && !out.plain()
 }
 
@@ -453,8 +465,11 @@ fn route_into(
     let guarded =
         if khr { !(m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n())) } else { kernel.edge };
     let direct = !kernel.skinny && out.direct(guarded, khr);
-    let mut groups =
-        [n.div_ceil(kernel.block_n(s)) as u32, m.div_ceil(kernel.block_m()) as u32, (q.batch_count * out.splits) as u32];
+    let mut groups = [
+        n.div_ceil(kernel.block_n(s)) as u32,
+        m.div_ceil(kernel.block_m()) as u32,
+        (q.batch_count * out.splits) as u32,
+    ];
     if groups.iter().any(|&g| g as usize > p.max_workgroups_per_dim) {
         bail!(TooLarge, "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension");
     }
@@ -624,7 +639,14 @@ impl Split {
     /// K in runs of at most K_CHUNK (see split.rs; runs a multiple of
     /// `align`, which divides K_CHUNK), for `outputs` elements of C over
     /// `batch` matrices.
-    pub fn plan(p: &DeviceProfile, s: &GemmSettings, k: usize, outputs: usize, batch: usize, align: usize) -> Result<Split> {
+    pub fn plan(
+        p: &DeviceProfile,
+        s: &GemmSettings,
+        k: usize,
+        outputs: usize,
+        batch: usize,
+        align: usize,
+    ) -> Result<Split> {
         Split::into(p, s, k, k.div_ceil(crate::ops::split::K_CHUNK).max(1), outputs, batch, align)
     }
 

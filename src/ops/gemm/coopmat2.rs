@@ -4,9 +4,9 @@
 //! staging the tiles, edges clamped by tensor layouts. It stores plain
 //! products only (`plain` outputs); gemm_views sends alpha, beta and the
 //! bias through an f32 slab and the split-K sum pass. Skinny products take
-//! the `SKINNY_BLOCKS` modules by default where `gemm_spirv::skinny_coopmat2`
+//! the `SKINNY_BLOCKS` modules by default where `spirv::skinny_coopmat2`
 //! says; every f16 product takes these kernels under WGC_GEMM_SPIRV=2
-//! (`gemm_spirv::route`). Devices are opened with the extension by
+//! (`spirv::route`). Devices are opened with the extension by
 //! runtime/coopmat2.rs.
 
 use crate::ops::gemm::coop::{CoopParams, TILE};
@@ -73,7 +73,7 @@ modules! {
 
 /// The skinny blocks (at most 32 rows, A row-major), in the order of
 /// tools/gen_gemm_spirv.py's CM2_SKINNY_TILES: the skinny tensor-core
-/// tiles' columns and K steps (gemm_skinny::TILES), so the same grid and
+/// tiles' columns and K steps (skinny::TILES), so the same grid and
 /// K runs apply. (32 x 128 x 64 and 32 x 256 x 32 measured slower on every
 /// decode product.)
 pub(crate) const SKINNY_BLOCKS: [Block; 2] =

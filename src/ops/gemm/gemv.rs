@@ -465,7 +465,12 @@ fn swap_last<'a>(t: &Tensor<'a>) -> Tensor<'a> {
 
 /// Record a planned skinny product of the views `q` describes: the product
 /// kernel, then (K split) the slabs' sum.
-pub fn record(stream: &StreamShared, q: &Problem, route: &GemvRoute, (a, b, c): (&Tensor, &Tensor, &Tensor)) -> Result<()> {
+pub fn record(
+    stream: &StreamShared,
+    q: &Problem,
+    route: &GemvRoute,
+    (a, b, c): (&Tensor, &Tensor, &Tensor),
+) -> Result<()> {
     let dev = &stream.device;
     let (act, wt, out) =
         if route.transposed { (swap_last(b), swap_last(a), swap_last(c)) } else { (a.clone(), b.clone(), c.clone()) };

@@ -249,4 +249,3 @@ pub(crate) fn sum_slabs_into(
     let args = [c_arg, Arg { name: "bias", ..bias_arg }, Arg::whole("parts", parts_buf)];
     spec::record(stream, &Launch { variant, params, args, groups })
 }
-

@@ -74,12 +74,8 @@ pub fn tuning_class(q: &Problem) -> (&'static str, String) {
 /// `plan` with the matrix-vector kernels in `mode`.
 pub fn plan_in_mode(q: &Problem, p: &DeviceProfile, s: &GemmSettings, mode: AxpyMode) -> Result<Plan> {
     let kernel = coop::choose(q, p, s);
-    let done = |route: Route, staging: Option<Staging>, because: String| Plan {
-        route,
-        staging,
-        c_bf16: q.c_bf16,
-        because,
-    };
+    let done =
+        |route: Route, staging: Option<Staging>, because: String| Plan { route, staging, c_bf16: q.c_bf16, because };
     // Skinny products (few rows or columns) have kernels of their own: the
     // matrix-vector kernels (f32: up to 8 rows; 9-32 take gemm_rows), or
     // for f16 rows the skinny tensor-core tile.
@@ -105,7 +101,8 @@ pub fn plan_in_mode(q: &Problem, p: &DeviceProfile, s: &GemmSettings, mode: Axpy
         if let Some(staging) = staged::plan(q, p, s) {
             let sq = staged::problem(q, &staging);
             let why = "operands the tensor cores cannot read with 16-byte loads, copied aligned (large enough to pay)";
-            return tensor_or_tiled(&sq, p, s, coop::choose(&sq, p, s), Some(staging), why.into()).map(|(r, w)| done(r, Some(staging), w));
+            return tensor_or_tiled(&sq, p, s, coop::choose(&sq, p, s), Some(staging), why.into())
+                .map(|(r, w)| done(r, Some(staging), w));
         }
         let why = no_tensor_cores(q, p, s);
         return tensor_or_tiled(q, p, s, None, None, why).map(|(r, w)| done(r, None, w));
@@ -146,11 +143,15 @@ fn tensor_core_reason(q: &Problem, engine: &CoopEngine, kernel: CoopKernel) -> S
     let dtype = if kernel.bf16 { "bf16" } else { "f16" };
     let base = format!("{dtype} operands readable with 16-byte loads on a device with cooperative matrices");
     let engine = match engine {
-        CoopEngine::Wgsl { .. } => format!("the WGSL kernel (K {} below the KHR kernel's 512, or the route fixed)", q.k),
+        CoopEngine::Wgsl { .. } => {
+            format!("the WGSL kernel (K {} below the KHR kernel's 512, or the route fixed)", q.k)
+        }
         CoopEngine::Khr(_) if kernel.bf16 => "bf16 runs on VK_KHR_cooperative_matrix only".into(),
         CoopEngine::Khr(_) => format!("the VK_KHR_cooperative_matrix kernel (K {} >= 512, or the route fixed)", q.k),
         CoopEngine::Coopmat2(_) => "the VK_NV_cooperative_matrix2 kernel (the route fixed to it)".into(),
-        CoopEngine::SkinnyKhr(_) => format!("{} rows (3 to 32) with A row-major: the skinny tile on VK_KHR_cooperative_matrix", q.m),
+        CoopEngine::SkinnyKhr(_) => {
+            format!("{} rows (3 to 32) with A row-major: the skinny tile on VK_KHR_cooperative_matrix", q.m)
+        }
         CoopEngine::SkinnyCoopmat2 { .. } => {
             format!("{} rows (3 to 32) with A row-major: the skinny block on VK_NV_cooperative_matrix2", q.m)
         }

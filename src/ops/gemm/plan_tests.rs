@@ -31,7 +31,14 @@ fn route(q: &Problem, p: &DeviceProfile) -> Route {
     planned(q, p).route
 }
 
-fn tiled(rm: usize, rn: usize, layouts: [u8; 3], entry: TiledEntry, split: (usize, usize, usize), groups: [u32; 3]) -> Route {
+fn tiled(
+    rm: usize,
+    rn: usize,
+    layouts: [u8; 3],
+    entry: TiledEntry,
+    split: (usize, usize, usize),
+    groups: [u32; 3],
+) -> Route {
     let split = Split { splits: split.0, k_chunk: split.1, parts: split.2 };
     Route::Tiled(TiledRoute { rm, rn, layouts, entry, split, groups })
 }
@@ -121,7 +128,10 @@ fn f32_rows_nine_to_32_take_gemm_rows() {
 #[test]
 fn square_f16_products_take_khr_from_k_512_and_wgsl_below() {
     let q = Problem::dense(4096, 4096, 4096, F16);
-    assert_eq!(coop(&route(&q, &h100())), (kernel(false, false, false), khr(F16, true, false), 1, 4096, false, [32, 32, 1]));
+    assert_eq!(
+        coop(&route(&q, &h100())),
+        (kernel(false, false, false), khr(F16, true, false), 1, 4096, false, [32, 32, 1])
+    );
     let q = Problem::dense(4096, 4096, 128, F16);
     let wgsl = CoopEngine::Wgsl { entry: "gemm_coop_f16_epilogue_h2", direct: false };
     assert_eq!(coop(&route(&q, &h100())), (kernel(false, false, false), wgsl, 1, 128, false, [32, 32, 1]));

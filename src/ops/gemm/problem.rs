@@ -117,7 +117,10 @@ impl Problem {
         }
         let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
         if batch_count > max_dim {
-            bail!(TooLarge, "gemm: {batch_count} batch matrices exceed this adapter's {max_dim} workgroups per dimension");
+            bail!(
+                TooLarge,
+                "gemm: {batch_count} batch matrices exceed this adapter's {max_dim} workgroups per dimension"
+            );
         }
         let c_bf16 = c.dtype == DType::BF16;
         let c_matrix = if c_bf16 {

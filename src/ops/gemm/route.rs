@@ -168,7 +168,11 @@ impl fmt::Display for Route {
                 let engine = match c.engine {
                     CoopEngine::Wgsl { entry, .. } => format!("wgsl {entry}"),
                     CoopEngine::Khr(v) => {
-                        format!("khr{}{}", if v.direct { " direct" } else { " epilogue" }, if v.double_buffered { " s2" } else { "" })
+                        format!(
+                            "khr{}{}",
+                            if v.direct { " direct" } else { " epilogue" },
+                            if v.double_buffered { " s2" } else { "" }
+                        )
                     }
                     CoopEngine::Coopmat2(v) => format!("coopmat2 block={}", v.block),
                     CoopEngine::SkinnyKhr(v) => format!("skinny_khr n{}k{} fm={}", v.tile.fn_, v.tile.bk, v.fm),

@@ -136,10 +136,18 @@ pub fn plan(q: &Problem, p: &DeviceProfile, s: &GemmSettings) -> Option<RowsRout
 
 /// Record `c = alpha * a b + beta * c` (the views `q` describes) as
 /// `route` planned it: the kernel into f32 slabs, then their sum into C.
-pub fn record(stream: &StreamShared, q: &Problem, route: &RowsRoute, (a, b, c): (&Tensor, &Tensor, &Tensor)) -> Result<()> {
+pub fn record(
+    stream: &StreamShared,
+    q: &Problem,
+    route: &RowsRoute,
+    (a, b, c): (&Tensor, &Tensor, &Tensor),
+) -> Result<()> {
     let flip = route.transposed;
-    let (act, wt, out) =
-        if flip { (matrix(b, true), matrix(a, true), matrix(c, true)) } else { (matrix(a, false), matrix(b, false), matrix(c, false)) };
+    let (act, wt, out) = if flip {
+        (matrix(b, true), matrix(a, true), matrix(c, true))
+    } else {
+        (matrix(a, false), matrix(b, false), matrix(c, false))
+    };
     let (rows, n) = (act.shape[0], wt.shape[1]);
     let parts = scratch(&stream.device, (route.splits * rows * n * 4) as u64)?;
     let (a_arg, a_off) = view_arg("a", &act);

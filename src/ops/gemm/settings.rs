@@ -5,9 +5,9 @@
 //! gives the settings a device's products run under; the variables are
 //! documented in docs/TUNING.md where they are experiment switches.
 
+use crate::ops::gemm::coopmat2::BLOCKS as CM2_BLOCKS;
 use crate::ops::gemm::gemv::AxpyMode;
 use crate::ops::gemm::skinny::{SkinnyTile, TILES as SKINNY_TILES};
-use crate::ops::gemm::coopmat2::BLOCKS as CM2_BLOCKS;
 use crate::runtime::device::Device;
 use std::sync::OnceLock;
 

@@ -4,13 +4,13 @@
 //! B once, which the square tile of gemm_coop does at a quarter of the
 //! bandwidth (its 128 rows are mostly padding, and its few workgroups keep
 //! too few loads in flight). Same contract and uniform (`CoopParams`) as the
-//! square kernel, so gemm_coop::record runs it with the split-K and epilogue
+//! square kernel, so coop::record runs it with the split-K and epilogue
 //! logic it shares with the square tile.
 
 use crate::ops::gemm::coop::CoopKernel;
 use crate::ops::gemm::profile::DeviceProfile;
 use crate::ops::gemm::settings::GemmSettings;
-use crate::ops::gemm::spirv as gemm_spirv;
+use crate::ops::gemm::spirv;
 use crate::ops::split::{runs_for_one_wave, runs_to_fill};
 use crate::ops::tensor::DType;
 use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
@@ -61,8 +61,8 @@ pub struct SkinnyVariant {
 
 // gemm_coop_khr.comp's epilogue variants have the same bindings (the same
 // gemm_khr_common.glsl).
-const F32: &[SpirvBinding] = &gemm_spirv::EPILOGUE_F32;
-const F16: &[SpirvBinding] = &gemm_spirv::EPILOGUE_F16;
+const F32: &[SpirvBinding] = &spirv::EPILOGUE_F32;
+const F16: &[SpirvBinding] = &spirv::EPILOGUE_F16;
 
 macro_rules! modules {
     ($($n:literal $k:literal $m:literal $b:literal $out:ident $binds:ident),* $(,)?) => {
@@ -154,7 +154,7 @@ pub fn applies(
     // Column blocks in one grid dimension (the matrix-vector kernels take
     // wider products in two).
     let blocks_fit = n.div_ceil(tile(s, b_t).block_n()) <= p.max_workgroups_per_dim;
-    let route = gemm_spirv::khr_allowed_for(p, s) || gemm_spirv::skinny_coopmat2(p, s, b_t, m, true);
+    let route = spirv::khr_allowed_for(p, s) || spirv::skinny_coopmat2(p, s, b_t, m, true);
     s.skinny && (MIN_ROWS..=MAX_ROWS).contains(&m) && blocks_fit && !a_t && !b_broadcast && route
 }
 

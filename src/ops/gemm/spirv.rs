@@ -1,8 +1,8 @@
 //! The f16 tensor-core GEMM as SPIR-V (shaders/spirv/gemm_coop_khr.comp on
 //! VK_KHR_cooperative_matrix, compiled by tools/gen_gemm_spirv.py), run
-//! through wgpu's passthrough instead of the WGSL kernel of gemm_coop.rs
+//! through wgpu's passthrough instead of the WGSL kernel of coop.rs
 //! on Vulkan adapters that have what it needs. Same contract, same tile
-//! (`gemm_coop::TILE`), same uniform (`CoopParams`): gemm_coop::record
+//! (`coop::TILE`), same uniform (`CoopParams`): the planner
 //! picks the route, so the split-K and epilogue logic is shared.
 
 use crate::ops::gemm::coop::TILE;

@@ -162,10 +162,16 @@ pub fn stage(stream: &StreamShared, staging: &Staging, a: &Tensor, b: &Tensor) -
     let bt = swap_last(b);
     let bytes = |x: &Tensor| (numel(&padded(&x.shape, kp)) * x.dtype.size()) as u64;
     // Both allocations before anything is recorded.
-    let a_copy =
-        OperandCopy { buffer: scratch(&stream.device, bytes(a))?, shape: a.shape.clone(), rows_dense: staging.a_rows_dense };
-    let bt_copy =
-        OperandCopy { buffer: scratch(&stream.device, bytes(&bt))?, shape: bt.shape.clone(), rows_dense: staging.bt_rows_dense };
+    let a_copy = OperandCopy {
+        buffer: scratch(&stream.device, bytes(a))?,
+        shape: a.shape.clone(),
+        rows_dense: staging.a_rows_dense,
+    };
+    let bt_copy = OperandCopy {
+        buffer: scratch(&stream.device, bytes(&bt))?,
+        shape: bt.shape.clone(),
+        rows_dense: staging.bt_rows_dense,
+    };
     copy_padded(stream, a, &a_copy, kp)?;
     copy_padded(stream, &bt, &bt_copy, kp)?;
     Ok(Staged { a: a_copy, bt: bt_copy, dtype: a.dtype, k: kp })

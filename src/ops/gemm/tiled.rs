@@ -149,7 +149,14 @@ fn fill_splits_for(tiles: usize, k: usize, fill: usize) -> usize {
 /// 528 or 1056: 0.160-0.161 and 0.091-0.092). One or two 64 x 64 tiles
 /// per SM: `one_or_two_per_sm`. The `tiled_blocks` setting
 /// (WGC_GEMM_TILED_BLOCKS, `RMxRN`) fixes the blocks, for comparisons.
-fn split_tiles(s: &GemmSettings, m: usize, n: usize, k: usize, batch: usize, (rm, rn): (usize, usize)) -> (usize, usize, usize) {
+fn split_tiles(
+    s: &GemmSettings,
+    m: usize,
+    n: usize,
+    k: usize,
+    batch: usize,
+    (rm, rn): (usize, usize),
+) -> (usize, usize, usize) {
     let fill_target = s.tiled_fill;
     if let Some((rm, rn)) = s.tiled_blocks {
         let tiles = m.div_ceil(64 * rm) * n.div_ceil(64 * rn) * batch;
@@ -181,7 +188,14 @@ fn split_tiles(s: &GemmSettings, m: usize, n: usize, k: usize, batch: usize, (rm
 /// an H200 (8192 x 100 x 2048, 256 tiles; bench/results/2026-11-26e/call4 at 317f233)
 /// found this fastest: 0.161 -> 0.155 ms (128 x 128 over runs for 528:
 /// 0.160; 64 x 64 over runs for 1056 or 2112: 0.171-0.176).
-fn one_or_two_per_sm(fill: usize, m: usize, n: usize, k: usize, batch: usize, tiles64: usize) -> Option<(usize, usize, usize)> {
+fn one_or_two_per_sm(
+    fill: usize,
+    m: usize,
+    n: usize,
+    k: usize,
+    batch: usize,
+    tiles64: usize,
+) -> Option<(usize, usize, usize)> {
     if m <= 64 || tiles64 * 2 > fill {
         return None;
     }
@@ -257,7 +271,8 @@ pub fn plan(q: &Problem, p: &DeviceProfile, s: &GemmSettings) -> Result<TiledRou
     } else {
         TiledEntry::Gemm
     };
-    let groups = if entry == TiledEntry::Split { [groups[0], groups[1], (batch_count * split.parts) as u32] } else { groups };
+    let groups =
+        if entry == TiledEntry::Split { [groups[0], groups[1], (batch_count * split.parts) as u32] } else { groups };
     Ok(TiledRoute { rm, rn, layouts, entry, split, groups })
 }
 
