@@ -2,7 +2,7 @@
 //! (shaders/spirv/gemm_coopmat2.comp, compiled by tools/gen_gemm_spirv.py):
 //! one workgroup-scope BM x BN matrix per workgroup (`BLOCKS`), the driver
 //! staging the tiles, edges clamped by tensor layouts. It stores plain
-//! products only (`plain` outputs); gemm_views sends alpha, beta and the
+//! products only (`plain` outputs); the planner sends alpha, beta and the
 //! bias through an f32 slab and the split-K sum pass. Skinny products take
 //! the `SKINNY_BLOCKS` modules by default where `spirv::skinny_coopmat2`
 //! says; every f16 product takes these kernels under WGC_GEMM_SPIRV=2
@@ -127,7 +127,7 @@ pub(crate) fn all_blocks() -> Vec<Block> {
     BLOCKS.iter().chain(SKINNY_BLOCKS.iter()).copied().collect()
 }
 
-// The host's K runs are whole steps of gemm_coop's 32 (the GLSL relies on it).
+// The host's K runs are whole steps of coop::TILE's 32 (the GLSL relies on it).
 const _: () = assert!(TILE.bk == 32);
 
 impl Coopmat2Variant {

@@ -1,7 +1,7 @@
 //! Skinny f16 products on tensor cores (shaders/spirv/gemm_skinny_khr.comp,
 //! compiled by tools/gen_gemm_spirv.py): up to 32 rows of A (the
 //! activations of a decode step) times a large B. They are bound by reading
-//! B once, which the square tile of gemm_coop does at a quarter of the
+//! B once, which the square tile of coop.rs does at a quarter of the
 //! bandwidth (its 128 rows are mostly padding, and its few workgroups keep
 //! too few loads in flight). Same contract and uniform (`CoopParams`) as the
 //! square kernel, so coop::record runs it with the split-K and epilogue

@@ -111,7 +111,7 @@ bf16_modules! {
     1 0 epilogue EPILOGUE_F32, 1 0 direct DIRECT_F32, 1 1 epilogue EPILOGUE_F32, 1 1 direct DIRECT_F32,
 }
 
-// The GLSL is written for gemm_coop's tile: 2 x 2 subgroups of 4 x 4
+// The GLSL is written for coop::TILE: 2 x 2 subgroups of 4 x 4
 // fragments, K in steps of 32.
 const _: () = assert!(TILE.fm == 4 && TILE.fn_ == 4 && TILE.sgm == 2 && TILE.sgn == 2 && TILE.bk == 32);
 
