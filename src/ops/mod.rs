@@ -9,6 +9,8 @@ pub mod fill;
 pub mod gemm;
 pub mod grid;
 pub mod half;
+#[cfg(test)]
+mod inline_size_test;
 pub mod movement;
 pub mod multi;
 pub mod norm;
