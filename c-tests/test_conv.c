@@ -209,10 +209,12 @@ static void test_conv_f16(void) {
               &out_cl2);
     V4 nhwc_odd = {{2, 16, 7, 9}, {7 * 9 * 20, 1, 9 * 20, 20}, 4};
     conv_case("f16 16 ch channels-last in, pixels 20 apart", nhwc_odd, 10, 3, 3, cp(2, 2, 1, 1, 1, 1, 1), 0, NULL);
-    /* One image per chunk of columns. */
-    setenv("WGC_CONV_COLS_BYTES", "1", 1);
+    /* One image per chunk of columns, on a device created with that setting. */
+    TestEnv outer = env;
+    env = test_env_setting("WGC_CONV_COLS_BYTES", "1");
     conv_case("f16 one image per chunk", v4(3, 4, 9, 8), 12, 3, 3, cp(2, 1, 1, 1, 1, 1, 2), 1, NULL);
-    unsetenv("WGC_CONV_COLS_BYTES");
+    test_env_release(&env);
+    env = outer;
     g_dtype = WGC_DTYPE_F32;
 }
 

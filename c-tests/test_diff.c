@@ -115,21 +115,21 @@ int main(int argc, char **argv) {
 
     int subgroups_preset = getenv("WGC_DISABLE_SUBGROUPS") != NULL;
     TestEnv env = test_env();
+    /* A device without the subgroup kernels (devices read their settings
+     * when created), unless the caller chose already. */
+    TestEnv shared_env = subgroups_preset ? env : test_env_setting("WGC_DISABLE_SUBGROUPS", "1");
     long cases[64] = {0}, failed[64] = {0}, total = 0, total_failed = 0;
     double start = now_seconds();
     for (long k = only_case >= 0 ? only_case : 0;; k++) {
         int slot = op_slot((int)(k % DIFF_OP_COUNT));
         if (!only_op || strcmp(DIFF_OPS[slot].name, only_op) == 0) {
             Case c;
-            case_begin(&c, env.device, env.stream, (int)env.info.has_f16, seed, k, DIFF_OPS[slot].name);
             /* Every third round of operators runs the reduction family's
              * workgroup-memory kernels (unless the caller chose already). */
-            if (!subgroups_preset) {
-                int off = (k / DIFF_OP_COUNT) % 3 == 2;
-                if (off) setenv("WGC_DISABLE_SUBGROUPS", "1", 1);
-                else unsetenv("WGC_DISABLE_SUBGROUPS");
-                if (off && has_subgroup_kernels(DIFF_OPS[slot].name)) case_param(&c, "WGC_DISABLE_SUBGROUPS=1");
-            }
+            int off = !subgroups_preset && (k / DIFF_OP_COUNT) % 3 == 2;
+            const TestEnv *e = off ? &shared_env : &env;
+            case_begin(&c, e->device, e->stream, (int)e->info.has_f16, seed, k, DIFF_OPS[slot].name);
+            if (off && has_subgroup_kernels(DIFF_OPS[slot].name)) case_param(&c, "WGC_DISABLE_SUBGROUPS=1");
             c.verbose_failures = failed[slot] < 3; /* full reports for the first few per operator */
             c.dump = dump;
             DIFF_OPS[slot].run(&c);
@@ -152,6 +152,7 @@ int main(int argc, char **argv) {
     for (int j = 0; j < DIFF_OP_COUNT; j++)
         if (op_slot(j) == j && cases[j]) printf("  %-18s %5ld cases, %ld failed\n", DIFF_OPS[j].name, cases[j], failed[j]);
     printf("test_diff: %ld of %ld cases failed\n", total_failed, total);
+    if (!subgroups_preset) test_env_release(&shared_env);
     test_env_release(&env);
     return total_failed ? 1 : 0;
 }

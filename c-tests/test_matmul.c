@@ -163,11 +163,13 @@ static void test_gemm_split_k(void) {
               V(2, 4352, 66), 0, V(2, 70, 66), -0.5f, 2);
     /* Scratch for two of the six splits at a time: three waves, later ones
      * adding into the slabs (33 x 33: wider than the skinny-product kernels
-     * take, so the tiled GEMM runs). */
-    setenv("WGC_GEMM_SCRATCH_BYTES", "9000", 1);
+     * take, so the tiled GEMM runs), on a device created with that setting. */
+    TestEnv outer = env;
+    env = test_env_setting("WGC_GEMM_SCRATCH_BYTES", "9000");
     gemm_case("split K in waves", WGC_DTYPE_F32, WGC_DTYPE_F32, V(2, 33, 5 * 16384 + 1), 0, V(2, 5 * 16384 + 1, 33), 0,
               V(2, 33, 33), 1, 0.5f);
-    unsetenv("WGC_GEMM_SCRATCH_BYTES");
+    test_env_release(&env);
+    env = outer;
 }
 
 /* matmul with 1-D operands: compare with gemm on explicit 2-D shapes. */

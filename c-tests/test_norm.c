@@ -271,7 +271,9 @@ int main(void) {
     test_constant_rows();
     test_batch_norm();
     test_errors();
-    setenv("WGC_DISABLE_SUBGROUPS", "1", 1);
+    /* Again on a device created without the subgroup kernels. */
+    test_env_release(&env);
+    env = test_env_setting("WGC_DISABLE_SUBGROUPS", "1");
     test_norms();
     test_env_release(&env);
     return test_finish("test_norm");

@@ -1067,8 +1067,10 @@ int main(int argc, char **argv) {
     }
     if (strcmp(part, "fallback") != 0) run_all();
     if (strcmp(part, "main") != 0) {
-        /* Again with the workgroup-memory-only kernels. */
-        setenv("WGC_DISABLE_SUBGROUPS", "1", 1);
+        /* Again with the workgroup-memory-only kernels: a device created
+         * with that setting. */
+        test_env_release(&env);
+        env = test_env_setting("WGC_DISABLE_SUBGROUPS", "1");
         run_fallback();
     }
     test_env_release(&env);

@@ -79,6 +79,21 @@ static inline void test_env_release(TestEnv *env) {
     wgc_instance_release(env->instance);
 }
 
+/* A TestEnv whose device was created while the environment variable `name`
+ * was `value`: a device reads its settings once, when it is created. The
+ * variable is then restored, so devices created later do not see it. */
+static inline TestEnv test_env_setting(const char *name, const char *value) {
+    const char *was = getenv(name);
+    char *saved = was ? strdup(was) : NULL;
+    if (was && !saved) abort();
+    setenv(name, value, 1);
+    TestEnv env = test_env();
+    if (saved) setenv(name, saved, 1);
+    else unsetenv(name);
+    free(saved);
+    return env;
+}
+
 /* xorshift64*: the same numbers on every platform. */
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
 static inline uint64_t rng_next(void) {

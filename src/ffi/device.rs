@@ -280,6 +280,7 @@ pub unsafe extern "C" fn wgc_device_create(
                 autotune,
                 tuning_cache_path: tuning_path,
                 coopmat2_blocks: crate::ops::gemm::coopmat2::all_blocks(),
+                settings: None,
             },
         )?;
         *out = to_handle::<WgcDevice>(device);

@@ -10,7 +10,6 @@ use crate::bail;
 use crate::error::Result;
 use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
-use std::sync::OnceLock;
 
 const ENTRIES: &[&str] = &["random_uniform", "random_uniform4", "random_normal", "random_normal4"];
 const TYPES: &[TypeSlot] = &[TypeSlot { alias: "TE", dtypes: &[DType::F32, DType::F16] }];
@@ -37,12 +36,10 @@ pub static FAMILY_INT64: Family = Family {
 };
 
 /// The family for this device: 64-bit products where the device has 64-bit
-/// integers, unless the environment variable WGC_RANDOM_INT64 (read once)
-/// is `0` (for comparisons and for testing the portable kernels there).
+/// integers, unless the device's setting WGC_RANDOM_INT64 is `0` (for
+/// comparisons and for testing the portable kernels there).
 fn family(dev: &Device) -> &'static Family {
-    static ENABLED: OnceLock<bool> = OnceLock::new();
-    let enabled = *ENABLED.get_or_init(|| std::env::var_os("WGC_RANDOM_INT64").is_none_or(|v| v != "0"));
-    if enabled && dev.features.contains(wgpu::Features::SHADER_INT64) {
+    if dev.settings().random.int64 && dev.features.contains(wgpu::Features::SHADER_INT64) {
         &FAMILY_INT64
     } else {
         &FAMILY

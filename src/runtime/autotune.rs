@@ -5,7 +5,7 @@
 
 use super::autotune_file::{self, Table};
 use super::instance::AdapterSummary;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -20,23 +20,6 @@ pub enum TuneMode {
     /// Use stored choices (loaded from the file), time nothing: heuristics
     /// for classes the file lacks.
     Cached,
-}
-
-impl TuneMode {
-    /// `WGC_AUTOTUNE`: unset, `0` or `off`: Off; `1` or `on`: On; `cached`:
-    /// Cached; anything else is refused.
-    pub fn from_env() -> Result<TuneMode> {
-        match std::env::var("WGC_AUTOTUNE") {
-            Err(std::env::VarError::NotPresent) => Ok(TuneMode::Off),
-            Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
-                "" | "0" | "off" => Ok(TuneMode::Off),
-                "1" | "on" => Ok(TuneMode::On),
-                "cached" => Ok(TuneMode::Cached),
-                _ => Err(Error::InvalidArgument(format!("WGC_AUTOTUNE={v:?}: expected 0, 1 or cached"))),
-            },
-            Err(e) => Err(Error::InvalidArgument(format!("WGC_AUTOTUNE: {e}"))),
-        }
-    }
 }
 
 /// The tuner's counters (see `WgcTuningStats`).
@@ -65,7 +48,7 @@ pub struct Tuner {
     loaded: u64,
     timed: AtomicU64,
     reused: AtomicU64,
-    /// `WGC_AUTOTUNE_LOG` was set: every timed class is printed to stderr.
+    /// Every timed class is printed to stderr (`WGC_AUTOTUNE_LOG`).
     log: bool,
 }
 
@@ -73,7 +56,7 @@ impl Tuner {
     /// A tuner for `adapter`; with a path (and not Off), the stored choices
     /// are loaded (a missing, foreign or corrupt file gives none). Fails
     /// only where the path is refused (not a regular file).
-    pub fn new(mode: TuneMode, path: Option<PathBuf>, adapter: &AdapterSummary) -> Result<Tuner> {
+    pub fn new(mode: TuneMode, path: Option<PathBuf>, adapter: &AdapterSummary, log: bool) -> Result<Tuner> {
         let key = autotune_file::key(adapter);
         let path = path.filter(|_| mode != TuneMode::Off);
         let table = match &path {
@@ -90,7 +73,7 @@ impl Tuner {
             dirty: AtomicBool::new(false),
             timed: AtomicU64::new(0),
             reused: AtomicU64::new(0),
-            log: std::env::var_os("WGC_AUTOTUNE_LOG").is_some_and(|v| v != "0"),
+            log,
         })
     }
 

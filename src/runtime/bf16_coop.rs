@@ -47,14 +47,6 @@ impl Features {
     }
 }
 
-/// The environment variable WGC_GEMM_BF16_COOP, read once: `0` opens
-/// devices without the extension (bf16 GEMMs then convert in the tiled
-/// kernel), for comparisons.
-fn allowed() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("WGC_GEMM_BF16_COOP").is_none_or(|v| v != "0"))
-}
-
 /// True if the driver lists the kernels' fragments: 16 x 16 x 16 at
 /// subgroup scope, bf16 A and B, f32 C and result.
 fn kernel_shape_listed(hal: &wgpu::hal::vulkan::Adapter) -> bool {
@@ -78,14 +70,14 @@ fn kernel_shape_listed(hal: &wgpu::hal::vulkan::Adapter) -> bool {
 }
 
 /// True if devices on this adapter should enable the extension: a Vulkan
-/// adapter with it, both features, the kernels' fragment shape listed,
-/// and WGC_GEMM_BF16_COOP not `0`.
+/// adapter with it, both features and the kernels' fragment shape listed.
+/// (The device also asks the setting WGC_GEMM_BF16_COOP: `0` opens it
+/// without the extension, bf16 GEMMs then converting in the tiled kernel.)
 pub fn supported(adapter: &wgpu::Adapter) -> bool {
-    allowed()
-        && hal_open::extension_with(adapter, EXTENSION, |hal| {
-            let mut features = Features::none();
-            hal_open::query_features(hal, &mut features);
-            let both = features.bfloat16_type == vk::TRUE && features.bfloat16_cooperative_matrix == vk::TRUE;
-            both && kernel_shape_listed(hal)
-        })
+    hal_open::extension_with(adapter, EXTENSION, |hal| {
+        let mut features = Features::none();
+        hal_open::query_features(hal, &mut features);
+        let both = features.bfloat16_type == vk::TRUE && features.bfloat16_cooperative_matrix == vk::TRUE;
+        both && kernel_shape_listed(hal)
+    })
 }

@@ -190,7 +190,7 @@ impl Buffer {
                 enc.copy_buffer_to_buffer(self.raw(), start, &staging.raw, 0, len);
                 enc.finish()
             };
-            let index = if dev.has_gpu_timeout() || separate_read_submission() {
+            let index = if dev.has_gpu_timeout() || dev.settings().device.read_submit_separate {
                 dev.flush_all()?;
                 if dev.has_gpu_timeout() {
                     // Wait (at most the timeout) before submitting the copy: some
@@ -239,12 +239,4 @@ impl Buffer {
 pub struct NewBuffer {
     pub buffer: Arc<Buffer>,
     pub reused: bool,
-}
-
-/// `WGC_READ_SUBMIT=separate`: submit a read's copy on its own after the
-/// streams' batches (two queue submissions) instead of with the last batch
-/// (`together`, the default). Read once.
-fn separate_read_submission() -> bool {
-    static SEPARATE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *SEPARATE.get_or_init(|| std::env::var("WGC_READ_SUBMIT").is_ok_and(|v| v == "separate"))
 }

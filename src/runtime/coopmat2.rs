@@ -7,6 +7,7 @@
 //! Only SPIR-V kernels (`ops::gemm::spirv`) use it.
 
 use super::hal_open::{self, FeatureStruct};
+use super::settings::{Settings, SpirvRoute};
 use ash::vk;
 use std::ffi::{c_void, CStr};
 
@@ -69,11 +70,10 @@ impl Features {
 unsafe impl FeatureStruct for Features {}
 
 /// True if devices should enable the extension where the adapter has it:
-/// unless the environment variable WGC_GEMM_SPIRV, read once, fixes a
-/// route that does not use it (`0` or `1`; see `ops::gemm::spirv`).
-pub fn requested() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("WGC_GEMM_SPIRV").map_or(true, |v| v != "0" && v != "1"))
+/// unless the setting WGC_GEMM_SPIRV fixes a route that does not use it
+/// (`0` or `1`; see `ops::gemm::spirv`).
+pub fn requested(settings: &Settings) -> bool {
+    !matches!(settings.gemm.spirv, Some(SpirvRoute::Wgsl | SpirvRoute::Khr))
 }
 
 /// VkCooperativeMatrixFlexibleDimensionsPropertiesNV: one shape class of
@@ -147,8 +147,8 @@ fn listed_shapes(hal: &wgpu::hal::vulkan::Adapter) -> Option<Vec<[u32; 4]>> {
 /// Bit i set where the driver lists `blocks[i]` among its flexible
 /// dimensions (using any other shape is undefined); 0 where the adapter
 /// is not a Vulkan one with the extension and every feature the kernels
-/// use. WGC_COOPMAT2_LOG, set, prints the driver's list to stderr.
-pub(crate) fn supported(adapter: &wgpu::Adapter, blocks: &[Block]) -> u32 {
+/// use. The setting WGC_COOPMAT2_LOG prints the driver's list to stderr.
+pub(crate) fn supported(adapter: &wgpu::Adapter, blocks: &[Block], settings: &Settings) -> u32 {
     let mut mask = 0;
     hal_open::extension_with(adapter, EXTENSION, |hal| {
         let mut features = Features::none();
@@ -159,7 +159,7 @@ pub(crate) fn supported(adapter: &wgpu::Adapter, blocks: &[Block]) -> u32 {
         let Some(shapes) = listed_shapes(hal) else {
             return false;
         };
-        if std::env::var_os("WGC_COOPMAT2_LOG").is_some() {
+        if settings.gemm.coopmat2_log {
             eprintln!("wgcompute: VK_NV_cooperative_matrix2 f16 x f16 -> f32 workgroup shapes (M, N, K granularity, invocations): {shapes:?}");
         }
         for (i, b) in blocks.iter().enumerate() {

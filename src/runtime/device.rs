@@ -15,6 +15,7 @@ use super::instance::{summarize, AdapterSummary};
 use super::kernel::KernelCache;
 use super::pipeline_cache_file;
 use super::pool::BufferPool;
+use super::settings::Settings;
 use super::stream::{Extra, StreamShared};
 use crate::error::{Error, Result};
 use std::path::PathBuf;
@@ -48,6 +49,8 @@ pub struct DeviceOptions {
     /// use: the device opens with the extension where the driver lists one
     /// of them (and it is asked for, runtime/coopmat2.rs). Empty: never.
     pub coopmat2_blocks: Vec<Block>,
+    /// `None`: read from the environment (`Settings::from_env`) at creation.
+    pub settings: Option<Settings>,
 }
 
 impl Default for DeviceOptions {
@@ -59,6 +62,7 @@ impl Default for DeviceOptions {
             autotune: None,
             tuning_cache_path: None,
             coopmat2_blocks: Vec::new(),
+            settings: None,
         }
     }
 }
@@ -100,6 +104,8 @@ pub struct Device {
     pipeline_cache: Option<(wgpu::PipelineCache, PathBuf)>,
     /// Measured kernel choices (see `ops::gemm::tuned`).
     pub tuner: Tuner,
+    /// The settings, read once at creation.
+    settings: Settings,
 }
 
 /// The features wgcompute enables when the adapter offers them.
@@ -124,11 +130,12 @@ impl Device {
             pipeline_cache_file::check(pipeline_cache_file::PIPELINE, path)?;
         }
         let summary = summarize(adapter);
+        let settings = options.settings.unwrap_or_else(Settings::from_env);
         let mode = match options.autotune {
             Some(m) => m,
-            None => TuneMode::from_env()?,
+            None => settings.device.autotune.clone().map_err(Error::InvalidArgument)?,
         };
-        let tuner = Tuner::new(mode, options.tuning_cache_path, &summary)?;
+        let tuner = Tuner::new(mode, options.tuning_cache_path, &summary, settings.device.autotune_log)?;
         let device_type = summary.info.device_type;
         let features = adapter.features() & wanted_features();
         let experimental = if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
@@ -149,13 +156,13 @@ impl Device {
         // Vulkan extensions wgpu does not enable, opened through wgpu-hal
         // where the adapter has them (and, for VK_NV_cooperative_matrix2,
         // where asked for).
-        let coopmat2_blocks = if super::coopmat2::requested() {
-            super::coopmat2::supported(adapter, &options.coopmat2_blocks)
+        let coopmat2_blocks = if super::coopmat2::requested(&settings) {
+            super::coopmat2::supported(adapter, &options.coopmat2_blocks, &settings)
         } else {
             0
         };
         let coopmat2 = coopmat2_blocks != 0;
-        let coop_bf16 = super::bf16_coop::supported(adapter);
+        let coop_bf16 = settings.gemm.bf16_coop && super::bf16_coop::supported(adapter);
         let mut coopmat2_features = super::coopmat2::Features::enabled();
         let mut bf16_features = super::bf16_coop::Features::enabled();
         let mut extensions = Vec::new();
@@ -225,7 +232,7 @@ impl Device {
             in_flight: InFlight::default(),
             gate: SubmitGate::default(),
             gpu_timeout: options.gpu_timeout,
-            spin_wait: spin_wait(&device_type),
+            spin_wait: spin_wait(&device_type, &settings),
             lost,
             is_lost,
             destroyed: AtomicBool::new(false),
@@ -234,6 +241,7 @@ impl Device {
             streams: Mutex::new(Vec::new()),
             pipeline_cache,
             tuner,
+            settings,
         }))
     }
 
@@ -509,6 +517,11 @@ impl Device {
         first_err.map_or(Ok(()), Err)
     }
 
+    /// The settings this device was created with.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
     pub fn same(&self, other: &Device) -> bool {
         self.id == other.id
     }
@@ -521,11 +534,11 @@ impl Drop for Device {
     }
 }
 
-/// The spin phase of waits: `WGC_WAIT_SPIN_US` microseconds if set, else
+/// The spin phase of waits: `WGC_WAIT_SPIN_US` (settings) microseconds if set, else
 /// 2000 on GPUs and none on CPU adapters (spinning would take a core from
 /// the driver's own threads).
-fn spin_wait(device_type: &wgpu::DeviceType) -> Duration {
-    let us = std::env::var("WGC_WAIT_SPIN_US").ok().and_then(|v| v.parse::<u64>().ok());
+fn spin_wait(device_type: &wgpu::DeviceType, settings: &Settings) -> Duration {
+    let us = settings.device.wait_spin_us;
     let default = if *device_type == wgpu::DeviceType::Cpu { 0 } else { 2000 };
     Duration::from_micros(us.unwrap_or(default).min(100_000))
 }

@@ -139,7 +139,7 @@ mod tests {
         }
         // The feature queries run on any Vulkan adapter, with or without the extensions.
         let block = crate::runtime::coopmat2::Block { m: 128, n: 128, k: 32, invocations: 128 };
-        let _ = crate::runtime::coopmat2::supported(&adapter, &[block]);
+        let _ = crate::runtime::coopmat2::supported(&adapter, &[block], &Default::default());
         let _ = crate::runtime::bf16_coop::supported(&adapter);
         // What Device::create asks for.
         let features = adapter.features() & crate::runtime::device::wanted_features();

@@ -36,6 +36,7 @@ pub mod pool;
 pub mod private_memory;
 pub mod profiler;
 pub mod reflect;
+pub mod settings;
 pub mod spirv_kernel;
 pub mod stream;
 pub mod user_kernels;

@@ -26,7 +26,7 @@ use super::stream::StreamShared;
 use crate::bail;
 use crate::error::{Error, Result};
 use std::sync::mpsc::{channel, Receiver};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// Chunk size unless `WGC_PEER_CHUNK_KIB` says otherwise: large enough that
 /// a submit per chunk costs little against its transfer (16 MiB take about
@@ -39,12 +39,10 @@ const RING: usize = 3;
 const PARALLEL_PART: usize = 2 << 20;
 const MAX_COPY_THREADS: usize = 4;
 
-fn chunk_bytes() -> u64 {
-    static CHUNK: OnceLock<u64> = OnceLock::new();
-    *CHUNK.get_or_init(|| {
-        let kib = std::env::var("WGC_PEER_CHUNK_KIB").ok().and_then(|v| v.parse::<u64>().ok());
-        kib.map_or(DEFAULT_CHUNK, |k| (k.clamp(4, 1 << 20)) << 10)
-    })
+/// The chunk of copies from `src_dev`: its setting, clamped to 4 KiB - 1 GiB.
+fn chunk_bytes(src_dev: &Device) -> u64 {
+    let kib = src_dev.settings().multi.peer_chunk_kib;
+    kib.map_or(DEFAULT_CHUNK, |k| (k.clamp(4, 1 << 20)) << 10)
 }
 
 /// One side of a copy: a byte offset in a buffer, ordered on a stream of the
@@ -185,7 +183,7 @@ pub fn copy(src: Endpoint, dsts: &[Endpoint], size: u64) -> Result<()> {
 }
 
 fn through_host(src: Endpoint, dsts: &[&Endpoint], size: u64) -> Result<()> {
-    let chunk = chunk_bytes().min(size);
+    let chunk = chunk_bytes(&src.buffer.device).min(size);
     let chunks = size.div_ceil(chunk);
     let depth = RING.min(chunks as usize);
     let class = size_class(chunk);

@@ -105,7 +105,7 @@ pub fn conv2d(
     let k = g.cg * g.kh * g.kw;
     let pixels = g.n * g.oh * g.ow;
     let outputs = out.numel();
-    let fill = gemm_coop::fill_splits((g.og, pixels, k), g.groups);
+    let fill = gemm_coop::fill_splits(dev, (g.og, pixels, k), g.groups);
     let splits = k.div_ceil(K_CHUNK).max(fill).max(1);
     let k_chunk = k.div_ceil(splits).next_multiple_of(BK);
     let splits = k.div_ceil(k_chunk);

@@ -15,13 +15,14 @@ use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, TypeSlot};
 use crate::ops::split::scratch;
 use crate::ops::tensor::{DType, Tensor};
+use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
 
 /// Most bytes of columns one chunk of images writes (at least one image
-/// each): 128 MiB, or the environment variable WGC_CONV_COLS_BYTES (read at
-/// each call, so that tests can cut small convolutions into chunks).
-fn cols_budget() -> u64 {
-    std::env::var("WGC_CONV_COLS_BYTES").ok().and_then(|v| v.parse().ok()).unwrap_or(128 << 20)
+/// each): 128 MiB, or the device's setting WGC_CONV_COLS_BYTES (so that
+/// tests can cut small convolutions into chunks).
+fn cols_budget(dev: &Device) -> u64 {
+    dev.settings().conv.cols_bytes.unwrap_or(128 << 20)
 }
 
 pub static FAMILY: Family = Family {
@@ -131,7 +132,7 @@ pub fn conv2d(
         }
     };
 
-    let chunk = ((cols_budget().min(binding) / per_image) as usize).clamp(1, g.n);
+    let chunk = ((cols_budget(dev).min(binding) / per_image) as usize).clamp(1, g.n);
     let cols_buf = scratch(dev, bytes_of(chunk * ohw * kp))?;
     // A flat output (pixels at one stride) is one N = OH*OW product per
     // image; any other view takes a product per output row (N = OW).

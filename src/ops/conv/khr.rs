@@ -230,7 +230,7 @@ pub fn conv2d(
     }
     let (pixels, k) = (g.oh * g.ow, g.kh * g.kw * g.c);
     let outputs = out.numel();
-    let fill = gemm_coop::fill_splits((g.o, pixels, k), g.n);
+    let fill = gemm_coop::fill_splits(dev, (g.o, pixels, k), g.n);
     let splits = k.div_ceil(K_CHUNK).max(fill).max(1);
     let k_chunk = k.div_ceil(splits).next_multiple_of(BK);
     let splits = k.div_ceil(k_chunk);

@@ -16,8 +16,9 @@ use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, check_output, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot};
 use crate::ops::split::{scratch, CHUNK_LEN, K_CHUNK};
 use crate::ops::tensor::{check_kernel_counts, expect_shape, numel, same_device, DType, Tensor};
+use crate::runtime::device::Device;
+use crate::runtime::settings::ConvF16Start;
 use crate::runtime::stream::StreamShared;
-use std::sync::OnceLock;
 
 /// Most kernel taps (KH * KW) a depthwise convolution computes with one
 /// invocation per output; larger kernels take a workgroup per output.
@@ -201,15 +202,14 @@ enum F16Route {
     Im2col,
 }
 
-/// WGC_CONV_F16, read once: `implicit` or `im2col` starts there, for
-/// comparisons; anything else (or unset) at the gather.
-fn f16_route() -> F16Route {
-    static ROUTE: OnceLock<F16Route> = OnceLock::new();
-    *ROUTE.get_or_init(|| match std::env::var("WGC_CONV_F16").as_deref() {
-        Ok("implicit") => F16Route::Implicit,
-        Ok("im2col") => F16Route::Im2col,
-        _ => F16Route::Gather,
-    })
+/// The device's setting WGC_CONV_F16: `implicit` or `im2col` starts
+/// there, for comparisons; anything else (or unset) at the gather.
+fn f16_route(dev: &Device) -> F16Route {
+    match dev.settings().conv.f16_start {
+        ConvF16Start::Implicit => F16Route::Implicit,
+        ConvF16Start::Im2col => F16Route::Im2col,
+        ConvF16Start::Gather => F16Route::Gather,
+    }
 }
 
 /// Output size of one spatial dim, or None when the input is too small.
@@ -436,7 +436,7 @@ pub fn conv2d(
     if input.dtype == DType::F16 {
         let geo = Geometry { n, c, h, w, o, cg, og, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups };
         // Each kernel returns false where it does not apply: the next takes it.
-        let route = f16_route();
+        let route = f16_route(&stream.device);
         if route == F16Route::Gather && crate::ops::conv::khr::conv2d(stream, &geo, input, weight, bias, out)? {
             return Ok(());
         }

@@ -134,9 +134,9 @@ pub fn fill_splits_on(sms: usize, s: &GemmSettings, (m, n, k): (usize, usize, us
     fill_splits_for(sms, s, m.div_ceil(TILE.block_m()) * n.div_ceil(TILE.block_n()) * batch, k)
 }
 
-/// `fill_splits_on` as the convolutions plan it (the environment's settings).
-pub fn fill_splits((m, n, k): (usize, usize, usize), batch: usize) -> usize {
-    fill_splits_on(crate::ops::split::SMS, &GemmSettings::from_environment(), (m, n, k), batch)
+/// `fill_splits_on` for a device under its settings (the convolutions').
+pub fn fill_splits(dev: &Device, (m, n, k): (usize, usize, usize), batch: usize) -> usize {
+    fill_splits_on(DeviceProfile::of(dev).sms, &GemmSettings::of(dev), (m, n, k), batch)
 }
 
 /// `fill_splits_on` for the tile `kernel` runs (the skinny tile fills the

@@ -2,14 +2,15 @@
 //! that the planner takes as a parameter: a route decision is a function
 //! of the problem, the device and these settings only, so tests can plan
 //! under any setting without a process of their own. `GemmSettings::of`
-//! gives the settings a device's products run under; the variables are
-//! documented in docs/TUNING.md where they are experiment switches.
+//! gives the settings a device's products run under, from the settings it
+//! read once at creation (runtime/settings.rs; the variables are
+//! documented in docs/TUNING.md), with each knob's default applied.
 
 use crate::ops::gemm::coopmat2::BLOCKS as CM2_BLOCKS;
 use crate::ops::gemm::gemv::AxpyMode;
 use crate::ops::gemm::skinny::{SkinnyTile, TILES as SKINNY_TILES};
 use crate::runtime::device::Device;
-use std::sync::OnceLock;
+use crate::runtime::settings::{AxpySetting, Settings, SpirvRoute, StageMode as RuntimeStage};
 
 /// How f16 and bf16 operands the tensor cores cannot read are staged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,68 +103,63 @@ impl Default for GemmSettings {
 }
 
 impl GemmSettings {
-    /// The settings `dev`'s products run under.
-    pub fn of(_dev: &Device) -> GemmSettings {
-        GemmSettings::from_environment()
+    /// The settings `dev`'s products run under: the device's settings,
+    /// read once when it was created (runtime/settings.rs), with the
+    /// defaults of the knobs left unset.
+    pub fn of(dev: &Device) -> GemmSettings {
+        GemmSettings::from_device_settings(dev.settings())
     }
 
-    /// The settings from the environment: read once, except the slab
-    /// budget, which tests lower between calls.
-    pub fn from_environment() -> GemmSettings {
-        static ONCE: OnceLock<GemmSettings> = OnceLock::new();
-        let once = *ONCE.get_or_init(|| GemmSettings::parse(&|name| std::env::var(name).ok()));
-        let scratch = std::env::var("WGC_GEMM_SCRATCH_BYTES").ok().and_then(|v| v.parse().ok());
-        GemmSettings { scratch_bytes: scratch.unwrap_or(once.scratch_bytes), ..once }
+    /// The planner's settings from a device's settings.
+    pub fn from_device_settings(all: &Settings) -> GemmSettings {
+        let (g, v, d) = (&all.gemm, &all.gemv, GemmSettings::default());
+        GemmSettings {
+            coop: g.coop,
+            coop_split: g.coop_split,
+            coop_fill: g.coop_fill,
+            coop_pairs: g.coop_vector_epilogue,
+            spirv: g.spirv.map(|r| match r {
+                SpirvRoute::Wgsl => 0,
+                SpirvRoute::Khr => 1,
+                SpirvRoute::Coopmat2 => 2,
+            }),
+            spirv_double_buffered: g.spirv_two_stages,
+            skinny: g.skinny,
+            skinny_tile: g
+                .skinny_tile
+                .as_ref()
+                .and_then(|name| SKINNY_TILES.into_iter().find(|t| *name == format!("n{}k{}", t.fn_, t.bk))),
+            skinny_fill: g.skinny_fill,
+            cm2_block: g
+                .coopmat2_block
+                .as_ref()
+                .and_then(|v| CM2_BLOCKS.iter().position(|b| format!("{}x{}x{}", b.m, b.n, b.k) == *v)),
+            tiled_fill: g.tiled_fill.unwrap_or(d.tiled_fill),
+            tiled_blocks: g.tiled_blocks,
+            tiled_c4: g.tiled_c4,
+            scratch_bytes: g.scratch_bytes.map_or(d.scratch_bytes, |b| b as usize),
+            stage: match g.stage {
+                RuntimeStage::Off => StageMode::Off,
+                RuntimeStage::Auto => StageMode::Auto,
+                RuntimeStage::Always => StageMode::Always,
+            },
+            rows: g.rows,
+            rows_fill: g.rows_fill.unwrap_or(d.rows_fill),
+            axpy: v.axpy.map(|m| match m {
+                AxpySetting::Plain => AxpyMode::Plain,
+                AxpySetting::Staged => AxpyMode::Staged,
+                AxpySetting::Wide => AxpyMode::Wide,
+            }),
+            gemv_wide_loads: v.f16_wide_loads,
+            gemv_fill: v.fill,
+            gemv_narrow: v.narrow,
+            gemv_narrow_tile: v.narrow_tile_rows,
+        }
     }
 
     /// The settings from variables looked up by `var` (unset: None).
     pub fn parse(var: &dyn Fn(&str) -> Option<String>) -> GemmSettings {
-        let d = GemmSettings::default();
-        let not = |name: &str, off: &str| var(name).is_none_or(|v| v != off);
-        let number = |name: &str| var(name).and_then(|v| v.parse::<usize>().ok());
-        GemmSettings {
-            coop: not("WGC_GEMM_COOP", "0"),
-            coop_split: not("WGC_GEMM_COOP_SPLIT", "0"),
-            coop_fill: number("WGC_GEMM_COOP_FILL").filter(|&n| n > 0),
-            coop_pairs: not("WGC_GEMM_COOP_EPILOGUE", "scalar"),
-            spirv: match var("WGC_GEMM_SPIRV").as_deref() {
-                Some("0") => Some(0),
-                Some("1") => Some(1),
-                Some("2") => Some(2),
-                _ => None,
-            },
-            spirv_double_buffered: var("WGC_GEMM_SPIRV_STAGES").is_some_and(|v| v == "2"),
-            skinny: not("WGC_GEMM_SKINNY", "0"),
-            skinny_tile: var("WGC_GEMM_SKINNY_TILE")
-                .and_then(|name| SKINNY_TILES.into_iter().find(|t| name == format!("n{}k{}", t.fn_, t.bk))),
-            skinny_fill: number("WGC_GEMM_SKINNY_FILL"),
-            cm2_block: var("WGC_GEMM_CM2_BLOCK")
-                .and_then(|v| CM2_BLOCKS.iter().position(|b| format!("{}x{}x{}", b.m, b.n, b.k) == v)),
-            tiled_fill: number("WGC_GEMM_TILED_FILL").unwrap_or(d.tiled_fill),
-            tiled_blocks: var("WGC_GEMM_TILED_BLOCKS").and_then(|v| {
-                let (rm, rn) = v.split_once('x')?;
-                let (rm, rn): (usize, usize) = (rm.parse().ok()?, rn.parse().ok()?);
-                ((1..=2).contains(&rm) && (1..=2).contains(&rn)).then_some((rm, rn))
-            }),
-            tiled_c4: not("WGC_GEMM_TILED_C4", "0"),
-            scratch_bytes: number("WGC_GEMM_SCRATCH_BYTES").unwrap_or(d.scratch_bytes),
-            stage: match var("WGC_GEMM_STAGE").as_deref() {
-                Some("0") => StageMode::Off,
-                Some("always") => StageMode::Always,
-                _ => StageMode::Auto,
-            },
-            rows: not("WGC_GEMM_ROWS", "0"),
-            rows_fill: number("WGC_GEMM_ROWS_FILL").unwrap_or(d.rows_fill),
-            axpy: var("WGC_GEMV_AXPY").map(|v| match v.as_str() {
-                "plain" => AxpyMode::Plain,
-                "staged" => AxpyMode::Staged,
-                _ => AxpyMode::Wide,
-            }),
-            gemv_wide_loads: var("WGC_GEMV_F16_LOAD").as_deref() != Some("8"),
-            gemv_fill: number("WGC_GEMV_FILL").filter(|&n| n > 0),
-            gemv_narrow: var("WGC_GEMV_NARROW").as_deref() != Some("0"),
-            gemv_narrow_tile: if var("WGC_GEMV_NARROW_TILE").as_deref() == Some("1") { 1 } else { 2 },
-        }
+        GemmSettings::from_device_settings(&Settings::from_lookup(var))
     }
 
     /// The matrix-vector mode where nothing was measured.

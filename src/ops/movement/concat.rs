@@ -3,7 +3,7 @@
 //! with the strided copy of shaders/concat.wgsl. Split and slice need no
 //! kernel: they are views (`slice_view`). 2-byte rows that are not 4-aligned
 //! (odd widths) are copied a 4-byte word at a time (`copy_pairs`) unless
-//! `WGC_CONCAT=scalar` (read once), which keeps one element per invocation.
+//! the device setting `WGC_CONCAT=scalar`, which keeps one element per invocation.
 
 use crate::bail;
 use crate::error::Result;
@@ -13,8 +13,8 @@ use crate::ops::spec::{
     self, check_output, pack_i32, pack_u32, view_arg, Family, Launch, OverrideSlot, Sharing, TypeSlot,
 };
 use crate::ops::tensor::{coalesce, same_device, DType, Tensor};
+use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
-use std::sync::OnceLock;
 
 /// Workgroup sizes: 64 for small copies (more workgroups to spread), else 256.
 const WG_SMALL: f64 = 64.0;
@@ -49,10 +49,10 @@ uniform! {
 /// Destination words each copy_pairs invocation writes (PAIR_WORDS in the shader).
 const PAIR_WORDS: usize = 2;
 
-/// Whether unaligned 2-byte rows take copy_pairs: unless `WGC_CONCAT=scalar` (read once).
-fn pairs_enabled() -> bool {
-    static SCALAR: OnceLock<bool> = OnceLock::new();
-    !*SCALAR.get_or_init(|| std::env::var_os("WGC_CONCAT").is_some_and(|v| v == "scalar"))
+/// Whether unaligned 2-byte rows take copy_pairs: unless the device's
+/// setting `WGC_CONCAT=scalar`.
+fn pairs_enabled(dev: &Device) -> bool {
+    !dev.settings().movement.concat_scalar
 }
 
 /// A planned copy: the element-wise kernels bind x and y, copy_pairs also their words.
@@ -87,7 +87,7 @@ fn plan_copy<'a>(stream: &StreamShared, x: &Tensor<'a>, y: &Tensor<'a>) -> Plann
         && xs[..last].iter().chain(&ys[..last]).all(|s| s % 4 == 0)
         && x_off % 4 == 0
         && y_off % 4 == 0;
-    if !vec4 && x.dtype.size() == 2 && xs[last] == 1 && ys[last] == 1 && shape[last] >= 2 && pairs_enabled() {
+    if !vec4 && x.dtype.size() == 2 && xs[last] == 1 && ys[last] == 1 && shape[last] >= 2 && pairs_enabled(dev) {
         return plan_pairs(stream, x, y, &shape, &xs, &ys);
     }
     let (mut x_offset, mut y_offset, mut units) = (x_off, y_off, x.numel());

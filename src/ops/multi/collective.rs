@@ -29,7 +29,7 @@ use crate::ops::tensor::{contiguous_strides, DType, Tensor};
 use crate::runtime::buffer::Buffer;
 use crate::runtime::comm::Comm;
 use crate::runtime::stream::StreamShared;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// How a reducing collective combines the ranks' elements.
 #[repr(u32)]
@@ -163,7 +163,7 @@ pub fn all_reduce(comm: &Comm, streams: &[&StreamShared], tensors: &[&Tensor], o
     if n == 1 || elems == 0 {
         return Ok(());
     }
-    if (elems * dtype.size()) as u64 <= direct_bytes() {
+    if (elems * dtype.size()) as u64 <= direct_bytes(comm) {
         return all_reduce_direct(comm, streams, tensors, op);
     }
     let segs = segments(elems, n, dtype);
@@ -197,12 +197,11 @@ pub fn all_reduce(comm: &Comm, streams: &[&StreamShared], tensors: &[&Tensor], o
 /// change) take one transfer step instead of two: latency rules there.
 const DIRECT_BYTES: u64 = 256 << 10;
 
-fn direct_bytes() -> u64 {
-    static BYTES: OnceLock<u64> = OnceLock::new();
-    *BYTES.get_or_init(|| {
-        let kib = std::env::var("WGC_ALLREDUCE_DIRECT_KIB").ok().and_then(|v| v.parse::<u64>().ok());
-        kib.map_or(DIRECT_BYTES, |k| k << 10)
-    })
+/// The direct all-reduce's limit: rank 0's device setting decides, so that
+/// every rank takes the same route.
+fn direct_bytes(comm: &Comm) -> u64 {
+    let kib = comm.devices[0].settings().multi.allreduce_direct_kib;
+    kib.map_or(DIRECT_BYTES, |k| k << 10)
 }
 
 /// Every rank sends its whole tensor to every rank's scratch (slot j holds

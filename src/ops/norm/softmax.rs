@@ -15,7 +15,6 @@ use crate::ops::spec::{
 use crate::ops::split::{scratch, CHUNK_LEN, MAX_ITERS, SPLIT_WG};
 use crate::ops::tensor::{coalesce, expect_shape, same_device, DType, Tensor};
 use crate::runtime::stream::StreamShared;
-use std::sync::OnceLock;
 
 const ENTRIES: &[&str] =
     &["softmax_cached", "softmax_vec4", "softmax_strided", "softmax_split_stats", "softmax_split_write"];
@@ -147,12 +146,6 @@ const SPLIT_GROUPS: usize = 1024;
 /// The tuner's candidates for it (SPLIT_GROUPS first).
 const TUNED_GROUPS: &[(&str, usize)] = &[("g1024", SPLIT_GROUPS), ("g0", 0), ("g256", 256), ("g4096", 4096)];
 
-/// `WGC_SOFTMAX_SPLIT_GROUPS` (read once), which fixes the target.
-fn env_split_groups() -> Option<usize> {
-    static GROUPS: OnceLock<Option<usize>> = OnceLock::new();
-    *GROUPS.get_or_init(|| std::env::var("WGC_SOFTMAX_SPLIT_GROUPS").ok().and_then(|v| v.parse().ok()))
-}
-
 /// Elements per chunk for `rows` rows of `len` (`len` itself: not cut),
 /// aiming at `target` workgroups. `too_long`: one workgroup's invocations
 /// would loop past MAX_ITERS.
@@ -182,9 +175,16 @@ fn row_reads(layout: &RowLayout, in_offset: usize, out_offset: usize, target: us
     (vec4, wg, chunk_len)
 }
 
-/// The tuner's choice of the split target for these rows.
-fn split_choice(dtype: DType, layout: &RowLayout, in_offset: usize, out_offset: usize) -> Choice<usize> {
-    let candidates = match env_split_groups() {
+/// The tuner's choice of the split target for these rows; the device's
+/// setting `WGC_SOFTMAX_SPLIT_GROUPS` (`set`) fixes it.
+fn split_choice(
+    dtype: DType,
+    layout: &RowLayout,
+    in_offset: usize,
+    out_offset: usize,
+    set: Option<usize>,
+) -> Choice<usize> {
+    let candidates = match set {
         Some(target) => vec![Candidate { name: "env", value: target, plan: 0 }],
         None => TUNED_GROUPS
             .iter()
@@ -199,7 +199,7 @@ fn split_choice(dtype: DType, layout: &RowLayout, in_offset: usize, out_offset: 
         name: "softmax.split_groups",
         class: format!("{}.len{}.r{}.{}", dtype.wgsl(), bucket(layout.len), bucket(layout.rows), vec4 as u8),
         candidates,
-        fixed: env_split_groups().is_some(),
+        fixed: set.is_some(),
         // The output is apart from the input (checked) and written only.
         rerunnable: true,
     }
@@ -228,8 +228,9 @@ pub fn softmax(stream: &StreamShared, input: &Tensor, axis: i32, log: bool, out:
     }
     let (in_offset, out_offset) = (input.offset, out.offset);
     let run = |target| record_rows(stream, &input, &out, &layout, log, target);
-    let choice = || split_choice(input.dtype, &layout, in_offset, out_offset);
-    let target = tuned::pick(stream, env_split_groups().unwrap_or(SPLIT_GROUPS), choice, run)?;
+    let set = stream.device.settings().norm.softmax_split_groups;
+    let choice = || split_choice(input.dtype, &layout, in_offset, out_offset, set);
+    let target = tuned::pick(stream, set.unwrap_or(SPLIT_GROUPS), choice, run)?;
     run(target)
 }
 

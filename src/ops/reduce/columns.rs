@@ -14,8 +14,8 @@ use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
 use crate::ops::split::scratch;
 use crate::ops::tensor::{DType, Tensor};
+use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
-use std::sync::OnceLock;
 
 const WG: u32 = 256;
 /// Columns below which the row kernels do better (a warp would idle).
@@ -38,25 +38,16 @@ const PART_BYTES: u64 = 20;
 /// the 16 KiB of workgroup memory every adapter offers.
 const MAX_ROW_GROUPS: usize = 4;
 
-/// Invocations a split pass aims for (`WGC_COLUMNS_INVOCATIONS`, read once).
-fn target_invocations() -> usize {
-    static N: OnceLock<usize> = OnceLock::new();
-    *N.get_or_init(|| {
-        std::env::var("WGC_COLUMNS_INVOCATIONS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|&n| n > 0)
-            .unwrap_or(TARGET_INVOCATIONS)
-    })
+/// Invocations a split pass aims for (the device's setting
+/// `WGC_COLUMNS_INVOCATIONS`, else TARGET_INVOCATIONS).
+fn target_invocations(dev: &Device) -> usize {
+    dev.settings().reduce.columns_invocations.unwrap_or(TARGET_INVOCATIONS)
 }
 
-/// Row groups per workgroup (`WGC_COLUMNS_ROW_GROUPS` = 1, 2 or 4 forces
-/// one; read once).
-fn forced_row_groups() -> Option<usize> {
-    static N: OnceLock<Option<usize>> = OnceLock::new();
-    *N.get_or_init(|| {
-        std::env::var("WGC_COLUMNS_ROW_GROUPS").ok().and_then(|v| v.parse().ok()).filter(|n| [1, 2, 4].contains(n))
-    })
+/// Row groups per workgroup (the device's setting `WGC_COLUMNS_ROW_GROUPS`
+/// = 1, 2 or 4 forces one).
+fn forced_row_groups(dev: &Device) -> Option<usize> {
+    dev.settings().reduce.columns_row_groups
 }
 
 pub static FAMILY: Family = Family {
@@ -169,7 +160,7 @@ pub fn plan(stream: &StreamShared, op: ReduceOp, input: &Tensor, out: &Tensor, l
         && in_offset.is_multiple_of(4)
         && l.kept_in[..outer_rank].iter().chain(l.red_in).all(|s| s % 4 == 0);
     let units = rows / if vec4 { 4 } else { 1 };
-    let target = target_invocations();
+    let target = target_invocations(dev);
     let chunks = target.div_ceil(units).min(k_total.div_ceil(MIN_CHUNK)).max(k_total.div_ceil(MAX_CHUNK)).max(1);
     let chunk_len = k_total.div_ceil(chunks);
     let chunks = k_total.div_ceil(chunk_len);
@@ -183,7 +174,7 @@ pub fn plan(stream: &StreamShared, op: ReduceOp, input: &Tensor, out: &Tensor, l
     {
         row_groups *= 2;
     }
-    let row_groups = forced_row_groups().unwrap_or(row_groups);
+    let row_groups = forced_row_groups(dev).unwrap_or(row_groups);
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
     let parts_bytes = (chunks * rows) as u64 * PART_BYTES;
     if chunks > MAX_CHUNKS.min(max_dim as usize) || parts_bytes > dev.limits.max_storage_buffer_binding_size {

@@ -33,12 +33,12 @@ pub fn strategy(dev: &Device, shared: &'static Family, subgroups: &'static Famil
     }
 }
 
-/// Whether to use the subgroup kernels. Setting `WGC_DISABLE_SUBGROUPS` (to
-/// anything but "0") forces the workgroup-memory-only ones from the next call
-/// on, e.g. to test them on an adapter that has subgroups.
+/// Whether to use the subgroup kernels. The device's setting
+/// `WGC_DISABLE_SUBGROUPS` (anything but "0") forces the
+/// workgroup-memory-only ones, e.g. to test them on an adapter that has
+/// subgroups.
 pub fn use_subgroups(dev: &Device) -> bool {
-    dev.features.contains(wgpu::Features::SUBGROUP)
-        && std::env::var_os("WGC_DISABLE_SUBGROUPS").is_none_or(|v| v == "0")
+    dev.features.contains(wgpu::Features::SUBGROUP) && !dev.settings().reduce.disable_subgroups
 }
 
 /// A grid of `x` groups by `rows` rows, rows spread over y and z because one

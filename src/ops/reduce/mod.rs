@@ -11,6 +11,8 @@ pub mod cumsum;
 pub mod kernels;
 pub mod rows;
 pub mod runs;
+#[cfg(test)]
+mod settings_test;
 pub mod topk;
 
 use crate::bail;

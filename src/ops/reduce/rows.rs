@@ -4,8 +4,6 @@
 //! alignment. One workgroup per row with a 256-wide reduction left most of a
 //! large GPU's bandwidth unused on rows of 32 to 4096 elements.
 
-use std::sync::OnceLock;
-
 use crate::error::Result;
 use crate::ops::gemm::tuned::{self, bucket, Candidate, Choice};
 use crate::ops::reduce::kernels::{row_grid, strategy, WG};
@@ -81,21 +79,23 @@ const LOADS: usize = 8;
 /// The tuner's candidates for it (LOADS first).
 const TUNED_LOADS: &[(&str, usize)] = &[("l8", LOADS), ("l2", 2), ("l4", 4), ("l16", 16)];
 
-/// `WGC_REDUCE_ROW_LOADS` (read once), which fixes the loads per row.
-fn env_loads() -> Option<usize> {
-    static LOADS: OnceLock<Option<usize>> = OnceLock::new();
-    *LOADS.get_or_init(|| std::env::var("WGC_REDUCE_ROW_LOADS").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0))
-}
-
 /// Invocations per row of `k_total` elements (the LANES override) for
 /// `loads` vec4 loads per invocation.
 pub fn lanes(k_total: usize, loads: usize) -> u32 {
     (k_total.div_ceil(4).div_ceil(loads).next_power_of_two()).clamp(4, WG as usize) as u32
 }
 
-/// The loads-per-row choice for rows of `k_total` elements of `types[0]`.
-fn loads_choice(input: DType, op_code: u32, k_total: usize, rows: usize, rerunnable: bool) -> Choice<usize> {
-    let candidates = match env_loads() {
+/// The loads-per-row choice for rows of `k_total` elements of `types[0]`;
+/// the device's setting `WGC_REDUCE_ROW_LOADS` (`set`) fixes it.
+fn loads_choice(
+    input: DType,
+    op_code: u32,
+    k_total: usize,
+    rows: usize,
+    rerunnable: bool,
+    set: Option<usize>,
+) -> Choice<usize> {
+    let candidates = match set {
         Some(loads) => vec![Candidate { name: "env", value: loads, plan: 0 }],
         None => TUNED_LOADS
             .iter()
@@ -106,7 +106,7 @@ fn loads_choice(input: DType, op_code: u32, k_total: usize, rows: usize, rerunna
         name: "reduce_rows.loads",
         class: format!("{}.op{op_code}.k{}.r{}", input.wgsl(), bucket(k_total), bucket(rows)),
         candidates,
-        fixed: env_loads().is_some(),
+        fixed: set.is_some(),
         rerunnable,
     }
 }
@@ -146,9 +146,10 @@ pub fn record(
     };
     // One launch that writes `out` only: safe to time where out is apart from the input.
     let rerunnable = !std::ptr::eq(xa.buffer, oa.buffer) && xa.buffer.alloc_id() != oa.buffer.alloc_id();
-    let choice = || loads_choice(input, op_code, k_total, rows, rerunnable);
+    let set = stream.device.settings().reduce.row_loads;
+    let choice = || loads_choice(input, op_code, k_total, rows, rerunnable, set);
     let launch = |loads| record_with(stream, op_code, input, types, xa, oa, &params, lanes(k_total, loads));
-    let loads = tuned::pick(stream, env_loads().unwrap_or(LOADS), choice, launch)?;
+    let loads = tuned::pick(stream, set.unwrap_or(LOADS), choice, launch)?;
     launch(loads)
 }
 

@@ -4,7 +4,7 @@
 //! remains. Round r + 1 reads the lists round r wrote (two temporaries, used
 //! in turn). For k <= 256 each workgroup orders only its best k (radix
 //! select, then a sort of k: the SELECT override) instead of all 2048;
-//! `WGC_TOPK=sort` (read once) keeps the full sort for timing against it.
+//! The device setting `WGC_TOPK=sort` keeps the full sort for timing against it.
 
 use crate::bail;
 use crate::error::Result;
@@ -15,8 +15,8 @@ use crate::ops::spec::{
 };
 use crate::ops::split::scratch;
 use crate::ops::tensor::{check_kernel_counts, coalesce, expect_shape, same_device, DType, Tensor};
+use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
-use std::sync::OnceLock;
 
 /// Entries one workgroup sorts (C in the shader).
 const CHUNK: usize = 2048;
@@ -28,10 +28,9 @@ const ENTRY: u64 = 8;
 const SELECT_MAX_K: usize = 256;
 
 /// Whether k entries are found by radix select rather than a full sort:
-/// unless `WGC_TOPK=sort` (read once).
-fn use_select(k: usize) -> bool {
-    static SORT: OnceLock<bool> = OnceLock::new();
-    k <= SELECT_MAX_K && !*SORT.get_or_init(|| std::env::var_os("WGC_TOPK").is_some_and(|v| v == "sort"))
+/// unless the device's setting `WGC_TOPK=sort`.
+fn use_select(dev: &Device, k: usize) -> bool {
+    k <= SELECT_MAX_K && !dev.settings().reduce.topk_sort
 }
 
 pub static FAMILY: Family = Family {
@@ -165,7 +164,7 @@ pub fn topk(
         i_strides: pack_i32(&is),
     };
     let types = [x.dtype, indices.dtype];
-    let select = use_select(k);
+    let select = use_select(&stream.device, k);
     let variant = |entry| FAMILY.variant(entry, &types, &[largest as u32 as f64, select as u32 as f64]);
 
     let chunks = len.div_ceil(CHUNK);

@@ -16,7 +16,7 @@ impl Features {
 }
 
 /// Never: the extension cannot be opened through WebGPU.
-pub fn requested() -> bool {
+pub fn requested(_settings: &crate::runtime::settings::Settings) -> bool {
     false
 }
 
@@ -29,6 +29,10 @@ pub struct Block {
     pub invocations: u32,
 }
 
-pub(crate) fn supported(_adapter: &wgpu::Adapter, _blocks: &[Block]) -> u32 {
+pub(crate) fn supported(
+    _adapter: &wgpu::Adapter,
+    _blocks: &[Block],
+    _settings: &crate::runtime::settings::Settings,
+) -> u32 {
     0
 }

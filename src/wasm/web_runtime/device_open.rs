@@ -13,7 +13,10 @@ impl Device {
     pub async fn create_web(adapter: &wgpu::Adapter, options: DeviceOptions) -> Result<Arc<Device>> {
         let summary = summarize(adapter);
         let device_type = summary.info.device_type;
-        let tuner = Tuner::new(TuneMode::from_env()?, None, &summary)?;
+        // The browser has no process environment: settings come from the options.
+        let settings = options.settings.unwrap_or_default();
+        let mode = settings.device.autotune.clone().map_err(Error::InvalidArgument)?;
+        let tuner = Tuner::new(mode, None, &summary, settings.device.autotune_log)?;
         let web_features = wgpu::Features::SHADER_F16 | wgpu::Features::SUBGROUP | wgpu::Features::TIMESTAMP_QUERY;
         let features = adapter.features() & wanted_features() & web_features;
         let desc = wgpu::DeviceDescriptor {
@@ -62,7 +65,7 @@ impl Device {
             bind_groups: Default::default(),
             in_flight: InFlight::default(),
             gpu_timeout: None,
-            spin_wait: spin_wait(&device_type),
+            spin_wait: spin_wait(&device_type, &settings),
             gate: SubmitGate::default(),
             lost,
             is_lost,
@@ -72,6 +75,7 @@ impl Device {
             streams: Mutex::new(Vec::new()),
             pipeline_cache: None,
             tuner,
+            settings,
         }))
     }
 
