@@ -86,9 +86,10 @@ pub fn plan_in_mode(q: &Problem, p: &DeviceProfile, s: &GemmSettings, mode: Axpy
             return Ok(done(Route::Rows(r), None, because));
         }
         if let Some(g) = gemv::plan(q, p, s, mode) {
+            let rows = g.params.m;
             let because = format!(
-                "{} rows (at most 32{}) against a weight the matrix-vector kernels read coalesced (mode {mode:?}){}",
-                g.params.m,
+                "{rows} row{} (at most 32{}) against a weight the matrix-vector kernels read coalesced (mode {mode:?}){}",
+                if rows == 1 { "" } else { "s" },
                 if g.params.batches == 1 && q.batch_count > 1 { ", the batch folded into rows" } else { "" },
                 if kernel.is_some() { ", which the tensor cores' 128-row tiles would mostly pad" } else { "" }
             );
