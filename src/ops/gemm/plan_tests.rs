@@ -237,3 +237,75 @@ fn settings_parse_from_variables() {
     assert_eq!(s.stage, StageMode::Always);
     assert_eq!(GemmSettings::parse(&vars(&[("WGC_GEMM_TILED_BLOCKS", "3x1")])).tiled_blocks, None);
 }
+
+/// B given as (N, K) and transposed by the call: dense along K.
+fn b_nk(mut q: Problem) -> Problem {
+    let (k, n) = (q.k, q.n);
+    q.b.strides = [1, k as isize];
+    q.b.batch_strides = q.b.batch_strides.iter().map(|&s| if s == 0 { 0 } else { (n * k) as isize }).collect();
+    q
+}
+
+fn bf16_out(mut q: Problem) -> Problem {
+    (q.c_bf16, q.out) = (true, F32);
+    q
+}
+
+/// The H100-like profile plans the benchmark's shapes as an H100 did
+/// (`bench/gemm_routes.c` there, through wgc_op_gemm_explain).
+#[test]
+fn the_h100_profile_plans_as_an_h100_did() {
+    let p = h100();
+    let line = |q: &Problem| planned(q, &p).to_string();
+    let starts = |q: Problem, prefix: &str| {
+        let l = line(&q);
+        assert!(l.starts_with(prefix), "{l}\nexpected {prefix}");
+    };
+    starts(
+        b_nk(Problem::dense(4096, 14336, 4096, F16)),
+        "route coop khr direct f16 a_t=0 b_t=1 edge=0 splits=1 k_chunk=4096 because",
+    );
+    starts(
+        Problem::dense(8, 14336, 4096, F16),
+        "route coop skinny_coopmat2 block=0 f16 a_t=0 b_t=0 edge=1 splits=4 k_chunk=1024 via_slab",
+    );
+    starts(
+        b_nk(Problem::dense(16, 4096, 14336, F16)),
+        "route coop skinny_khr n1k64 fm=1 f16 a_t=0 b_t=1 edge=1 splits=8 k_chunk=1792 via_slab",
+    );
+    starts(
+        b_nk(Problem::dense(32, 4096, 14336, F16)),
+        "route coop skinny_coopmat2 block=1 f16 a_t=0 b_t=1 edge=1 splits=6 k_chunk=2432 via_slab",
+    );
+    starts(Problem::dense(2, 14336, 4096, F16), "route gemv axpy_unit_narrow mt=2 rows=2 splits=1 k_chunk=4096");
+    starts(b_nk(Problem::dense(1, 14336, 4096, F32)), "route gemv row_dot4_a4 mt=1 rows=1 splits=1 k_chunk=4096");
+    starts(Problem::dense(32, 4096, 14336, F32), "route rows rt=32 weight=KN tiles=32 splits=32 k_chunk=448");
+    starts(
+        bf16_out(b_nk(Problem::dense(1, 14336, 4096, BF16))),
+        "route gemv row_dot_unit_a4 mt=1 rows=1 splits=1 k_chunk=4096 into f32 scratch",
+    );
+    starts(
+        bf16_out(Problem::dense(16, 4096, 14336, BF16)),
+        "route coop skinny_khr n2k32 fm=1 bf16 a_t=0 b_t=0 edge=1 splits=16 k_chunk=896 via_slab into f32 scratch",
+    );
+    starts(
+        Problem::dense(4095, 4097, 1023, F16),
+        "route coop khr epilogue f16 a_t=0 b_t=1 edge=1 splits=1 k_chunk=1024 on aligned copies (K padded to 1024)",
+    );
+    starts(
+        Problem::dense(4000, 4000, 4000, F16),
+        "route coop khr epilogue f16 a_t=0 b_t=0 edge=1 splits=1 k_chunk=4000",
+    );
+    starts(Problem::dense(4096, 4096, 4080, F16), "route coop khr direct f16 a_t=0 b_t=0 edge=1 splits=1 k_chunk=4080");
+    starts(
+        Problem::dense(1024, 1024, 4096, F16),
+        "route coop khr direct f16 a_t=0 b_t=0 edge=0 splits=4 k_chunk=1024 via_slab",
+    );
+    let mut qk = b_nk(Problem::dense(2048, 2048, 128, F16).batched(&[8], &[8]));
+    qk.out = F32;
+    starts(qk, "route coop wgsl gemm_coop_f16 f16 a_t=0 b_t=1 edge=0 splits=1 k_chunk=128 because");
+    starts(
+        Problem::dense(3000, 50, 5000, F32),
+        "route tiled gemm_split rm=2 rn=1 layouts=[2, 2, 1] splits=11 parts=11 k_chunk=464",
+    );
+}
