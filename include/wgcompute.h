@@ -3144,6 +3144,43 @@ WgcStatus wgc_op_matmul(const struct WgcStream *stream,
                         const struct WgcTensor *out);
 
 /**
+ * Describe how `wgc_op_gemm` with the same arguments would run, without
+ * recording anything: one line, "route <kernel and its parameters>
+ * because <the decision that picked it> (m=.. n=.. k=.. batch=..)", e.g.
+ * `route tiled gemm_c4 rm=1 rn=1 ... because f32 operands, ...`. The
+ * route is the one planned with the device's settings; where the device's
+ * autotuner is on, a stored measurement for the shape class may choose
+ * another matrix-vector mode. The text is for people and logs: its wording
+ * may change between versions.
+ *
+ * Writes the line, NUL-terminated, into `text` if it fits in `capacity`
+ * bytes, and its length without the NUL into `*out_length` either way
+ * (`text` NULL with `capacity` 0 asks for the length: `WGC_OK`); with a
+ * nonzero `capacity` that is too small it returns `WGC_ERROR_TOO_LARGE`
+ * and writes nothing into `text`.
+ *
+ * Statuses: every status `wgc_op_gemm` returns for these operands, for
+ * the same reasons (checked the same way: NULLs, dtypes, shapes, views,
+ * sharing, sizes); `WGC_ERROR_NULL_POINTER` also for a NULL `out_length`,
+ * or NULL `text` with a nonzero capacity; `WGC_ERROR_TOO_LARGE` also for
+ * a capacity too small. Does not block; any thread.
+ *
+ * # Safety
+ * `text` must be valid for `capacity` bytes.
+ */
+WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
+                              float alpha,
+                              const struct WgcTensor *a,
+                              uint32_t transpose_a,
+                              const struct WgcTensor *b,
+                              uint32_t transpose_b,
+                              float beta,
+                              const struct WgcTensor *c,
+                              char *text,
+                              size_t capacity,
+                              size_t *out_length);
+
+/**
  * 2-D cross-correlation (PyTorch's `conv2d`): `input` (N, C, H, W),
  * `weight` (O, C/groups, KH, KW), `bias` (O) or NULL, `out` (N, O, OH, OW)
  * with `OH = (H + 2*pad_h - dilation_h*(KH-1) - 1) / stride_h + 1` (OW

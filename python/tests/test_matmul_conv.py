@@ -44,6 +44,21 @@ def test_gemm_alpha_beta_and_transposes(rng):
                  a.T.astype(np.float64) @ b.T, scale=10)
 
 
+def test_explain_gemm_names_the_route_and_records_nothing(rng):
+    a, b = wg.asarray(rand(rng, (16, 64))), wg.asarray(rand(rng, (64, 1024)))
+    c = wg.asarray(np.full((16, 1024), 3.0, np.float32))
+    line = wg.explain_gemm(a, b, c, beta=1.0)
+    assert line.startswith("route rows rt=16") and " because " in line and "m=16 n=1024 k=64" in line
+    np.testing.assert_array_equal(c.numpy(), np.full((16, 1024), 3.0, np.float32))
+    assert wg.explain_gemm(wg.asarray(rand(rng, (1, 64))), b).startswith("route gemv ")
+    assert wg.explain_gemm(a, b.T, transpose_b=True).startswith("route rows")
+    assert "because" in wg.explain_gemm(wg.asarray(rand(rng, (100, 70))), wg.asarray(rand(rng, (70, 90))))
+    with pytest.raises(wg.ShapeMismatchError):
+        wg.explain_gemm(a, wg.asarray(rand(rng, (63, 8))))
+    with pytest.raises(wg.ShapeMismatchError):
+        wg.explain_gemm(a, b, wg.asarray(np.zeros((16, 1000), np.float32)))
+
+
 def test_matmul_rejects_integers_and_bad_shapes(rng):
     with pytest.raises(wg.UnsupportedError):
         wg.asarray(np.ones((2, 2), np.int32)) @ wg.asarray(np.ones((2, 2), np.int32))

@@ -401,6 +401,24 @@ def gemm(a: Tensor, b: Tensor, c: Optional[Tensor] = None, alpha: float = 1.0, b
     return c
 
 
+def explain_gemm(a: Tensor, b: Tensor, c: Optional[Tensor] = None, alpha: float = 1.0, beta: float = 0.0,
+                 transpose_a: bool = False, transpose_b: bool = False, out_dtype: Optional[DTypeLike] = None) -> str:
+    """The route ``gemm`` with these arguments would take, and why
+    (``wgc_op_gemm_explain``): one line, nothing recorded. Raises what
+    ``gemm`` would raise for them."""
+    if c is None:
+        sa = a.shape[:-2] + ((a.shape[-1], a.shape[-2]) if transpose_a else a.shape[-2:]) if a.ndim >= 2 else a.shape
+        sb = b.shape[:-2] + ((b.shape[-1], b.shape[-2]) if transpose_b else b.shape[-2:]) if b.ndim >= 2 else b.shape
+        shape = _broadcast(sa[:-2], sb[:-2]) + (sa[-2], sb[-1]) if len(sa) >= 2 and len(sb) >= 2 else (1, 1)
+        c = _new(tuple(shape), as_dtype(out_dtype) if out_dtype else a.dtype, a._dev, False)
+    args = (_stream(a), alpha, _c(a), int(transpose_a), _c(b), int(transpose_b), beta, _c(c))
+    length = ffi.new("size_t *")
+    check(lib.wgc_op_gemm_explain(*args, ffi.NULL, 0, length))
+    buf = ffi.new("char[]", length[0] + 1)
+    check(lib.wgc_op_gemm_explain(*args, buf, length[0] + 1, length))
+    return ffi.string(buf).decode()
+
+
 # --- convolution and pooling ----------------------------------------------------------------
 
 

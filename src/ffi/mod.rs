@@ -40,6 +40,7 @@ pub mod graph;
 pub mod tensor;
 
 pub mod ops_matmul;
+pub mod ops_matmul_explain;
 
 pub mod ops_conv;
 pub mod ops_conv_explain;

@@ -5,9 +5,13 @@
 
 use crate::bail;
 use crate::error::Result;
-use crate::ops::gemm::coopmat2::{self as gemm_coopmat2, Coopmat2Variant};
-use crate::ops::gemm::skinny::{self as gemm_skinny, SkinnyRoute};
-use crate::ops::gemm::spirv::{self as gemm_spirv, Route, SpirvVariant};
+use crate::ops::gemm::coopmat2::{self, Coopmat2Variant};
+use crate::ops::gemm::problem::{Matrix, Problem};
+use crate::ops::gemm::profile::DeviceProfile;
+use crate::ops::gemm::route::{CoopEngine, CoopRoute};
+use crate::ops::gemm::settings::GemmSettings;
+use crate::ops::gemm::skinny::{self, SkinnyRoute};
+use crate::ops::gemm::spirv::{self, SpirvVariant};
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, Arg, Family, Launch, OverrideSlot, TypeSlot, Variant};
 use crate::ops::split::{runs_for_one_wave, runs_to_fill};
@@ -94,19 +98,20 @@ uniform! {
     }
 }
 
-/// True if the adapter can run this kernel at all (and the device's
-/// setting WGC_GEMM_COOP is not `0`: it sends f16 and bf16 GEMMs to the
-/// tiled kernel, for comparisons).
+/// True if the adapter can run this kernel at all (and `coop` is set:
+/// WGC_GEMM_COOP=0 sends f16 and bf16 GEMMs to the tiled kernel, for
+/// comparisons).
+pub fn available_on(p: &DeviceProfile, s: &GemmSettings) -> bool {
+    s.coop && p.coop_f16 && p.subgroup_32
+}
+
+/// `available_on` for a device under its settings.
 pub fn available(dev: &Device) -> bool {
-    dev.settings().gemm.coop
-        && dev.adapter.coop_f16
-        && dev.features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16)
-        && dev.adapter.info.subgroup_min_size == 32
-        && dev.adapter.info.subgroup_max_size == 32
+    available_on(&DeviceProfile::of(dev), &GemmSettings::of(dev))
 }
 
 /// Workgroups of the tensor-core tile an H100 or H200 holds at once, per
-/// SM (other devices: `DeviceProfile::resident`), inferred from the times below (Vulkan does not report it). A split
+/// SM, inferred from the times below (Vulkan does not report it). A split
 /// whose workgroups spill into a partial second wave costs more than it
 /// fills (BENCHMARKS.md at 317f233, "Tenth round"; H100, 100 tiles of a 512 x 3136 x
 /// 4608 product: 0.175 ms in 1 run, 0.131 in 2, 0.146 in 3, 0.140 in 4; 64
@@ -120,58 +125,53 @@ const MIN_SPLIT_K: usize = 512;
 /// How many K runs a product with fewer tiles than there are SMs should be
 /// cut into (their f32 slabs summed by a second pass): as many as one wave
 /// of resident workgroups holds, each at least MIN_SPLIT_K long; 1 where
-/// the tiles fill half the resident slots already or K is short. The
-/// device's setting WGC_GEMM_COOP_SPLIT set to `0` keeps every such
-/// product in one run, for comparisons.
-pub fn fill_splits(dev: &Device, (m, n, k): (usize, usize, usize), batch: usize) -> usize {
-    if !fill_splits_enabled(dev) {
+/// the tiles fill half the resident slots already or K is short, or where
+/// `coop_split` is off (for comparisons).
+pub fn fill_splits_on(sms: usize, s: &GemmSettings, (m, n, k): (usize, usize, usize), batch: usize) -> usize {
+    if !s.coop_split {
         return 1;
     }
-    let tiles = m.div_ceil(TILE.block_m()) * n.div_ceil(TILE.block_n()) * batch;
-    let resident = dev.profile().resident(RESIDENT_PER_SM, (TILE.sgm * TILE.sgn) as usize);
-    fill_splits_for(tiles, k, fill_setting(dev), resident)
+    fill_splits_for(sms, s, m.div_ceil(TILE.block_m()) * n.div_ceil(TILE.block_n()) * batch, k)
 }
 
-/// The device's setting WGC_GEMM_COOP_SPLIT: not `0`.
-fn fill_splits_enabled(dev: &Device) -> bool {
-    dev.settings().gemm.coop_split
+/// `fill_splits_on` for a device under its settings (the convolutions').
+pub fn fill_splits(dev: &Device, (m, n, k): (usize, usize, usize), batch: usize) -> usize {
+    fill_splits_on(DeviceProfile::of(dev).sms, &GemmSettings::of(dev), (m, n, k), batch)
 }
 
-/// `fill_splits` for the tile `kernel` runs (the skinny tile fills the GPU
-/// with more, narrower workgroups: gemm_skinny::fill_splits).
-pub fn kernel_fill_splits(dev: &Device, kernel: CoopKernel, (m, n, k): (usize, usize, usize), batch: usize) -> usize {
+/// `fill_splits_on` for the tile `kernel` runs (the skinny tile fills the
+/// GPU with more, narrower workgroups: skinny::fill_splits).
+fn kernel_fill_splits(
+    p: &DeviceProfile,
+    s: &GemmSettings,
+    kernel: CoopKernel,
+    (m, n, k): (usize, usize, usize),
+    batch: usize,
+) -> usize {
     if !kernel.skinny {
-        return fill_splits(dev, (m, n, k), batch);
+        return fill_splits_on(p.sms, s, (m, n, k), batch);
     }
-    if !fill_splits_enabled(dev) {
+    if !s.coop_split {
         return 1;
     }
     // A split product's C is an f32 slab, which route B stores.
-    let route = if skinny_on_coopmat2(dev, kernel, m, true) {
+    let route = if skinny_on_coopmat2(p, s, kernel, m, true) {
         SkinnyRoute::Coopmat2 { b_t: kernel.b_t }
     } else {
-        SkinnyRoute::Khr { fm: gemm_skinny::fragments_m(m) }
+        SkinnyRoute::Khr { fm: skinny::fragments_m(m) }
     };
-    gemm_skinny::fill_splits(dev, n.div_ceil(kernel.block_n(dev)) * m.div_ceil(kernel.block_m()) * batch, k, route)
+    let blocks = n.div_ceil(kernel.block_n(s)) * m.div_ceil(kernel.block_m()) * batch;
+    skinny::fill_splits(p, s, blocks, k, route)
 }
 
-/// `fill`: the device's WGC_GEMM_COOP_FILL (`fill_setting`); `resident`:
-/// the workgroups the device holds at once (RESIDENT_PER_SM per unit).
-fn fill_splits_for(tiles: usize, k: usize, fill: Option<usize>, resident: usize) -> usize {
-    if let Some(fill) = fill {
+fn fill_splits_for(sms: usize, s: &GemmSettings, tiles: usize, k: usize) -> usize {
+    if let Some(fill) = s.coop_fill {
         if tiles * 2 > fill {
             return 1;
         }
         return runs_to_fill(tiles, k, fill, MIN_SPLIT_K);
     }
-    runs_for_one_wave(tiles, k, resident, MIN_SPLIT_K)
-}
-
-/// The device's setting WGC_GEMM_COOP_FILL: a number of workgroups to aim
-/// for instead (at least that many, as K runs of equal length allow, where
-/// the tiles are at most half of it; for tuning).
-fn fill_setting(dev: &Device) -> Option<usize> {
-    dev.settings().gemm.coop_fill
+    runs_for_one_wave(tiles, k, RESIDENT_PER_SM * sms, MIN_SPLIT_K)
 }
 
 /// The kernel variant for one problem (see the shader's header).
@@ -183,144 +183,157 @@ pub struct CoopKernel {
     pub b_t: bool,
     /// Some tile crosses M, N or K: loads and stores are guarded.
     pub edge: bool,
-    /// Few rows: the skinny tile (gemm_skinny.rs) instead of `TILE`.
+    /// Few rows: the skinny tile (skinny.rs) instead of `TILE`.
     pub skinny: bool,
     /// bf16 A and B (the SPIR-V kernels' bf16 set, f32 C), else f16.
     pub bf16: bool,
 }
 
 impl CoopKernel {
-    /// The rows and columns of the kernel's tile (the skinny tile takes
-    /// every row: it runs for at most MAX_ROWS; its columns depend on the
-    /// device's settings).
+    /// The rows, columns and K step of the kernel's tile (the skinny tile
+    /// takes every row: it runs for at most MAX_ROWS).
     pub fn block_m(self) -> usize {
         if self.skinny {
-            gemm_skinny::MAX_ROWS
+            skinny::MAX_ROWS
         } else {
             TILE.block_m()
         }
     }
-    pub fn block_n(self, dev: &Device) -> usize {
+    pub fn block_n(self, s: &GemmSettings) -> usize {
         if self.skinny {
-            gemm_skinny::tile(dev, self.b_t).block_n()
+            skinny::tile(s, self.b_t).block_n()
         } else {
             TILE.block_n()
         }
     }
-    pub fn bk(self, dev: &Device) -> usize {
+    pub fn bk(self, s: &GemmSettings) -> usize {
         if self.skinny {
-            gemm_skinny::tile(dev, self.b_t).bk as usize
+            skinny::tile(s, self.b_t).bk as usize
         } else {
             TILE.bk as usize
         }
     }
 }
 
-/// A view's last two dims as the kernel sees an operand: (rows, cols) of
-/// op(X) with their strides.
-struct Operand {
-    /// The stride of each of the two dims.
-    strides: [isize; 2],
-    sizes: [usize; 2],
+/// Which dim of an operand the kernel reads 8 at a time (the other is the
+/// "leading" one): the unit-stride one, else the smaller stride.
+fn dense(x: &Matrix) -> usize {
+    let sizes = [x.rows, x.cols];
+    let unit = |d: usize| x.strides[d] == 1 || sizes[d] <= 1;
+    let smaller = x.strides[0].abs() < x.strides[1].abs();
+    if !unit(1) && (unit(0) || smaller) {
+        0
+    } else {
+        1
+    }
 }
 
-impl Operand {
-    fn of(t: &Tensor) -> Operand {
-        let r = t.rank();
-        Operand { strides: [t.strides[r - 2], t.strides[r - 1]], sizes: [t.shape[r - 2], t.shape[r - 1]] }
-    }
-    /// Which dim the kernel reads 8 at a time (the other is the "leading"
-    /// one): the unit-stride one, else the smaller stride.
-    fn dense(&self) -> usize {
-        let unit = |d: usize| self.strides[d] == 1 || self.sizes[d] <= 1;
-        let smaller = self.strides[0].abs() < self.strides[1].abs();
-        if !unit(1) && (unit(0) || smaller) {
-            0
-        } else {
-            1
-        }
-    }
-
-    /// True if 16-byte loads along `dense` are whole and aligned: a unit
-    /// stride there, a dense dim of whole 8s, and the leading stride, the
-    /// offset and every batch stride multiples of 8.
-    fn vec_ok(&self, dense: usize, offset: u32, batch_strides: &[isize]) -> bool {
-        let lead = self.strides[1 - dense];
-        self.strides[dense] == 1
-            && self.sizes[dense].is_multiple_of(8)
-            && lead >= 0
-            && lead % 8 == 0
-            && offset.is_multiple_of(8)
-            && batch_strides.iter().all(|s| s % 8 == 0)
-    }
+/// True if 16-byte loads along `dense` are whole and aligned: a unit
+/// stride there, a dense dim of whole 8s, and the leading stride, the
+/// offset and every batch stride multiples of 8.
+fn vec_ok(x: &Matrix, dense: usize) -> bool {
+    let sizes = [x.rows, x.cols];
+    let lead = x.strides[1 - dense];
+    x.strides[dense] == 1
+        && sizes[dense].is_multiple_of(8)
+        && lead >= 0
+        && lead % 8 == 0
+        && x.offset.is_multiple_of(8)
+        && x.batch_strides.iter().all(|s| s % 8 == 0)
 }
 
 /// True if this device's tensor-core kernels take products of `dtype`
 /// operands (f16, or bf16 where the SPIR-V kernels have bf16 fragments),
 /// given operands that 16-byte loads can read.
-pub fn takes_dtype(dev: &Device, dtype: DType) -> bool {
+pub fn takes_dtype(p: &DeviceProfile, s: &GemmSettings, dtype: DType) -> bool {
     let dtype_ok = match dtype {
         DType::F16 => true,
-        DType::BF16 => gemm_spirv::bf16_allowed(dev),
+        DType::BF16 => spirv::bf16_allowed(p, s),
         _ => false,
     };
-    dtype_ok && available(dev)
+    dtype_ok && available_on(p, s)
 }
 
-/// The variant for f16 a (..., M, K) x b (..., K, N), batch strides `a_bs`
-/// and `b_bs` over `batch` matrices (the skinny tile for few rows where
-/// gemm_skinny::applies), or bf16 ones on a device with bf16 cooperative
-/// matrices where the SPIR-V kernels run (`gemm_spirv::bf16_allowed`; the
-/// caller sends C as f32); None when the adapter has no tensor cores for
-/// the dtype or 16-byte loads cannot read the operands (staging them
-/// element by element in the kernel was slower than the tiled kernel, 2.50
-/// against 0.98 ms at 4095x4097x1023 on an H200; large ones are copied
-/// into aligned scratch instead, gemm_staged.rs).
-pub fn choose(
-    dev: &Device,
-    a: &Tensor,
-    b: &Tensor,
-    (m, n, k): (usize, usize, usize),
-    batch: usize,
-    bs: [&[isize]; 2],
-) -> Option<CoopKernel> {
-    if a.dtype != b.dtype || k == 0 || !takes_dtype(dev, a.dtype) {
+/// The variant for an f16 product (the skinny tile for few rows where
+/// skinny::applies), or a bf16 one on a device with bf16 cooperative
+/// matrices where the SPIR-V kernels run (`spirv::bf16_allowed`; C is then
+/// f32); None when the adapter has no tensor cores for the dtype or
+/// 16-byte loads cannot read the operands (staging them element by element
+/// in the kernel was slower than the tiled kernel, 2.50 against 0.98 ms at
+/// 4095x4097x1023 on an H200; large ones are copied into aligned scratch
+/// instead, staged.rs).
+pub fn choose(q: &Problem, p: &DeviceProfile, s: &GemmSettings) -> Option<CoopKernel> {
+    if q.k == 0 || !takes_dtype(p, s, q.dtype) {
         return None;
     }
-    let bf16 = a.dtype == DType::BF16;
-    let (oa, ob) = (Operand::of(a), Operand::of(b));
-    let (da, db) = (oa.dense(), ob.dense());
-    if !(oa.vec_ok(da, a.bound_offset(), bs[0]) && ob.vec_ok(db, b.bound_offset(), bs[1])) {
+    let bf16 = q.dtype == DType::BF16;
+    let (da, db) = (dense(&q.a), dense(&q.b));
+    if !(vec_ok(&q.a, da) && vec_ok(&q.b, db)) {
         return None;
     }
-    let whole =
-        m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n()) && k.is_multiple_of(TILE.bk as usize);
-    let b_broadcast = batch > 1 && bs[1].contains(&0);
-    let skinny = gemm_skinny::applies(dev, (m, n), da == 0, db == 0, b_broadcast);
+    let whole = q.m.is_multiple_of(TILE.block_m())
+        && q.n.is_multiple_of(TILE.block_n())
+        && q.k.is_multiple_of(TILE.bk as usize);
+    let b_broadcast = q.batch_count > 1 && q.b.batch_strides.contains(&0);
+    let skinny = skinny::applies(p, s, (q.m, q.n), da == 0, db == 0, b_broadcast);
     Some(CoopKernel { a_t: da == 0, b_t: db == 0, edge: !whole, skinny, bf16 })
 }
 
-/// Where and how a product is written: the range `target` binds (as C),
-/// from element `offset`, at strides `c_sm`, `c_sn` and batch strides `c_bs`
-/// over the batch shape; the epilogue alpha, beta and a per-row bias (its
-/// binding, offset and stride). K is cut into `splits` runs of `k_chunk`
-/// (a multiple of the tile's K step), the products of run s stored
-/// `s * split_c` elements further (split_c 0 when there is one run).
-pub struct CoopOut<'a> {
-    pub target: Arg<'a>,
+/// Where and how a product is written (as planned; the binding comes at
+/// recording): C's dtype, element offset, strides [rows, cols] and batch
+/// strides; the epilogue alpha, beta and whether a row bias is added. K is
+/// cut into `splits` runs of `k_chunk` (a multiple of the tile's K step),
+/// the products of run s stored `s * split_c` elements further (split_c 0
+/// when there is one run).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoopStore {
     pub dtype: DType,
     pub offset: u32,
     pub strides: [isize; 2],
     pub batch_strides: Vec<isize>,
     pub alpha: f32,
     pub beta: f32,
-    pub bias: Option<(Arg<'a>, u32, isize)>,
+    pub has_bias: bool,
     pub k_chunk: usize,
     pub splits: usize,
     pub split_c: usize,
 }
 
-impl CoopOut<'_> {
+impl CoopStore {
+    /// C as the problem describes it.
+    pub fn of(q: &Problem, (k_chunk, splits): (usize, usize)) -> CoopStore {
+        CoopStore {
+            dtype: q.out,
+            offset: q.c.offset,
+            strides: q.c.strides,
+            batch_strides: q.c.batch_strides.clone(),
+            alpha: q.alpha,
+            beta: q.beta,
+            has_bias: q.bias.is_some(),
+            k_chunk,
+            splits,
+            split_c: 0,
+        }
+    }
+
+    /// Plain products of every run into contiguous f32 slabs, summed with
+    /// the epilogue by the split-K pass.
+    pub fn slab(q: &Problem, (k_chunk, splits): (usize, usize)) -> CoopStore {
+        let slab = Matrix::row_major(q.m, q.n, &q.batch);
+        CoopStore {
+            dtype: DType::F32,
+            offset: 0,
+            strides: slab.strides,
+            batch_strides: slab.batch_strides,
+            alpha: 1.0,
+            beta: 0.0,
+            has_bias: false,
+            k_chunk,
+            splits,
+            split_c: q.outputs(),
+        }
+    }
+
     /// True if the fragments can be stored straight to C: f32 (or f16 where
     /// `f16_ok`: the SPIR-V kernel converts fragments) at unit column
     /// stride, rows and offsets of whole 8s, no tile the kernel must guard
@@ -331,7 +344,7 @@ impl CoopOut<'_> {
             && !guarded
             && self.alpha == 1.0
             && self.beta == 0.0
-            && self.bias.is_none()
+            && !self.has_bias
             && sn == 1
             && sm >= 0
             && sm % 8 == 0
@@ -344,11 +357,11 @@ impl CoopOut<'_> {
     /// unit column stride, rows and batches at non-negative strides (what
     /// the VK_NV_cooperative_matrix2 kernel stores; partial tiles and any
     /// alignment are fine there).
-    fn plain(&self) -> bool {
+    pub fn plain(&self) -> bool {
         let [sm, sn] = self.strides;
         self.alpha == 1.0
             && self.beta == 0.0
-            && self.bias.is_none()
+            && !self.has_bias
             && sn == 1
             && sm >= 0
             && self.batch_strides.iter().all(|s| *s >= 0)
@@ -375,93 +388,189 @@ fn pairs_fit(n: usize, offset: u32, [sm, sn]: [isize; 2], split_c: usize, batch_
         && batch_strides.iter().all(|s| s % 2 == 0)
 }
 
-/// The kernel a product of `m` rows with inner dim `k` runs into `out`.
-fn route_for(dev: &Device, kernel: CoopKernel, (m, k): (usize, usize), out: &CoopOut) -> Route {
+/// Which API a tensor-core product runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Api {
+    Wgsl,
+    Khr,
+    Coopmat2,
+}
+
+/// The API a product of `m` rows with inner dim `k` runs on into `out`.
+fn api_for(p: &DeviceProfile, s: &GemmSettings, kernel: CoopKernel, (m, k): (usize, usize), out: &CoopStore) -> Api {
     if kernel.bf16 {
         // The bf16 set exists on VK_KHR_cooperative_matrix only.
-        Route::Khr
+        Api::Khr
     } else if kernel.skinny {
-        if skinny_on_coopmat2(dev, kernel, m, out.plain() || out.splits > 1) {
-            Route::Coopmat2
+        if skinny_on_coopmat2(p, s, kernel, m, out.plain() || out.splits > 1) {
+            Api::Coopmat2
         } else {
-            Route::Khr
+            Api::Khr
         }
     } else {
-        gemm_spirv::route(dev, k)
+        match spirv::route(p, s, k) {
+            Some(true) => Api::Khr,
+            Some(false) => Api::Coopmat2,
+            None => Api::Wgsl,
+        }
     }
 }
 
 /// True if a skinny product of `m` rows runs on VK_NV_cooperative_matrix2
 /// (f16 only; `plain`: C as that kernel stores it).
-fn skinny_on_coopmat2(dev: &Device, kernel: CoopKernel, m: usize, plain: bool) -> bool {
-    !kernel.bf16 && gemm_spirv::skinny_coopmat2(dev, kernel.b_t, m, plain)
+fn skinny_on_coopmat2(p: &DeviceProfile, s: &GemmSettings, kernel: CoopKernel, m: usize, plain: bool) -> bool {
+    !kernel.bf16 && spirv::skinny_coopmat2(p, s, kernel.b_t, m, plain)
 }
 
 /// True if this output goes through an f32 slab and the split-K sum pass
 /// even with one run of K: the route (VK_NV_cooperative_matrix2) stores
 /// plain products only.
-pub fn needs_slab(dev: &Device, kernel: CoopKernel, (m, k): (usize, usize), out: &CoopOut) -> bool {
-    route_for(dev, kernel, (m, k), out) == Route::Coopmat2 && !out.plain()
+fn needs_slab(
+    p: &DeviceProfile,
+    s: &GemmSettings,
+    kernel: CoopKernel,
+    (m, k): (usize, usize),
+    out: &CoopStore,
+) -> bool {
+    api_for(p, s, kernel, (m, k), out) == Api::Coopmat2 && !out.plain()
 }
 
-/// The entry point and the names of a, b and C's bindings for an output.
-fn entry_for(out: &CoopOut, kernel: CoopKernel, n: usize) -> (&'static str, [&'static str; 3]) {
+/// The WGSL kernel's entry point for an output.
+fn entry_for(out: &CoopStore, kernel: CoopKernel, n: usize) -> &'static str {
     if out.direct(kernel.edge, false) {
-        ("gemm_coop_f16", ["a", "b", "c_f32"])
+        "gemm_coop_f16"
     } else if out.pairs(n) {
-        ("gemm_coop_f16_epilogue_h2", ["a", "b", "c_h2"])
+        "gemm_coop_f16_epilogue_h2"
     } else {
-        ("gemm_coop_f16_epilogue", ["a", "b", "c"])
+        "gemm_coop_f16_epilogue"
     }
 }
 
-/// C = alpha * A x B + beta * C (+ bias) over the batch shape `batch`, A
-/// and B at batch strides `bs` (0 broadcasts). The caller has chosen
-/// `kernel` with `choose` for these views and validated them, and sends
-/// outputs that `needs_slab` through an f32 slab. Runs the kernel
-/// `gemm_spirv::route` picks.
-#[allow(clippy::too_many_arguments)]
-pub fn record(
-    stream: &StreamShared,
+/// The kernel, grid and store of `kernel` for `q` into `out`; TooLarge
+/// where the grid exceeds the adapter's workgroups per dimension.
+fn route_into(
+    q: &Problem,
+    p: &DeviceProfile,
+    s: &GemmSettings,
     kernel: CoopKernel,
-    a: &Tensor,
-    b: &Tensor,
-    out: CoopOut,
-    (m, n, k): (usize, usize, usize),
-    batch: &[usize],
-    bs: [&[isize]; 2],
-) -> Result<()> {
-    let input = if kernel.bf16 { DType::BF16 } else { DType::F16 };
-    debug_assert!(a.dtype == input && b.dtype == input);
-    debug_assert!(!kernel.bf16 || out.dtype == DType::F32, "bf16 products write f32 (gemm_views)");
-    debug_assert!(out.k_chunk.is_multiple_of(kernel.bk(&stream.device)) && out.splits == k.div_ceil(out.k_chunk));
-    let (oa, ob) = (Operand::of(a), Operand::of(b));
-    let route = route_for(&stream.device, kernel, (m, k), &out);
+    out: CoopStore,
+    via_slab: bool,
+) -> Result<CoopRoute> {
+    let (m, n, k) = (q.m, q.n, q.k);
+    let api = api_for(p, s, kernel, (m, k), &out);
     // The SPIR-V kernel guards every load, so only tiles crossing M or N
     // need guarded stores there; a K that ends inside a step keeps them
     // direct (H200, 4096 x 4096 x 4080 into f16: 0.59 ms against 0.96).
-    let khr = route == Route::Khr;
+    let khr = api == Api::Khr;
     let guarded =
         if khr { !(m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n())) } else { kernel.edge };
     let direct = !kernel.skinny && out.direct(guarded, khr);
-    let (entry, names) = entry_for(&out, kernel, n);
+    let mut groups = [
+        n.div_ceil(kernel.block_n(s)) as u32,
+        m.div_ceil(kernel.block_m()) as u32,
+        (q.batch_count * out.splits) as u32,
+    ];
+    if groups.iter().any(|&g| g as usize > p.max_workgroups_per_dim) {
+        bail!(TooLarge, "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension");
+    }
+    let engine = match api {
+        Api::Coopmat2 if kernel.skinny => {
+            debug_assert!(out.plain(), "the planner sends other outputs through a slab");
+            // The skinny block has the skinny tile's columns and K step: the same grid.
+            let block = coopmat2::skinny_block(p, s, kernel.b_t).expect("api_for checks it");
+            CoopEngine::SkinnyCoopmat2 { block, b_t: kernel.b_t, out: out.dtype }
+        }
+        Api::Coopmat2 => {
+            debug_assert!(out.plain(), "the planner sends other outputs through a slab");
+            let block = coopmat2::block(p, s).expect("spirv::route checks the block");
+            let b = coopmat2::BLOCKS[block];
+            groups = [n.div_ceil(b.n as usize) as u32, m.div_ceil(b.m as usize) as u32, groups[2]];
+            CoopEngine::Coopmat2(Coopmat2Variant { block, a_t: kernel.a_t, b_t: kernel.b_t, out: out.dtype })
+        }
+        _ if kernel.skinny => CoopEngine::SkinnyKhr(skinny::variant(s, kernel, m, out.dtype)),
+        Api::Khr => CoopEngine::Khr(SpirvVariant {
+            double_buffered: s.spirv_double_buffered && !kernel.bf16,
+            a_t: kernel.a_t,
+            b_t: kernel.b_t,
+            out: out.dtype,
+            direct,
+            bf16: kernel.bf16,
+        }),
+        Api::Wgsl => CoopEngine::Wgsl { entry: entry_for(&out, kernel, n), direct },
+    };
+    Ok(CoopRoute { kernel, engine, store: out, via_slab, groups })
+}
+
+/// The tensor-core route for `kernel` (chosen by `choose` for `q`): K cut
+/// into runs (to bound the loop and to fill the GPU), stored to C
+/// directly or through f32 slabs and the split-K pass; None where the runs
+/// need more slabs than one pass holds (the tiled kernel's waves take it).
+pub fn plan(q: &Problem, p: &DeviceProfile, s: &GemmSettings, kernel: CoopKernel) -> Result<Option<CoopRoute>> {
+    let (m, n, k) = (q.m, q.n, q.k);
+    let bk = kernel.bk(s);
+    let outputs = q.outputs();
+    let mut split = Split::plan(p, s, k, outputs, q.batch_count, bk)?;
+    // Too few tiles to fill the GPU: K in runs summed by the second pass.
+    let fill = kernel_fill_splits(p, s, kernel, (m, n, k), q.batch_count);
+    if split.splits == 1 && fill > 1 {
+        if let Ok(more) = Split::into(p, s, k, fill, outputs, q.batch_count, bk) {
+            if more.parts == more.splits {
+                split = more;
+            }
+        }
+    }
+    let out = CoopStore::of(q, (split.k_chunk, split.splits));
+    if split.splits == 1 && !needs_slab(p, s, kernel, (m, k), &out) {
+        return route_into(q, p, s, kernel, out, false).map(Some);
+    }
+    // All splits at once into f32 slabs (the fragments cannot add to a
+    // slab), then the second pass applies the epilogue (also for one
+    // split, where the kernel stores plain products only). A slab past the
+    // binding limit, which only a single run can ask for here, takes the
+    // tiled kernel, as do too many splits for one pass.
+    let slab_fits = outputs * 4 <= p.max_binding;
+    if split.parts == split.splits && slab_fits {
+        return route_into(q, p, s, kernel, CoopStore::slab(q, (split.k_chunk, split.splits)), true).map(Some);
+    }
+    Ok(None)
+}
+
+/// Record a planned tensor-core product of `a` and `b` (the views `q`
+/// describes) into `target` (C, or the slabs where the route goes through
+/// them), with the row bias (binding, offset, stride) where it has one.
+pub fn record(
+    stream: &StreamShared,
+    q: &Problem,
+    route: &CoopRoute,
+    (a, b): (&Tensor, &Tensor),
+    target: Arg,
+    bias: Option<(Arg, u32, isize)>,
+) -> Result<()> {
+    let out = &route.store;
+    let (m, n, k) = (q.m, q.n, q.k);
+    debug_assert!(out.splits == k.div_ceil(out.k_chunk));
+    let names = match route.engine {
+        CoopEngine::Wgsl { entry: "gemm_coop_f16", .. } => ["a", "b", "c_f32"],
+        CoopEngine::Wgsl { entry: "gemm_coop_f16_epilogue_h2", .. } => ["a", "b", "c_h2"],
+        _ => ["a", "b", "c"],
+    };
     let (a_arg, a_off) = spec::view_arg(names[0], a);
     let (b_arg, b_off) = spec::view_arg(names[1], b);
     // Without a bias the bias binding still needs a buffer: a's (never read).
-    let (bias_arg, bias_off, bias_stride) = out.bias.unwrap_or((a_arg, 0, 0));
+    let (bias_arg, bias_off, bias_stride) = bias.unwrap_or((a_arg, 0, 0));
     let params = CoopParams {
         m: m as u32,
         n: n as u32,
         k: k as u32,
-        batch_rank: batch.len() as u32,
+        batch_rank: q.batch.len() as u32,
         alpha: out.alpha,
         beta: out.beta,
-        has_bias: out.bias.is_some() as u32,
+        has_bias: out.has_bias as u32,
         bias_stride: bias_stride as i32,
-        a_sm: oa.strides[0] as i32,
-        a_sk: oa.strides[1] as i32,
-        b_sk: ob.strides[0] as i32,
-        b_sn: ob.strides[1] as i32,
+        a_sm: q.a.strides[0] as i32,
+        a_sk: q.a.strides[1] as i32,
+        b_sk: q.b.strides[0] as i32,
+        b_sn: q.b.strides[1] as i32,
         c_sm: out.strides[0] as i32,
         c_sn: out.strides[1] as i32,
         bias_off,
@@ -472,74 +581,110 @@ pub fn record(
         splits: out.splits as u32,
         split_c: out.split_c as u32,
         _pad0: [0; 3],
-        batch_shape: pack_u32(batch, 1),
-        a_bstride: pack_i32(bs[0]),
-        b_bstride: pack_i32(bs[1]),
+        batch_shape: pack_u32(&q.batch, 1),
+        a_bstride: pack_i32(&q.a.batch_strides),
+        b_bstride: pack_i32(&q.b.batch_strides),
         c_bstride: pack_i32(&out.batch_strides),
     };
-    let batch_count: usize = batch.iter().product();
-    let block_n = kernel.block_n(&stream.device);
-    let groups = [n.div_ceil(block_n) as u32, m.div_ceil(kernel.block_m()) as u32, (batch_count * out.splits) as u32];
-    let max_dim = stream.device.limits.max_compute_workgroups_per_dimension;
-    if groups.iter().any(|&g| g > max_dim) {
-        bail!(TooLarge, "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension");
-    }
-    if route == Route::Coopmat2 && kernel.skinny {
-        debug_assert!(out.plain(), "gemm_views sends other outputs through a slab");
-        // The skinny block has the skinny tile's columns and K step: the same grid.
-        let block = gemm_coopmat2::skinny_block(&stream.device, kernel.b_t).expect("route_for checks it");
-        let compiled = gemm_coopmat2::skinny_module(block, kernel.b_t, out.dtype).kernel(&stream.device)?;
-        let target = Arg { name: "c", ..out.target };
-        return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups);
-    }
-    if route == Route::Coopmat2 {
-        debug_assert!(out.plain(), "gemm_views sends other outputs through a slab");
-        let block = gemm_coopmat2::block(&stream.device).expect("route checks the block");
-        let variant = Coopmat2Variant { block, a_t: kernel.a_t, b_t: kernel.b_t, out: out.dtype };
-        let compiled = variant.module().kernel(&stream.device)?;
-        let target = Arg { name: "c", ..out.target };
-        let b = gemm_coopmat2::BLOCKS[block];
-        let groups = [n.div_ceil(b.n as usize) as u32, m.div_ceil(b.m as usize) as u32, groups[2]];
-        return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups);
-    }
-    if kernel.skinny {
-        let compiled = gemm_skinny::variant(&stream.device, kernel, m, out.dtype).module().kernel(&stream.device)?;
-        let args = [a_arg, b_arg, Arg { name: "c", ..out.target }, Arg { name: "bias", ..bias_arg }];
-        return spec::record_kernel(stream, &compiled, &params, &args, groups);
-    }
-    if route == Route::Khr {
-        let double_buffered = gemm_spirv::double_buffered(&stream.device);
-        let variant = SpirvVariant {
-            double_buffered: double_buffered && !kernel.bf16,
-            a_t: kernel.a_t,
-            b_t: kernel.b_t,
-            out: out.dtype,
-            direct,
-            bf16: kernel.bf16,
-        };
-        let compiled = variant.module().kernel(&stream.device)?;
-        let target = Arg { name: "c", ..out.target };
-        if direct {
-            return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups);
+    let groups = route.groups;
+    let dev = &stream.device;
+    let target = Arg { name: names[2], ..target };
+    let bias = Arg { name: "bias", ..bias_arg };
+    match route.engine {
+        CoopEngine::SkinnyCoopmat2 { block, b_t, out } => {
+            let compiled = coopmat2::skinny_module(block, b_t, out).kernel(dev)?;
+            spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups)
         }
-        let bias = Arg { name: "bias", ..bias_arg };
-        return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target, bias], groups);
+        CoopEngine::Coopmat2(variant) => {
+            let compiled = variant.module().kernel(dev)?;
+            spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups)
+        }
+        CoopEngine::SkinnyKhr(variant) => {
+            let compiled = variant.module().kernel(dev)?;
+            spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target, bias], groups)
+        }
+        CoopEngine::Khr(variant) => {
+            let compiled = variant.module().kernel(dev)?;
+            if variant.direct {
+                return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups);
+            }
+            spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target, bias], groups)
+        }
+        CoopEngine::Wgsl { entry, direct } => {
+            let flag = |b: bool| if b { 1.0 } else { 0.0 };
+            let kernel = route.kernel;
+            let overrides = [flag(kernel.a_t), flag(kernel.b_t), flag(kernel.edge)];
+            let variant: Variant = FAMILY.variant(entry, &[DType::F16, out.dtype], &overrides);
+            if direct {
+                return spec::record(stream, &Launch { variant, params, args: [a_arg, b_arg, target], groups });
+            }
+            spec::record(stream, &Launch { variant, params, args: [a_arg, b_arg, target, bias], groups })
+        }
     }
-    let flag = |b: bool| if b { 1.0 } else { 0.0 };
-    let overrides = [flag(kernel.a_t), flag(kernel.b_t), flag(kernel.edge)];
-    let variant: Variant = FAMILY.variant(entry, &[DType::F16, out.dtype], &overrides);
-    let target = Arg { name: names[2], ..out.target };
-    if direct {
-        let args = [a_arg, b_arg, target];
-        return spec::record(stream, &Launch { variant, params, args, groups });
+}
+
+/// How a GEMM's K is cut: `splits` runs of `k_chunk`, computed `parts` at a
+/// time into as many f32 slabs of the output's size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Split {
+    pub splits: usize,
+    pub k_chunk: usize,
+    pub parts: usize,
+}
+
+/// Most slabs (each element's second pass loops over them).
+const MAX_PARTS: usize = 4096;
+
+impl Split {
+    /// K in runs of at most K_CHUNK (see split.rs; runs a multiple of
+    /// `align`, which divides K_CHUNK), for `outputs` elements of C over
+    /// `batch` matrices.
+    pub fn plan(
+        p: &DeviceProfile,
+        s: &GemmSettings,
+        k: usize,
+        outputs: usize,
+        batch: usize,
+        align: usize,
+    ) -> Result<Split> {
+        Split::into(p, s, k, k.div_ceil(crate::ops::split::K_CHUNK).max(1), outputs, batch, align)
     }
-    let args = [a_arg, b_arg, target, Arg { name: "bias", ..bias_arg }];
-    spec::record(stream, &Launch { variant, params, args, groups })
+
+    /// K in about `splits` runs (a multiple of `align` each), as `plan`;
+    /// past the slab budget (`scratch_bytes`) the runs go in waves.
+    pub fn into(
+        p: &DeviceProfile,
+        s: &GemmSettings,
+        k: usize,
+        splits: usize,
+        outputs: usize,
+        batch: usize,
+        align: usize,
+    ) -> Result<Split> {
+        if splits <= 1 {
+            return Ok(Split { splits, k_chunk: k, parts: 1 });
+        }
+        let k_chunk = k.div_ceil(splits).next_multiple_of(align);
+        let splits = k.div_ceil(k_chunk);
+        let slab = outputs * 4;
+        let binding = p.max_binding;
+        if slab > binding {
+            bail!(
+                TooLarge,
+                "gemm: K = {k} is summed in {splits} parts into f32 scratch the size of the output ({slab} bytes), over this adapter's binding limit of {binding}"
+            );
+        }
+        let budget = s.scratch_bytes.min(binding).min(p.max_buffer);
+        // At least one slab, even over the budget.
+        let cap = (budget / slab).min(p.max_workgroups_per_dim / batch).clamp(1, MAX_PARTS);
+        let parts = splits.min(cap);
+        Ok(Split { splits, k_chunk, parts })
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{fill_splits_for, pairs_fit};
+    use super::{pairs_fit, GemmSettings};
     use crate::runtime::kernel::parse_and_validate;
     use crate::runtime::private_memory::{private_bytes, MAX_PRIVATE_BYTES};
 
@@ -554,16 +699,20 @@ mod tests {
         }
     }
 
+    fn fill_splits_for(tiles: usize, k: usize) -> usize {
+        super::fill_splits_for(132, &GemmSettings::default(), tiles, k)
+    }
+
     #[test]
     fn few_tiles_split_k_into_runs_of_at_least_512() {
-        assert_eq!(fill_splits_for(64, 4096, None, 264), 4, "M = N = 1024: 64 tiles, 256 of 264 resident");
-        assert_eq!(fill_splits_for(100, 4608, None, 264), 2, "a 512-channel 3x3 convolution's shape: 200 of 264");
-        assert_eq!(fill_splits_for(64, 1024, None, 264), 2);
-        assert_eq!(fill_splits_for(64, 1000, None, 264), 1, "K too short for two runs of 512");
-        assert_eq!(fill_splits_for(1, 100_000, None, 264), 195, "runs of at least 512");
-        assert_eq!(fill_splits_for(133, 1 << 20, None, 264), 1, "tiles for more than half the resident slots");
-        assert_eq!(fill_splits_for(0, 4096, None, 264), 1);
-        assert_eq!(fill_splits_for(1024, 4096, None, 264), 1);
+        assert_eq!(fill_splits_for(64, 4096), 4, "M = N = 1024: 64 tiles, 256 of 264 resident");
+        assert_eq!(fill_splits_for(100, 4608), 2, "a 512-channel 3x3 convolution's shape: 200 of 264");
+        assert_eq!(fill_splits_for(64, 1024), 2);
+        assert_eq!(fill_splits_for(64, 1000), 1, "K too short for two runs of 512");
+        assert_eq!(fill_splits_for(1, 100_000), 195, "runs of at least 512");
+        assert_eq!(fill_splits_for(133, 1 << 20), 1, "tiles for more than half the resident slots");
+        assert_eq!(fill_splits_for(0, 4096), 1);
+        assert_eq!(fill_splits_for(1024, 4096), 1);
     }
 
     #[test]

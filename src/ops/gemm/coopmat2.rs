@@ -2,19 +2,20 @@
 //! (shaders/spirv/gemm_coopmat2.comp, compiled by tools/gen_gemm_spirv.py):
 //! one workgroup-scope BM x BN matrix per workgroup (`BLOCKS`), the driver
 //! staging the tiles, edges clamped by tensor layouts. It stores plain
-//! products only (`plain` outputs); gemm_views sends alpha, beta and the
+//! products only (`plain` outputs); the planner sends alpha, beta and the
 //! bias through an f32 slab and the split-K sum pass. Skinny products take
-//! the `SKINNY_BLOCKS` modules by default where `gemm_spirv::skinny_coopmat2`
+//! the `SKINNY_BLOCKS` modules by default where `spirv::skinny_coopmat2`
 //! says; every f16 product takes these kernels under WGC_GEMM_SPIRV=2
-//! (`gemm_spirv::route`). Devices are opened with the extension by
+//! (`spirv::route`). Devices are opened with the extension by
 //! runtime/coopmat2.rs.
 
 use crate::ops::gemm::coop::{CoopParams, TILE};
+use crate::ops::gemm::profile::DeviceProfile;
+use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::tensor::DType;
 use crate::runtime::coopmat2::Block;
-use crate::runtime::device::Device;
 use crate::runtime::kernel::BindingKind;
-use crate::runtime::spirv_kernel::{self, SpirvBinding, SpirvModule};
+use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
 
 /// The blocks the modules are built for, in the order of
 /// tools/gen_gemm_spirv.py's CM2_TILES (BM, BN, BK, invocations). Measured
@@ -72,7 +73,7 @@ modules! {
 
 /// The skinny blocks (at most 32 rows, A row-major), in the order of
 /// tools/gen_gemm_spirv.py's CM2_SKINNY_TILES: the skinny tensor-core
-/// tiles' columns and K steps (gemm_skinny::TILES), so the same grid and
+/// tiles' columns and K steps (skinny::TILES), so the same grid and
 /// K runs apply. (32 x 128 x 64 and 32 x 256 x 32 measured slower on every
 /// decode product.)
 pub(crate) const SKINNY_BLOCKS: [Block; 2] =
@@ -106,19 +107,17 @@ pub fn skinny_module(block: usize, b_t: bool, out: DType) -> &'static SpirvModul
 /// The skinny block for a weight dense along K (`b_t`) or N: the one with
 /// the skinny tensor-core tile's columns and K step; None where the driver
 /// does not list it or the device cannot run the modules.
-pub fn skinny_block(dev: &Device, b_t: bool) -> Option<usize> {
-    let tile = crate::ops::gemm::skinny::tile(dev, b_t);
+pub fn skinny_block(p: &DeviceProfile, s: &GemmSettings, b_t: bool) -> Option<usize> {
+    let tile = crate::ops::gemm::skinny::tile(s, b_t);
     let i = SKINNY_BLOCKS.iter().position(|b| b.n as usize == tile.block_n() && b.k == tile.bk)?;
-    usable(dev, BLOCKS.len() + i, SKINNY_BLOCKS[i]).then_some(i)
+    usable(p, BLOCKS.len() + i, SKINNY_BLOCKS[i]).then_some(i)
 }
 
 /// True if the device can run block `b`, bit `bit` of its listed blocks:
 /// the modules run there, the driver lists it, and the device allows its
 /// invocations per workgroup.
-fn usable(dev: &Device, bit: usize, b: Block) -> bool {
-    runnable(dev)
-        && dev.coopmat2_blocks & (1 << bit) != 0
-        && b.invocations <= dev.limits.max_compute_invocations_per_workgroup
+fn usable(p: &DeviceProfile, bit: usize, b: Block) -> bool {
+    runnable(p) && p.coopmat2_blocks & (1 << bit) != 0 && b.invocations <= p.max_invocations
 }
 
 /// Every block, as the runtime checks them against the driver's list:
@@ -128,7 +127,7 @@ pub(crate) fn all_blocks() -> Vec<Block> {
     BLOCKS.iter().chain(SKINNY_BLOCKS.iter()).copied().collect()
 }
 
-// The host's K runs are whole steps of gemm_coop's 32 (the GLSL relies on it).
+// The host's K runs are whole steps of coop::TILE's 32 (the GLSL relies on it).
 const _: () = assert!(TILE.bk == 32);
 
 impl Coopmat2Variant {
@@ -142,15 +141,13 @@ impl Coopmat2Variant {
     }
 }
 
-/// The block products take on this device: the one its setting
-/// WGC_GEMM_CM2_BLOCK (`BMxBNxBK`, e.g. `128x256x64`) names where the
-/// driver lists it, else the first listed. None where the device cannot
-/// run the modules.
-pub fn block(dev: &Device) -> Option<usize> {
-    let name = dev.settings().gemm.coopmat2_block.as_deref();
-    let named = name.and_then(|v| BLOCKS.iter().position(|b| format!("{}x{}x{}", b.m, b.n, b.k) == v));
-    let listed = |i: usize| usable(dev, i, BLOCKS[i]);
-    named.filter(|&i| listed(i)).or_else(|| (0..BLOCKS.len()).find(|&i| listed(i)))
+/// The block products take on this device: the one the `cm2_block`
+/// setting (WGC_GEMM_CM2_BLOCK, `BMxBNxBK`, e.g. `128x256x64`) names where
+/// the driver lists it, else the first listed. None where the device
+/// cannot run the modules.
+pub fn block(p: &DeviceProfile, s: &GemmSettings) -> Option<usize> {
+    let listed = |i: usize| usable(p, i, BLOCKS[i]);
+    s.cm2_block.filter(|&i| listed(i)).or_else(|| (0..BLOCKS.len()).find(|&i| listed(i)))
 }
 
 /// True if the device can run the modules: opened with
@@ -159,11 +156,8 @@ pub fn block(dev: &Device) -> Option<usize> {
 /// `all_blocks`, tensor addressing and conversions), SPIR-V passthrough
 /// and f16 cooperative matrices (`block` and `skinny_block` say which
 /// blocks).
-pub fn runnable(dev: &Device) -> bool {
-    dev.coopmat2_blocks != 0
-        && spirv_kernel::supported(dev)
-        && dev.adapter.coop_f16
-        && dev.features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16)
+pub fn runnable(p: &DeviceProfile) -> bool {
+    p.coopmat2_blocks != 0 && p.spirv && p.coop_f16
 }
 
 #[cfg(test)]

@@ -2,10 +2,9 @@
 //! `MAX_SKINNY`, such as a batch of activation rows times a weight. They are
 //! bound by reading the large operand ("the weight"), which these kernels
 //! read once per tile of up to 8 rows, coalesced, where the tiled GEMM would
-//! spend most of each 64-row tile on padding. The GEMM calls `plan` at the
-//! point where it picks its kernel; layouts these kernels cannot read
-//! coalesced (neither of the weight's inner strides 1) get `None` and stay
-//! with the tiled GEMM.
+//! spend most of each 64-row tile on padding. The planner asks `plan`;
+//! layouts these kernels cannot read coalesced (neither of the weight's
+//! inner strides 1) get `None` and stay with the tiled GEMM.
 //!
 //! The product is seen as rows x weight: `act` (.., R, K) times `wt`
 //! (.., K, N) into `out` (.., R, N) with R small. A product with few columns
@@ -15,14 +14,15 @@
 //! weight once).
 
 use crate::error::Result;
-use crate::ops::gemm::tuned::{bucket, Candidate, Choice};
+use crate::ops::gemm::problem::{Matrix, Problem};
+use crate::ops::gemm::profile::DeviceProfile;
+use crate::ops::gemm::route::GemvRoute;
+use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
 use crate::ops::split::{runs_to_fill, scaled, scratch, K_CHUNK};
 use crate::ops::tensor::{coalesce, numel, DType, Tensor};
-use crate::runtime::device::Device;
-use crate::runtime::settings::AxpySetting;
 use crate::runtime::stream::StreamShared;
 
 /// Most rows (M, or N for the transposed product) these kernels take.
@@ -36,26 +36,30 @@ const AXPY_COLS: usize = 128;
 /// Columns one axpy_unit_narrow workgroup takes (NX units of 8 in the
 /// shader).
 const NARROW_COLS: usize = 64;
-/// Workgroups (of 256 threads) axpy_unit_narrow's split aims for, per 2
-/// SMs (one per SM and a half). On an H200 the loads alone of one row against a
+/// Workgroups (of 256 threads) axpy_unit_narrow's split aims for (NARROW_FILL_GROUPS): one per
+/// SM and a half. On an H200 the loads alone of one row against a
 /// 4096 x 14336 f16 weight took 0.036 ms in one run of K (224 workgroups),
 /// and against 14336 x 4096 0.034-0.035 at 256 (the 128-thread grid of
 /// axpy_unit_staged: 0.043-0.047). On an H100, 198 was the fastest or level
 /// of 132-396 on LLaMA weights with one-row tiles; for tiles of two rows,
 /// 264 was 1-3% faster on three of six shapes and 18% slower on
 /// 4096 x 14336, where it splits K.
-const NARROW_FILL_GROUPS_PER_2_SMS: usize = 3;
+fn narrow_fill_groups(sms: usize) -> usize {
+    sms * 3 / 2
+}
 /// Workgroup size of the slabs' sum.
 const SUM_WG: u32 = 256;
-/// Workgroups that fill a large GPU (about 8 per SM on an H200, scaled to
-/// the device's SMs); fewer column tiles than this split K further.
+/// Workgroups that fill a large GPU (about 8 per SM on an H200); fewer
+/// column tiles than this split K further.
 const FILL_GROUPS: usize = 1024;
 /// The same for the axpy kernels with 16-byte loads and on f32 (a weight
-/// stored (K, N)), per SM. On an H200, one row of f16 times K 14336 ->
+/// stored (K, N)), AXPY_FILL_GROUPS: 2 per SM. On an H200, one row of f16 times K 14336 ->
 /// N 4096 took 0.0515 ms at 264 against 0.0561 at 1024 (f32, 8 rows: 1-3%
 /// faster); the bf16 kernel that reads words was 5% slower there, so it
 /// keeps FILL_GROUPS.
-const AXPY_FILL_GROUPS_PER_SM: usize = 2;
+fn axpy_fill_groups(sms: usize) -> usize {
+    2 * sms
+}
 /// Longest K run per workgroup. A row_dot invocation (of 128) loops K / 512 times
 /// (K / 128 unvectorised) with up to 44 inner iterations; an axpy invocation
 /// K / 4 times with up to 12 (axpy4_staged: K / 4 plus K / 64 staging
@@ -174,8 +178,9 @@ uniform! {
     }
 }
 
-/// Which kernels take a weight stored (K, N): the device's `WGC_GEMV_AXPY`
-/// fixes it; else the tuner may choose (see `mode_choice`), by default `Wide`.
+/// Which kernels take a weight stored (K, N): the `axpy` setting
+/// (`WGC_GEMV_AXPY`) fixes it; else the tuner may choose among the plans of
+/// each mode (plan.rs), by default `Wide`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AxpyMode {
     /// `plain`: the axpy kernels read A's rows from global memory for every
@@ -197,116 +202,25 @@ pub enum AxpyMode {
     Wide,
 }
 
-/// The device's setting `WGC_GEMV_AXPY`: `plain` or `staged` fix the mode,
-/// any other value fixes `wide`.
-fn env_mode(dev: &Device) -> Option<AxpyMode> {
-    dev.settings().gemv.axpy.map(|mode| match mode {
-        AxpySetting::Plain => AxpyMode::Plain,
-        AxpySetting::Staged => AxpyMode::Staged,
-        AxpySetting::Wide => AxpyMode::Wide,
-    })
-}
-
-/// The mode where nothing was measured.
-pub fn default_mode(dev: &Device) -> AxpyMode {
-    env_mode(dev).unwrap_or(AxpyMode::Wide)
-}
-
 /// Names of the modes in the tuning file, the default first.
-const MODES: &[(&str, AxpyMode)] =
+pub const MODES: &[(&str, AxpyMode)] =
     &[("wide", AxpyMode::Wide), ("staged", AxpyMode::Staged), ("plain", AxpyMode::Plain)];
 
-/// The tuner's choice of mode for the GEMM `plan` describes: candidates that
-/// plan the same kernel (or all leave it to the tiled GEMM) are one.
-/// Products that read C (`beta != 0`) are never timed.
-#[allow(clippy::too_many_arguments)]
-pub fn mode_choice(
-    dev: &Device,
-    alpha: f32,
-    a: &Tensor,
-    b: &Tensor,
-    beta: f32,
-    c: &Tensor,
-    batch: &[usize],
-    has_bias: bool,
-) -> Choice<AxpyMode> {
-    let candidates = match env_mode(dev) {
-        Some(mode) => vec![Candidate { name: "env", value: mode, plan: 0 }],
-        None => MODES
-            .iter()
-            .map(|&(name, mode)| {
-                let entry = plan(dev, mode, alpha, a, b, beta, c, batch, has_bias).ok().flatten().map(|p| p.entry);
-                let id = entry.and_then(|e| FAMILY.entries.iter().position(|&x| x == e)).map_or(0, |i| i + 1);
-                Candidate { name, value: mode, plan: id as u64 }
-            })
-            .collect(),
-    };
-    let (ra, rb) = (a.rank(), b.rank());
-    let (m, k, n) = (a.shape[ra - 2], a.shape[ra - 1], b.shape[rb - 1]);
-    // Which of each operand's last two dims is the unit-stride one.
-    let unit = |t: &Tensor| match (t.strides[t.rank() - 1], t.strides[t.rank() - 2]) {
-        (1, _) => 'r',
-        (_, 1) => 'c',
-        _ => 's',
-    };
-    Choice {
-        name: "gemv.axpy",
-        class: format!(
-            "{}.m{}.n{}.k{}.b{}.{}{}",
-            a.dtype.wgsl(),
-            bucket(m),
-            bucket(n),
-            bucket(k),
-            bucket(numel(batch)),
-            unit(a),
-            unit(b)
-        ),
-        candidates,
-        fixed: env_mode(dev).is_some(),
-        rerunnable: beta == 0.0,
-    }
-}
-
-/// Weight loads of f16 and bf16 products (the device's `WGC_GEMV_F16_LOAD`):
-/// `16` (the default) reads 8 weights in one 16-byte load where the
-/// weight's dense dim, its other stride, offset and batch strides are
-/// multiples of 8: 8 columns of a (K, N) weight outside `plain`
-/// (axpy_unit_narrow for one or two rows, else axpy_unit_staged), 8 values of K
-/// of an (N, K) one (row_dot_unit_a4). `8` keeps 8-byte vec4 loads
-/// (axpy4_staged, axpy4, row_dot4_a4).
-fn f16_wide_loads(dev: &Device) -> bool {
-    dev.settings().gemv.f16_wide_loads
-}
-
-/// The workgroups a split aims for: the device's `WGC_GEMV_FILL` (a
-/// positive count) to measure other targets (more splits: more workgroups, larger
-/// slabs), else NARROW_FILL_GROUPS_PER_2_SMS for axpy_unit_narrow (`narrow`),
-/// AXPY_FILL_GROUPS_PER_SM for the other axpy kernels with 16-byte loads (`unit`)
-/// or on f32, FILL_GROUPS for the others.
-fn fill_groups(dev: &Device, layout: Layout, dtype: DType, unit: bool, narrow: bool) -> usize {
-    let set = dev.settings().gemv.fill;
+/// The workgroups a split aims for: the `gemv_fill` setting
+/// (`WGC_GEMV_FILL`, a positive count) to measure other targets (more
+/// splits: more workgroups, larger slabs), else NARROW_FILL_GROUPS for
+/// axpy_unit_narrow (`narrow`), AXPY_FILL_GROUPS for the other axpy
+/// kernels with 16-byte loads (`unit`) or on f32, FILL_GROUPS for the
+/// others.
+fn fill_groups(p: &DeviceProfile, s: &GemmSettings, layout: Layout, dtype: DType, unit: bool, narrow: bool) -> usize {
     let axpy = layout == Layout::Axpy && (unit || dtype != DType::BF16);
-    let sms = dev.profile().compute_units;
-    set.unwrap_or(if narrow {
-        (sms * NARROW_FILL_GROUPS_PER_2_SMS / 2).max(1)
+    s.gemv_fill.unwrap_or(if narrow {
+        narrow_fill_groups(p.sms)
     } else if axpy {
-        sms * AXPY_FILL_GROUPS_PER_SM
+        axpy_fill_groups(p.sms)
     } else {
-        scaled(sms, FILL_GROUPS)
+        scaled(p.sms, FILL_GROUPS)
     })
-}
-
-/// Whether one or two rows against a (K, N) weight in 16-byte units take
-/// axpy_unit_narrow (the device's `WGC_GEMV_NARROW`: `0` keeps
-/// axpy_unit_staged, for comparisons).
-fn narrow_blocks(dev: &Device) -> bool {
-    dev.settings().gemv.narrow
-}
-
-/// Most rows in one axpy_unit_narrow tile (the device's
-/// `WGC_GEMV_NARROW_TILE`: `1`, else 2), for comparisons.
-fn narrow_tile_rows(dev: &Device) -> usize {
-    dev.settings().gemv.narrow_tile_rows
 }
 
 /// Which inner stride of the weight is 1.
@@ -318,90 +232,51 @@ enum Layout {
     Axpy,
 }
 
-/// A skinny product, planned: what `record` launches.
-pub struct Plan<'a> {
-    act: Tensor<'a>,
-    wt: Tensor<'a>,
-    out: Tensor<'a>,
-    entry: &'static str,
-    overrides: [f64; 2],
-    params: GemvParams,
-    groups: [u32; 3],
-    /// Elements of C over all batch matrices (the slabs' size).
-    outputs: usize,
-}
-
-/// The view with its last two dims swapped.
-fn swap_last<'a>(t: &Tensor<'a>) -> Tensor<'a> {
-    let r = t.rank();
-    let mut perm: Vec<usize> = (0..r).collect();
-    perm.swap(r - 2, r - 1);
-    t.permuted(&perm)
-}
-
-/// `t`'s batch strides over the broadcast batch shape (0 where broadcast).
-fn batch_strides(t: &Tensor, batch: &[usize]) -> Vec<isize> {
-    let own = t.rank() - 2;
-    let pad = batch.len() - own;
-    (0..batch.len()).map(|i| if i < pad || t.shape[i - pad] == 1 { 0 } else { t.strides[i - pad] }).collect()
-}
-
-/// The plan for `c = alpha * a b + beta * c` (views a (.., M, K), b (.., K,
-/// N), c (.., M, N), batch the broadcast batch shape, dtypes and shapes
-/// checked, nothing empty) if it is a skinny product these kernels read
-/// coalesced; `None` leaves it to the tiled GEMM. Products with a row bias
-/// (1x1 convolutions) are not skinny ones. `mode`: `default_mode(dev)` or the
-/// tuner's choice.
-#[allow(clippy::too_many_arguments)]
-pub fn plan<'a>(
-    dev: &Device,
-    mode: AxpyMode,
-    alpha: f32,
-    a: &Tensor<'a>,
-    b: &Tensor<'a>,
-    beta: f32,
-    c: &Tensor<'a>,
-    batch: &[usize],
-    has_bias: bool,
-) -> Result<Option<Plan<'a>>> {
-    if has_bias {
-        return Ok(None);
+/// The route for `q` (nothing empty) if it is a skinny product these
+/// kernels read coalesced; `None` leaves it to the tiled GEMM. Products
+/// with a row bias (1x1 convolutions) are not skinny ones. `mode`: the
+/// settings' default or the tuner's choice. Weight loads of f16 and bf16
+/// products: with the `gemv_wide_loads` setting (WGC_GEMV_F16_LOAD not
+/// `8`) 8 weights in one 16-byte load where the weight's dense dim, its
+/// other stride, offset and batch strides are multiples of 8: 8 columns of
+/// a (K, N) weight outside `plain` (axpy_unit_narrow for one or two rows
+/// where `gemv_narrow`, else axpy_unit_staged), 8 values of K of an (N, K)
+/// one (row_dot_unit_a4); else 8-byte vec4 loads (axpy4_staged, axpy4,
+/// row_dot4_a4).
+pub fn plan(q: &Problem, p: &DeviceProfile, s: &GemmSettings, mode: AxpyMode) -> Option<GemvRoute> {
+    if q.bias.is_some() {
+        return None;
     }
-    let (m, n) = (a.shape[a.rank() - 2], b.shape[b.rank() - 1]);
-    let straight = (a.clone(), b.clone(), c.clone());
-    let flipped = (swap_last(b), swap_last(a), swap_last(c));
+    let straight = (false, q.a.clone(), q.b.clone(), q.c.clone());
+    let flipped = (true, q.b.t(), q.a.t(), q.c.t());
     // The smaller side as the rows first; the other where only it is readable.
-    let order = if m <= n { [straight, flipped] } else { [flipped, straight] };
-    for (act, wt, out) in order {
-        if let Some(p) = plan_rows(dev, mode, alpha, beta, act, wt, out, batch) {
-            return Ok(Some(p));
+    let order = if q.m <= q.n { [straight, flipped] } else { [flipped, straight] };
+    for (transposed, act, wt, out) in order {
+        if let Some(route) = plan_rows(q, p, s, mode, transposed, (act, wt, out)) {
+            return Some(route);
         }
     }
-    Ok(None)
+    None
 }
 
 /// `plan` for one orientation: `act` holds the few rows, `wt` the weight.
-#[allow(clippy::too_many_arguments)]
-fn plan_rows<'a>(
-    dev: &Device,
+fn plan_rows(
+    q: &Problem,
+    p: &DeviceProfile,
+    s: &GemmSettings,
     mode: AxpyMode,
-    alpha: f32,
-    beta: f32,
-    act: Tensor<'a>,
-    wt: Tensor<'a>,
-    out: Tensor<'a>,
-    batch: &[usize],
-) -> Option<Plan<'a>> {
-    let (ra, rw) = (act.rank(), wt.rank());
-    let (mut rows, k, n) = (act.shape[ra - 2], act.shape[ra - 1], wt.shape[rw - 1]);
-    let (mut a_sm, a_sk) = (act.strides[ra - 2], act.strides[ra - 1]);
-    let (w_sk, w_sn) = (wt.strides[rw - 2], wt.strides[rw - 1]);
-    let mut c_sm = out.strides[out.rank() - 2];
-    let c_sn = out.strides[out.rank() - 1];
-    let mut batch = batch.to_vec();
-    let mut a_bs = batch_strides(&act, &batch);
-    let w_bs = batch_strides(&wt, &batch);
-    let mut c_bs = out.strides[..batch.len()].to_vec();
+    transposed: bool,
+    (act, wt, out): (Matrix, Matrix, Matrix),
+) -> Option<GemvRoute> {
+    let dtype = q.dtype;
+    let (mut rows, k, n) = (act.rows, act.cols, wt.cols);
+    let [mut a_sm, a_sk] = act.strides;
+    let [w_sk, w_sn] = wt.strides;
+    let [mut c_sm, c_sn] = out.strides;
+    let mut batch = q.batch.clone();
+    let mut a_bs = act.batch_strides.clone();
+    let w_bs = wt.batch_strides.clone();
+    let mut c_bs = out.batch_strides.clone();
 
     // One weight for every batch matrix: the batch's rows as more rows, if
     // they are evenly spaced in both act and out.
@@ -428,7 +303,7 @@ fn plan_rows<'a>(
     } else {
         return None;
     };
-    let w_off = wt.bound_offset();
+    let w_off = wt.offset;
     let aligned = w_off.is_multiple_of(4) && w_bs.iter().all(|s| s % 4 == 0);
     let vec4 = k > 0
         && aligned
@@ -440,20 +315,20 @@ fn plan_rows<'a>(
     // 16-byte loads of 8 f16 or bf16 weights: the weight's dense dim, its
     // other stride, offset and batch strides multiples of 8.
     let wide16 = k > 0
-        && matches!(act.dtype, DType::F16 | DType::BF16)
-        && f16_wide_loads(dev)
+        && matches!(dtype, DType::F16 | DType::BF16)
+        && s.gemv_wide_loads
         && w_off.is_multiple_of(8)
         && w_bs.iter().all(|s| s % 8 == 0);
     let unit = layout == Layout::Axpy && wide16 && mode != AxpyMode::Plain && n.is_multiple_of(8) && w_sk % 8 == 0;
     let dot_unit = layout == Layout::RowDot && wide16 && k.is_multiple_of(8) && w_sn % 8 == 0;
-    let narrow = unit && rows <= 2 && narrow_blocks(dev);
+    let narrow = unit && rows <= 2 && s.gemv_narrow;
     let staged = staged || unit;
     // Past 8 rows the weight is read once per 8-row tile, and the tiled GEMM
     // (one read, 64-row tiles) wins once it has tiles enough to fill a GPU
     // (measured with the plain kernels).
     let gemm_tiles = n.div_ceil(64) * numel(&batch).max(1);
     let keep_wide = mode == AxpyMode::Wide
-        && match (act.dtype, layout) {
+        && match (dtype, layout) {
             (DType::F32, Layout::Axpy) => staged,
             (DType::F32, Layout::RowDot) => rows <= 16,
             (DType::BF16, Layout::RowDot) => true,
@@ -463,9 +338,9 @@ fn plan_rows<'a>(
         return None;
     }
 
-    // axpy_unit_narrow: one tile of both rows (WGC_GEMV_NARROW_TILE=1: two
+    // axpy_unit_narrow: one tile of both rows (`gemv_narrow_tile` 1: two
     // one-row tiles, each reading the weight).
-    let mt = if narrow { rows.min(narrow_tile_rows(dev)) } else { rows.next_power_of_two().min(8) };
+    let mt = if narrow { rows.min(s.gemv_narrow_tile) } else { rows.next_power_of_two().min(8) };
     let m_tiles = rows.div_ceil(mt);
     let dot_rows = n.next_power_of_two().min(4);
     let n_tiles = match layout {
@@ -480,14 +355,14 @@ fn plan_rows<'a>(
         Layout::RowDot => (DOT_MAX_CHUNK, DOT_MIN_CHUNK),
         Layout::Axpy => (AXPY_MAX_CHUNK, AXPY_MIN_CHUNK),
     };
-    let fill = fill_groups(dev, layout, act.dtype, unit, narrow);
-    let splits = split_count(dev, k, (n_tiles * m_tiles * batches, fill), outputs, max_chunk, min_chunk)?;
+    let fill = fill_groups(p, s, layout, dtype, unit, narrow);
+    let splits = split_count(p, k, (n_tiles * m_tiles * batches, fill), outputs, max_chunk, min_chunk)?;
     // Runs start on a whole vec4 (a 16-byte unit for row_dot_unit_a4*).
     let step = if dot_unit { 8 } else { 4 };
     let k_chunk = k.div_ceil(splits).next_multiple_of(step).max(step);
     let splits = k.div_ceil(k_chunk).max(1);
 
-    let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
+    let max_dim = p.max_workgroups_per_dim;
     let total = n_tiles * splits * m_tiles;
     let gx = total.min(max_dim);
     let gy = total.div_ceil(gx);
@@ -499,9 +374,9 @@ fn plan_rows<'a>(
     // N 4096: 0.204 against 0.176 ms), while one-row products ran 10-23%
     // faster and bf16 8-row ones 17%.
     let a_quads = a_sk == 1
-        && !(act.dtype == DType::F32 && mt == 8)
+        && !(dtype == DType::F32 && mt == 8)
         && (rows == 1 || a_sm % 4 == 0)
-        && act.bound_offset().is_multiple_of(4)
+        && act.offset.is_multiple_of(4)
         && a_bs.iter().all(|s| s % 4 == 0);
     let name = match (layout, vec4, splits > 1) {
         (Layout::RowDot, true, false) if a_quads && dot_unit => "row_dot_unit_a4",
@@ -528,17 +403,17 @@ fn plan_rows<'a>(
         n: n as u32,
         k: k as u32,
         batch_rank: batch.len() as u32,
-        alpha,
-        beta,
+        alpha: q.alpha,
+        beta: q.beta,
         a_sm: a_sm as i32,
         a_sk: a_sk as i32,
         w_sk: w_sk as i32,
         w_sn: w_sn as i32,
         c_sm: c_sm as i32,
         c_sn: c_sn as i32,
-        a_off: act.bound_offset(),
+        a_off: act.offset,
         w_off,
-        c_off: out.bound_offset(),
+        c_off: out.offset,
         k_chunk: k_chunk as u32,
         splits: splits as u32,
         m_tiles: m_tiles as u32,
@@ -553,9 +428,9 @@ fn plan_rows<'a>(
         w_bstride: pack_i32(&w_bs),
         c_bstride: pack_i32(&c_bs),
     };
-    let overrides = [mt as f64, if layout == Layout::RowDot { dot_rows as f64 } else { 1.0 }];
+    let dot_rows = if layout == Layout::RowDot { dot_rows as u32 } else { 1 };
     let groups = [gx as u32, gy as u32, batches as u32];
-    Some(Plan { act, wt, out, entry: name, overrides, params, groups, outputs })
+    Some(GemvRoute { transposed, entry: name, mt: mt as u32, dot_rows, params, groups, outputs })
 }
 
 /// How many runs K is cut into: as many as its length needs (runs of at
@@ -564,7 +439,7 @@ fn plan_rows<'a>(
 /// `None` where the slabs would not fit a binding or MAX_SLAB_BYTES, or be
 /// too many to sum.
 fn split_count(
-    dev: &Device,
+    p: &DeviceProfile,
     k: usize,
     (tiles, fill): (usize, usize),
     outputs: usize,
@@ -575,40 +450,53 @@ fn split_count(
     let slab = outputs * 4;
     let to_fill = runs_to_fill(tiles, k, fill, min_chunk).min(FILL_SLAB_BYTES / slab);
     let splits = needed.max(to_fill);
-    let binding = (dev.limits.max_storage_buffer_binding_size as usize).min(MAX_SLAB_BYTES);
+    let binding = p.max_binding.min(MAX_SLAB_BYTES);
     let fits = splits == 1 || (splits <= MAX_SPLITS && splits.checked_mul(slab).is_some_and(|b| b <= binding));
     fits.then_some(splits)
 }
 
-/// Record a planned skinny product: the product kernel, then (K split) the
-/// slabs' sum.
-pub fn record(stream: &StreamShared, plan: &Plan) -> Result<()> {
+/// The view with its last two dims swapped.
+fn swap_last<'a>(t: &Tensor<'a>) -> Tensor<'a> {
+    let r = t.rank();
+    let mut perm: Vec<usize> = (0..r).collect();
+    perm.swap(r - 2, r - 1);
+    t.permuted(&perm)
+}
+
+/// Record a planned skinny product of the views `q` describes: the product
+/// kernel, then (K split) the slabs' sum.
+pub fn record(
+    stream: &StreamShared,
+    q: &Problem,
+    route: &GemvRoute,
+    (a, b, c): (&Tensor, &Tensor, &Tensor),
+) -> Result<()> {
     let dev = &stream.device;
+    let (act, wt, out) =
+        if route.transposed { (swap_last(b), swap_last(a), swap_last(c)) } else { (a.clone(), b.clone(), c.clone()) };
     // bf16 operands (the output is f32 then): the bf16 family, T and O f32.
-    let (family, types) = if plan.act.dtype == DType::BF16 {
-        (&FAMILY_BF16, [DType::F32; 2])
-    } else {
-        (&FAMILY, [plan.act.dtype, plan.out.dtype])
-    };
-    let variant = family.variant(plan.entry, &types, &plan.overrides);
-    let (a_arg, _) = view_arg("a", &plan.act);
-    let a_arg = if plan.entry.contains("_a4") { Arg { name: "a4", ..a_arg } } else { a_arg };
-    let (w_arg, _) = view_arg("w", &plan.wt);
-    let w_arg = match plan.entry {
+    let (family, types) =
+        if q.dtype == DType::BF16 { (&FAMILY_BF16, [DType::F32; 2]) } else { (&FAMILY, [q.dtype, out.dtype]) };
+    let overrides = [route.mt as f64, route.dot_rows as f64];
+    let variant = family.variant(route.entry, &types, &overrides);
+    let (a_arg, _) = view_arg("a", &act);
+    let a_arg = if route.entry.contains("_a4") { Arg { name: "a4", ..a_arg } } else { a_arg };
+    let (w_arg, _) = view_arg("w", &wt);
+    let w_arg = match route.entry {
         e if e.contains("unit") => Arg { name: "wu", ..w_arg },
         e if e.contains('4') => Arg { name: "w4", ..w_arg },
         _ => w_arg,
     };
-    let (c_arg, _) = view_arg("c", &plan.out);
-    let params = plan.params;
+    let (c_arg, _) = view_arg("c", &out);
+    let params = route.params;
     if params.splits == 1 {
-        return spec::record(stream, &Launch { variant, params, args: [a_arg, w_arg, c_arg], groups: plan.groups });
+        return spec::record(stream, &Launch { variant, params, args: [a_arg, w_arg, c_arg], groups: route.groups });
     }
-    let parts = scratch(dev, (params.splits as usize * plan.outputs * 4) as u64)?;
+    let parts = scratch(dev, (params.splits as usize * route.outputs * 4) as u64)?;
     let parts_arg = Arg::whole("parts", &parts);
-    spec::record(stream, &Launch { variant, params, args: [a_arg, w_arg, parts_arg], groups: plan.groups })?;
-    let (groups, row) = grid_1d(plan.outputs as u64, SUM_WG, dev.limits.max_compute_workgroups_per_dimension);
-    let sum = family.variant("sum_splits", &types, &plan.overrides);
+    spec::record(stream, &Launch { variant, params, args: [a_arg, w_arg, parts_arg], groups: route.groups })?;
+    let (groups, row) = grid_1d(route.outputs as u64, SUM_WG, dev.limits.max_compute_workgroups_per_dimension);
+    let sum = family.variant("sum_splits", &types, &overrides);
     let params = GemvParams { row, ..params };
     spec::record(stream, &Launch { variant: sum, params, args: [c_arg, parts_arg], groups })
 }

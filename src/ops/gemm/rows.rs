@@ -10,16 +10,19 @@
 //! 9..=32 rows on either side (a product with few columns is the transposed
 //! one, C^T = B^T A^T, views only), and a weight whose dense dim's size, the
 //! other stride and the offset are multiples of 4 (vec4 loads). Elsewhere
-//! `record` returns false and the GEMM takes its other kernels.
-//! The device setting `WGC_GEMM_ROWS=0` turns it off, for comparisons.
+//! `plan` gives None and the GEMM takes its other kernels. The `rows`
+//! setting (WGC_GEMM_ROWS=0) turns it off, for comparisons.
 
 use crate::error::Result;
+use crate::ops::gemm::problem::Problem;
+use crate::ops::gemm::profile::DeviceProfile;
+use crate::ops::gemm::route::RowsRoute;
+use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::gemm::sum_slabs_into;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, OverrideSlot};
 use crate::ops::split::{runs_to_fill, scratch};
-use crate::ops::tensor::{numel, DType, Tensor};
-use crate::runtime::device::Device;
+use crate::ops::tensor::{DType, Tensor};
 use crate::runtime::stream::StreamShared;
 
 pub static FAMILY: Family = Family {
@@ -66,21 +69,6 @@ const MAX_FILL_SPLITS: usize = 32;
 /// Most bytes of f32 slabs.
 const MAX_SLAB_BYTES: usize = 256 << 20;
 
-/// Workgroups that fill a GPU: FILL_PER_SM per compute unit (1056 on an
-/// H200's 132: on an H100, 1056 ran 2-10% faster than 528 and 264 slower);
-/// the device's setting `WGC_GEMM_ROWS_FILL` sets another count.
-fn fill_workgroups(dev: &Device) -> usize {
-    dev.settings().gemm.rows_fill.unwrap_or(FILL_PER_SM * dev.profile().compute_units)
-}
-
-/// Row-block workgroups per SM that `fill_workgroups` aims for.
-const FILL_PER_SM: usize = 8;
-
-/// The device's setting `WGC_GEMM_ROWS` (not `0`).
-fn enabled(dev: &Device) -> bool {
-    dev.settings().gemm.rows
-}
-
 /// The last two dims of `t` as a matrix, transposed where `flip`.
 fn matrix<'a>(t: &Tensor<'a>, flip: bool) -> Tensor<'a> {
     let r = t.rank();
@@ -103,80 +91,86 @@ fn split_k(k: usize, tiles: usize, fill: usize) -> (usize, usize) {
     (k.div_ceil(k_chunk), k_chunk)
 }
 
-/// Record `c = alpha * a b + beta * c` (views of the broadcast batch shape
-/// `batch`, checked by the GEMM) with this kernel where it runs (see the
-/// module comment); false, recording nothing, where it does not.
-#[allow(clippy::too_many_arguments)]
-pub fn record(
-    stream: &StreamShared,
-    alpha: f32,
-    a: &Tensor,
-    b: &Tensor,
-    beta: f32,
-    c: &Tensor,
-    batch: &[usize],
-    has_bias: bool,
-) -> Result<bool> {
-    let f32_only = [a, b, c].iter().all(|t| t.dtype == DType::F32);
-    if !enabled(&stream.device) || has_bias || !f32_only || numel(batch) != 1 {
-        return Ok(false);
+/// The route for `q` on this kernel where it runs (see the module
+/// comment); None where it does not. Workgroups aim for the `rows_fill`
+/// setting (1056, eight per SM of an H200's 132: on an H100, 1056 ran
+/// 2-10% faster than 528 and 264 slower).
+pub fn plan(q: &Problem, p: &DeviceProfile, s: &GemmSettings) -> Option<RowsRoute> {
+    let f32_only = q.dtype == DType::F32 && q.out == DType::F32;
+    if !s.rows || q.bias.is_some() || !f32_only || q.batch_count != 1 {
+        return None;
     }
-    let (m, k, n) = (a.shape[a.rank() - 2], a.shape[a.rank() - 1], b.shape[b.rank() - 1]);
+    let (m, k, n) = (q.m, q.k, q.n);
     let rows_ok = |r: usize| (MIN_ROWS..=MAX_ROWS).contains(&r);
     // The few rows as the activations; C^T = B^T A^T where they are columns.
-    let (act, wt, out) = if rows_ok(m) {
-        (matrix(a, false), matrix(b, false), matrix(c, false))
+    let (transposed, wt) = if rows_ok(m) {
+        (false, q.b.clone())
     } else if rows_ok(n) {
-        (matrix(b, true), matrix(a, true), matrix(c, true))
+        (true, q.a.t())
     } else {
-        return Ok(false);
+        return None;
     };
-    let (rows, n) = (act.shape[0], wt.shape[1]);
-    let [w_sk, w_sn] = [wt.strides[0], wt.strides[1]];
-    let w_off = wt.bound_offset();
-    let layout = if w_sn == 1 && n % 4 == 0 && w_sk % 4 == 0 {
-        0.0
+    let (rows, n) = if transposed { (n, m) } else { (m, n) };
+    let [w_sk, w_sn] = wt.strides;
+    let weight_k_dense = if w_sn == 1 && n % 4 == 0 && w_sk % 4 == 0 {
+        false
     } else if w_sk == 1 && k % 4 == 0 && w_sn % 4 == 0 {
-        1.0
+        true
     } else {
-        return Ok(false);
+        return None;
     };
-    if k == 0 || w_off % 4 != 0 {
-        return Ok(false);
+    if k == 0 || wt.offset % 4 != 0 {
+        return None;
     }
-    let dev = &stream.device;
     // Rows per tile and the tile's columns (the shader's RT and BN).
     let (rt, bn) = if rows <= 16 { (16, 256) } else { (32, 128) };
     let tiles = n.div_ceil(bn);
-    let (splits, k_chunk) = split_k(k, tiles, fill_workgroups(dev));
+    let (splits, k_chunk) = split_k(k, tiles, s.rows_fill);
     let slab = splits * rows * n * 4;
-    let max_dim = dev.limits.max_compute_workgroups_per_dimension as usize;
-    let binding = dev.limits.max_storage_buffer_binding_size as usize;
-    if slab > MAX_SLAB_BYTES.min(binding) || tiles > max_dim || splits > max_dim {
-        return Ok(false);
+    let max_dim = p.max_workgroups_per_dim;
+    if slab > MAX_SLAB_BYTES.min(p.max_binding) || tiles > max_dim || splits > max_dim {
+        return None;
     }
-    let parts = scratch(dev, slab as u64)?;
+    Some(RowsRoute { transposed, rt, weight_k_dense, tiles, splits, k_chunk })
+}
+
+/// Record `c = alpha * a b + beta * c` (the views `q` describes) as
+/// `route` planned it: the kernel into f32 slabs, then their sum into C.
+pub fn record(
+    stream: &StreamShared,
+    q: &Problem,
+    route: &RowsRoute,
+    (a, b, c): (&Tensor, &Tensor, &Tensor),
+) -> Result<()> {
+    let flip = route.transposed;
+    let (act, wt, out) = if flip {
+        (matrix(b, true), matrix(a, true), matrix(c, true))
+    } else {
+        (matrix(a, false), matrix(b, false), matrix(c, false))
+    };
+    let (rows, n) = (act.shape[0], wt.shape[1]);
+    let parts = scratch(&stream.device, (route.splits * rows * n * 4) as u64)?;
     let (a_arg, a_off) = view_arg("a", &act);
-    let (w_arg, _) = view_arg("w", &wt);
+    let (w_arg, w_off) = view_arg("w", &wt);
     let params = RowsParams {
         m: rows as u32,
         n: n as u32,
-        k: k as u32,
-        k_chunk: k_chunk as u32,
+        k: q.k as u32,
+        k_chunk: route.k_chunk as u32,
         a_sm: act.strides[0] as i32,
         a_sk: act.strides[1] as i32,
-        w_sk: w_sk as i32,
-        w_sn: w_sn as i32,
+        w_sk: wt.strides[0] as i32,
+        w_sn: wt.strides[1] as i32,
         a_off,
         w_off,
         _pad0: [0; 2],
     };
-    let variant = FAMILY.variant("gemm_rows", &[], &[rt as f64, layout]);
+    let layout = if route.weight_k_dense { 1.0 } else { 0.0 };
+    let variant = FAMILY.variant("gemm_rows", &[], &[route.rt as f64, layout]);
     let args = [a_arg, w_arg, Arg::whole("parts", &parts)];
-    let groups = [tiles as u32, splits as u32, 1];
+    let groups = [route.tiles as u32, route.splits as u32, 1];
     spec::record(stream, &Launch { variant, params, args, groups })?;
-    sum_slabs_into(stream, &parts, splits, (alpha, beta), &out, a_arg, None)?;
-    Ok(true)
+    sum_slabs_into(stream, &parts, route.splits, (q.alpha, q.beta), &out, a_arg, None)
 }
 
 #[cfg(test)]

@@ -1,18 +1,18 @@
 //! Skinny f16 products on tensor cores (shaders/spirv/gemm_skinny_khr.comp,
 //! compiled by tools/gen_gemm_spirv.py): up to 32 rows of A (the
 //! activations of a decode step) times a large B. They are bound by reading
-//! B once, which the square tile of gemm_coop does at a quarter of the
+//! B once, which the square tile of coop.rs does at a quarter of the
 //! bandwidth (its 128 rows are mostly padding, and its few workgroups keep
 //! too few loads in flight). Same contract and uniform (`CoopParams`) as the
-//! square kernel, so gemm_coop::record runs it with the split-K and epilogue
+//! square kernel, so coop::record runs it with the split-K and epilogue
 //! logic it shares with the square tile.
 
 use crate::ops::gemm::coop::CoopKernel;
-use crate::ops::gemm::spirv as gemm_spirv;
+use crate::ops::gemm::profile::DeviceProfile;
+use crate::ops::gemm::settings::GemmSettings;
+use crate::ops::gemm::spirv;
 use crate::ops::split::{runs_for_one_wave, runs_to_fill};
 use crate::ops::tensor::DType;
-use crate::runtime::device::Device;
-use crate::runtime::profile::DeviceProfile;
 use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
 
 /// Most rows of A (two fragments of 16).
@@ -61,8 +61,8 @@ pub struct SkinnyVariant {
 
 // gemm_coop_khr.comp's epilogue variants have the same bindings (the same
 // gemm_khr_common.glsl).
-const F32: &[SpirvBinding] = &gemm_spirv::EPILOGUE_F32;
-const F16: &[SpirvBinding] = &gemm_spirv::EPILOGUE_F16;
+const F32: &[SpirvBinding] = &spirv::EPILOGUE_F32;
+const F16: &[SpirvBinding] = &spirv::EPILOGUE_F16;
 
 macro_rules! modules {
     ($($n:literal $k:literal $m:literal $b:literal $out:ident $binds:ident),* $(,)?) => {
@@ -127,14 +127,12 @@ impl SkinnyVariant {
     }
 }
 
-/// The tile for a weight dense along K (`b_t`) or N: the device's setting
-/// WGC_GEMM_SKINNY_TILE set to a tile's name (`n1k64`: fragments per
-/// subgroup along N, K per step) takes that tile for both, for
-/// comparisons; else TILES[1] for `b_t`, TILES[0] otherwise.
-pub fn tile(dev: &Device, b_t: bool) -> SkinnyTile {
-    let name = dev.settings().gemm.skinny_tile.as_deref();
-    let named = name.and_then(|name| TILES.into_iter().find(|t| name == format!("n{}k{}", t.fn_, t.bk)));
-    named.unwrap_or(TILES[b_t as usize])
+/// The tile for a weight dense along K (`b_t`) or N: the one the settings
+/// name (WGC_GEMM_SKINNY_TILE, e.g. `n1k64`: fragments per subgroup along
+/// N, K per step) for both, for comparisons; else TILES[1] for `b_t`,
+/// TILES[0] otherwise.
+pub fn tile(s: &GemmSettings, b_t: bool) -> SkinnyTile {
+    s.skinny_tile.unwrap_or(TILES[b_t as usize])
 }
 
 /// True if a product of `m` rows (MIN_ROWS to MAX_ROWS) and `n` columns
@@ -142,20 +140,26 @@ pub fn tile(dev: &Device, b_t: bool) -> SkinnyTile {
 /// B the same for every batch matrix or its own (`b_broadcast` false)
 /// takes the skinny kernel on this device: the VK_KHR_cooperative_matrix
 /// kernels can run, the route is not fixed to another (WGC_GEMM_SPIRV 0 or 2), and
-/// the device's setting WGC_GEMM_SKINNY is not `0` (for
+/// the `skinny` setting is on (WGC_GEMM_SKINNY=0 turns it off, for
 /// comparisons). A weight shared by a batch stays with the matrix-vector
 /// kernels, which fold the batch into rows and read it once.
-pub fn applies(dev: &Device, (m, n): (usize, usize), a_t: bool, b_t: bool, b_broadcast: bool) -> bool {
-    let enabled = dev.settings().gemm.skinny;
+pub fn applies(
+    p: &DeviceProfile,
+    s: &GemmSettings,
+    (m, n): (usize, usize),
+    a_t: bool,
+    b_t: bool,
+    b_broadcast: bool,
+) -> bool {
     // Column blocks in one grid dimension (the matrix-vector kernels take
     // wider products in two).
-    let blocks_fit = n.div_ceil(tile(dev, b_t).block_n()) <= dev.limits.max_compute_workgroups_per_dimension as usize;
-    let route = gemm_spirv::khr_allowed(dev) || gemm_spirv::skinny_coopmat2(dev, b_t, m, true);
-    enabled && (MIN_ROWS..=MAX_ROWS).contains(&m) && blocks_fit && !a_t && !b_broadcast && route
+    let blocks_fit = n.div_ceil(tile(s, b_t).block_n()) <= p.max_workgroups_per_dim;
+    let route = spirv::khr_allowed_for(p, s) || spirv::skinny_coopmat2(p, s, b_t, m, true);
+    s.skinny && (MIN_ROWS..=MAX_ROWS).contains(&m) && blocks_fit && !a_t && !b_broadcast && route
 }
 
 /// Workgroups of these kernels an H100 or H200 (132 SMs) holds at once,
-/// per SM (other devices: `DeviceProfile::resident`), inferred from the times below (Vulkan does not report it): 4 of
+/// per SM, inferred from the times below (Vulkan does not report it): 4 of
 /// the VK_KHR_cooperative_matrix kernel with one fragment along M, 3 with
 /// two; 4 of the
 /// VK_NV_cooperative_matrix2 kernel on a (K, N) weight, 3 on an (N, K) one.
@@ -182,35 +186,27 @@ pub enum SkinnyRoute {
 }
 
 impl SkinnyRoute {
-    /// The workgroups the device of `profile` holds at once (all four
-    /// kernels run 128 invocations: 4 subgroups).
-    fn resident(self, profile: &DeviceProfile) -> usize {
-        let per_sm = match self {
+    /// The workgroups an H100 or H200 (or a GPU of `sms` such SMs) holds at once.
+    fn resident(self, sms: usize) -> usize {
+        sms * match self {
             SkinnyRoute::Khr { fm: 1 } => RESIDENT_PER_SM_ONE_FRAGMENT,
             SkinnyRoute::Khr { .. } => RESIDENT_PER_SM_TWO_FRAGMENTS,
             SkinnyRoute::Coopmat2 { b_t: false } => RESIDENT_PER_SM_COOPMAT2_KN,
             SkinnyRoute::Coopmat2 { b_t: true } => RESIDENT_PER_SM_COOPMAT2_NK,
-        };
-        profile.resident(per_sm, 4)
+        }
     }
 }
 
 /// How many K runs `blocks` column and row blocks take on `route`: as many
 /// as one wave of resident workgroups holds (1 where the blocks fill it
-/// already or K is short), each run at least MIN_SPLIT_K long. The
-/// device's setting WGC_GEMM_SKINNY_FILL: a number of workgroups to aim
-/// for instead (at least that many, as K runs of equal length allow; for
-/// tuning).
-pub fn fill_splits(dev: &Device, blocks: usize, k: usize, route: SkinnyRoute) -> usize {
-    fill_splits_for(blocks, k, route, dev.settings().gemm.skinny_fill, dev.profile())
-}
-
-/// `fill_splits` with the setting `fill`, on the device of `profile`.
-fn fill_splits_for(blocks: usize, k: usize, route: SkinnyRoute, fill: Option<usize>, profile: &DeviceProfile) -> usize {
-    if let Some(fill) = fill {
+/// already or K is short), each run at least MIN_SPLIT_K long; the
+/// `skinny_fill` setting (WGC_GEMM_SKINNY_FILL) aims for that many
+/// workgroups instead, for tuning.
+pub fn fill_splits(p: &DeviceProfile, s: &GemmSettings, blocks: usize, k: usize, route: SkinnyRoute) -> usize {
+    if let Some(fill) = s.skinny_fill {
         return runs_to_fill(blocks, k, fill, MIN_SPLIT_K);
     }
-    runs_for_one_wave(blocks, k, route.resident(profile), MIN_SPLIT_K)
+    runs_for_one_wave(blocks, k, route.resident(p.sms), MIN_SPLIT_K)
 }
 
 /// Fragments of 16 rows along M that `m` rows take (1 or 2).
@@ -223,8 +219,8 @@ pub fn fragments_m(m: usize) -> u32 {
 }
 
 /// The variant for a kernel `choose` made skinny, `m` rows and output `out`.
-pub fn variant(dev: &Device, kernel: CoopKernel, m: usize, out: DType) -> SkinnyVariant {
-    SkinnyVariant { tile: tile(dev, kernel.b_t), fm: fragments_m(m), b_t: kernel.b_t, out, bf16: kernel.bf16 }
+pub fn variant(s: &GemmSettings, kernel: CoopKernel, m: usize, out: DType) -> SkinnyVariant {
+    SkinnyVariant { tile: tile(s, kernel.b_t), fm: fragments_m(m), b_t: kernel.b_t, out, bf16: kernel.bf16 }
 }
 
 #[cfg(test)]
@@ -262,21 +258,20 @@ mod tests {
         }
     }
 
+    fn fill_splits(blocks: usize, k: usize, route: SkinnyRoute) -> usize {
+        super::fill_splits(&DeviceProfile::h100_like(), &GemmSettings::default(), blocks, k, route)
+    }
+
     #[test]
     fn splits_fill_one_wave_with_runs_of_at_least_256() {
         let one = SkinnyRoute::Khr { fm: 1 };
-        let hopper = &DeviceProfile::resolve(Some(132), None, "", wgpu::DeviceType::DiscreteGpu, 1);
-        assert_eq!(fill_splits_for(224, 4096, one, None, hopper), 2, "N 14336 in blocks of 64: 448 of 528 resident");
-        assert_eq!(fill_splits_for(64, 14336, one, None, hopper), 8, "N 4096 in blocks of 64: 512 of 528");
-        assert_eq!(
-            fill_splits_for(224, 4096, SkinnyRoute::Khr { fm: 2 }, None, hopper),
-            1,
-            "2 runs would need 448 of 396"
-        );
-        assert_eq!(fill_splits_for(112, 4096, SkinnyRoute::Coopmat2 { b_t: false }, None, hopper), 4);
-        assert_eq!(fill_splits_for(64, 14336, SkinnyRoute::Coopmat2 { b_t: true }, None, hopper), 6);
-        assert_eq!(fill_splits_for(16, 1024, one, None, hopper), 4, "K too short for more runs");
-        assert_eq!(fill_splits_for(1000, 4096, one, None, hopper), 1, "more blocks than one wave");
-        assert_eq!(fill_splits_for(0, 4096, one, None, hopper), 1);
+        assert_eq!(fill_splits(224, 4096, one), 2, "N 14336 in blocks of 64: 448 of 528 resident");
+        assert_eq!(fill_splits(64, 14336, one), 8, "N 4096 in blocks of 64: 512 of 528");
+        assert_eq!(fill_splits(224, 4096, SkinnyRoute::Khr { fm: 2 }), 1, "2 runs would need 448 of 396");
+        assert_eq!(fill_splits(112, 4096, SkinnyRoute::Coopmat2 { b_t: false }), 4);
+        assert_eq!(fill_splits(64, 14336, SkinnyRoute::Coopmat2 { b_t: true }), 6);
+        assert_eq!(fill_splits(16, 1024, one), 4, "K too short for more runs");
+        assert_eq!(fill_splits(1000, 4096, one), 1, "more blocks than one wave");
+        assert_eq!(fill_splits(0, 4096, one), 1);
     }
 }

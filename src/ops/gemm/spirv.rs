@@ -1,16 +1,17 @@
 //! The f16 tensor-core GEMM as SPIR-V (shaders/spirv/gemm_coop_khr.comp on
 //! VK_KHR_cooperative_matrix, compiled by tools/gen_gemm_spirv.py), run
-//! through wgpu's passthrough instead of the WGSL kernel of gemm_coop.rs
+//! through wgpu's passthrough instead of the WGSL kernel of coop.rs
 //! on Vulkan adapters that have what it needs. Same contract, same tile
-//! (`gemm_coop::TILE`), same uniform (`CoopParams`): gemm_coop::record
+//! (`coop::TILE`), same uniform (`CoopParams`): the planner
 //! picks the route, so the split-K and epilogue logic is shared.
 
 use crate::ops::gemm::coop::TILE;
+use crate::ops::gemm::profile::DeviceProfile;
+use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::tensor::DType;
 use crate::runtime::device::Device;
 use crate::runtime::kernel::BindingKind;
-use crate::runtime::settings::SpirvRoute;
-use crate::runtime::spirv_kernel::{self, SpirvBinding, SpirvModule};
+use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
 
 /// Which module a launch takes (the GLSL's -D switches).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,7 +111,7 @@ bf16_modules! {
     1 0 epilogue EPILOGUE_F32, 1 0 direct DIRECT_F32, 1 1 epilogue EPILOGUE_F32, 1 1 direct DIRECT_F32,
 }
 
-// The GLSL is written for gemm_coop's tile: 2 x 2 subgroups of 4 x 4
+// The GLSL is written for coop::TILE: 2 x 2 subgroups of 4 x 4
 // fragments, K in steps of 32.
 const _: () = assert!(TILE.fm == 4 && TILE.fn_ == 4 && TILE.sgm == 2 && TILE.sgn == 2 && TILE.bk == 32);
 
@@ -137,17 +138,6 @@ impl SpirvVariant {
     }
 }
 
-/// The kernel an f16 GEMM on the tensor cores runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Route {
-    /// shaders/gemm_coop_f16.wgsl (gemm_coop.rs).
-    Wgsl,
-    /// shaders/spirv/gemm_coop_khr.comp on VK_KHR_cooperative_matrix (this file).
-    Khr,
-    /// shaders/spirv/gemm_coopmat2.comp on VK_NV_cooperative_matrix2 (gemm_coopmat2.rs).
-    Coopmat2,
-}
-
 /// The shortest K for which the default takes the VK_KHR_cooperative_matrix
 /// kernel: measured on an H200, it ran prefill products (K 4096 and 14336)
 /// 1.1-2.0x faster than the WGSL kernel and 8192^3 1.08x, while at K 128
@@ -155,38 +145,34 @@ pub enum Route {
 /// was 6% and 16% faster (BENCHMARKS.md).
 const KHR_MIN_K: usize = 512;
 
-/// The device's setting WGC_GEMM_SPIRV: None unset (or another value), else 0, 1, 2.
-fn setting(dev: &Device) -> Option<u8> {
-    dev.settings().gemm.spirv.map(|route| match route {
-        SpirvRoute::Wgsl => 0,
-        SpirvRoute::Khr => 1,
-        SpirvRoute::Coopmat2 => 2,
-    })
-}
-
-/// The kernel for an f16 tensor-core GEMM with inner dim `k`. By default
-/// the VK_KHR_cooperative_matrix kernel where the device can run it
-/// (`runnable`) and K is at least KHR_MIN_K, else the WGSL kernel. The
-/// device's setting WGC_GEMM_SPIRV fixes the route for
-/// comparisons: `0` the WGSL kernel; `1` the VK_KHR_cooperative_matrix
-/// kernel wherever runnable; `2` the VK_NV_cooperative_matrix2 kernel where
-/// the device was opened with that extension and can run one of its
-/// blocks (`gemm_coopmat2::block`). Everywhere else the WGSL kernel.
-/// (Skinny and bf16 products choose in gemm_coop's `route_for`.)
-pub fn route(dev: &Device, k: usize) -> Route {
-    match setting(dev) {
-        Some(0) => Route::Wgsl,
-        Some(1) if runnable(dev) => Route::Khr,
-        Some(2) if crate::ops::gemm::coopmat2::block(dev).is_some() => Route::Coopmat2,
-        None if runnable(dev) && k >= KHR_MIN_K => Route::Khr,
-        _ => Route::Wgsl,
+/// The SPIR-V kernel an f16 tensor-core GEMM with inner dim `k` runs:
+/// Some(true) the VK_KHR_cooperative_matrix kernel, Some(false) the
+/// VK_NV_cooperative_matrix2 one, None the WGSL kernel (coop.rs). By
+/// default the KHR kernel where the device can run it (`runnable`) and K
+/// is at least KHR_MIN_K. The `spirv` setting (WGC_GEMM_SPIRV) fixes the
+/// route for comparisons: `0` the WGSL kernel; `1` the KHR kernel wherever
+/// runnable; `2` the coopmat2 kernel where the device was opened with that
+/// extension and can run one of its blocks (`coopmat2::block`). Everywhere
+/// else the WGSL kernel. (Skinny and bf16 products choose in coop.rs.)
+pub fn route(p: &DeviceProfile, s: &GemmSettings, k: usize) -> Option<bool> {
+    match s.spirv {
+        Some(0) => None,
+        Some(1) if runnable(p) => Some(true),
+        Some(2) if crate::ops::gemm::coopmat2::block(p, s).is_some() => Some(false),
+        None if runnable(p) && k >= KHR_MIN_K => Some(true),
+        _ => None,
     }
 }
 
 /// True if kernels on VK_KHR_cooperative_matrix may run: the device can
-/// (`runnable`) and WGC_GEMM_SPIRV does not fix another route (0 or 2).
+/// (`runnable`) and the `spirv` setting does not fix another route (0 or 2).
+pub fn khr_allowed_for(p: &DeviceProfile, s: &GemmSettings) -> bool {
+    matches!(s.spirv, None | Some(1)) && runnable(p)
+}
+
+/// `khr_allowed_for` a device under its settings.
 pub fn khr_allowed(dev: &Device) -> bool {
-    matches!(setting(dev), None | Some(1)) && runnable(dev)
+    khr_allowed_for(&DeviceProfile::of(dev), &GemmSettings::of(dev))
 }
 
 /// Below this many rows, products with a weight dense along K keep the
@@ -196,7 +182,7 @@ pub fn khr_allowed(dev: &Device) -> bool {
 /// while at 32 rows the VK_NV_cooperative_matrix2 block was 5-13% faster.
 const SKINNY_NK_MIN_ROWS_COOPMAT2: usize = 17;
 
-/// True if a skinny product of `m` rows (gemm_skinny) with a weight dense
+/// True if a skinny product of `m` rows (skinny.rs) with a weight dense
 /// along K (`b_t`) or N runs on VK_NV_cooperative_matrix2, storing a plain
 /// product (`plain`: no alpha, beta or bias, or an f32 slab). By default
 /// where the device has the extension and the skinny block, C is plain,
@@ -205,24 +191,15 @@ const SKINNY_NK_MIN_ROWS_COOPMAT2: usize = 17;
 /// ran 5-10% faster than on the VK_KHR_cooperative_matrix kernel (the
 /// driver stages the weight). WGC_GEMM_SPIRV=2 sends every skinny product
 /// there, `0` and `1` none.
-pub fn skinny_coopmat2(dev: &Device, b_t: bool, m: usize, plain: bool) -> bool {
-    if crate::ops::gemm::coopmat2::skinny_block(dev, b_t).is_none() {
+pub fn skinny_coopmat2(p: &DeviceProfile, s: &GemmSettings, b_t: bool, m: usize, plain: bool) -> bool {
+    if crate::ops::gemm::coopmat2::skinny_block(p, s, b_t).is_none() {
         return false;
     }
-    match setting(dev) {
+    match s.spirv {
         Some(2) => true,
         None => plain && (!b_t || m >= SKINNY_NK_MIN_ROWS_COOPMAT2),
         _ => false,
     }
-}
-
-/// Whether the kernel stages K tiles in two buffers: the device's setting
-/// WGC_GEMM_SPIRV_STAGES set to `2` takes two buffers
-/// and one barrier per K step instead of one buffer and two barriers (as
-/// the WGSL kernel), for comparisons: two measured 1.1-1.6x slower on an
-/// H200 on most products (BENCHMARKS.md).
-pub fn double_buffered(dev: &Device) -> bool {
-    dev.settings().gemm.spirv_two_stages
 }
 
 /// True if the device can run the modules: SPIR-V passthrough on Vulkan,
@@ -230,22 +207,15 @@ pub fn double_buffered(dev: &Device) -> bool {
 /// wgpu enable VK_KHR_cooperative_matrix and the Vulkan memory model),
 /// f16, 48 KiB of workgroup memory and 32-wide subgroups (the kernel
 /// counts subgroups as 32 invocations).
-pub fn runnable(dev: &Device) -> bool {
-    let info = &dev.adapter.info;
-    spirv_kernel::supported(dev)
-        && dev.adapter.coop_f16
-        && dev.features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16)
-        && dev.limits.max_compute_workgroup_storage_size >= 48 * 1024
-        && dev.limits.max_compute_invocations_per_workgroup >= 128
-        && info.subgroup_min_size == 32
-        && info.subgroup_max_size == 32
+pub fn runnable(p: &DeviceProfile) -> bool {
+    p.spirv && p.coop_f16 && p.max_workgroup_storage >= 48 * 1024 && p.max_invocations >= 128 && p.subgroup_32
 }
 
 /// True if bf16 products may run on the tensor cores: the
-/// VK_KHR_cooperative_matrix kernels may (`khr_allowed`) and the device was
+/// VK_KHR_cooperative_matrix kernels may (`khr_allowed_for`) and the device was
 /// opened with bf16 cooperative matrices (runtime/bf16_coop.rs).
-pub fn bf16_allowed(dev: &Device) -> bool {
-    dev.coop_bf16 && khr_allowed(dev)
+pub fn bf16_allowed(p: &DeviceProfile, s: &GemmSettings) -> bool {
+    p.coop_bf16 && khr_allowed_for(p, s)
 }
 
 #[cfg(test)]

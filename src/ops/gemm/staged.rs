@@ -9,19 +9,22 @@
 //! B; on an H200 the f32-unit tiled kernel that these products took before
 //! ran at about 35 TFLOP/s against 220 on the tensor cores.
 //!
-//! The device setting `WGC_GEMM_STAGE`: `0` never stages (the tiled kernel, for
-//! comparisons); `always` stages every f16/bf16 product the tensor-core
-//! kernels reject for alignment, whatever its size and even without tensor
-//! cores (the tiled kernel then runs on the copies), so that the copies are
-//! tested on any driver.
+//! The `stage` setting (`WGC_GEMM_STAGE`): `0` never stages (the tiled
+//! kernel, for comparisons); `always` stages every f16/bf16 product the
+//! tensor-core kernels reject for alignment, whatever its size and even
+//! without tensor cores (the tiled kernel then runs on the copies), so that
+//! the copies are tested on any driver.
 
 use crate::error::Result;
+use crate::ops::gemm::coop;
+use crate::ops::gemm::problem::{broadcast_own, Matrix, Problem};
+use crate::ops::gemm::profile::DeviceProfile;
+use crate::ops::gemm::route::Staging;
+use crate::ops::gemm::settings::{GemmSettings, StageMode};
 use crate::ops::split::scratch;
 use crate::ops::tensor::{contiguous_strides, numel, DType, Tensor};
-use crate::ops::{elementwise::bf16, gemm::coop as gemm_coop, movement};
+use crate::ops::{elementwise::bf16, movement};
 use crate::runtime::buffer::Buffer;
-use crate::runtime::device::Device;
-use crate::runtime::settings::StageMode as Mode;
 use crate::runtime::stream::StreamShared;
 use std::sync::Arc;
 
@@ -32,11 +35,6 @@ const MIN_FLOPS: f64 = (1u64 << 30) as f64;
 /// Rows and columns from which staging pays (fewer go to the matrix-vector
 /// kernels, which read the operands as they are).
 const MIN_SIDE: usize = 64;
-
-/// The device's setting `WGC_GEMM_STAGE`.
-fn mode(dev: &Device) -> Mode {
-    dev.settings().gemm.stage
-}
 
 /// One operand's aligned copy: `shape` is the operand as (.., R, K);
 /// the copy holds (.., R, Kp), or (.., Kp, R) where `rows_dense`.
@@ -112,58 +110,71 @@ fn swap_last<'a>(t: &Tensor<'a>) -> Tensor<'a> {
     t.permuted(&perm)
 }
 
-/// Whether a product of a (.., M, K) and b (.., K, N) over `batch` matrices,
-/// which the tensor-core kernels rejected for alignment, should be staged.
-fn wanted(stream: &StreamShared, a: &Tensor, (m, n, k): (usize, usize, usize), batch: usize) -> bool {
-    match mode(&stream.device) {
-        Mode::Off => false,
-        Mode::Always => matches!(a.dtype, DType::F16 | DType::BF16),
-        Mode::Auto => {
-            let flops = 2.0 * m as f64 * n as f64 * k as f64 * batch as f64;
-            gemm_coop::takes_dtype(&stream.device, a.dtype) && m >= MIN_SIDE && n >= MIN_SIDE && flops >= MIN_FLOPS
+/// Whether a product the tensor-core kernels rejected for alignment
+/// should be staged.
+fn wanted(q: &Problem, p: &DeviceProfile, s: &GemmSettings) -> bool {
+    match s.stage {
+        StageMode::Off => false,
+        StageMode::Always => matches!(q.dtype, DType::F16 | DType::BF16),
+        StageMode::Auto => {
+            coop::takes_dtype(p, s, q.dtype) && q.m >= MIN_SIDE && q.n >= MIN_SIDE && q.flops() >= MIN_FLOPS
         }
     }
 }
 
-/// Aligned copies of a (.., M, K) and b (.., K, N) where `wanted` (each
-/// keeps its own batch dims; broadcasting is left to the GEMM), recorded on
-/// `stream`; None where the product should run on the views as they are.
-pub fn stage(
-    stream: &StreamShared,
-    a: &Tensor,
-    b: &Tensor,
-    (m, n, k): (usize, usize, usize),
-    batch: usize,
-) -> Result<Option<Staged>> {
-    if !wanted(stream, a, (m, n, k), batch) {
-        return Ok(None);
+/// The copies for `q` where `wanted` (each operand keeps its own batch
+/// dims; broadcasting is left to the GEMM); None where the product should
+/// run on the views as they are (also where a copy would not fit one
+/// binding).
+pub fn plan(q: &Problem, p: &DeviceProfile, s: &GemmSettings) -> Option<Staging> {
+    if !wanted(q, p, s) {
+        return None;
     }
-    let kp = k.next_multiple_of(8);
+    let kp = q.k.next_multiple_of(8);
+    let bytes = |own: &[usize], rows: usize| numel(own) * rows * kp * q.dtype.size();
+    if bytes(&q.a_batch, q.m) > p.max_binding || bytes(&q.b_batch, q.n) > p.max_binding {
+        return None;
+    }
+    // Dense along R (and not along K) with R a multiple of 8: the copy keeps that layout.
+    let rows_dense = |x: &Matrix| x.strides[0] == 1 && x.strides[1] != 1 && x.rows.is_multiple_of(8);
+    Some(Staging { kp, a_rows_dense: rows_dense(&q.a), bt_rows_dense: rows_dense(&q.b.t()) })
+}
+
+/// The problem on the copies `staging` describes.
+pub fn problem(q: &Problem, staging: &Staging) -> Problem {
+    let kp = staging.kp;
+    // (.., R, Kp) over `own`, stored (.., Kp, R) where `rows_dense`.
+    let copy = |own: &[usize], rows: usize, rows_dense: bool| {
+        let x = if rows_dense { Matrix::row_major(kp, rows, own).t() } else { Matrix::row_major(rows, kp, own) };
+        Matrix { batch_strides: broadcast_own(own, &x.batch_strides, &q.batch), ..x }
+    };
+    Problem {
+        k: kp,
+        a: copy(&q.a_batch, q.m, staging.a_rows_dense),
+        b: copy(&q.b_batch, q.n, staging.bt_rows_dense).t(),
+        ..q.clone()
+    }
+}
+
+/// Record the copies `staging` describes of a (.., M, K) and b (.., K, N).
+pub fn stage(stream: &StreamShared, staging: &Staging, a: &Tensor, b: &Tensor) -> Result<Staged> {
+    let kp = staging.kp;
     let bt = swap_last(b);
     let bytes = |x: &Tensor| (numel(&padded(&x.shape, kp)) * x.dtype.size()) as u64;
-    // Copies past what one binding can cover stay with the tiled kernel.
-    let binding = stream.device.limits.max_storage_buffer_binding_size;
-    if bytes(a) > binding || bytes(&bt) > binding {
-        return Ok(None);
-    }
     // Both allocations before anything is recorded.
-    let a_copy =
-        OperandCopy { buffer: scratch(&stream.device, bytes(a))?, shape: a.shape.clone(), rows_dense: rows_dense(a) };
+    let a_copy = OperandCopy {
+        buffer: scratch(&stream.device, bytes(a))?,
+        shape: a.shape.clone(),
+        rows_dense: staging.a_rows_dense,
+    };
     let bt_copy = OperandCopy {
         buffer: scratch(&stream.device, bytes(&bt))?,
         shape: bt.shape.clone(),
-        rows_dense: rows_dense(&bt),
+        rows_dense: staging.bt_rows_dense,
     };
     copy_padded(stream, a, &a_copy, kp)?;
     copy_padded(stream, &bt, &bt_copy, kp)?;
-    Ok(Some(Staged { a: a_copy, bt: bt_copy, dtype: a.dtype, k: kp }))
-}
-
-/// True if `x` (.., R, K) is dense along R (and not along K) and R is a
-/// multiple of 8: its copy keeps that layout, a plain copy.
-fn rows_dense(x: &Tensor) -> bool {
-    let r = x.rank();
-    x.strides[r - 2] == 1 && x.strides[r - 1] != 1 && x.shape[r - 2].is_multiple_of(8)
+    Ok(Staged { a: a_copy, bt: bt_copy, dtype: a.dtype, k: kp })
 }
 
 /// `x` (.., R, K) copied into `dst`'s buffer in its layout, the K past x's
