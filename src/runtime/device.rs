@@ -78,6 +78,9 @@ pub struct Device {
     /// VK_KHR_shader_bfloat16 is enabled with bf16 cooperative matrices
     /// (runtime/bf16_coop.rs).
     pub coop_bf16: bool,
+    /// VK_EXT_external_memory_host is enabled: copies between devices go
+    /// through host memory both import (runtime/host_import.rs).
+    pub host_import: Option<super::host_import::HostImport>,
     pub pool: Arc<BufferPool>,
     pub kernels: KernelCache,
     pub bind_groups: Arc<BindGroupCache>,
@@ -165,6 +168,10 @@ impl Device {
         if coop_bf16 {
             extensions.push(Extension::new(super::bf16_coop::EXTENSION, &mut bf16_features));
         }
+        let host_import = super::host_import::supported(adapter);
+        if host_import {
+            extensions.push(Extension::plain(super::host_import::EXTENSION));
+        }
         let (device, queue) = if extensions.is_empty() {
             block_on(adapter.request_device(&desc)).map_err(|e| e.to_string())
         } else {
@@ -210,11 +217,13 @@ impl Device {
         };
 
         let limits = device.limits();
+        let host_import = if host_import { super::host_import::HostImport::new(&device) } else { None };
         Ok(Arc::new(Device {
             id: next_id(),
             features: device.features(),
             coopmat2_blocks,
             coop_bf16,
+            host_import,
             limits,
             wgpu: device,
             queue,
