@@ -184,7 +184,7 @@ pub fn copy(src: Endpoint, dsts: &[Endpoint], size: u64) -> Result<()> {
     }
     match route(&src.buffer.device, remote.iter().map(|d| &*d.buffer.device)) {
         Route::Imported => super::peer_copy_imported::copy(&src, &remote, size, chunk_bytes()),
-        Route::Staged => through_host(src, &remote, size),
+        Route::Staged => through_host(src, &remote, size, chunk_bytes()),
     }
 }
 
@@ -207,8 +207,8 @@ pub fn route<'a>(src: &'a Device, dsts: impl IntoIterator<Item = &'a Device>) ->
     }
 }
 
-fn through_host(src: Endpoint, dsts: &[&Endpoint], size: u64) -> Result<()> {
-    let chunk = chunk_bytes().min(size);
+fn through_host(src: Endpoint, dsts: &[&Endpoint], size: u64, chunk: u64) -> Result<()> {
+    let chunk = chunk.min(size);
     let chunks = size.div_ceil(chunk);
     let depth = RING.min(chunks as usize);
     let class = size_class(chunk);
@@ -300,3 +300,7 @@ fn host_copy(src: &wgpu::Buffer, targets: &[&wgpu::Buffer], len: u64) -> Result<
             .try_for_each(|h| h.join().map_err(|_| Error::Internal("host copy thread panicked".into()))?)
     })
 }
+
+#[cfg(test)]
+#[path = "peer_copy_test.rs"]
+mod tests;
