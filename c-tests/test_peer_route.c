@@ -102,7 +102,7 @@ static void test_release_while_pending(void) {
         CHECK(wgc_buffer_write(src, 0, x, size));
         CHECK(wgc_buffer_copy_to_device(g_stream[0], src, 0, g_stream[1], dst, 0, size));
         wgc_buffer_release(src);
-        CHECK(wgc_stream_copy(g_stream[1], dst, 0, keep, 0, size));
+        CHECK(wgc_stream_copy_buffer(g_stream[1], dst, 0, keep, 0, size));
         wgc_buffer_release(dst);
     }
     CHECK(wgc_stream_synchronize(g_stream[1]));
@@ -130,7 +130,7 @@ static void *copy_thread(void *arg) {
     for (int round = 0; round < 4 && !job->failed; round++) {
         fill_pattern(x, size, (uint32_t)(job->index * 10 + round));
         CHECK(wgc_buffer_write(src, 0, x, size));
-        if (wgc_buffer_copy_to_device(sa, src, 0, sb, dst, 0, size) != WGC_SUCCESS) job->failed = 1;
+        if (wgc_buffer_copy_to_device(sa, src, 0, sb, dst, 0, size) != WGC_OK) job->failed = 1;
         CHECK(wgc_buffer_read(dst, 0, got, size));
         if (memcmp(got, x, size) != 0) job->failed = 1;
     }

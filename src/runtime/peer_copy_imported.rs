@@ -13,6 +13,7 @@ use super::device::Device;
 use super::host_import::{give_back, take_block, HostBlock};
 use super::peer_copy::Endpoint;
 use crate::error::Result;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Slots of the ring: the destinations read one while the source writes
@@ -50,23 +51,30 @@ fn imported(dev: &Device, block: &Arc<HostBlock>) -> Result<wgpu::Buffer> {
     import.buffer(dev, block)
 }
 
+/// A submission that uses a block, with the flag its completion sets.
+type Use = (Arc<Device>, wgpu::SubmissionIndex, Arc<AtomicBool>);
+type Pending = Vec<Use>;
+
 /// Submit the stream's work and note that the submission uses the block.
-fn submit(e: &Endpoint, block: &HostBlock) -> Result<Option<(Arc<Device>, wgpu::SubmissionIndex)>> {
-    let index = e.stream.flush_for_other_index()?;
-    Ok(index.map(|i| {
-        block.used_by(&e.buffer.device, i.clone());
-        (e.buffer.device.clone(), i)
-    }))
+fn submit(e: &Endpoint, block: &HostBlock) -> Result<Option<Use>> {
+    let Some(index) = e.stream.flush_for_other_index()? else {
+        return Ok(None);
+    };
+    let dev = &e.buffer.device;
+    block.used_by(dev, index.clone());
+    // Set once this submission (and what was submitted before it) has run.
+    let done = Arc::new(AtomicBool::new(false));
+    let flag = done.clone();
+    dev.queue.on_submitted_work_done(move || flag.store(true, Ordering::Release));
+    Ok(Some((dev.clone(), index, done)))
 }
 
-fn wait(done: &mut Vec<(Arc<Device>, wgpu::SubmissionIndex)>) -> Result<()> {
-    for (dev, index) in done.drain(..) {
-        dev.wait_for(index)?;
+fn wait(pending: &mut Pending) -> Result<()> {
+    for (dev, index, done) in pending.drain(..) {
+        dev.wait_for_flag(index, &done)?;
     }
     Ok(())
 }
-
-type Pending = Vec<(Arc<Device>, wgpu::SubmissionIndex)>;
 
 /// The state of one pipelined copy.
 struct Ring<'a> {

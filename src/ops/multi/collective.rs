@@ -233,7 +233,11 @@ fn all_reduce_direct(comm: &Comm, streams: &[&StreamShared], tensors: &[&Tensor]
         // Two phases of one submission per device: every tensor into one
         // host block, then every block into every rank's scratch, reduced there.
         let srcs: Vec<Endpoint> = (0..n)
-            .map(|j| Endpoint { stream: streams[j], buffer: tensors[j].buffer, offset: (tensors[j].offset * dtype.size()) as u64 })
+            .map(|j| Endpoint {
+                stream: streams[j],
+                buffer: tensors[j].buffer,
+                offset: (tensors[j].offset * dtype.size()) as u64,
+            })
             .collect();
         let dsts: Vec<Endpoint> = (0..n).map(|i| Endpoint { stream: streams[i], buffer: &tmp[i], offset: 0 }).collect();
         let bytes = size.div_ceil(4) as u64 * 4;
