@@ -15,6 +15,7 @@ use ash::vk;
 use std::alloc::Layout;
 use std::collections::HashMap;
 use std::ffi::{c_void, CStr};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 pub const EXTENSION: &CStr = ash::ext::external_memory_host::NAME;
@@ -127,6 +128,9 @@ pub fn give_back(block: Arc<HostBlock>) {
 pub struct HostImport {
     fns: ash::ext::external_memory_host::Device,
     buffers: Mutex<HashMap<u64, wgpu::Buffer>>,
+    /// An import failed: the driver lists the extension but does not take
+    /// our memory, so copies of this device take the staged route from now.
+    failed: AtomicBool,
 }
 
 impl HostImport {
@@ -135,23 +139,30 @@ impl HostImport {
         // SAFETY: the hal device is only read while the guard lives.
         let hal = unsafe { device.as_hal::<wgpu::hal::api::Vulkan>() }?;
         let fns = ash::ext::external_memory_host::Device::new(hal.shared_instance().raw_instance(), hal.raw_device());
-        Some(HostImport { fns, buffers: Mutex::new(HashMap::new()) })
+        Some(HostImport { fns, buffers: Mutex::new(HashMap::new()), failed: AtomicBool::new(false) })
+    }
+
+    /// False once an import has failed (see `failed`).
+    pub fn usable(&self) -> bool {
+        !self.failed.load(Ordering::Acquire)
     }
 
     /// The device's buffer over the whole of `block` (COPY_SRC and
-    /// COPY_DST), imported on first use.
-    pub fn buffer(&self, dev: &Device, block: &Arc<HostBlock>) -> Result<wgpu::Buffer> {
+    /// COPY_DST), imported on first use; None where the import fails (the
+    /// device then stops importing; the caller takes the staged route).
+    pub fn buffer(&self, dev: &Device, block: &Arc<HostBlock>) -> Option<wgpu::Buffer> {
         if let Some(b) = self.buffers.lock().unwrap().get(&block.id) {
-            return Ok(b.clone());
+            return Some(b.clone());
         }
-        let buffer = self.import(&dev.wgpu, block).map_err(|e| match e {
-            vk::Result::ERROR_OUT_OF_HOST_MEMORY | vk::Result::ERROR_OUT_OF_DEVICE_MEMORY => {
-                Error::OutOfMemory(format!("importing host memory into the device: {e}"))
+        let buffer = match dev.scoped(|| self.import(&dev.wgpu, block)) {
+            Ok(Ok(b)) => b,
+            _ => {
+                self.failed.store(true, Ordering::Release);
+                return None;
             }
-            e => Error::Internal(format!("importing host memory into the device: {e}")),
-        })?;
+        };
         self.buffers.lock().unwrap().insert(block.id, buffer.clone());
-        Ok(buffer)
+        Some(buffer)
     }
 
     fn import(&self, device: &wgpu::Device, block: &Arc<HostBlock>) -> std::result::Result<wgpu::Buffer, vk::Result> {

@@ -22,6 +22,7 @@
 use super::buffer::Buffer;
 use super::device::{next_id, Device};
 use super::lease::Lease;
+use super::peer_copy_imported::Outcome;
 use super::pool::{size_class, Allocation};
 use super::stream::StreamShared;
 use crate::bail;
@@ -182,10 +183,12 @@ pub fn copy(src: Endpoint, dsts: &[Endpoint], size: u64) -> Result<()> {
     if remote.is_empty() {
         return Ok(());
     }
-    match route(&src.buffer.device, remote.iter().map(|d| &*d.buffer.device)) {
-        Route::Imported => super::peer_copy_imported::copy(&src, &remote, size, chunk_bytes()),
-        Route::Staged => through_host(src, &remote, size, chunk_bytes()),
+    if route(&src.buffer.device, remote.iter().map(|d| &*d.buffer.device)) == Route::Imported
+        && super::peer_copy_imported::copy(&src, &remote, size, chunk_bytes())? == Outcome::Done
+    {
+        return Ok(());
     }
+    through_host(src, &remote, size, chunk_bytes())
 }
 
 /// How bytes travel between two devices.

@@ -24,7 +24,7 @@ const SLOT_ALIGN: u64 = 256;
 
 /// True when every device of the copy imports host memory.
 pub fn usable<'a>(mut devices: impl Iterator<Item = &'a Device>) -> bool {
-    devices.all(|d| d.host_import.is_some())
+    devices.all(|d| d.host_import.as_ref().is_some_and(|h| h.usable()))
 }
 
 /// A taken block, given back when the copy ends (even early, on an error:
@@ -45,10 +45,18 @@ impl Drop for Taken {
     }
 }
 
-/// The device's buffer over the block.
-fn imported(dev: &Device, block: &Arc<HostBlock>) -> Result<wgpu::Buffer> {
-    let import = dev.host_import.as_ref().expect("checked by `usable`");
-    import.buffer(dev, block)
+/// The device's buffer over the block; None where it cannot import it.
+fn imported(dev: &Device, block: &Arc<HostBlock>) -> Option<wgpu::Buffer> {
+    dev.host_import.as_ref()?.buffer(dev, block)
+}
+
+/// What a call of this route did: `NotTaken` when a device could not import
+/// the block, before anything was recorded (the caller takes the staged
+/// route; the device does not import again).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Done,
+    NotTaken,
 }
 
 /// A submission that uses a block, with the flag its completion sets.
@@ -134,15 +142,19 @@ impl Ring<'_> {
 
 /// Copy `size` bytes (a multiple of 4, checked by the caller with the
 /// endpoints) from `src` to every destination in chunks of `chunk` bytes.
-pub fn copy(src: &Endpoint, dsts: &[&Endpoint], size: u64, chunk: u64) -> Result<()> {
+pub fn copy(src: &Endpoint, dsts: &[&Endpoint], size: u64, chunk: u64) -> Result<Outcome> {
     let chunk = chunk.min(size);
     let chunks = size.div_ceil(chunk);
     let depth = RING.min(chunks);
     let stride = chunk.div_ceil(SLOT_ALIGN) * SLOT_ALIGN;
     let taken = Taken(Some(take_block(depth * stride)?));
     let block = taken.block();
-    let src_host = imported(&src.buffer.device, block)?;
-    let dst_host = dsts.iter().map(|d| imported(&d.buffer.device, block)).collect::<Result<Vec<_>>>()?;
+    let Some(src_host) = imported(&src.buffer.device, block) else {
+        return Ok(Outcome::NotTaken);
+    };
+    let Some(dst_host) = dsts.iter().map(|d| imported(&d.buffer.device, block)).collect::<Option<Vec<_>>>() else {
+        return Ok(Outcome::NotTaken);
+    };
     let mut ring = Ring {
         src,
         dsts,
@@ -167,12 +179,13 @@ pub fn copy(src: &Endpoint, dsts: &[&Endpoint], size: u64, chunk: u64) -> Result
             ring.write(c - 1 + depth)?;
         }
     }
-    Ok(())
+    Ok(Outcome::Done)
 }
 
-/// Rank j's `size` bytes at `srcs[j]` land in every `dsts[i]` at byte
-/// `j * stride` (`stride` >= `size`, both multiples of 4; each destination
-/// range holds `(n - 1) * stride + size` bytes). Each source copies into
+/// Rank j's `size` bytes at `srcs[j]` land in every `dsts[i]` (on the
+/// device of `srcs[i]`) at byte `j * stride` (`stride` >= `size`, both
+/// multiples of 4; each destination range holds `(n - 1) * stride + size`
+/// bytes). Each source copies into
 /// its slot of one block (one submission per device); once all have run,
 /// each destination copies every slot out with one copy, `then(i)` records
 /// what uses them on destination i's stream, and that is submitted (one
@@ -183,23 +196,25 @@ pub fn all_gather(
     size: u64,
     stride: u64,
     mut then: impl FnMut(usize) -> Result<()>,
-) -> Result<()> {
+) -> Result<Outcome> {
     let n = srcs.len() as u64;
     let taken = Taken(Some(take_block(n * stride)?));
     let block = taken.block();
+    let hosts = srcs.iter().map(|s| imported(&s.buffer.device, block)).collect::<Option<Vec<_>>>();
+    let Some(hosts) = hosts else {
+        return Ok(Outcome::NotTaken);
+    };
     let mut written = Vec::new();
-    for (j, s) in srcs.iter().enumerate() {
-        let host = imported(&s.buffer.device, block)?;
-        s.stream.copy_raw(s.buffer.raw(), s.offset, &host, j as u64 * stride, size, &[s.buffer.lease()])?;
+    for (j, (s, host)) in srcs.iter().zip(&hosts).enumerate() {
+        s.stream.copy_raw(s.buffer.raw(), s.offset, host, j as u64 * stride, size, &[s.buffer.lease()])?;
         written.extend(submit(s, block)?);
     }
     wait(&mut written)?;
     let total = (n - 1) * stride + size;
-    for (i, d) in dsts.iter().enumerate() {
-        let host = imported(&d.buffer.device, block)?;
-        d.stream.copy_raw(&host, 0, d.buffer.raw(), d.offset, total, &[d.buffer.lease()])?;
+    for (i, (d, host)) in dsts.iter().zip(&hosts).enumerate() {
+        d.stream.copy_raw(host, 0, d.buffer.raw(), d.offset, total, &[d.buffer.lease()])?;
         then(i)?;
         submit(d, block)?;
     }
-    Ok(())
+    Ok(Outcome::Done)
 }

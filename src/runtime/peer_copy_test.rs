@@ -31,7 +31,8 @@ fn read(b: &Buffer) -> Vec<u8> {
 type CopyFn = fn(Endpoint, &[&Endpoint], u64, u64) -> Result<()>;
 
 fn imported(src: Endpoint, dsts: &[&Endpoint], size: u64, chunk: u64) -> Result<()> {
-    peer_copy_imported::copy(&src, dsts, size, chunk)
+    assert_eq!(peer_copy_imported::copy(&src, dsts, size, chunk)?, Outcome::Done);
+    Ok(())
 }
 
 /// Copy `size` bytes from offset 8 of a patterned buffer of device 0 to

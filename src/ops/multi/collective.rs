@@ -29,7 +29,7 @@ use crate::ops::tensor::{contiguous_strides, DType, Tensor};
 use crate::runtime::buffer::Buffer;
 use crate::runtime::comm::Comm;
 use crate::runtime::peer_copy::Endpoint;
-use crate::runtime::peer_copy_imported;
+use crate::runtime::peer_copy_imported::{self, Outcome};
 use crate::runtime::stream::StreamShared;
 use std::sync::{Arc, OnceLock};
 
@@ -241,7 +241,9 @@ fn all_reduce_direct(comm: &Comm, streams: &[&StreamShared], tensors: &[&Tensor]
             .collect();
         let dsts: Vec<Endpoint> = (0..n).map(|i| Endpoint { stream: streams[i], buffer: &tmp[i], offset: 0 }).collect();
         let bytes = size.div_ceil(4) as u64 * 4;
-        return peer_copy_imported::all_gather(&srcs, &dsts, bytes, padded as u64, reduce);
+        if peer_copy_imported::all_gather(&srcs, &dsts, bytes, padded as u64, reduce)? == Outcome::Done {
+            return Ok(());
+        }
     }
     each_rank(n, |j| {
         let slots: Vec<Tensor> = (0..n).map(|i| slot(i, j)).collect();
