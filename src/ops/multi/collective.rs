@@ -16,7 +16,11 @@
 //!   2(N-1)/N of the tensor, as a ring does. Every rank gets bit-identical
 //!   results (each segment is reduced once, by its owner, then copied).
 //!   Small tensors instead go to every rank at once and each rank reduces
-//!   all N in rank order (one transfer step instead of two).
+//!   all N in rank order (one transfer step instead of two). Where every
+//!   device imports host memory that step is two phases of one submission
+//!   per device (`peer_copy_imported::all_gather`): every tensor into one
+//!   host block, one wait, then the block into each rank's scratch and the
+//!   reductions, with no thread per rank and no wait between them.
 
 use crate::bail;
 use crate::error::{Error, Result};
