@@ -98,7 +98,8 @@ impl Drop for HostBlock {
 }
 
 /// Blocks no copy uses now, for the next (importing costs far more than a
-/// copy of a small tensor).
+/// copy of a small tensor). Blocks stay while a device that imported them
+/// lives: as many as copies ran at once, each up to 4 chunks (64 MiB).
 static FREE: Mutex<Vec<Arc<HostBlock>>> = Mutex::new(Vec::new());
 
 /// A block of at least `size` bytes that nothing uses: the smallest free one

@@ -8,6 +8,10 @@
 //!
 //! Ordering and blocking are those of `peer_copy::copy`: the host blocks
 //! until the source has written the last chunk and its reads are submitted.
+//! The destination reads a slot only after the host has seen the source's
+//! submission complete (its fence), by which time the copy engine's writes
+//! have reached host memory; wgpu records no host barrier for buffers it
+//! cannot map, so nothing else orders them.
 
 use super::device::Device;
 use super::host_import::{give_back, take_block, HostBlock};
