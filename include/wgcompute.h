@@ -281,12 +281,6 @@
 
 
 /**
- * Blocks start and end on this boundary; a device whose
- * `minImportedHostPointerAlignment` does not divide it does not import.
- */
-#define BLOCK_ALIGN (64 << 10)
-
-/**
  * The result of every fallible call. Values are fixed and never renumbered.
  * On failure, `wgc_last_error_message()` describes what went wrong.
  *

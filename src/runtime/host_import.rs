@@ -22,7 +22,7 @@ pub const EXTENSION: &CStr = ash::ext::external_memory_host::NAME;
 
 /// Blocks start and end on this boundary; a device whose
 /// `minImportedHostPointerAlignment` does not divide it does not import.
-pub const BLOCK_ALIGN: u64 = 64 << 10;
+const BLOCK_ALIGN: u64 = 64 << 10;
 
 const HANDLE: vk::ExternalMemoryHandleTypeFlags = vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT;
 
