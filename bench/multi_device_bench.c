@@ -22,6 +22,9 @@
 
 #include "bench_util.h"
 
+/* Libraries from before the route query lack it: print "unknown" there. */
+#pragma weak wgc_device_peer_route
+
 #define MAX_DEV 8
 
 static int g_n = 2;
@@ -240,6 +243,14 @@ int main(int argc, char **argv) {
     open_devices(inst, same_adapter);
     WgcComm *comm;
     CHECK(wgc_comm_create((const WgcDevice *const *)g_dev, (uint32_t)g_n, &comm));
+    if (wgc_device_peer_route) {
+        WgcPeerRoute route;
+        CHECK(wgc_device_peer_route(g_dev[0], g_dev[1], &route));
+        printf("route between devices 0 and 1: %s\n",
+               route == WGC_PEER_ROUTE_IMPORTED ? "imported host memory" : "staged through mapped buffers");
+    } else {
+        printf("route between devices 0 and 1: unknown (a library without wgc_device_peer_route)\n");
+    }
 
     uint64_t big[2] = {256u << 20, 1024u << 20};
     int iters = g_small ? 3 : 5;

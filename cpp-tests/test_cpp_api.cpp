@@ -330,6 +330,9 @@ static void several_devices(const wgc::Instance &instance) {
     a.write(x);
     wgc::copy_to_device(streams[0], a, streams[1], b);
     CHECK(b.to_vector<float>() == x);
+    WgcPeerRoute route = wgc::peer_route(devices[0], devices[1]);
+    CHECK(route == WGC_PEER_ROUTE_IMPORTED || route == WGC_PEER_ROUTE_STAGED);
+    CHECK(wgc::peer_route(devices[1], devices[0]) == route);
     wgc::Comm comm = wgc::Comm::create(devices);
     CHECK(comm.size() == 2);
     std::vector<wgc::Tensor> both = {a, b};

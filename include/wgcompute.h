@@ -433,6 +433,36 @@ typedef uint32_t WgcDeviceType;
 #endif // __cplusplus
 
 /**
+ * How a copy between two devices (and a collective's transfers) moves the
+ * bytes through host memory.
+ */
+enum WgcPeerRoute
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Chunks are read back into mapped staging buffers of the source
+   * device, copied by the host into mapped staging buffers of the
+   * destination, and uploaded from there.
+   */
+  WGC_PEER_ROUTE_STAGED = 0,
+  /**
+   * One host allocation is imported into both devices
+   * (VK_EXT_external_memory_host): the source copies chunks into it and
+   * the destination copies them out, with no host copy.
+   */
+  WGC_PEER_ROUTE_IMPORTED = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcPeerRoute WgcPeerRoute;
+#else
+typedef uint32_t WgcPeerRoute;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * How to choose an adapter when `adapter_index` is negative.
  */
 enum WgcPowerPreference
@@ -3480,12 +3510,24 @@ WgcStatus wgc_conv2d_fold_batch_norm(const struct WgcStream *stream,
                                      const struct WgcTensor *bias_out);
 
 /**
+ * Which route copies from `src` to `dst` take (`*route`): `Imported`
+ * where both devices import host memory, else `Staged`. The same device
+ * twice answers as for two devices of its kind. Statuses:
+ * `WGC_ERROR_NULL_POINTER`. Any thread.
+ */
+WgcStatus wgc_device_peer_route(const struct WgcDevice *src,
+                                const struct WgcDevice *dst,
+                                WgcPeerRoute *route);
+
+/**
  * Copy `size` bytes from `src` at `src_offset` (a buffer of `src_stream`'s
  * device) to `dst` at `dst_offset` (a buffer of `dst_stream`'s device),
  * usually on another device. Vulkan has no memory shared between devices,
  * so the bytes go through host memory in chunks (16 MiB; the source
  * device's setting `WGC_PEER_CHUNK_KIB` changes it, docs/TUNING.md), pipelined so that the read-back
- * of one chunk overlaps the upload of the one before.
+ * of one chunk overlaps the upload of the one before: through one host
+ * allocation both devices import where they can, else through staging
+ * buffers and a host copy (`wgc_device_peer_route` tells which).
  *
  * Ordering: the bytes are read after all work recorded on `src_stream`
  * before this call, and written before all work recorded on `dst_stream`

@@ -1212,6 +1212,19 @@ WGC_HPP_OP(copy_to_device,
 WGC_HPP_OP(copy_to_device, wgc_tensor_copy_to_device(src_stream.get(), src.c(), dst_stream.get(), dst.c()),
            const Stream &src_stream, const Tensor &src, const Stream &dst_stream, const Tensor &dst)
 
+/** How copies from `src` to `dst` move their bytes (wgc_device_peer_route):
+ * WGC_PEER_ROUTE_IMPORTED or WGC_PEER_ROUTE_STAGED. */
+inline WgcPeerRoute peer_route(const Device &src, const Device &dst, std::error_code &ec) noexcept {
+    WgcPeerRoute route = WGC_PEER_ROUTE_STAGED;
+    detail::assign(wgc_device_peer_route(src.get(), dst.get(), &route), ec);
+    return route;
+}
+WGC_HPP_THROWING(inline WgcPeerRoute peer_route(const Device &src, const Device &dst) {
+    WgcPeerRoute route = WGC_PEER_ROUTE_STAGED;
+    detail::check(wgc_device_peer_route(src.get(), dst.get(), &route));
+    return route;
+})
+
 /** A communicator over distinct devices; rank i is devices[i]. Collectives
  * take one stream and one tensor per rank, in rank order. */
 class Comm : public detail::Handle<WgcComm, wgc_comm_retain, wgc_comm_release> {

@@ -25,6 +25,12 @@ def values(t: wg.Tensor) -> np.ndarray:
     return np.asarray(t.numpy(), dtype=np.float64)
 
 
+def test_peer_route(devs):
+    route = wg.peer_route(devs[0], devs[1])
+    assert route in ("imported", "staged")
+    assert wg.peer_route(devs[1], devs[0]) == route
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_to_device_views(devs, dtype):
     rng = np.random.default_rng(5)

@@ -22,7 +22,7 @@ from .errors import *  # noqa: F401,F403  (one exception class per status)
 from .graph import Graph, capture
 from .fuse import fuse
 from .kernel import Kernel
-from .multi import Comm, all_gather, all_reduce, broadcast, reduce_scatter, to_device
+from .multi import Comm, all_gather, all_reduce, broadcast, peer_route, reduce_scatter, to_device
 from .ops import *  # noqa: F401,F403
 from .ops import BINARY_OPS, REDUCE_OPS, UNARY_OPS
 from .stream import Event, Stream, current_stream, use_stream

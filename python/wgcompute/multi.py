@@ -138,3 +138,15 @@ def reduce_scatter(inputs: Sequence[Tensor], outputs: Optional[Sequence[Tensor]]
 def broadcast(tensors: Sequence[Tensor], root: int = 0) -> List[Tensor]:
     """:meth:`Comm.broadcast` over the tensors' devices."""
     return Comm.of(tensors).broadcast(tensors, root)
+
+
+PEER_ROUTES = enum_values("WGC_PEER_ROUTE_")
+
+
+def peer_route(src: Device, dst: Device) -> str:
+    """How copies from ``src`` to ``dst`` move their bytes: ``"imported"``
+    (one host allocation both devices import, no host copy) or ``"staged"``
+    (mapped staging buffers and a host copy)."""
+    out = ffi.new("WgcPeerRoute *")
+    check(lib.wgc_device_peer_route(src.handle, dst.handle, out))
+    return {v: k for k, v in PEER_ROUTES.items()}[int(out[0])]

@@ -1,19 +1,58 @@
 //! Copies between devices: byte ranges of buffers and tensor views.
 
-use super::boundary::{borrow, run};
+use super::boundary::{borrow, out, run};
 use super::buffer::WgcBuffer;
+use super::device::WgcDevice;
 use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
 use crate::ops::multi::peer;
-use crate::runtime::peer_copy::{self, Endpoint};
+use crate::runtime::peer_copy::{self, Endpoint, Route};
+
+/// How a copy between two devices (and a collective's transfers) moves the
+/// bytes through host memory.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WgcPeerRoute {
+    /// Chunks are read back into mapped staging buffers of the source
+    /// device, copied by the host into mapped staging buffers of the
+    /// destination, and uploaded from there.
+    Staged = 0,
+    /// One host allocation is imported into both devices
+    /// (VK_EXT_external_memory_host): the source copies chunks into it and
+    /// the destination copies them out, with no host copy.
+    Imported = 1,
+}
+
+/// Which route copies from `src` to `dst` take (`*route`): `Imported`
+/// where both devices import host memory, else `Staged`. The same device
+/// twice answers as for two devices of its kind. Statuses:
+/// `WGC_ERROR_NULL_POINTER`. Any thread.
+#[no_mangle]
+pub unsafe extern "C" fn wgc_device_peer_route(
+    src: *const WgcDevice,
+    dst: *const WgcDevice,
+    route: *mut WgcPeerRoute,
+) -> WgcStatus {
+    run(|| {
+        let (a, b) = unsafe { (borrow(src)?, borrow(dst)?) };
+        let route = unsafe { out(route, "route")? };
+        *route = match peer_copy::route(a, [b]) {
+            Route::Staged => WgcPeerRoute::Staged,
+            Route::Imported => WgcPeerRoute::Imported,
+        };
+        Ok(())
+    })
+}
 
 /// Copy `size` bytes from `src` at `src_offset` (a buffer of `src_stream`'s
 /// device) to `dst` at `dst_offset` (a buffer of `dst_stream`'s device),
 /// usually on another device. Vulkan has no memory shared between devices,
 /// so the bytes go through host memory in chunks (16 MiB; the source
 /// device's setting `WGC_PEER_CHUNK_KIB` changes it, docs/TUNING.md), pipelined so that the read-back
-/// of one chunk overlaps the upload of the one before.
+/// of one chunk overlaps the upload of the one before: through one host
+/// allocation both devices import where they can, else through staging
+/// buffers and a host copy (`wgc_device_peer_route` tells which).
 ///
 /// Ordering: the bytes are read after all work recorded on `src_stream`
 /// before this call, and written before all work recorded on `dst_stream`

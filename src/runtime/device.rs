@@ -83,6 +83,9 @@ pub struct Device {
     /// VK_KHR_shader_bfloat16 is enabled with bf16 cooperative matrices
     /// (runtime/bf16_coop.rs).
     pub coop_bf16: bool,
+    /// VK_EXT_external_memory_host is enabled: copies between devices go
+    /// through host memory both import (runtime/host_import.rs).
+    pub host_import: Option<super::host_import::HostImport>,
     pub pool: Arc<BufferPool>,
     pub kernels: KernelCache,
     pub bind_groups: Arc<BindGroupCache>,
@@ -182,6 +185,10 @@ impl Device {
         if coop_bf16 {
             extensions.push(Extension::new(super::bf16_coop::EXTENSION, &mut bf16_features));
         }
+        let host_import = super::host_import::supported(adapter);
+        if host_import {
+            extensions.push(Extension::plain(super::host_import::EXTENSION));
+        }
         let (device, queue) = if extensions.is_empty() {
             block_on(adapter.request_device(&desc)).map_err(|e| e.to_string())
         } else {
@@ -227,11 +234,13 @@ impl Device {
         };
 
         let limits = device.limits();
+        let host_import = if host_import { super::host_import::HostImport::new(&device) } else { None };
         Ok(Arc::new(Device {
             id: next_id(),
             features: device.features(),
             coopmat2_blocks,
             coop_bf16,
+            host_import,
             limits,
             wgpu: device,
             queue,
@@ -434,10 +443,36 @@ impl Device {
         self.wait(Some(index))
     }
 
+    /// Block until submission `index` has run, where `done` is set by an
+    /// `on_submitted_work_done` callback registered right after it was
+    /// submitted: the spin phase watches that flag instead of the whole
+    /// queue, so work queued behind the submission does not hold the wait
+    /// (copies between devices queue chunks behind the one they wait for).
+    pub fn wait_for_flag(&self, index: wgpu::SubmissionIndex, done: &AtomicBool) -> Result<()> {
+        let deadline = std::time::Instant::now() + self.spin_wait;
+        while !self.spin_wait.is_zero() && self.wgpu.poll(wgpu::PollType::Poll).is_ok() {
+            if done.load(Ordering::Acquire) {
+                self.check_alive()?;
+                self.in_flight.release_finished();
+                return Ok(());
+            }
+            if std::time::Instant::now() >= deadline {
+                break;
+            }
+            std::hint::spin_loop();
+        }
+        self.wait_spun(Some(index), done.load(Ordering::Acquire))
+    }
+
     /// Wait for the GPU, at most the device's timeout. A timeout leaves the
     /// device as it was: the work runs on, and a later wait may succeed.
     fn wait(&self, submission_index: Option<wgpu::SubmissionIndex>) -> Result<()> {
         let done = self.spin_until_done();
+        self.wait_spun(submission_index, done)
+    }
+
+    /// `wait` after its spin phase (`done`: that found the work finished).
+    fn wait_spun(&self, submission_index: Option<wgpu::SubmissionIndex>, done: bool) -> Result<()> {
         let poll = wgpu::PollType::Wait { submission_index, timeout: self.gpu_timeout };
         match if done { Ok(wgpu::PollStatus::WaitSucceeded) } else { self.wgpu.poll(poll) } {
             Ok(_) => {}

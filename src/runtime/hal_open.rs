@@ -30,6 +30,12 @@ impl<'a> Extension<'a> {
     pub fn new<F: FeatureStruct>(name: &'static CStr, features: &'a mut F) -> Extension<'a> {
         Extension { name, features: (features as *mut F).cast(), _features: PhantomData }
     }
+
+    /// An extension with no feature struct to chain (one that only adds
+    /// functions and structures, as VK_EXT_external_memory_host).
+    pub fn plain(name: &'static CStr) -> Extension<'static> {
+        Extension { name, features: std::ptr::null_mut(), _features: PhantomData }
+    }
 }
 
 /// Open the device as `adapter.request_device(desc)` would, with
@@ -46,6 +52,9 @@ pub fn open(
     let add: Box<wgpu::hal::vulkan::CreateDeviceCallback> = Box::new(move |args| {
         for e in &extensions {
             args.extensions.push(e.name);
+            if e.features.is_null() {
+                continue;
+            }
             // SAFETY: the feature struct outlives the device creation below
             // (borrowed by `e`); each goes first in the chain and keeps the
             // rest behind it.

@@ -24,6 +24,8 @@ pub mod graph_capture;
 pub mod graph_scalars;
 #[cfg_attr(target_arch = "wasm32", path = "../wasm/web_runtime/hal_open.rs")]
 pub mod hal_open;
+#[cfg_attr(target_arch = "wasm32", path = "../wasm/web_runtime/host_import.rs")]
+pub mod host_import;
 pub mod in_flight;
 pub mod indirect_counts;
 pub mod inline_size;
@@ -32,6 +34,7 @@ pub mod kernel;
 pub mod kernel_variant;
 pub mod lease;
 pub mod peer_copy;
+pub mod peer_copy_imported;
 pub mod pipeline_cache_file;
 pub mod pool;
 pub mod private_memory;

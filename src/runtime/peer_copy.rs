@@ -14,13 +14,15 @@
 //! last chunk has been read back and handed to the destinations' queues
 //! (not until the uploads have run).
 //!
-//! (Later: one pinned host allocation imported into both devices through
-//! VK_EXT_external_memory_host would let the destination read the source's
-//! staging directly and drop the host copy.)
+//! Where every device of the copy imports host memory
+//! (VK_EXT_external_memory_host), the copy takes `peer_copy_imported`
+//! instead: one host block imported into all of them, no mapping and no
+//! host copy (`Route::Imported`); the staged route above is the fallback.
 
 use super::buffer::Buffer;
 use super::device::{next_id, Device};
 use super::lease::Lease;
+use super::peer_copy_imported::Outcome;
 use super::pool::{size_class, Allocation};
 use super::stream::StreamShared;
 use crate::bail;
@@ -179,11 +181,35 @@ pub fn copy(src: Endpoint, dsts: &[Endpoint], size: u64) -> Result<()> {
     if remote.is_empty() {
         return Ok(());
     }
-    through_host(src, &remote, size)
+    if route(&src.buffer.device, remote.iter().map(|d| &*d.buffer.device)) == Route::Imported
+        && super::peer_copy_imported::copy(&src, &remote, size, chunk_bytes(&src.buffer.device))? == Outcome::Done
+    {
+        return Ok(());
+    }
+    through_host(src, &remote, size, chunk_bytes(&src.buffer.device))
 }
 
-fn through_host(src: Endpoint, dsts: &[&Endpoint], size: u64) -> Result<()> {
-    let chunk = chunk_bytes(&src.buffer.device).min(size);
+/// How bytes travel between two devices.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// Through mapped staging buffers of each device and a host copy.
+    Staged = 0,
+    /// Through one host allocation both devices import: no host copy.
+    Imported = 1,
+}
+
+/// The route a copy from `src` to the `dsts` devices takes.
+pub fn route<'a>(src: &'a Device, dsts: impl IntoIterator<Item = &'a Device>) -> Route {
+    if super::peer_copy_imported::usable(std::iter::once(src).chain(dsts)) {
+        Route::Imported
+    } else {
+        Route::Staged
+    }
+}
+
+fn through_host(src: Endpoint, dsts: &[&Endpoint], size: u64, chunk: u64) -> Result<()> {
+    let chunk = chunk.min(size);
     let chunks = size.div_ceil(chunk);
     let depth = RING.min(chunks as usize);
     let class = size_class(chunk);
@@ -275,3 +301,7 @@ fn host_copy(src: &wgpu::Buffer, targets: &[&wgpu::Buffer], len: u64) -> Result<
             .try_for_each(|h| h.join().map_err(|_| Error::Internal("host copy thread panicked".into()))?)
     })
 }
+
+#[cfg(test)]
+#[path = "peer_copy_test.rs"]
+mod tests;

@@ -16,7 +16,11 @@
 //!   2(N-1)/N of the tensor, as a ring does. Every rank gets bit-identical
 //!   results (each segment is reduced once, by its owner, then copied).
 //!   Small tensors instead go to every rank at once and each rank reduces
-//!   all N in rank order (one transfer step instead of two).
+//!   all N in rank order (one transfer step instead of two). Where every
+//!   device imports host memory that step is two phases of one submission
+//!   per device (`peer_copy_imported::all_gather`): every tensor into one
+//!   host block, one wait, then the block into each rank's scratch and the
+//!   reductions, with no thread per rank and no wait between them.
 
 use crate::bail;
 use crate::error::{Error, Result};
@@ -28,6 +32,8 @@ use crate::ops::split::scratch;
 use crate::ops::tensor::{contiguous_strides, DType, Tensor};
 use crate::runtime::buffer::Buffer;
 use crate::runtime::comm::Comm;
+use crate::runtime::peer_copy::Endpoint;
+use crate::runtime::peer_copy_imported::{self, Outcome};
 use crate::runtime::stream::StreamShared;
 use std::sync::Arc;
 
@@ -213,19 +219,41 @@ fn all_reduce_direct(comm: &Comm, streams: &[&StreamShared], tensors: &[&Tensor]
     let stride = elems.div_ceil(unit) * unit;
     let tmp = scratch_per_rank(comm, dtype, n * stride)?;
     let slot = |i: usize, j: usize| flat_part(&whole(&tmp[i], dtype, n * stride), j * stride, elems);
+    let reduce = |i: usize| -> Result<()> {
+        let out = flat_part(tensors[i], 0, elems);
+        binary(streams[i], op.binary(), &slot(i, 0), &slot(i, 1), &out)?;
+        for j in 2..n {
+            binary(streams[i], op.binary(), &out, &slot(i, j), &out)?;
+        }
+        Ok(())
+    };
+    let (size, padded) = (elems * dtype.size(), stride * dtype.size());
+    let aligned = tensors.iter().all(|t| {
+        let start = t.offset * dtype.size();
+        start.is_multiple_of(4) && (start + size).div_ceil(4) * 4 <= t.buffer.size as usize
+    });
+    if aligned && peer_copy_imported::usable(comm.devices.iter().map(|d| &**d)) {
+        // Two phases of one submission per device: every tensor into one
+        // host block, then every block into every rank's scratch, reduced there.
+        let srcs: Vec<Endpoint> = (0..n)
+            .map(|j| Endpoint {
+                stream: streams[j],
+                buffer: tensors[j].buffer,
+                offset: (tensors[j].offset * dtype.size()) as u64,
+            })
+            .collect();
+        let dsts: Vec<Endpoint> = (0..n).map(|i| Endpoint { stream: streams[i], buffer: &tmp[i], offset: 0 }).collect();
+        let bytes = size.div_ceil(4) as u64 * 4;
+        if peer_copy_imported::all_gather(&srcs, &dsts, bytes, padded as u64, reduce)? == Outcome::Done {
+            return Ok(());
+        }
+    }
     each_rank(n, |j| {
         let slots: Vec<Tensor> = (0..n).map(|i| slot(i, j)).collect();
         let dsts: Vec<(&StreamShared, &Tensor)> = streams.iter().copied().zip(&slots).collect();
         peer::copy_to_many(streams[j], &flat_part(tensors[j], 0, elems), &dsts)
     })?;
-    for (i, t) in tensors.iter().enumerate() {
-        let out = flat_part(t, 0, elems);
-        binary(streams[i], op.binary(), &slot(i, 0), &slot(i, 1), &out)?;
-        for j in 2..n {
-            binary(streams[i], op.binary(), &out, &slot(i, j), &out)?;
-        }
-    }
-    Ok(())
+    (0..n).try_for_each(reduce)
 }
 
 /// Output i (contiguous, N times the input's elements) becomes the inputs of

@@ -57,6 +57,7 @@ impl Device {
             features: device.features(),
             coopmat2_blocks: 0,
             coop_bf16: false,
+            host_import: None,
             limits,
             wgpu: device,
             queue,

@@ -21,6 +21,10 @@ impl<'a> Extension<'a> {
     pub fn new<F>(name: &'static CStr, _features: &'a mut F) -> Extension<'a> {
         Extension { name, _features: PhantomData }
     }
+
+    pub fn plain(name: &'static CStr) -> Extension<'static> {
+        Extension { name, _features: PhantomData }
+    }
 }
 
 pub fn open(
