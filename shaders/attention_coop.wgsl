@@ -110,40 +110,194 @@ fn attention_coop_d64(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
     var lsum = 0.0;
     let kb = bs.k + i32(h) * p.k_h;
     let vb = bs.v + i32(h) * p.v_h;
+    var kw0 = vec4<u32>();
+    var vw0 = vec4<u32>();
+    var kw1 = vec4<u32>();
+    var vw1 = vec4<u32>();
+    var kw2 = vec4<u32>();
+    var vw2 = vec4<u32>();
+    var kw3 = vec4<u32>();
+    var vw3 = vec4<u32>();
+    {
+        let e = lid + 0u;
+        let key = kbeg + i32(e / 8u);
+        kw0 = vec4<u32>();
+        vw0 = vec4<u32>();
+        if (e < 512u && key < kend) {
+            kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 8u];
+            vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
+        }
+    }
+    {
+        let e = lid + 128u;
+        let key = kbeg + i32(e / 8u);
+        kw1 = vec4<u32>();
+        vw1 = vec4<u32>();
+        if (e < 512u && key < kend) {
+            kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 8u];
+            vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
+        }
+    }
+    {
+        let e = lid + 256u;
+        let key = kbeg + i32(e / 8u);
+        kw2 = vec4<u32>();
+        vw2 = vec4<u32>();
+        if (e < 512u && key < kend) {
+            kw2 = k4[u32(kb + key * p.k_s) / 8u + e % 8u];
+            vw2 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
+        }
+    }
+    {
+        let e = lid + 384u;
+        let key = kbeg + i32(e / 8u);
+        kw3 = vec4<u32>();
+        vw3 = vec4<u32>();
+        if (e < 512u && key < kend) {
+            kw3 = k4[u32(kb + key * p.k_s) / 8u + e % 8u];
+            vw3 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
+        }
+    }
     workgroupBarrier();
     for (var kt = kbeg; kt < kend; kt += 64) {
-        // Stage K and V (512 words each), zero past the valid keys.
-        for (var e = lid; e < 512u; e += 128u) {
-            let j = e / 8u;
-            let c8 = e % 8u;
-            let key = kt + i32(j);
-            var kw = vec4<u32>();
-            var vw = vec4<u32>();
-            if (key < kend) {
-                kw = k4[u32(kb + key * p.k_s) / 8u + c8];
-                vw = v4[u32(vb + key * p.v_s) / 8u + c8];
+        // Stage the tile fetched during the last one; fetch the next.
+        {
+            let e = lid + 0u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 8u) * 72u + (e % 8u) * 8u;
+                kvs_d64[at + 0u] = kx[0];
+                kvs_d64[at + 1u] = kx[1];
+                kvs_d64[at + 2u] = kx[2];
+                kvs_d64[at + 3u] = kx[3];
+                kvs_d64[at + 4u] = kx[4];
+                kvs_d64[at + 5u] = kx[5];
+                kvs_d64[at + 6u] = kx[6];
+                kvs_d64[at + 7u] = kx[7];
+                kvs_d64[4608u + at + 0u] = vx[0];
+                kvs_d64[4608u + at + 1u] = vx[1];
+                kvs_d64[4608u + at + 2u] = vx[2];
+                kvs_d64[4608u + at + 3u] = vx[3];
+                kvs_d64[4608u + at + 4u] = vx[4];
+                kvs_d64[4608u + at + 5u] = vx[5];
+                kvs_d64[4608u + at + 6u] = vx[6];
+                kvs_d64[4608u + at + 7u] = vx[7];
             }
-            let kx = coop_unpack(kw);
-            let vx = coop_unpack(vw);
-            let at = j * 72u + c8 * 8u;
-            kvs_d64[at + 0u] = kx[0];
-            kvs_d64[at + 1u] = kx[1];
-            kvs_d64[at + 2u] = kx[2];
-            kvs_d64[at + 3u] = kx[3];
-            kvs_d64[at + 4u] = kx[4];
-            kvs_d64[at + 5u] = kx[5];
-            kvs_d64[at + 6u] = kx[6];
-            kvs_d64[at + 7u] = kx[7];
-            kvs_d64[4608u + at + 0u] = vx[0];
-            kvs_d64[4608u + at + 1u] = vx[1];
-            kvs_d64[4608u + at + 2u] = vx[2];
-            kvs_d64[4608u + at + 3u] = vx[3];
-            kvs_d64[4608u + at + 4u] = vx[4];
-            kvs_d64[4608u + at + 5u] = vx[5];
-            kvs_d64[4608u + at + 6u] = vx[6];
-            kvs_d64[4608u + at + 7u] = vx[7];
+        }
+        {
+            let e = lid + 128u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw1);
+                let vx = coop_unpack(vw1);
+                let at = (e / 8u) * 72u + (e % 8u) * 8u;
+                kvs_d64[at + 0u] = kx[0];
+                kvs_d64[at + 1u] = kx[1];
+                kvs_d64[at + 2u] = kx[2];
+                kvs_d64[at + 3u] = kx[3];
+                kvs_d64[at + 4u] = kx[4];
+                kvs_d64[at + 5u] = kx[5];
+                kvs_d64[at + 6u] = kx[6];
+                kvs_d64[at + 7u] = kx[7];
+                kvs_d64[4608u + at + 0u] = vx[0];
+                kvs_d64[4608u + at + 1u] = vx[1];
+                kvs_d64[4608u + at + 2u] = vx[2];
+                kvs_d64[4608u + at + 3u] = vx[3];
+                kvs_d64[4608u + at + 4u] = vx[4];
+                kvs_d64[4608u + at + 5u] = vx[5];
+                kvs_d64[4608u + at + 6u] = vx[6];
+                kvs_d64[4608u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 256u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw2);
+                let vx = coop_unpack(vw2);
+                let at = (e / 8u) * 72u + (e % 8u) * 8u;
+                kvs_d64[at + 0u] = kx[0];
+                kvs_d64[at + 1u] = kx[1];
+                kvs_d64[at + 2u] = kx[2];
+                kvs_d64[at + 3u] = kx[3];
+                kvs_d64[at + 4u] = kx[4];
+                kvs_d64[at + 5u] = kx[5];
+                kvs_d64[at + 6u] = kx[6];
+                kvs_d64[at + 7u] = kx[7];
+                kvs_d64[4608u + at + 0u] = vx[0];
+                kvs_d64[4608u + at + 1u] = vx[1];
+                kvs_d64[4608u + at + 2u] = vx[2];
+                kvs_d64[4608u + at + 3u] = vx[3];
+                kvs_d64[4608u + at + 4u] = vx[4];
+                kvs_d64[4608u + at + 5u] = vx[5];
+                kvs_d64[4608u + at + 6u] = vx[6];
+                kvs_d64[4608u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 384u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw3);
+                let vx = coop_unpack(vw3);
+                let at = (e / 8u) * 72u + (e % 8u) * 8u;
+                kvs_d64[at + 0u] = kx[0];
+                kvs_d64[at + 1u] = kx[1];
+                kvs_d64[at + 2u] = kx[2];
+                kvs_d64[at + 3u] = kx[3];
+                kvs_d64[at + 4u] = kx[4];
+                kvs_d64[at + 5u] = kx[5];
+                kvs_d64[at + 6u] = kx[6];
+                kvs_d64[at + 7u] = kx[7];
+                kvs_d64[4608u + at + 0u] = vx[0];
+                kvs_d64[4608u + at + 1u] = vx[1];
+                kvs_d64[4608u + at + 2u] = vx[2];
+                kvs_d64[4608u + at + 3u] = vx[3];
+                kvs_d64[4608u + at + 4u] = vx[4];
+                kvs_d64[4608u + at + 5u] = vx[5];
+                kvs_d64[4608u + at + 6u] = vx[6];
+                kvs_d64[4608u + at + 7u] = vx[7];
+            }
         }
         workgroupBarrier();
+        {
+            let e = lid + 0u;
+            let key = kt + 64 + i32(e / 8u);
+            kw0 = vec4<u32>();
+            vw0 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 8u];
+                vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
+            }
+        }
+        {
+            let e = lid + 128u;
+            let key = kt + 64 + i32(e / 8u);
+            kw1 = vec4<u32>();
+            vw1 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 8u];
+                vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
+            }
+        }
+        {
+            let e = lid + 256u;
+            let key = kt + 64 + i32(e / 8u);
+            kw2 = vec4<u32>();
+            vw2 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw2 = k4[u32(kb + key * p.k_s) / 8u + e % 8u];
+                vw2 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
+            }
+        }
+        {
+            let e = lid + 384u;
+            let key = kt + 64 + i32(e / 8u);
+            kw3 = vec4<u32>();
+            vw3 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw3 = k4[u32(kb + key * p.k_s) / 8u + e % 8u];
+                vw3 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
+            }
+        }
         // S = Q K^T for this subgroup's 16 rows.
         var s0 = coop_mat16x16<f32, C>();
         s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64[0u], 72u), s0);
@@ -370,40 +524,148 @@ fn attention_coop_d80(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
     var lsum = 0.0;
     let kb = bs.k + i32(h) * p.k_h;
     let vb = bs.v + i32(h) * p.v_h;
+    var kw0 = vec4<u32>();
+    var vw0 = vec4<u32>();
+    var kw1 = vec4<u32>();
+    var vw1 = vec4<u32>();
+    var kw2 = vec4<u32>();
+    var vw2 = vec4<u32>();
+    {
+        let e = lid + 0u;
+        let key = kbeg + i32(e / 10u);
+        kw0 = vec4<u32>();
+        vw0 = vec4<u32>();
+        if (e < 320u && key < kend) {
+            kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 10u];
+            vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 10u];
+        }
+    }
+    {
+        let e = lid + 128u;
+        let key = kbeg + i32(e / 10u);
+        kw1 = vec4<u32>();
+        vw1 = vec4<u32>();
+        if (e < 320u && key < kend) {
+            kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 10u];
+            vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 10u];
+        }
+    }
+    {
+        let e = lid + 256u;
+        let key = kbeg + i32(e / 10u);
+        kw2 = vec4<u32>();
+        vw2 = vec4<u32>();
+        if (e < 320u && key < kend) {
+            kw2 = k4[u32(kb + key * p.k_s) / 8u + e % 10u];
+            vw2 = v4[u32(vb + key * p.v_s) / 8u + e % 10u];
+        }
+    }
     workgroupBarrier();
     for (var kt = kbeg; kt < kend; kt += 32) {
-        // Stage K and V (320 words each), zero past the valid keys.
-        for (var e = lid; e < 320u; e += 128u) {
-            let j = e / 10u;
-            let c8 = e % 10u;
-            let key = kt + i32(j);
-            var kw = vec4<u32>();
-            var vw = vec4<u32>();
-            if (key < kend) {
-                kw = k4[u32(kb + key * p.k_s) / 8u + c8];
-                vw = v4[u32(vb + key * p.v_s) / 8u + c8];
+        // Stage the tile fetched during the last one; fetch the next.
+        {
+            let e = lid + 0u;
+            if (e < 320u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 10u) * 88u + (e % 10u) * 8u;
+                kvs_d80[at + 0u] = kx[0];
+                kvs_d80[at + 1u] = kx[1];
+                kvs_d80[at + 2u] = kx[2];
+                kvs_d80[at + 3u] = kx[3];
+                kvs_d80[at + 4u] = kx[4];
+                kvs_d80[at + 5u] = kx[5];
+                kvs_d80[at + 6u] = kx[6];
+                kvs_d80[at + 7u] = kx[7];
+                kvs_d80[2816u + at + 0u] = vx[0];
+                kvs_d80[2816u + at + 1u] = vx[1];
+                kvs_d80[2816u + at + 2u] = vx[2];
+                kvs_d80[2816u + at + 3u] = vx[3];
+                kvs_d80[2816u + at + 4u] = vx[4];
+                kvs_d80[2816u + at + 5u] = vx[5];
+                kvs_d80[2816u + at + 6u] = vx[6];
+                kvs_d80[2816u + at + 7u] = vx[7];
             }
-            let kx = coop_unpack(kw);
-            let vx = coop_unpack(vw);
-            let at = j * 88u + c8 * 8u;
-            kvs_d80[at + 0u] = kx[0];
-            kvs_d80[at + 1u] = kx[1];
-            kvs_d80[at + 2u] = kx[2];
-            kvs_d80[at + 3u] = kx[3];
-            kvs_d80[at + 4u] = kx[4];
-            kvs_d80[at + 5u] = kx[5];
-            kvs_d80[at + 6u] = kx[6];
-            kvs_d80[at + 7u] = kx[7];
-            kvs_d80[2816u + at + 0u] = vx[0];
-            kvs_d80[2816u + at + 1u] = vx[1];
-            kvs_d80[2816u + at + 2u] = vx[2];
-            kvs_d80[2816u + at + 3u] = vx[3];
-            kvs_d80[2816u + at + 4u] = vx[4];
-            kvs_d80[2816u + at + 5u] = vx[5];
-            kvs_d80[2816u + at + 6u] = vx[6];
-            kvs_d80[2816u + at + 7u] = vx[7];
+        }
+        {
+            let e = lid + 128u;
+            if (e < 320u) {
+                let kx = coop_unpack(kw1);
+                let vx = coop_unpack(vw1);
+                let at = (e / 10u) * 88u + (e % 10u) * 8u;
+                kvs_d80[at + 0u] = kx[0];
+                kvs_d80[at + 1u] = kx[1];
+                kvs_d80[at + 2u] = kx[2];
+                kvs_d80[at + 3u] = kx[3];
+                kvs_d80[at + 4u] = kx[4];
+                kvs_d80[at + 5u] = kx[5];
+                kvs_d80[at + 6u] = kx[6];
+                kvs_d80[at + 7u] = kx[7];
+                kvs_d80[2816u + at + 0u] = vx[0];
+                kvs_d80[2816u + at + 1u] = vx[1];
+                kvs_d80[2816u + at + 2u] = vx[2];
+                kvs_d80[2816u + at + 3u] = vx[3];
+                kvs_d80[2816u + at + 4u] = vx[4];
+                kvs_d80[2816u + at + 5u] = vx[5];
+                kvs_d80[2816u + at + 6u] = vx[6];
+                kvs_d80[2816u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 256u;
+            if (e < 320u) {
+                let kx = coop_unpack(kw2);
+                let vx = coop_unpack(vw2);
+                let at = (e / 10u) * 88u + (e % 10u) * 8u;
+                kvs_d80[at + 0u] = kx[0];
+                kvs_d80[at + 1u] = kx[1];
+                kvs_d80[at + 2u] = kx[2];
+                kvs_d80[at + 3u] = kx[3];
+                kvs_d80[at + 4u] = kx[4];
+                kvs_d80[at + 5u] = kx[5];
+                kvs_d80[at + 6u] = kx[6];
+                kvs_d80[at + 7u] = kx[7];
+                kvs_d80[2816u + at + 0u] = vx[0];
+                kvs_d80[2816u + at + 1u] = vx[1];
+                kvs_d80[2816u + at + 2u] = vx[2];
+                kvs_d80[2816u + at + 3u] = vx[3];
+                kvs_d80[2816u + at + 4u] = vx[4];
+                kvs_d80[2816u + at + 5u] = vx[5];
+                kvs_d80[2816u + at + 6u] = vx[6];
+                kvs_d80[2816u + at + 7u] = vx[7];
+            }
         }
         workgroupBarrier();
+        {
+            let e = lid + 0u;
+            let key = kt + 32 + i32(e / 10u);
+            kw0 = vec4<u32>();
+            vw0 = vec4<u32>();
+            if (e < 320u && key < kend) {
+                kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 10u];
+                vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 10u];
+            }
+        }
+        {
+            let e = lid + 128u;
+            let key = kt + 32 + i32(e / 10u);
+            kw1 = vec4<u32>();
+            vw1 = vec4<u32>();
+            if (e < 320u && key < kend) {
+                kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 10u];
+                vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 10u];
+            }
+        }
+        {
+            let e = lid + 256u;
+            let key = kt + 32 + i32(e / 10u);
+            kw2 = vec4<u32>();
+            vw2 = vec4<u32>();
+            if (e < 320u && key < kend) {
+                kw2 = k4[u32(kb + key * p.k_s) / 8u + e % 10u];
+                vw2 = v4[u32(vb + key * p.v_s) / 8u + e % 10u];
+            }
+        }
         // S = Q K^T for this subgroup's 16 rows.
         var s0 = coop_mat16x16<f32, C>();
         s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80[0u], 88u), s0);
@@ -624,40 +886,148 @@ fn attention_coop_d96(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
     var lsum = 0.0;
     let kb = bs.k + i32(h) * p.k_h;
     let vb = bs.v + i32(h) * p.v_h;
+    var kw0 = vec4<u32>();
+    var vw0 = vec4<u32>();
+    var kw1 = vec4<u32>();
+    var vw1 = vec4<u32>();
+    var kw2 = vec4<u32>();
+    var vw2 = vec4<u32>();
+    {
+        let e = lid + 0u;
+        let key = kbeg + i32(e / 12u);
+        kw0 = vec4<u32>();
+        vw0 = vec4<u32>();
+        if (e < 384u && key < kend) {
+            kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 12u];
+            vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 12u];
+        }
+    }
+    {
+        let e = lid + 128u;
+        let key = kbeg + i32(e / 12u);
+        kw1 = vec4<u32>();
+        vw1 = vec4<u32>();
+        if (e < 384u && key < kend) {
+            kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 12u];
+            vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 12u];
+        }
+    }
+    {
+        let e = lid + 256u;
+        let key = kbeg + i32(e / 12u);
+        kw2 = vec4<u32>();
+        vw2 = vec4<u32>();
+        if (e < 384u && key < kend) {
+            kw2 = k4[u32(kb + key * p.k_s) / 8u + e % 12u];
+            vw2 = v4[u32(vb + key * p.v_s) / 8u + e % 12u];
+        }
+    }
     workgroupBarrier();
     for (var kt = kbeg; kt < kend; kt += 32) {
-        // Stage K and V (384 words each), zero past the valid keys.
-        for (var e = lid; e < 384u; e += 128u) {
-            let j = e / 12u;
-            let c8 = e % 12u;
-            let key = kt + i32(j);
-            var kw = vec4<u32>();
-            var vw = vec4<u32>();
-            if (key < kend) {
-                kw = k4[u32(kb + key * p.k_s) / 8u + c8];
-                vw = v4[u32(vb + key * p.v_s) / 8u + c8];
+        // Stage the tile fetched during the last one; fetch the next.
+        {
+            let e = lid + 0u;
+            if (e < 384u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 12u) * 104u + (e % 12u) * 8u;
+                kvs_d96[at + 0u] = kx[0];
+                kvs_d96[at + 1u] = kx[1];
+                kvs_d96[at + 2u] = kx[2];
+                kvs_d96[at + 3u] = kx[3];
+                kvs_d96[at + 4u] = kx[4];
+                kvs_d96[at + 5u] = kx[5];
+                kvs_d96[at + 6u] = kx[6];
+                kvs_d96[at + 7u] = kx[7];
+                kvs_d96[3328u + at + 0u] = vx[0];
+                kvs_d96[3328u + at + 1u] = vx[1];
+                kvs_d96[3328u + at + 2u] = vx[2];
+                kvs_d96[3328u + at + 3u] = vx[3];
+                kvs_d96[3328u + at + 4u] = vx[4];
+                kvs_d96[3328u + at + 5u] = vx[5];
+                kvs_d96[3328u + at + 6u] = vx[6];
+                kvs_d96[3328u + at + 7u] = vx[7];
             }
-            let kx = coop_unpack(kw);
-            let vx = coop_unpack(vw);
-            let at = j * 104u + c8 * 8u;
-            kvs_d96[at + 0u] = kx[0];
-            kvs_d96[at + 1u] = kx[1];
-            kvs_d96[at + 2u] = kx[2];
-            kvs_d96[at + 3u] = kx[3];
-            kvs_d96[at + 4u] = kx[4];
-            kvs_d96[at + 5u] = kx[5];
-            kvs_d96[at + 6u] = kx[6];
-            kvs_d96[at + 7u] = kx[7];
-            kvs_d96[3328u + at + 0u] = vx[0];
-            kvs_d96[3328u + at + 1u] = vx[1];
-            kvs_d96[3328u + at + 2u] = vx[2];
-            kvs_d96[3328u + at + 3u] = vx[3];
-            kvs_d96[3328u + at + 4u] = vx[4];
-            kvs_d96[3328u + at + 5u] = vx[5];
-            kvs_d96[3328u + at + 6u] = vx[6];
-            kvs_d96[3328u + at + 7u] = vx[7];
+        }
+        {
+            let e = lid + 128u;
+            if (e < 384u) {
+                let kx = coop_unpack(kw1);
+                let vx = coop_unpack(vw1);
+                let at = (e / 12u) * 104u + (e % 12u) * 8u;
+                kvs_d96[at + 0u] = kx[0];
+                kvs_d96[at + 1u] = kx[1];
+                kvs_d96[at + 2u] = kx[2];
+                kvs_d96[at + 3u] = kx[3];
+                kvs_d96[at + 4u] = kx[4];
+                kvs_d96[at + 5u] = kx[5];
+                kvs_d96[at + 6u] = kx[6];
+                kvs_d96[at + 7u] = kx[7];
+                kvs_d96[3328u + at + 0u] = vx[0];
+                kvs_d96[3328u + at + 1u] = vx[1];
+                kvs_d96[3328u + at + 2u] = vx[2];
+                kvs_d96[3328u + at + 3u] = vx[3];
+                kvs_d96[3328u + at + 4u] = vx[4];
+                kvs_d96[3328u + at + 5u] = vx[5];
+                kvs_d96[3328u + at + 6u] = vx[6];
+                kvs_d96[3328u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 256u;
+            if (e < 384u) {
+                let kx = coop_unpack(kw2);
+                let vx = coop_unpack(vw2);
+                let at = (e / 12u) * 104u + (e % 12u) * 8u;
+                kvs_d96[at + 0u] = kx[0];
+                kvs_d96[at + 1u] = kx[1];
+                kvs_d96[at + 2u] = kx[2];
+                kvs_d96[at + 3u] = kx[3];
+                kvs_d96[at + 4u] = kx[4];
+                kvs_d96[at + 5u] = kx[5];
+                kvs_d96[at + 6u] = kx[6];
+                kvs_d96[at + 7u] = kx[7];
+                kvs_d96[3328u + at + 0u] = vx[0];
+                kvs_d96[3328u + at + 1u] = vx[1];
+                kvs_d96[3328u + at + 2u] = vx[2];
+                kvs_d96[3328u + at + 3u] = vx[3];
+                kvs_d96[3328u + at + 4u] = vx[4];
+                kvs_d96[3328u + at + 5u] = vx[5];
+                kvs_d96[3328u + at + 6u] = vx[6];
+                kvs_d96[3328u + at + 7u] = vx[7];
+            }
         }
         workgroupBarrier();
+        {
+            let e = lid + 0u;
+            let key = kt + 32 + i32(e / 12u);
+            kw0 = vec4<u32>();
+            vw0 = vec4<u32>();
+            if (e < 384u && key < kend) {
+                kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 12u];
+                vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 12u];
+            }
+        }
+        {
+            let e = lid + 128u;
+            let key = kt + 32 + i32(e / 12u);
+            kw1 = vec4<u32>();
+            vw1 = vec4<u32>();
+            if (e < 384u && key < kend) {
+                kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 12u];
+                vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 12u];
+            }
+        }
+        {
+            let e = lid + 256u;
+            let key = kt + 32 + i32(e / 12u);
+            kw2 = vec4<u32>();
+            vw2 = vec4<u32>();
+            if (e < 384u && key < kend) {
+                kw2 = k4[u32(kb + key * p.k_s) / 8u + e % 12u];
+                vw2 = v4[u32(vb + key * p.v_s) / 8u + e % 12u];
+            }
+        }
         // S = Q K^T for this subgroup's 16 rows.
         var s0 = coop_mat16x16<f32, C>();
         s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96[0u], 104u), s0);
@@ -896,40 +1266,194 @@ fn attention_coop_d128(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_inv
     var lsum = 0.0;
     let kb = bs.k + i32(h) * p.k_h;
     let vb = bs.v + i32(h) * p.v_h;
+    var kw0 = vec4<u32>();
+    var vw0 = vec4<u32>();
+    var kw1 = vec4<u32>();
+    var vw1 = vec4<u32>();
+    var kw2 = vec4<u32>();
+    var vw2 = vec4<u32>();
+    var kw3 = vec4<u32>();
+    var vw3 = vec4<u32>();
+    {
+        let e = lid + 0u;
+        let key = kbeg + i32(e / 16u);
+        kw0 = vec4<u32>();
+        vw0 = vec4<u32>();
+        if (e < 512u && key < kend) {
+            kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+            vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+        }
+    }
+    {
+        let e = lid + 128u;
+        let key = kbeg + i32(e / 16u);
+        kw1 = vec4<u32>();
+        vw1 = vec4<u32>();
+        if (e < 512u && key < kend) {
+            kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+            vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+        }
+    }
+    {
+        let e = lid + 256u;
+        let key = kbeg + i32(e / 16u);
+        kw2 = vec4<u32>();
+        vw2 = vec4<u32>();
+        if (e < 512u && key < kend) {
+            kw2 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+            vw2 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+        }
+    }
+    {
+        let e = lid + 384u;
+        let key = kbeg + i32(e / 16u);
+        kw3 = vec4<u32>();
+        vw3 = vec4<u32>();
+        if (e < 512u && key < kend) {
+            kw3 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+            vw3 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+        }
+    }
     workgroupBarrier();
     for (var kt = kbeg; kt < kend; kt += 32) {
-        // Stage K and V (512 words each), zero past the valid keys.
-        for (var e = lid; e < 512u; e += 128u) {
-            let j = e / 16u;
-            let c8 = e % 16u;
-            let key = kt + i32(j);
-            var kw = vec4<u32>();
-            var vw = vec4<u32>();
-            if (key < kend) {
-                kw = k4[u32(kb + key * p.k_s) / 8u + c8];
-                vw = v4[u32(vb + key * p.v_s) / 8u + c8];
+        // Stage the tile fetched during the last one; fetch the next.
+        {
+            let e = lid + 0u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 16u) * 136u + (e % 16u) * 8u;
+                kvs_d128[at + 0u] = kx[0];
+                kvs_d128[at + 1u] = kx[1];
+                kvs_d128[at + 2u] = kx[2];
+                kvs_d128[at + 3u] = kx[3];
+                kvs_d128[at + 4u] = kx[4];
+                kvs_d128[at + 5u] = kx[5];
+                kvs_d128[at + 6u] = kx[6];
+                kvs_d128[at + 7u] = kx[7];
+                kvs_d128[4352u + at + 0u] = vx[0];
+                kvs_d128[4352u + at + 1u] = vx[1];
+                kvs_d128[4352u + at + 2u] = vx[2];
+                kvs_d128[4352u + at + 3u] = vx[3];
+                kvs_d128[4352u + at + 4u] = vx[4];
+                kvs_d128[4352u + at + 5u] = vx[5];
+                kvs_d128[4352u + at + 6u] = vx[6];
+                kvs_d128[4352u + at + 7u] = vx[7];
             }
-            let kx = coop_unpack(kw);
-            let vx = coop_unpack(vw);
-            let at = j * 136u + c8 * 8u;
-            kvs_d128[at + 0u] = kx[0];
-            kvs_d128[at + 1u] = kx[1];
-            kvs_d128[at + 2u] = kx[2];
-            kvs_d128[at + 3u] = kx[3];
-            kvs_d128[at + 4u] = kx[4];
-            kvs_d128[at + 5u] = kx[5];
-            kvs_d128[at + 6u] = kx[6];
-            kvs_d128[at + 7u] = kx[7];
-            kvs_d128[4352u + at + 0u] = vx[0];
-            kvs_d128[4352u + at + 1u] = vx[1];
-            kvs_d128[4352u + at + 2u] = vx[2];
-            kvs_d128[4352u + at + 3u] = vx[3];
-            kvs_d128[4352u + at + 4u] = vx[4];
-            kvs_d128[4352u + at + 5u] = vx[5];
-            kvs_d128[4352u + at + 6u] = vx[6];
-            kvs_d128[4352u + at + 7u] = vx[7];
+        }
+        {
+            let e = lid + 128u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw1);
+                let vx = coop_unpack(vw1);
+                let at = (e / 16u) * 136u + (e % 16u) * 8u;
+                kvs_d128[at + 0u] = kx[0];
+                kvs_d128[at + 1u] = kx[1];
+                kvs_d128[at + 2u] = kx[2];
+                kvs_d128[at + 3u] = kx[3];
+                kvs_d128[at + 4u] = kx[4];
+                kvs_d128[at + 5u] = kx[5];
+                kvs_d128[at + 6u] = kx[6];
+                kvs_d128[at + 7u] = kx[7];
+                kvs_d128[4352u + at + 0u] = vx[0];
+                kvs_d128[4352u + at + 1u] = vx[1];
+                kvs_d128[4352u + at + 2u] = vx[2];
+                kvs_d128[4352u + at + 3u] = vx[3];
+                kvs_d128[4352u + at + 4u] = vx[4];
+                kvs_d128[4352u + at + 5u] = vx[5];
+                kvs_d128[4352u + at + 6u] = vx[6];
+                kvs_d128[4352u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 256u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw2);
+                let vx = coop_unpack(vw2);
+                let at = (e / 16u) * 136u + (e % 16u) * 8u;
+                kvs_d128[at + 0u] = kx[0];
+                kvs_d128[at + 1u] = kx[1];
+                kvs_d128[at + 2u] = kx[2];
+                kvs_d128[at + 3u] = kx[3];
+                kvs_d128[at + 4u] = kx[4];
+                kvs_d128[at + 5u] = kx[5];
+                kvs_d128[at + 6u] = kx[6];
+                kvs_d128[at + 7u] = kx[7];
+                kvs_d128[4352u + at + 0u] = vx[0];
+                kvs_d128[4352u + at + 1u] = vx[1];
+                kvs_d128[4352u + at + 2u] = vx[2];
+                kvs_d128[4352u + at + 3u] = vx[3];
+                kvs_d128[4352u + at + 4u] = vx[4];
+                kvs_d128[4352u + at + 5u] = vx[5];
+                kvs_d128[4352u + at + 6u] = vx[6];
+                kvs_d128[4352u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 384u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw3);
+                let vx = coop_unpack(vw3);
+                let at = (e / 16u) * 136u + (e % 16u) * 8u;
+                kvs_d128[at + 0u] = kx[0];
+                kvs_d128[at + 1u] = kx[1];
+                kvs_d128[at + 2u] = kx[2];
+                kvs_d128[at + 3u] = kx[3];
+                kvs_d128[at + 4u] = kx[4];
+                kvs_d128[at + 5u] = kx[5];
+                kvs_d128[at + 6u] = kx[6];
+                kvs_d128[at + 7u] = kx[7];
+                kvs_d128[4352u + at + 0u] = vx[0];
+                kvs_d128[4352u + at + 1u] = vx[1];
+                kvs_d128[4352u + at + 2u] = vx[2];
+                kvs_d128[4352u + at + 3u] = vx[3];
+                kvs_d128[4352u + at + 4u] = vx[4];
+                kvs_d128[4352u + at + 5u] = vx[5];
+                kvs_d128[4352u + at + 6u] = vx[6];
+                kvs_d128[4352u + at + 7u] = vx[7];
+            }
         }
         workgroupBarrier();
+        {
+            let e = lid + 0u;
+            let key = kt + 32 + i32(e / 16u);
+            kw0 = vec4<u32>();
+            vw0 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+                vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+            }
+        }
+        {
+            let e = lid + 128u;
+            let key = kt + 32 + i32(e / 16u);
+            kw1 = vec4<u32>();
+            vw1 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+                vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+            }
+        }
+        {
+            let e = lid + 256u;
+            let key = kt + 32 + i32(e / 16u);
+            kw2 = vec4<u32>();
+            vw2 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw2 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+                vw2 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+            }
+        }
+        {
+            let e = lid + 384u;
+            let key = kt + 32 + i32(e / 16u);
+            kw3 = vec4<u32>();
+            vw3 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw3 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+                vw3 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+            }
+        }
         // S = Q K^T for this subgroup's 16 rows.
         var s0 = coop_mat16x16<f32, C>();
         s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128[0u], 136u), s0);
@@ -1115,6 +1639,1468 @@ fn coop_rescale_d128(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coop_mat16
     }
     workgroupBarrier();
     let back = coopLoadT<coop_mat16x16<f32, C>>(&ss_d128[sg * 576u], 36u);
+    workgroupBarrier();
+    return back;
+}
+
+// D = 64: tiles of 64 keys.
+const BN_d64_direct: u32 = 64u;
+var<workgroup> kvs_d64_direct: array<f16, 9216>;
+var<workgroup> ss_d64_direct: array<f32, 4352>;
+var<workgroup> ps_d64_direct: array<f16, 4608>;
+
+@compute @workgroup_size(128)
+fn attention_coop_d64_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let sg = lid / 32u;
+    let lane = lid % 32u;
+    let bh = wid.y;
+    let h = bh % p.hkv;
+    let bs = bases_of(bh / p.hkv);
+    let r0 = (p.row_tiles - 1u - wid.x) * 64u;
+    let nq = min(64u, p.rows - r0);
+    if (lid == 0u) {
+        var len = min(p.kv_len, p.skv);
+        if (p.has_lens != 0u) {
+            len = min(len, lens[bs.lens]);
+        }
+        coop_len = len;
+        coop_flag = 0u;
+    }
+    // Q rows into the K/V staging area (zero past the rows).
+    for (var e = lid; e < 64u * 64u; e += 128u) {
+        let i = e / 64u;
+        let c = e % 64u;
+        var x = f16(0.0);
+        if (i < nq) {
+            let r = r0 + i;
+            let hq = h * p.group + r / p.sq;
+            x = q[bs.q + i32(hq) * p.q_h + i32(r % p.sq) * p.q_s + i32(c) * p.q_d];
+        }
+        kvs_d64_direct[i * 72u + c] = x;
+    }
+    let len = i32(workgroupUniformLoad(&coop_len));
+    let q0 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d64_direct[sg * 1152u + 0u], 72u);
+    let q1 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d64_direct[sg * 1152u + 16u], 72u);
+    let q2 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d64_direct[sg * 1152u + 32u], 72u);
+    let q3 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d64_direct[sg * 1152u + 48u], 72u);
+    // This invocation's row (two per row, each half of a tile's keys).
+    let i = sg * 16u + lane / 2u;
+    let kh = (lane % 2u) * 32u;
+    let shift = select(len - i32(p.sq), 0, p.causal == 2u);
+    let r = r0 + i;
+    let live = i < nq;
+    let hq = h * p.group + r / p.sq;
+    let spos = r % p.sq;
+    let qpos = i32(spos) + shift;
+    let mbase = bs.m + i32(hq) * p.m_h;
+    // Keys some row of the tile may see (uniform: from wid and params).
+    let last = r0 + nq - 1u;
+    let spans = last / p.sq != r0 / p.sq;
+    var kend = len;
+    if (p.causal != 0u) {
+        kend = min(kend, i32(select(last % p.sq, p.sq - 1u, spans)) + shift + 1);
+    }
+    var kbeg = 0;
+    if (p.window != 0u) {
+        kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    var o0 = coop_mat16x16<f32, C>();
+    var o1 = coop_mat16x16<f32, C>();
+    var o2 = coop_mat16x16<f32, C>();
+    var o3 = coop_mat16x16<f32, C>();
+    var mr = neg_inf();
+    var lsum = 0.0;
+    let kb = bs.k + i32(h) * p.k_h;
+    let vb = bs.v + i32(h) * p.v_h;
+    var kw0 = vec4<u32>();
+    var vw0 = vec4<u32>();
+    var kw1 = vec4<u32>();
+    var vw1 = vec4<u32>();
+    var kw2 = vec4<u32>();
+    var vw2 = vec4<u32>();
+    var kw3 = vec4<u32>();
+    var vw3 = vec4<u32>();
+    workgroupBarrier();
+    for (var kt = kbeg; kt < kend; kt += 64) {
+        // Stage K and V (512 words each), zero past the valid keys.
+        {
+            let e = lid + 0u;
+            let key = kt + i32(e / 8u);
+            kw0 = vec4<u32>();
+            vw0 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 8u];
+                vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
+            }
+        }
+        {
+            let e = lid + 128u;
+            let key = kt + i32(e / 8u);
+            kw1 = vec4<u32>();
+            vw1 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 8u];
+                vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
+            }
+        }
+        {
+            let e = lid + 256u;
+            let key = kt + i32(e / 8u);
+            kw2 = vec4<u32>();
+            vw2 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw2 = k4[u32(kb + key * p.k_s) / 8u + e % 8u];
+                vw2 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
+            }
+        }
+        {
+            let e = lid + 384u;
+            let key = kt + i32(e / 8u);
+            kw3 = vec4<u32>();
+            vw3 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw3 = k4[u32(kb + key * p.k_s) / 8u + e % 8u];
+                vw3 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
+            }
+        }
+        {
+            let e = lid + 0u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 8u) * 72u + (e % 8u) * 8u;
+                kvs_d64_direct[at + 0u] = kx[0];
+                kvs_d64_direct[at + 1u] = kx[1];
+                kvs_d64_direct[at + 2u] = kx[2];
+                kvs_d64_direct[at + 3u] = kx[3];
+                kvs_d64_direct[at + 4u] = kx[4];
+                kvs_d64_direct[at + 5u] = kx[5];
+                kvs_d64_direct[at + 6u] = kx[6];
+                kvs_d64_direct[at + 7u] = kx[7];
+                kvs_d64_direct[4608u + at + 0u] = vx[0];
+                kvs_d64_direct[4608u + at + 1u] = vx[1];
+                kvs_d64_direct[4608u + at + 2u] = vx[2];
+                kvs_d64_direct[4608u + at + 3u] = vx[3];
+                kvs_d64_direct[4608u + at + 4u] = vx[4];
+                kvs_d64_direct[4608u + at + 5u] = vx[5];
+                kvs_d64_direct[4608u + at + 6u] = vx[6];
+                kvs_d64_direct[4608u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 128u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw1);
+                let vx = coop_unpack(vw1);
+                let at = (e / 8u) * 72u + (e % 8u) * 8u;
+                kvs_d64_direct[at + 0u] = kx[0];
+                kvs_d64_direct[at + 1u] = kx[1];
+                kvs_d64_direct[at + 2u] = kx[2];
+                kvs_d64_direct[at + 3u] = kx[3];
+                kvs_d64_direct[at + 4u] = kx[4];
+                kvs_d64_direct[at + 5u] = kx[5];
+                kvs_d64_direct[at + 6u] = kx[6];
+                kvs_d64_direct[at + 7u] = kx[7];
+                kvs_d64_direct[4608u + at + 0u] = vx[0];
+                kvs_d64_direct[4608u + at + 1u] = vx[1];
+                kvs_d64_direct[4608u + at + 2u] = vx[2];
+                kvs_d64_direct[4608u + at + 3u] = vx[3];
+                kvs_d64_direct[4608u + at + 4u] = vx[4];
+                kvs_d64_direct[4608u + at + 5u] = vx[5];
+                kvs_d64_direct[4608u + at + 6u] = vx[6];
+                kvs_d64_direct[4608u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 256u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw2);
+                let vx = coop_unpack(vw2);
+                let at = (e / 8u) * 72u + (e % 8u) * 8u;
+                kvs_d64_direct[at + 0u] = kx[0];
+                kvs_d64_direct[at + 1u] = kx[1];
+                kvs_d64_direct[at + 2u] = kx[2];
+                kvs_d64_direct[at + 3u] = kx[3];
+                kvs_d64_direct[at + 4u] = kx[4];
+                kvs_d64_direct[at + 5u] = kx[5];
+                kvs_d64_direct[at + 6u] = kx[6];
+                kvs_d64_direct[at + 7u] = kx[7];
+                kvs_d64_direct[4608u + at + 0u] = vx[0];
+                kvs_d64_direct[4608u + at + 1u] = vx[1];
+                kvs_d64_direct[4608u + at + 2u] = vx[2];
+                kvs_d64_direct[4608u + at + 3u] = vx[3];
+                kvs_d64_direct[4608u + at + 4u] = vx[4];
+                kvs_d64_direct[4608u + at + 5u] = vx[5];
+                kvs_d64_direct[4608u + at + 6u] = vx[6];
+                kvs_d64_direct[4608u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 384u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw3);
+                let vx = coop_unpack(vw3);
+                let at = (e / 8u) * 72u + (e % 8u) * 8u;
+                kvs_d64_direct[at + 0u] = kx[0];
+                kvs_d64_direct[at + 1u] = kx[1];
+                kvs_d64_direct[at + 2u] = kx[2];
+                kvs_d64_direct[at + 3u] = kx[3];
+                kvs_d64_direct[at + 4u] = kx[4];
+                kvs_d64_direct[at + 5u] = kx[5];
+                kvs_d64_direct[at + 6u] = kx[6];
+                kvs_d64_direct[at + 7u] = kx[7];
+                kvs_d64_direct[4608u + at + 0u] = vx[0];
+                kvs_d64_direct[4608u + at + 1u] = vx[1];
+                kvs_d64_direct[4608u + at + 2u] = vx[2];
+                kvs_d64_direct[4608u + at + 3u] = vx[3];
+                kvs_d64_direct[4608u + at + 4u] = vx[4];
+                kvs_d64_direct[4608u + at + 5u] = vx[5];
+                kvs_d64_direct[4608u + at + 6u] = vx[6];
+                kvs_d64_direct[4608u + at + 7u] = vx[7];
+            }
+        }
+        workgroupBarrier();
+        // S = Q K^T for this subgroup's 16 rows.
+        var s0 = coop_mat16x16<f32, C>();
+        s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[0u], 72u), s0);
+        s0 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[16u], 72u), s0);
+        s0 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[32u], 72u), s0);
+        s0 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[48u], 72u), s0);
+        coopStoreT(s0, &ss_d64_direct[sg * 1088u + 0u], 68u);
+        var s1 = coop_mat16x16<f32, C>();
+        s1 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[1152u], 72u), s1);
+        s1 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[1168u], 72u), s1);
+        s1 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[1184u], 72u), s1);
+        s1 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[1200u], 72u), s1);
+        coopStoreT(s1, &ss_d64_direct[sg * 1088u + 16u], 68u);
+        var s2 = coop_mat16x16<f32, C>();
+        s2 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[2304u], 72u), s2);
+        s2 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[2320u], 72u), s2);
+        s2 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[2336u], 72u), s2);
+        s2 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[2352u], 72u), s2);
+        coopStoreT(s2, &ss_d64_direct[sg * 1088u + 32u], 68u);
+        var s3 = coop_mat16x16<f32, C>();
+        s3 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[3456u], 72u), s3);
+        s3 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[3472u], 72u), s3);
+        s3 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[3488u], 72u), s3);
+        s3 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_direct[3504u], 72u), s3);
+        coopStoreT(s3, &ss_d64_direct[sg * 1088u + 48u], 68u);
+        workgroupBarrier();
+        // Online softmax of this invocation's half row.
+        var sc: array<f32, 32>;
+        var mt = neg_inf();
+        for (var j = 0u; j < 32u; j++) {
+            let key = kt + i32(kh + j);
+            var x = neg_inf();
+            if (live && key < kend && coop_allowed(key, qpos)) {
+                x = ss_d64_direct[i * 68u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+            }
+            sc[j] = x;
+            if (x > mt) {
+                mt = x;
+            }
+        }
+        let other = subgroupShuffleXor(mt, 1u);
+        if (other > mt) {
+            mt = other;
+        }
+        var alpha = 1.0;
+        if (mr == neg_inf()) {
+            mr = mt;
+        } else if (mt > mr + 8.0) {
+            alpha = exp(mr - mt);
+            mr = mt;
+            coop_flag = 1u;
+        }
+        var l = 0.0;
+        for (var j = 0u; j < 32u; j++) {
+            let x = sc[j];
+            let pj = select(exp(x - mr), 0.0, x == neg_inf());
+            l += pj;
+            ps_d64_direct[i * 72u + kh + j] = f16(pj);
+        }
+        lsum = lsum * alpha + l;
+        if (kh == 0u) {
+            coop_alpha[i] = alpha;
+        }
+        if (workgroupUniformLoad(&coop_flag) != 0u) {
+            // Some row raised its max: rescale every row's sums.
+            o0 = coop_rescale_d64_direct(o0, sg, lane);
+            o1 = coop_rescale_d64_direct(o1, sg, lane);
+            o2 = coop_rescale_d64_direct(o2, sg, lane);
+            o3 = coop_rescale_d64_direct(o3, sg, lane);
+            if (lid == 0u) {
+                coop_flag = 0u;
+            }
+        }
+        // O += P V.
+        let p0 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d64_direct[sg * 1152u + 0u], 72u);
+        let p1 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d64_direct[sg * 1152u + 16u], 72u);
+        let p2 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d64_direct[sg * 1152u + 32u], 72u);
+        let p3 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d64_direct[sg * 1152u + 48u], 72u);
+        o0 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[4608u], 72u), o0);
+        o0 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[5760u], 72u), o0);
+        o0 = coopMultiplyAdd(p2, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[6912u], 72u), o0);
+        o0 = coopMultiplyAdd(p3, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[8064u], 72u), o0);
+        o1 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[4624u], 72u), o1);
+        o1 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[5776u], 72u), o1);
+        o1 = coopMultiplyAdd(p2, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[6928u], 72u), o1);
+        o1 = coopMultiplyAdd(p3, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[8080u], 72u), o1);
+        o2 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[4640u], 72u), o2);
+        o2 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[5792u], 72u), o2);
+        o2 = coopMultiplyAdd(p2, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[6944u], 72u), o2);
+        o2 = coopMultiplyAdd(p3, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[8096u], 72u), o2);
+        o3 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[4656u], 72u), o3);
+        o3 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[5808u], 72u), o3);
+        o3 = coopMultiplyAdd(p2, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[6960u], 72u), o3);
+        o3 = coopMultiplyAdd(p3, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_direct[8112u], 72u), o3);
+        workgroupBarrier();
+    }
+    // Normalise and write: each fragment through workgroup memory.
+    let l = lsum + subgroupShuffleXor(lsum, 1u);
+    let at = out_row(bs, h, r);
+    let c0 = (lane % 2u) * 8u;
+    coopStoreT(o0, &ss_d64_direct[sg * 1088u], 68u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d64_direct[i * 68u + c] / l;
+            out[at.x + i32(0u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o1, &ss_d64_direct[sg * 1088u], 68u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d64_direct[i * 68u + c] / l;
+            out[at.x + i32(16u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o2, &ss_d64_direct[sg * 1088u], 68u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d64_direct[i * 68u + c] / l;
+            out[at.x + i32(32u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o3, &ss_d64_direct[sg * 1088u], 68u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d64_direct[i * 68u + c] / l;
+            out[at.x + i32(48u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    if (live && kh == 0u && p.want_lse != 0u) {
+        lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
+    }
+}
+
+// Multiplies each row of this subgroup's fragment by its alpha.
+fn coop_rescale_d64_direct(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coop_mat16x16<f32, C> {
+    coopStoreT(m, &ss_d64_direct[sg * 1088u], 68u);
+    workgroupBarrier();
+    for (var e = lane; e < 256u; e += 32u) {
+        let at = sg * 1088u + (e / 16u) * 68u + e % 16u;
+        ss_d64_direct[at] *= coop_alpha[sg * 16u + e / 16u];
+    }
+    workgroupBarrier();
+    let back = coopLoadT<coop_mat16x16<f32, C>>(&ss_d64_direct[sg * 1088u], 68u);
+    workgroupBarrier();
+    return back;
+}
+
+// D = 80: tiles of 32 keys.
+const BN_d80_direct: u32 = 32u;
+var<workgroup> kvs_d80_direct: array<f16, 5632>;
+var<workgroup> ss_d80_direct: array<f32, 2304>;
+var<workgroup> ps_d80_direct: array<f16, 2560>;
+
+@compute @workgroup_size(128)
+fn attention_coop_d80_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let sg = lid / 32u;
+    let lane = lid % 32u;
+    let bh = wid.y;
+    let h = bh % p.hkv;
+    let bs = bases_of(bh / p.hkv);
+    let r0 = (p.row_tiles - 1u - wid.x) * 64u;
+    let nq = min(64u, p.rows - r0);
+    if (lid == 0u) {
+        var len = min(p.kv_len, p.skv);
+        if (p.has_lens != 0u) {
+            len = min(len, lens[bs.lens]);
+        }
+        coop_len = len;
+        coop_flag = 0u;
+    }
+    // Q rows into the K/V staging area (zero past the rows).
+    for (var e = lid; e < 64u * 80u; e += 128u) {
+        let i = e / 80u;
+        let c = e % 80u;
+        var x = f16(0.0);
+        if (i < nq) {
+            let r = r0 + i;
+            let hq = h * p.group + r / p.sq;
+            x = q[bs.q + i32(hq) * p.q_h + i32(r % p.sq) * p.q_s + i32(c) * p.q_d];
+        }
+        kvs_d80_direct[i * 88u + c] = x;
+    }
+    let len = i32(workgroupUniformLoad(&coop_len));
+    let q0 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d80_direct[sg * 1408u + 0u], 88u);
+    let q1 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d80_direct[sg * 1408u + 16u], 88u);
+    let q2 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d80_direct[sg * 1408u + 32u], 88u);
+    let q3 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d80_direct[sg * 1408u + 48u], 88u);
+    let q4 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d80_direct[sg * 1408u + 64u], 88u);
+    // This invocation's row (two per row, each half of a tile's keys).
+    let i = sg * 16u + lane / 2u;
+    let kh = (lane % 2u) * 16u;
+    let shift = select(len - i32(p.sq), 0, p.causal == 2u);
+    let r = r0 + i;
+    let live = i < nq;
+    let hq = h * p.group + r / p.sq;
+    let spos = r % p.sq;
+    let qpos = i32(spos) + shift;
+    let mbase = bs.m + i32(hq) * p.m_h;
+    // Keys some row of the tile may see (uniform: from wid and params).
+    let last = r0 + nq - 1u;
+    let spans = last / p.sq != r0 / p.sq;
+    var kend = len;
+    if (p.causal != 0u) {
+        kend = min(kend, i32(select(last % p.sq, p.sq - 1u, spans)) + shift + 1);
+    }
+    var kbeg = 0;
+    if (p.window != 0u) {
+        kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    var o0 = coop_mat16x16<f32, C>();
+    var o1 = coop_mat16x16<f32, C>();
+    var o2 = coop_mat16x16<f32, C>();
+    var o3 = coop_mat16x16<f32, C>();
+    var o4 = coop_mat16x16<f32, C>();
+    var mr = neg_inf();
+    var lsum = 0.0;
+    let kb = bs.k + i32(h) * p.k_h;
+    let vb = bs.v + i32(h) * p.v_h;
+    var kw0 = vec4<u32>();
+    var vw0 = vec4<u32>();
+    var kw1 = vec4<u32>();
+    var vw1 = vec4<u32>();
+    var kw2 = vec4<u32>();
+    var vw2 = vec4<u32>();
+    workgroupBarrier();
+    for (var kt = kbeg; kt < kend; kt += 32) {
+        // Stage K and V (320 words each), zero past the valid keys.
+        {
+            let e = lid + 0u;
+            let key = kt + i32(e / 10u);
+            kw0 = vec4<u32>();
+            vw0 = vec4<u32>();
+            if (e < 320u && key < kend) {
+                kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 10u];
+                vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 10u];
+            }
+        }
+        {
+            let e = lid + 128u;
+            let key = kt + i32(e / 10u);
+            kw1 = vec4<u32>();
+            vw1 = vec4<u32>();
+            if (e < 320u && key < kend) {
+                kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 10u];
+                vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 10u];
+            }
+        }
+        {
+            let e = lid + 256u;
+            let key = kt + i32(e / 10u);
+            kw2 = vec4<u32>();
+            vw2 = vec4<u32>();
+            if (e < 320u && key < kend) {
+                kw2 = k4[u32(kb + key * p.k_s) / 8u + e % 10u];
+                vw2 = v4[u32(vb + key * p.v_s) / 8u + e % 10u];
+            }
+        }
+        {
+            let e = lid + 0u;
+            if (e < 320u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 10u) * 88u + (e % 10u) * 8u;
+                kvs_d80_direct[at + 0u] = kx[0];
+                kvs_d80_direct[at + 1u] = kx[1];
+                kvs_d80_direct[at + 2u] = kx[2];
+                kvs_d80_direct[at + 3u] = kx[3];
+                kvs_d80_direct[at + 4u] = kx[4];
+                kvs_d80_direct[at + 5u] = kx[5];
+                kvs_d80_direct[at + 6u] = kx[6];
+                kvs_d80_direct[at + 7u] = kx[7];
+                kvs_d80_direct[2816u + at + 0u] = vx[0];
+                kvs_d80_direct[2816u + at + 1u] = vx[1];
+                kvs_d80_direct[2816u + at + 2u] = vx[2];
+                kvs_d80_direct[2816u + at + 3u] = vx[3];
+                kvs_d80_direct[2816u + at + 4u] = vx[4];
+                kvs_d80_direct[2816u + at + 5u] = vx[5];
+                kvs_d80_direct[2816u + at + 6u] = vx[6];
+                kvs_d80_direct[2816u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 128u;
+            if (e < 320u) {
+                let kx = coop_unpack(kw1);
+                let vx = coop_unpack(vw1);
+                let at = (e / 10u) * 88u + (e % 10u) * 8u;
+                kvs_d80_direct[at + 0u] = kx[0];
+                kvs_d80_direct[at + 1u] = kx[1];
+                kvs_d80_direct[at + 2u] = kx[2];
+                kvs_d80_direct[at + 3u] = kx[3];
+                kvs_d80_direct[at + 4u] = kx[4];
+                kvs_d80_direct[at + 5u] = kx[5];
+                kvs_d80_direct[at + 6u] = kx[6];
+                kvs_d80_direct[at + 7u] = kx[7];
+                kvs_d80_direct[2816u + at + 0u] = vx[0];
+                kvs_d80_direct[2816u + at + 1u] = vx[1];
+                kvs_d80_direct[2816u + at + 2u] = vx[2];
+                kvs_d80_direct[2816u + at + 3u] = vx[3];
+                kvs_d80_direct[2816u + at + 4u] = vx[4];
+                kvs_d80_direct[2816u + at + 5u] = vx[5];
+                kvs_d80_direct[2816u + at + 6u] = vx[6];
+                kvs_d80_direct[2816u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 256u;
+            if (e < 320u) {
+                let kx = coop_unpack(kw2);
+                let vx = coop_unpack(vw2);
+                let at = (e / 10u) * 88u + (e % 10u) * 8u;
+                kvs_d80_direct[at + 0u] = kx[0];
+                kvs_d80_direct[at + 1u] = kx[1];
+                kvs_d80_direct[at + 2u] = kx[2];
+                kvs_d80_direct[at + 3u] = kx[3];
+                kvs_d80_direct[at + 4u] = kx[4];
+                kvs_d80_direct[at + 5u] = kx[5];
+                kvs_d80_direct[at + 6u] = kx[6];
+                kvs_d80_direct[at + 7u] = kx[7];
+                kvs_d80_direct[2816u + at + 0u] = vx[0];
+                kvs_d80_direct[2816u + at + 1u] = vx[1];
+                kvs_d80_direct[2816u + at + 2u] = vx[2];
+                kvs_d80_direct[2816u + at + 3u] = vx[3];
+                kvs_d80_direct[2816u + at + 4u] = vx[4];
+                kvs_d80_direct[2816u + at + 5u] = vx[5];
+                kvs_d80_direct[2816u + at + 6u] = vx[6];
+                kvs_d80_direct[2816u + at + 7u] = vx[7];
+            }
+        }
+        workgroupBarrier();
+        // S = Q K^T for this subgroup's 16 rows.
+        var s0 = coop_mat16x16<f32, C>();
+        s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_direct[0u], 88u), s0);
+        s0 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_direct[16u], 88u), s0);
+        s0 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_direct[32u], 88u), s0);
+        s0 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_direct[48u], 88u), s0);
+        s0 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_direct[64u], 88u), s0);
+        coopStoreT(s0, &ss_d80_direct[sg * 576u + 0u], 36u);
+        var s1 = coop_mat16x16<f32, C>();
+        s1 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_direct[1408u], 88u), s1);
+        s1 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_direct[1424u], 88u), s1);
+        s1 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_direct[1440u], 88u), s1);
+        s1 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_direct[1456u], 88u), s1);
+        s1 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_direct[1472u], 88u), s1);
+        coopStoreT(s1, &ss_d80_direct[sg * 576u + 16u], 36u);
+        workgroupBarrier();
+        // Online softmax of this invocation's half row.
+        var sc: array<f32, 16>;
+        var mt = neg_inf();
+        for (var j = 0u; j < 16u; j++) {
+            let key = kt + i32(kh + j);
+            var x = neg_inf();
+            if (live && key < kend && coop_allowed(key, qpos)) {
+                x = ss_d80_direct[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+            }
+            sc[j] = x;
+            if (x > mt) {
+                mt = x;
+            }
+        }
+        let other = subgroupShuffleXor(mt, 1u);
+        if (other > mt) {
+            mt = other;
+        }
+        var alpha = 1.0;
+        if (mr == neg_inf()) {
+            mr = mt;
+        } else if (mt > mr + 8.0) {
+            alpha = exp(mr - mt);
+            mr = mt;
+            coop_flag = 1u;
+        }
+        var l = 0.0;
+        for (var j = 0u; j < 16u; j++) {
+            let x = sc[j];
+            let pj = select(exp(x - mr), 0.0, x == neg_inf());
+            l += pj;
+            ps_d80_direct[i * 40u + kh + j] = f16(pj);
+        }
+        lsum = lsum * alpha + l;
+        if (kh == 0u) {
+            coop_alpha[i] = alpha;
+        }
+        if (workgroupUniformLoad(&coop_flag) != 0u) {
+            // Some row raised its max: rescale every row's sums.
+            o0 = coop_rescale_d80_direct(o0, sg, lane);
+            o1 = coop_rescale_d80_direct(o1, sg, lane);
+            o2 = coop_rescale_d80_direct(o2, sg, lane);
+            o3 = coop_rescale_d80_direct(o3, sg, lane);
+            o4 = coop_rescale_d80_direct(o4, sg, lane);
+            if (lid == 0u) {
+                coop_flag = 0u;
+            }
+        }
+        // O += P V.
+        let p0 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d80_direct[sg * 640u + 0u], 40u);
+        let p1 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d80_direct[sg * 640u + 16u], 40u);
+        o0 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_direct[2816u], 88u), o0);
+        o0 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_direct[4224u], 88u), o0);
+        o1 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_direct[2832u], 88u), o1);
+        o1 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_direct[4240u], 88u), o1);
+        o2 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_direct[2848u], 88u), o2);
+        o2 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_direct[4256u], 88u), o2);
+        o3 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_direct[2864u], 88u), o3);
+        o3 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_direct[4272u], 88u), o3);
+        o4 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_direct[2880u], 88u), o4);
+        o4 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_direct[4288u], 88u), o4);
+        workgroupBarrier();
+    }
+    // Normalise and write: each fragment through workgroup memory.
+    let l = lsum + subgroupShuffleXor(lsum, 1u);
+    let at = out_row(bs, h, r);
+    let c0 = (lane % 2u) * 8u;
+    coopStoreT(o0, &ss_d80_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d80_direct[i * 36u + c] / l;
+            out[at.x + i32(0u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o1, &ss_d80_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d80_direct[i * 36u + c] / l;
+            out[at.x + i32(16u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o2, &ss_d80_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d80_direct[i * 36u + c] / l;
+            out[at.x + i32(32u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o3, &ss_d80_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d80_direct[i * 36u + c] / l;
+            out[at.x + i32(48u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o4, &ss_d80_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d80_direct[i * 36u + c] / l;
+            out[at.x + i32(64u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    if (live && kh == 0u && p.want_lse != 0u) {
+        lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
+    }
+}
+
+// Multiplies each row of this subgroup's fragment by its alpha.
+fn coop_rescale_d80_direct(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coop_mat16x16<f32, C> {
+    coopStoreT(m, &ss_d80_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    for (var e = lane; e < 256u; e += 32u) {
+        let at = sg * 576u + (e / 16u) * 36u + e % 16u;
+        ss_d80_direct[at] *= coop_alpha[sg * 16u + e / 16u];
+    }
+    workgroupBarrier();
+    let back = coopLoadT<coop_mat16x16<f32, C>>(&ss_d80_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    return back;
+}
+
+// D = 96: tiles of 32 keys.
+const BN_d96_direct: u32 = 32u;
+var<workgroup> kvs_d96_direct: array<f16, 6656>;
+var<workgroup> ss_d96_direct: array<f32, 2304>;
+var<workgroup> ps_d96_direct: array<f16, 2560>;
+
+@compute @workgroup_size(128)
+fn attention_coop_d96_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let sg = lid / 32u;
+    let lane = lid % 32u;
+    let bh = wid.y;
+    let h = bh % p.hkv;
+    let bs = bases_of(bh / p.hkv);
+    let r0 = (p.row_tiles - 1u - wid.x) * 64u;
+    let nq = min(64u, p.rows - r0);
+    if (lid == 0u) {
+        var len = min(p.kv_len, p.skv);
+        if (p.has_lens != 0u) {
+            len = min(len, lens[bs.lens]);
+        }
+        coop_len = len;
+        coop_flag = 0u;
+    }
+    // Q rows into the K/V staging area (zero past the rows).
+    for (var e = lid; e < 64u * 96u; e += 128u) {
+        let i = e / 96u;
+        let c = e % 96u;
+        var x = f16(0.0);
+        if (i < nq) {
+            let r = r0 + i;
+            let hq = h * p.group + r / p.sq;
+            x = q[bs.q + i32(hq) * p.q_h + i32(r % p.sq) * p.q_s + i32(c) * p.q_d];
+        }
+        kvs_d96_direct[i * 104u + c] = x;
+    }
+    let len = i32(workgroupUniformLoad(&coop_len));
+    let q0 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d96_direct[sg * 1664u + 0u], 104u);
+    let q1 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d96_direct[sg * 1664u + 16u], 104u);
+    let q2 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d96_direct[sg * 1664u + 32u], 104u);
+    let q3 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d96_direct[sg * 1664u + 48u], 104u);
+    let q4 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d96_direct[sg * 1664u + 64u], 104u);
+    let q5 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d96_direct[sg * 1664u + 80u], 104u);
+    // This invocation's row (two per row, each half of a tile's keys).
+    let i = sg * 16u + lane / 2u;
+    let kh = (lane % 2u) * 16u;
+    let shift = select(len - i32(p.sq), 0, p.causal == 2u);
+    let r = r0 + i;
+    let live = i < nq;
+    let hq = h * p.group + r / p.sq;
+    let spos = r % p.sq;
+    let qpos = i32(spos) + shift;
+    let mbase = bs.m + i32(hq) * p.m_h;
+    // Keys some row of the tile may see (uniform: from wid and params).
+    let last = r0 + nq - 1u;
+    let spans = last / p.sq != r0 / p.sq;
+    var kend = len;
+    if (p.causal != 0u) {
+        kend = min(kend, i32(select(last % p.sq, p.sq - 1u, spans)) + shift + 1);
+    }
+    var kbeg = 0;
+    if (p.window != 0u) {
+        kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    var o0 = coop_mat16x16<f32, C>();
+    var o1 = coop_mat16x16<f32, C>();
+    var o2 = coop_mat16x16<f32, C>();
+    var o3 = coop_mat16x16<f32, C>();
+    var o4 = coop_mat16x16<f32, C>();
+    var o5 = coop_mat16x16<f32, C>();
+    var mr = neg_inf();
+    var lsum = 0.0;
+    let kb = bs.k + i32(h) * p.k_h;
+    let vb = bs.v + i32(h) * p.v_h;
+    var kw0 = vec4<u32>();
+    var vw0 = vec4<u32>();
+    var kw1 = vec4<u32>();
+    var vw1 = vec4<u32>();
+    var kw2 = vec4<u32>();
+    var vw2 = vec4<u32>();
+    workgroupBarrier();
+    for (var kt = kbeg; kt < kend; kt += 32) {
+        // Stage K and V (384 words each), zero past the valid keys.
+        {
+            let e = lid + 0u;
+            let key = kt + i32(e / 12u);
+            kw0 = vec4<u32>();
+            vw0 = vec4<u32>();
+            if (e < 384u && key < kend) {
+                kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 12u];
+                vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 12u];
+            }
+        }
+        {
+            let e = lid + 128u;
+            let key = kt + i32(e / 12u);
+            kw1 = vec4<u32>();
+            vw1 = vec4<u32>();
+            if (e < 384u && key < kend) {
+                kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 12u];
+                vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 12u];
+            }
+        }
+        {
+            let e = lid + 256u;
+            let key = kt + i32(e / 12u);
+            kw2 = vec4<u32>();
+            vw2 = vec4<u32>();
+            if (e < 384u && key < kend) {
+                kw2 = k4[u32(kb + key * p.k_s) / 8u + e % 12u];
+                vw2 = v4[u32(vb + key * p.v_s) / 8u + e % 12u];
+            }
+        }
+        {
+            let e = lid + 0u;
+            if (e < 384u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 12u) * 104u + (e % 12u) * 8u;
+                kvs_d96_direct[at + 0u] = kx[0];
+                kvs_d96_direct[at + 1u] = kx[1];
+                kvs_d96_direct[at + 2u] = kx[2];
+                kvs_d96_direct[at + 3u] = kx[3];
+                kvs_d96_direct[at + 4u] = kx[4];
+                kvs_d96_direct[at + 5u] = kx[5];
+                kvs_d96_direct[at + 6u] = kx[6];
+                kvs_d96_direct[at + 7u] = kx[7];
+                kvs_d96_direct[3328u + at + 0u] = vx[0];
+                kvs_d96_direct[3328u + at + 1u] = vx[1];
+                kvs_d96_direct[3328u + at + 2u] = vx[2];
+                kvs_d96_direct[3328u + at + 3u] = vx[3];
+                kvs_d96_direct[3328u + at + 4u] = vx[4];
+                kvs_d96_direct[3328u + at + 5u] = vx[5];
+                kvs_d96_direct[3328u + at + 6u] = vx[6];
+                kvs_d96_direct[3328u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 128u;
+            if (e < 384u) {
+                let kx = coop_unpack(kw1);
+                let vx = coop_unpack(vw1);
+                let at = (e / 12u) * 104u + (e % 12u) * 8u;
+                kvs_d96_direct[at + 0u] = kx[0];
+                kvs_d96_direct[at + 1u] = kx[1];
+                kvs_d96_direct[at + 2u] = kx[2];
+                kvs_d96_direct[at + 3u] = kx[3];
+                kvs_d96_direct[at + 4u] = kx[4];
+                kvs_d96_direct[at + 5u] = kx[5];
+                kvs_d96_direct[at + 6u] = kx[6];
+                kvs_d96_direct[at + 7u] = kx[7];
+                kvs_d96_direct[3328u + at + 0u] = vx[0];
+                kvs_d96_direct[3328u + at + 1u] = vx[1];
+                kvs_d96_direct[3328u + at + 2u] = vx[2];
+                kvs_d96_direct[3328u + at + 3u] = vx[3];
+                kvs_d96_direct[3328u + at + 4u] = vx[4];
+                kvs_d96_direct[3328u + at + 5u] = vx[5];
+                kvs_d96_direct[3328u + at + 6u] = vx[6];
+                kvs_d96_direct[3328u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 256u;
+            if (e < 384u) {
+                let kx = coop_unpack(kw2);
+                let vx = coop_unpack(vw2);
+                let at = (e / 12u) * 104u + (e % 12u) * 8u;
+                kvs_d96_direct[at + 0u] = kx[0];
+                kvs_d96_direct[at + 1u] = kx[1];
+                kvs_d96_direct[at + 2u] = kx[2];
+                kvs_d96_direct[at + 3u] = kx[3];
+                kvs_d96_direct[at + 4u] = kx[4];
+                kvs_d96_direct[at + 5u] = kx[5];
+                kvs_d96_direct[at + 6u] = kx[6];
+                kvs_d96_direct[at + 7u] = kx[7];
+                kvs_d96_direct[3328u + at + 0u] = vx[0];
+                kvs_d96_direct[3328u + at + 1u] = vx[1];
+                kvs_d96_direct[3328u + at + 2u] = vx[2];
+                kvs_d96_direct[3328u + at + 3u] = vx[3];
+                kvs_d96_direct[3328u + at + 4u] = vx[4];
+                kvs_d96_direct[3328u + at + 5u] = vx[5];
+                kvs_d96_direct[3328u + at + 6u] = vx[6];
+                kvs_d96_direct[3328u + at + 7u] = vx[7];
+            }
+        }
+        workgroupBarrier();
+        // S = Q K^T for this subgroup's 16 rows.
+        var s0 = coop_mat16x16<f32, C>();
+        s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_direct[0u], 104u), s0);
+        s0 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_direct[16u], 104u), s0);
+        s0 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_direct[32u], 104u), s0);
+        s0 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_direct[48u], 104u), s0);
+        s0 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_direct[64u], 104u), s0);
+        s0 = coopMultiplyAdd(q5, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_direct[80u], 104u), s0);
+        coopStoreT(s0, &ss_d96_direct[sg * 576u + 0u], 36u);
+        var s1 = coop_mat16x16<f32, C>();
+        s1 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_direct[1664u], 104u), s1);
+        s1 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_direct[1680u], 104u), s1);
+        s1 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_direct[1696u], 104u), s1);
+        s1 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_direct[1712u], 104u), s1);
+        s1 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_direct[1728u], 104u), s1);
+        s1 = coopMultiplyAdd(q5, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_direct[1744u], 104u), s1);
+        coopStoreT(s1, &ss_d96_direct[sg * 576u + 16u], 36u);
+        workgroupBarrier();
+        // Online softmax of this invocation's half row.
+        var sc: array<f32, 16>;
+        var mt = neg_inf();
+        for (var j = 0u; j < 16u; j++) {
+            let key = kt + i32(kh + j);
+            var x = neg_inf();
+            if (live && key < kend && coop_allowed(key, qpos)) {
+                x = ss_d96_direct[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+            }
+            sc[j] = x;
+            if (x > mt) {
+                mt = x;
+            }
+        }
+        let other = subgroupShuffleXor(mt, 1u);
+        if (other > mt) {
+            mt = other;
+        }
+        var alpha = 1.0;
+        if (mr == neg_inf()) {
+            mr = mt;
+        } else if (mt > mr + 8.0) {
+            alpha = exp(mr - mt);
+            mr = mt;
+            coop_flag = 1u;
+        }
+        var l = 0.0;
+        for (var j = 0u; j < 16u; j++) {
+            let x = sc[j];
+            let pj = select(exp(x - mr), 0.0, x == neg_inf());
+            l += pj;
+            ps_d96_direct[i * 40u + kh + j] = f16(pj);
+        }
+        lsum = lsum * alpha + l;
+        if (kh == 0u) {
+            coop_alpha[i] = alpha;
+        }
+        if (workgroupUniformLoad(&coop_flag) != 0u) {
+            // Some row raised its max: rescale every row's sums.
+            o0 = coop_rescale_d96_direct(o0, sg, lane);
+            o1 = coop_rescale_d96_direct(o1, sg, lane);
+            o2 = coop_rescale_d96_direct(o2, sg, lane);
+            o3 = coop_rescale_d96_direct(o3, sg, lane);
+            o4 = coop_rescale_d96_direct(o4, sg, lane);
+            o5 = coop_rescale_d96_direct(o5, sg, lane);
+            if (lid == 0u) {
+                coop_flag = 0u;
+            }
+        }
+        // O += P V.
+        let p0 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d96_direct[sg * 640u + 0u], 40u);
+        let p1 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d96_direct[sg * 640u + 16u], 40u);
+        o0 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_direct[3328u], 104u), o0);
+        o0 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_direct[4992u], 104u), o0);
+        o1 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_direct[3344u], 104u), o1);
+        o1 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_direct[5008u], 104u), o1);
+        o2 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_direct[3360u], 104u), o2);
+        o2 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_direct[5024u], 104u), o2);
+        o3 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_direct[3376u], 104u), o3);
+        o3 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_direct[5040u], 104u), o3);
+        o4 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_direct[3392u], 104u), o4);
+        o4 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_direct[5056u], 104u), o4);
+        o5 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_direct[3408u], 104u), o5);
+        o5 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_direct[5072u], 104u), o5);
+        workgroupBarrier();
+    }
+    // Normalise and write: each fragment through workgroup memory.
+    let l = lsum + subgroupShuffleXor(lsum, 1u);
+    let at = out_row(bs, h, r);
+    let c0 = (lane % 2u) * 8u;
+    coopStoreT(o0, &ss_d96_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d96_direct[i * 36u + c] / l;
+            out[at.x + i32(0u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o1, &ss_d96_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d96_direct[i * 36u + c] / l;
+            out[at.x + i32(16u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o2, &ss_d96_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d96_direct[i * 36u + c] / l;
+            out[at.x + i32(32u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o3, &ss_d96_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d96_direct[i * 36u + c] / l;
+            out[at.x + i32(48u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o4, &ss_d96_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d96_direct[i * 36u + c] / l;
+            out[at.x + i32(64u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o5, &ss_d96_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d96_direct[i * 36u + c] / l;
+            out[at.x + i32(80u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    if (live && kh == 0u && p.want_lse != 0u) {
+        lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
+    }
+}
+
+// Multiplies each row of this subgroup's fragment by its alpha.
+fn coop_rescale_d96_direct(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coop_mat16x16<f32, C> {
+    coopStoreT(m, &ss_d96_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    for (var e = lane; e < 256u; e += 32u) {
+        let at = sg * 576u + (e / 16u) * 36u + e % 16u;
+        ss_d96_direct[at] *= coop_alpha[sg * 16u + e / 16u];
+    }
+    workgroupBarrier();
+    let back = coopLoadT<coop_mat16x16<f32, C>>(&ss_d96_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    return back;
+}
+
+// D = 128: tiles of 32 keys.
+const BN_d128_direct: u32 = 32u;
+var<workgroup> kvs_d128_direct: array<f16, 8704>;
+var<workgroup> ss_d128_direct: array<f32, 2304>;
+var<workgroup> ps_d128_direct: array<f16, 2560>;
+
+@compute @workgroup_size(128)
+fn attention_coop_d128_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let sg = lid / 32u;
+    let lane = lid % 32u;
+    let bh = wid.y;
+    let h = bh % p.hkv;
+    let bs = bases_of(bh / p.hkv);
+    let r0 = (p.row_tiles - 1u - wid.x) * 64u;
+    let nq = min(64u, p.rows - r0);
+    if (lid == 0u) {
+        var len = min(p.kv_len, p.skv);
+        if (p.has_lens != 0u) {
+            len = min(len, lens[bs.lens]);
+        }
+        coop_len = len;
+        coop_flag = 0u;
+    }
+    // Q rows into the K/V staging area (zero past the rows).
+    for (var e = lid; e < 64u * 128u; e += 128u) {
+        let i = e / 128u;
+        let c = e % 128u;
+        var x = f16(0.0);
+        if (i < nq) {
+            let r = r0 + i;
+            let hq = h * p.group + r / p.sq;
+            x = q[bs.q + i32(hq) * p.q_h + i32(r % p.sq) * p.q_s + i32(c) * p.q_d];
+        }
+        kvs_d128_direct[i * 136u + c] = x;
+    }
+    let len = i32(workgroupUniformLoad(&coop_len));
+    let q0 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d128_direct[sg * 2176u + 0u], 136u);
+    let q1 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d128_direct[sg * 2176u + 16u], 136u);
+    let q2 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d128_direct[sg * 2176u + 32u], 136u);
+    let q3 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d128_direct[sg * 2176u + 48u], 136u);
+    let q4 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d128_direct[sg * 2176u + 64u], 136u);
+    let q5 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d128_direct[sg * 2176u + 80u], 136u);
+    let q6 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d128_direct[sg * 2176u + 96u], 136u);
+    let q7 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d128_direct[sg * 2176u + 112u], 136u);
+    // This invocation's row (two per row, each half of a tile's keys).
+    let i = sg * 16u + lane / 2u;
+    let kh = (lane % 2u) * 16u;
+    let shift = select(len - i32(p.sq), 0, p.causal == 2u);
+    let r = r0 + i;
+    let live = i < nq;
+    let hq = h * p.group + r / p.sq;
+    let spos = r % p.sq;
+    let qpos = i32(spos) + shift;
+    let mbase = bs.m + i32(hq) * p.m_h;
+    // Keys some row of the tile may see (uniform: from wid and params).
+    let last = r0 + nq - 1u;
+    let spans = last / p.sq != r0 / p.sq;
+    var kend = len;
+    if (p.causal != 0u) {
+        kend = min(kend, i32(select(last % p.sq, p.sq - 1u, spans)) + shift + 1);
+    }
+    var kbeg = 0;
+    if (p.window != 0u) {
+        kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    var o0 = coop_mat16x16<f32, C>();
+    var o1 = coop_mat16x16<f32, C>();
+    var o2 = coop_mat16x16<f32, C>();
+    var o3 = coop_mat16x16<f32, C>();
+    var o4 = coop_mat16x16<f32, C>();
+    var o5 = coop_mat16x16<f32, C>();
+    var o6 = coop_mat16x16<f32, C>();
+    var o7 = coop_mat16x16<f32, C>();
+    var mr = neg_inf();
+    var lsum = 0.0;
+    let kb = bs.k + i32(h) * p.k_h;
+    let vb = bs.v + i32(h) * p.v_h;
+    var kw0 = vec4<u32>();
+    var vw0 = vec4<u32>();
+    var kw1 = vec4<u32>();
+    var vw1 = vec4<u32>();
+    var kw2 = vec4<u32>();
+    var vw2 = vec4<u32>();
+    var kw3 = vec4<u32>();
+    var vw3 = vec4<u32>();
+    workgroupBarrier();
+    for (var kt = kbeg; kt < kend; kt += 32) {
+        // Stage K and V (512 words each), zero past the valid keys.
+        {
+            let e = lid + 0u;
+            let key = kt + i32(e / 16u);
+            kw0 = vec4<u32>();
+            vw0 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+                vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+            }
+        }
+        {
+            let e = lid + 128u;
+            let key = kt + i32(e / 16u);
+            kw1 = vec4<u32>();
+            vw1 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+                vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+            }
+        }
+        {
+            let e = lid + 256u;
+            let key = kt + i32(e / 16u);
+            kw2 = vec4<u32>();
+            vw2 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw2 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+                vw2 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+            }
+        }
+        {
+            let e = lid + 384u;
+            let key = kt + i32(e / 16u);
+            kw3 = vec4<u32>();
+            vw3 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw3 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+                vw3 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+            }
+        }
+        {
+            let e = lid + 0u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 16u) * 136u + (e % 16u) * 8u;
+                kvs_d128_direct[at + 0u] = kx[0];
+                kvs_d128_direct[at + 1u] = kx[1];
+                kvs_d128_direct[at + 2u] = kx[2];
+                kvs_d128_direct[at + 3u] = kx[3];
+                kvs_d128_direct[at + 4u] = kx[4];
+                kvs_d128_direct[at + 5u] = kx[5];
+                kvs_d128_direct[at + 6u] = kx[6];
+                kvs_d128_direct[at + 7u] = kx[7];
+                kvs_d128_direct[4352u + at + 0u] = vx[0];
+                kvs_d128_direct[4352u + at + 1u] = vx[1];
+                kvs_d128_direct[4352u + at + 2u] = vx[2];
+                kvs_d128_direct[4352u + at + 3u] = vx[3];
+                kvs_d128_direct[4352u + at + 4u] = vx[4];
+                kvs_d128_direct[4352u + at + 5u] = vx[5];
+                kvs_d128_direct[4352u + at + 6u] = vx[6];
+                kvs_d128_direct[4352u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 128u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw1);
+                let vx = coop_unpack(vw1);
+                let at = (e / 16u) * 136u + (e % 16u) * 8u;
+                kvs_d128_direct[at + 0u] = kx[0];
+                kvs_d128_direct[at + 1u] = kx[1];
+                kvs_d128_direct[at + 2u] = kx[2];
+                kvs_d128_direct[at + 3u] = kx[3];
+                kvs_d128_direct[at + 4u] = kx[4];
+                kvs_d128_direct[at + 5u] = kx[5];
+                kvs_d128_direct[at + 6u] = kx[6];
+                kvs_d128_direct[at + 7u] = kx[7];
+                kvs_d128_direct[4352u + at + 0u] = vx[0];
+                kvs_d128_direct[4352u + at + 1u] = vx[1];
+                kvs_d128_direct[4352u + at + 2u] = vx[2];
+                kvs_d128_direct[4352u + at + 3u] = vx[3];
+                kvs_d128_direct[4352u + at + 4u] = vx[4];
+                kvs_d128_direct[4352u + at + 5u] = vx[5];
+                kvs_d128_direct[4352u + at + 6u] = vx[6];
+                kvs_d128_direct[4352u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 256u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw2);
+                let vx = coop_unpack(vw2);
+                let at = (e / 16u) * 136u + (e % 16u) * 8u;
+                kvs_d128_direct[at + 0u] = kx[0];
+                kvs_d128_direct[at + 1u] = kx[1];
+                kvs_d128_direct[at + 2u] = kx[2];
+                kvs_d128_direct[at + 3u] = kx[3];
+                kvs_d128_direct[at + 4u] = kx[4];
+                kvs_d128_direct[at + 5u] = kx[5];
+                kvs_d128_direct[at + 6u] = kx[6];
+                kvs_d128_direct[at + 7u] = kx[7];
+                kvs_d128_direct[4352u + at + 0u] = vx[0];
+                kvs_d128_direct[4352u + at + 1u] = vx[1];
+                kvs_d128_direct[4352u + at + 2u] = vx[2];
+                kvs_d128_direct[4352u + at + 3u] = vx[3];
+                kvs_d128_direct[4352u + at + 4u] = vx[4];
+                kvs_d128_direct[4352u + at + 5u] = vx[5];
+                kvs_d128_direct[4352u + at + 6u] = vx[6];
+                kvs_d128_direct[4352u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 384u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw3);
+                let vx = coop_unpack(vw3);
+                let at = (e / 16u) * 136u + (e % 16u) * 8u;
+                kvs_d128_direct[at + 0u] = kx[0];
+                kvs_d128_direct[at + 1u] = kx[1];
+                kvs_d128_direct[at + 2u] = kx[2];
+                kvs_d128_direct[at + 3u] = kx[3];
+                kvs_d128_direct[at + 4u] = kx[4];
+                kvs_d128_direct[at + 5u] = kx[5];
+                kvs_d128_direct[at + 6u] = kx[6];
+                kvs_d128_direct[at + 7u] = kx[7];
+                kvs_d128_direct[4352u + at + 0u] = vx[0];
+                kvs_d128_direct[4352u + at + 1u] = vx[1];
+                kvs_d128_direct[4352u + at + 2u] = vx[2];
+                kvs_d128_direct[4352u + at + 3u] = vx[3];
+                kvs_d128_direct[4352u + at + 4u] = vx[4];
+                kvs_d128_direct[4352u + at + 5u] = vx[5];
+                kvs_d128_direct[4352u + at + 6u] = vx[6];
+                kvs_d128_direct[4352u + at + 7u] = vx[7];
+            }
+        }
+        workgroupBarrier();
+        // S = Q K^T for this subgroup's 16 rows.
+        var s0 = coop_mat16x16<f32, C>();
+        s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[0u], 136u), s0);
+        s0 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[16u], 136u), s0);
+        s0 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[32u], 136u), s0);
+        s0 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[48u], 136u), s0);
+        s0 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[64u], 136u), s0);
+        s0 = coopMultiplyAdd(q5, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[80u], 136u), s0);
+        s0 = coopMultiplyAdd(q6, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[96u], 136u), s0);
+        s0 = coopMultiplyAdd(q7, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[112u], 136u), s0);
+        coopStoreT(s0, &ss_d128_direct[sg * 576u + 0u], 36u);
+        var s1 = coop_mat16x16<f32, C>();
+        s1 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[2176u], 136u), s1);
+        s1 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[2192u], 136u), s1);
+        s1 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[2208u], 136u), s1);
+        s1 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[2224u], 136u), s1);
+        s1 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[2240u], 136u), s1);
+        s1 = coopMultiplyAdd(q5, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[2256u], 136u), s1);
+        s1 = coopMultiplyAdd(q6, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[2272u], 136u), s1);
+        s1 = coopMultiplyAdd(q7, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_direct[2288u], 136u), s1);
+        coopStoreT(s1, &ss_d128_direct[sg * 576u + 16u], 36u);
+        workgroupBarrier();
+        // Online softmax of this invocation's half row.
+        var sc: array<f32, 16>;
+        var mt = neg_inf();
+        for (var j = 0u; j < 16u; j++) {
+            let key = kt + i32(kh + j);
+            var x = neg_inf();
+            if (live && key < kend && coop_allowed(key, qpos)) {
+                x = ss_d128_direct[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+            }
+            sc[j] = x;
+            if (x > mt) {
+                mt = x;
+            }
+        }
+        let other = subgroupShuffleXor(mt, 1u);
+        if (other > mt) {
+            mt = other;
+        }
+        var alpha = 1.0;
+        if (mr == neg_inf()) {
+            mr = mt;
+        } else if (mt > mr + 8.0) {
+            alpha = exp(mr - mt);
+            mr = mt;
+            coop_flag = 1u;
+        }
+        var l = 0.0;
+        for (var j = 0u; j < 16u; j++) {
+            let x = sc[j];
+            let pj = select(exp(x - mr), 0.0, x == neg_inf());
+            l += pj;
+            ps_d128_direct[i * 40u + kh + j] = f16(pj);
+        }
+        lsum = lsum * alpha + l;
+        if (kh == 0u) {
+            coop_alpha[i] = alpha;
+        }
+        if (workgroupUniformLoad(&coop_flag) != 0u) {
+            // Some row raised its max: rescale every row's sums.
+            o0 = coop_rescale_d128_direct(o0, sg, lane);
+            o1 = coop_rescale_d128_direct(o1, sg, lane);
+            o2 = coop_rescale_d128_direct(o2, sg, lane);
+            o3 = coop_rescale_d128_direct(o3, sg, lane);
+            o4 = coop_rescale_d128_direct(o4, sg, lane);
+            o5 = coop_rescale_d128_direct(o5, sg, lane);
+            o6 = coop_rescale_d128_direct(o6, sg, lane);
+            o7 = coop_rescale_d128_direct(o7, sg, lane);
+            if (lid == 0u) {
+                coop_flag = 0u;
+            }
+        }
+        // O += P V.
+        let p0 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d128_direct[sg * 640u + 0u], 40u);
+        let p1 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d128_direct[sg * 640u + 16u], 40u);
+        o0 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[4352u], 136u), o0);
+        o0 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[6528u], 136u), o0);
+        o1 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[4368u], 136u), o1);
+        o1 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[6544u], 136u), o1);
+        o2 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[4384u], 136u), o2);
+        o2 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[6560u], 136u), o2);
+        o3 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[4400u], 136u), o3);
+        o3 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[6576u], 136u), o3);
+        o4 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[4416u], 136u), o4);
+        o4 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[6592u], 136u), o4);
+        o5 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[4432u], 136u), o5);
+        o5 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[6608u], 136u), o5);
+        o6 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[4448u], 136u), o6);
+        o6 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[6624u], 136u), o6);
+        o7 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[4464u], 136u), o7);
+        o7 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_direct[6640u], 136u), o7);
+        workgroupBarrier();
+    }
+    // Normalise and write: each fragment through workgroup memory.
+    let l = lsum + subgroupShuffleXor(lsum, 1u);
+    let at = out_row(bs, h, r);
+    let c0 = (lane % 2u) * 8u;
+    coopStoreT(o0, &ss_d128_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_direct[i * 36u + c] / l;
+            out[at.x + i32(0u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o1, &ss_d128_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_direct[i * 36u + c] / l;
+            out[at.x + i32(16u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o2, &ss_d128_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_direct[i * 36u + c] / l;
+            out[at.x + i32(32u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o3, &ss_d128_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_direct[i * 36u + c] / l;
+            out[at.x + i32(48u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o4, &ss_d128_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_direct[i * 36u + c] / l;
+            out[at.x + i32(64u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o5, &ss_d128_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_direct[i * 36u + c] / l;
+            out[at.x + i32(80u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o6, &ss_d128_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_direct[i * 36u + c] / l;
+            out[at.x + i32(96u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o7, &ss_d128_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_direct[i * 36u + c] / l;
+            out[at.x + i32(112u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    if (live && kh == 0u && p.want_lse != 0u) {
+        lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
+    }
+}
+
+// Multiplies each row of this subgroup's fragment by its alpha.
+fn coop_rescale_d128_direct(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coop_mat16x16<f32, C> {
+    coopStoreT(m, &ss_d128_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    for (var e = lane; e < 256u; e += 32u) {
+        let at = sg * 576u + (e / 16u) * 36u + e % 16u;
+        ss_d128_direct[at] *= coop_alpha[sg * 16u + e / 16u];
+    }
+    workgroupBarrier();
+    let back = coopLoadT<coop_mat16x16<f32, C>>(&ss_d128_direct[sg * 576u], 36u);
     workgroupBarrier();
     return back;
 }

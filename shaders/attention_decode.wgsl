@@ -140,6 +140,10 @@ fn decode_tile(wid: vec3<u32>, lid: u32) -> DecodeTile {
             kx[u] = dec_unpack(kw[u]);
         }
         for (var i = 0u; i < RB; i++) {
+            // Rows past the tile (MHA decode has one): no work (nq is uniform).
+            if (i >= nq) {
+                break;
+            }
             // This lane's part of the 4 scores, then the team's sum.
             var part4 = vec4<f32>(0.0);
             for (var u = 0u; u < KB; u++) {
@@ -151,7 +155,7 @@ fn decode_tile(wid: vec3<u32>, lid: u32) -> DecodeTile {
             for (var u = 0u; u < KB; u++) {
                 let key = k0 + i32(u);
                 var x = neg_inf();
-                if (i < nq && key < kend && dec_allowed(key, qpos[i])) {
+                if (key < kend && dec_allowed(key, qpos[i])) {
                     x = s4[u] + mask_term(mbase[i], spos[i], u32(key));
                 }
                 sc[u] = x;

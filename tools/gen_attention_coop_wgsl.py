@@ -62,7 +62,40 @@ fn coop_unpack(w: vec4<u32>) -> array<f16, 8> {
 """
 
 
-def entry(d, bn):
+def stage_load(w, d, slots, first, indent="        "):
+    """Each invocation's words of the K and V tile from key `first` into
+    kw<e>, vw<e> (zero past the valid keys)."""
+    for e in range(-(-slots // THREADS)):
+        w(f"{indent}{{")
+        w(f"{indent}    let e = lid + {e * THREADS}u;")
+        w(f"{indent}    let key = {first} + i32(e / {d // 8}u);")
+        w(f"{indent}    kw{e} = vec4<u32>();")
+        w(f"{indent}    vw{e} = vec4<u32>();")
+        w(f"{indent}    if (e < {slots}u && key < kend) {{")
+        w(f"{indent}        kw{e} = k4[u32(kb + key * p.k_s) / 8u + e % {d // 8}u];")
+        w(f"{indent}        vw{e} = v4[u32(vb + key * p.v_s) / 8u + e % {d // 8}u];")
+        w(f"{indent}    }}")
+        w(f"{indent}}}")
+
+
+def stage_store(w, s, d, ds, bn, slots):
+    """kw<e>, vw<e> into the staged K and V tiles."""
+    for e in range(-(-slots // THREADS)):
+        w(f"        {{")
+        w(f"            let e = lid + {e * THREADS}u;")
+        w(f"            if (e < {slots}u) {{")
+        w(f"                let kx = coop_unpack(kw{e});")
+        w(f"                let vx = coop_unpack(vw{e});")
+        w(f"                let at = (e / {d // 8}u) * {ds}u + (e % {d // 8}u) * 8u;")
+        for t in range(8):
+            w(f"                kvs{s}[at + {t}u] = kx[{t}];")
+        for t in range(8):
+            w(f"                kvs{s}[{bn * ds}u + at + {t}u] = vx[{t}];")
+        w(f"            }}")
+        w(f"        }}")
+
+
+def entry(d, bn, prefetch):
     df = d // 16  # fragments along D
     nf = bn // 16  # fragments along the keys of a tile
     ds = d + 8  # staged row stride (halves)
@@ -73,7 +106,7 @@ def entry(d, bn):
     assert ss >= 16
     slots = bn * d // 8  # 16-byte words per K (or V) tile
     half = bn // 2  # keys per invocation in the softmax
-    s = f"_d{d}"
+    s = f"_d{d}" + ("" if prefetch else "_direct")
     o = []
     w = o.append
     w(f"")
@@ -142,28 +175,24 @@ def entry(d, bn):
     w(f"    var lsum = 0.0;")
     w(f"    let kb = bs.k + i32(h) * p.k_h;")
     w(f"    let vb = bs.v + i32(h) * p.v_h;")
+    per = -(-slots // THREADS)
+    for e in range(per):
+        w(f"    var kw{e} = vec4<u32>();")
+        w(f"    var vw{e} = vec4<u32>();")
+    if prefetch:
+        stage_load(w, d, slots, "kbeg", indent="    ")
     w(f"    workgroupBarrier();")
     w(f"    for (var kt = kbeg; kt < kend; kt += {bn}) {{")
-    w(f"        // Stage K and V ({slots} words each), zero past the valid keys.")
-    w(f"        for (var e = lid; e < {slots}u; e += {THREADS}u) {{")
-    w(f"            let j = e / {d // 8}u;")
-    w(f"            let c8 = e % {d // 8}u;")
-    w(f"            let key = kt + i32(j);")
-    w(f"            var kw = vec4<u32>();")
-    w(f"            var vw = vec4<u32>();")
-    w(f"            if (key < kend) {{")
-    w(f"                kw = k4[u32(kb + key * p.k_s) / 8u + c8];")
-    w(f"                vw = v4[u32(vb + key * p.v_s) / 8u + c8];")
-    w(f"            }}")
-    w(f"            let kx = coop_unpack(kw);")
-    w(f"            let vx = coop_unpack(vw);")
-    w(f"            let at = j * {ds}u + c8 * 8u;")
-    for t in range(8):
-        w(f"            kvs{s}[at + {t}u] = kx[{t}];")
-    for t in range(8):
-        w(f"            kvs{s}[{bn * ds}u + at + {t}u] = vx[{t}];")
-    w(f"        }}")
-    w(f"        workgroupBarrier();")
+    if prefetch:
+        w(f"        // Stage the tile fetched during the last one; fetch the next.")
+        stage_store(w, s, d, ds, bn, slots)
+        w(f"        workgroupBarrier();")
+        stage_load(w, d, slots, "kt + " + str(bn))
+    else:
+        w(f"        // Stage K and V ({slots} words each), zero past the valid keys.")
+        stage_load(w, d, slots, "kt")
+        stage_store(w, s, d, ds, bn, slots)
+        w(f"        workgroupBarrier();")
     w(f"        // S = Q K^T for this subgroup's 16 rows.")
     for n in range(nf):
         w(f"        var s{n} = coop_mat16x16<f32, C>();")
@@ -261,8 +290,9 @@ def entry(d, bn):
 
 def main():
     out = [HEADER, COMMON]
-    for d, bn in DIMS.items():
-        out.append(entry(d, bn))
+    for prefetch in (True, False):
+        for d, bn in DIMS.items():
+            out.append(entry(d, bn, prefetch))
     print("\n".join(out))
 
 

@@ -16,7 +16,18 @@ pub(crate) const BM: usize = 64;
 /// The head dims with an entry point.
 const DIMS: &[usize] = &[64, 80, 96, 128];
 const TYPES: &[TypeSlot] = &[TypeSlot { alias: "T", dtypes: &[DType::F16] }];
-const ENTRIES: &[&str] = &["attention_coop_d64", "attention_coop_d80", "attention_coop_d96", "attention_coop_d128"];
+/// Per head dim: K and V of the next tile fetched into registers while the
+/// current one is computed, then (`_direct`) fetched at the tile's start.
+const ENTRIES: &[&str] = &[
+    "attention_coop_d64",
+    "attention_coop_d80",
+    "attention_coop_d96",
+    "attention_coop_d128",
+    "attention_coop_d64_direct",
+    "attention_coop_d80_direct",
+    "attention_coop_d96_direct",
+    "attention_coop_d128_direct",
+];
 
 macro_rules! coop_family {
     ($file:literal, $mask:literal) => {
@@ -48,6 +59,13 @@ fn enabled() -> bool {
     *ENABLED.get_or_init(|| std::env::var_os("WGC_ATTENTION_COOP").is_none_or(|v| v != "0"))
 }
 
+/// WGC_ATTENTION_COOP_PREFETCH, read once: `0` takes the entry points
+/// that fetch each tile at its start (for comparisons).
+fn prefetch() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("WGC_ATTENTION_COOP_PREFETCH").is_none_or(|v| v != "0"))
+}
+
 /// The entry point for this call, where it takes the tensor-core kernel:
 /// f16, more query positions than decode, a head dim with an entry point,
 /// K and V rows readable as 16-byte words, on an adapter with the GEMM's
@@ -63,7 +81,7 @@ pub fn entry(dev: &Device, a: &AttentionArgs) -> Option<&'static str> {
         && rows_in_words(a.k)
         && rows_in_words(a.v);
     let i = DIMS.iter().position(|&x| x == d)?;
-    ok.then_some(ENTRIES[i])
+    ok.then_some(ENTRIES[i + if prefetch() { 0 } else { DIMS.len() }])
 }
 
 /// The family for a mask dtype.
