@@ -371,29 +371,29 @@ int main(void) {
     env = test_env();
     const WgcDtype F32 = WGC_DTYPE_F32;
     Case cases[] = {
-        {"plain D80 S37", F32, 2, 3, 3, 37, 37, 80, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 0},
-        {"gqa causal Sq<Skv tokens-first", F32, 2, 8, 2, 5, 70, 64, 1, 1, 0, 0, 0, 0, 0, {0}, 0, 0},
-        {"top-left causal Sq<Skv D96", F32, 1, 2, 1, 20, 37, 96, 0, 2, 0, 0, 0.3f, 0, 0, {0}, 0, 0},
-        {"bottom-right causal Sq>Skv", F32, 1, 2, 2, 40, 19, 32, 0, 1, 0, 0, 0, 0, 0, {0}, 0, 0},
-        {"additive mask (Sq,Skv)", F32, 2, 2, 1, 9, 67, 24, 0, 0, 0, 0, 0, 1, 2, {0}, 0, 0},
-        {"additive mask broadcast + causal", F32, 2, 4, 2, 9, 9, 16, 0, 1, 0, 0, 0, 1, 4, {2, 1, 9, 9}, 0, 0},
-        {"bool mask u32 padding", F32, 3, 2, 2, 6, 45, 40, 1, 0, 0, 0, 0, 2, 4, {3, 1, 1, 45}, 0, 0},
-        {"bool mask i32 full", F32, 1, 4, 1, 7, 30, 8, 0, 0, 0, 0, 0, 3, 4, {1, 4, 7, 30}, 0, 0},
-        {"sliding window causal", F32, 1, 2, 1, 33, 33, 48, 0, 1, 7, 0, 0, 0, 0, {0}, 0, 0},
-        {"valid length + window", F32, 2, 2, 2, 4, 100, 64, 0, 1, 20, 41, 0, 0, 0, {0}, 0, 0},
-        {"decode split gqa per-batch lengths", F32, 3, 8, 2, 1, 3000, 128, 1, 1, 0, 0, 0, 0, 0, {0}, 1, 0},
-        {"decode Sq 16 D256 long", F32, 1, 1, 1, 16, 9000, 256, 0, 1, 0, 0, 0, 0, 0, {0}, 0, 0},
-        {"NaN and inf", F32, 1, 2, 1, 4, 10, 16, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 1},
+        {"plain D80 S37", F32, 2, 3, 3, 37, 37, 80, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 0, 0},
+        {"gqa causal Sq<Skv tokens-first", F32, 2, 8, 2, 5, 70, 64, 1, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 0},
+        {"top-left causal Sq<Skv D96", F32, 1, 2, 1, 20, 37, 96, 0, 2, 0, 0, 0.3f, 0, 0, {0}, 0, 0, 0},
+        {"bottom-right causal Sq>Skv", F32, 1, 2, 2, 40, 19, 32, 0, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 0},
+        {"additive mask (Sq,Skv)", F32, 2, 2, 1, 9, 67, 24, 0, 0, 0, 0, 0, 1, 2, {0}, 0, 0, 0},
+        {"additive mask broadcast + causal", F32, 2, 4, 2, 9, 9, 16, 0, 1, 0, 0, 0, 1, 4, {2, 1, 9, 9}, 0, 0, 0},
+        {"bool mask u32 padding", F32, 3, 2, 2, 6, 45, 40, 1, 0, 0, 0, 0, 2, 4, {3, 1, 1, 45}, 0, 0, 0},
+        {"bool mask i32 full", F32, 1, 4, 1, 7, 30, 8, 0, 0, 0, 0, 0, 3, 4, {1, 4, 7, 30}, 0, 0, 0},
+        {"sliding window causal", F32, 1, 2, 1, 33, 33, 48, 0, 1, 7, 0, 0, 0, 0, {0}, 0, 0, 0},
+        {"valid length + window", F32, 2, 2, 2, 4, 100, 64, 0, 1, 20, 41, 0, 0, 0, {0}, 0, 0, 0},
+        {"decode split gqa per-batch lengths", F32, 3, 8, 2, 1, 3000, 128, 1, 1, 0, 0, 0, 0, 0, {0}, 1, 0, 0},
+        {"decode Sq 16 D256 long", F32, 1, 1, 1, 16, 9000, 256, 0, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 0},
+        {"NaN and inf", F32, 1, 2, 1, 4, 10, 16, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 1, 0},
     };
     size_t nc = sizeof cases / sizeof cases[0];
     for (size_t i = 0; i < nc; i++) run_case(&cases[i]);
     /* kv_len past every key's position but below Skv: one valid key. */
-    Case one = {"one valid key", F32, 1, 2, 2, 3, 50, 20, 0, 1, 0, 1, 0, 0, 0, {0}, 0, 0};
+    Case one = {"one valid key", F32, 1, 2, 2, 3, 50, 20, 0, 1, 0, 1, 0, 0, 0, {0}, 0, 0, 0};
     run_case(&one);
     if (env.info.has_f16) {
-        Case h = {"f16 gqa causal tokens-first", WGC_DTYPE_F16, 2, 4, 2, 21, 50, 80, 1, 1, 0, 0, 0, 1, 4, {2, 1, 21, 50}, 0, 0};
+        Case h = {"f16 gqa causal tokens-first", WGC_DTYPE_F16, 2, 4, 2, 21, 50, 80, 1, 1, 0, 0, 0, 1, 4, {2, 1, 21, 50}, 0, 0, 0};
         run_case(&h);
-        Case hd = {"f16 decode split", WGC_DTYPE_F16, 2, 4, 4, 1, 1500, 64, 0, 1, 0, 0, 0, 0, 0, {0}, 1, 0};
+        Case hd = {"f16 decode split", WGC_DTYPE_F16, 2, 4, 4, 1, 1500, 64, 0, 1, 0, 0, 0, 0, 0, {0}, 1, 0, 0};
         run_case(&hd);
         /* Aligned f16 views: the tensor-core prefill kernel where the adapter
          * has cooperative matrices (the portable one elsewhere), and the
@@ -419,8 +419,15 @@ int main(void) {
         };
         for (size_t i = 0; i < sizeof fast / sizeof fast[0]; i++) run_case(&fast[i]);
     }
-    Case bf = {"bf16 gqa causal mask", WGC_DTYPE_BF16, 2, 4, 2, 13, 29, 96, 1, 1, 0, 0, 0, 1, 2, {0}, 0, 0};
+    Case bf = {"bf16 gqa causal mask", WGC_DTYPE_BF16, 2, 4, 2, 13, 29, 96, 1, 1, 0, 0, 0, 1, 2, {0}, 0, 0, 0};
     run_case(&bf);
+    /* bf16 decode reads K and V as they are (the decode kernel's bf16 words). */
+    const WgcDtype B16 = WGC_DTYPE_BF16;
+    Case bfd[] = {
+        {"bf16 decode gqa lengths D128", B16, 3, 8, 2, 1, 2000, 128, 0, 1, 0, 0, 0, 0, 0, {0}, 1, 0, 1},
+        {"bf16 decode Sq4 mask tokens-first D64", B16, 2, 4, 4, 4, 600, 64, 1, 1, 0, 0, 0, 1, 2, {0}, 0, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof bfd / sizeof bfd[0]; i++) run_case(&bfd[i]);
     misuse();
     test_env_release(&env);
     return test_finish("test_attention");

@@ -1,14 +1,15 @@
 
 // Attention decode (flash-decoding), after attention_params.wgsl, one mask
 // fragment and one team fragment (attention_team_subgroups.wgsl or
-// attention_team_shared.wgsl); T = f16. Entry points: `attention_decode`
+// attention_team_shared.wgsl); T = f16 (or f32 with bf16 K and V:
+// KV_BF16). Entry points: `attention_decode`
 // (one KV chunk: writes out and lse) and `attention_decode_partial` (several:
 // writes each chunk's m, l and sums to `part` as attention.wgsl's
 // attention_partial does, merged by attention_combine.wgsl).
 //
 // Grid: x = tile of RB query rows (GQA: the query heads of one KV head share
 // each K and V read), y = b * hkv + h, z = KV chunk. The host routes here
-// only f16 views whose key rows are dense, D a multiple of 8 up to 128 and
+// only views whose key rows are dense, D a multiple of 8 up to 128 and
 // every K/V offset and stride a multiple of 8 halves, so rows are read as
 // 16-byte words (k4, v4). A workgroup is 8 teams of 16 invocations; lane c
 // of a team holds columns 8c .. 8c + 7 of q (scaled, f32), of its sums, and
@@ -28,7 +29,18 @@ var<workgroup> dec_len: u32;
 @group(0) @binding(9) var<storage, read> k4: array<vec4<u32>>;
 @group(0) @binding(10) var<storage, read> v4: array<vec4<u32>>;
 
+// K and V are bf16 (read as words; q, out and an additive mask then f32),
+// else T (f16).
+override KV_BF16: bool = false;
+
+fn bf16_pair(w: u32) -> vec2<f32> {
+    return vec2<f32>(bitcast<f32>(w << 16u), bitcast<f32>(w & 0xffff0000u));
+}
+
 fn dec_unpack(w: vec4<u32>) -> array<vec4<f32>, 2> {
+    if (KV_BF16) {
+        return array<vec4<f32>, 2>(vec4<f32>(bf16_pair(w.x), bf16_pair(w.y)), vec4<f32>(bf16_pair(w.z), bf16_pair(w.w)));
+    }
     let a = unpack2x16float(w.x);
     let b = unpack2x16float(w.y);
     let c = unpack2x16float(w.z);

@@ -24,7 +24,11 @@ const MAX_D: usize = 128;
 /// Query positions up to this per call count as decode.
 pub(crate) const MAX_SQ: usize = 16;
 
-const TYPES: &[crate::ops::spec::TypeSlot] = &[crate::ops::spec::TypeSlot { alias: "T", dtypes: &[DType::F16] }];
+/// T: q and out (f16, or f32 beside bf16 K and V: KV_BF16).
+const TYPES: &[crate::ops::spec::TypeSlot] =
+    &[crate::ops::spec::TypeSlot { alias: "T", dtypes: &[DType::F16, DType::F32] }];
+const OVERRIDES: &[crate::ops::spec::OverrideSlot] =
+    &[crate::ops::spec::OverrideSlot { name: "KV_BF16", values: &[0.0, 1.0] }];
 const ENTRIES: &[&str] = &["attention_decode", "attention_decode_partial"];
 
 macro_rules! decode_family {
@@ -39,7 +43,7 @@ macro_rules! decode_family {
             ),
             entries: ENTRIES,
             types: TYPES,
-            overrides: &[],
+            overrides: OVERRIDES,
             uniform: <super::AttentionParams as crate::ops::spec::Uniform>::layout,
         }
     };
@@ -76,18 +80,19 @@ pub static FAMILY_MASK_BOOL_SUBGROUPS: Family = decode_family!(
     "../../../shaders/attention_team_subgroups.wgsl"
 );
 
-/// True if this call takes the decode kernel: f16, few query positions, a
-/// head dim of whole 16-byte words up to 128, K and V rows readable as
-/// 16-byte words.
+/// True if this call takes the decode kernel: f16 (or bf16 K and V beside
+/// an f32 q and out: the bf16 route), few query positions, a head dim of
+/// whole 16-byte words up to 128, K and V rows readable as 16-byte words.
 pub fn applies(a: &AttentionArgs) -> bool {
     let r = a.q.rank();
     let (sq, d) = (a.q.shape[r - 2], a.q.shape[r - 1]);
-    a.q.dtype == DType::F16
-        && sq <= MAX_SQ
-        && d.is_multiple_of(8)
-        && d <= MAX_D
-        && rows_in_words(a.k)
-        && rows_in_words(a.v)
+    let dtypes = match (a.q.dtype, a.k.dtype) {
+        (DType::F16, DType::F16) | (DType::F32, DType::BF16) => true,
+        // bf16 q: the caller widens q (and out) and keeps K and V as they are.
+        (DType::BF16, DType::BF16) => true,
+        _ => false,
+    };
+    dtypes && sq <= MAX_SQ && d.is_multiple_of(8) && d <= MAX_D && rows_in_words(a.k) && rows_in_words(a.v)
 }
 
 /// The family for this device and mask: the subgroup team sum where the

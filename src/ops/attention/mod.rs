@@ -349,6 +349,29 @@ pub fn attention(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> R
         return record(stream, a, cfg);
     }
     let wide = |t: &Tensor| widen(stream, t, false);
+    if decode::applies(a) {
+        // Decode reads the bf16 cache as it is: only q, an additive mask and
+        // out (a few rows) go through f32.
+        let q = wide(a.q)?;
+        let mask: Option<F32Scratch> = match a.mask {
+            Some(m) if m.dtype == DType::BF16 => Some(wide(m)?),
+            _ => None,
+        };
+        let out = uninit(stream, &a.out.shape)?;
+        let (qv, ov) = (q.view(), out.view());
+        let mv = mask.as_ref().map(F32Scratch::view);
+        let wa = AttentionArgs {
+            q: &qv,
+            k: a.k,
+            v: a.v,
+            mask: mv.as_ref().or(a.mask),
+            kv_lens: a.kv_lens,
+            out: &ov,
+            lse: a.lse,
+        };
+        record(stream, &wa, cfg)?;
+        return convert(stream, &ov, a.out);
+    }
     let (q, k, v) = (wide(a.q)?, wide(a.k)?, wide(a.v)?);
     let mask: Option<F32Scratch> = match a.mask {
         Some(m) if m.dtype == DType::BF16 => Some(wide(m)?),
@@ -495,12 +518,16 @@ fn record(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<(
     };
     let t = [a.q.dtype];
     let groups = [row_tiles as u32, bh as u32, chunks as u32];
+    let overrides: &[f64] = match route {
+        Route::Decode => &[if a.k.dtype == DType::BF16 { 1.0 } else { 0.0 }],
+        _ => &[],
+    };
     if route != Route::Portable {
         // The vectorised kernels read K and V as 16-byte words too.
         let (k4, _) = view_arg("k4", a.k);
         let (v4, _) = view_arg("v4", a.v);
         if chunks == 1 {
-            let variant = family.variant(whole, &t, &[]);
+            let variant = family.variant(whole, &t, overrides);
             return match mask_arg {
                 None => spec::record(stream, &Launch { variant, params, args: [qa, k4, v4, oa, la, na], groups }),
                 Some((ma, _)) => {
@@ -510,7 +537,7 @@ fn record(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<(
         }
         let part = scratch(dev, (bh * rows * chunks * (d + 2) * 4) as u64)?;
         let pa = Arg::whole("part", &part);
-        let variant = family.variant(partial, &t, &[]);
+        let variant = family.variant(partial, &t, overrides);
         match mask_arg {
             None => spec::record(stream, &Launch { variant, params, args: [qa, k4, v4, pa, na], groups })?,
             Some((ma, _)) => spec::record(stream, &Launch { variant, params, args: [qa, k4, v4, pa, na, ma], groups })?,
