@@ -410,6 +410,12 @@ int main(void) {
             {"f16 prefill growing scores", H, 1, 2, 1, 64, 300, 64, 0, 0, 0, 0, 1.0f, 0, 0, {0}, 0, 2, 1},
             {"f16 prefill NaN and inf", H, 1, 2, 1, 20, 40, 64, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 1, 1},
             {"f16 prefill causal S300 D128", H, 1, 2, 2, 300, 300, 128, 0, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 1},
+            /* Sq a multiple of 16 (the wide tensor-core entries' whole row blocks). */
+            {"f16 prefill causal S256 gqa D128", H, 1, 4, 2, 256, 256, 128, 0, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 1},
+            {"f16 prefill Sq48 mask D64", H, 2, 2, 1, 48, 200, 64, 0, 1, 0, 0, 0, 1, 2, {0}, 0, 0, 1},
+            {"f16 prefill window S160 D64", H, 1, 2, 2, 160, 160, 64, 0, 1, 50, 0, 0, 0, 0, {0}, 0, 0, 1},
+            {"f16 prefill top-left Sq32 D80", H, 1, 2, 1, 32, 100, 80, 0, 2, 0, 0, 0, 0, 0, {0}, 0, 0, 1},
+            {"f16 prefill Sq96 lengths D96", H, 2, 2, 2, 96, 150, 96, 0, 0, 0, 0, 0, 0, 0, {0}, 1, 0, 1},
             {"f16 decode gqa lengths D128", H, 3, 8, 2, 1, 3000, 128, 0, 1, 0, 0, 0, 0, 0, {0}, 1, 0, 1},
             {"f16 decode Sq4 mha mask D64", H, 2, 4, 4, 4, 700, 64, 0, 1, 0, 0, 0, 1, 2, {0}, 0, 0, 1},
             {"f16 decode Sq16 gqa window D128", H, 1, 8, 2, 16, 1200, 128, 0, 1, 300, 0, 0, 0, 0, {0}, 0, 0, 1},

@@ -22,7 +22,7 @@
 
 var<workgroup> coop_flag: u32;
 var<workgroup> coop_len: u32;
-var<workgroup> coop_alpha: array<f32, 64>;
+var<workgroup> coop_alpha: array<f32, 128>;
 
 fn coop_allowed(key: i32, qpos: i32) -> bool {
     if (p.causal != 0u && key > qpos) {
@@ -3101,6 +3101,1320 @@ fn coop_rescale_d128_direct(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coo
     }
     workgroupBarrier();
     let back = coopLoadT<coop_mat16x16<f32, C>>(&ss_d128_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    return back;
+}
+
+// D = 64: tiles of 32 keys.
+const BN_d64_wide: u32 = 32u;
+var<workgroup> kvs_d64_wide: array<f16, 4608>;
+var<workgroup> ss_d64_wide: array<f32, 4608>;
+var<workgroup> ps_d64_wide: array<f16, 5120>;
+
+@compute @workgroup_size(256)
+fn attention_coop_d64_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let sg = lid / 32u;
+    let lane = lid % 32u;
+    let bh = wid.y;
+    let h = bh % p.hkv;
+    let bs = bases_of(bh / p.hkv);
+    let r0 = (p.row_tiles - 1u - wid.x) * 128u;
+    let nq = min(128u, p.rows - r0);
+    if (lid == 0u) {
+        var len = min(p.kv_len, p.skv);
+        if (p.has_lens != 0u) {
+            len = min(len, lens[bs.lens]);
+        }
+        coop_len = len;
+        coop_flag = 0u;
+    }
+    let len = i32(workgroupUniformLoad(&coop_len));
+    // This subgroup's 16 rows (clamped into the rows: the last tile's
+    // spare subgroups load real rows and write nothing).
+    let rq = min(r0 + sg * 16u, p.rows - 16u);
+    let qb = bs.q + i32(h * p.group + rq / p.sq) * p.q_h + i32(rq % p.sq) * p.q_s;
+    let q0 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 0u], u32(p.q_s));
+    let q1 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 16u], u32(p.q_s));
+    let q2 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 32u], u32(p.q_s));
+    let q3 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 48u], u32(p.q_s));
+    // This invocation's row (two per row, each half of a tile's keys).
+    let i = sg * 16u + lane / 2u;
+    let kh = (lane % 2u) * 16u;
+    let shift = select(len - i32(p.sq), 0, p.causal == 2u);
+    let r = r0 + i;
+    let live = i < nq;
+    let hq = h * p.group + r / p.sq;
+    let spos = r % p.sq;
+    let qpos = i32(spos) + shift;
+    let mbase = bs.m + i32(hq) * p.m_h;
+    // Keys some row of the tile may see (uniform: from wid and params).
+    let last = r0 + nq - 1u;
+    let spans = last / p.sq != r0 / p.sq;
+    var kend = len;
+    if (p.causal != 0u) {
+        kend = min(kend, i32(select(last % p.sq, p.sq - 1u, spans)) + shift + 1);
+    }
+    var kbeg = 0;
+    if (p.window != 0u) {
+        kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    // Tiles inside [clean_beg, clean_end) need no per-key checks: below
+    // every row's causal bound and the valid length, inside every
+    // row's window, and every row of the tile real.
+    var clean_end = select(len, -1, nq < 128u);
+    if (p.causal != 0u) {
+        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);
+    }
+    var clean_beg = 0;
+    if (p.window != 0u) {
+        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;
+    }
+    var o0 = coop_mat16x16<f32, C>();
+    var o1 = coop_mat16x16<f32, C>();
+    var o2 = coop_mat16x16<f32, C>();
+    var o3 = coop_mat16x16<f32, C>();
+    var mr = neg_inf();
+    var lsum = 0.0;
+    let kb = bs.k + i32(h) * p.k_h;
+    let vb = bs.v + i32(h) * p.v_h;
+    var kw0 = vec4<u32>();
+    var vw0 = vec4<u32>();
+    {
+        let e = lid + 0u;
+        let key = kbeg + i32(e / 8u);
+        kw0 = vec4<u32>();
+        vw0 = vec4<u32>();
+        if (e < 256u && key < kend) {
+            kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 8u];
+            vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
+        }
+    }
+    workgroupBarrier();
+    for (var kt = kbeg; kt < kend; kt += 32) {
+        // Stage the tile fetched during the last one; fetch the next.
+        {
+            let e = lid + 0u;
+            if (e < 256u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 8u) * 72u + (e % 8u) * 8u;
+                kvs_d64_wide[at + 0u] = kx[0];
+                kvs_d64_wide[at + 1u] = kx[1];
+                kvs_d64_wide[at + 2u] = kx[2];
+                kvs_d64_wide[at + 3u] = kx[3];
+                kvs_d64_wide[at + 4u] = kx[4];
+                kvs_d64_wide[at + 5u] = kx[5];
+                kvs_d64_wide[at + 6u] = kx[6];
+                kvs_d64_wide[at + 7u] = kx[7];
+                kvs_d64_wide[2304u + at + 0u] = vx[0];
+                kvs_d64_wide[2304u + at + 1u] = vx[1];
+                kvs_d64_wide[2304u + at + 2u] = vx[2];
+                kvs_d64_wide[2304u + at + 3u] = vx[3];
+                kvs_d64_wide[2304u + at + 4u] = vx[4];
+                kvs_d64_wide[2304u + at + 5u] = vx[5];
+                kvs_d64_wide[2304u + at + 6u] = vx[6];
+                kvs_d64_wide[2304u + at + 7u] = vx[7];
+            }
+        }
+        workgroupBarrier();
+        {
+            let e = lid + 0u;
+            let key = kt + 32 + i32(e / 8u);
+            kw0 = vec4<u32>();
+            vw0 = vec4<u32>();
+            if (e < 256u && key < kend) {
+                kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 8u];
+                vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
+            }
+        }
+        // S = Q K^T for this subgroup's 16 rows.
+        var s0 = coop_mat16x16<f32, C>();
+        s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide[0u], 72u), s0);
+        s0 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide[16u], 72u), s0);
+        s0 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide[32u], 72u), s0);
+        s0 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide[48u], 72u), s0);
+        coopStoreT(s0, &ss_d64_wide[sg * 576u + 0u], 36u);
+        var s1 = coop_mat16x16<f32, C>();
+        s1 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide[1152u], 72u), s1);
+        s1 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide[1168u], 72u), s1);
+        s1 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide[1184u], 72u), s1);
+        s1 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide[1200u], 72u), s1);
+        coopStoreT(s1, &ss_d64_wide[sg * 576u + 16u], 36u);
+        workgroupBarrier();
+        // Online softmax of this invocation's half row.
+        var sc: array<f32, 16>;
+        var mt = neg_inf();
+        if (kt >= clean_beg && kt + 32 <= clean_end) {
+            // No row of the workgroup masks a key of this tile.
+            for (var j = 0u; j < 16u; j++) {
+                let x = ss_d64_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(kt + i32(kh + j)));
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
+            }
+        } else {
+            for (var j = 0u; j < 16u; j++) {
+                let key = kt + i32(kh + j);
+                var x = neg_inf();
+                if (live && key < kend && coop_allowed(key, qpos)) {
+                    x = ss_d64_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+                }
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
+            }
+        }
+        let other = subgroupShuffleXor(mt, 1u);
+        if (other > mt) {
+            mt = other;
+        }
+        var alpha = 1.0;
+        if (mr == neg_inf()) {
+            mr = mt;
+        } else if (mt > mr + 8.0) {
+            alpha = exp(mr - mt);
+            mr = mt;
+            coop_flag = 1u;
+        }
+        var l = 0.0;
+        for (var j = 0u; j < 16u; j++) {
+            let x = sc[j];
+            let pj = select(exp(x - mr), 0.0, x == neg_inf());
+            l += pj;
+            ps_d64_wide[i * 40u + kh + j] = f16(pj);
+        }
+        lsum = lsum * alpha + l;
+        if (kh == 0u) {
+            coop_alpha[i] = alpha;
+        }
+        if (workgroupUniformLoad(&coop_flag) != 0u) {
+            // Some row raised its max: rescale every row's sums.
+            o0 = coop_rescale_d64_wide(o0, sg, lane);
+            o1 = coop_rescale_d64_wide(o1, sg, lane);
+            o2 = coop_rescale_d64_wide(o2, sg, lane);
+            o3 = coop_rescale_d64_wide(o3, sg, lane);
+            if (lid == 0u) {
+                coop_flag = 0u;
+            }
+        }
+        // O += P V.
+        let p0 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d64_wide[sg * 640u + 0u], 40u);
+        let p1 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d64_wide[sg * 640u + 16u], 40u);
+        o0 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide[2304u], 72u), o0);
+        o0 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide[3456u], 72u), o0);
+        o1 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide[2320u], 72u), o1);
+        o1 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide[3472u], 72u), o1);
+        o2 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide[2336u], 72u), o2);
+        o2 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide[3488u], 72u), o2);
+        o3 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide[2352u], 72u), o3);
+        o3 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide[3504u], 72u), o3);
+        workgroupBarrier();
+    }
+    // Normalise and write: each fragment through workgroup memory.
+    let l = lsum + subgroupShuffleXor(lsum, 1u);
+    let at = out_row(bs, h, r);
+    let c0 = (lane % 2u) * 8u;
+    coopStoreT(o0, &ss_d64_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d64_wide[i * 36u + c] / l;
+            out[at.x + i32(0u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o1, &ss_d64_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d64_wide[i * 36u + c] / l;
+            out[at.x + i32(16u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o2, &ss_d64_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d64_wide[i * 36u + c] / l;
+            out[at.x + i32(32u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o3, &ss_d64_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d64_wide[i * 36u + c] / l;
+            out[at.x + i32(48u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    if (live && kh == 0u && p.want_lse != 0u) {
+        lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
+    }
+}
+
+// Multiplies each row of this subgroup's fragment by its alpha.
+fn coop_rescale_d64_wide(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coop_mat16x16<f32, C> {
+    coopStoreT(m, &ss_d64_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    for (var e = lane; e < 256u; e += 32u) {
+        let at = sg * 576u + (e / 16u) * 36u + e % 16u;
+        ss_d64_wide[at] *= coop_alpha[sg * 16u + e / 16u];
+    }
+    workgroupBarrier();
+    let back = coopLoadT<coop_mat16x16<f32, C>>(&ss_d64_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    return back;
+}
+
+// D = 80: tiles of 32 keys.
+const BN_d80_wide: u32 = 32u;
+var<workgroup> kvs_d80_wide: array<f16, 5632>;
+var<workgroup> ss_d80_wide: array<f32, 4608>;
+var<workgroup> ps_d80_wide: array<f16, 5120>;
+
+@compute @workgroup_size(256)
+fn attention_coop_d80_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let sg = lid / 32u;
+    let lane = lid % 32u;
+    let bh = wid.y;
+    let h = bh % p.hkv;
+    let bs = bases_of(bh / p.hkv);
+    let r0 = (p.row_tiles - 1u - wid.x) * 128u;
+    let nq = min(128u, p.rows - r0);
+    if (lid == 0u) {
+        var len = min(p.kv_len, p.skv);
+        if (p.has_lens != 0u) {
+            len = min(len, lens[bs.lens]);
+        }
+        coop_len = len;
+        coop_flag = 0u;
+    }
+    let len = i32(workgroupUniformLoad(&coop_len));
+    // This subgroup's 16 rows (clamped into the rows: the last tile's
+    // spare subgroups load real rows and write nothing).
+    let rq = min(r0 + sg * 16u, p.rows - 16u);
+    let qb = bs.q + i32(h * p.group + rq / p.sq) * p.q_h + i32(rq % p.sq) * p.q_s;
+    let q0 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 0u], u32(p.q_s));
+    let q1 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 16u], u32(p.q_s));
+    let q2 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 32u], u32(p.q_s));
+    let q3 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 48u], u32(p.q_s));
+    let q4 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 64u], u32(p.q_s));
+    // This invocation's row (two per row, each half of a tile's keys).
+    let i = sg * 16u + lane / 2u;
+    let kh = (lane % 2u) * 16u;
+    let shift = select(len - i32(p.sq), 0, p.causal == 2u);
+    let r = r0 + i;
+    let live = i < nq;
+    let hq = h * p.group + r / p.sq;
+    let spos = r % p.sq;
+    let qpos = i32(spos) + shift;
+    let mbase = bs.m + i32(hq) * p.m_h;
+    // Keys some row of the tile may see (uniform: from wid and params).
+    let last = r0 + nq - 1u;
+    let spans = last / p.sq != r0 / p.sq;
+    var kend = len;
+    if (p.causal != 0u) {
+        kend = min(kend, i32(select(last % p.sq, p.sq - 1u, spans)) + shift + 1);
+    }
+    var kbeg = 0;
+    if (p.window != 0u) {
+        kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    // Tiles inside [clean_beg, clean_end) need no per-key checks: below
+    // every row's causal bound and the valid length, inside every
+    // row's window, and every row of the tile real.
+    var clean_end = select(len, -1, nq < 128u);
+    if (p.causal != 0u) {
+        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);
+    }
+    var clean_beg = 0;
+    if (p.window != 0u) {
+        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;
+    }
+    var o0 = coop_mat16x16<f32, C>();
+    var o1 = coop_mat16x16<f32, C>();
+    var o2 = coop_mat16x16<f32, C>();
+    var o3 = coop_mat16x16<f32, C>();
+    var o4 = coop_mat16x16<f32, C>();
+    var mr = neg_inf();
+    var lsum = 0.0;
+    let kb = bs.k + i32(h) * p.k_h;
+    let vb = bs.v + i32(h) * p.v_h;
+    var kw0 = vec4<u32>();
+    var vw0 = vec4<u32>();
+    var kw1 = vec4<u32>();
+    var vw1 = vec4<u32>();
+    {
+        let e = lid + 0u;
+        let key = kbeg + i32(e / 10u);
+        kw0 = vec4<u32>();
+        vw0 = vec4<u32>();
+        if (e < 320u && key < kend) {
+            kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 10u];
+            vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 10u];
+        }
+    }
+    {
+        let e = lid + 256u;
+        let key = kbeg + i32(e / 10u);
+        kw1 = vec4<u32>();
+        vw1 = vec4<u32>();
+        if (e < 320u && key < kend) {
+            kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 10u];
+            vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 10u];
+        }
+    }
+    workgroupBarrier();
+    for (var kt = kbeg; kt < kend; kt += 32) {
+        // Stage the tile fetched during the last one; fetch the next.
+        {
+            let e = lid + 0u;
+            if (e < 320u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 10u) * 88u + (e % 10u) * 8u;
+                kvs_d80_wide[at + 0u] = kx[0];
+                kvs_d80_wide[at + 1u] = kx[1];
+                kvs_d80_wide[at + 2u] = kx[2];
+                kvs_d80_wide[at + 3u] = kx[3];
+                kvs_d80_wide[at + 4u] = kx[4];
+                kvs_d80_wide[at + 5u] = kx[5];
+                kvs_d80_wide[at + 6u] = kx[6];
+                kvs_d80_wide[at + 7u] = kx[7];
+                kvs_d80_wide[2816u + at + 0u] = vx[0];
+                kvs_d80_wide[2816u + at + 1u] = vx[1];
+                kvs_d80_wide[2816u + at + 2u] = vx[2];
+                kvs_d80_wide[2816u + at + 3u] = vx[3];
+                kvs_d80_wide[2816u + at + 4u] = vx[4];
+                kvs_d80_wide[2816u + at + 5u] = vx[5];
+                kvs_d80_wide[2816u + at + 6u] = vx[6];
+                kvs_d80_wide[2816u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 256u;
+            if (e < 320u) {
+                let kx = coop_unpack(kw1);
+                let vx = coop_unpack(vw1);
+                let at = (e / 10u) * 88u + (e % 10u) * 8u;
+                kvs_d80_wide[at + 0u] = kx[0];
+                kvs_d80_wide[at + 1u] = kx[1];
+                kvs_d80_wide[at + 2u] = kx[2];
+                kvs_d80_wide[at + 3u] = kx[3];
+                kvs_d80_wide[at + 4u] = kx[4];
+                kvs_d80_wide[at + 5u] = kx[5];
+                kvs_d80_wide[at + 6u] = kx[6];
+                kvs_d80_wide[at + 7u] = kx[7];
+                kvs_d80_wide[2816u + at + 0u] = vx[0];
+                kvs_d80_wide[2816u + at + 1u] = vx[1];
+                kvs_d80_wide[2816u + at + 2u] = vx[2];
+                kvs_d80_wide[2816u + at + 3u] = vx[3];
+                kvs_d80_wide[2816u + at + 4u] = vx[4];
+                kvs_d80_wide[2816u + at + 5u] = vx[5];
+                kvs_d80_wide[2816u + at + 6u] = vx[6];
+                kvs_d80_wide[2816u + at + 7u] = vx[7];
+            }
+        }
+        workgroupBarrier();
+        {
+            let e = lid + 0u;
+            let key = kt + 32 + i32(e / 10u);
+            kw0 = vec4<u32>();
+            vw0 = vec4<u32>();
+            if (e < 320u && key < kend) {
+                kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 10u];
+                vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 10u];
+            }
+        }
+        {
+            let e = lid + 256u;
+            let key = kt + 32 + i32(e / 10u);
+            kw1 = vec4<u32>();
+            vw1 = vec4<u32>();
+            if (e < 320u && key < kend) {
+                kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 10u];
+                vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 10u];
+            }
+        }
+        // S = Q K^T for this subgroup's 16 rows.
+        var s0 = coop_mat16x16<f32, C>();
+        s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_wide[0u], 88u), s0);
+        s0 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_wide[16u], 88u), s0);
+        s0 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_wide[32u], 88u), s0);
+        s0 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_wide[48u], 88u), s0);
+        s0 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_wide[64u], 88u), s0);
+        coopStoreT(s0, &ss_d80_wide[sg * 576u + 0u], 36u);
+        var s1 = coop_mat16x16<f32, C>();
+        s1 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_wide[1408u], 88u), s1);
+        s1 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_wide[1424u], 88u), s1);
+        s1 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_wide[1440u], 88u), s1);
+        s1 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_wide[1456u], 88u), s1);
+        s1 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d80_wide[1472u], 88u), s1);
+        coopStoreT(s1, &ss_d80_wide[sg * 576u + 16u], 36u);
+        workgroupBarrier();
+        // Online softmax of this invocation's half row.
+        var sc: array<f32, 16>;
+        var mt = neg_inf();
+        if (kt >= clean_beg && kt + 32 <= clean_end) {
+            // No row of the workgroup masks a key of this tile.
+            for (var j = 0u; j < 16u; j++) {
+                let x = ss_d80_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(kt + i32(kh + j)));
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
+            }
+        } else {
+            for (var j = 0u; j < 16u; j++) {
+                let key = kt + i32(kh + j);
+                var x = neg_inf();
+                if (live && key < kend && coop_allowed(key, qpos)) {
+                    x = ss_d80_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+                }
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
+            }
+        }
+        let other = subgroupShuffleXor(mt, 1u);
+        if (other > mt) {
+            mt = other;
+        }
+        var alpha = 1.0;
+        if (mr == neg_inf()) {
+            mr = mt;
+        } else if (mt > mr + 8.0) {
+            alpha = exp(mr - mt);
+            mr = mt;
+            coop_flag = 1u;
+        }
+        var l = 0.0;
+        for (var j = 0u; j < 16u; j++) {
+            let x = sc[j];
+            let pj = select(exp(x - mr), 0.0, x == neg_inf());
+            l += pj;
+            ps_d80_wide[i * 40u + kh + j] = f16(pj);
+        }
+        lsum = lsum * alpha + l;
+        if (kh == 0u) {
+            coop_alpha[i] = alpha;
+        }
+        if (workgroupUniformLoad(&coop_flag) != 0u) {
+            // Some row raised its max: rescale every row's sums.
+            o0 = coop_rescale_d80_wide(o0, sg, lane);
+            o1 = coop_rescale_d80_wide(o1, sg, lane);
+            o2 = coop_rescale_d80_wide(o2, sg, lane);
+            o3 = coop_rescale_d80_wide(o3, sg, lane);
+            o4 = coop_rescale_d80_wide(o4, sg, lane);
+            if (lid == 0u) {
+                coop_flag = 0u;
+            }
+        }
+        // O += P V.
+        let p0 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d80_wide[sg * 640u + 0u], 40u);
+        let p1 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d80_wide[sg * 640u + 16u], 40u);
+        o0 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_wide[2816u], 88u), o0);
+        o0 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_wide[4224u], 88u), o0);
+        o1 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_wide[2832u], 88u), o1);
+        o1 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_wide[4240u], 88u), o1);
+        o2 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_wide[2848u], 88u), o2);
+        o2 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_wide[4256u], 88u), o2);
+        o3 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_wide[2864u], 88u), o3);
+        o3 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_wide[4272u], 88u), o3);
+        o4 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_wide[2880u], 88u), o4);
+        o4 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d80_wide[4288u], 88u), o4);
+        workgroupBarrier();
+    }
+    // Normalise and write: each fragment through workgroup memory.
+    let l = lsum + subgroupShuffleXor(lsum, 1u);
+    let at = out_row(bs, h, r);
+    let c0 = (lane % 2u) * 8u;
+    coopStoreT(o0, &ss_d80_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d80_wide[i * 36u + c] / l;
+            out[at.x + i32(0u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o1, &ss_d80_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d80_wide[i * 36u + c] / l;
+            out[at.x + i32(16u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o2, &ss_d80_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d80_wide[i * 36u + c] / l;
+            out[at.x + i32(32u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o3, &ss_d80_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d80_wide[i * 36u + c] / l;
+            out[at.x + i32(48u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o4, &ss_d80_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d80_wide[i * 36u + c] / l;
+            out[at.x + i32(64u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    if (live && kh == 0u && p.want_lse != 0u) {
+        lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
+    }
+}
+
+// Multiplies each row of this subgroup's fragment by its alpha.
+fn coop_rescale_d80_wide(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coop_mat16x16<f32, C> {
+    coopStoreT(m, &ss_d80_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    for (var e = lane; e < 256u; e += 32u) {
+        let at = sg * 576u + (e / 16u) * 36u + e % 16u;
+        ss_d80_wide[at] *= coop_alpha[sg * 16u + e / 16u];
+    }
+    workgroupBarrier();
+    let back = coopLoadT<coop_mat16x16<f32, C>>(&ss_d80_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    return back;
+}
+
+// D = 96: tiles of 32 keys.
+const BN_d96_wide: u32 = 32u;
+var<workgroup> kvs_d96_wide: array<f16, 6656>;
+var<workgroup> ss_d96_wide: array<f32, 4608>;
+var<workgroup> ps_d96_wide: array<f16, 5120>;
+
+@compute @workgroup_size(256)
+fn attention_coop_d96_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let sg = lid / 32u;
+    let lane = lid % 32u;
+    let bh = wid.y;
+    let h = bh % p.hkv;
+    let bs = bases_of(bh / p.hkv);
+    let r0 = (p.row_tiles - 1u - wid.x) * 128u;
+    let nq = min(128u, p.rows - r0);
+    if (lid == 0u) {
+        var len = min(p.kv_len, p.skv);
+        if (p.has_lens != 0u) {
+            len = min(len, lens[bs.lens]);
+        }
+        coop_len = len;
+        coop_flag = 0u;
+    }
+    let len = i32(workgroupUniformLoad(&coop_len));
+    // This subgroup's 16 rows (clamped into the rows: the last tile's
+    // spare subgroups load real rows and write nothing).
+    let rq = min(r0 + sg * 16u, p.rows - 16u);
+    let qb = bs.q + i32(h * p.group + rq / p.sq) * p.q_h + i32(rq % p.sq) * p.q_s;
+    let q0 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 0u], u32(p.q_s));
+    let q1 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 16u], u32(p.q_s));
+    let q2 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 32u], u32(p.q_s));
+    let q3 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 48u], u32(p.q_s));
+    let q4 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 64u], u32(p.q_s));
+    let q5 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 80u], u32(p.q_s));
+    // This invocation's row (two per row, each half of a tile's keys).
+    let i = sg * 16u + lane / 2u;
+    let kh = (lane % 2u) * 16u;
+    let shift = select(len - i32(p.sq), 0, p.causal == 2u);
+    let r = r0 + i;
+    let live = i < nq;
+    let hq = h * p.group + r / p.sq;
+    let spos = r % p.sq;
+    let qpos = i32(spos) + shift;
+    let mbase = bs.m + i32(hq) * p.m_h;
+    // Keys some row of the tile may see (uniform: from wid and params).
+    let last = r0 + nq - 1u;
+    let spans = last / p.sq != r0 / p.sq;
+    var kend = len;
+    if (p.causal != 0u) {
+        kend = min(kend, i32(select(last % p.sq, p.sq - 1u, spans)) + shift + 1);
+    }
+    var kbeg = 0;
+    if (p.window != 0u) {
+        kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    // Tiles inside [clean_beg, clean_end) need no per-key checks: below
+    // every row's causal bound and the valid length, inside every
+    // row's window, and every row of the tile real.
+    var clean_end = select(len, -1, nq < 128u);
+    if (p.causal != 0u) {
+        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);
+    }
+    var clean_beg = 0;
+    if (p.window != 0u) {
+        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;
+    }
+    var o0 = coop_mat16x16<f32, C>();
+    var o1 = coop_mat16x16<f32, C>();
+    var o2 = coop_mat16x16<f32, C>();
+    var o3 = coop_mat16x16<f32, C>();
+    var o4 = coop_mat16x16<f32, C>();
+    var o5 = coop_mat16x16<f32, C>();
+    var mr = neg_inf();
+    var lsum = 0.0;
+    let kb = bs.k + i32(h) * p.k_h;
+    let vb = bs.v + i32(h) * p.v_h;
+    var kw0 = vec4<u32>();
+    var vw0 = vec4<u32>();
+    var kw1 = vec4<u32>();
+    var vw1 = vec4<u32>();
+    {
+        let e = lid + 0u;
+        let key = kbeg + i32(e / 12u);
+        kw0 = vec4<u32>();
+        vw0 = vec4<u32>();
+        if (e < 384u && key < kend) {
+            kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 12u];
+            vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 12u];
+        }
+    }
+    {
+        let e = lid + 256u;
+        let key = kbeg + i32(e / 12u);
+        kw1 = vec4<u32>();
+        vw1 = vec4<u32>();
+        if (e < 384u && key < kend) {
+            kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 12u];
+            vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 12u];
+        }
+    }
+    workgroupBarrier();
+    for (var kt = kbeg; kt < kend; kt += 32) {
+        // Stage the tile fetched during the last one; fetch the next.
+        {
+            let e = lid + 0u;
+            if (e < 384u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 12u) * 104u + (e % 12u) * 8u;
+                kvs_d96_wide[at + 0u] = kx[0];
+                kvs_d96_wide[at + 1u] = kx[1];
+                kvs_d96_wide[at + 2u] = kx[2];
+                kvs_d96_wide[at + 3u] = kx[3];
+                kvs_d96_wide[at + 4u] = kx[4];
+                kvs_d96_wide[at + 5u] = kx[5];
+                kvs_d96_wide[at + 6u] = kx[6];
+                kvs_d96_wide[at + 7u] = kx[7];
+                kvs_d96_wide[3328u + at + 0u] = vx[0];
+                kvs_d96_wide[3328u + at + 1u] = vx[1];
+                kvs_d96_wide[3328u + at + 2u] = vx[2];
+                kvs_d96_wide[3328u + at + 3u] = vx[3];
+                kvs_d96_wide[3328u + at + 4u] = vx[4];
+                kvs_d96_wide[3328u + at + 5u] = vx[5];
+                kvs_d96_wide[3328u + at + 6u] = vx[6];
+                kvs_d96_wide[3328u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 256u;
+            if (e < 384u) {
+                let kx = coop_unpack(kw1);
+                let vx = coop_unpack(vw1);
+                let at = (e / 12u) * 104u + (e % 12u) * 8u;
+                kvs_d96_wide[at + 0u] = kx[0];
+                kvs_d96_wide[at + 1u] = kx[1];
+                kvs_d96_wide[at + 2u] = kx[2];
+                kvs_d96_wide[at + 3u] = kx[3];
+                kvs_d96_wide[at + 4u] = kx[4];
+                kvs_d96_wide[at + 5u] = kx[5];
+                kvs_d96_wide[at + 6u] = kx[6];
+                kvs_d96_wide[at + 7u] = kx[7];
+                kvs_d96_wide[3328u + at + 0u] = vx[0];
+                kvs_d96_wide[3328u + at + 1u] = vx[1];
+                kvs_d96_wide[3328u + at + 2u] = vx[2];
+                kvs_d96_wide[3328u + at + 3u] = vx[3];
+                kvs_d96_wide[3328u + at + 4u] = vx[4];
+                kvs_d96_wide[3328u + at + 5u] = vx[5];
+                kvs_d96_wide[3328u + at + 6u] = vx[6];
+                kvs_d96_wide[3328u + at + 7u] = vx[7];
+            }
+        }
+        workgroupBarrier();
+        {
+            let e = lid + 0u;
+            let key = kt + 32 + i32(e / 12u);
+            kw0 = vec4<u32>();
+            vw0 = vec4<u32>();
+            if (e < 384u && key < kend) {
+                kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 12u];
+                vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 12u];
+            }
+        }
+        {
+            let e = lid + 256u;
+            let key = kt + 32 + i32(e / 12u);
+            kw1 = vec4<u32>();
+            vw1 = vec4<u32>();
+            if (e < 384u && key < kend) {
+                kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 12u];
+                vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 12u];
+            }
+        }
+        // S = Q K^T for this subgroup's 16 rows.
+        var s0 = coop_mat16x16<f32, C>();
+        s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_wide[0u], 104u), s0);
+        s0 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_wide[16u], 104u), s0);
+        s0 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_wide[32u], 104u), s0);
+        s0 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_wide[48u], 104u), s0);
+        s0 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_wide[64u], 104u), s0);
+        s0 = coopMultiplyAdd(q5, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_wide[80u], 104u), s0);
+        coopStoreT(s0, &ss_d96_wide[sg * 576u + 0u], 36u);
+        var s1 = coop_mat16x16<f32, C>();
+        s1 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_wide[1664u], 104u), s1);
+        s1 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_wide[1680u], 104u), s1);
+        s1 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_wide[1696u], 104u), s1);
+        s1 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_wide[1712u], 104u), s1);
+        s1 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_wide[1728u], 104u), s1);
+        s1 = coopMultiplyAdd(q5, coopLoad<coop_mat16x16<f16, B>>(&kvs_d96_wide[1744u], 104u), s1);
+        coopStoreT(s1, &ss_d96_wide[sg * 576u + 16u], 36u);
+        workgroupBarrier();
+        // Online softmax of this invocation's half row.
+        var sc: array<f32, 16>;
+        var mt = neg_inf();
+        if (kt >= clean_beg && kt + 32 <= clean_end) {
+            // No row of the workgroup masks a key of this tile.
+            for (var j = 0u; j < 16u; j++) {
+                let x = ss_d96_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(kt + i32(kh + j)));
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
+            }
+        } else {
+            for (var j = 0u; j < 16u; j++) {
+                let key = kt + i32(kh + j);
+                var x = neg_inf();
+                if (live && key < kend && coop_allowed(key, qpos)) {
+                    x = ss_d96_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+                }
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
+            }
+        }
+        let other = subgroupShuffleXor(mt, 1u);
+        if (other > mt) {
+            mt = other;
+        }
+        var alpha = 1.0;
+        if (mr == neg_inf()) {
+            mr = mt;
+        } else if (mt > mr + 8.0) {
+            alpha = exp(mr - mt);
+            mr = mt;
+            coop_flag = 1u;
+        }
+        var l = 0.0;
+        for (var j = 0u; j < 16u; j++) {
+            let x = sc[j];
+            let pj = select(exp(x - mr), 0.0, x == neg_inf());
+            l += pj;
+            ps_d96_wide[i * 40u + kh + j] = f16(pj);
+        }
+        lsum = lsum * alpha + l;
+        if (kh == 0u) {
+            coop_alpha[i] = alpha;
+        }
+        if (workgroupUniformLoad(&coop_flag) != 0u) {
+            // Some row raised its max: rescale every row's sums.
+            o0 = coop_rescale_d96_wide(o0, sg, lane);
+            o1 = coop_rescale_d96_wide(o1, sg, lane);
+            o2 = coop_rescale_d96_wide(o2, sg, lane);
+            o3 = coop_rescale_d96_wide(o3, sg, lane);
+            o4 = coop_rescale_d96_wide(o4, sg, lane);
+            o5 = coop_rescale_d96_wide(o5, sg, lane);
+            if (lid == 0u) {
+                coop_flag = 0u;
+            }
+        }
+        // O += P V.
+        let p0 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d96_wide[sg * 640u + 0u], 40u);
+        let p1 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d96_wide[sg * 640u + 16u], 40u);
+        o0 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_wide[3328u], 104u), o0);
+        o0 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_wide[4992u], 104u), o0);
+        o1 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_wide[3344u], 104u), o1);
+        o1 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_wide[5008u], 104u), o1);
+        o2 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_wide[3360u], 104u), o2);
+        o2 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_wide[5024u], 104u), o2);
+        o3 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_wide[3376u], 104u), o3);
+        o3 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_wide[5040u], 104u), o3);
+        o4 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_wide[3392u], 104u), o4);
+        o4 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_wide[5056u], 104u), o4);
+        o5 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_wide[3408u], 104u), o5);
+        o5 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d96_wide[5072u], 104u), o5);
+        workgroupBarrier();
+    }
+    // Normalise and write: each fragment through workgroup memory.
+    let l = lsum + subgroupShuffleXor(lsum, 1u);
+    let at = out_row(bs, h, r);
+    let c0 = (lane % 2u) * 8u;
+    coopStoreT(o0, &ss_d96_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d96_wide[i * 36u + c] / l;
+            out[at.x + i32(0u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o1, &ss_d96_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d96_wide[i * 36u + c] / l;
+            out[at.x + i32(16u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o2, &ss_d96_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d96_wide[i * 36u + c] / l;
+            out[at.x + i32(32u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o3, &ss_d96_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d96_wide[i * 36u + c] / l;
+            out[at.x + i32(48u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o4, &ss_d96_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d96_wide[i * 36u + c] / l;
+            out[at.x + i32(64u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o5, &ss_d96_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d96_wide[i * 36u + c] / l;
+            out[at.x + i32(80u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    if (live && kh == 0u && p.want_lse != 0u) {
+        lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
+    }
+}
+
+// Multiplies each row of this subgroup's fragment by its alpha.
+fn coop_rescale_d96_wide(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coop_mat16x16<f32, C> {
+    coopStoreT(m, &ss_d96_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    for (var e = lane; e < 256u; e += 32u) {
+        let at = sg * 576u + (e / 16u) * 36u + e % 16u;
+        ss_d96_wide[at] *= coop_alpha[sg * 16u + e / 16u];
+    }
+    workgroupBarrier();
+    let back = coopLoadT<coop_mat16x16<f32, C>>(&ss_d96_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    return back;
+}
+
+// D = 128: tiles of 32 keys.
+const BN_d128_wide: u32 = 32u;
+var<workgroup> kvs_d128_wide: array<f16, 8704>;
+var<workgroup> ss_d128_wide: array<f32, 4608>;
+var<workgroup> ps_d128_wide: array<f16, 5120>;
+
+@compute @workgroup_size(256)
+fn attention_coop_d128_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let sg = lid / 32u;
+    let lane = lid % 32u;
+    let bh = wid.y;
+    let h = bh % p.hkv;
+    let bs = bases_of(bh / p.hkv);
+    let r0 = (p.row_tiles - 1u - wid.x) * 128u;
+    let nq = min(128u, p.rows - r0);
+    if (lid == 0u) {
+        var len = min(p.kv_len, p.skv);
+        if (p.has_lens != 0u) {
+            len = min(len, lens[bs.lens]);
+        }
+        coop_len = len;
+        coop_flag = 0u;
+    }
+    let len = i32(workgroupUniformLoad(&coop_len));
+    // This subgroup's 16 rows (clamped into the rows: the last tile's
+    // spare subgroups load real rows and write nothing).
+    let rq = min(r0 + sg * 16u, p.rows - 16u);
+    let qb = bs.q + i32(h * p.group + rq / p.sq) * p.q_h + i32(rq % p.sq) * p.q_s;
+    let q0 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 0u], u32(p.q_s));
+    let q1 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 16u], u32(p.q_s));
+    let q2 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 32u], u32(p.q_s));
+    let q3 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 48u], u32(p.q_s));
+    let q4 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 64u], u32(p.q_s));
+    let q5 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 80u], u32(p.q_s));
+    let q6 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 96u], u32(p.q_s));
+    let q7 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 112u], u32(p.q_s));
+    // This invocation's row (two per row, each half of a tile's keys).
+    let i = sg * 16u + lane / 2u;
+    let kh = (lane % 2u) * 16u;
+    let shift = select(len - i32(p.sq), 0, p.causal == 2u);
+    let r = r0 + i;
+    let live = i < nq;
+    let hq = h * p.group + r / p.sq;
+    let spos = r % p.sq;
+    let qpos = i32(spos) + shift;
+    let mbase = bs.m + i32(hq) * p.m_h;
+    // Keys some row of the tile may see (uniform: from wid and params).
+    let last = r0 + nq - 1u;
+    let spans = last / p.sq != r0 / p.sq;
+    var kend = len;
+    if (p.causal != 0u) {
+        kend = min(kend, i32(select(last % p.sq, p.sq - 1u, spans)) + shift + 1);
+    }
+    var kbeg = 0;
+    if (p.window != 0u) {
+        kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    // Tiles inside [clean_beg, clean_end) need no per-key checks: below
+    // every row's causal bound and the valid length, inside every
+    // row's window, and every row of the tile real.
+    var clean_end = select(len, -1, nq < 128u);
+    if (p.causal != 0u) {
+        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);
+    }
+    var clean_beg = 0;
+    if (p.window != 0u) {
+        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;
+    }
+    var o0 = coop_mat16x16<f32, C>();
+    var o1 = coop_mat16x16<f32, C>();
+    var o2 = coop_mat16x16<f32, C>();
+    var o3 = coop_mat16x16<f32, C>();
+    var o4 = coop_mat16x16<f32, C>();
+    var o5 = coop_mat16x16<f32, C>();
+    var o6 = coop_mat16x16<f32, C>();
+    var o7 = coop_mat16x16<f32, C>();
+    var mr = neg_inf();
+    var lsum = 0.0;
+    let kb = bs.k + i32(h) * p.k_h;
+    let vb = bs.v + i32(h) * p.v_h;
+    var kw0 = vec4<u32>();
+    var vw0 = vec4<u32>();
+    var kw1 = vec4<u32>();
+    var vw1 = vec4<u32>();
+    {
+        let e = lid + 0u;
+        let key = kbeg + i32(e / 16u);
+        kw0 = vec4<u32>();
+        vw0 = vec4<u32>();
+        if (e < 512u && key < kend) {
+            kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+            vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+        }
+    }
+    {
+        let e = lid + 256u;
+        let key = kbeg + i32(e / 16u);
+        kw1 = vec4<u32>();
+        vw1 = vec4<u32>();
+        if (e < 512u && key < kend) {
+            kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+            vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+        }
+    }
+    workgroupBarrier();
+    for (var kt = kbeg; kt < kend; kt += 32) {
+        // Stage the tile fetched during the last one; fetch the next.
+        {
+            let e = lid + 0u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 16u) * 136u + (e % 16u) * 8u;
+                kvs_d128_wide[at + 0u] = kx[0];
+                kvs_d128_wide[at + 1u] = kx[1];
+                kvs_d128_wide[at + 2u] = kx[2];
+                kvs_d128_wide[at + 3u] = kx[3];
+                kvs_d128_wide[at + 4u] = kx[4];
+                kvs_d128_wide[at + 5u] = kx[5];
+                kvs_d128_wide[at + 6u] = kx[6];
+                kvs_d128_wide[at + 7u] = kx[7];
+                kvs_d128_wide[4352u + at + 0u] = vx[0];
+                kvs_d128_wide[4352u + at + 1u] = vx[1];
+                kvs_d128_wide[4352u + at + 2u] = vx[2];
+                kvs_d128_wide[4352u + at + 3u] = vx[3];
+                kvs_d128_wide[4352u + at + 4u] = vx[4];
+                kvs_d128_wide[4352u + at + 5u] = vx[5];
+                kvs_d128_wide[4352u + at + 6u] = vx[6];
+                kvs_d128_wide[4352u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 256u;
+            if (e < 512u) {
+                let kx = coop_unpack(kw1);
+                let vx = coop_unpack(vw1);
+                let at = (e / 16u) * 136u + (e % 16u) * 8u;
+                kvs_d128_wide[at + 0u] = kx[0];
+                kvs_d128_wide[at + 1u] = kx[1];
+                kvs_d128_wide[at + 2u] = kx[2];
+                kvs_d128_wide[at + 3u] = kx[3];
+                kvs_d128_wide[at + 4u] = kx[4];
+                kvs_d128_wide[at + 5u] = kx[5];
+                kvs_d128_wide[at + 6u] = kx[6];
+                kvs_d128_wide[at + 7u] = kx[7];
+                kvs_d128_wide[4352u + at + 0u] = vx[0];
+                kvs_d128_wide[4352u + at + 1u] = vx[1];
+                kvs_d128_wide[4352u + at + 2u] = vx[2];
+                kvs_d128_wide[4352u + at + 3u] = vx[3];
+                kvs_d128_wide[4352u + at + 4u] = vx[4];
+                kvs_d128_wide[4352u + at + 5u] = vx[5];
+                kvs_d128_wide[4352u + at + 6u] = vx[6];
+                kvs_d128_wide[4352u + at + 7u] = vx[7];
+            }
+        }
+        workgroupBarrier();
+        {
+            let e = lid + 0u;
+            let key = kt + 32 + i32(e / 16u);
+            kw0 = vec4<u32>();
+            vw0 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+                vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+            }
+        }
+        {
+            let e = lid + 256u;
+            let key = kt + 32 + i32(e / 16u);
+            kw1 = vec4<u32>();
+            vw1 = vec4<u32>();
+            if (e < 512u && key < kend) {
+                kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 16u];
+                vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 16u];
+            }
+        }
+        // S = Q K^T for this subgroup's 16 rows.
+        var s0 = coop_mat16x16<f32, C>();
+        s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[0u], 136u), s0);
+        s0 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[16u], 136u), s0);
+        s0 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[32u], 136u), s0);
+        s0 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[48u], 136u), s0);
+        s0 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[64u], 136u), s0);
+        s0 = coopMultiplyAdd(q5, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[80u], 136u), s0);
+        s0 = coopMultiplyAdd(q6, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[96u], 136u), s0);
+        s0 = coopMultiplyAdd(q7, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[112u], 136u), s0);
+        coopStoreT(s0, &ss_d128_wide[sg * 576u + 0u], 36u);
+        var s1 = coop_mat16x16<f32, C>();
+        s1 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[2176u], 136u), s1);
+        s1 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[2192u], 136u), s1);
+        s1 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[2208u], 136u), s1);
+        s1 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[2224u], 136u), s1);
+        s1 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[2240u], 136u), s1);
+        s1 = coopMultiplyAdd(q5, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[2256u], 136u), s1);
+        s1 = coopMultiplyAdd(q6, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[2272u], 136u), s1);
+        s1 = coopMultiplyAdd(q7, coopLoad<coop_mat16x16<f16, B>>(&kvs_d128_wide[2288u], 136u), s1);
+        coopStoreT(s1, &ss_d128_wide[sg * 576u + 16u], 36u);
+        workgroupBarrier();
+        // Online softmax of this invocation's half row.
+        var sc: array<f32, 16>;
+        var mt = neg_inf();
+        if (kt >= clean_beg && kt + 32 <= clean_end) {
+            // No row of the workgroup masks a key of this tile.
+            for (var j = 0u; j < 16u; j++) {
+                let x = ss_d128_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(kt + i32(kh + j)));
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
+            }
+        } else {
+            for (var j = 0u; j < 16u; j++) {
+                let key = kt + i32(kh + j);
+                var x = neg_inf();
+                if (live && key < kend && coop_allowed(key, qpos)) {
+                    x = ss_d128_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+                }
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
+            }
+        }
+        let other = subgroupShuffleXor(mt, 1u);
+        if (other > mt) {
+            mt = other;
+        }
+        var alpha = 1.0;
+        if (mr == neg_inf()) {
+            mr = mt;
+        } else if (mt > mr + 8.0) {
+            alpha = exp(mr - mt);
+            mr = mt;
+            coop_flag = 1u;
+        }
+        var l = 0.0;
+        for (var j = 0u; j < 16u; j++) {
+            let x = sc[j];
+            let pj = select(exp(x - mr), 0.0, x == neg_inf());
+            l += pj;
+            ps_d128_wide[i * 40u + kh + j] = f16(pj);
+        }
+        lsum = lsum * alpha + l;
+        if (kh == 0u) {
+            coop_alpha[i] = alpha;
+        }
+        if (workgroupUniformLoad(&coop_flag) != 0u) {
+            // Some row raised its max: rescale every row's sums.
+            o0 = coop_rescale_d128_wide(o0, sg, lane);
+            o1 = coop_rescale_d128_wide(o1, sg, lane);
+            o2 = coop_rescale_d128_wide(o2, sg, lane);
+            o3 = coop_rescale_d128_wide(o3, sg, lane);
+            o4 = coop_rescale_d128_wide(o4, sg, lane);
+            o5 = coop_rescale_d128_wide(o5, sg, lane);
+            o6 = coop_rescale_d128_wide(o6, sg, lane);
+            o7 = coop_rescale_d128_wide(o7, sg, lane);
+            if (lid == 0u) {
+                coop_flag = 0u;
+            }
+        }
+        // O += P V.
+        let p0 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d128_wide[sg * 640u + 0u], 40u);
+        let p1 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d128_wide[sg * 640u + 16u], 40u);
+        o0 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[4352u], 136u), o0);
+        o0 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[6528u], 136u), o0);
+        o1 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[4368u], 136u), o1);
+        o1 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[6544u], 136u), o1);
+        o2 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[4384u], 136u), o2);
+        o2 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[6560u], 136u), o2);
+        o3 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[4400u], 136u), o3);
+        o3 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[6576u], 136u), o3);
+        o4 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[4416u], 136u), o4);
+        o4 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[6592u], 136u), o4);
+        o5 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[4432u], 136u), o5);
+        o5 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[6608u], 136u), o5);
+        o6 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[4448u], 136u), o6);
+        o6 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[6624u], 136u), o6);
+        o7 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[4464u], 136u), o7);
+        o7 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d128_wide[6640u], 136u), o7);
+        workgroupBarrier();
+    }
+    // Normalise and write: each fragment through workgroup memory.
+    let l = lsum + subgroupShuffleXor(lsum, 1u);
+    let at = out_row(bs, h, r);
+    let c0 = (lane % 2u) * 8u;
+    coopStoreT(o0, &ss_d128_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_wide[i * 36u + c] / l;
+            out[at.x + i32(0u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o1, &ss_d128_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_wide[i * 36u + c] / l;
+            out[at.x + i32(16u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o2, &ss_d128_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_wide[i * 36u + c] / l;
+            out[at.x + i32(32u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o3, &ss_d128_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_wide[i * 36u + c] / l;
+            out[at.x + i32(48u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o4, &ss_d128_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_wide[i * 36u + c] / l;
+            out[at.x + i32(64u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o5, &ss_d128_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_wide[i * 36u + c] / l;
+            out[at.x + i32(80u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o6, &ss_d128_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_wide[i * 36u + c] / l;
+            out[at.x + i32(96u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o7, &ss_d128_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d128_wide[i * 36u + c] / l;
+            out[at.x + i32(112u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    if (live && kh == 0u && p.want_lse != 0u) {
+        lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
+    }
+}
+
+// Multiplies each row of this subgroup's fragment by its alpha.
+fn coop_rescale_d128_wide(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coop_mat16x16<f32, C> {
+    coopStoreT(m, &ss_d128_wide[sg * 576u], 36u);
+    workgroupBarrier();
+    for (var e = lane; e < 256u; e += 32u) {
+        let at = sg * 576u + (e / 16u) * 36u + e % 16u;
+        ss_d128_wide[at] *= coop_alpha[sg * 16u + e / 16u];
+    }
+    workgroupBarrier();
+    let back = coopLoadT<coop_mat16x16<f32, C>>(&ss_d128_wide[sg * 576u], 36u);
     workgroupBarrier();
     return back;
 }

@@ -42,7 +42,7 @@ COMMON = """
 
 var<workgroup> coop_flag: u32;
 var<workgroup> coop_len: u32;
-var<workgroup> coop_alpha: array<f32, 64>;
+var<workgroup> coop_alpha: array<f32, 128>;
 
 fn coop_allowed(key: i32, qpos: i32) -> bool {
     if (p.causal != 0u && key > qpos) {
@@ -62,12 +62,12 @@ fn coop_unpack(w: vec4<u32>) -> array<f16, 8> {
 """
 
 
-def stage_load(w, d, slots, first, indent="        "):
+def stage_load(w, d, slots, first, threads, indent="        "):
     """Each invocation's words of the K and V tile from key `first` into
     kw<e>, vw<e> (zero past the valid keys)."""
-    for e in range(-(-slots // THREADS)):
+    for e in range(-(-slots // threads)):
         w(f"{indent}{{")
-        w(f"{indent}    let e = lid + {e * THREADS}u;")
+        w(f"{indent}    let e = lid + {e * threads}u;")
         w(f"{indent}    let key = {first} + i32(e / {d // 8}u);")
         w(f"{indent}    kw{e} = vec4<u32>();")
         w(f"{indent}    vw{e} = vec4<u32>();")
@@ -78,11 +78,11 @@ def stage_load(w, d, slots, first, indent="        "):
         w(f"{indent}}}")
 
 
-def stage_store(w, s, d, ds, bn, slots):
+def stage_store(w, s, d, ds, bn, slots, threads):
     """kw<e>, vw<e> into the staged K and V tiles."""
-    for e in range(-(-slots // THREADS)):
+    for e in range(-(-slots // threads)):
         w(f"        {{")
-        w(f"            let e = lid + {e * THREADS}u;")
+        w(f"            let e = lid + {e * threads}u;")
         w(f"            if (e < {slots}u) {{")
         w(f"                let kx = coop_unpack(kw{e});")
         w(f"                let vx = coop_unpack(vw{e});")
@@ -95,18 +95,23 @@ def stage_store(w, s, d, ds, bn, slots):
         w(f"        }}")
 
 
-def entry(d, bn, prefetch):
+def entry(d, bn, prefetch, wide=False):
+    """wide: 128 query rows (8 subgroups), Q fragments loaded straight from
+    q (the host checks that 16-row blocks are whole: Sq a multiple of 16,
+    rows in 16-byte words), and tiles that no row masks skip the checks."""
+    BM = 128 if wide else 64
+    THREADS = 2 * BM
     df = d // 16  # fragments along D
     nf = bn // 16  # fragments along the keys of a tile
     ds = d + 8  # staged row stride (halves)
     ss = bn + 4  # score row stride (f32)
     ps = bn + 8  # probability row stride (halves)
     kv = 2 * bn * ds
-    assert BM * ds <= kv, "Q is staged where K and V go"
+    assert wide or BM * ds <= kv, "Q is staged where K and V go"
     assert ss >= 16
     slots = bn * d // 8  # 16-byte words per K (or V) tile
     half = bn // 2  # keys per invocation in the softmax
-    s = f"_d{d}" + ("" if prefetch else "_direct")
+    s = f"_d{d}" + ("_wide" if wide else "" if prefetch else "_direct")
     o = []
     w = o.append
     w(f"")
@@ -133,21 +138,30 @@ def entry(d, bn, prefetch):
     w(f"        coop_len = len;")
     w(f"        coop_flag = 0u;")
     w(f"    }}")
-    w(f"    // Q rows into the K/V staging area (zero past the rows).")
-    w(f"    for (var e = lid; e < {BM}u * {d}u; e += {THREADS}u) {{")
-    w(f"        let i = e / {d}u;")
-    w(f"        let c = e % {d}u;")
-    w(f"        var x = f16(0.0);")
-    w(f"        if (i < nq) {{")
-    w(f"            let r = r0 + i;")
-    w(f"            let hq = h * p.group + r / p.sq;")
-    w(f"            x = q[bs.q + i32(hq) * p.q_h + i32(r % p.sq) * p.q_s + i32(c) * p.q_d];")
-    w(f"        }}")
-    w(f"        kvs{s}[i * {ds}u + c] = x;")
-    w(f"    }}")
-    w(f"    let len = i32(workgroupUniformLoad(&coop_len));")
-    for k in range(df):
-        w(f"    let q{k} = coopLoadT<coop_mat16x16<f16, A>>(&kvs{s}[sg * {16 * ds}u + {16 * k}u], {ds}u);")
+    if wide:
+        w(f"    let len = i32(workgroupUniformLoad(&coop_len));")
+        w(f"    // This subgroup's 16 rows (clamped into the rows: the last tile's")
+        w(f"    // spare subgroups load real rows and write nothing).")
+        w(f"    let rq = min(r0 + sg * 16u, p.rows - 16u);")
+        w(f"    let qb = bs.q + i32(h * p.group + rq / p.sq) * p.q_h + i32(rq % p.sq) * p.q_s;")
+        for k in range(df):
+            w(f"    let q{k} = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + {16 * k}u], u32(p.q_s));")
+    else:
+        w(f"    // Q rows into the K/V staging area (zero past the rows).")
+        w(f"    for (var e = lid; e < {BM}u * {d}u; e += {THREADS}u) {{")
+        w(f"        let i = e / {d}u;")
+        w(f"        let c = e % {d}u;")
+        w(f"        var x = f16(0.0);")
+        w(f"        if (i < nq) {{")
+        w(f"            let r = r0 + i;")
+        w(f"            let hq = h * p.group + r / p.sq;")
+        w(f"            x = q[bs.q + i32(hq) * p.q_h + i32(r % p.sq) * p.q_s + i32(c) * p.q_d];")
+        w(f"        }}")
+        w(f"        kvs{s}[i * {ds}u + c] = x;")
+        w(f"    }}")
+        w(f"    let len = i32(workgroupUniformLoad(&coop_len));")
+        for k in range(df):
+            w(f"    let q{k} = coopLoadT<coop_mat16x16<f16, A>>(&kvs{s}[sg * {16 * ds}u + {16 * k}u], {ds}u);")
     w(f"    // This invocation's row (two per row, each half of a tile's keys).")
     w(f"    let i = sg * 16u + lane / 2u;")
     w(f"    let kh = (lane % 2u) * {half}u;")
@@ -169,6 +183,18 @@ def entry(d, bn, prefetch):
     w(f"    if (p.window != 0u) {{")
     w(f"        kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);")
     w(f"    }}")
+    if wide:
+        w(f"    // Tiles inside [clean_beg, clean_end) need no per-key checks: below")
+        w(f"    // every row's causal bound and the valid length, inside every")
+        w(f"    // row's window, and every row of the tile real.")
+        w(f"    var clean_end = select(len, -1, nq < {BM}u);")
+        w(f"    if (p.causal != 0u) {{")
+        w(f"        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);")
+        w(f"    }}")
+        w(f"    var clean_beg = 0;")
+        w(f"    if (p.window != 0u) {{")
+        w(f"        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;")
+        w(f"    }}")
     for n in range(df):
         w(f"    var o{n} = coop_mat16x16<f32, C>();")
     w(f"    var mr = neg_inf();")
@@ -180,18 +206,18 @@ def entry(d, bn, prefetch):
         w(f"    var kw{e} = vec4<u32>();")
         w(f"    var vw{e} = vec4<u32>();")
     if prefetch:
-        stage_load(w, d, slots, "kbeg", indent="    ")
+        stage_load(w, d, slots, "kbeg", THREADS, indent="    ")
     w(f"    workgroupBarrier();")
     w(f"    for (var kt = kbeg; kt < kend; kt += {bn}) {{")
     if prefetch:
         w(f"        // Stage the tile fetched during the last one; fetch the next.")
-        stage_store(w, s, d, ds, bn, slots)
+        stage_store(w, s, d, ds, bn, slots, THREADS)
         w(f"        workgroupBarrier();")
-        stage_load(w, d, slots, "kt + " + str(bn))
+        stage_load(w, d, slots, "kt + " + str(bn), THREADS)
     else:
         w(f"        // Stage K and V ({slots} words each), zero past the valid keys.")
-        stage_load(w, d, slots, "kt")
-        stage_store(w, s, d, ds, bn, slots)
+        stage_load(w, d, slots, "kt", THREADS)
+        stage_store(w, s, d, ds, bn, slots, THREADS)
         w(f"        workgroupBarrier();")
     w(f"        // S = Q K^T for this subgroup's 16 rows.")
     for n in range(nf):
@@ -203,17 +229,31 @@ def entry(d, bn, prefetch):
     w(f"        // Online softmax of this invocation's half row.")
     w(f"        var sc: array<f32, {half}>;")
     w(f"        var mt = neg_inf();")
-    w(f"        for (var j = 0u; j < {half}u; j++) {{")
-    w(f"            let key = kt + i32(kh + j);")
-    w(f"            var x = neg_inf();")
-    w(f"            if (live && key < kend && coop_allowed(key, qpos)) {{")
-    w(f"                x = ss{s}[i * {ss}u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));")
-    w(f"            }}")
-    w(f"            sc[j] = x;")
-    w(f"            if (x > mt) {{")
-    w(f"                mt = x;")
-    w(f"            }}")
-    w(f"        }}")
+    if wide:
+        w(f"        if (kt >= clean_beg && kt + {bn} <= clean_end) {{")
+        w(f"            // No row of the workgroup masks a key of this tile.")
+        w(f"            for (var j = 0u; j < {half}u; j++) {{")
+        w(f"                let x = ss{s}[i * {ss}u + kh + j] * p.scale + mask_term(mbase, spos, u32(kt + i32(kh + j)));")
+        w(f"                sc[j] = x;")
+        w(f"                if (x > mt) {{")
+        w(f"                    mt = x;")
+        w(f"                }}")
+        w(f"            }}")
+        w(f"        }} else {{")
+    ind = "    " if wide else ""
+    w(f"{ind}        for (var j = 0u; j < {half}u; j++) {{")
+    w(f"{ind}            let key = kt + i32(kh + j);")
+    w(f"{ind}            var x = neg_inf();")
+    w(f"{ind}            if (live && key < kend && coop_allowed(key, qpos)) {{")
+    w(f"{ind}                x = ss{s}[i * {ss}u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));")
+    w(f"{ind}            }}")
+    w(f"{ind}            sc[j] = x;")
+    w(f"{ind}            if (x > mt) {{")
+    w(f"{ind}                mt = x;")
+    w(f"{ind}            }}")
+    w(f"{ind}        }}")
+    if wide:
+        w(f"        }}")
     w(f"        let other = subgroupShuffleXor(mt, 1u);")
     w(f"        if (other > mt) {{")
     w(f"            mt = other;")
@@ -293,6 +333,8 @@ def main():
     for prefetch in (True, False):
         for d, bn in DIMS.items():
             out.append(entry(d, bn, prefetch))
+    for d in DIMS:
+        out.append(entry(d, 32, True, wide=True))
     print("\n".join(out))
 
 

@@ -11,8 +11,9 @@ use crate::ops::tensor::DType;
 use crate::runtime::device::Device;
 use std::sync::OnceLock;
 
-/// Query rows per workgroup.
-pub(crate) const BM: usize = 64;
+/// Query rows per workgroup (the wide entries: 128).
+const BM: usize = 64;
+const BM_WIDE: usize = 128;
 /// The head dims with an entry point.
 const DIMS: &[usize] = &[64, 80, 96, 128];
 const TYPES: &[TypeSlot] = &[TypeSlot { alias: "T", dtypes: &[DType::F16] }];
@@ -27,6 +28,10 @@ const ENTRIES: &[&str] = &[
     "attention_coop_d80_direct",
     "attention_coop_d96_direct",
     "attention_coop_d128_direct",
+    "attention_coop_d64_wide",
+    "attention_coop_d80_wide",
+    "attention_coop_d96_wide",
+    "attention_coop_d128_wide",
 ];
 
 macro_rules! coop_family {
@@ -66,11 +71,18 @@ fn prefetch() -> bool {
     *ON.get_or_init(|| std::env::var_os("WGC_ATTENTION_COOP_PREFETCH").is_none_or(|v| v != "0"))
 }
 
-/// The entry point for this call, where it takes the tensor-core kernel:
+/// WGC_ATTENTION_COOP_WIDE, read once: `1` takes the wide entry points
+/// where they apply (128 rows a workgroup, Q fragments read from q).
+fn wide_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("WGC_ATTENTION_COOP_WIDE").is_some_and(|v| v == "1"))
+}
+
+/// The entry point for this call and its query rows per workgroup, where it takes the tensor-core kernel:
 /// f16, more query positions than decode, a head dim with an entry point,
 /// K and V rows readable as 16-byte words, on an adapter with the GEMM's
 /// cooperative matrices and subgroups.
-pub fn entry(dev: &Device, a: &AttentionArgs) -> Option<&'static str> {
+pub fn entry(dev: &Device, a: &AttentionArgs) -> Option<(&'static str, usize)> {
     let r = a.q.rank();
     let (sq, d) = (a.q.shape[r - 2], a.q.shape[r - 1]);
     let ok = enabled()
@@ -81,7 +93,15 @@ pub fn entry(dev: &Device, a: &AttentionArgs) -> Option<&'static str> {
         && rows_in_words(a.k)
         && rows_in_words(a.v);
     let i = DIMS.iter().position(|&x| x == d)?;
-    ok.then_some(ENTRIES[i + if prefetch() { 0 } else { DIMS.len() }])
+    if !ok {
+        return None;
+    }
+    // The wide entries read 16-row blocks of q as fragments: whole blocks
+    // (Sq a multiple of 16) of rows in 16-byte words.
+    if wide_enabled() && sq.is_multiple_of(16) && rows_in_words(a.q) {
+        return Some((ENTRIES[i + 2 * DIMS.len()], BM_WIDE));
+    }
+    Some((ENTRIES[i + if prefetch() { 0 } else { DIMS.len() }], BM))
 }
 
 /// The family for a mask dtype.

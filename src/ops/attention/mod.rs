@@ -226,13 +226,8 @@ fn plan(dev: &crate::runtime::device::Device, a: &AttentionArgs) -> Plan {
     let (hq, sq, d) = (a.q.shape[r - 3], a.q.shape[r - 2], a.q.shape[r - 1]);
     let (hkv, skv) = (a.k.shape[r - 3], a.k.shape[r - 2]);
     let (rows, bh) = ((hq / hkv) * sq, batch * hkv);
-    if let Some(entry) = coop::entry(dev, a) {
-        return Plan {
-            route: Route::Coop(entry),
-            chunk_keys: skv.max(1),
-            chunks: 1,
-            row_tiles: rows.div_ceil(coop::BM),
-        };
+    if let Some((entry, bm)) = coop::entry(dev, a) {
+        return Plan { route: Route::Coop(entry), chunk_keys: skv.max(1), chunks: 1, row_tiles: rows.div_ceil(bm) };
     }
     if decode::applies(a) {
         let (chunk_keys, chunks) = decode::plan_chunks(skv, rows, bh);
