@@ -11,6 +11,7 @@
 // two invocations per row apply scale, mask, causal bound, window and valid
 // length, and run the online softmax; P (f16) goes back through workgroup
 // memory into fragments and O += P V accumulates in f32 fragments.
+// Tiles that no row of the workgroup masks skip the per-key checks.
 // The running max of a row is raised only when a score passes it by more
 // than 8.0 (so P <= e^8 fits f16): the accumulators are then rescaled
 // through workgroup memory, which after the first tile is rare. Tiles above
@@ -83,7 +84,9 @@ fn attention_coop_d64(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
     let q3 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d64[sg * 1152u + 48u], 72u);
     // This invocation's row (two per row, each half of a tile's keys).
     let i = sg * 16u + lane / 2u;
-    let kh = (lane % 2u) * 32u;
+    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so
+    // that the 32 lanes of a step touch 32 different banks.
+    let kh = lane % 2u + (lane / 16u) * 2u;
     let shift = select(len - i32(p.sq), 0, p.causal == 2u);
     let r = r0 + i;
     let live = i < nq;
@@ -101,6 +104,17 @@ fn attention_coop_d64(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
     var kbeg = 0;
     if (p.window != 0u) {
         kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    // Tiles inside [clean_beg, clean_end) need no per-key checks: below
+    // every row's causal bound and the valid length, inside every
+    // row's window, and every row of the tile real.
+    var clean_end = select(len, -1, nq < 64u);
+    if (p.causal != 0u) {
+        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);
+    }
+    var clean_beg = 0;
+    if (p.window != 0u) {
+        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;
     }
     var o0 = coop_mat16x16<f32, C>();
     var o1 = coop_mat16x16<f32, C>();
@@ -327,15 +341,28 @@ fn attention_coop_d64(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
         // Online softmax of this invocation's half row.
         var sc: array<f32, 32>;
         var mt = neg_inf();
-        for (var j = 0u; j < 32u; j++) {
-            let key = kt + i32(kh + j);
-            var x = neg_inf();
-            if (live && key < kend && coop_allowed(key, qpos)) {
-                x = ss_d64[i * 68u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+        if (kt >= clean_beg && kt + 64 <= clean_end) {
+            // No row of the workgroup masks a key of this tile.
+            for (var j = 0u; j < 32u; j++) {
+                let c = (2u * j + kh) % 64u;
+                let x = ss_d64[i * 68u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
-            sc[j] = x;
-            if (x > mt) {
-                mt = x;
+        } else {
+            for (var j = 0u; j < 32u; j++) {
+                let c = (2u * j + kh) % 64u;
+                let key = kt + i32(c);
+                var x = neg_inf();
+                if (live && key < kend && coop_allowed(key, qpos)) {
+                    x = ss_d64[i * 68u + c] * p.scale + mask_term(mbase, spos, u32(key));
+                }
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
         }
         let other = subgroupShuffleXor(mt, 1u);
@@ -355,10 +382,10 @@ fn attention_coop_d64(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
             let x = sc[j];
             let pj = select(exp(x - mr), 0.0, x == neg_inf());
             l += pj;
-            ps_d64[i * 72u + kh + j] = f16(pj);
+            ps_d64[i * 72u + (2u * j + kh) % 64u] = f16(pj);
         }
         lsum = lsum * alpha + l;
-        if (kh == 0u) {
+        if (lane % 2u == 0u) {
             coop_alpha[i] = alpha;
         }
         if (workgroupUniformLoad(&coop_flag) != 0u) {
@@ -434,7 +461,7 @@ fn attention_coop_d64(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
         }
     }
     workgroupBarrier();
-    if (live && kh == 0u && p.want_lse != 0u) {
+    if (live && lane % 2u == 0u && p.want_lse != 0u) {
         lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
     }
 }
@@ -496,7 +523,9 @@ fn attention_coop_d80(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
     let q4 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d80[sg * 1408u + 64u], 88u);
     // This invocation's row (two per row, each half of a tile's keys).
     let i = sg * 16u + lane / 2u;
-    let kh = (lane % 2u) * 16u;
+    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so
+    // that the 32 lanes of a step touch 32 different banks.
+    let kh = lane % 2u + (lane / 16u) * 2u;
     let shift = select(len - i32(p.sq), 0, p.causal == 2u);
     let r = r0 + i;
     let live = i < nq;
@@ -514,6 +543,17 @@ fn attention_coop_d80(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
     var kbeg = 0;
     if (p.window != 0u) {
         kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    // Tiles inside [clean_beg, clean_end) need no per-key checks: below
+    // every row's causal bound and the valid length, inside every
+    // row's window, and every row of the tile real.
+    var clean_end = select(len, -1, nq < 64u);
+    if (p.causal != 0u) {
+        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);
+    }
+    var clean_beg = 0;
+    if (p.window != 0u) {
+        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;
     }
     var o0 = coop_mat16x16<f32, C>();
     var o1 = coop_mat16x16<f32, C>();
@@ -685,15 +725,28 @@ fn attention_coop_d80(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
         // Online softmax of this invocation's half row.
         var sc: array<f32, 16>;
         var mt = neg_inf();
-        for (var j = 0u; j < 16u; j++) {
-            let key = kt + i32(kh + j);
-            var x = neg_inf();
-            if (live && key < kend && coop_allowed(key, qpos)) {
-                x = ss_d80[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+        if (kt >= clean_beg && kt + 32 <= clean_end) {
+            // No row of the workgroup masks a key of this tile.
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let x = ss_d80[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
-            sc[j] = x;
-            if (x > mt) {
-                mt = x;
+        } else {
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let key = kt + i32(c);
+                var x = neg_inf();
+                if (live && key < kend && coop_allowed(key, qpos)) {
+                    x = ss_d80[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(key));
+                }
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
         }
         let other = subgroupShuffleXor(mt, 1u);
@@ -713,10 +766,10 @@ fn attention_coop_d80(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
             let x = sc[j];
             let pj = select(exp(x - mr), 0.0, x == neg_inf());
             l += pj;
-            ps_d80[i * 40u + kh + j] = f16(pj);
+            ps_d80[i * 40u + (2u * j + kh) % 32u] = f16(pj);
         }
         lsum = lsum * alpha + l;
-        if (kh == 0u) {
+        if (lane % 2u == 0u) {
             coop_alpha[i] = alpha;
         }
         if (workgroupUniformLoad(&coop_flag) != 0u) {
@@ -794,7 +847,7 @@ fn attention_coop_d80(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
         }
     }
     workgroupBarrier();
-    if (live && kh == 0u && p.want_lse != 0u) {
+    if (live && lane % 2u == 0u && p.want_lse != 0u) {
         lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
     }
 }
@@ -857,7 +910,9 @@ fn attention_coop_d96(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
     let q5 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d96[sg * 1664u + 80u], 104u);
     // This invocation's row (two per row, each half of a tile's keys).
     let i = sg * 16u + lane / 2u;
-    let kh = (lane % 2u) * 16u;
+    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so
+    // that the 32 lanes of a step touch 32 different banks.
+    let kh = lane % 2u + (lane / 16u) * 2u;
     let shift = select(len - i32(p.sq), 0, p.causal == 2u);
     let r = r0 + i;
     let live = i < nq;
@@ -875,6 +930,17 @@ fn attention_coop_d96(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
     var kbeg = 0;
     if (p.window != 0u) {
         kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    // Tiles inside [clean_beg, clean_end) need no per-key checks: below
+    // every row's causal bound and the valid length, inside every
+    // row's window, and every row of the tile real.
+    var clean_end = select(len, -1, nq < 64u);
+    if (p.causal != 0u) {
+        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);
+    }
+    var clean_beg = 0;
+    if (p.window != 0u) {
+        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;
     }
     var o0 = coop_mat16x16<f32, C>();
     var o1 = coop_mat16x16<f32, C>();
@@ -1049,15 +1115,28 @@ fn attention_coop_d96(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
         // Online softmax of this invocation's half row.
         var sc: array<f32, 16>;
         var mt = neg_inf();
-        for (var j = 0u; j < 16u; j++) {
-            let key = kt + i32(kh + j);
-            var x = neg_inf();
-            if (live && key < kend && coop_allowed(key, qpos)) {
-                x = ss_d96[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+        if (kt >= clean_beg && kt + 32 <= clean_end) {
+            // No row of the workgroup masks a key of this tile.
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let x = ss_d96[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
-            sc[j] = x;
-            if (x > mt) {
-                mt = x;
+        } else {
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let key = kt + i32(c);
+                var x = neg_inf();
+                if (live && key < kend && coop_allowed(key, qpos)) {
+                    x = ss_d96[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(key));
+                }
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
         }
         let other = subgroupShuffleXor(mt, 1u);
@@ -1077,10 +1156,10 @@ fn attention_coop_d96(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
             let x = sc[j];
             let pj = select(exp(x - mr), 0.0, x == neg_inf());
             l += pj;
-            ps_d96[i * 40u + kh + j] = f16(pj);
+            ps_d96[i * 40u + (2u * j + kh) % 32u] = f16(pj);
         }
         lsum = lsum * alpha + l;
-        if (kh == 0u) {
+        if (lane % 2u == 0u) {
             coop_alpha[i] = alpha;
         }
         if (workgroupUniformLoad(&coop_flag) != 0u) {
@@ -1170,7 +1249,7 @@ fn attention_coop_d96(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invo
         }
     }
     workgroupBarrier();
-    if (live && kh == 0u && p.want_lse != 0u) {
+    if (live && lane % 2u == 0u && p.want_lse != 0u) {
         lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
     }
 }
@@ -1235,7 +1314,9 @@ fn attention_coop_d128(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_inv
     let q7 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d128[sg * 2176u + 112u], 136u);
     // This invocation's row (two per row, each half of a tile's keys).
     let i = sg * 16u + lane / 2u;
-    let kh = (lane % 2u) * 16u;
+    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so
+    // that the 32 lanes of a step touch 32 different banks.
+    let kh = lane % 2u + (lane / 16u) * 2u;
     let shift = select(len - i32(p.sq), 0, p.causal == 2u);
     let r = r0 + i;
     let live = i < nq;
@@ -1253,6 +1334,17 @@ fn attention_coop_d128(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_inv
     var kbeg = 0;
     if (p.window != 0u) {
         kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    // Tiles inside [clean_beg, clean_end) need no per-key checks: below
+    // every row's causal bound and the valid length, inside every
+    // row's window, and every row of the tile real.
+    var clean_end = select(len, -1, nq < 64u);
+    if (p.causal != 0u) {
+        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);
+    }
+    var clean_beg = 0;
+    if (p.window != 0u) {
+        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;
     }
     var o0 = coop_mat16x16<f32, C>();
     var o1 = coop_mat16x16<f32, C>();
@@ -1479,15 +1571,28 @@ fn attention_coop_d128(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_inv
         // Online softmax of this invocation's half row.
         var sc: array<f32, 16>;
         var mt = neg_inf();
-        for (var j = 0u; j < 16u; j++) {
-            let key = kt + i32(kh + j);
-            var x = neg_inf();
-            if (live && key < kend && coop_allowed(key, qpos)) {
-                x = ss_d128[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+        if (kt >= clean_beg && kt + 32 <= clean_end) {
+            // No row of the workgroup masks a key of this tile.
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let x = ss_d128[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
-            sc[j] = x;
-            if (x > mt) {
-                mt = x;
+        } else {
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let key = kt + i32(c);
+                var x = neg_inf();
+                if (live && key < kend && coop_allowed(key, qpos)) {
+                    x = ss_d128[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(key));
+                }
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
         }
         let other = subgroupShuffleXor(mt, 1u);
@@ -1507,10 +1612,10 @@ fn attention_coop_d128(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_inv
             let x = sc[j];
             let pj = select(exp(x - mr), 0.0, x == neg_inf());
             l += pj;
-            ps_d128[i * 40u + kh + j] = f16(pj);
+            ps_d128[i * 40u + (2u * j + kh) % 32u] = f16(pj);
         }
         lsum = lsum * alpha + l;
-        if (kh == 0u) {
+        if (lane % 2u == 0u) {
             coop_alpha[i] = alpha;
         }
         if (workgroupUniformLoad(&coop_flag) != 0u) {
@@ -1624,7 +1729,7 @@ fn attention_coop_d128(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_inv
         }
     }
     workgroupBarrier();
-    if (live && kh == 0u && p.want_lse != 0u) {
+    if (live && lane % 2u == 0u && p.want_lse != 0u) {
         lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
     }
 }
@@ -1685,7 +1790,9 @@ fn attention_coop_d64_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loc
     let q3 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d64_direct[sg * 1152u + 48u], 72u);
     // This invocation's row (two per row, each half of a tile's keys).
     let i = sg * 16u + lane / 2u;
-    let kh = (lane % 2u) * 32u;
+    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so
+    // that the 32 lanes of a step touch 32 different banks.
+    let kh = lane % 2u + (lane / 16u) * 2u;
     let shift = select(len - i32(p.sq), 0, p.causal == 2u);
     let r = r0 + i;
     let live = i < nq;
@@ -1703,6 +1810,17 @@ fn attention_coop_d64_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loc
     var kbeg = 0;
     if (p.window != 0u) {
         kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    // Tiles inside [clean_beg, clean_end) need no per-key checks: below
+    // every row's causal bound and the valid length, inside every
+    // row's window, and every row of the tile real.
+    var clean_end = select(len, -1, nq < 64u);
+    if (p.causal != 0u) {
+        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);
+    }
+    var clean_beg = 0;
+    if (p.window != 0u) {
+        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;
     }
     var o0 = coop_mat16x16<f32, C>();
     var o1 = coop_mat16x16<f32, C>();
@@ -1889,15 +2007,28 @@ fn attention_coop_d64_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loc
         // Online softmax of this invocation's half row.
         var sc: array<f32, 32>;
         var mt = neg_inf();
-        for (var j = 0u; j < 32u; j++) {
-            let key = kt + i32(kh + j);
-            var x = neg_inf();
-            if (live && key < kend && coop_allowed(key, qpos)) {
-                x = ss_d64_direct[i * 68u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+        if (kt >= clean_beg && kt + 64 <= clean_end) {
+            // No row of the workgroup masks a key of this tile.
+            for (var j = 0u; j < 32u; j++) {
+                let c = (2u * j + kh) % 64u;
+                let x = ss_d64_direct[i * 68u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
-            sc[j] = x;
-            if (x > mt) {
-                mt = x;
+        } else {
+            for (var j = 0u; j < 32u; j++) {
+                let c = (2u * j + kh) % 64u;
+                let key = kt + i32(c);
+                var x = neg_inf();
+                if (live && key < kend && coop_allowed(key, qpos)) {
+                    x = ss_d64_direct[i * 68u + c] * p.scale + mask_term(mbase, spos, u32(key));
+                }
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
         }
         let other = subgroupShuffleXor(mt, 1u);
@@ -1917,10 +2048,10 @@ fn attention_coop_d64_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loc
             let x = sc[j];
             let pj = select(exp(x - mr), 0.0, x == neg_inf());
             l += pj;
-            ps_d64_direct[i * 72u + kh + j] = f16(pj);
+            ps_d64_direct[i * 72u + (2u * j + kh) % 64u] = f16(pj);
         }
         lsum = lsum * alpha + l;
-        if (kh == 0u) {
+        if (lane % 2u == 0u) {
             coop_alpha[i] = alpha;
         }
         if (workgroupUniformLoad(&coop_flag) != 0u) {
@@ -1996,7 +2127,7 @@ fn attention_coop_d64_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loc
         }
     }
     workgroupBarrier();
-    if (live && kh == 0u && p.want_lse != 0u) {
+    if (live && lane % 2u == 0u && p.want_lse != 0u) {
         lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
     }
 }
@@ -2058,7 +2189,9 @@ fn attention_coop_d80_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loc
     let q4 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d80_direct[sg * 1408u + 64u], 88u);
     // This invocation's row (two per row, each half of a tile's keys).
     let i = sg * 16u + lane / 2u;
-    let kh = (lane % 2u) * 16u;
+    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so
+    // that the 32 lanes of a step touch 32 different banks.
+    let kh = lane % 2u + (lane / 16u) * 2u;
     let shift = select(len - i32(p.sq), 0, p.causal == 2u);
     let r = r0 + i;
     let live = i < nq;
@@ -2076,6 +2209,17 @@ fn attention_coop_d80_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loc
     var kbeg = 0;
     if (p.window != 0u) {
         kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    // Tiles inside [clean_beg, clean_end) need no per-key checks: below
+    // every row's causal bound and the valid length, inside every
+    // row's window, and every row of the tile real.
+    var clean_end = select(len, -1, nq < 64u);
+    if (p.causal != 0u) {
+        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);
+    }
+    var clean_beg = 0;
+    if (p.window != 0u) {
+        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;
     }
     var o0 = coop_mat16x16<f32, C>();
     var o1 = coop_mat16x16<f32, C>();
@@ -2217,15 +2361,28 @@ fn attention_coop_d80_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loc
         // Online softmax of this invocation's half row.
         var sc: array<f32, 16>;
         var mt = neg_inf();
-        for (var j = 0u; j < 16u; j++) {
-            let key = kt + i32(kh + j);
-            var x = neg_inf();
-            if (live && key < kend && coop_allowed(key, qpos)) {
-                x = ss_d80_direct[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+        if (kt >= clean_beg && kt + 32 <= clean_end) {
+            // No row of the workgroup masks a key of this tile.
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let x = ss_d80_direct[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
-            sc[j] = x;
-            if (x > mt) {
-                mt = x;
+        } else {
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let key = kt + i32(c);
+                var x = neg_inf();
+                if (live && key < kend && coop_allowed(key, qpos)) {
+                    x = ss_d80_direct[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(key));
+                }
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
         }
         let other = subgroupShuffleXor(mt, 1u);
@@ -2245,10 +2402,10 @@ fn attention_coop_d80_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loc
             let x = sc[j];
             let pj = select(exp(x - mr), 0.0, x == neg_inf());
             l += pj;
-            ps_d80_direct[i * 40u + kh + j] = f16(pj);
+            ps_d80_direct[i * 40u + (2u * j + kh) % 32u] = f16(pj);
         }
         lsum = lsum * alpha + l;
-        if (kh == 0u) {
+        if (lane % 2u == 0u) {
             coop_alpha[i] = alpha;
         }
         if (workgroupUniformLoad(&coop_flag) != 0u) {
@@ -2326,7 +2483,7 @@ fn attention_coop_d80_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loc
         }
     }
     workgroupBarrier();
-    if (live && kh == 0u && p.want_lse != 0u) {
+    if (live && lane % 2u == 0u && p.want_lse != 0u) {
         lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
     }
 }
@@ -2389,7 +2546,9 @@ fn attention_coop_d96_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loc
     let q5 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d96_direct[sg * 1664u + 80u], 104u);
     // This invocation's row (two per row, each half of a tile's keys).
     let i = sg * 16u + lane / 2u;
-    let kh = (lane % 2u) * 16u;
+    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so
+    // that the 32 lanes of a step touch 32 different banks.
+    let kh = lane % 2u + (lane / 16u) * 2u;
     let shift = select(len - i32(p.sq), 0, p.causal == 2u);
     let r = r0 + i;
     let live = i < nq;
@@ -2407,6 +2566,17 @@ fn attention_coop_d96_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loc
     var kbeg = 0;
     if (p.window != 0u) {
         kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    // Tiles inside [clean_beg, clean_end) need no per-key checks: below
+    // every row's causal bound and the valid length, inside every
+    // row's window, and every row of the tile real.
+    var clean_end = select(len, -1, nq < 64u);
+    if (p.causal != 0u) {
+        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);
+    }
+    var clean_beg = 0;
+    if (p.window != 0u) {
+        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;
     }
     var o0 = coop_mat16x16<f32, C>();
     var o1 = coop_mat16x16<f32, C>();
@@ -2551,15 +2721,28 @@ fn attention_coop_d96_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loc
         // Online softmax of this invocation's half row.
         var sc: array<f32, 16>;
         var mt = neg_inf();
-        for (var j = 0u; j < 16u; j++) {
-            let key = kt + i32(kh + j);
-            var x = neg_inf();
-            if (live && key < kend && coop_allowed(key, qpos)) {
-                x = ss_d96_direct[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+        if (kt >= clean_beg && kt + 32 <= clean_end) {
+            // No row of the workgroup masks a key of this tile.
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let x = ss_d96_direct[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
-            sc[j] = x;
-            if (x > mt) {
-                mt = x;
+        } else {
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let key = kt + i32(c);
+                var x = neg_inf();
+                if (live && key < kend && coop_allowed(key, qpos)) {
+                    x = ss_d96_direct[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(key));
+                }
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
         }
         let other = subgroupShuffleXor(mt, 1u);
@@ -2579,10 +2762,10 @@ fn attention_coop_d96_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loc
             let x = sc[j];
             let pj = select(exp(x - mr), 0.0, x == neg_inf());
             l += pj;
-            ps_d96_direct[i * 40u + kh + j] = f16(pj);
+            ps_d96_direct[i * 40u + (2u * j + kh) % 32u] = f16(pj);
         }
         lsum = lsum * alpha + l;
-        if (kh == 0u) {
+        if (lane % 2u == 0u) {
             coop_alpha[i] = alpha;
         }
         if (workgroupUniformLoad(&coop_flag) != 0u) {
@@ -2672,7 +2855,7 @@ fn attention_coop_d96_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loc
         }
     }
     workgroupBarrier();
-    if (live && kh == 0u && p.want_lse != 0u) {
+    if (live && lane % 2u == 0u && p.want_lse != 0u) {
         lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
     }
 }
@@ -2737,7 +2920,9 @@ fn attention_coop_d128_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(lo
     let q7 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d128_direct[sg * 2176u + 112u], 136u);
     // This invocation's row (two per row, each half of a tile's keys).
     let i = sg * 16u + lane / 2u;
-    let kh = (lane % 2u) * 16u;
+    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so
+    // that the 32 lanes of a step touch 32 different banks.
+    let kh = lane % 2u + (lane / 16u) * 2u;
     let shift = select(len - i32(p.sq), 0, p.causal == 2u);
     let r = r0 + i;
     let live = i < nq;
@@ -2755,6 +2940,17 @@ fn attention_coop_d128_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(lo
     var kbeg = 0;
     if (p.window != 0u) {
         kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    // Tiles inside [clean_beg, clean_end) need no per-key checks: below
+    // every row's causal bound and the valid length, inside every
+    // row's window, and every row of the tile real.
+    var clean_end = select(len, -1, nq < 64u);
+    if (p.causal != 0u) {
+        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);
+    }
+    var clean_beg = 0;
+    if (p.window != 0u) {
+        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;
     }
     var o0 = coop_mat16x16<f32, C>();
     var o1 = coop_mat16x16<f32, C>();
@@ -2941,15 +3137,28 @@ fn attention_coop_d128_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(lo
         // Online softmax of this invocation's half row.
         var sc: array<f32, 16>;
         var mt = neg_inf();
-        for (var j = 0u; j < 16u; j++) {
-            let key = kt + i32(kh + j);
-            var x = neg_inf();
-            if (live && key < kend && coop_allowed(key, qpos)) {
-                x = ss_d128_direct[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+        if (kt >= clean_beg && kt + 32 <= clean_end) {
+            // No row of the workgroup masks a key of this tile.
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let x = ss_d128_direct[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
-            sc[j] = x;
-            if (x > mt) {
-                mt = x;
+        } else {
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let key = kt + i32(c);
+                var x = neg_inf();
+                if (live && key < kend && coop_allowed(key, qpos)) {
+                    x = ss_d128_direct[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(key));
+                }
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
             }
         }
         let other = subgroupShuffleXor(mt, 1u);
@@ -2969,10 +3178,10 @@ fn attention_coop_d128_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(lo
             let x = sc[j];
             let pj = select(exp(x - mr), 0.0, x == neg_inf());
             l += pj;
-            ps_d128_direct[i * 40u + kh + j] = f16(pj);
+            ps_d128_direct[i * 40u + (2u * j + kh) % 32u] = f16(pj);
         }
         lsum = lsum * alpha + l;
-        if (kh == 0u) {
+        if (lane % 2u == 0u) {
             coop_alpha[i] = alpha;
         }
         if (workgroupUniformLoad(&coop_flag) != 0u) {
@@ -3086,7 +3295,7 @@ fn attention_coop_d128_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(lo
         }
     }
     workgroupBarrier();
-    if (live && kh == 0u && p.want_lse != 0u) {
+    if (live && lane % 2u == 0u && p.want_lse != 0u) {
         lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
     }
 }
@@ -3139,7 +3348,9 @@ fn attention_coop_d64_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local
     let q3 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 48u], u32(p.q_s));
     // This invocation's row (two per row, each half of a tile's keys).
     let i = sg * 16u + lane / 2u;
-    let kh = (lane % 2u) * 16u;
+    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so
+    // that the 32 lanes of a step touch 32 different banks.
+    let kh = lane % 2u + (lane / 16u) * 2u;
     let shift = select(len - i32(p.sq), 0, p.causal == 2u);
     let r = r0 + i;
     let live = i < nq;
@@ -3247,7 +3458,8 @@ fn attention_coop_d64_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local
         if (kt >= clean_beg && kt + 32 <= clean_end) {
             // No row of the workgroup masks a key of this tile.
             for (var j = 0u; j < 16u; j++) {
-                let x = ss_d64_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(kt + i32(kh + j)));
+                let c = (2u * j + kh) % 32u;
+                let x = ss_d64_wide[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));
                 sc[j] = x;
                 if (x > mt) {
                     mt = x;
@@ -3255,10 +3467,11 @@ fn attention_coop_d64_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local
             }
         } else {
             for (var j = 0u; j < 16u; j++) {
-                let key = kt + i32(kh + j);
+                let c = (2u * j + kh) % 32u;
+                let key = kt + i32(c);
                 var x = neg_inf();
                 if (live && key < kend && coop_allowed(key, qpos)) {
-                    x = ss_d64_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+                    x = ss_d64_wide[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(key));
                 }
                 sc[j] = x;
                 if (x > mt) {
@@ -3283,10 +3496,10 @@ fn attention_coop_d64_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local
             let x = sc[j];
             let pj = select(exp(x - mr), 0.0, x == neg_inf());
             l += pj;
-            ps_d64_wide[i * 40u + kh + j] = f16(pj);
+            ps_d64_wide[i * 40u + (2u * j + kh) % 32u] = f16(pj);
         }
         lsum = lsum * alpha + l;
-        if (kh == 0u) {
+        if (lane % 2u == 0u) {
             coop_alpha[i] = alpha;
         }
         if (workgroupUniformLoad(&coop_flag) != 0u) {
@@ -3352,7 +3565,7 @@ fn attention_coop_d64_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local
         }
     }
     workgroupBarrier();
-    if (live && kh == 0u && p.want_lse != 0u) {
+    if (live && lane % 2u == 0u && p.want_lse != 0u) {
         lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
     }
 }
@@ -3406,7 +3619,9 @@ fn attention_coop_d80_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local
     let q4 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 64u], u32(p.q_s));
     // This invocation's row (two per row, each half of a tile's keys).
     let i = sg * 16u + lane / 2u;
-    let kh = (lane % 2u) * 16u;
+    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so
+    // that the 32 lanes of a step touch 32 different banks.
+    let kh = lane % 2u + (lane / 16u) * 2u;
     let shift = select(len - i32(p.sq), 0, p.causal == 2u);
     let r = r0 + i;
     let live = i < nq;
@@ -3563,7 +3778,8 @@ fn attention_coop_d80_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local
         if (kt >= clean_beg && kt + 32 <= clean_end) {
             // No row of the workgroup masks a key of this tile.
             for (var j = 0u; j < 16u; j++) {
-                let x = ss_d80_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(kt + i32(kh + j)));
+                let c = (2u * j + kh) % 32u;
+                let x = ss_d80_wide[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));
                 sc[j] = x;
                 if (x > mt) {
                     mt = x;
@@ -3571,10 +3787,11 @@ fn attention_coop_d80_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local
             }
         } else {
             for (var j = 0u; j < 16u; j++) {
-                let key = kt + i32(kh + j);
+                let c = (2u * j + kh) % 32u;
+                let key = kt + i32(c);
                 var x = neg_inf();
                 if (live && key < kend && coop_allowed(key, qpos)) {
-                    x = ss_d80_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+                    x = ss_d80_wide[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(key));
                 }
                 sc[j] = x;
                 if (x > mt) {
@@ -3599,10 +3816,10 @@ fn attention_coop_d80_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local
             let x = sc[j];
             let pj = select(exp(x - mr), 0.0, x == neg_inf());
             l += pj;
-            ps_d80_wide[i * 40u + kh + j] = f16(pj);
+            ps_d80_wide[i * 40u + (2u * j + kh) % 32u] = f16(pj);
         }
         lsum = lsum * alpha + l;
-        if (kh == 0u) {
+        if (lane % 2u == 0u) {
             coop_alpha[i] = alpha;
         }
         if (workgroupUniformLoad(&coop_flag) != 0u) {
@@ -3680,7 +3897,7 @@ fn attention_coop_d80_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local
         }
     }
     workgroupBarrier();
-    if (live && kh == 0u && p.want_lse != 0u) {
+    if (live && lane % 2u == 0u && p.want_lse != 0u) {
         lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
     }
 }
@@ -3735,7 +3952,9 @@ fn attention_coop_d96_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local
     let q5 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 80u], u32(p.q_s));
     // This invocation's row (two per row, each half of a tile's keys).
     let i = sg * 16u + lane / 2u;
-    let kh = (lane % 2u) * 16u;
+    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so
+    // that the 32 lanes of a step touch 32 different banks.
+    let kh = lane % 2u + (lane / 16u) * 2u;
     let shift = select(len - i32(p.sq), 0, p.causal == 2u);
     let r = r0 + i;
     let live = i < nq;
@@ -3895,7 +4114,8 @@ fn attention_coop_d96_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local
         if (kt >= clean_beg && kt + 32 <= clean_end) {
             // No row of the workgroup masks a key of this tile.
             for (var j = 0u; j < 16u; j++) {
-                let x = ss_d96_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(kt + i32(kh + j)));
+                let c = (2u * j + kh) % 32u;
+                let x = ss_d96_wide[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));
                 sc[j] = x;
                 if (x > mt) {
                     mt = x;
@@ -3903,10 +4123,11 @@ fn attention_coop_d96_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local
             }
         } else {
             for (var j = 0u; j < 16u; j++) {
-                let key = kt + i32(kh + j);
+                let c = (2u * j + kh) % 32u;
+                let key = kt + i32(c);
                 var x = neg_inf();
                 if (live && key < kend && coop_allowed(key, qpos)) {
-                    x = ss_d96_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+                    x = ss_d96_wide[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(key));
                 }
                 sc[j] = x;
                 if (x > mt) {
@@ -3931,10 +4152,10 @@ fn attention_coop_d96_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local
             let x = sc[j];
             let pj = select(exp(x - mr), 0.0, x == neg_inf());
             l += pj;
-            ps_d96_wide[i * 40u + kh + j] = f16(pj);
+            ps_d96_wide[i * 40u + (2u * j + kh) % 32u] = f16(pj);
         }
         lsum = lsum * alpha + l;
-        if (kh == 0u) {
+        if (lane % 2u == 0u) {
             coop_alpha[i] = alpha;
         }
         if (workgroupUniformLoad(&coop_flag) != 0u) {
@@ -4024,7 +4245,7 @@ fn attention_coop_d96_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local
         }
     }
     workgroupBarrier();
-    if (live && kh == 0u && p.want_lse != 0u) {
+    if (live && lane % 2u == 0u && p.want_lse != 0u) {
         lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
     }
 }
@@ -4081,7 +4302,9 @@ fn attention_coop_d128_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loca
     let q7 = coopLoadT<coop_mat16x16<f16, A>>(&q[u32(qb) + 112u], u32(p.q_s));
     // This invocation's row (two per row, each half of a tile's keys).
     let i = sg * 16u + lane / 2u;
-    let kh = (lane % 2u) * 16u;
+    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so
+    // that the 32 lanes of a step touch 32 different banks.
+    let kh = lane % 2u + (lane / 16u) * 2u;
     let shift = select(len - i32(p.sq), 0, p.causal == 2u);
     let r = r0 + i;
     let live = i < nq;
@@ -4247,7 +4470,8 @@ fn attention_coop_d128_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loca
         if (kt >= clean_beg && kt + 32 <= clean_end) {
             // No row of the workgroup masks a key of this tile.
             for (var j = 0u; j < 16u; j++) {
-                let x = ss_d128_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(kt + i32(kh + j)));
+                let c = (2u * j + kh) % 32u;
+                let x = ss_d128_wide[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));
                 sc[j] = x;
                 if (x > mt) {
                     mt = x;
@@ -4255,10 +4479,11 @@ fn attention_coop_d128_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loca
             }
         } else {
             for (var j = 0u; j < 16u; j++) {
-                let key = kt + i32(kh + j);
+                let c = (2u * j + kh) % 32u;
+                let key = kt + i32(c);
                 var x = neg_inf();
                 if (live && key < kend && coop_allowed(key, qpos)) {
-                    x = ss_d128_wide[i * 36u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));
+                    x = ss_d128_wide[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(key));
                 }
                 sc[j] = x;
                 if (x > mt) {
@@ -4283,10 +4508,10 @@ fn attention_coop_d128_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loca
             let x = sc[j];
             let pj = select(exp(x - mr), 0.0, x == neg_inf());
             l += pj;
-            ps_d128_wide[i * 40u + kh + j] = f16(pj);
+            ps_d128_wide[i * 40u + (2u * j + kh) % 32u] = f16(pj);
         }
         lsum = lsum * alpha + l;
-        if (kh == 0u) {
+        if (lane % 2u == 0u) {
             coop_alpha[i] = alpha;
         }
         if (workgroupUniformLoad(&coop_flag) != 0u) {
@@ -4400,7 +4625,7 @@ fn attention_coop_d128_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(loca
         }
     }
     workgroupBarrier();
-    if (live && kh == 0u && p.want_lse != 0u) {
+    if (live && lane % 2u == 0u && p.want_lse != 0u) {
         lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
     }
 }

@@ -30,6 +30,7 @@ HEADER = f"""\
 // two invocations per row apply scale, mask, causal bound, window and valid
 // length, and run the online softmax; P (f16) goes back through workgroup
 // memory into fragments and O += P V accumulates in f32 fragments.
+// Tiles that no row of the workgroup masks skip the per-key checks.
 // The running max of a row is raised only when a score passes it by more
 // than {TAU} (so P <= e^{TAU:g} fits f16): the accumulators are then rescaled
 // through workgroup memory, which after the first tile is rare. Tiles above
@@ -98,7 +99,7 @@ def stage_store(w, s, d, ds, bn, slots, threads):
 def entry(d, bn, prefetch, wide=False):
     """wide: 128 query rows (8 subgroups), Q fragments loaded straight from
     q (the host checks that 16-row blocks are whole: Sq a multiple of 16,
-    rows in 16-byte words), and tiles that no row masks skip the checks."""
+    rows in 16-byte words)."""
     BM = 128 if wide else 64
     THREADS = 2 * BM
     df = d // 16  # fragments along D
@@ -164,7 +165,9 @@ def entry(d, bn, prefetch, wide=False):
             w(f"    let q{k} = coopLoadT<coop_mat16x16<f16, A>>(&kvs{s}[sg * {16 * ds}u + {16 * k}u], {ds}u);")
     w(f"    // This invocation's row (two per row, each half of a tile's keys).")
     w(f"    let i = sg * 16u + lane / 2u;")
-    w(f"    let kh = (lane % 2u) * {half}u;")
+    w(f"    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so")
+    w(f"    // that the 32 lanes of a step touch 32 different banks.")
+    w(f"    let kh = lane % 2u + (lane / 16u) * 2u;")
     w(f"    let shift = select(len - i32(p.sq), 0, p.causal == 2u);")
     w(f"    let r = r0 + i;")
     w(f"    let live = i < nq;")
@@ -183,18 +186,17 @@ def entry(d, bn, prefetch, wide=False):
     w(f"    if (p.window != 0u) {{")
     w(f"        kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);")
     w(f"    }}")
-    if wide:
-        w(f"    // Tiles inside [clean_beg, clean_end) need no per-key checks: below")
-        w(f"    // every row's causal bound and the valid length, inside every")
-        w(f"    // row's window, and every row of the tile real.")
-        w(f"    var clean_end = select(len, -1, nq < {BM}u);")
-        w(f"    if (p.causal != 0u) {{")
-        w(f"        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);")
-        w(f"    }}")
-        w(f"    var clean_beg = 0;")
-        w(f"    if (p.window != 0u) {{")
-        w(f"        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;")
-        w(f"    }}")
+    w(f"    // Tiles inside [clean_beg, clean_end) need no per-key checks: below")
+    w(f"    // every row's causal bound and the valid length, inside every")
+    w(f"    // row's window, and every row of the tile real.")
+    w(f"    var clean_end = select(len, -1, nq < {BM}u);")
+    w(f"    if (p.causal != 0u) {{")
+    w(f"        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);")
+    w(f"    }}")
+    w(f"    var clean_beg = 0;")
+    w(f"    if (p.window != 0u) {{")
+    w(f"        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;")
+    w(f"    }}")
     for n in range(df):
         w(f"    var o{n} = coop_mat16x16<f32, C>();")
     w(f"    var mr = neg_inf();")
@@ -229,31 +231,31 @@ def entry(d, bn, prefetch, wide=False):
     w(f"        // Online softmax of this invocation's half row.")
     w(f"        var sc: array<f32, {half}>;")
     w(f"        var mt = neg_inf();")
-    if wide:
-        w(f"        if (kt >= clean_beg && kt + {bn} <= clean_end) {{")
-        w(f"            // No row of the workgroup masks a key of this tile.")
-        w(f"            for (var j = 0u; j < {half}u; j++) {{")
-        w(f"                let x = ss{s}[i * {ss}u + kh + j] * p.scale + mask_term(mbase, spos, u32(kt + i32(kh + j)));")
-        w(f"                sc[j] = x;")
-        w(f"                if (x > mt) {{")
-        w(f"                    mt = x;")
-        w(f"                }}")
-        w(f"            }}")
-        w(f"        }} else {{")
-    ind = "    " if wide else ""
+    w(f"        if (kt >= clean_beg && kt + {bn} <= clean_end) {{")
+    w(f"            // No row of the workgroup masks a key of this tile.")
+    w(f"            for (var j = 0u; j < {half}u; j++) {{")
+    w(f"                let c = (2u * j + kh) % {bn}u;")
+    w(f"                let x = ss{s}[i * {ss}u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));")
+    w(f"                sc[j] = x;")
+    w(f"                if (x > mt) {{")
+    w(f"                    mt = x;")
+    w(f"                }}")
+    w(f"            }}")
+    w(f"        }} else {{")
+    ind = "    "
     w(f"{ind}        for (var j = 0u; j < {half}u; j++) {{")
-    w(f"{ind}            let key = kt + i32(kh + j);")
+    w(f"{ind}            let c = (2u * j + kh) % {bn}u;")
+    w(f"{ind}            let key = kt + i32(c);")
     w(f"{ind}            var x = neg_inf();")
     w(f"{ind}            if (live && key < kend && coop_allowed(key, qpos)) {{")
-    w(f"{ind}                x = ss{s}[i * {ss}u + kh + j] * p.scale + mask_term(mbase, spos, u32(key));")
+    w(f"{ind}                x = ss{s}[i * {ss}u + c] * p.scale + mask_term(mbase, spos, u32(key));")
     w(f"{ind}            }}")
     w(f"{ind}            sc[j] = x;")
     w(f"{ind}            if (x > mt) {{")
     w(f"{ind}                mt = x;")
     w(f"{ind}            }}")
     w(f"{ind}        }}")
-    if wide:
-        w(f"        }}")
+    w(f"        }}")
     w(f"        let other = subgroupShuffleXor(mt, 1u);")
     w(f"        if (other > mt) {{")
     w(f"            mt = other;")
@@ -271,10 +273,10 @@ def entry(d, bn, prefetch, wide=False):
     w(f"            let x = sc[j];")
     w(f"            let pj = select(exp(x - mr), 0.0, x == neg_inf());")
     w(f"            l += pj;")
-    w(f"            ps{s}[i * {ps}u + kh + j] = f16(pj);")
+    w(f"            ps{s}[i * {ps}u + (2u * j + kh) % {bn}u] = f16(pj);")
     w(f"        }}")
     w(f"        lsum = lsum * alpha + l;")
-    w(f"        if (kh == 0u) {{")
+    w(f"        if (lane % 2u == 0u) {{")
     w(f"            coop_alpha[i] = alpha;")
     w(f"        }}")
     w(f"        if (workgroupUniformLoad(&coop_flag) != 0u) {{")
@@ -307,7 +309,7 @@ def entry(d, bn, prefetch, wide=False):
         w(f"        }}")
         w(f"    }}")
         w(f"    workgroupBarrier();")
-    w(f"    if (live && kh == 0u && p.want_lse != 0u) {{")
+    w(f"    if (live && lane % 2u == 0u && p.want_lse != 0u) {{")
     w(f"        lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);")
     w(f"    }}")
     w(f"}}")
