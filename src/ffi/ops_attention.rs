@@ -52,7 +52,9 @@ unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<
 /// (B, S, H, D) storage is passed as a permuted view.
 ///
 /// Dtypes: q, k, v and out all f32, f16 or bf16 (bf16 goes through f32
-/// copies of q, k and v); products and sums in f32, out rounded once.
+/// copies of q, k and v, except in decode, which reads a bf16 K/V cache as
+/// it is and copies only q and out); products and sums in f32, out rounded
+/// once.
 ///
 /// Which keys a query sees: key j (of Skv) takes part for query i (of Sq)
 /// unless it is at or past the valid length L (`desc->kv_len`, and the
