@@ -82,8 +82,8 @@ unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<
 /// a NaN score (from q, k or the mask) makes its row NaN; a +inf score
 /// makes its row NaN (exp(inf - inf)); NaN or inf in v reaches every row
 /// that sees that key, also with weight 0 (0 * NaN), except keys that no
-/// row of the kernel's block of query rows may see (8 rows, 64 on tensor
-/// cores, 4 in decode), which are never read.
+/// row of the kernel's block of query rows may see (8 rows, 64 or 128 on
+/// tensor cores, 4 in decode), which are never read.
 ///
 /// Accuracy: within (2e-5 + 1.2e-7 * D * a) * sum_j p_j |v_j| + 1e-6 of a
 /// float64 evaluation on the same inputs, p the softmax weights and a the
@@ -96,7 +96,8 @@ unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<
 ///
 /// Work: f16 prefill (Sq above 16, D 64, 80, 96 or 128) on adapters with
 /// cooperative matrices (tensor cores) runs FlashAttention-2 on them:
-/// workgroups of 64 query rows of one key/value head, tiles of 32 or 64
+/// workgroups of 128 query rows of one key/value head (64 where Sq is not
+/// a multiple of 16 or q's rows are not 16-byte words), tiles of 32 or 64
 /// keys, causal tiles above the diagonal skipped. f16 decode (Sq up to 16,
 /// D a multiple of 8 up to 128) runs flash-decoding: the KV cache is cut
 /// into chunks over enough workgroups to fill the GPU, each reading its

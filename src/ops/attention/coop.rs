@@ -71,11 +71,13 @@ fn prefetch() -> bool {
     *ON.get_or_init(|| std::env::var_os("WGC_ATTENTION_COOP_PREFETCH").is_none_or(|v| v != "0"))
 }
 
-/// WGC_ATTENTION_COOP_WIDE, read once: `1` takes the wide entry points
-/// where they apply (128 rows a workgroup, Q fragments read from q).
+/// WGC_ATTENTION_COOP_WIDE, read once: `0` keeps the 64-row entry points
+/// where the wide ones (128 rows a workgroup, Q fragments read from q)
+/// apply, for comparisons. The wide ones ran 2.3-2.8x faster on an H100
+/// (S 512 and 2048, D 64 and 128, causal and not; BENCHMARKS.md).
 fn wide_enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("WGC_ATTENTION_COOP_WIDE").is_some_and(|v| v == "1"))
+    *ON.get_or_init(|| std::env::var_os("WGC_ATTENTION_COOP_WIDE").is_none_or(|v| v != "0"))
 }
 
 /// The entry point for this call and its query rows per workgroup, where it takes the tensor-core kernel:
