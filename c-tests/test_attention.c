@@ -125,7 +125,8 @@ typedef struct Case {
     int mask_rank;          /* 2: (Sq, Skv); 4: (B or 1, Hq or 1, Sq or 1, Skv) */
     int64_t mask_shape[4];  /* for rank 4 */
     int lens;               /* per-batch lengths (i32) */
-    int special;            /* 1: NaN in a q row and +inf in a k element */
+    int special;            /* 1: NaN in a q row and +inf in a k element; 2: keys growing along Skv */
+    int aligned;            /* every tensor at offset 0 (16-byte K/V rows: the vectorised kernels) */
 } Case;
 
 /* Entry 1 has no valid key. */
@@ -160,13 +161,23 @@ static int run_case(const Case *c) {
     int64_t qs[4] = {c->b, c->hq, c->sq, c->d}, ks[4] = {c->b, c->hkv, c->skv, c->d};
     static const int tf[4] = {0, 2, 1, 3};
     const int *perm = c->tokens_first ? tf : NULL;
-    Ten q = make(c->dt, 4, qs, perm, 3, NULL);
+    int al = !c->aligned;
+    Ten q = make(c->dt, 4, qs, perm, 3 * al, NULL);
     Ten k = make(c->dt, 4, ks, perm, 0, NULL);
-    Ten v = make(c->dt, 4, ks, perm, 5, NULL);
-    Ten o = make(c->dt, 4, qs, perm, 1, NULL);
+    Ten v = make(c->dt, 4, ks, perm, 5 * al, NULL);
+    Ten o = make(c->dt, 4, qs, perm, 1 * al, NULL);
     int64_t ls[3] = {c->b, c->hq, c->sq};
     Ten lse = make(WGC_DTYPE_F32, 3, ls, NULL, 0, NULL);
-    if (c->special) {
+    if (c->special == 2) {
+        /* Scores that grow with the key: the running max rises tile after tile. */
+        double *tmp = malloc(sizeof(double) * (size_t)(c->b * c->hkv * c->skv * c->d));
+        for (int64_t i = 0; i < c->b * c->hkv * c->skv * c->d; i++)
+            tmp[i] = rng_uniform(0.2, 1) * (double)((i / c->d) % c->skv + 8) / 16;
+        drop(&k);
+        k = make(c->dt, 4, ks, perm, 0, tmp);
+        free(tmp);
+    }
+    if (c->special == 1) {
         /* NaN in row (0, 0, 1); +inf in key 2 of kv head 0 of batch 0. */
         double *qv = q.val;
         qv[(0 * c->sq + 1) * c->d + 0] = NAN;
@@ -200,7 +211,7 @@ static int run_case(const Case *c) {
         if (c->mask_rank == 4 && c->mask_shape[2] > 1)
             for (int64_t j = 0; j < c->skv; j++) mv[(size_t)(1 * c->skv + j)] = c->mask_kind == 1 ? -INFINITY : 0;
         WgcDtype mdt = c->mask_kind == 1 ? c->dt : c->mask_kind == 2 ? WGC_DTYPE_U32 : WGC_DTYPE_I32;
-        m = make(mdt, c->mask_rank, ms, NULL, 2, mv);
+        m = make(mdt, c->mask_rank, ms, NULL, 2 * al, mv);
         free(mv);
     }
     Ten lens;
@@ -261,7 +272,9 @@ static int run_case(const Case *c) {
                         mag += s[j] * fabs(vv);
                     }
                     double ref = l == 0 ? 0 : acc / l, got = o.val[row * (size_t)c->d + (size_t)e];
-                    double tol = 2e-5 * (l == 0 ? 0 : mag / l) + 1e-6 + rel * fabs(ref);
+                    /* f16 on tensor cores rounds the weights to f16 before they meet v. */
+                    double wrel = c->dt == WGC_DTYPE_F16 ? ldexp(1, -11) : 0;
+                    double tol = (2e-5 + wrel) * (l == 0 ? 0 : mag / l) + 1e-6 + rel * fabs(ref);
                     int ok = isnan(ref) ? isnan(got) : (isinf(ref) ? got == ref : fabs(got - ref) <= tol);
                     if (!ok && bad++ < 5)
                         fprintf(stderr, "%s: out[%lld,%lld,%lld,%lld] = %.9g, expected %.9g (tol %.3g)\n", c->name,
@@ -358,33 +371,69 @@ int main(void) {
     env = test_env();
     const WgcDtype F32 = WGC_DTYPE_F32;
     Case cases[] = {
-        {"plain D80 S37", F32, 2, 3, 3, 37, 37, 80, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 0},
-        {"gqa causal Sq<Skv tokens-first", F32, 2, 8, 2, 5, 70, 64, 1, 1, 0, 0, 0, 0, 0, {0}, 0, 0},
-        {"top-left causal Sq<Skv D96", F32, 1, 2, 1, 20, 37, 96, 0, 2, 0, 0, 0.3f, 0, 0, {0}, 0, 0},
-        {"bottom-right causal Sq>Skv", F32, 1, 2, 2, 40, 19, 32, 0, 1, 0, 0, 0, 0, 0, {0}, 0, 0},
-        {"additive mask (Sq,Skv)", F32, 2, 2, 1, 9, 67, 24, 0, 0, 0, 0, 0, 1, 2, {0}, 0, 0},
-        {"additive mask broadcast + causal", F32, 2, 4, 2, 9, 9, 16, 0, 1, 0, 0, 0, 1, 4, {2, 1, 9, 9}, 0, 0},
-        {"bool mask u32 padding", F32, 3, 2, 2, 6, 45, 40, 1, 0, 0, 0, 0, 2, 4, {3, 1, 1, 45}, 0, 0},
-        {"bool mask i32 full", F32, 1, 4, 1, 7, 30, 8, 0, 0, 0, 0, 0, 3, 4, {1, 4, 7, 30}, 0, 0},
-        {"sliding window causal", F32, 1, 2, 1, 33, 33, 48, 0, 1, 7, 0, 0, 0, 0, {0}, 0, 0},
-        {"valid length + window", F32, 2, 2, 2, 4, 100, 64, 0, 1, 20, 41, 0, 0, 0, {0}, 0, 0},
-        {"decode split gqa per-batch lengths", F32, 3, 8, 2, 1, 3000, 128, 1, 1, 0, 0, 0, 0, 0, {0}, 1, 0},
-        {"decode Sq 16 D256 long", F32, 1, 1, 1, 16, 9000, 256, 0, 1, 0, 0, 0, 0, 0, {0}, 0, 0},
-        {"NaN and inf", F32, 1, 2, 1, 4, 10, 16, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 1},
+        {"plain D80 S37", F32, 2, 3, 3, 37, 37, 80, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 0, 0},
+        {"gqa causal Sq<Skv tokens-first", F32, 2, 8, 2, 5, 70, 64, 1, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 0},
+        {"top-left causal Sq<Skv D96", F32, 1, 2, 1, 20, 37, 96, 0, 2, 0, 0, 0.3f, 0, 0, {0}, 0, 0, 0},
+        {"bottom-right causal Sq>Skv", F32, 1, 2, 2, 40, 19, 32, 0, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 0},
+        {"additive mask (Sq,Skv)", F32, 2, 2, 1, 9, 67, 24, 0, 0, 0, 0, 0, 1, 2, {0}, 0, 0, 0},
+        {"additive mask broadcast + causal", F32, 2, 4, 2, 9, 9, 16, 0, 1, 0, 0, 0, 1, 4, {2, 1, 9, 9}, 0, 0, 0},
+        {"bool mask u32 padding", F32, 3, 2, 2, 6, 45, 40, 1, 0, 0, 0, 0, 2, 4, {3, 1, 1, 45}, 0, 0, 0},
+        {"bool mask i32 full", F32, 1, 4, 1, 7, 30, 8, 0, 0, 0, 0, 0, 3, 4, {1, 4, 7, 30}, 0, 0, 0},
+        {"sliding window causal", F32, 1, 2, 1, 33, 33, 48, 0, 1, 7, 0, 0, 0, 0, {0}, 0, 0, 0},
+        {"valid length + window", F32, 2, 2, 2, 4, 100, 64, 0, 1, 20, 41, 0, 0, 0, {0}, 0, 0, 0},
+        {"decode split gqa per-batch lengths", F32, 3, 8, 2, 1, 3000, 128, 1, 1, 0, 0, 0, 0, 0, {0}, 1, 0, 0},
+        {"decode Sq 16 D256 long", F32, 1, 1, 1, 16, 9000, 256, 0, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 0},
+        {"NaN and inf", F32, 1, 2, 1, 4, 10, 16, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 1, 0},
     };
     size_t nc = sizeof cases / sizeof cases[0];
     for (size_t i = 0; i < nc; i++) run_case(&cases[i]);
     /* kv_len past every key's position but below Skv: one valid key. */
-    Case one = {"one valid key", F32, 1, 2, 2, 3, 50, 20, 0, 1, 0, 1, 0, 0, 0, {0}, 0, 0};
+    Case one = {"one valid key", F32, 1, 2, 2, 3, 50, 20, 0, 1, 0, 1, 0, 0, 0, {0}, 0, 0, 0};
     run_case(&one);
     if (env.info.has_f16) {
-        Case h = {"f16 gqa causal tokens-first", WGC_DTYPE_F16, 2, 4, 2, 21, 50, 80, 1, 1, 0, 0, 0, 1, 4, {2, 1, 21, 50}, 0, 0};
+        Case h = {"f16 gqa causal tokens-first", WGC_DTYPE_F16, 2, 4, 2, 21, 50, 80, 1, 1, 0, 0, 0, 1, 4, {2, 1, 21, 50}, 0, 0, 0};
         run_case(&h);
-        Case hd = {"f16 decode split", WGC_DTYPE_F16, 2, 4, 4, 1, 1500, 64, 0, 1, 0, 0, 0, 0, 0, {0}, 1, 0};
+        Case hd = {"f16 decode split", WGC_DTYPE_F16, 2, 4, 4, 1, 1500, 64, 0, 1, 0, 0, 0, 0, 0, {0}, 1, 0, 0};
         run_case(&hd);
+        /* Aligned f16 views: the tensor-core prefill kernel where the adapter
+         * has cooperative matrices (the portable one elsewhere), and the
+         * vectorised decode kernel (Sq <= 16). */
+        const WgcDtype H = WGC_DTYPE_F16;
+        Case fast[] = {
+            {"f16 prefill D64 S130", H, 2, 4, 4, 130, 130, 64, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 0, 1},
+            {"f16 prefill gqa causal Sq<Skv D128", H, 1, 8, 2, 100, 161, 128, 0, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 1},
+            {"f16 prefill top-left causal D80", H, 1, 2, 2, 77, 90, 80, 0, 2, 0, 0, 0, 0, 0, {0}, 0, 0, 1},
+            {"f16 prefill mask broadcast causal D96", H, 2, 4, 2, 40, 40, 96, 0, 1, 0, 0, 0, 1, 4, {2, 1, 40, 40}, 0, 0, 1},
+            {"f16 prefill bool mask i32 D64", H, 1, 2, 1, 33, 70, 64, 0, 0, 0, 0, 0, 3, 4, {1, 2, 33, 70}, 0, 0, 1},
+            {"f16 prefill window kv_len tokens-first", H, 2, 2, 2, 50, 80, 128, 1, 1, 13, 71, 0, 0, 0, {0}, 0, 0, 1},
+            {"f16 prefill per-batch lengths", H, 3, 2, 1, 20, 90, 64, 0, 1, 0, 0, 0, 0, 0, {0}, 1, 0, 1},
+            {"f16 prefill growing scores", H, 1, 2, 1, 64, 300, 64, 0, 0, 0, 0, 1.0f, 0, 0, {0}, 0, 2, 1},
+            {"f16 prefill NaN and inf", H, 1, 2, 1, 20, 40, 64, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 1, 1},
+            {"f16 prefill causal S300 D128", H, 1, 2, 2, 300, 300, 128, 0, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 1},
+            /* Sq a multiple of 16 (the wide tensor-core entries' whole row blocks). */
+            {"f16 prefill causal S256 gqa D128", H, 1, 4, 2, 256, 256, 128, 0, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 1},
+            {"f16 prefill Sq48 mask D64", H, 2, 2, 1, 48, 200, 64, 0, 1, 0, 0, 0, 1, 2, {0}, 0, 0, 1},
+            {"f16 prefill window S160 D64", H, 1, 2, 2, 160, 160, 64, 0, 1, 50, 0, 0, 0, 0, {0}, 0, 0, 1},
+            {"f16 prefill top-left Sq32 D80", H, 1, 2, 1, 32, 100, 80, 0, 2, 0, 0, 0, 0, 0, {0}, 0, 0, 1},
+            {"f16 prefill Sq96 lengths D96", H, 2, 2, 2, 96, 150, 96, 0, 0, 0, 0, 0, 0, 0, {0}, 1, 0, 1},
+            {"f16 decode gqa lengths D128", H, 3, 8, 2, 1, 3000, 128, 0, 1, 0, 0, 0, 0, 0, {0}, 1, 0, 1},
+            {"f16 decode Sq4 mha mask D64", H, 2, 4, 4, 4, 700, 64, 0, 1, 0, 0, 0, 1, 2, {0}, 0, 0, 1},
+            {"f16 decode Sq16 gqa window D128", H, 1, 8, 2, 16, 1200, 128, 0, 1, 300, 0, 0, 0, 0, {0}, 0, 0, 1},
+            {"f16 decode bool mask D64", H, 2, 4, 1, 2, 500, 64, 0, 0, 0, 0, 0, 2, 4, {2, 1, 1, 500}, 0, 0, 1},
+            {"f16 decode NaN and inf D64", H, 1, 2, 1, 4, 40, 64, 0, 0, 0, 0, 0, 0, 0, {0}, 0, 1, 1},
+            {"f16 decode D40 tokens-first", H, 2, 6, 3, 3, 333, 40, 1, 1, 0, 0, 0, 0, 0, {0}, 0, 0, 1},
+        };
+        for (size_t i = 0; i < sizeof fast / sizeof fast[0]; i++) run_case(&fast[i]);
     }
-    Case bf = {"bf16 gqa causal mask", WGC_DTYPE_BF16, 2, 4, 2, 13, 29, 96, 1, 1, 0, 0, 0, 1, 2, {0}, 0, 0};
+    Case bf = {"bf16 gqa causal mask", WGC_DTYPE_BF16, 2, 4, 2, 13, 29, 96, 1, 1, 0, 0, 0, 1, 2, {0}, 0, 0, 0};
     run_case(&bf);
+    /* bf16 decode reads K and V as they are (the decode kernel's bf16 words). */
+    const WgcDtype B16 = WGC_DTYPE_BF16;
+    Case bfd[] = {
+        {"bf16 decode gqa lengths D128", B16, 3, 8, 2, 1, 2000, 128, 0, 1, 0, 0, 0, 0, 0, {0}, 1, 0, 1},
+        {"bf16 decode Sq4 mask tokens-first D64", B16, 2, 4, 4, 4, 600, 64, 1, 1, 0, 0, 0, 1, 2, {0}, 0, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof bfd / sizeof bfd[0]; i++) run_case(&bfd[i]);
     misuse();
     test_env_release(&env);
     return test_finish("test_attention");

@@ -2066,7 +2066,9 @@ WgcStatus wgc_kernel_binding_count(const struct WgcKernel *kernel, uint32_t *out
  * (B, S, H, D) storage is passed as a permuted view.
  *
  * Dtypes: q, k, v and out all f32, f16 or bf16 (bf16 goes through f32
- * copies of q, k and v); products and sums in f32, out rounded once.
+ * copies of q, k and v, except in decode, which reads a bf16 K/V cache as
+ * it is and copies only q and out); products and sums in f32, out rounded
+ * once.
  *
  * Which keys a query sees: key j (of Skv) takes part for query i (of Sq)
  * unless it is at or past the valid length L (`desc->kv_len`, and the
@@ -2094,20 +2096,31 @@ WgcStatus wgc_kernel_binding_count(const struct WgcKernel *kernel, uint32_t *out
  * a NaN score (from q, k or the mask) makes its row NaN; a +inf score
  * makes its row NaN (exp(inf - inf)); NaN or inf in v reaches every row
  * that sees that key, also with weight 0 (0 * NaN), except keys that no
- * row of a block of 8 query rows may see, which are never read.
+ * row of the kernel's block of query rows may see (8 rows, 64 or 128 on
+ * tensor cores, 4 in decode), which are never read.
  *
  * Accuracy: within (2e-5 + 1.2e-7 * D * a) * sum_j p_j |v_j| + 1e-6 of a
  * float64 evaluation on the same inputs, p the softmax weights and a the
  * largest scale * sum_d |q_d k_d| over the keys the row sees (the f32
  * rounding of a score moves its weight by as much); for f16 and bf16
- * outputs add the output's rounding (2^-11 or 2^-8 relative). lse within
- * 1e-5 * (|lse| + 1) for moderate scores.
+ * outputs add the output's rounding (2^-11 or 2^-8 relative), and for f16
+ * add 2^-11 * sum_j p_j |v_j| (the tensor-core kernel rounds the weights
+ * to f16 before they meet v). lse within 1e-5 * (|lse| + 1) for moderate
+ * scores.
  *
- * Work: keys are taken in tiles of 64 by workgroups of 8 query rows of
- * one key/value head (the query heads of a group share them, so the KV
- * cache is read once per group in decode); long key ranges are cut into
- * chunks over more workgroups, whose partial results a second pass merges
- * (flash-decoding), so a few queries against a long cache fill the GPU.
+ * Work: f16 prefill (Sq above 16, D 64, 80, 96 or 128) on adapters with
+ * cooperative matrices (tensor cores) runs FlashAttention-2 on them:
+ * workgroups of 128 query rows of one key/value head (64 where Sq is not
+ * a multiple of 16 or q's rows are not 16-byte words), tiles of 32 or 64
+ * keys, causal tiles above the diagonal skipped. f16 decode (Sq up to 16,
+ * D a multiple of 8 up to 128) runs flash-decoding: the KV cache is cut
+ * into chunks over enough workgroups to fill the GPU, each reading its
+ * chunk once for all the query heads of a group. Both read K and V rows
+ * as 16-byte words, so they take views whose head dim is dense and whose
+ * other strides and offset are multiples of 8 elements. Everything else
+ * (f32, bf16, other views) takes a portable kernel: keys in tiles of 64 by
+ * workgroups of 8 query rows of one key/value head, long key ranges cut
+ * into chunks whose partial results a second pass merges.
  *
  * Statuses: `WGC_ERROR_SHAPE_MISMATCH` (shapes, heads not a multiple,
  * mask not broadcastable), `WGC_ERROR_DTYPE_MISMATCH`,

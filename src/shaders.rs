@@ -34,6 +34,8 @@ pub const ALL: &[(&str, &str)] = &[
     ("attention_mask_none.wgsl", include_str!("../shaders/attention_mask_none.wgsl")),
     ("attention_mask_add.wgsl", include_str!("../shaders/attention_mask_add.wgsl")),
     ("attention_mask_bool.wgsl", include_str!("../shaders/attention_mask_bool.wgsl")),
+    ("attention_team_shared.wgsl", include_str!("../shaders/attention_team_shared.wgsl")),
+    ("attention_team_subgroups.wgsl", include_str!("../shaders/attention_team_subgroups.wgsl")),
 ];
 
 pub fn source(name: &str) -> &'static str {

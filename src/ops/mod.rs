@@ -29,6 +29,15 @@ pub static FAMILIES: &[&spec::Family] = &[
     &attention::FAMILY_MASK_ADD,
     &attention::FAMILY_MASK_BOOL,
     &attention::COMBINE_FAMILY,
+    &attention::decode::FAMILY,
+    &attention::decode::FAMILY_MASK_ADD,
+    &attention::decode::FAMILY_MASK_BOOL,
+    &attention::decode::FAMILY_SUBGROUPS,
+    &attention::decode::FAMILY_MASK_ADD_SUBGROUPS,
+    &attention::decode::FAMILY_MASK_BOOL_SUBGROUPS,
+    &attention::coop::FAMILY,
+    &attention::coop::FAMILY_MASK_ADD,
+    &attention::coop::FAMILY_MASK_BOOL,
     &elementwise::bf16::FAMILY,
     &movement::concat::FAMILY,
     &conv::FAMILY,
@@ -85,6 +94,12 @@ pub static FAMILIES: &[&spec::Family] = &[
 /// library asks for them only where the adapter has subgroups, and the
 /// offline test validates them with the subgroup capability.
 pub static SUBGROUP_FAMILIES: &[&spec::Family] = &[
+    &attention::decode::FAMILY_SUBGROUPS,
+    &attention::decode::FAMILY_MASK_ADD_SUBGROUPS,
+    &attention::decode::FAMILY_MASK_BOOL_SUBGROUPS,
+    &attention::coop::FAMILY,
+    &attention::coop::FAMILY_MASK_ADD,
+    &attention::coop::FAMILY_MASK_BOOL,
     &norm::FAMILY_SUBGROUPS,
     &reduce::FAMILY_F32_SUBGROUPS,
     &reduce::FAMILY_I32_SUBGROUPS,

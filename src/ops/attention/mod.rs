@@ -5,6 +5,10 @@
 //! cache over the GPU: flash-decoding) whose partial results
 //! shaders/attention_combine.wgsl merges.
 
+mod aligned;
+pub mod coop;
+pub mod decode;
+
 use crate::bail;
 use crate::error::Result;
 use crate::ops::elementwise::bf16::convert;
@@ -196,6 +200,43 @@ pub(crate) fn plan_chunks(skv: usize, d: usize, rows: usize, bh: usize) -> (usiz
     (keys, skv.div_ceil(keys).max(1))
 }
 
+/// Which kernel a call takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Route {
+    /// Tensor cores (coop.rs), with its entry point.
+    Coop(&'static str),
+    /// Flash-decoding with 16-byte loads (decode.rs).
+    Decode,
+    /// The portable kernel (shaders/attention.wgsl).
+    Portable,
+}
+
+/// A call's kernel and how its keys are cut: (route, keys per chunk,
+/// chunks, row tiles).
+struct Plan {
+    route: Route,
+    chunk_keys: usize,
+    chunks: usize,
+    row_tiles: usize,
+}
+
+fn plan(dev: &crate::runtime::device::Device, a: &AttentionArgs) -> Plan {
+    let r = a.q.rank();
+    let batch: usize = a.q.shape[..r - 3].iter().product();
+    let (hq, sq, d) = (a.q.shape[r - 3], a.q.shape[r - 2], a.q.shape[r - 1]);
+    let (hkv, skv) = (a.k.shape[r - 3], a.k.shape[r - 2]);
+    let (rows, bh) = ((hq / hkv) * sq, batch * hkv);
+    if let Some((entry, bm)) = coop::entry(dev, a) {
+        return Plan { route: Route::Coop(entry), chunk_keys: skv.max(1), chunks: 1, row_tiles: rows.div_ceil(bm) };
+    }
+    if decode::applies(a) {
+        let (chunk_keys, chunks) = decode::plan_chunks(skv, rows, bh);
+        return Plan { route: Route::Decode, chunk_keys, chunks, row_tiles: rows.div_ceil(decode::RB) };
+    }
+    let (chunk_keys, chunks) = plan_chunks(skv, d, rows, bh);
+    Plan { route: Route::Portable, chunk_keys, chunks, row_tiles: rows.div_ceil(BQ) }
+}
+
 fn check(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<()> {
     let what = "attention";
     let dev = &stream.device;
@@ -277,9 +318,9 @@ fn check(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<()
     }
     let bh = batch.iter().product::<usize>() * hkv;
     let rows = (hq / hkv) * sq;
-    let (_, chunks) = plan_chunks(skv, d, rows, bh);
+    let Plan { chunks, row_tiles, .. } = plan(dev, a);
     let limit = dev.limits.max_compute_workgroups_per_dimension as usize;
-    if rows.div_ceil(BQ) > limit || bh > limit || chunks > limit {
+    if row_tiles > limit || bh > limit || chunks > limit {
         bail!(TooLarge, "{what}: {rows} query rows a head, {bh} batch x heads: more workgroups than a grid dim holds");
     }
     let part_bytes = if chunks > 1 { bh * rows * chunks * (d + 2) * 4 } else { 0 };
@@ -303,6 +344,29 @@ pub fn attention(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> R
         return record(stream, a, cfg);
     }
     let wide = |t: &Tensor| widen(stream, t, false);
+    if decode::applies(a) {
+        // Decode reads the bf16 cache as it is: only q, an additive mask and
+        // out (a few rows) go through f32.
+        let q = wide(a.q)?;
+        let mask: Option<F32Scratch> = match a.mask {
+            Some(m) if m.dtype == DType::BF16 => Some(wide(m)?),
+            _ => None,
+        };
+        let out = uninit(stream, &a.out.shape)?;
+        let (qv, ov) = (q.view(), out.view());
+        let mv = mask.as_ref().map(F32Scratch::view);
+        let wa = AttentionArgs {
+            q: &qv,
+            k: a.k,
+            v: a.v,
+            mask: mv.as_ref().or(a.mask),
+            kv_lens: a.kv_lens,
+            out: &ov,
+            lse: a.lse,
+        };
+        record(stream, &wa, cfg)?;
+        return convert(stream, &ov, a.out);
+    }
     let (q, k, v) = (wide(a.q)?, wide(a.k)?, wide(a.v)?);
     let mask: Option<F32Scratch> = match a.mask {
         Some(m) if m.dtype == DType::BF16 => Some(wide(m)?),
@@ -351,8 +415,7 @@ fn record(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<(
     ];
     let (bshape, bstrides) = coalesce(&batch, &per);
     let bh = batch.iter().product::<usize>() * hkv;
-    let (chunk_keys, chunks) = plan_chunks(skv, d, rows, bh);
-    let row_tiles = rows.div_ceil(BQ);
+    let Plan { route, chunk_keys, chunks, row_tiles } = plan(dev, a);
 
     let (qa, q_off) = view_arg("q", a.q);
     let (ka, k_off) = view_arg("k", a.k);
@@ -446,13 +509,48 @@ fn record(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<(
         lse_b: pack_i32(&bstrides[5]),
         lens_b: pack_i32(&bstrides[6]),
     };
-    let family = match a.mask.map(|m| m.dtype) {
-        None => &FAMILY,
-        Some(DType::I32 | DType::U32) => &FAMILY_MASK_BOOL,
-        Some(_) => &FAMILY_MASK_ADD,
+    let mask_dtype = a.mask.map(|m| m.dtype);
+    let family = match (route, mask_dtype) {
+        (Route::Coop(_), m) => coop::family(m),
+        (Route::Decode, m) => decode::family(dev, m),
+        (Route::Portable, None) => &FAMILY,
+        (Route::Portable, Some(DType::I32 | DType::U32)) => &FAMILY_MASK_BOOL,
+        (Route::Portable, Some(_)) => &FAMILY_MASK_ADD,
+    };
+    let (whole, partial) = match route {
+        Route::Coop(entry) => (entry, ""),
+        Route::Decode => ("attention_decode", "attention_decode_partial"),
+        Route::Portable => ("attention", "attention_partial"),
     };
     let t = [a.q.dtype];
     let groups = [row_tiles as u32, bh as u32, chunks as u32];
+    let overrides: &[f64] = match route {
+        Route::Decode => &[if a.k.dtype == DType::BF16 { 1.0 } else { 0.0 }],
+        _ => &[],
+    };
+    if route != Route::Portable {
+        // The vectorised kernels read K and V as 16-byte words too.
+        let (k4, _) = view_arg("k4", a.k);
+        let (v4, _) = view_arg("v4", a.v);
+        if chunks == 1 {
+            let variant = family.variant(whole, &t, overrides);
+            return match mask_arg {
+                None => spec::record(stream, &Launch { variant, params, args: [qa, k4, v4, oa, la, na], groups }),
+                Some((ma, _)) => {
+                    spec::record(stream, &Launch { variant, params, args: [qa, k4, v4, oa, la, na, ma], groups })
+                }
+            };
+        }
+        let part = scratch(dev, (bh * rows * chunks * (d + 2) * 4) as u64)?;
+        let pa = Arg::whole("part", &part);
+        let variant = family.variant(partial, &t, overrides);
+        match mask_arg {
+            None => spec::record(stream, &Launch { variant, params, args: [qa, k4, v4, pa, na], groups })?,
+            Some((ma, _)) => spec::record(stream, &Launch { variant, params, args: [qa, k4, v4, pa, na, ma], groups })?,
+        }
+        let variant = COMBINE_FAMILY.variant("attention_combine", &t, &[]);
+        return spec::record(stream, &Launch { variant, params, args: [pa, oa, la], groups: groups_1d });
+    }
     if chunks == 1 {
         let variant = family.variant("attention", &t, &[]);
         return match mask_arg {
