@@ -24,6 +24,7 @@ pub struct Settings {
     pub movement: MovementSettings,
     pub random: RandomSettings,
     pub multi: MultiSettings,
+    pub attention: AttentionSettings,
 }
 
 /// Waits, the tuner and the device profile.
@@ -188,6 +189,17 @@ pub struct RandomSettings {
     pub int64: bool,
 }
 
+/// Fused attention.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttentionSettings {
+    /// `WGC_ATTENTION_COOP` not `0`: prefill on the tensor-core kernel where it applies.
+    pub coop: bool,
+    /// `WGC_ATTENTION_COOP_PREFETCH` not `0`: the entries that fetch the next tile early.
+    pub coop_prefetch: bool,
+    /// `WGC_ATTENTION_COOP_WIDE` not `0`: 128 query rows a workgroup where they apply.
+    pub coop_wide: bool,
+}
+
 /// Several devices.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MultiSettings {
@@ -302,6 +314,11 @@ impl Settings {
             multi: MultiSettings {
                 peer_chunk_kib: v.number("WGC_PEER_CHUNK_KIB"),
                 allreduce_direct_kib: v.number("WGC_ALLREDUCE_DIRECT_KIB"),
+            },
+            attention: AttentionSettings {
+                coop: v.on_unless("WGC_ATTENTION_COOP", "0"),
+                coop_prefetch: v.on_unless("WGC_ATTENTION_COOP_PREFETCH", "0"),
+                coop_wide: v.on_unless("WGC_ATTENTION_COOP_WIDE", "0"),
             },
         }
     }

@@ -9,7 +9,6 @@ use crate::ops::gemm::coop::available;
 use crate::ops::spec::{Family, TypeSlot};
 use crate::ops::tensor::DType;
 use crate::runtime::device::Device;
-use std::sync::OnceLock;
 
 /// Query rows per workgroup (the wide entries: 128).
 const BM: usize = 64;
@@ -57,29 +56,6 @@ pub static FAMILY_MASK_ADD: Family =
 pub static FAMILY_MASK_BOOL: Family =
     coop_family!("attention_coop.wgsl+mask_bool", "../../../shaders/attention_mask_bool.wgsl");
 
-/// WGC_ATTENTION_COOP, read once: `0` keeps prefill on the portable kernel
-/// (for comparisons).
-fn enabled() -> bool {
-    static ENABLED: OnceLock<bool> = OnceLock::new();
-    *ENABLED.get_or_init(|| std::env::var_os("WGC_ATTENTION_COOP").is_none_or(|v| v != "0"))
-}
-
-/// WGC_ATTENTION_COOP_PREFETCH, read once: `0` takes the entry points
-/// that fetch each tile at its start (for comparisons).
-fn prefetch() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("WGC_ATTENTION_COOP_PREFETCH").is_none_or(|v| v != "0"))
-}
-
-/// WGC_ATTENTION_COOP_WIDE, read once: `0` keeps the 64-row entry points
-/// where the wide ones (128 rows a workgroup, Q fragments read from q)
-/// apply, for comparisons. The wide ones ran 2.3-2.8x faster on an H100
-/// (S 512 and 2048, D 64 and 128, causal and not; BENCHMARKS.md).
-fn wide_enabled() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("WGC_ATTENTION_COOP_WIDE").is_none_or(|v| v != "0"))
-}
-
 /// The entry point for this call and its query rows per workgroup, where it takes the tensor-core kernel:
 /// f16, more query positions than decode, a head dim with an entry point,
 /// K and V rows readable as 16-byte words, on an adapter with the GEMM's
@@ -87,7 +63,8 @@ fn wide_enabled() -> bool {
 pub fn entry(dev: &Device, a: &AttentionArgs) -> Option<(&'static str, usize)> {
     let r = a.q.rank();
     let (sq, d) = (a.q.shape[r - 2], a.q.shape[r - 1]);
-    let ok = enabled()
+    let set = &dev.settings().attention;
+    let ok = set.coop
         && a.q.dtype == DType::F16
         && sq > super::decode::MAX_SQ
         && available(dev)
@@ -100,10 +77,10 @@ pub fn entry(dev: &Device, a: &AttentionArgs) -> Option<(&'static str, usize)> {
     }
     // The wide entries read 16-row blocks of q as fragments: whole blocks
     // (Sq a multiple of 16) of rows in 16-byte words.
-    if wide_enabled() && sq.is_multiple_of(16) && rows_in_words(a.q) {
+    if set.coop_wide && sq.is_multiple_of(16) && rows_in_words(a.q) {
         return Some((ENTRIES[i + 2 * DIMS.len()], BM_WIDE));
     }
-    Some((ENTRIES[i + if prefetch() { 0 } else { DIMS.len() }], BM))
+    Some((ENTRIES[i + if set.coop_prefetch { 0 } else { DIMS.len() }], BM))
 }
 
 /// The family for a mask dtype.
