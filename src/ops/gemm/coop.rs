@@ -6,6 +6,7 @@
 use crate::bail;
 use crate::error::Result;
 use crate::ops::gemm::coopmat2::{self as gemm_coopmat2, Coopmat2Variant};
+use crate::ops::gemm::khr_wide as gemm_khr_wide;
 use crate::ops::gemm::skinny::{self as gemm_skinny, SkinnyRoute};
 use crate::ops::gemm::spirv::{self as gemm_spirv, Route, SpirvVariant};
 use crate::ops::spec::uniform::uniform;
@@ -514,6 +515,11 @@ pub fn record(
         let compiled = gemm_skinny::variant(kernel, m, out.dtype).module().kernel(&stream.device)?;
         let args = [a_arg, b_arg, Arg { name: "c", ..out.target }, Arg { name: "bias", ..bias_arg }];
         return spec::record_kernel(stream, &compiled, &params, &args, groups);
+    }
+    if let Some(wide) = gemm_khr_wide::choose(&stream.device, kernel.a_t, kernel.bf16).filter(|_| khr) {
+        let direct = out.direct(!wide.whole(m, n), true);
+        let args = [a_arg, b_arg, out.target, bias_arg];
+        return gemm_khr_wide::record_khr_wide(stream, wide, &params, args, (m, n), groups[2], kernel.b_t, out.dtype, direct);
     }
     if route == Route::Khr {
         let double_buffered = gemm_spirv::double_buffered();

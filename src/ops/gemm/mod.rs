@@ -6,6 +6,7 @@
 pub mod coop;
 pub mod coopmat2;
 pub mod gemv;
+pub mod khr_wide;
 pub mod rows;
 pub mod skinny;
 pub mod spirv;

@@ -1,0 +1,254 @@
+//! f16 GEMM on VK_KHR_cooperative_matrix with a choice of block tiles
+//! (shaders/spirv/gemm_khr_wide.comp, compiled by tools/gen_gemm_spirv.py's
+//! `wide` set): 128 x 128, 128 x 256 and 256 x 128 blocks, one or two
+//! staging buffers, K steps of 16-64, grouped block order. Same contract
+//! and uniform (`CoopParams`) as gemm_coop_khr.comp, so gemm_coop::record
+//! hands it a product it would have run there (`record_khr_wide`), with
+//! the split-K, batch and epilogue logic unchanged. A is read along K only.
+//!
+//! Which tile runs is fixed by the environment variable WGC_GEMM_KHR_WIDE,
+//! read once: a tile's name (`TILES`, e.g. `m128n256k16s2`); unset (or an
+//! unknown name) leaves every product on its current kernel. A name
+//! followed by `_diag1`, `_diag2` or `_diag3` runs a timing probe of that
+//! tile that skips the K loop's global loads, staging stores or both: its
+//! results are wrong by design (bench only). Each module's entry point is
+//! `khr_wide_<tile>`, the kernel name profiles show.
+
+use crate::error::Result;
+use crate::ops::gemm::coop::CoopParams;
+use crate::ops::gemm::spirv::{self as gemm_spirv, EPILOGUE_F16, EPILOGUE_F32};
+use crate::ops::spec::{self, Arg};
+use crate::ops::tensor::DType;
+use crate::runtime::device::Device;
+use crate::runtime::kernel::BindingKind;
+use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
+use crate::runtime::stream::StreamShared;
+use std::sync::OnceLock;
+
+/// A block tile: rows and columns of C per workgroup, invocations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WideTile {
+    pub name: &'static str,
+    pub bm: u32,
+    pub bn: u32,
+    pub threads: u32,
+}
+
+const fn tile(name: &'static str, bm: u32, bn: u32, threads: u32) -> WideTile {
+    WideTile { name, bm, bn, threads }
+}
+
+/// The compiled tiles, in the generator's WIDE_TILES order.
+pub const TILES: [WideTile; 10] = [
+    tile("m128n128k32s1", 128, 128, 128),
+    tile("m128n128k32s2", 128, 128, 128),
+    tile("m128n128k32s2g8", 128, 128, 128),
+    tile("m128n256k16s2", 128, 256, 256),
+    tile("m128n256k16s2g8", 128, 256, 256),
+    tile("m128n256k32s1", 128, 256, 256),
+    tile("m256n128k32s1", 256, 128, 256),
+    tile("m256n128k16s2", 256, 128, 256),
+    tile("m128n128w8k64s1", 128, 128, 256),
+    tile("m128n128w8k32s2", 128, 128, 256),
+];
+
+const PARAMS_SIZE: u64 = std::mem::size_of::<CoopParams>() as u64;
+
+const fn direct_bindings(out: u64) -> [SpirvBinding; 4] {
+    let r = BindingKind::StorageRead;
+    [
+        SpirvBinding { binding: 0, name: "a", kind: r, min_size: 16 },
+        SpirvBinding { binding: 1, name: "b", kind: r, min_size: 16 },
+        SpirvBinding { binding: 2, name: "c", kind: BindingKind::StorageReadWrite, min_size: out },
+        SpirvBinding { binding: 3, name: "p", kind: BindingKind::Uniform, min_size: PARAMS_SIZE },
+    ]
+}
+const DIRECT_F32: [SpirvBinding; 4] = direct_bindings(4);
+const DIRECT_F16: [SpirvBinding; 4] = direct_bindings(2);
+
+macro_rules! wide_modules {
+    ($($tile:literal $threads:literal),* $(,)?) => {
+        /// Every module: per tile, b0/b1 x f32/f16 x epilogue/direct (the
+        /// order of `WideVariant::index`).
+        pub static MODULES: &[SpirvModule] = &[$(
+            wide_modules!(@one $tile $threads "0" "f32" "epilogue" EPILOGUE_F32),
+            wide_modules!(@one $tile $threads "0" "f32" "direct" DIRECT_F32),
+            wide_modules!(@one $tile $threads "0" "f16" "epilogue" EPILOGUE_F16),
+            wide_modules!(@one $tile $threads "0" "f16" "direct" DIRECT_F16),
+            wide_modules!(@one $tile $threads "1" "f32" "epilogue" EPILOGUE_F32),
+            wide_modules!(@one $tile $threads "1" "f32" "direct" DIRECT_F32),
+            wide_modules!(@one $tile $threads "1" "f16" "epilogue" EPILOGUE_F16),
+            wide_modules!(@one $tile $threads "1" "f16" "direct" DIRECT_F16),
+        )*];
+    };
+    (@one $tile:literal $threads:literal $b:literal $out:literal $store:literal $binds:ident) => {
+        SpirvModule {
+            file: concat!("gemm_khr_wide_", $tile, "_a0_b", $b, "_", $out, "_", $store, ".spv"),
+            bytes: include_bytes!(concat!(
+                "../../../shaders/spirv/generated/gemm_khr_wide_", $tile, "_a0_b", $b, "_", $out, "_", $store, ".spv"
+            )),
+            entry: concat!("khr_wide_", $tile),
+            workgroup_size: [$threads, 1, 1],
+            bindings: &$binds,
+        }
+    };
+}
+
+wide_modules! {
+    "m128n128k32s1" 128, "m128n128k32s2" 128, "m128n128k32s2g8" 128, "m128n256k16s2" 256, "m128n256k16s2g8" 256,
+    "m128n256k32s1" 256, "m256n128k32s1" 256, "m256n128k16s2" 256, "m128n128w8k64s1" 256, "m128n128w8k32s2" 256,
+}
+
+macro_rules! diag_modules {
+    ($($tile:literal $threads:literal $d:literal),* $(,)?) => {
+        /// The timing probes: (tile name, DIAG, module); A row-major, B
+        /// (N, K), f16 C stored directly.
+        pub static DIAG_MODULES: &[(&str, u8, SpirvModule)] = &[$((
+            $tile,
+            $d,
+            SpirvModule {
+                file: concat!("gemm_khr_wide_", $tile, "_diag", $d, ".spv"),
+                bytes: include_bytes!(concat!(
+                    "../../../shaders/spirv/generated/gemm_khr_wide_", $tile, "_diag", $d, ".spv"
+                )),
+                entry: concat!("khr_wide_", $tile),
+                workgroup_size: [$threads, 1, 1],
+                bindings: &DIRECT_F16,
+            },
+        )),*];
+    };
+}
+
+diag_modules! {
+    "m128n128k32s1" 128 1, "m128n128k32s1" 128 2, "m128n128k32s1" 128 3,
+    "m128n128k32s2" 128 1, "m128n128k32s2" 128 2, "m128n128k32s2" 128 3,
+    "m128n256k16s2" 256 1, "m128n256k16s2" 256 2, "m128n256k16s2" 256 3,
+}
+
+/// The tile a product runs on, and a timing probe's number (0: none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WideChoice {
+    pub tile: usize,
+    pub diag: u8,
+}
+
+/// WGC_GEMM_KHR_WIDE, read once (see the module's header).
+fn setting() -> Option<WideChoice> {
+    static SETTING: OnceLock<Option<WideChoice>> = OnceLock::new();
+    *SETTING.get_or_init(|| parse(&std::env::var("WGC_GEMM_KHR_WIDE").ok()?))
+}
+
+fn parse(v: &str) -> Option<WideChoice> {
+    let (name, diag) = match v.rsplit_once("_diag") {
+        Some((name, d)) => (name, d.parse::<u8>().ok().filter(|d| (1..=3).contains(d))?),
+        None => (v, 0),
+    };
+    let tile = TILES.iter().position(|t| t.name == name)?;
+    if diag != 0 && !DIAG_MODULES.iter().any(|(t, d, _)| *t == name && *d == diag) {
+        return None;
+    }
+    Some(WideChoice { tile, diag })
+}
+
+/// The tile for an f16 product that gemm_coop would run on
+/// gemm_coop_khr.comp (A read along K: `a_t` false), where
+/// WGC_GEMM_KHR_WIDE names one and the device runs the SPIR-V kernels
+/// with 256 invocations per workgroup; else None (nothing changes).
+pub fn choose(dev: &Device, a_t: bool, bf16: bool) -> Option<WideChoice> {
+    let choice = setting()?;
+    let threads = TILES[choice.tile].threads;
+    let ok = !a_t
+        && !bf16
+        && gemm_spirv::runnable(dev)
+        && dev.limits.max_compute_invocations_per_workgroup >= threads;
+    ok.then_some(choice)
+}
+
+impl WideChoice {
+    pub fn tile(self) -> WideTile {
+        TILES[self.tile]
+    }
+
+    /// True if no block crosses M or N (the direct store may run).
+    pub fn whole(self, m: usize, n: usize) -> bool {
+        let t = self.tile();
+        m.is_multiple_of(t.bm as usize) && n.is_multiple_of(t.bn as usize)
+    }
+
+    fn module(self, b_t: bool, out: DType, direct: bool) -> &'static SpirvModule {
+        if self.diag != 0 {
+            let name = self.tile().name;
+            let d = self.diag;
+            return &DIAG_MODULES.iter().find(|(t, dd, _)| *t == name && *dd == d).expect("parse checks it").2;
+        }
+        let index = self.tile * 8 + (b_t as usize) * 4 + ((out == DType::F16) as usize) * 2 + direct as usize;
+        &MODULES[index]
+    }
+}
+
+/// Records C = alpha * A x B + beta * C (+ bias) on `choice`'s tile with
+/// gemm_coop_khr.comp's uniform and bindings (`args`: a, b, C and the
+/// bias, named as gemm_coop gives them): `m` x `n` blocks over `z`
+/// workgroups along the batch and split dim. `direct`: the caller checked
+/// that C is plain and every block whole (`WideChoice::whole`).
+#[allow(clippy::too_many_arguments)]
+pub fn record_khr_wide(
+    stream: &StreamShared,
+    choice: WideChoice,
+    params: &CoopParams,
+    [a, b, c, bias]: [Arg; 4],
+    (m, n): (usize, usize),
+    z: u32,
+    b_t: bool,
+    out: DType,
+    direct: bool,
+) -> Result<()> {
+    let t = choice.tile();
+    // The probes store directly (f16, (N, K) B): their results are not checked.
+    let direct = direct || choice.diag != 0;
+    let module = choice.module(b_t, out, direct);
+    let kernel = module.kernel(&stream.device)?;
+    let groups = [n.div_ceil(t.bn as usize) as u32, m.div_ceil(t.bm as usize) as u32, z];
+    let max_dim = stream.device.limits.max_compute_workgroups_per_dimension;
+    if groups.iter().any(|&g| g > max_dim) {
+        crate::bail!(TooLarge, "gemm: {m}x{n} output needs more workgroups than this adapter allows per dimension");
+    }
+    let c = Arg { name: "c", ..c };
+    if direct {
+        return spec::record_kernel(stream, &kernel, params, &[a, b, c], groups);
+    }
+    let bias = Arg { name: "bias", ..bias };
+    spec::record_kernel(stream, &kernel, params, &[a, b, c, bias], groups)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_names_its_own_module() {
+        assert_eq!(MODULES.len(), TILES.len() * 8);
+        for (ti, t) in TILES.iter().enumerate() {
+            for b_t in [false, true] {
+                for out in [DType::F32, DType::F16] {
+                    for direct in [false, true] {
+                        let m = WideChoice { tile: ti, diag: 0 }.module(b_t, out, direct);
+                        let o = if out == DType::F16 { "f16" } else { "f32" };
+                        let s = if direct { "direct" } else { "epilogue" };
+                        assert_eq!(m.file, format!("gemm_khr_wide_{}_a0_b{}_{o}_{s}.spv", t.name, b_t as u8));
+                        assert_eq!(m.workgroup_size[0], t.threads);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn settings_name_a_tile_and_probe() {
+        assert_eq!(parse("m128n256k16s2"), Some(WideChoice { tile: 3, diag: 0 }));
+        assert_eq!(parse("m128n128k32s1_diag3"), Some(WideChoice { tile: 0, diag: 3 }));
+        assert_eq!(parse("m256n128k32s1_diag1"), None);
+        assert_eq!(parse("m128n128k32s1_diag4"), None);
+        assert_eq!(parse("nothing"), None);
+    }
+}
