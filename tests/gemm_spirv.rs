@@ -189,8 +189,13 @@ fn every_spirv_file_is_embedded() {
         v.sort();
         v
     };
-    let sources =
-        ["gemm_coop_khr.comp", "gemm_coopmat2.comp", "gemm_khr_common.glsl", "gemm_khr_wide.comp", "gemm_skinny_khr.comp"];
+    let sources = [
+        "gemm_coop_khr.comp",
+        "gemm_coopmat2.comp",
+        "gemm_khr_common.glsl",
+        "gemm_khr_wide.comp",
+        "gemm_skinny_khr.comp",
+    ];
     assert_eq!(names(root.clone()), sources, "the sources tools/gen_gemm_spirv.py compiles");
     let mut embedded: Vec<String> = modules().map(|m| m.file.to_owned()).collect();
     embedded.push("gemm_coopmat2.comp.sha256".to_owned());

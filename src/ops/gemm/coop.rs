@@ -518,8 +518,8 @@ pub fn record(
     }
     if let Some(wide) = gemm_khr_wide::choose(&stream.device, kernel.a_t, kernel.bf16).filter(|_| khr) {
         let direct = out.direct(!wide.whole(m, n), true);
-        let args = [a_arg, b_arg, out.target, bias_arg];
-        return gemm_khr_wide::record_khr_wide(stream, wide, &params, args, (m, n), groups[2], kernel.b_t, out.dtype, direct);
+        let (args, shape) = ([a_arg, b_arg, out.target, bias_arg], (m, n, groups[2]));
+        return gemm_khr_wide::record_khr_wide(stream, wide, &params, args, shape, (kernel.b_t, out.dtype, direct));
     }
     if route == Route::Khr {
         let double_buffered = gemm_spirv::double_buffered();

@@ -157,10 +157,7 @@ fn parse(v: &str) -> Option<WideChoice> {
 pub fn choose(dev: &Device, a_t: bool, bf16: bool) -> Option<WideChoice> {
     let choice = setting()?;
     let threads = TILES[choice.tile].threads;
-    let ok = !a_t
-        && !bf16
-        && gemm_spirv::runnable(dev)
-        && dev.limits.max_compute_invocations_per_workgroup >= threads;
+    let ok = !a_t && !bf16 && gemm_spirv::runnable(dev) && dev.limits.max_compute_invocations_per_workgroup >= threads;
     ok.then_some(choice)
 }
 
@@ -188,20 +185,17 @@ impl WideChoice {
 
 /// Records C = alpha * A x B + beta * C (+ bias) on `choice`'s tile with
 /// gemm_coop_khr.comp's uniform and bindings (`args`: a, b, C and the
-/// bias, named as gemm_coop gives them): `m` x `n` blocks over `z`
-/// workgroups along the batch and split dim. `direct`: the caller checked
-/// that C is plain and every block whole (`WideChoice::whole`).
-#[allow(clippy::too_many_arguments)]
+/// bias, named as gemm_coop gives them) for an `m` x `n` C over `z`
+/// workgroups along the batch and split dim. The module: B dense along K
+/// (`b_t`), C's dtype `out`, and `direct` where the caller checked that C
+/// is plain and every block whole (`WideChoice::whole`).
 pub fn record_khr_wide(
     stream: &StreamShared,
     choice: WideChoice,
     params: &CoopParams,
     [a, b, c, bias]: [Arg; 4],
-    (m, n): (usize, usize),
-    z: u32,
-    b_t: bool,
-    out: DType,
-    direct: bool,
+    (m, n, z): (usize, usize, u32),
+    (b_t, out, direct): (bool, DType, bool),
 ) -> Result<()> {
     let t = choice.tile();
     // The probes store directly (f16, (N, K) B): their results are not checked.
