@@ -15,6 +15,8 @@ for line in fileinput.input():
     if r["route"] not in routes:
         routes.append(r["route"])
 tiles = [t for t in routes if t not in ("library", "torch")]
+# The best of the block tiles only (not the library's other routes).
+wide = [t for t in tiles if not t.startswith("lib_")]
 print("| product | B | C | library | torch | " + " | ".join(tiles) + " | best tile: x library, x torch |")
 print("|---" * (6 + len(tiles)) + "|")
 for (shape, b, out), by in rows.items():
@@ -23,7 +25,7 @@ for (shape, b, out), by in rows.items():
         if not r:
             return "-"
         return f"{r['tflops']:.0f}" + ("" if r["check"] in ("ok", "diag") else " " + r["check"])
-    best = max((t for t in tiles if t in by and by[t]["check"] == "ok"), key=lambda t: by[t]["tflops"], default=None)
+    best = max((t for t in wide if t in by and by[t]["check"] == "ok"), key=lambda t: by[t]["tflops"], default=None)
     ratio = "-"
     if best:
         lib = by.get("library", {}).get("tflops")

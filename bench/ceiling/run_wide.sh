@@ -19,6 +19,10 @@ for t in $FIRST; do timeout 25 ./test_gemm_khr_wide $t 2>&1 | tail -12; done
 echo "## timings (quick set)"
 timeout 40 python3 torch_gemm_shapes.py quick | tee -a all.jsonl
 timeout 20 ./khr_wide_bench library quick | tee -a all.jsonl
+# The library's other tensor-core routes: its KHR kernel with two staging
+# buffers, and the VK_NV_cooperative_matrix2 kernel.
+WGC_GEMM_SPIRV=1 WGC_GEMM_SPIRV_STAGES=2 timeout 20 ./khr_wide_bench lib_khr_s2 quick | tee -a all.jsonl
+WGC_GEMM_SPIRV=2 timeout 20 ./khr_wide_bench lib_coopmat2 quick | tee -a all.jsonl
 for t in $ALL; do
   [ "$(left)" -gt 45 ] || { echo "skip $t: time"; continue; }
   WGC_GEMM_KHR_WIDE=$t timeout 15 ./khr_wide_bench $t quick 2>&1 | tee -a all.jsonl
