@@ -67,6 +67,8 @@ WIDE_TILES = (
     ("m256n128k16s2", 4, 2, 4, 4, 16, 2, 0),
     ("m128n128w8k64s1", 2, 4, 4, 2, 64, 1, 0),
     ("m128n128w8k32s2", 2, 4, 4, 2, 32, 2, 0),
+    ("m128n128k64s1", 2, 2, 4, 4, 64, 1, 0),
+    ("m128n256k32s1g8", 2, 4, 4, 4, 32, 1, 8),
 )
 # Timing probes (DIAG 1-3) of some tiles: (tile name, DIAG), A row-major,
 # B (N, K), f16 C stored directly.

@@ -12,7 +12,7 @@ left() { echo $((140 - $(date +%s) + T0)); }
 ln -sf libwgcompute.so libwgcompute.so.0
 export LD_LIBRARY_PATH=$PWD:$LD_LIBRARY_PATH
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-ALL="m128n128k32s1 m128n128k32s2 m128n128k32s2g8 m128n256k16s2 m128n256k16s2g8 m128n256k32s1 m256n128k32s1 m256n128k16s2 m128n128w8k64s1 m128n128w8k32s2"
+ALL="m128n128k32s1 m128n128k32s2 m128n128k32s2g8 m128n256k16s2 m128n256k16s2g8 m128n256k32s1 m256n128k32s1 m256n128k16s2 m128n128w8k64s1 m128n128w8k32s2 m128n128k64s1 m128n256k32s1g8"
 FIRST="m128n256k16s2g8 m128n128k32s2 m256n128k32s1 m128n128w8k64s1"
 echo "## correctness (double-precision reference)"
 for t in $FIRST; do timeout 25 ./test_gemm_khr_wide $t 2>&1 | tail -12; done

@@ -39,7 +39,7 @@ const fn tile(name: &'static str, bm: u32, bn: u32, threads: u32) -> WideTile {
 }
 
 /// The compiled tiles, in the generator's WIDE_TILES order.
-pub const TILES: [WideTile; 10] = [
+pub const TILES: [WideTile; 12] = [
     tile("m128n128k32s1", 128, 128, 128),
     tile("m128n128k32s2", 128, 128, 128),
     tile("m128n128k32s2g8", 128, 128, 128),
@@ -50,6 +50,8 @@ pub const TILES: [WideTile; 10] = [
     tile("m256n128k16s2", 256, 128, 256),
     tile("m128n128w8k64s1", 128, 128, 256),
     tile("m128n128w8k32s2", 128, 128, 256),
+    tile("m128n128k64s1", 128, 128, 128),
+    tile("m128n256k32s1g8", 128, 256, 256),
 ];
 
 const PARAMS_SIZE: u64 = std::mem::size_of::<CoopParams>() as u64;
@@ -97,6 +99,7 @@ macro_rules! wide_modules {
 wide_modules! {
     "m128n128k32s1" 128, "m128n128k32s2" 128, "m128n128k32s2g8" 128, "m128n256k16s2" 256, "m128n256k16s2g8" 256,
     "m128n256k32s1" 256, "m256n128k32s1" 256, "m256n128k16s2" 256, "m128n128w8k64s1" 256, "m128n128w8k32s2" 256,
+    "m128n128k64s1" 128, "m128n256k32s1g8" 256,
 }
 
 macro_rules! diag_modules {
