@@ -28,10 +28,13 @@ static int ran_wide_kernel(const char *tile, char *seen, size_t seen_size) {
     CHECK(wgc_stream_profile_records(env.stream, &recs, &n));
     char want[96];
     snprintf(want, sizeof want, "khr_wide_%s", tile);
+    /* The gm... tiles take whole blocks with K in steps of 32 only; other
+     * products run on this tile instead (khr_wide.rs). */
+    const char *fallback = strncmp(tile, "gm", 2) == 0 ? "khr_wide_m128n128w8k64s1" : want;
     int found = 0;
     seen[0] = '\0';
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(recs[i].kernel, want) == 0) found = 1;
+        if (strcmp(recs[i].kernel, want) == 0 || strcmp(recs[i].kernel, fallback) == 0) found = 1;
         size_t used = strlen(seen);
         snprintf(seen + used, seen_size - used, "%s%s", used ? ", " : "", recs[i].kernel);
     }
@@ -123,8 +126,8 @@ static void run_case(const char *tile, const Case *c) {
             }
         }
     }
-    printf("%s %s: %lld entries, %lld wrong, largest error %.3g\n", tile, c->name, (long long)checked,
-           (long long)bad, worst);
+    printf("%s %s: %lld entries, %lld wrong, largest error %.3g (ran %s)\n", tile, c->name, (long long)checked,
+           (long long)bad, worst, seen);
     g_failures += bad > 0;
     free(ha); free(hb); free(fa); free(fb); free(c0); free(got);
     wgc_buffer_release(ba); wgc_buffer_release(bb); wgc_buffer_release(bc);

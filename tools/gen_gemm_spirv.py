@@ -69,10 +69,22 @@ WIDE_TILES = (
     ("m128n128w8k32s2", 2, 4, 4, 2, 32, 2, 0),
     ("m128n128k64s1", 2, 2, 4, 4, 64, 1, 0),
     ("m128n256k32s1g8", 2, 4, 4, 4, 32, 1, 8),
+    ("m128n128k64s1g8", 2, 2, 4, 4, 64, 1, 8),
+    ("m128n128w8k64s1g8", 2, 4, 4, 2, 64, 1, 8),
+    ("m128n256k48s1g8", 2, 4, 4, 4, 48, 1, 8),
 )
+# gemm_khr_global.comp's tiles (no workgroup staging), after WIDE_TILES in
+# khr_wide.rs's TILES: (name, subgroups along M and N, fragments along M
+# and N, GROUP_M).
+GLOBAL_TILES = (("gm128n128g8", 2, 2, 4, 4, 8), ("gm128n256g8", 2, 4, 4, 4, 8))
 # Timing probes (DIAG 1-3) of some tiles: (tile name, DIAG), A row-major,
 # B (N, K), f16 C stored directly.
-WIDE_DIAG = tuple((t, d) for t in ("m128n128k32s1", "m128n128k32s2", "m128n256k16s2") for d in (1, 2, 3))
+WIDE_DIAG = tuple((t, d) for t in ("m128n128k32s1", "m128n128k32s2", "m128n256k16s2") for d in (1, 2, 3)) + (
+    ("m128n128k64s1", 1),
+    ("m128n128k64s1", 3),
+    ("m128n128w8k64s1", 1),
+    ("m128n128w8k64s1", 3),
+)
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "shaders" / "spirv"
 GENERATED = SRC / "generated"
@@ -126,6 +138,15 @@ def variants(kind):
             defines = {"WM": wm, "WN": wn, "FM": fm, "FN": fn, "BK": bk, "STAGES": stages, "GROUP_M": group}
             defines |= {"A_T": 0, "B_T": b_t, "OUT_F16": out_f16, "DIRECT": direct}
             yield name, "gemm_khr_wide.comp", defines
+        for (tile, wm, wn, fm, fn, group), b_t, out_f16, direct in itertools.product(
+            GLOBAL_TILES, (0, 1), (0, 1), (0, 1)
+        ):
+            out = "f16" if out_f16 else "f32"
+            store = "direct" if direct else "epilogue"
+            name = f"gemm_khr_wide_{tile}_a0_b{b_t}_{out}_{store}.spv"
+            defines = {"WM": wm, "WN": wn, "FM": fm, "FN": fn, "GROUP_M": group}
+            defines |= {"B_T": b_t, "OUT_F16": out_f16, "DIRECT": direct}
+            yield name, "gemm_khr_global.comp", defines
         shapes = {t[0]: t[1:] for t in WIDE_TILES}
         for tile, diag in WIDE_DIAG:
             wm, wn, fm, fn, bk, stages, group = shapes[tile]

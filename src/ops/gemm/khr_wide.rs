@@ -6,6 +6,11 @@
 //! hands it a product it would have run there (`record_khr_wide`), with
 //! the split-K, batch and epilogue logic unchanged. A is read along K only.
 //!
+//! Tiles named `gm...` are shaders/spirv/gemm_khr_global.comp, which loads
+//! fragments straight from the buffers without workgroup staging; it takes
+//! whole blocks with K in steps of 32, and other products run on
+//! `m128n128k32s2`.
+//!
 //! Which tile runs is fixed by the environment variable WGC_GEMM_KHR_WIDE,
 //! read once: a tile's name (`TILES`, e.g. `m128n256k16s2`); unset (or an
 //! unknown name) leaves every product on its current kernel. A name
@@ -32,14 +37,25 @@ pub struct WideTile {
     pub bm: u32,
     pub bn: u32,
     pub threads: u32,
+    /// gemm_khr_global.comp (fragments loaded straight from the buffers):
+    /// whole blocks and K in steps of 32 only (`fits`).
+    pub global: bool,
 }
 
 const fn tile(name: &'static str, bm: u32, bn: u32, threads: u32) -> WideTile {
-    WideTile { name, bm, bn, threads }
+    WideTile { name, bm, bn, threads, global: false }
 }
 
+const fn global(name: &'static str, bm: u32, bn: u32, threads: u32) -> WideTile {
+    WideTile { name, bm, bn, threads, global: true }
+}
+
+/// The tile a product that a `global` tile cannot take runs on instead
+/// (m128n128w8k64s1).
+const GLOBAL_FALLBACK: usize = 8;
+
 /// The compiled tiles, in the generator's WIDE_TILES order.
-pub const TILES: [WideTile; 12] = [
+pub const TILES: [WideTile; 17] = [
     tile("m128n128k32s1", 128, 128, 128),
     tile("m128n128k32s2", 128, 128, 128),
     tile("m128n128k32s2g8", 128, 128, 128),
@@ -52,6 +68,11 @@ pub const TILES: [WideTile; 12] = [
     tile("m128n128w8k32s2", 128, 128, 256),
     tile("m128n128k64s1", 128, 128, 128),
     tile("m128n256k32s1g8", 128, 256, 256),
+    tile("m128n128k64s1g8", 128, 128, 128),
+    tile("m128n128w8k64s1g8", 128, 128, 256),
+    tile("m128n256k48s1g8", 128, 256, 256),
+    global("gm128n128g8", 128, 128, 128),
+    global("gm128n256g8", 128, 256, 256),
 ];
 
 const PARAMS_SIZE: u64 = std::mem::size_of::<CoopParams>() as u64;
@@ -99,7 +120,8 @@ macro_rules! wide_modules {
 wide_modules! {
     "m128n128k32s1" 128, "m128n128k32s2" 128, "m128n128k32s2g8" 128, "m128n256k16s2" 256, "m128n256k16s2g8" 256,
     "m128n256k32s1" 256, "m256n128k32s1" 256, "m256n128k16s2" 256, "m128n128w8k64s1" 256, "m128n128w8k32s2" 256,
-    "m128n128k64s1" 128, "m128n256k32s1g8" 256,
+    "m128n128k64s1" 128, "m128n256k32s1g8" 256, "m128n128k64s1g8" 128, "m128n128w8k64s1g8" 256,
+    "m128n256k48s1g8" 256, "gm128n128g8" 128, "gm128n256g8" 256,
 }
 
 macro_rules! diag_modules {
@@ -126,6 +148,7 @@ diag_modules! {
     "m128n128k32s1" 128 1, "m128n128k32s1" 128 2, "m128n128k32s1" 128 3,
     "m128n128k32s2" 128 1, "m128n128k32s2" 128 2, "m128n128k32s2" 128 3,
     "m128n256k16s2" 256 1, "m128n256k16s2" 256 2, "m128n256k16s2" 256 3,
+    "m128n128k64s1" 128 1, "m128n128k64s1" 128 3, "m128n128w8k64s1" 256 1, "m128n128w8k64s1" 256 3,
 }
 
 /// The tile a product runs on, and a timing probe's number (0: none).
@@ -200,6 +223,9 @@ pub fn record_khr_wide(
     (m, n, z): (usize, usize, u32),
     (b_t, out, direct): (bool, DType, bool),
 ) -> Result<()> {
+    let k = params.k as usize;
+    let fits = choice.whole(m, n) && k.is_multiple_of(32) && (params.k_chunk as usize).is_multiple_of(32);
+    let choice = if choice.tile().global && !fits { WideChoice { tile: GLOBAL_FALLBACK, diag: 0 } } else { choice };
     let t = choice.tile();
     // The probes store directly (f16, (N, K) B): their results are not checked.
     let direct = direct || choice.diag != 0;
@@ -238,6 +264,12 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_global_tiles_fall_back_to_a_staged_one() {
+        assert_eq!(TILES[GLOBAL_FALLBACK].name, "m128n128w8k64s1");
+        assert!(!TILES[GLOBAL_FALLBACK].global);
     }
 
     #[test]
