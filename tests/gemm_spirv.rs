@@ -193,7 +193,9 @@ fn every_spirv_file_is_embedded() {
         "gemm_coop_khr.comp",
         "gemm_coopmat2.comp",
         "gemm_khr_common.glsl",
+        "gemm_khr_global.comp",
         "gemm_khr_wide.comp",
+        "gemm_khr_wide_step.glsl",
         "gemm_skinny_khr.comp",
     ];
     assert_eq!(names(root.clone()), sources, "the sources tools/gen_gemm_spirv.py compiles");

@@ -72,7 +72,12 @@ WIDE_TILES = (
     ("m128n128k64s1g8", 2, 2, 4, 4, 64, 1, 8),
     ("m128n128w8k64s1g8", 2, 4, 4, 2, 64, 1, 8),
     ("m128n256k48s1g8", 2, 4, 4, 4, 48, 1, 8),
+    ("m128n128k32s2u", 2, 2, 4, 4, 32, 2, 0),
+    ("m128n128k32s1x", 2, 2, 4, 4, 32, 1, 0),
 )
+# Tiles with extra switches: UNROLL2 (two K steps per iteration), PAD_SMEM
+# (the workgroup memory of two buffers with one).
+WIDE_EXTRA = {"m128n128k32s2u": {"UNROLL2": 1}, "m128n128k32s1x": {"PAD_SMEM": 1}}
 # gemm_khr_global.comp's tiles (no workgroup staging), after WIDE_TILES in
 # khr_wide.rs's TILES: (name, subgroups along M and N, fragments along M
 # and N, GROUP_M).
@@ -136,7 +141,7 @@ def variants(kind):
             store = "direct" if direct else "epilogue"
             name = f"gemm_khr_wide_{tile}_a0_b{b_t}_{out}_{store}.spv"
             defines = {"WM": wm, "WN": wn, "FM": fm, "FN": fn, "BK": bk, "STAGES": stages, "GROUP_M": group}
-            defines |= {"A_T": 0, "B_T": b_t, "OUT_F16": out_f16, "DIRECT": direct}
+            defines |= {"A_T": 0, "B_T": b_t, "OUT_F16": out_f16, "DIRECT": direct} | WIDE_EXTRA.get(tile, {})
             yield name, "gemm_khr_wide.comp", defines
         for (tile, wm, wn, fm, fn, group), b_t, out_f16, direct in itertools.product(
             GLOBAL_TILES, (0, 1), (0, 1), (0, 1)

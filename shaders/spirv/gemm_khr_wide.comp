@@ -42,6 +42,14 @@
 #ifndef GROUP_M
 #define GROUP_M 0
 #endif
+#ifndef UNROLL2
+#define UNROLL2 0
+#endif
+// PAD_SMEM (a probe of occupancy): allocate a second, unused staging
+// buffer with one (STAGES 1), as much workgroup memory as two.
+#ifndef PAD_SMEM
+#define PAD_SMEM 0
+#endif
 #define THREADS_DEF (32 * WM * WN)
 
 const uint BM = 16u * FM * WM;
@@ -66,8 +74,8 @@ const uint EPILOGUE8 = WM * WN * 16u * CS / 4u;
 
 layout(local_size_x = THREADS_DEF, local_size_y = 1, local_size_z = 1) in;
 
-shared uvec4 ta[STAGES * STAGE8_A];
-shared uvec4 tb[max(STAGES * STAGE8_B, EPILOGUE8)];
+shared uvec4 ta[(STAGES + PAD_SMEM) * STAGE8_A];
+shared uvec4 tb[max((STAGES + PAD_SMEM) * STAGE8_B, EPILOGUE8)];
 
 #define EPILOGUE_STAGE tb
 #include "gemm_khr_common.glsl"
@@ -179,78 +187,28 @@ void main() {
 #endif
 
     uint steps = (k_end - k0 + BK_ - 1u) / BK_;
-    for (uint t = 0u; t < steps; t++) {
-#if STAGES == 2
-        uint cur_a = (t & 1u) * STAGE8_A;
-        uint cur_b = (t & 1u) * STAGE8_B;
-#else
-        uint cur_a = 0u;
-        uint cur_b = 0u;
-        // The previous step's fragment loads are done before the tiles change.
-        barrier();
-        if (store_tiles) {
-            [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
-                ta[stage_at(lid + l * THREADS, A_T == 0, BM)] = ra[l];
-            }
-            [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
-                tb[stage_at(lid + l * THREADS, B_T == 1, BN)] = rb[l];
-            }
+#if UNROLL2
+    // Two K steps per iteration, so that each step's staging buffer is a
+    // constant offset.
+    for (uint t2 = 0u; t2 < steps; t2 += 2u) {
+        {
+            uint t = t2;
+#define PAR 0u
+#include "gemm_khr_wide_step.glsl"
+#undef PAR
         }
-        barrier();
-#endif
-        bool more = t + 1u < steps;
-#if (DIAG & 1) == 0
-        if (more) {
-            uint kt = k0 + (t + 1u) * BK_;
-            [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
-                ra[l] = LOAD_A(l, kt);
-            }
-            [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
-                rb[l] = LOAD_B(l, kt);
-            }
+        if (t2 + 1u < steps) {
+            uint t = t2 + 1u;
+#define PAR 1u
+#include "gemm_khr_wide_step.glsl"
+#undef PAR
         }
-#endif
-        [[unroll]] for (uint kk = 0u; kk < BK_; kk += 16u) {
-            coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> fa[FM];
-            coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> fb[FN];
-            [[unroll]] for (uint i = 0u; i < FM; i++) {
-#if A_T
-                coopMatLoad(fa[i], ta, cur_a + kk * MN_STRIDE8_A + (sub_row + 16u * i) / 8u, MN_STRIDE8_A,
-                            gl_CooperativeMatrixLayoutColumnMajor);
-#else
-                coopMatLoad(fa[i], ta, cur_a + (sub_row + 16u * i) * K_STRIDE8 + kk / 8u, K_STRIDE8,
-                            gl_CooperativeMatrixLayoutRowMajor);
-#endif
-            }
-            [[unroll]] for (uint j = 0u; j < FN; j++) {
-#if B_T
-                coopMatLoad(fb[j], tb, cur_b + (sub_col + 16u * j) * K_STRIDE8 + kk / 8u, K_STRIDE8,
-                            gl_CooperativeMatrixLayoutColumnMajor);
-#else
-                coopMatLoad(fb[j], tb, cur_b + kk * MN_STRIDE8_B + (sub_col + 16u * j) / 8u, MN_STRIDE8_B,
-                            gl_CooperativeMatrixLayoutRowMajor);
-#endif
-            }
-            [[unroll]] for (uint i = 0u; i < FM; i++) {
-                [[unroll]] for (uint j = 0u; j < FN; j++) {
-                    acc[i * FN + j] = coopMatMulAdd(fa[i], fb[j], acc[i * FN + j]);
-                }
-            }
-        }
-#if STAGES == 2
-        // The other buffer was last read in the previous step, before its
-        // closing barrier: it takes the next tiles now.
-        if (more && store_tiles) {
-            [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
-                ta[STAGE8_A - cur_a + stage_at(lid + l * THREADS, A_T == 0, BM)] = ra[l];
-            }
-            [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
-                tb[STAGE8_B - cur_b + stage_at(lid + l * THREADS, B_T == 1, BN)] = rb[l];
-            }
-        }
-        barrier();
-#endif
     }
+#else
+    for (uint t = 0u; t < steps; t++) {
+#include "gemm_khr_wide_step.glsl"
+    }
+#endif
 
     int c_base = bases.z + int(split * p.split_c);
 #if !DIRECT

@@ -55,7 +55,7 @@ const fn global(name: &'static str, bm: u32, bn: u32, threads: u32) -> WideTile 
 const GLOBAL_FALLBACK: usize = 8;
 
 /// The compiled tiles, in the generator's WIDE_TILES order.
-pub const TILES: [WideTile; 17] = [
+pub const TILES: [WideTile; 19] = [
     tile("m128n128k32s1", 128, 128, 128),
     tile("m128n128k32s2", 128, 128, 128),
     tile("m128n128k32s2g8", 128, 128, 128),
@@ -71,6 +71,8 @@ pub const TILES: [WideTile; 17] = [
     tile("m128n128k64s1g8", 128, 128, 128),
     tile("m128n128w8k64s1g8", 128, 128, 256),
     tile("m128n256k48s1g8", 128, 256, 256),
+    tile("m128n128k32s2u", 128, 128, 128),
+    tile("m128n128k32s1x", 128, 128, 128),
     global("gm128n128g8", 128, 128, 128),
     global("gm128n256g8", 128, 256, 256),
 ];
@@ -121,7 +123,7 @@ wide_modules! {
     "m128n128k32s1" 128, "m128n128k32s2" 128, "m128n128k32s2g8" 128, "m128n256k16s2" 256, "m128n256k16s2g8" 256,
     "m128n256k32s1" 256, "m256n128k32s1" 256, "m256n128k16s2" 256, "m128n128w8k64s1" 256, "m128n128w8k32s2" 256,
     "m128n128k64s1" 128, "m128n256k32s1g8" 256, "m128n128k64s1g8" 128, "m128n128w8k64s1g8" 256,
-    "m128n256k48s1g8" 256, "gm128n128g8" 128, "gm128n256g8" 256,
+    "m128n256k48s1g8" 256, "m128n128k32s2u" 128, "m128n128k32s1x" 128, "gm128n128g8" 128, "gm128n256g8" 256,
 }
 
 macro_rules! diag_modules {
