@@ -189,6 +189,23 @@ pub fn choose(dev: &Device, a_t: bool, bf16: bool) -> Option<WideChoice> {
     ok.then_some(choice)
 }
 
+/// The tile measured best on an H100 (BENCHMARKS.md): 128 x 128 blocks
+/// of 8 subgroups of 64 x 32, K steps of 64, grouped block order.
+pub const BEST_TILE: usize = 13;
+
+/// The rule proposed for the GEMM planner's default (not applied here):
+/// `BEST_TILE` for f16 products that gemm_coop runs on the
+/// VK_KHR_cooperative_matrix kernel (K of at least 512, not skinny) with
+/// A read along K (`a_t` false) and B dense along K (`b_t`: an (N, K)
+/// weight, as nn.Linear stores it), either output dtype. Measured on an
+/// H100 over 4096^3, 8192^3, 8192 x 8192 x 1024 and LLaMA-7B/LLaMA-3
+/// prefill projections (2048 tokens), those ran 1.04-1.15x the current
+/// kernel; with B dense along N (0.90-0.93x) and for transposed A or bf16
+/// (no modules) the current kernel stays.
+pub fn proposed_default(a_t: bool, b_t: bool, bf16: bool, k: usize) -> Option<WideChoice> {
+    (!a_t && b_t && !bf16 && k >= 512).then_some(WideChoice { tile: BEST_TILE, diag: 0 })
+}
+
 impl WideChoice {
     pub fn tile(self) -> WideTile {
         TILES[self.tile]
@@ -272,6 +289,16 @@ mod tests {
     fn the_global_tiles_fall_back_to_a_staged_one() {
         assert_eq!(TILES[GLOBAL_FALLBACK].name, "m128n128w8k64s1");
         assert!(!TILES[GLOBAL_FALLBACK].global);
+    }
+
+    #[test]
+    fn the_proposed_rule_takes_nk_weights_with_long_k() {
+        assert_eq!(TILES[BEST_TILE].name, "m128n128w8k64s1g8");
+        assert_eq!(proposed_default(false, true, false, 4096), Some(WideChoice { tile: BEST_TILE, diag: 0 }));
+        assert_eq!(proposed_default(false, false, false, 4096), None);
+        assert_eq!(proposed_default(true, true, false, 4096), None);
+        assert_eq!(proposed_default(false, true, true, 4096), None);
+        assert_eq!(proposed_default(false, true, false, 256), None);
     }
 
     #[test]
