@@ -1,6 +1,6 @@
 /* f16 products on the VK_KHR_cooperative_matrix block-tile kernel
  * (src/ops/gemm/khr_wide.rs, selected with WGC_GEMM_KHR_WIDE=<tile>):
- *   test_gemm_khr_wide [TILE]     (default m128n256k16s2; WGC_GEMM_KHR_WIDE wins)
+ *   test_gemm_khr_wide [TILE]     (default m128n128w8k64s1g8, the proposed tile; WGC_GEMM_KHR_WIDE wins)
  * Each case checks that the tile's kernel ran (its profile record names it)
  * and compares every entry of the rows and columns at and around the block
  * edges, and 512 random entries, with a double-precision reference: odd M,
@@ -136,7 +136,7 @@ static void run_case(const char *tile, const Case *c) {
 int main(int argc, char **argv) {
     const char *tile = getenv("WGC_GEMM_KHR_WIDE");
     if (!tile || !*tile) {
-        tile = argc > 1 ? argv[1] : "m128n256k16s2";
+        tile = argc > 1 ? argv[1] : "m128n128w8k64s1g8";
         setenv("WGC_GEMM_KHR_WIDE", tile, 1); /* read at the first product */
     }
     env = test_env();
