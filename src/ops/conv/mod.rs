@@ -2,6 +2,7 @@
 //! as a batched GEMM, one-input-channel-per-group (depthwise) convolutions
 //! a direct kernel, everything else an implicit GEMM.
 
+pub mod bn_act;
 pub mod coop;
 pub mod fold_bn;
 pub mod im2col;
