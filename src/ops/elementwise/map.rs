@@ -298,6 +298,7 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     let mut strides: Vec<Vec<isize>> =
         (0..3).map(|k| slot_views[k].map_or_else(|| vec![0; shape.len()], |t| broadcast_strides(t, &shape))).collect();
     strides.push(m.out.strides.clone());
+    let (shape, strides) = out_memory_order(m, &shape, strides);
     let (cshape, cstrides) = coalesce(&shape, &strides);
     let dense = cshape.len() <= 1 && (0..4).all(|k| !plan.reads(k) || cstrides[k].iter().all(|&x| x == 1));
     let offsets = plan.offsets();
@@ -338,6 +339,22 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
 }
 
 const INPUT_NAMES: [&str; 3] = ["input 0", "input 1", "input 2"];
+
+/// The dims in the order of out's memory (largest stride first), so that a
+/// channels-last (N, C, H, W) view, whose dims are not in memory order,
+/// coalesces as the dense run it is. Elementwise results do not depend on
+/// the order dims are walked in, except arange's (its values count out's
+/// elements in logical order), which keeps the logical order.
+fn out_memory_order(m: &Map, shape: &[usize], strides: Vec<Vec<isize>>) -> (Vec<usize>, Vec<Vec<isize>>) {
+    let out_s = &strides[3];
+    if m.code == Code::ARANGE || out_s.windows(2).all(|w| w[0].unsigned_abs() >= w[1].unsigned_abs()) {
+        return (shape.to_vec(), strides);
+    }
+    let mut order: Vec<usize> = (0..shape.len()).collect();
+    order.sort_by_key(|&d| std::cmp::Reverse(out_s[d].unsigned_abs()));
+    let permuted = strides.iter().map(|s| order.iter().map(|&d| s[d]).collect()).collect();
+    (order.iter().map(|&d| shape[d]).collect(), permuted)
+}
 
 /// The most common map, recorded without allocating: every tensor operand
 /// a contiguous view of out's shape in another buffer than out's, out
