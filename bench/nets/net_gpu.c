@@ -1,6 +1,6 @@
 /* Running a Net on the library: each conv layer is one
  * wgc_op_conv2d_bn_act (the batch norm folded on the first forward), an
- * add is wgc_op_binary (then ReLU in place), pooling wgc_op_max_pool2d /
+ * add is wgc_op_binary, or one expression kernel relu(a + b), pooling wgc_op_max_pool2d /
  * wgc_op_global_avg_pool2d, the linear wgc_op_matmul then the bias. */
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +100,13 @@ WgcStatus gpu_net_create(GpuNet *g, const Net *net, WgcDevice *dev, WgcStream *s
     int64_t ls[2] = {batch, net->layers[net->count - 1].cout};
     TRY(make_dense(&g->logits, dev, net->dtype, 2, ls));
     for (int i = 0; i < net->count; i++) TRY(create_layer(g, &net->layers[i], &g->layers[i]));
-    return WGC_OK;
+    uint32_t a, b, sum, y;
+    TRY(wgc_expr_create(&g->add_relu));
+    TRY(wgc_expr_input(g->add_relu, net->dtype, &a));
+    TRY(wgc_expr_input(g->add_relu, net->dtype, &b));
+    TRY(wgc_expr_binary(g->add_relu, WGC_BINARY_OP_ADD, a, b, &sum));
+    TRY(wgc_expr_unary(g->add_relu, WGC_UNARY_OP_RELU, sum, &y));
+    return wgc_expr_output(g->add_relu, y);
 }
 
 void gpu_net_free(GpuNet *g) {
@@ -111,6 +117,7 @@ void gpu_net_free(GpuNet *g) {
         for (int j = 0; j < 7; j++) release(all[j]);
     }
     release(&g->logits);
+    if (g->add_relu) wgc_expr_release(g->add_relu);
     free(g->values), free(g->layers), free(g->call_layer);
 }
 
@@ -155,11 +162,11 @@ static WgcStatus layer(GpuNet *g, int i) {
     g->call_layer[g->calls++] = i;
     switch (l->kind) {
     case LAYER_CONV: return conv(g, l, gl);
-    case LAYER_ADD:
-        TRY(wgc_op_binary(g->stream, WGC_BINARY_OP_ADD, in, &g->values[l->in2].t, out));
-        if (l->act == WGC_ACTIVATION_NONE) return WGC_OK;
-        g->call_layer[g->calls++] = i;
-        return wgc_op_unary(g->stream, WGC_UNARY_OP_RELU, out, out);
+    case LAYER_ADD: {
+        if (l->act == WGC_ACTIVATION_NONE) return wgc_op_binary(g->stream, WGC_BINARY_OP_ADD, in, &g->values[l->in2].t, out);
+        WgcTensor ins[2] = {*in, g->values[l->in2].t};
+        return wgc_op_expr(g->stream, g->add_relu, ins, 2, out, 1, NULL, 0);
+    }
     case LAYER_MAXPOOL: {
         WgcPool2dParams p = {0};
         p.struct_size = sizeof p;

@@ -24,7 +24,8 @@ typedef struct {
     GpuTensor *values;
     GpuLayer *layers;
     GpuTensor logits; /* (batch, classes), the linear's product before its bias */
-    int *call_layer;  /* the layer of each library call of one forward */
+    WgcExpr *add_relu; /* relu(a + b), a residual's add and activation in one kernel */
+    int *call_layer;   /* the layer of each library call of one forward */
     int calls;
 } GpuNet;
 

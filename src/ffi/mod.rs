@@ -44,8 +44,8 @@ pub mod ops_matmul;
 pub mod ops_conv;
 
 pub mod comm;
-pub mod ops_conv_fold;
 pub mod ops_conv_bn_act;
+pub mod ops_conv_fold;
 pub mod peer;
 pub mod profile;
 pub mod profile_table;

@@ -101,7 +101,10 @@ fn check_conv(stream: &StreamShared, a: &ConvBnAct) -> Result<()> {
     let [n, c, h, wd] = [x.shape[0], x.shape[1], x.shape[2], x.shape[3]];
     let [o, cg, kh, kw] = [w.shape[0], w.shape[1], w.shape[2], w.shape[3]];
     if c % groups != 0 || o % groups != 0 || cg != c / groups {
-        bail!(ShapeMismatch, "{what}: weight ({o}, {cg}, {kh}, {kw}) does not fit {c} input channels in {groups} groups");
+        bail!(
+            ShapeMismatch,
+            "{what}: weight ({o}, {cg}, {kh}, {kw}) does not fit {c} input channels in {groups} groups"
+        );
     }
     if let Some(b) = a.folded_bias {
         expect_shape(b, &[o], "conv2d_bn_act: folded_bias")?;

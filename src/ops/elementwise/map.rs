@@ -17,8 +17,8 @@ use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, check_output, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot, Variant};
 use crate::ops::split::scratch;
 use crate::ops::tensor::{
-    broadcast_shapes, broadcast_strides, coalesce, contiguous_strides, expect_shape, same_device, DType, Tensor,
-    MAX_RANK,
+    broadcast_shapes, broadcast_strides, coalesce, contiguous_strides, expect_shape, in_memory_order, same_device,
+    DType, Tensor, MAX_RANK,
 };
 use crate::runtime::buffer::Buffer;
 use crate::runtime::device::Device;
@@ -340,20 +340,13 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
 
 const INPUT_NAMES: [&str; 3] = ["input 0", "input 1", "input 2"];
 
-/// The dims in the order of out's memory (largest stride first), so that a
-/// channels-last (N, C, H, W) view, whose dims are not in memory order,
-/// coalesces as the dense run it is. Elementwise results do not depend on
-/// the order dims are walked in, except arange's (its values count out's
-/// elements in logical order), which keeps the logical order.
+/// The dims in the order of out's memory (see `in_memory_order`), except
+/// for arange, whose values count out's elements in logical order.
 fn out_memory_order(m: &Map, shape: &[usize], strides: Vec<Vec<isize>>) -> (Vec<usize>, Vec<Vec<isize>>) {
-    let out_s = &strides[3];
-    if m.code == Code::ARANGE || out_s.windows(2).all(|w| w[0].unsigned_abs() >= w[1].unsigned_abs()) {
+    if m.code == Code::ARANGE {
         return (shape.to_vec(), strides);
     }
-    let mut order: Vec<usize> = (0..shape.len()).collect();
-    order.sort_by_key(|&d| std::cmp::Reverse(out_s[d].unsigned_abs()));
-    let permuted = strides.iter().map(|s| order.iter().map(|&d| s[d]).collect()).collect();
-    (order.iter().map(|&d| shape[d]).collect(), permuted)
+    in_memory_order(shape, strides, 3)
 }
 
 /// The most common map, recorded without allocating: every tensor operand
