@@ -21,6 +21,9 @@ way (torchvision's layouts; Conv2d without bias + BatchNorm2d in eval mode
         does. TF32 off, cudnn.benchmark on. With --wgc (wgc_nets' JSON
         lines), prints the ratios: PyTorch's time over the library's
         (above 1: the library is faster).
+
+    torch_nets.py --ratios TORCH_JSONL WGC_JSONL
+        The ratios from saved outputs of --time and wgc_nets.
 """
 import json
 import sys
@@ -281,7 +284,16 @@ def ratios(rows, path):
         print(f"{o['net']:12} {o['batch']:>5} {cfg:16} {o['ms']:9.3f} | " + " | ".join(f"{c:>22}" for c in cells))
 
 
+def read_rows(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.startswith("{")]
+
+
 def main():
+    if "--ratios" in sys.argv:
+        i = sys.argv.index("--ratios")
+        ratios(read_rows(sys.argv[i + 1]), sys.argv[i + 2])
+        return
     if "--check" in sys.argv:
         files = [a for a in sys.argv[sys.argv.index("--check") + 1:] if not a.startswith("--")]
         ok = all([check(f) for f in files])

@@ -11,7 +11,7 @@ use crate::ops::conv::fold_bn::{check_fold, fold_batch_norm, FoldArgs};
 use crate::ops::conv::{conv2d, out_size, Conv2dParams};
 use crate::ops::elementwise::{unary, UnaryOp};
 use crate::ops::spec::{check_output, Sharing};
-use crate::ops::tensor::{expect_shape, same_device, Tensor};
+use crate::ops::tensor::{expect_shape, same_device, DType, Tensor};
 use crate::runtime::stream::StreamShared;
 
 /// The activation after a fused convolution (`WgcActivation` in C).
@@ -88,7 +88,7 @@ fn check_conv(stream: &StreamShared, a: &ConvBnAct) -> Result<()> {
             bail!(DtypeMismatch, "{what}: input is {} but another operand is {}", x.dtype.wgsl(), t.dtype.wgsl());
         }
     }
-    if !x.dtype.is_float() {
+    if !matches!(x.dtype, DType::F32 | DType::F16) {
         bail!(Unsupported, "{what}: {} is not supported (f32 or f16)", x.dtype.wgsl());
     }
     x.dtype.check_device(&stream.device)?;
