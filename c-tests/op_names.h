@@ -21,7 +21,8 @@ static inline const char *binary_op_name(int op) {
 
 static inline const char *unary_op_name(int op) {
     static const char *const names[] = {"neg", "abs",     "exp",  "log",      "sqrt",      "rsqrt", "sin",
-                                        "cos", "tanh",    "sigmoid", "relu", "gelu_erf", "gelu_tanh", "silu"};
+                                        "cos", "tanh",    "sigmoid", "relu", "gelu_erf", "gelu_tanh", "silu",
+                                        "relu6", "hardswish"};
     OP_NAMES_COVER(names, WGC_NUM_UNARY_OPS);
     return op >= 0 && op < WGC_NUM_UNARY_OPS ? names[op] : "(unknown unary op)";
 }

@@ -991,6 +991,12 @@ static void test_unsupported(TestEnv *env) {
     int64_t s_w[4] = {2, 2, 1, 1};
     WgcTensor w = tensor_of(b, WGC_DTYPE_BF16, 4, s_w);
     expect_unsupported(wgc_op_conv2d(env->stream, &cp, &x4, &w, NULL, &o4), "conv2d");
+    WgcConv2dBnActParams bp;
+    memset(&bp, 0, sizeof bp);
+    bp.struct_size = sizeof bp;
+    bp.folded = 1;
+    expect_unsupported(wgc_op_conv2d_bn_act(env->stream, &bp, &x4, NULL, NULL, NULL, NULL, NULL, NULL, &w, NULL, &o4),
+                       "conv2d_bn_act");
     WgcRopeDesc rd;
     memset(&rd, 0, sizeof rd);
     rd.struct_size = sizeof rd;

@@ -174,7 +174,13 @@ static double unary_ref(WgcUnaryOp op, double x) {
     case WGC_UNARY_OP_RELU: return x > 0 ? x : 0;
     case WGC_UNARY_OP_GELU_ERF: return 0.5 * x * (1 + erf(x / sqrt(2.0)));
     case WGC_UNARY_OP_GELU_TANH: return 0.5 * x * (1 + tanh(sqrt(2 / PI) * (x + 0.044715 * x * x * x)));
-    default: return x * sigmoid(x);
+    case WGC_UNARY_OP_SILU: return x * sigmoid(x);
+    case WGC_UNARY_OP_RELU6: return x < 0 ? 0 : x > 6 ? 6 : x;
+    case WGC_UNARY_OP_HARDSWISH: return x * (x + 3 < 0 ? 0 : x + 3 > 6 ? 6 : x + 3) / 6;
+    default:
+        fprintf(stderr, "no reference for unary op %d\n", (int)op);
+        g_failures++;
+        return NAN;
     }
 }
 

@@ -235,6 +235,8 @@ static double unary_ref(WgcUnaryOp op, double x) {
     case WGC_UNARY_OP_GELU_ERF: return 0.5 * x * (1 + erf(x / sqrt(2.0)));
     case WGC_UNARY_OP_GELU_TANH: return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
     case WGC_UNARY_OP_SILU: return x / (1 + exp(-x));
+    case WGC_UNARY_OP_RELU6: return isnan(x) ? x : x < 0 ? 0 : x > 6 ? 6 : x;
+    case WGC_UNARY_OP_HARDSWISH: return isnan(x) || x >= 3 ? x : x * (x + 3 < 0 ? 0 : x + 3) / 6; /* -inf: NaN */
     default: /* an op the header gained: it needs a reference here */
         fprintf(stderr, "no reference for unary op %s\n", unary_op_name(op));
         g_failures++;

@@ -51,8 +51,8 @@
  *  - Infinities follow IEEE 754: x / 0 is +-inf for x != 0; inf - inf,
  *    0 * inf, 0 / 0 are NaN; overflow gives +-inf; exp(-inf) = 0,
  *    log(0) = -inf, tanh(+-inf) = +-1, sigmoid(-inf) = 0, sin and cos of
- *    +-inf are NaN, and GELU and SILU of -inf are NaN (-inf * 0, as in
- *    PyTorch). A sum holding both +inf and -inf is NaN; MAX, MIN and ARG*
+ *    +-inf are NaN, and GELU, SILU and HARDSWISH of -inf are NaN (-inf * 0,
+ *    as in PyTorch). A sum holding both +inf and -inf is NaN; MAX, MIN and ARG*
  *    order +-inf like other numbers. Signed zeros follow IEEE 754 in
  *    arithmetic, but which of -0 and +0 MAXIMUM, MINIMUM, RELU, clamp, MAX
  *    and MIN return when both compete is unspecified.
@@ -268,6 +268,11 @@
 #define WGC_MAX_COMM_DEVICES 64
 
 /**
+ * The number of `WgcActivation` values (0 .. WGC_NUM_ACTIVATIONS - 1).
+ */
+#define WGC_NUM_ACTIVATIONS 4
+
+/**
  * The number of `WgcBinaryOp` values (0 .. WGC_NUM_BINARY_OPS - 1): a
  * loop over every binary op stops here.
  */
@@ -276,7 +281,7 @@
 /**
  * The number of `WgcUnaryOp` values (0 .. WGC_NUM_UNARY_OPS - 1).
  */
-#define WGC_NUM_UNARY_OPS 14
+#define WGC_NUM_UNARY_OPS 16
 
 
 
@@ -682,6 +687,17 @@ enum WgcUnaryOp
    * x * sigmoid(x).
    */
   WGC_UNARY_OP_SILU = 13,
+  /**
+   * min(max(x, 0), 6) (PyTorch's `relu6`): exact; NaN gives NaN.
+   */
+  WGC_UNARY_OP_RELU6 = 14,
+  /**
+   * x * min(max(x + 3, 0), 6) / 6 (PyTorch's `hardswish`): x itself for
+   * x >= 3 (no overflow near the f32 limit), else x * max(x + 3, 0) / 6
+   * in f32 (relative 3e-7: three roundings); as in PyTorch, -inf gives
+   * NaN (-inf * 0); NaN gives NaN.
+   */
+  WGC_UNARY_OP_HARDSWISH = 15,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -847,6 +863,39 @@ enum WgcCollectiveOp
 typedef enum WgcCollectiveOp WgcCollectiveOp;
 #else
 typedef uint32_t WgcCollectiveOp;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * The activation after a fused convolution (`WgcActivation` in C).
+ */
+enum WgcActivation
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * The convolution's output as it is.
+   */
+  WGC_ACTIVATION_NONE = 0,
+  /**
+   * max(x, 0), as `WGC_UNARY_OP_RELU`.
+   */
+  WGC_ACTIVATION_RELU = 1,
+  /**
+   * min(max(x, 0), 6), as `WGC_UNARY_OP_RELU6`.
+   */
+  WGC_ACTIVATION_RELU6 = 2,
+  /**
+   * x * min(max(x + 3, 0), 6) / 6, as `WGC_UNARY_OP_HARDSWISH`.
+   */
+  WGC_ACTIVATION_HARDSWISH = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcActivation WgcActivation;
+#else
+typedef uint32_t WgcActivation;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -1546,6 +1595,38 @@ typedef struct WgcPool2dParams {
    */
   uint32_t count_include_pad;
 } WgcPool2dParams;
+
+/**
+ * Parameters of `wgc_op_conv2d_bn_act`. Set
+ * `struct_size = sizeof(WgcConv2dBnActParams)`. The convolution's fields
+ * are those of `WgcConv2dParams` (zero strides, dilations and groups mean
+ * 1).
+ */
+typedef struct WgcConv2dBnActParams {
+  uint32_t struct_size;
+  uint32_t stride_h;
+  uint32_t stride_w;
+  uint32_t pad_h;
+  uint32_t pad_w;
+  uint32_t dilation_h;
+  uint32_t dilation_w;
+  uint32_t groups;
+  /**
+   * The batch norm's epsilon (finite, >= 0; PyTorch's default is 1e-5).
+   */
+  float eps;
+  /**
+   * A `WgcActivation` value.
+   */
+  uint32_t activation;
+  /**
+   * Zero: fold the batch norm into `folded_weight` and `folded_bias`
+   * first. Non-zero: they hold the fold already (from an earlier call
+   * with the same weights and statistics); the convolution's weight and
+   * bias and the batch norm's tensors are not read and may be NULL.
+   */
+  uint32_t folded;
+} WgcConv2dBnActParams;
 
 /**
  * One GPU command a profiled stream recorded: a kernel launch or a buffer
@@ -3470,6 +3551,70 @@ WgcStatus wgc_comm_broadcast(const struct WgcComm *comm,
                              const struct WgcStream *const *streams,
                              const struct WgcTensor *tensors,
                              uint32_t root);
+
+/**
+ * Convolution, inference batch norm and activation in one call, for
+ * networks in inference: `out = act(batch_norm(conv2d(input, weight,
+ * bias)))` with the batch norm's running statistics (PyTorch's
+ * `Conv2d` + `BatchNorm2d` in eval mode + `ReLU` / `ReLU6` / `Hardswish`).
+ *
+ * The batch norm is folded into the convolution (see
+ * `wgc_conv2d_fold_batch_norm`: `folded_weight = weight * s`,
+ * `folded_bias = (bias - running_mean) * s + bn_bias` with
+ * `s = bn_weight / sqrt(running_var + eps)`), written into the caller's
+ * `folded_weight` (the weight's shape, any strides: give it the input's
+ * channels-last layout to keep f16 tensor-core convolutions from packing
+ * it) and `folded_bias` (O). Fold on the first call (`params->folded` 0)
+ * and set `folded` on later calls with the same weights and statistics:
+ * then only the convolution and the activation run. The convolution runs
+ * as `wgc_op_conv2d(input, folded_weight, folded_bias)` (routes, dtypes,
+ * strides, accuracy and limits as there), and the activation
+ * (`WgcActivation`) is then applied to `out` in place by one elementwise
+ * pass (as `wgc_op_unary`; NaN stays NaN). With `folded` set and
+ * `folded_bias` NULL this is a convolution without bias followed by the
+ * activation, so a layer without batch norm uses it too.
+ *
+ * Shapes: `input` (N, C, H, W) in any strides (channels-last views
+ * included), `weight` and `folded_weight` (O, C/groups, KH, KW), `bias`
+ * (O) or NULL (0), `running_mean`, `running_var` (required when folding),
+ * `bn_weight`, `bn_bias` (NULL: 1 and 0) (O), `out` (N, O, OH, OW) as
+ * for `wgc_op_conv2d`. All f32 or all f16 (f16 needs f16 shaders).
+ *
+ * Accuracy: as the folded convolution's (see `wgc_conv2d_fold_batch_norm`:
+ * the convolution's bound taken with `max|folded_weight|`, plus the folded
+ * bias's one rounding), then the activation's (exact for ReLU and ReLU6).
+ *
+ * Records work on `stream` without blocking. Statuses:
+ * `WGC_ERROR_NULL_POINTER` (NULL stream, params, input, folded_weight or
+ * out; when folding, NULL weight, running_mean, running_var or
+ * folded_bias), `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4 or ending
+ * inside a field; an unknown activation; eps negative or not finite when
+ * folding; `out` overlapping an operand; the folded tensors overlapping the
+ * fold's operands, each other, `input` or `out`), `WGC_ERROR_DTYPE_MISMATCH`,
+ * `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without f16 shaders),
+ * `WGC_ERROR_SHAPE_MISMATCH` (as `wgc_op_conv2d` and
+ * `wgc_conv2d_fold_batch_norm`), `WGC_ERROR_OUT_OF_RANGE`,
+ * `WGC_ERROR_TOO_LARGE`, `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded
+ * on failure, with one exception: where the convolution exceeds an
+ * adapter limit (`WGC_ERROR_TOO_LARGE`, found only when it is planned,
+ * after the fold), the fold has been recorded and will write the folded
+ * tensors; `out` is never written on failure.
+ *
+ * # Safety
+ * Pointers are NULL or valid for reads; tensors describe live buffers.
+ */
+WgcStatus wgc_op_conv2d_bn_act(const struct WgcStream *stream,
+                               const struct WgcConv2dBnActParams *params,
+                               const struct WgcTensor *input,
+                               const struct WgcTensor *weight,
+                               const struct WgcTensor *bias,
+                               const struct WgcTensor *running_mean,
+                               const struct WgcTensor *running_var,
+                               const struct WgcTensor *bn_weight,
+                               const struct WgcTensor *bn_bias,
+                               const struct WgcTensor *folded_weight,
+                               const struct WgcTensor *folded_bias,
+                               const struct WgcTensor *out);
 
 /**
  * Fold an inference batch norm into the convolution before it, so that

@@ -1132,6 +1132,13 @@ WGC_HPP_THROWING(inline std::string explain_conv2d(const Stream &s, const WgcCon
     if (ec) throw Error(static_cast<WgcStatus>(ec.value()), wgc_last_error_message());
     return text;
 })
+WGC_HPP_OP(conv2d_bn_act,
+           wgc_op_conv2d_bn_act(s.get(), &p, in.c(), detail::opt(weight), detail::opt(bias), detail::opt(running_mean),
+                                detail::opt(running_var), detail::opt(bn_weight), detail::opt(bn_bias),
+                                folded_weight.c(), detail::opt(folded_bias), out.c()),
+           const Stream &s, const WgcConv2dBnActParams &p, const Tensor &in, const Tensor *weight, const Tensor *bias,
+           const Tensor *running_mean, const Tensor *running_var, const Tensor *bn_weight, const Tensor *bn_bias,
+           const Tensor &folded_weight, const Tensor *folded_bias, const Tensor &out)
 WGC_HPP_OP(max_pool2d, wgc_op_max_pool2d(s.get(), &p, in.c(), out.c()), const Stream &s, const WgcPool2dParams &p,
            const Tensor &in, const Tensor &out)
 WGC_HPP_OP(avg_pool2d, wgc_op_avg_pool2d(s.get(), &p, in.c(), out.c()), const Stream &s, const WgcPool2dParams &p,

@@ -146,10 +146,17 @@ fn unary(op: u32, a: A) -> O {
         }
         case 11u: { return O(0.5 * x * (1.0 + erf_c(x * 0.7071067811865476))); }
         case 12u: { return O(0.5 * x * (1.0 + tanh_c(0.7978845608028654 * (x + 0.044715 * x * x * x)))); }
-        default: {
+        case 13u: {
             // -inf / inf = NaN, as x * sigmoid(x) at -inf.
             if (F16_OUT) { return O(select(x / (1.0 + exp(-x)), x, isnan_c(x))); }
             return O(silu_c(x));
+        }
+        // min and max of NaN are unspecified in WGSL: NaN is kept by bits.
+        case 14u: { return O(select(min(max(x, 0.0), 6.0), x, isnan_c(x))); }
+        default: {
+            // hardswish: x itself from 3 on (x * 6 / 6 would overflow near
+            // the f32 limit); -inf * 0 gives NaN, as in PyTorch.
+            return O(select(x * max(x + 3.0, 0.0) / 6.0, x, x >= 3.0 || isnan_c(x)));
         }
     }
 }

@@ -59,6 +59,9 @@ fn relu_f(x: f32) -> f32 { return select(max(x, 0.0), x, isnan_c(x)); }
 fn gelu_erf_f(x: f32) -> f32 { return 0.5 * x * (1.0 + erf_c(x * 0.7071067811865476)); }
 fn gelu_tanh_f(x: f32) -> f32 { return 0.5 * x * (1.0 + tanh_c(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
 fn silu_f(x: f32) -> f32 { return silu_c(x); }
+fn relu6_f(x: f32) -> f32 { return select(min(max(x, 0.0), 6.0), x, isnan_c(x)); }
+// As the hardswish operator: x from 3 on, -inf * 0 = NaN below.
+fn hardswish_f(x: f32) -> f32 { return select(x * max(x + 3.0, 0.0) / 6.0, x, x >= 3.0 || isnan_c(x)); }
 // Sigmoid and SiLU into f16 use the adapter's exp, as the f16 operators do.
 fn sigmoid_h(x: f32) -> f32 { return select(1.0 / (1.0 + exp(-x)), x, isnan_c(x)); }
 fn silu_h(x: f32) -> f32 { return select(x / (1.0 + exp(-x)), x, isnan_c(x)); }

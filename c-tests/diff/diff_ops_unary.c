@@ -59,6 +59,12 @@ static Expect unary_float(int op, WgcDtype d, double x) {
         }
         e.ref = isinf(x) ? x : x * sigmoid(x);
         break;
+    case WGC_UNARY_OP_RELU6: e.ref = x < 0 ? 0 : x > 6 ? 6 : x; return e; /* exact; NaN stays */
+    case WGC_UNARY_OP_HARDSWISH:
+        /* -inf * 0 is NaN, as in PyTorch. */
+        e.ref = x >= 3 ? x : x * (x + 3 < 0 ? 0 : x + 3) / 6;
+        abs_tol = 1; /* near -3 the result is tiny */
+        break;
     default: NO_REFERENCE_FOR("unary", unary_op_name(op));
     }
     if (d == WGC_DTYPE_F16) e.tol = TOL_F16_UNARY + TOL_F16_UNARY * fabs(e.ref);

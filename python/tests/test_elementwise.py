@@ -51,6 +51,8 @@ UNARY_REF = {  # name: (reference, input range)
     "gelu_erf": (lambda x: 0.5 * x * (1 + _erf(x / math.sqrt(2))), (-4, 4)),
     "gelu_tanh": (lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))), (-4, 4)),
     "silu": (lambda x: x / (1 + np.exp(-x)), (-6, 6)),
+    "relu6": (lambda x: np.clip(x, 0, 6), (-3, 9)),
+    "hardswish": (lambda x: x * np.clip(x + 3, 0, 6) / 6, (-5, 5)),
 }
 
 

@@ -467,6 +467,40 @@ def explain_conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, str
     return ffi.string(buf, length[0]).decode()
 
 
+ACTIVATIONS: Dict[str, int] = enum_values("WGC_ACTIVATION_")
+
+
+def conv2d_bn_act(x: Tensor, weight: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
+                  bn_weight: Optional[Tensor] = None, bn_bias: Optional[Tensor] = None,
+                  bias: Optional[Tensor] = None, eps: float = 1e-5, activation: Union[str, int] = "relu",
+                  stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1,
+                  folded_weight: Optional[Tensor] = None, folded_bias: Optional[Tensor] = None,
+                  folded: bool = False, out: Optional[Tensor] = None) -> Tensor:
+    """``act(batch_norm(conv2d(x, weight, bias)))`` with the batch norm's
+    running statistics (inference), its batch norm folded into
+    ``folded_weight`` / ``folded_bias`` (made here when not given; pass
+    them with ``folded=True`` on later calls to skip the fold).
+    ``activation``: "none", "relu", "relu6" or "hardswish"."""
+    (sh, sw), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
+    p = new_sized("WgcConv2dBnActParams")
+    p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dilation_h, p.dilation_w, p.groups = sh, sw, ph, pw, dh, dw, groups
+    p.eps = eps
+    p.activation = ACTIVATIONS[activation] if isinstance(activation, str) else int(activation)
+    p.folded = int(folded)
+    shape, kw = x.shape, weight if weight is not None else folded_weight
+    if x.ndim == 4 and kw is not None and kw.ndim == 4:
+        shape = (x.shape[0], kw.shape[0], _out_size(x.shape[2], kw.shape[2], ph, sh, dh),
+                 _out_size(x.shape[3], kw.shape[3], pw, sw, dw))
+    if folded_weight is None:
+        folded_weight = _out(None, weight.shape, weight.dtype, weight)
+    if folded_bias is None and not folded:
+        folded_bias = _out(None, weight.shape[:1], weight.dtype, weight)
+    o = _out(out, shape, x.dtype, x)
+    check(lib.wgc_op_conv2d_bn_act(_stream(x), p, _c(x), _c(weight), _c(bias), _c(running_mean), _c(running_var),
+                                   _c(bn_weight), _c(bn_bias), _c(folded_weight), _c(folded_bias), _c(o)))
+    return o
+
+
 def _pool(fn: Any, x: Tensor, kernel_size: Any, stride: Any, padding: Any, count_include_pad: bool,
           out: Optional[Tensor]) -> Tensor:
     (kh, kw), (ph, pw) = _pair(kernel_size), _pair(padding)

@@ -240,6 +240,11 @@ pub unsafe extern "C" fn wgc_op_expr(
         let ps: &[f64] =
             if n_params == 0 { &[] } else { unsafe { std::slice::from_raw_parts(params, n_params as usize) } };
         let mut guard = e.expr.lock().unwrap_or_else(|p| p.into_inner());
+        // One profiled call, as each operator is (its launches share its call index).
+        let _call = s.profile_call(|| {
+            let (i, o): (Vec<&Tensor>, Vec<&Tensor>) = (ins.iter().collect(), outs.iter().collect());
+            crate::ops::profile_call::call("expr", &i, &o, 0)
+        });
         launch(s, &mut guard, &ins, &outs, ps)
     })
 }

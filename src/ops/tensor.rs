@@ -340,6 +340,22 @@ pub fn coalesce(shape: &[usize], strides: &[Vec<isize>]) -> (Vec<usize>, Vec<Vec
     (out_shape, out_strides)
 }
 
+/// The dims reordered by the strides of operand `key` (largest first, ties
+/// in their order), every operand's strides alike: for maps whose result
+/// does not depend on the order dims are walked in, so that a view whose
+/// dims are not in memory order (channels-last (N, C, H, W)) coalesces as
+/// the dense run it is.
+pub fn in_memory_order(shape: &[usize], strides: Vec<Vec<isize>>, key: usize) -> (Vec<usize>, Vec<Vec<isize>>) {
+    let ks = &strides[key];
+    if ks.windows(2).all(|w| w[0].unsigned_abs() >= w[1].unsigned_abs()) {
+        return (shape.to_vec(), strides);
+    }
+    let mut order: Vec<usize> = (0..shape.len()).collect();
+    order.sort_by_key(|&d| std::cmp::Reverse(ks[d].unsigned_abs()));
+    let permuted = strides.iter().map(|s| order.iter().map(|&d| s[d]).collect()).collect();
+    (order.iter().map(|&d| shape[d]).collect(), permuted)
+}
+
 /// Check that an output view has exactly the expected shape.
 pub fn expect_shape(t: &Tensor, shape: &[usize], what: &str) -> Result<()> {
     if t.shape != shape {

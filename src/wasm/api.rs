@@ -102,6 +102,8 @@ fn unary_op(name: &str) -> Result<UnaryOp, JsError> {
         "gelu" => GeluErf,
         "gelu_tanh" => GeluTanh,
         "silu" => Silu,
+        "relu6" => Relu6,
+        "hardswish" => Hardswish,
         _ => return Err(invalid(format!("unknown unary op \"{name}\""))),
     })
 }
@@ -231,7 +233,7 @@ impl Device {
     }
 
     /// Elementwise `op(a)`: neg, abs, exp, log, sqrt, rsqrt, sin, cos, tanh,
-    /// sigmoid, relu, gelu, gelu_tanh, silu.
+    /// sigmoid, relu, gelu, gelu_tanh, silu, relu6, hardswish.
     pub fn unary(&self, op: &str, a: &Tensor) -> Result<Tensor, JsError> {
         let op = unary_op(op)?;
         let av = a.core_view()?;

@@ -100,6 +100,12 @@ fn check(stream: &StreamShared, a: &FoldArgs) -> Result<()> {
     Ok(())
 }
 
+/// The fold's checks alone, for callers that check everything before
+/// recording anything.
+pub(crate) fn check_fold(stream: &StreamShared, a: &FoldArgs) -> Result<()> {
+    check(stream, a)
+}
+
 /// Write `weight_out` and `bias_out`, the convolution's weight and bias
 /// with the batch norm folded in. Records two launches.
 pub fn fold_batch_norm(stream: &StreamShared, a: &FoldArgs) -> Result<()> {

@@ -7,6 +7,7 @@
 //! The children share only `problem`, `route` and `target`; none imports
 //! this file.
 
+pub mod bn_act;
 pub mod coop;
 pub mod direct;
 pub mod fold_bn;

@@ -19,8 +19,8 @@ use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, check_output, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot, Variant};
 use crate::ops::split::scratch;
 use crate::ops::tensor::{
-    broadcast_shapes, broadcast_strides, coalesce, contiguous_strides, expect_shape, same_device, DType, Tensor,
-    MAX_RANK,
+    broadcast_shapes, broadcast_strides, coalesce, contiguous_strides, expect_shape, in_memory_order, same_device,
+    DType, Tensor, MAX_RANK,
 };
 use crate::runtime::buffer::Buffer;
 use crate::runtime::device::Device;
@@ -216,6 +216,7 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
     let mut strides: Vec<Vec<isize>> =
         (0..3).map(|k| slot_views[k].map_or_else(|| vec![0; shape.len()], |t| broadcast_strides(t, &shape))).collect();
     strides.push(m.out.strides.clone());
+    let (shape, strides) = out_memory_order(m, &shape, strides);
     let (cshape, cstrides) = coalesce(&shape, &strides);
     let dense = cshape.len() <= 1 && (0..4).all(|k| !plan.reads(k) || cstrides[k].iter().all(|&x| x == 1));
     let offsets = plan.offsets();
@@ -256,6 +257,15 @@ pub fn run(stream: &StreamShared, m: &Map) -> Result<()> {
 }
 
 const INPUT_NAMES: [&str; 3] = ["input 0", "input 1", "input 2"];
+
+/// The dims in the order of out's memory (see `in_memory_order`), except
+/// for arange, whose values count out's elements in logical order.
+fn out_memory_order(m: &Map, shape: &[usize], strides: Vec<Vec<isize>>) -> (Vec<usize>, Vec<Vec<isize>>) {
+    if m.code == Code::ARANGE {
+        return (shape.to_vec(), strides);
+    }
+    in_memory_order(shape, strides, 3)
+}
 
 /// The most common map, recorded without allocating: every tensor operand
 /// a contiguous view of out's shape in another buffer than out's, out

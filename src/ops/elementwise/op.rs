@@ -65,16 +65,23 @@ pub enum UnaryOp {
     GeluTanh = 12,
     /// x * sigmoid(x).
     Silu = 13,
+    /// min(max(x, 0), 6) (PyTorch's `relu6`): exact; NaN gives NaN.
+    Relu6 = 14,
+    /// x * min(max(x + 3, 0), 6) / 6 (PyTorch's `hardswish`): x itself for
+    /// x >= 3 (no overflow near the f32 limit), else x * max(x + 3, 0) / 6
+    /// in f32 (relative 3e-7: three roundings); as in PyTorch, -inf gives
+    /// NaN (-inf * 0); NaN gives NaN.
+    Hardswish = 15,
 }
 
 /// The number of `WgcBinaryOp` values (0 .. WGC_NUM_BINARY_OPS - 1): a
 /// loop over every binary op stops here.
 pub const WGC_NUM_BINARY_OPS: u32 = 13;
 /// The number of `WgcUnaryOp` values (0 .. WGC_NUM_UNARY_OPS - 1).
-pub const WGC_NUM_UNARY_OPS: u32 = 14;
+pub const WGC_NUM_UNARY_OPS: u32 = 16;
 // The counts name the last ops: adding an op means adding it above and here.
 const _: () = assert!(BinaryOp::Ge as u32 + 1 == WGC_NUM_BINARY_OPS);
-const _: () = assert!(UnaryOp::Silu as u32 + 1 == WGC_NUM_UNARY_OPS);
+const _: () = assert!(UnaryOp::Hardswish as u32 + 1 == WGC_NUM_UNARY_OPS);
 
 impl BinaryOp {
     /// Read from a u32, not the enum: C may pass any value.

@@ -118,6 +118,8 @@ fn unary_name(op: UnaryOp) -> &'static str {
         UnaryOp::GeluErf => "gelu_erf",
         UnaryOp::GeluTanh => "gelu_tanh",
         UnaryOp::Silu => "silu",
+        UnaryOp::Relu6 => "relu6",
+        UnaryOp::Hardswish => "hardswish",
     }
 }
 

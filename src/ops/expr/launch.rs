@@ -11,7 +11,9 @@ use crate::error::Result;
 use crate::ops::elementwise::map::Scalar;
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::{check_output, Sharing};
-use crate::ops::tensor::{broadcast_strides, check_kernel_counts, coalesce, same_device, DType, Tensor, MAX_RANK};
+use crate::ops::tensor::{
+    broadcast_strides, check_kernel_counts, coalesce, in_memory_order, same_device, DType, Tensor, MAX_RANK,
+};
 use crate::runtime::kernel::Kernel;
 use crate::runtime::stream::{Bind, Groups, StreamShared};
 use std::sync::Arc;
@@ -137,6 +139,9 @@ pub fn launch(
     let mut operands: Vec<(usize, &Tensor)> = read.iter().map(|&k| (k, &inputs[k])).collect();
     operands.extend(outputs.iter().enumerate().map(|(j, t)| (MAX_INPUTS + j, t)));
     let strides: Vec<Vec<isize>> = operands.iter().map(|(_, t)| broadcast_strides(t, &shape)).collect();
+    // Walked in the first output's memory order: channels-last views coalesce.
+    let key = operands.len() - outputs.len();
+    let (shape, strides) = in_memory_order(&shape, strides, key);
     let (mut cshape, mut cstrides) = coalesce(&shape, &strides);
     if cshape.is_empty() {
         cshape.push(1);
