@@ -145,6 +145,28 @@ static void explain_a_convolution(const wgc::Device &device, const wgc::Stream &
     CHECK(ec.value() == WGC_ERROR_SHAPE_MISMATCH);
 }
 
+// A product's route, explained without running it; mismatched inner sizes
+// throw (and give an empty string and the status with an error_code).
+static void explain_a_product(const wgc::Device &device, const wgc::Stream &stream) {
+    wgc::Tensor a = wgc::Tensor::empty(device, WGC_DTYPE_F32, {5, 7});
+    wgc::Tensor b = wgc::Tensor::empty(device, WGC_DTYPE_F32, {7, 3});
+    wgc::Tensor c = wgc::Tensor::empty(device, WGC_DTYPE_F32, {5, 3});
+    std::string text = wgc::explain_gemm(stream, 1.0f, a, 0, b, 0, 0.0f, c);
+    CHECK(text.rfind("route ", 0) == 0);
+    CHECK(text.find(" because ") != std::string::npos);
+    wgc::Tensor bad = wgc::Tensor::empty(device, WGC_DTYPE_F32, {6, 3});
+    bool threw = false;
+    try {
+        wgc::explain_gemm(stream, 1.0f, a, 0, bad, 0, 0.0f, c);
+    } catch (const wgc::Error &e) {
+        threw = e.status() == WGC_ERROR_SHAPE_MISMATCH;
+    }
+    CHECK(threw);
+    std::error_code ec;
+    CHECK(wgc::explain_gemm(stream, 1.0f, a, 0, bad, 0, 0.0f, c, ec).empty());
+    CHECK(ec.value() == WGC_ERROR_SHAPE_MISMATCH);
+}
+
 // Attention over one head: 3 queries, 4 keys, head dim 2, the bottom-right
 // causal mask (query i sees keys 0 .. i + 1); lse left out (nullptr).
 static void attention_one_head(const wgc::Device &device, const wgc::Stream &stream) {
@@ -387,6 +409,7 @@ int main() {
     error_codes_do_not_throw(device);
     operators_on_views(device, stream);
     explain_a_convolution(device, stream);
+    explain_a_product(device, stream);
     attention_one_head(device, stream);
     kernels_streams_events(device, stream);
     graphs(device, stream);

@@ -1107,6 +1107,28 @@ WGC_HPP_OP(arange, wgc_op_arange(s.get(), out.c(), start, step), const Stream &s
 WGC_HPP_OP(gemm, wgc_op_gemm(s.get(), alpha, a.c(), transpose_a, b.c(), transpose_b, beta, c.c()), const Stream &s,
            float alpha, const Tensor &a, uint32_t transpose_a, const Tensor &b, uint32_t transpose_b, float beta,
            const Tensor &c)
+/** How `gemm` with these operands would run, and why (`wgc_op_gemm_explain`);
+ *  records nothing. An empty string on failure. */
+inline std::string explain_gemm(const Stream &s, float alpha, const Tensor &a, uint32_t transpose_a, const Tensor &b,
+                                uint32_t transpose_b, float beta, const Tensor &c, std::error_code &ec) {
+    auto explain = [&](char *buf, std::size_t len, std::size_t *out_len) {
+        return wgc_op_gemm_explain(s.get(), alpha, a.c(), transpose_a, b.c(), transpose_b, beta, c.c(), buf, len,
+                                   out_len);
+    };
+    std::size_t len = 0;
+    if (!detail::assign(explain(nullptr, 0, &len), ec)) return {};
+    std::string text(len + 1, '\0');
+    if (!detail::assign(explain(&text[0], text.size(), &len), ec)) return {};
+    text.resize(len);
+    return text;
+}
+WGC_HPP_THROWING(inline std::string explain_gemm(const Stream &s, float alpha, const Tensor &a, uint32_t transpose_a,
+                                                 const Tensor &b, uint32_t transpose_b, float beta, const Tensor &c) {
+    std::error_code ec;
+    std::string text = explain_gemm(s, alpha, a, transpose_a, b, transpose_b, beta, c, ec);
+    if (ec) throw Error(static_cast<WgcStatus>(ec.value()), wgc_last_error_message());
+    return text;
+})
 WGC_HPP_OP(matmul, wgc_op_matmul(s.get(), a.c(), b.c(), out.c()), const Stream &s, const Tensor &a, const Tensor &b,
            const Tensor &out)
 WGC_HPP_OP(conv2d, wgc_op_conv2d(s.get(), &p, in.c(), weight.c(), detail::opt(bias), out.c()), const Stream &s,

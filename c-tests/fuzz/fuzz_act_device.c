@@ -319,7 +319,7 @@ static void act_misc(Fuzz *f) {
     int64_t shape[16];
     uint32_t rank = fz_chance(f, 85) ? fz_below(f, 10) : fz_hostile_u32(f);
     for (int i = 0; i < 16; i++) shape[i] = fz_chance(f, 80) ? (int64_t)fz_below(f, 9) : fz_hostile_i64(f);
-    uint32_t dtype = fz_enum(f, 4);
+    uint32_t dtype = fz_enum(f, 5);
     int b = fz_pick_buffer(f, fz_any_device(f));
     int null_shape = fz_chance(f, 5), null_out = fz_chance(f, 3);
     WgcTensor t, before;
@@ -329,7 +329,7 @@ static void act_misc(Fuzz *f) {
     fz_call(f, "wgc_tensor_contiguous");
     if (b < 0) fz_must_fail(f, "a NULL buffer");
     if (rank > WGC_MAX_RANK) fz_must_fail(f, "rank above WGC_MAX_RANK");
-    if (dtype > 3) fz_must_fail(f, "an unknown dtype");
+    if (dtype > WGC_DTYPE_BF16) fz_must_fail(f, "an unknown dtype");
     if (null_shape && rank > 0) fz_must_fail(f, "a NULL shape");
     if (null_out) fz_must_fail(f, "a NULL out_tensor");
     int negative = 0;

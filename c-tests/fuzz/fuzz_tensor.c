@@ -8,7 +8,7 @@
 __extension__ typedef __int128 fz_i128;
 
 uint32_t fz_dtype_size(uint32_t dtype) {
-    return dtype == WGC_DTYPE_F16 ? 2 : 4;
+    return dtype == WGC_DTYPE_F16 || dtype == WGC_DTYPE_BF16 ? 2 : 4;
 }
 
 void fz_random_shape(Fuzz *f, uint32_t rank, int64_t *shape, uint64_t max_elems) {
@@ -82,7 +82,7 @@ static fz_i128 reach(int64_t dim, int64_t stride) {
 const char *fz_view_invalid(const Fuzz *f, const WgcTensor *t, int role) {
     if (!t->buffer) return "a view of a NULL buffer";
     int b = fz_find_buffer(f, t->buffer);
-    if (t->dtype > WGC_DTYPE_U32) return "an unknown dtype";
+    if (t->dtype > WGC_DTYPE_BF16) return "an unknown dtype";
     if (t->rank > WGC_MAX_RANK) return "rank above WGC_MAX_RANK";
     for (uint32_t k = 0; k < t->rank; k++)
         if (t->shape[k] < 0) return "a negative dimension";
@@ -135,7 +135,7 @@ void fz_mutate_view(Fuzz *f, WgcTensor *t) {
             m.buffer = b >= 0 ? f->buf[b].h : NULL;
             break;
         }
-        case 1: m.dtype = fz_enum(f, 4); break;
+        case 1: m.dtype = fz_enum(f, 5); break;
         case 2: m.rank = fz_chance(f, 80) ? fz_below(f, 10) : fz_hostile_u32(f); break;
         case 3: m.shape[k] = fz_hostile_i64(f); break;
         case 4: m.strides[k] = fz_chance(f, 50) ? fz_hostile_i64(f) : (int64_t)fz_below(f, 3) - 1; break;
