@@ -58,8 +58,8 @@ impl DeviceProfile {
             max_workgroup_storage: 48 * 1024,
             max_invocations: 1024,
             max_workgroups_per_dim: 65535,
-            max_binding: (1 << 32) - 4,
-            max_buffer: 1 << 40,
+            max_binding: u32::MAX as usize - 3,
+            max_buffer: (1u64 << 40).min(usize::MAX as u64) as usize,
             sms: 132,
         }
     }
