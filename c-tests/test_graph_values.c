@@ -37,6 +37,8 @@ static void test_binary_scalar_f32(void) {
     uint32_t first = 99, count = 0;
     EXPECT_STATUS(wgc_stream_capture_value_count(env.stream, &first), WGC_ERROR_INVALID_OPERATION);
     CHECK(wgc_stream_begin_capture(env.stream));
+    EXPECT_STATUS(wgc_stream_capture_value_count(NULL, &first), WGC_ERROR_NULL_POINTER);
+    EXPECT_STATUS(wgc_stream_capture_value_count(env.stream, NULL), WGC_ERROR_NULL_POINTER);
     CHECK(wgc_stream_capture_value_count(env.stream, &first));
     EXPECT(first == 0);
     CHECK(wgc_op_binary_scalar(env.stream, WGC_BINARY_OP_MUL, &tx, 3.0, &ty));
