@@ -11,39 +11,9 @@
  * 1e-6 * |ref| (f32), plus 2^-10 * (sum|x * w'| + |ref|) in f16. */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
+#include "test_vals.h"
 
 static TestEnv env;
-
-static double rounded(WgcDtype dt, double r) {
-    return dt == WGC_DTYPE_F16 ? f16_to_f32(f32_to_f16((float)r)) : (float)r;
-}
-
-static WgcBuffer *upload_vals(WgcDtype dt, const double *v, size_t n) {
-    void *host = calloc(n + 2, 4);
-    for (size_t i = 0; i < n; i++) {
-        if (dt == WGC_DTYPE_F16) ((uint16_t *)host)[i] = f32_to_f16((float)v[i]);
-        else ((float *)host)[i] = (float)v[i];
-    }
-    WgcBuffer *b = upload(env.device, host, (n ? n : 1) * 4);
-    free(host);
-    return b;
-}
-
-static double *read_vals(WgcBuffer *b, WgcDtype dt, size_t n) {
-    void *host = calloc(n + 2, 4);
-    double *v = calloc(n + 1, sizeof(double));
-    CHECK(wgc_buffer_read(b, 0, host, n * (dt == WGC_DTYPE_F16 ? 2 : 4)));
-    for (size_t i = 0; i < n; i++)
-        v[i] = dt == WGC_DTYPE_F16 ? f16_to_f32(((uint16_t *)host)[i]) : ((float *)host)[i];
-    free(host);
-    return v;
-}
-
-static double *random_vals(WgcDtype dt, size_t n, double lo, double hi) {
-    double *v = malloc((n + 1) * sizeof(double));
-    for (size_t i = 0; i < n; i++) v[i] = rounded(dt, rng_uniform(lo, hi));
-    return v;
-}
 
 static int within(double got, double ref, double tol) {
     if (isnan(ref)) return isnan(got);
@@ -72,9 +42,9 @@ static void check(WgcDtype dt, int64_t N, int64_t C, int64_t H, int64_t O, int64
             for (int64_t ky = 0; ky < K; ky++)
                 for (int64_t kx = 0; kx < K; kx++)
                     wphys[o * wst[0] + c * wst[1] + ky * wst[2] + kx * wst[3]] = w[((o * Cg + c) * K + ky) * K + kx];
-    WgcBuffer *bx = upload_vals(dt, x, nx), *bw = upload_vals(dt, wphys, nw), *bcb = upload_vals(dt, cb, (size_t)O);
-    WgcBuffer *bm = upload_vals(dt, mean, (size_t)O), *bv = upload_vals(dt, var, (size_t)O);
-    WgcBuffer *bg = upload_vals(dt, g, (size_t)O), *bbeta = upload_vals(dt, beta, (size_t)O);
+    WgcBuffer *bx = upload_vals(env.device, dt, x, nx), *bw = upload_vals(env.device, dt, wphys, nw), *bcb = upload_vals(env.device, dt, cb, (size_t)O);
+    WgcBuffer *bm = upload_vals(env.device, dt, mean, (size_t)O), *bv = upload_vals(env.device, dt, var, (size_t)O);
+    WgcBuffer *bg = upload_vals(env.device, dt, g, (size_t)O), *bbeta = upload_vals(env.device, dt, beta, (size_t)O);
     WgcBuffer *bwo = NULL, *bbo = NULL, *by = NULL;
     CHECK(wgc_buffer_create(env.device, nw * 4 + 16, WGC_BUFFER_USAGE_STORAGE, &bwo));
     CHECK(wgc_buffer_create(env.device, (size_t)O * 4 + 16, WGC_BUFFER_USAGE_STORAGE, &bbo));
