@@ -1,5 +1,5 @@
 //! The SPIR-V GEMM modules (shaders/spirv/generated/, embedded by
-//! src/ops/gemm/spirv.rs and src/ops/gemm/coopmat2.rs), checked offline:
+//! src/ops/gemm/spirv.rs, wide.rs and coopmat2.rs), checked offline:
 //! - each module's bindings, uniform layout, entry point and workgroup size
 //!   are what the library declares for it (read from the module's own
 //!   decorations: naga cannot reflect cooperative-matrix SPIR-V);
@@ -26,6 +26,7 @@ use wgcompute::ops::gemm::coop::CoopParams;
 use wgcompute::ops::spec::Uniform;
 use wgcompute::ops::{
     conv::khr as conv_khr, gemm::coopmat2 as gemm_coopmat2, gemm::skinny as gemm_skinny, gemm::spirv as gemm_spirv,
+    gemm::wide as gemm_wide,
 };
 use wgcompute::runtime::kernel::BindingKind;
 use wgcompute::runtime::spirv_kernel::SpirvModule;
@@ -122,6 +123,7 @@ fn modules() -> impl Iterator<Item = &'static SpirvModule> {
         .chain(gemm_coopmat2::MODULES)
         .chain(gemm_coopmat2::SKINNY_MODULES)
         .chain(conv_khr::MODULES)
+        .chain(gemm_wide::MODULES)
 }
 
 #[test]
@@ -186,7 +188,13 @@ fn every_spirv_file_is_embedded() {
         v.sort();
         v
     };
-    let sources = ["gemm_coop_khr.comp", "gemm_coopmat2.comp", "gemm_khr_common.glsl", "gemm_skinny_khr.comp"];
+    let sources = [
+        "gemm_coop_khr.comp",
+        "gemm_coopmat2.comp",
+        "gemm_khr_common.glsl",
+        "gemm_khr_wide.comp",
+        "gemm_skinny_khr.comp",
+    ];
     assert_eq!(names(root.clone()), sources, "the sources tools/gen_gemm_spirv.py compiles");
     let mut embedded: Vec<String> = modules().map(|m| m.file.to_owned()).collect();
     embedded.push("gemm_coopmat2.comp.sha256".to_owned());

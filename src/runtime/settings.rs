@@ -74,6 +74,9 @@ pub struct GemmSettings {
     pub spirv: Option<SpirvRoute>,
     /// `WGC_GEMM_SPIRV_STAGES=2`: the VK_KHR kernel double-buffers K tiles.
     pub spirv_two_stages: bool,
+    /// `WGC_GEMM_WIDE`: `0` never, `1` wherever it can run, the wide-block
+    /// VK_KHR kernel; unset (or any other value): by the planner's rule.
+    pub wide: Option<bool>,
     /// `WGC_GEMM_CM2_BLOCK`: the VK_NV_cooperative_matrix2 block to use,
     /// by name (`BMxBNxBK`).
     pub coopmat2_block: Option<String>,
@@ -262,6 +265,11 @@ impl Settings {
                     _ => None,
                 },
                 spirv_two_stages: v.is("WGC_GEMM_SPIRV_STAGES", "2"),
+                wide: match v.get("WGC_GEMM_WIDE").as_deref() {
+                    Some("0") => Some(false),
+                    Some("1") => Some(true),
+                    _ => None,
+                },
                 coopmat2_block: v.get("WGC_GEMM_CM2_BLOCK"),
                 coopmat2_log: v.get("WGC_COOPMAT2_LOG").is_some(),
                 bf16_coop: v.on_unless("WGC_GEMM_BF16_COOP", "0"),

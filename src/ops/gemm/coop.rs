@@ -12,6 +12,7 @@ use crate::ops::gemm::route::{CoopEngine, CoopRoute};
 use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::gemm::skinny::{self, SkinnyRoute};
 use crate::ops::gemm::spirv::{self, SpirvVariant};
+use crate::ops::gemm::wide::{self, WideVariant};
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, Arg, Family, Launch, OverrideSlot, TypeSlot, Variant};
 use crate::ops::split::{runs_for_one_wave, runs_to_fill};
@@ -458,6 +459,9 @@ fn route_into(
 ) -> Result<CoopRoute> {
     let (m, n, k) = (q.m, q.n, q.k);
     let api = api_for(p, s, kernel, (m, k), &out);
+    // The wide-block KHR kernel where its rule (or the setting) takes the product.
+    let wide = wide::takes(p, s, kernel, (m, n, k), q.batch_count, api == Api::Khr);
+    let api = if wide { Api::Khr } else { api };
     // The SPIR-V kernel guards every load, so only tiles crossing M or N
     // need guarded stores there; a K that ends inside a step keeps them
     // direct (H200, 4096 x 4096 x 4080 into f16: 0.59 ms against 0.96).
@@ -488,6 +492,7 @@ fn route_into(
             CoopEngine::Coopmat2(Coopmat2Variant { block, a_t: kernel.a_t, b_t: kernel.b_t, out: out.dtype })
         }
         _ if kernel.skinny => CoopEngine::SkinnyKhr(skinny::variant(s, kernel, m, out.dtype)),
+        Api::Khr if wide => CoopEngine::Wide(WideVariant { b_t: kernel.b_t, out: out.dtype, direct }),
         Api::Khr => CoopEngine::Khr(SpirvVariant {
             double_buffered: s.spirv_double_buffered && !kernel.bf16,
             a_t: kernel.a_t,
@@ -604,6 +609,13 @@ pub fn record(
             spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target, bias], groups)
         }
         CoopEngine::Khr(variant) => {
+            let compiled = variant.module().kernel(dev)?;
+            if variant.direct {
+                return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups);
+            }
+            spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target, bias], groups)
+        }
+        CoopEngine::Wide(variant) => {
             let compiled = variant.module().kernel(dev)?;
             if variant.direct {
                 return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups);

@@ -19,6 +19,7 @@ pub mod spirv;
 pub mod staged;
 pub mod tiled;
 pub mod tuned;
+pub mod wide;
 
 #[cfg(test)]
 mod plan_tests;

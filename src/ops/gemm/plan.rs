@@ -21,7 +21,7 @@ use crate::ops::gemm::profile::DeviceProfile;
 use crate::ops::gemm::route::{CoopEngine, Plan, Route, Staging};
 use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::gemm::tuned::bucket;
-use crate::ops::gemm::{rows, staged, tiled};
+use crate::ops::gemm::{rows, staged, tiled, wide};
 use crate::ops::tensor::DType;
 
 /// The route `q` takes with the matrix-vector kernels in the settings'
@@ -149,6 +149,7 @@ fn tensor_core_reason(q: &Problem, engine: &CoopEngine, kernel: CoopKernel) -> S
         }
         CoopEngine::Khr(_) if kernel.bf16 => "bf16 runs on VK_KHR_cooperative_matrix only".into(),
         CoopEngine::Khr(_) => format!("the VK_KHR_cooperative_matrix kernel (K {} >= 512, or the route fixed)", q.k),
+        CoopEngine::Wide(_) => wide::reason(q),
         CoopEngine::Coopmat2(_) => "the VK_NV_cooperative_matrix2 kernel (the route fixed to it)".into(),
         CoopEngine::SkinnyKhr(_) => {
             format!("{} rows (3 to 32) with A row-major: the skinny tile on VK_KHR_cooperative_matrix", q.m)

@@ -13,6 +13,7 @@ use super::route::{CoopEngine, Plan, Route, RowsRoute, Staging, TiledEntry, Tile
 use super::settings::{GemmSettings, StageMode};
 use super::skinny::{SkinnyVariant, TILES};
 use super::spirv::SpirvVariant;
+use super::wide::WideVariant;
 use crate::ops::tensor::DType::{self, BF16, F16, F32};
 
 fn h100() -> DeviceProfile {
@@ -252,7 +253,9 @@ fn bf16_out(mut q: Problem) -> Problem {
 }
 
 /// The H100-like profile plans the benchmark's shapes as an H100 did
-/// (`bench/gemm_routes.c` there, through wgc_op_gemm_explain).
+/// (`bench/gemm_routes.c` there, through wgc_op_gemm_explain), with the
+/// wide-block kernel's rule (wide.rs) since: products with an (N, K)
+/// weight, the staged copies' included, and enough blocks take it.
 #[test]
 fn the_h100_profile_plans_as_an_h100_did() {
     let p = h100();
@@ -263,7 +266,7 @@ fn the_h100_profile_plans_as_an_h100_did() {
     };
     starts(
         b_nk(Problem::dense(4096, 14336, 4096, F16)),
-        "route coop khr direct f16 a_t=0 b_t=1 edge=0 splits=1 k_chunk=4096 because",
+        "route coop khr_wide direct f16 a_t=0 b_t=1 edge=0 splits=1 k_chunk=4096 because",
     );
     starts(
         Problem::dense(8, 14336, 4096, F16),
@@ -290,7 +293,7 @@ fn the_h100_profile_plans_as_an_h100_did() {
     );
     starts(
         Problem::dense(4095, 4097, 1023, F16),
-        "route coop khr epilogue f16 a_t=0 b_t=1 edge=1 splits=1 k_chunk=1024 on aligned copies (K padded to 1024)",
+        "route coop khr_wide epilogue f16 a_t=0 b_t=1 edge=1 splits=1 k_chunk=1024 on aligned copies (K padded to 1024)",
     );
     starts(
         Problem::dense(4000, 4000, 4000, F16),
@@ -308,4 +311,102 @@ fn the_h100_profile_plans_as_an_h100_did() {
         Problem::dense(3000, 50, 5000, F32),
         "route tiled gemm_split rm=2 rn=1 layouts=[2, 2, 1] splits=11 parts=11 k_chunk=464",
     );
+}
+
+fn wide(out: DType, direct: bool, b_t: bool) -> CoopEngine {
+    CoopEngine::Wide(WideVariant { b_t, out, direct })
+}
+
+fn engine(q: &Problem, p: &DeviceProfile, s: &GemmSettings) -> CoopEngine {
+    coop(&plan(q, p, s).unwrap().route).1
+}
+
+#[test]
+fn the_wide_block_takes_nk_weights_with_long_k_and_many_blocks() {
+    let (p, d) = (h100(), GemmSettings::default());
+    // LLaMA-7B prefill projections and squares with an (N, K) weight.
+    let q = b_nk(Problem::dense(2048, 4096, 4096, F16));
+    let (k, e, splits, k_chunk, slab, groups) = coop(&route(&q, &p));
+    assert_eq!((k.a_t, k.b_t, k.edge, k.skinny), (false, true, false, false));
+    assert_eq!((e, splits, k_chunk, slab, groups), (wide(F16, true, true), 1, 4096, false, [32, 16, 1]));
+    assert_eq!(engine(&b_nk(Problem::dense(2048, 11008, 4096, F16)), &p, &d), wide(F16, true, true));
+    assert_eq!(engine(&b_nk(Problem::dense(2048, 4096, 11008, F16)), &p, &d), wide(F16, true, true));
+    assert_eq!(engine(&b_nk(Problem::dense(8192, 8192, 8192, F16)), &p, &d), wide(F16, true, true));
+    // f32 C, and an epilogue (alpha, beta, bias) or a partial block: the epilogue variant.
+    let mut q32 = b_nk(Problem::dense(2048, 12288, 4096, F16));
+    q32.out = F32;
+    assert_eq!(engine(&q32, &p, &d), wide(F32, true, true));
+    q32.beta = 1.0;
+    assert_eq!(engine(&q32, &p, &d), wide(F32, false, true));
+    assert_eq!(engine(&b_nk(Problem::dense(2000, 4000, 4000, F16)), &p, &d), wide(F16, false, true));
+    // A batch counts its blocks: 4 x 512 x 4096 fills the GPU.
+    let qb = b_nk(Problem::dense(512, 4096, 4096, F16).batched(&[4], &[]));
+    assert_eq!(engine(&qb, &p, &d), wide(F16, true, true));
+    // Without VK_NV_cooperative_matrix2 the same.
+    assert_eq!(engine(&q, &DeviceProfile::h100_khr_only(), &d), wide(F16, true, true));
+}
+
+#[test]
+fn the_wide_block_declines_kn_weights_few_blocks_short_k_and_other_dtypes() {
+    let (p, d) = (h100(), GemmSettings::default());
+    let khr_nk = |out, direct| CoopEngine::Khr(SpirvVariant { b_t: true, ..khr_variant(out, direct) });
+    // (K, N) weight: measured 0.90-0.93x the KHR kernel.
+    assert_eq!(engine(&Problem::dense(2048, 4096, 4096, F16), &p, &d), khr(F16, true, false));
+    // Too few blocks to fill 132 SMs three times: 512 x 4096 has 128 (K
+    // split into f32 slabs), 2048 x 2048 256.
+    let q = b_nk(Problem::dense(512, 4096, 4096, F16));
+    assert_eq!(coop(&route(&q, &p)).1, khr_nk(F32, true));
+    assert_eq!(coop(&route(&q, &p)).4, true);
+    assert_eq!(engine(&b_nk(Problem::dense(2048, 2048, 4096, F16)), &p, &d), khr_nk(F16, true));
+    // K below 512: the WGSL kernel, as before.
+    assert!(matches!(engine(&b_nk(Problem::dense(2048, 4096, 256, F16)), &p, &d), CoopEngine::Wgsl { .. }));
+    // A read along M (a transposed view).
+    let mut qa = b_nk(Problem::dense(2048, 4096, 4096, F16));
+    qa.a.strides = [1, 2048];
+    assert!(matches!(engine(&qa, &p, &d), CoopEngine::Khr(v) if v.a_t));
+    // f32 operands: the tiled kernel; bf16: the KHR bf16 set.
+    assert!(matches!(route(&b_nk(Problem::dense(2048, 4096, 4096, F32)), &p), Route::Tiled(_)));
+    let qbf = bf16_out(b_nk(Problem::dense(2048, 4096, 4096, BF16)));
+    assert!(matches!(engine(&qbf, &p, &d), CoopEngine::Khr(v) if v.bf16));
+    // Few rows: the skinny tile.
+    assert!(matches!(engine(&b_nk(Problem::dense(16, 4096, 4096, F16)), &p, &d), CoopEngine::SkinnyKhr(_)));
+    // A device with at most 128 invocations per workgroup, or none of the KHR kernels.
+    let small = DeviceProfile { max_invocations: 128, ..h100() };
+    assert_eq!(engine(&b_nk(Problem::dense(2048, 4096, 4096, F16)), &small, &d), khr_nk(F16, true));
+    assert!(matches!(route(&b_nk(Problem::dense(2048, 4096, 4096, F16)), &lavapipe()), Route::Tiled(_)));
+}
+
+#[test]
+fn the_wide_setting_turns_the_block_off_or_on_wherever_it_runs() {
+    let p = h100();
+    let q = b_nk(Problem::dense(2048, 4096, 4096, F16));
+    let off = GemmSettings { wide: Some(false), ..GemmSettings::default() };
+    assert!(matches!(engine(&q, &p, &off), CoopEngine::Khr(_)));
+    let on = GemmSettings { wide: Some(true), ..GemmSettings::default() };
+    assert_eq!(engine(&Problem::dense(2048, 4096, 4096, F16), &p, &on), wide(F16, true, false));
+    assert_eq!(engine(&b_nk(Problem::dense(256, 256, 128, F16)), &p, &on), wide(F16, true, true));
+    // Split K into slabs: the blocks store f32 slabs.
+    let (_, e, splits, _, slab, _) = coop(&plan(&Problem::dense(1024, 1024, 4096, F16), &p, &on).unwrap().route);
+    assert_eq!((e, splits, slab), (wide(F32, true, false), 4, true));
+    // Not where another kernel is fixed, nor for A read along M or bf16.
+    let cm2 = GemmSettings { spirv: Some(2), ..on };
+    assert!(matches!(engine(&q, &p, &cm2), CoopEngine::Coopmat2(_)));
+    let mut qa = q.clone();
+    qa.a.strides = [1, 2048];
+    assert!(matches!(engine(&qa, &p, &on), CoopEngine::Khr(_)));
+    assert!(matches!(route(&q, &lavapipe()), Route::Tiled(_)));
+    let parsed = |v: &'static str| GemmSettings::parse(&move |n: &str| (n == "WGC_GEMM_WIDE").then(|| v.to_string()));
+    assert_eq!((parsed("0").wide, parsed("1").wide, parsed("yes").wide), (Some(false), Some(true), None));
+}
+
+#[test]
+fn the_explanation_names_the_wide_block_and_why() {
+    let line = planned(&b_nk(Problem::dense(2048, 4096, 4096, F16)), &h100()).to_string();
+    assert!(line.starts_with("route coop khr_wide direct f16 a_t=0 b_t=1 edge=0 splits=1 k_chunk=4096"), "{line}");
+    assert!(line.contains("the wide-block VK_KHR_cooperative_matrix kernel"), "{line}");
+    assert!(line.contains("K 4096 >= 512, 512 blocks of 128 x 128"), "{line}");
+}
+
+fn khr_variant(out: DType, direct: bool) -> SpirvVariant {
+    SpirvVariant { double_buffered: false, a_t: false, b_t: false, out, direct, bf16: false }
 }

@@ -8,6 +8,7 @@ use crate::ops::gemm::coopmat2::Coopmat2Variant;
 use crate::ops::gemm::gemv::GemvParams;
 use crate::ops::gemm::skinny::SkinnyVariant;
 use crate::ops::gemm::spirv::SpirvVariant;
+use crate::ops::gemm::wide::WideVariant;
 use crate::ops::tensor::DType;
 use std::fmt;
 
@@ -67,6 +68,8 @@ pub enum CoopEngine {
     Wgsl { entry: &'static str, direct: bool },
     /// shaders/spirv/gemm_coop_khr.comp on VK_KHR_cooperative_matrix.
     Khr(SpirvVariant),
+    /// shaders/spirv/gemm_khr_wide.comp on VK_KHR_cooperative_matrix (wide.rs).
+    Wide(WideVariant),
     /// shaders/spirv/gemm_coopmat2.comp on VK_NV_cooperative_matrix2.
     Coopmat2(Coopmat2Variant),
     /// shaders/spirv/gemm_skinny_khr.comp (few rows).
@@ -174,6 +177,7 @@ impl fmt::Display for Route {
                             if v.double_buffered { " s2" } else { "" }
                         )
                     }
+                    CoopEngine::Wide(v) => format!("khr_wide{}", if v.direct { " direct" } else { " epilogue" }),
                     CoopEngine::Coopmat2(v) => format!("coopmat2 block={}", v.block),
                     CoopEngine::SkinnyKhr(v) => format!("skinny_khr n{}k{} fm={}", v.tile.fn_, v.tile.bk, v.fm),
                     CoopEngine::SkinnyCoopmat2 { block, .. } => format!("skinny_coopmat2 block={block}"),

@@ -36,6 +36,9 @@ pub struct GemmSettings {
     pub spirv: Option<u8>,
     /// The KHR kernel stages K in two buffers (`WGC_GEMM_SPIRV_STAGES=2`).
     pub spirv_double_buffered: bool,
+    /// `WGC_GEMM_WIDE`: the wide-block VK_KHR kernel never (false), wherever
+    /// it can run (true), or by the planner's rule (None; wide.rs).
+    pub wide: Option<bool>,
     /// The skinny tensor-core tile may run (`WGC_GEMM_SKINNY` not `0`).
     pub skinny: bool,
     /// A skinny tile named for both weight layouts (`WGC_GEMM_SKINNY_TILE`).
@@ -83,6 +86,7 @@ impl Default for GemmSettings {
             coop_fill: None,
             spirv: None,
             spirv_double_buffered: false,
+            wide: None,
             skinny: true,
             skinny_tile: None,
             skinny_fill: None,
@@ -134,6 +138,7 @@ impl GemmSettings {
                 SpirvRoute::Coopmat2 => 2,
             }),
             spirv_double_buffered: g.spirv_two_stages,
+            wide: g.wide,
             skinny: g.skinny,
             skinny_tile: g
                 .skinny_tile

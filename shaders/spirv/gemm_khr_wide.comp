@@ -1,0 +1,242 @@
+// f16 x f16 GEMM on VK_KHR_cooperative_matrix with a wider block than
+// gemm_coop_khr.comp, compiled to SPIR-V by tools/gen_gemm_spirv.py (the
+// khr set; entry point gemm_khr_wide, the name profiles show) and run by
+// src/ops/gemm/wide.rs where the GEMM planner picks it:
+//
+//     C[b] = alpha * A[b] (M x K) * B[b] (K x N) + beta * C[b] (+ bias per row)
+//
+// Same contract as gemm_coop_khr.comp: the Params uniform, bindings, split-K
+// and batch rules and the epilogue of gemm_khr_common.glsl. The block:
+// - 128 x 128 of C per workgroup, as 2 x 4 subgroups (32 invocations each)
+//   of 64 x 32, 4 x 2 accumulator fragments of 16 x 16 each held across
+//   the K loop; K advances 64 at a time;
+// - global loads of 16 bytes (8 halves) into registers a step ahead, stored
+//   into one staging buffer as uvec4 (row strides padded by 8 halves so the
+//   8 rows a fragment load reads fall in distinct banks), two barriers per
+//   step (two buffers measured 0.6x one on an H100);
+// - workgroups numbered so that 8 rows of blocks sweep N together (their A
+//   rows and B columns stay in L2).
+// Measured on an H100 (BENCHMARKS.md), this ran (N, K) weights 1.04-1.15x
+// the 128 x 128 x 32 tile of gemm_coop_khr.comp and (K, N) ones 0.90-0.93x.
+//
+// Variants (-D, 0 or 1): B_T (B dense along K: (N, K) weights, else along
+// N), OUT_F16 (f16 C and bias, else f32), DIRECT (fragments stored straight
+// to C: the host checks that every block is whole and C plain; else the
+// epilogue, which writes the edge blocks and products that are not plain
+// through workgroup memory). A is read along K (row-major A only). Loads
+// are guarded at M, N and the split's K end (the host requires 16-byte
+// aligned dense dims, strides and offsets).
+
+#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_GOOGLE_include_directive : require
+
+#define WM 2u       // subgroups along M
+#define WN 4u       // subgroups along N
+#define FM 4u       // fragments per subgroup along M
+#define FN 2u       // fragments per subgroup along N
+#define GROUP_M 8u  // rows of blocks that sweep N together
+#define THREADS_DEF 256
+
+const uint BM = 16u * FM * WM;
+const uint BN = 16u * FN * WN;
+const uint BK = 64u;
+const uint THREADS = THREADS_DEF;
+// Row strides of the staged tiles in units of 8 halves, padded by 8 halves.
+const uint K_STRIDE8 = (BK + 8u) / 8u;     // a tile staged K-dense (rows of M or N)
+const uint MN_STRIDE8_B = (BN + 8u) / 8u;  // B staged N-dense (rows of K)
+const uint STAGE8_A = BM * K_STRIDE8;
+const uint STAGE8_B = max(BN * K_STRIDE8, BK * MN_STRIDE8_B);
+const uint SLOTS_A = BM * BK / 8u / THREADS;  // 16-byte slots of A per invocation and step
+const uint SLOTS_B = BN * BK / 8u / THREADS;
+const uint CS = 20u;  // row stride of a subgroup's staged 16 x 16 f32 fragment (epilogue)
+const uint EPILOGUE8 = WM * WN * 16u * CS / 4u;
+
+layout(local_size_x = THREADS_DEF, local_size_y = 1, local_size_z = 1) in;
+
+shared uvec4 ta[STAGE8_A];
+shared uvec4 tb[max(STAGE8_B, EPILOGUE8)];
+
+#define EPILOGUE_STAGE tb
+#include "gemm_khr_common.glsl"
+
+// Slot s of a staged tile of `rows` rows of M or N: its (m or n, k) in the
+// tile. k_dense: rows run along K (BK / 8 slots a row), else along M or N.
+uvec2 slot_mk(uint s, bool k_dense, uint rows) {
+    if (k_dense) {
+        return uvec2(s / (BK / 8u), (s % (BK / 8u)) * 8u);
+    }
+    return uvec2((s % (rows / 8u)) * 8u, s / (rows / 8u));
+}
+
+// Where slot s goes in a staging buffer, in units of 8 halves.
+uint stage_at(uint s, bool k_dense, uint rows) {
+    uvec2 mk = slot_mk(s, k_dense, rows);
+    return k_dense ? mk.x * K_STRIDE8 + mk.y / 8u : mk.y * ((rows + 8u) / 8u) + mk.x / 8u;
+}
+
+uvec4 load_a(uint s, uint m0, uint kt, uint k_end, uint base8, uint ld8) {
+    uvec2 mk = slot_mk(s, true, BM);
+    uint gm = m0 + mk.x;
+    uint gk = kt + mk.y;
+    if (gm >= p.m || gk >= k_end) {
+        return uvec4(0u);
+    }
+    return a.v[base8 + gm * ld8 + gk / 8u];
+}
+
+uvec4 load_b(uint s, uint n0, uint kt, uint k_end, uint base8, uint ld8) {
+    uvec2 nk = slot_mk(s, B_T == 1, BN);
+    uint gn = n0 + nk.x;
+    uint gk = kt + nk.y;
+    if (gn >= p.n || gk >= k_end) {
+        return uvec4(0u);
+    }
+#if B_T
+    return b.v[base8 + gn * ld8 + gk / 8u];
+#else
+    return b.v[base8 + gk * ld8 + gn / 8u];
+#endif
+}
+
+#define LOAD_A(l, kt) load_a(lid + (l) * THREADS, row0, kt, k_end, a_base8, a_ld8)
+#define LOAD_B(l, kt) load_b(lid + (l) * THREADS, col0, kt, k_end, b_base8, b_ld8)
+
+// The block (row, column) of workgroup (x, y) of a gx x gy grid: GROUP_M
+// rows of blocks at a time, down the rows first.
+uvec2 block_of(uvec2 wg, uvec2 grid) {
+    uint pid = wg.y * grid.x + wg.x;
+    uint per_group = GROUP_M * grid.x;
+    uint first = (pid / per_group) * GROUP_M;
+    uint rows = min(grid.y - first, GROUP_M);
+    uint in_group = pid % per_group;
+    return uvec2(first + in_group % rows, in_group / rows);
+}
+
+#if !DIRECT
+// The epilogue's choice for the block at (row0, col0) of C from element
+// c_base: true where its fragments go through gemm_khr_common.glsl's
+// store_fragment (alpha, beta, the row bias, strided C, or a block that
+// crosses M or N), false where they are stored straight to C. The same
+// rule as gemm_coop_khr.comp's epilogue variant; an epilogue with more
+// terms extends it here.
+bool needs_epilogue(uint row0, uint col0, int c_base) {
+    bool plain = p.alpha == 1.0 && p.beta == 0.0 && p.has_bias == 0u && p.c_sn == 1 && p.c_sm >= 0 &&
+                 p.c_sm % 8 == 0 && c_base % 8 == 0;
+    return !plain || row0 + BM > p.m || col0 + BN > p.n;
+}
+#endif
+
+void main() {
+    uint lid = gl_LocalInvocationIndex;
+    uint split = gl_WorkGroupID.z % p.splits;
+    uint bz = gl_WorkGroupID.z / p.splits;
+    uint k0 = split * p.k_chunk;
+    uint k_end = min(k0 + p.k_chunk, p.k);
+    uint sg = lid / 32u;
+    uint sub_row = (sg / WN) * (16u * FM);
+    uint sub_col = (sg % WN) * (16u * FN);
+    uvec2 blk = block_of(gl_WorkGroupID.xy, gl_NumWorkGroups.xy);
+    uint row0 = blk.x * BM;
+    uint col0 = blk.y * BN;
+    ivec3 bases = batch_bases(bz);
+    uint a_base8 = uint(bases.x) / 8u;
+    uint b_base8 = uint(bases.y) / 8u;
+    uint a_ld8 = uint(p.a_sm) / 8u;
+    uint b_ld8 = uint(B_T == 1 ? p.b_sn : p.b_sk) / 8u;
+
+    coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> acc[FM * FN];
+    [[unroll]] for (uint f = 0u; f < FM * FN; f++) {
+        acc[f] = coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(0.0);
+    }
+
+    // This invocation's share of the next A and B tiles, fetched a step ahead.
+    uvec4 ra[SLOTS_A];
+    uvec4 rb[SLOTS_B];
+    [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
+        ra[l] = LOAD_A(l, k0);
+    }
+    [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
+        rb[l] = LOAD_B(l, k0);
+    }
+
+    uint steps = (k_end - k0 + BK - 1u) / BK;
+    for (uint t = 0u; t < steps; t++) {
+        // The previous step's fragment loads are done before the tiles change.
+        barrier();
+        [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
+            ta[stage_at(lid + l * THREADS, true, BM)] = ra[l];
+        }
+        [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
+            tb[stage_at(lid + l * THREADS, B_T == 1, BN)] = rb[l];
+        }
+        barrier();
+        if (t + 1u < steps) {
+            uint kt = k0 + (t + 1u) * BK;
+            [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
+                ra[l] = LOAD_A(l, kt);
+            }
+            [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
+                rb[l] = LOAD_B(l, kt);
+            }
+        }
+        [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
+            coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> fa[FM];
+            coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> fb[FN];
+            [[unroll]] for (uint i = 0u; i < FM; i++) {
+                coopMatLoad(fa[i], ta, (sub_row + 16u * i) * K_STRIDE8 + kk / 8u, K_STRIDE8,
+                            gl_CooperativeMatrixLayoutRowMajor);
+            }
+            [[unroll]] for (uint j = 0u; j < FN; j++) {
+#if B_T
+                coopMatLoad(fb[j], tb, (sub_col + 16u * j) * K_STRIDE8 + kk / 8u, K_STRIDE8,
+                            gl_CooperativeMatrixLayoutColumnMajor);
+#else
+                coopMatLoad(fb[j], tb, kk * MN_STRIDE8_B + (sub_col + 16u * j) / 8u, MN_STRIDE8_B,
+                            gl_CooperativeMatrixLayoutRowMajor);
+#endif
+            }
+            [[unroll]] for (uint i = 0u; i < FM; i++) {
+                [[unroll]] for (uint j = 0u; j < FN; j++) {
+                    acc[i * FN + j] = coopMatMulAdd(fa[i], fb[j], acc[i * FN + j]);
+                }
+            }
+        }
+    }
+
+    int c_base = bases.z + int(split * p.split_c);
+#if !DIRECT
+    if (needs_epilogue(row0, col0, c_base)) {
+        // Every subgroup's last fragment loads are done before the
+        // epilogue overwrites tb.
+        barrier();
+        bool has_beta = p.beta != 0.0;
+        [[unroll]] for (uint i = 0u; i < FM; i++) {
+            [[unroll]] for (uint j = 0u; j < FN; j++) {
+                store_fragment(acc[i * FN + j], sg, c_base, row0 + sub_row + 16u * i, col0 + sub_col + 16u * j,
+                               has_beta);
+            }
+        }
+        return;
+    }
+#endif
+    uint ldc = uint(p.c_sm);
+    uint oc = uint(c_base) + (row0 + sub_row) * ldc + col0 + sub_col;
+    [[unroll]] for (uint i = 0u; i < FM; i++) {
+        [[unroll]] for (uint j = 0u; j < FN; j++) {
+#if OUT_F16
+            coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> h =
+                coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(acc[i * FN + j]);
+            coopMatStore(h, c.v, oc + 16u * i * ldc + 16u * j, ldc, gl_CooperativeMatrixLayoutRowMajor);
+#else
+            coopMatStore(acc[i * FN + j], c.v, oc + 16u * i * ldc + 16u * j, ldc,
+                         gl_CooperativeMatrixLayoutRowMajor);
+#endif
+        }
+    }
+}

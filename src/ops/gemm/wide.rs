@@ -1,0 +1,169 @@
+//! The wide-block f16 GEMM on VK_KHR_cooperative_matrix
+//! (shaders/spirv/gemm_khr_wide.comp, in tools/gen_gemm_spirv.py's khr
+//! set): 128 x 128 blocks of 8 subgroups of 64 x 32, K steps of 64, one
+//! staging buffer, grouped block order. Same contract, grid, uniform
+//! (`CoopParams`) and bindings as gemm_coop_khr.comp, so it is an engine of
+//! the tensor-core route (`CoopEngine::Wide`): coop.rs plans the split-K
+//! runs, slabs and store as for the KHR kernel and asks `takes` which of
+//! the two runs.
+//!
+//! The rule (`takes`), from an H100 (BENCHMARKS.md, "block-tile"): f16
+//! products that the KHR kernel would run with A read along K and B dense
+//! along K (an (N, K) weight, as nn.Linear stores it), K >= MIN_K and
+//! enough blocks to fill the GPU, ran 1.04-1.15x the KHR kernel (LLaMA-7B
+//! and LLaMA-3 prefill projections, 4096^3, 8192^3, 8192 x 8192 x 1024,
+//! f16 and f32 C); B dense along N ran 0.90-0.93x, so those stay. The
+//! `wide` setting (WGC_GEMM_WIDE) turns it off, or on wherever it can run.
+
+use crate::ops::gemm::coop::CoopKernel;
+use crate::ops::gemm::problem::Problem;
+use crate::ops::gemm::profile::DeviceProfile;
+use crate::ops::gemm::settings::GemmSettings;
+use crate::ops::gemm::spirv::{self, EPILOGUE_F16, EPILOGUE_F32};
+use crate::ops::tensor::DType;
+use crate::runtime::kernel::BindingKind;
+use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
+
+/// Rows and columns of C per workgroup (the KHR kernel's too: the grid and
+/// the split-K planning are shared).
+pub const BLOCK: usize = 128;
+/// Invocations per workgroup (8 subgroups of 32).
+pub const THREADS: u32 = 256;
+/// Workgroup memory: one staging buffer of A and one of B, 128 rows of 64
+/// halves padded by 8 each.
+const WORKGROUP_BYTES: u32 = 2 * 128 * 72 * 2;
+
+/// The shortest K the rule takes: the KHR kernel's own threshold
+/// (spirv.rs); no shorter product was measured.
+pub const MIN_K: usize = 512;
+/// Fewest blocks per compute unit the rule takes: the smallest product
+/// measured (2048 x 4096, 512 blocks on an H100's 132 SMs) had 3.9; fewer
+/// blocks of 256 invocations leave SMs idle in the last wave, unmeasured.
+pub const MIN_BLOCKS_PER_SM: usize = 3;
+
+/// Which module a launch takes (the GLSL's -D switches).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WideVariant {
+    /// B dense along K (an (N, K) weight), else along N.
+    pub b_t: bool,
+    pub out: DType,
+    /// Fragments stored straight to C (no epilogue, whole blocks).
+    pub direct: bool,
+}
+
+const PARAMS_SIZE: u64 = std::mem::size_of::<crate::ops::gemm::coop::CoopParams>() as u64;
+
+const fn direct_bindings(out: u64) -> [SpirvBinding; 4] {
+    let r = BindingKind::StorageRead;
+    [
+        SpirvBinding { binding: 0, name: "a", kind: r, min_size: 16 },
+        SpirvBinding { binding: 1, name: "b", kind: r, min_size: 16 },
+        SpirvBinding { binding: 2, name: "c", kind: BindingKind::StorageReadWrite, min_size: out },
+        SpirvBinding { binding: 3, name: "p", kind: BindingKind::Uniform, min_size: PARAMS_SIZE },
+    ]
+}
+const DIRECT_F32: [SpirvBinding; 4] = direct_bindings(4);
+const DIRECT_F16: [SpirvBinding; 4] = direct_bindings(2);
+
+macro_rules! modules {
+    ($($b:literal $out:ident $store:ident $binds:ident),* $(,)?) => {
+        /// Every module, in the order of `WideVariant::index`.
+        pub static MODULES: &[SpirvModule] = &[$(SpirvModule {
+            file: concat!("gemm_khr_wide_b", $b, "_", stringify!($out), "_", stringify!($store), ".spv"),
+            bytes: include_bytes!(concat!(
+                "../../../shaders/spirv/generated/gemm_khr_wide_b", $b, "_", stringify!($out), "_",
+                stringify!($store), ".spv"
+            )),
+            entry: "gemm_khr_wide",
+            workgroup_size: [THREADS, 1, 1],
+            bindings: &$binds,
+        }),*];
+    };
+}
+
+modules! {
+    0 f32 epilogue EPILOGUE_F32, 0 f32 direct DIRECT_F32, 0 f16 epilogue EPILOGUE_F16, 0 f16 direct DIRECT_F16,
+    1 f32 epilogue EPILOGUE_F32, 1 f32 direct DIRECT_F32, 1 f16 epilogue EPILOGUE_F16, 1 f16 direct DIRECT_F16,
+}
+
+impl WideVariant {
+    /// Its module's position in `MODULES`.
+    pub fn index(self) -> usize {
+        (self.b_t as usize) * 4 + ((self.out == DType::F16) as usize) * 2 + self.direct as usize
+    }
+
+    pub fn module(self) -> &'static SpirvModule {
+        &MODULES[self.index()]
+    }
+}
+
+/// True if the device can run the modules: the KHR kernel's needs
+/// (spirv::runnable) and 256 invocations and the staging buffers per
+/// workgroup.
+pub fn runnable(p: &DeviceProfile) -> bool {
+    spirv::runnable(p) && p.max_invocations >= THREADS && p.max_workgroup_storage >= WORKGROUP_BYTES
+}
+
+/// True if `kernel`'s product of `m` x `n` x `k` over `batch` matrices
+/// runs on this kernel instead of gemm_coop_khr.comp: `on_khr` says the
+/// planner sent it to the KHR kernel. The `wide` setting decides where set
+/// (true: every f16, non-skinny product with A read along K where the KHR
+/// kernels may run); else the rule of the module's header.
+pub fn takes(
+    p: &DeviceProfile,
+    s: &GemmSettings,
+    kernel: CoopKernel,
+    (m, n, k): (usize, usize, usize),
+    batch: usize,
+    on_khr: bool,
+) -> bool {
+    let can = !kernel.bf16 && !kernel.skinny && !kernel.a_t && runnable(p) && spirv::khr_allowed_for(p, s);
+    match s.wide {
+        Some(false) => false,
+        Some(true) => can,
+        None => can && on_khr && kernel.b_t && k >= MIN_K && fills(p, (m, n), batch),
+    }
+}
+
+/// Why a product runs on this kernel, for `explain`.
+pub fn reason(q: &Problem) -> String {
+    let blocks = q.m.div_ceil(BLOCK) * q.n.div_ceil(BLOCK) * q.batch_count;
+    format!(
+        "the wide-block VK_KHR_cooperative_matrix kernel (A row-major, B an (N, K) weight, K {} >= {MIN_K}, {blocks} \
+         blocks of {BLOCK} x {BLOCK} to fill the GPU; or the route fixed)",
+        q.k
+    )
+}
+
+/// True if the product has at least MIN_BLOCKS_PER_SM blocks per compute unit.
+fn fills(p: &DeviceProfile, (m, n): (usize, usize), batch: usize) -> bool {
+    let blocks = m.div_ceil(BLOCK) * n.div_ceil(BLOCK) * batch;
+    blocks >= MIN_BLOCKS_PER_SM * p.sms
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_names_its_own_module() {
+        assert_eq!(MODULES.len(), 8);
+        for (i, m) in MODULES.iter().enumerate() {
+            let v = WideVariant { b_t: i & 4 != 0, out: [DType::F32, DType::F16][(i >> 1) & 1], direct: i & 1 != 0 };
+            assert_eq!(v.index(), i);
+            assert!(std::ptr::eq(v.module(), m));
+            let out = if v.out == DType::F16 { "f16" } else { "f32" };
+            let store = if v.direct { "direct" } else { "epilogue" };
+            assert_eq!(m.file, format!("gemm_khr_wide_b{}_{out}_{store}.spv", v.b_t as u8));
+            assert_eq!(m.bindings.len(), if v.direct { 4 } else { 5 });
+            let c = m.bindings.iter().find(|b| b.name == "c").unwrap();
+            assert_eq!(c.min_size, if v.out == DType::F16 { 2 } else { 4 });
+        }
+    }
+
+    #[test]
+    fn the_block_is_the_khr_kernels() {
+        let t = crate::ops::gemm::coop::TILE;
+        assert_eq!((t.block_m(), t.block_n()), (BLOCK, BLOCK));
+    }
+}
