@@ -1,0 +1,75 @@
+"""torch.matmul (cuBLAS) on gemm_wide_bench.c's products, timed the same
+way (CUDA events around R back-to-back products, median of 5, after a
+warm-up), each checked first against a float64 product of sampled rows.
+f32 C: torch.mm with out_dtype=float32 where this PyTorch has it, else
+the f16 product converted (said in the line's "how")."""
+import json
+import sys
+
+import torch
+
+SHAPES = [  # name, m, n, k (as gemm_wide_bench.c's FULL)
+    ("llama7b_qo_2048x4096x4096", 2048, 4096, 4096),
+    ("llama7b_qkv_2048x12288x4096", 2048, 12288, 4096),
+    ("llama7b_up_2048x11008x4096", 2048, 11008, 4096),
+    ("llama7b_down_2048x4096x11008", 2048, 4096, 11008),
+    ("4096^3", 4096, 4096, 4096),
+    ("8192^3", 8192, 8192, 8192),
+    ("odd_4095x4097x1023", 4095, 4097, 1023),
+    ("llama7b_up_1024x11008x4096", 1024, 11008, 4096),
+    ("lm_head_512x32000x4096", 512, 32000, 4096),
+]
+
+
+def product(a, b, out_f16):
+    if out_f16:
+        return (lambda: torch.matmul(a, b)), "matmul"
+    try:
+        torch.mm(a[:8], b, out_dtype=torch.float32)
+        return (lambda: torch.mm(a, b, out_dtype=torch.float32)), "mm out_dtype=f32"
+    except (TypeError, RuntimeError):
+        return (lambda: torch.matmul(a, b).float()), "matmul then .float()"
+
+
+def main():
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    torch.manual_seed(0)
+    warmed = False
+    for name, m, n, k in SHAPES:
+        for b_nk in (1, 0):
+            for out_f16 in (1, 0):
+                a = torch.rand(m, k, device="cuda", dtype=torch.float16) * 2 - 1
+                if b_nk:
+                    b = (torch.rand(n, k, device="cuda", dtype=torch.float16) * 2 - 1).t()
+                else:
+                    b = torch.rand(k, n, device="cuda", dtype=torch.float16) * 2 - 1
+                f, how = product(a, b, out_f16)
+                got = f()
+                rows = torch.arange(0, m, max(1, m // 16), device="cuda")
+                ref = a[rows].double() @ b.double()
+                tol = 1e-4 + 1e-6 * k + (ref.abs() / 1024 if out_f16 else 0)
+                ok = bool(((got[rows].double() - ref).abs() <= tol).all())
+                flop = 2.0 * m * n * k
+                reps = 4 if flop > 5e11 else 10
+                for _ in range(max(3, int((5e14 if not warmed else 2e12) / flop))):
+                    f()
+                warmed = True
+                per = []
+                for _ in range(5):
+                    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    e0.record()
+                    for _ in range(reps):
+                        f()
+                    e1.record()
+                    torch.cuda.synchronize()
+                    per.append(e0.elapsed_time(e1) / reps)
+                per.sort()
+                tf = flop / (per[2] * 1e9)
+                line = {"route": "torch", "shape": name, "b": "nk" if b_nk else "kn", "out": "f16" if out_f16 else "f32",
+                        "ms": round(per[2], 4), "tflops": round(tf, 1), "check": "ok" if ok else "WRONG", "how": how}
+                print(json.dumps(line), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
