@@ -17,7 +17,7 @@ def main(path):
         if not line.startswith("{"):
             continue
         r = json.loads(line)
-        key = (r["shape"], r["b"], r["out"])
+        key = (r.get("in", "f16"), r["shape"], r["b"], r["out"])
         if key not in best:
             best[key] = {}
             order.append(key)
@@ -28,15 +28,15 @@ def main(path):
         best[key][label] = max(best[key].get(label, 0.0), r["tflops"])
         if label == "new":
             kernels[key] = r.get("kernels", "")
-    print("| product | B | C | " + " | ".join(LABELS) + " | new/old | new/off | new/torch | new kernels |")
-    print("|---" * (len(LABELS) + 7) + "|")
+    print("| A, B | product | B | C | " + " | ".join(LABELS) + " | new/old | new/off | new/torch | new kernels |")
+    print("|---" * (len(LABELS) + 8) + "|")
     for key in order:
         tf = best[key]
         fmt = lambda v: "-" if v is None else f"{v:.0f}"
         ratio = lambda x, y: "-" if not x or not y else f"{x / y:.2f}"
         k = kernels.get(key, "-").replace("elementwise.wgsl:", "")
         cells = " | ".join(fmt(tf.get(label)) for label in LABELS)
-        print(f"| {key[0]} | {key[1]} | {key[2]} | {cells} | {ratio(tf.get('new'), tf.get('old'))} | "
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {cells} | {ratio(tf.get('new'), tf.get('old'))} | "
               f"{ratio(tf.get('new'), tf.get('off'))} | {ratio(tf.get('new'), tf.get('torch'))} | {k[:70]} |")
     for w in wrong:
         print("WRONG:", *w)

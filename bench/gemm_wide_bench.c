@@ -2,7 +2,7 @@
  * JSON line per product, for comparing two builds of the library (the
  * same binary run with each on LD_LIBRARY_PATH) and torch.matmul
  * (bench/torch_gemm_shapes.py, the same shapes and timing):
- *   gemm_wide_bench LABEL [full|small]
+ *   gemm_wide_bench LABEL [full|small] [f16|bf16]
  * Shapes: LLaMA-7B prefill projections (M = 2048: Q/K/V/O 4096 x 4096, the
  * fused QKV 12288 x 4096, MLP up 11008 x 4096 and down 4096 x 11008, as
  * N x K), 4096^3, 8192^3, an odd 4095 x 4097 x 1023, and two nearer the
@@ -14,7 +14,8 @@
  * named from the profiler, then timed with GPU events: after a warm-up of
  * about half a second, the median of 5 runs of R back-to-back products.
  * `small` runs reduced shapes once each (a check on any driver, lavapipe
- * included). */
+ * included). `bf16`: bf16 A and B into bf16 and f32 C, the first five
+ * shapes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,8 +80,11 @@ static double time_products(int reps, const WgcTensor *a, const WgcTensor *b, in
 int main(int argc, char **argv) {
     const char *label = argc > 1 ? argv[1] : "library";
     int small = argc > 2 && strcmp(argv[2], "small") == 0;
+    int bf16 = argc > 3 && strcmp(argv[3], "bf16") == 0;
     const Shape *shapes = small ? SMALL : FULL;
     size_t nshapes = small ? sizeof SMALL / sizeof SMALL[0] : sizeof FULL / sizeof FULL[0];
+    if (bf16 && !small) nshapes = 5;
+    WgcDtype in = bf16 ? WGC_DTYPE_BF16 : WGC_DTYPE_F16, out16 = in;
     int64_t max_a = 0, max_b = 0, max_c = 0;
     for (size_t si = 0; si < nshapes; si++) {
         const Shape *s = &shapes[si];
@@ -96,7 +100,10 @@ int main(int argc, char **argv) {
     uint16_t *ha = malloc((size_t)max_a * 2), *hb = malloc((size_t)max_b * 2);
     /* Uniform in [-1, 1): 4096 f16 values drawn by a 64-bit xorshift* index. */
     uint16_t table[4096];
-    for (int i = 0; i < 4096; i++) table[i] = to_half((float)(i * 2 + 1 - 4096) / 4096.0f);
+    for (int i = 0; i < 4096; i++) {
+        float v = (float)(i * 2 + 1 - 4096) / 4096.0f;
+        table[i] = bf16 ? to_bf16(v) : to_half(v);
+    }
     uint64_t x = 0x9E3779B97F4A7C15ull;
     for (int64_t i = 0; i < max_a + max_b; i++) {
         x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
@@ -115,9 +122,9 @@ int main(int argc, char **argv) {
         for (int b_nk = 1; b_nk >= 0; b_nk--) {
             for (int out_f16 = 1; out_f16 >= 0; out_f16--) {
                 const Shape *s = &shapes[si];
-                WgcTensor a = view(ba, WGC_DTYPE_F16, s->m, s->k);
-                WgcTensor b = b_nk ? view(bb, WGC_DTYPE_F16, s->n, s->k) : view(bb, WGC_DTYPE_F16, s->k, s->n);
-                WgcTensor c = view(bc, out_f16 ? WGC_DTYPE_F16 : WGC_DTYPE_F32, s->m, s->n);
+                WgcTensor a = view(ba, in, s->m, s->k);
+                WgcTensor b = b_nk ? view(bb, in, s->n, s->k) : view(bb, in, s->k, s->n);
+                WgcTensor c = view(bc, out_f16 ? out16 : WGC_DTYPE_F32, s->m, s->n);
                 CHECK(wgc_stream_set_profiling(st, 1));
                 CHECK(wgc_op_gemm(st, 1.0f, &a, 0, &b, (uint32_t)b_nk, 0.0f, &c));
                 CHECK(wgc_stream_set_profiling(st, 0));
@@ -130,7 +137,8 @@ int main(int argc, char **argv) {
                     double ref = 0;
                     for (int64_t kk = 0; kk < s->k; kk++) {
                         int64_t bi = b_nk ? j * s->k + kk : kk * s->n + j;
-                        ref += (double)from_half(ha[i * s->k + kk]) * (double)from_half(hb[bi]);
+                        ref += bf16 ? (double)from_bf16(ha[i * s->k + kk]) * (double)from_bf16(hb[bi])
+                                    : (double)from_half(ha[i * s->k + kk]) * (double)from_half(hb[bi]);
                     }
                     size_t es = out_f16 ? 2 : 4, at = (size_t)(i * s->n + j) * es;
                     unsigned char raw[4] = {0};
@@ -139,13 +147,14 @@ int main(int argc, char **argv) {
                     if (out_f16) {
                         uint16_t h;
                         memcpy(&h, raw + (at & 3), 2);
-                        got = from_half(h);
+                        got = bf16 ? from_bf16(h) : from_half(h);
                     } else {
                         float f;
                         memcpy(&f, raw, 4);
                         got = f;
                     }
-                    double tol = 1e-4 + 1e-6 * (double)s->k + (out_f16 ? fabs(ref) / 1024.0 : 0.0);
+                    double ulp = !out_f16 ? 0.0 : bf16 ? 1.0 / 128.0 : 1.0 / 1024.0;
+                    double tol = 1e-4 + 1e-6 * (double)s->k + fabs(ref) * ulp;
                     if (!(fabs(got - ref) <= tol)) {
                         if (bad < 3)
                             fprintf(stderr, "%s: [%lld,%lld] got %g want %g\n", s->name, (long long)i, (long long)j,
@@ -170,9 +179,10 @@ int main(int argc, char **argv) {
                 for (int rep = 0; rep < runs; rep++) per[rep] = time_products(reps, &a, &b, b_nk, &c);
                 qsort(per, (size_t)runs, sizeof(double), cmp_double);
                 double med = per[runs / 2], tf = flop / (med * 1e9);
-                printf("{\"route\":\"%s\",\"shape\":\"%s\",\"b\":\"%s\",\"out\":\"%s\",\"ms\":%.4f,\"tflops\":%.1f,"
+                printf("{\"route\":\"%s\",\"in\":\"%s\",\"shape\":\"%s\",\"b\":\"%s\",\"out\":\"%s\",\"ms\":%.4f,\"tflops\":%.1f,"
                        "\"check\":\"%s\",\"kernels\":\"%s\"}\n",
-                       label, s->name, b_nk ? "nk" : "kn", out_f16 ? "f16" : "f32", med, tf, bad ? "WRONG" : "ok",
+                       label, bf16 ? "bf16" : "f16", s->name, b_nk ? "nk" : "kn",
+                       out_f16 ? (bf16 ? "bf16" : "f16") : "f32", med, tf, bad ? "WRONG" : "ok",
                        kernels);
                 fflush(stdout);
             }

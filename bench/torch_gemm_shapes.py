@@ -2,7 +2,8 @@
 way (CUDA events around R back-to-back products, median of 5, after a
 warm-up), each checked first against a float64 product of sampled rows.
 f32 C: torch.mm with out_dtype=float32 where this PyTorch has it, else
-the f16 product converted (said in the line's "how")."""
+the 16-bit product converted (said in the line's "how").
+    python3 torch_gemm_shapes.py [f16|bf16]     (bf16: the first five shapes)"""
 import json
 import sys
 
@@ -22,6 +23,7 @@ SHAPES = [  # name, m, n, k (as gemm_wide_bench.c's FULL)
 
 
 def product(a, b, out_f16):
+    """The product into a 16-bit C (the inputs' dtype) or f32."""
     if out_f16:
         return (lambda: torch.matmul(a, b)), "matmul"
     try:
@@ -35,20 +37,22 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
     torch.manual_seed(0)
+    bf16 = len(sys.argv) > 1 and sys.argv[1] == "bf16"
+    dt = torch.bfloat16 if bf16 else torch.float16
     warmed = False
-    for name, m, n, k in SHAPES:
+    for name, m, n, k in SHAPES[:5] if bf16 else SHAPES:
         for b_nk in (1, 0):
             for out_f16 in (1, 0):
-                a = torch.rand(m, k, device="cuda", dtype=torch.float16) * 2 - 1
+                a = torch.rand(m, k, device="cuda", dtype=dt) * 2 - 1
                 if b_nk:
-                    b = (torch.rand(n, k, device="cuda", dtype=torch.float16) * 2 - 1).t()
+                    b = (torch.rand(n, k, device="cuda", dtype=dt) * 2 - 1).t()
                 else:
-                    b = torch.rand(k, n, device="cuda", dtype=torch.float16) * 2 - 1
+                    b = torch.rand(k, n, device="cuda", dtype=dt) * 2 - 1
                 f, how = product(a, b, out_f16)
                 got = f()
                 rows = torch.arange(0, m, max(1, m // 16), device="cuda")
                 ref = a[rows].double() @ b.double()
-                tol = 1e-4 + 1e-6 * k + (ref.abs() / 1024 if out_f16 else 0)
+                tol = 1e-4 + 1e-6 * k + (ref.abs() * ((1 / 128 if bf16 else 1 / 1024) if out_f16 else 0))
                 ok = bool(((got[rows].double() - ref).abs() <= tol).all())
                 flop = 2.0 * m * n * k
                 reps = 4 if flop > 5e11 else 10
@@ -66,7 +70,9 @@ def main():
                     per.append(e0.elapsed_time(e1) / reps)
                 per.sort()
                 tf = flop / (per[2] * 1e9)
-                line = {"route": "torch", "shape": name, "b": "nk" if b_nk else "kn", "out": "f16" if out_f16 else "f32",
+                out = ("bf16" if bf16 else "f16") if out_f16 else "f32"
+                line = {"route": "torch", "in": "bf16" if bf16 else "f16", "shape": name, "b": "nk" if b_nk else "kn",
+                        "out": out,
                         "ms": round(per[2], 4), "tflops": round(tf, 1), "check": "ok" if ok else "WRONG", "how": how}
                 print(json.dumps(line), flush=True)
 

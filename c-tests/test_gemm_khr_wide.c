@@ -10,6 +10,8 @@
  * double-precision reference of the same f16 inputs: odd M, N and K
  * (through the aligned copies), partial blocks with aligned dims, B as
  * (K, N) and as an (N, K) weight, f16 and f32 C, a batch, alpha and beta,
+ * bf16 operands (into f32, or bf16 through f32 scratch; the wide block
+ * where the device was opened with bf16 cooperative matrices),
  * views of A and C inside wider rows at offsets, and a per-row bias (a
  * 1x1 convolution, whose output channels are the rows).
  *
@@ -28,12 +30,13 @@ typedef struct {
     const char *name;
     int64_t batch, m, n, k;
     int b_nk;                /* B stored (N, K) and transposed by the call */
-    WgcDtype out;            /* f16 or f32 */
+    WgcDtype in;             /* A's and B's dtype: f16 or bf16 */
+    WgcDtype out;            /* f16, bf16 or f32 */
     float alpha, beta;
     int64_t a_pad, c_pad;    /* extra elements per row of A's and C's buffers */
     int64_t a_off, c_off;    /* element offsets of the A and C views */
     int big;                 /* only where the kernel runs (slow on a CPU driver) */
-    int expect;              /* 1: the route must be khr_wide there; 0: it must not */
+    int expect;              /* 1: the route must be khr_wide there; 0: it must not; -1: either */
 } Case;
 
 /* 1 if the profile shows gemm_khr_wide ran; `seen` lists every kernel. */
@@ -60,15 +63,34 @@ static int edge_index(int64_t x, int64_t size) {
     return x < 260 ? (r <= 1 || r >= 126) : (x >= size - 130 && (r <= 1 || r >= 126 || x >= size - 2));
 }
 
-static uint16_t *random_halves(int64_t count, float **values) {
+/* bf16 <-> float (round to nearest even; the values here are finite). */
+static uint16_t f32_to_bf16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+static float bf16_to_f32(uint16_t h) {
+    uint32_t x = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+static uint16_t to_16(WgcDtype dt, float v) { return dt == WGC_DTYPE_BF16 ? f32_to_bf16(v) : f32_to_f16(v); }
+static float from_16(WgcDtype dt, uint16_t h) { return dt == WGC_DTYPE_BF16 ? bf16_to_f32(h) : f16_to_f32(h); }
+
+/* `count` values uniform in [-1, 1) stored as `dt`, and their exact values. */
+static uint16_t *random_16(WgcDtype dt, int64_t count, float **values) {
     uint16_t *h = malloc((size_t)count * 2);
     *values = malloc((size_t)count * 4);
     for (int64_t i = 0; i < count; i++) {
-        h[i] = f32_to_f16((float)rng_uniform(-1, 1));
-        (*values)[i] = f16_to_f32(h[i]);
+        h[i] = to_16(dt, (float)rng_uniform(-1, 1));
+        (*values)[i] = from_16(dt, h[i]);
     }
     return h;
 }
+
+static uint16_t *random_halves(int64_t count, float **values) { return random_16(WGC_DTYPE_F16, count, values); }
 
 /* Checks the route (explain and profile) against the case's expectation. */
 static void check_route(TestEnv *env, const char *name, const char *line, int expect) {
@@ -79,7 +101,7 @@ static void check_route(TestEnv *env, const char *name, const char *line, int ex
         fprintf(stderr, "%s: explain says \"%s\" but the kernels were: %s\n", name, line, seen);
         g_failures++;
     }
-    if (wide_expected && said != expect) {
+    if (wide_expected && expect >= 0 && said != expect) {
         fprintf(stderr, "%s: expected %s the wide block, planned: %s\n", name, expect ? "on" : "off", line);
         g_failures++;
     }
@@ -90,8 +112,8 @@ static void run_gemm(TestEnv *env, const Case *c) {
     int64_t lda = c->k + c->a_pad, ldc = c->n + c->c_pad;
     int64_t za = c->a_off + c->batch * c->m * lda, zb = c->batch * c->n * c->k, zc = c->c_off + c->batch * c->m * ldc;
     float *fa, *fb;
-    uint16_t *ha = random_halves(za, &fa), *hb = random_halves(zb, &fb);
-    int f16_out = c->out == WGC_DTYPE_F16;
+    uint16_t *ha = random_16(c->in, za, &fa), *hb = random_16(c->in, zb, &fb);
+    int f16_out = c->out != WGC_DTYPE_F32; /* a 16-bit C: f16 or bf16 */
     size_t es = f16_out ? 2 : 4;
     /* C's initial values (beta reads them), as the dtype stores them. */
     float *c0 = malloc((size_t)zc * 4);
@@ -99,8 +121,8 @@ static void run_gemm(TestEnv *env, const Case *c) {
     for (int64_t i = 0; i < zc; i++) {
         float v = (float)rng_uniform(-1, 1);
         if (f16_out) {
-            ((uint16_t *)c0_raw)[i] = f32_to_f16(v);
-            c0[i] = f16_to_f32(((uint16_t *)c0_raw)[i]);
+            ((uint16_t *)c0_raw)[i] = to_16(c->out, v);
+            c0[i] = from_16(c->out, ((uint16_t *)c0_raw)[i]);
         } else {
             ((float *)c0_raw)[i] = c0[i] = v;
         }
@@ -111,11 +133,11 @@ static void run_gemm(TestEnv *env, const Case *c) {
     uint32_t rank = batched ? 3 : 2, r = rank - 2;
     WgcTensor ta, tb, tc;
     memset(&ta, 0, sizeof ta);
-    ta.buffer = ba, ta.dtype = WGC_DTYPE_F16, ta.rank = rank, ta.offset = c->a_off;
+    ta.buffer = ba, ta.dtype = c->in, ta.rank = rank, ta.offset = c->a_off;
     ta.shape[0] = c->batch, ta.strides[0] = c->m * lda;
     ta.shape[r] = c->m, ta.shape[r + 1] = c->k, ta.strides[r] = lda, ta.strides[r + 1] = 1;
     int64_t sb[3] = {c->batch, c->b_nk ? c->n : c->k, c->b_nk ? c->k : c->n};
-    tb = tensor_of(bb, WGC_DTYPE_F16, rank, batched ? sb : sb + 1);
+    tb = tensor_of(bb, c->in, rank, batched ? sb : sb + 1);
     tc = ta;
     tc.buffer = bc, tc.dtype = c->out, tc.offset = c->c_off;
     tc.strides[0] = c->m * ldc;
@@ -145,8 +167,10 @@ static void run_gemm(TestEnv *env, const Case *c) {
                 }
                 int64_t at = c->c_off + (z * c->m + i) * ldc + j;
                 double ref = c->alpha * s + c->beta * (double)c0[at];
-                double g = f16_out ? f16_to_f32(((uint16_t *)got)[at]) : ((float *)got)[at];
-                double tol = 1e-4 + 1e-6 * (double)c->k + (f16_out ? fabs(ref) / 1024.0 : 0.0);
+                double g = f16_out ? from_16(c->out, ((uint16_t *)got)[at]) : ((float *)got)[at];
+                /* A 16-bit C is rounded once: half an ulp of f16 (2^-11) or bf16 (2^-8). */
+                double ulp = c->out == WGC_DTYPE_BF16 ? 1.0 / 128.0 : c->out == WGC_DTYPE_F16 ? 1.0 / 1024.0 : 0.0;
+                double tol = 1e-4 + 1e-6 * (double)c->k + fabs(ref) * ulp;
                 double err = fabs(g - ref);
                 if (!(err <= tol)) {
                     if (bad < 5)
@@ -247,26 +271,29 @@ int main(void) {
                "VK_KHR_cooperative_matrix kernel cannot run there: its route is skipped; the products are "
                "checked on the route they take, the large ones skipped\n", forced.info.name);
     }
-    const WgcDtype H = WGC_DTYPE_F16, F = WGC_DTYPE_F32;
+    const WgcDtype H = WGC_DTYPE_F16, F = WGC_DTYPE_F32, B = WGC_DTYPE_BF16;
     const Case cases[] = {
-        {"odd 300x263x521 B(K,N) f16 (aligned copies)", 1, 300, 263, 521, 0, H, 1, 0, 0, 0, 0, 0, 0, 1},
-        {"odd 300x263x521 B(N,K) f32 (aligned copies)", 1, 300, 263, 521, 1, F, 1, 0, 0, 0, 0, 0, 0, 1},
-        {"edges 300x264x520 B(N,K) f16", 1, 300, 264, 520, 1, H, 1, 0, 0, 0, 0, 0, 0, 1},
-        {"edges 300x264x520 B(K,N) f32", 1, 300, 264, 520, 0, F, 1, 0, 0, 0, 0, 0, 0, 1},
-        {"whole 256x256x136 B(N,K) f16 (direct)", 1, 256, 256, 136, 1, H, 1, 0, 0, 0, 0, 0, 0, 1},
-        {"batch 3x136x264x200 B(N,K) f16", 3, 136, 264, 200, 1, H, 1, 0, 0, 0, 0, 0, 0, 1},
-        {"alpha 0.5 beta 2 300x264x520 B(N,K) f32", 1, 300, 264, 520, 1, F, 0.5f, 2.0f, 0, 0, 0, 0, 0, 1},
-        {"beta 1 300x264x520 B(K,N) f16", 1, 300, 264, 520, 0, H, 1, 1.0f, 0, 0, 0, 0, 0, 1},
-        {"views: A rows of 528 at 8, C rows of 280 at 16, f16", 1, 260, 264, 520, 1, H, 1, 0, 8, 16, 8, 16, 0, 1},
-        {"views: C rows of 269 at 3 (odd), f32, beta 0.5", 2, 130, 264, 136, 1, F, 1, 0.5f, 0, 5, 0, 3, 0, 1},
-        {"odd 1000x1030x1010 B(N,K) f16", 1, 1000, 1030, 1010, 1, H, 1, 0, 0, 0, 0, 0, 1, 1},
-        {"whole 2048x1024x1024 B(K,N) f32", 1, 2048, 1024, 1024, 0, F, 1, 0, 0, 0, 0, 0, 1, 1},
+        {"odd 300x263x521 B(K,N) f16 (aligned copies)", 1, 300, 263, 521, 0, H, H, 1, 0, 0, 0, 0, 0, 0, 1},
+        {"odd 300x263x521 B(N,K) f32 (aligned copies)", 1, 300, 263, 521, 1, H, F, 1, 0, 0, 0, 0, 0, 0, 1},
+        {"edges 300x264x520 B(N,K) f16", 1, 300, 264, 520, 1, H, H, 1, 0, 0, 0, 0, 0, 0, 1},
+        {"edges 300x264x520 B(K,N) f32", 1, 300, 264, 520, 0, H, F, 1, 0, 0, 0, 0, 0, 0, 1},
+        {"whole 256x256x136 B(N,K) f16 (direct)", 1, 256, 256, 136, 1, H, H, 1, 0, 0, 0, 0, 0, 0, 1},
+        {"batch 3x136x264x200 B(N,K) f16", 3, 136, 264, 200, 1, H, H, 1, 0, 0, 0, 0, 0, 0, 1},
+        {"alpha 0.5 beta 2 300x264x520 B(N,K) f32", 1, 300, 264, 520, 1, H, F, 0.5f, 2.0f, 0, 0, 0, 0, 0, 1},
+        {"beta 1 300x264x520 B(K,N) f16", 1, 300, 264, 520, 0, H, H, 1, 1.0f, 0, 0, 0, 0, 0, 1},
+        {"views: A rows of 528 at 8, C rows of 280 at 16, f16", 1, 260, 264, 520, 1, H, H, 1, 0, 8, 16, 8, 16, 0, 1},
+        {"views: C rows of 269 at 3 (odd), f32, beta 0.5", 2, 130, 264, 136, 1, H, F, 1, 0.5f, 0, 5, 0, 3, 0, 1},
+        {"bf16 edges 300x264x520 B(N,K) f32", 1, 300, 264, 520, 1, B, F, 1, 0, 0, 0, 0, 0, 0, -1},
+        {"bf16 alpha 2 beta 1 300x264x520 B(K,N) bf16 C", 1, 300, 264, 520, 0, B, B, 2.0f, 1.0f, 0, 0, 0, 0, 0, -1},
+        {"odd 1000x1030x1010 B(N,K) f16", 1, 1000, 1030, 1010, 1, H, H, 1, 0, 0, 0, 0, 0, 1, 1},
+        {"whole 2048x1024x1024 B(K,N) f32", 1, 2048, 1024, 1024, 0, H, F, 1, 0, 0, 0, 0, 0, 1, 1},
     };
     const Case rule[] = {
-        {"rule: 2048x4096x1024 B(N,K) f16 takes it", 1, 2048, 4096, 1024, 1, H, 1, 0, 0, 0, 0, 0, 1, 1},
-        {"rule: 2048x4096x1024 B(K,N) f16 does not", 1, 2048, 4096, 1024, 0, H, 1, 0, 0, 0, 0, 0, 1, 0},
-        {"rule: 2048x4096x256 B(N,K) f16 (short K) does not", 1, 2048, 4096, 256, 1, H, 1, 0, 0, 0, 0, 0, 1, 0},
-        {"rule: 256x4096x1024 B(N,K) f32 (few blocks) does not", 1, 256, 4096, 1024, 1, F, 1, 0, 0, 0, 0, 0, 1, 0},
+        {"rule: 2048x4096x1024 B(N,K) f16 takes it", 1, 2048, 4096, 1024, 1, H, H, 1, 0, 0, 0, 0, 0, 1, 1},
+        {"rule: 2048x4096x1024 B(K,N) f16 does not", 1, 2048, 4096, 1024, 0, H, H, 1, 0, 0, 0, 0, 0, 1, 0},
+        {"rule: 2048x4096x256 B(N,K) f16 (short K) does not", 1, 2048, 4096, 256, 1, H, H, 1, 0, 0, 0, 0, 0, 1, 0},
+        {"rule: 2048x4096x1024 B(N,K) bf16 into f32", 1, 2048, 4096, 1024, 1, B, F, 1, 0, 0, 0, 0, 0, 1, -1},
+        {"rule: 256x4096x1024 B(N,K) f32 (few blocks) does not", 1, 256, 4096, 1024, 1, H, F, 1, 0, 0, 0, 0, 0, 1, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (!cases[i].big || wide_expected) run_gemm(&forced, &cases[i]);

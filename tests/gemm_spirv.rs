@@ -124,6 +124,7 @@ fn modules() -> impl Iterator<Item = &'static SpirvModule> {
         .chain(gemm_coopmat2::SKINNY_MODULES)
         .chain(conv_khr::MODULES)
         .chain(gemm_wide::MODULES)
+        .chain(gemm_wide::BF16_MODULES)
 }
 
 #[test]
@@ -290,7 +291,7 @@ fn the_coopmat2_modules_were_compiled_from_this_source() {
 
 #[test]
 fn the_bf16_modules_were_compiled_from_these_sources() {
-    let sources = ["gemm_coop_khr.comp", "gemm_skinny_khr.comp", "gemm_khr_common.glsl"];
+    let sources = ["gemm_coop_khr.comp", "gemm_skinny_khr.comp", "gemm_khr_common.glsl", "gemm_khr_wide.comp"];
     check_digest(&sources, "gemm_khr_bf16.sha256", "bf16");
 }
 

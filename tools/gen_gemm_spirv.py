@@ -29,7 +29,7 @@ differs between versions):
 - bf16, the khr sources with IN_BF16=1 (bf16 A and B on
   VK_KHR_shader_bfloat16, f32 C; one staging buffer): GL_EXT_bfloat16 needs
   glslang 15 too, so the cm2 compiler, then spirv-opt as for khr. Its
-  digest (generated/gemm_khr_bf16.sha256) covers the three khr sources.
+  digest (generated/gemm_khr_bf16.sha256) covers the four khr sources.
 """
 
 import argparse
@@ -62,7 +62,10 @@ GENERATED = SRC / "generated"
 # SHA-256 (of their bytes in this order) the script records, and where.
 DIGESTS = {
     "cm2": (("gemm_coopmat2.comp",), "gemm_coopmat2.comp.sha256"),
-    "bf16": (("gemm_coop_khr.comp", "gemm_skinny_khr.comp", "gemm_khr_common.glsl"), "gemm_khr_bf16.sha256"),
+    "bf16": (
+        ("gemm_coop_khr.comp", "gemm_skinny_khr.comp", "gemm_khr_common.glsl", "gemm_khr_wide.comp"),
+        "gemm_khr_bf16.sha256",
+    ),
 }
 
 
@@ -115,6 +118,10 @@ def variants(kind):
             name = f"gemm_skinny_khr_bf16_n{fn}_k{bk}_m{fm}_b{b_t}_f32.spv"
             defines = {"IN_BF16": 1, "TILE_FN": fn, "TILE_BK": bk, "FM": fm, "B_T": b_t, "OUT_F16": 0}
             yield name, "gemm_skinny_khr.comp", defines
+        for b_t, direct in itertools.product((0, 1), repeat=2):
+            store = "direct" if direct else "epilogue"
+            name = f"gemm_khr_wide_bf16_b{b_t}_f32_{store}.spv"
+            yield name, "gemm_khr_wide.comp", {"IN_BF16": 1, "B_T": b_t, "OUT_F16": 0, "DIRECT": direct}
     else:
         for (bm, bn, bk, wg), a_t, b_t, out_f16 in itertools.product(CM2_TILES, (0, 1), (0, 1), (0, 1)):
             tile = f"{bm}x{bn}x{bk}_w{wg}"

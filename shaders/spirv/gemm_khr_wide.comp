@@ -1,4 +1,5 @@
-// f16 x f16 GEMM on VK_KHR_cooperative_matrix with a wider block than
+// f16 x f16 (or bf16 x bf16: IN_BF16) GEMM on VK_KHR_cooperative_matrix
+// with a wider block than
 // gemm_coop_khr.comp, compiled to SPIR-V by tools/gen_gemm_spirv.py (the
 // khr set; entry point gemm_khr_wide, the name profiles show) and run by
 // src/ops/gemm/wide.rs where the GEMM planner picks it:
@@ -19,7 +20,9 @@
 // Measured on an H100 (BENCHMARKS.md), this ran (N, K) weights 1.04-1.15x
 // the 128 x 128 x 32 tile of gemm_coop_khr.comp and (K, N) ones 0.90-0.93x.
 //
-// Variants (-D, 0 or 1): B_T (B dense along K: (N, K) weights, else along
+// Variants (-D, 0 or 1): IN_BF16 (bf16 A and B on VK_KHR_shader_bfloat16,
+// the generator's bf16 set: f32 C only; the tiles are staged as raw 16-byte
+// words either way, so it switches the fragments' type only), B_T (B dense along K: (N, K) weights, else along
 // N), OUT_F16 (f16 C and bias, else f32), DIRECT (fragments stored straight
 // to C: the host checks that every block is whole and C plain; else the
 // epilogue, which writes the edge blocks and products that are not plain
@@ -35,6 +38,15 @@
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
+#ifndef IN_BF16
+#define IN_BF16 0
+#endif
+#if IN_BF16
+#extension GL_EXT_bfloat16 : require
+#define IN_T bfloat16_t
+#else
+#define IN_T float16_t
+#endif
 
 #define WM 2u       // subgroups along M
 #define WN 4u       // subgroups along N
@@ -186,8 +198,8 @@ void main() {
             }
         }
         [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
-            coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> fa[FM];
-            coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> fb[FN];
+            coopmat<IN_T, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> fa[FM];
+            coopmat<IN_T, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> fb[FN];
             [[unroll]] for (uint i = 0u; i < FM; i++) {
                 coopMatLoad(fa[i], ta, (sub_row + 16u * i) * K_STRIDE8 + kk / 8u, K_STRIDE8,
                             gl_CooperativeMatrixLayoutRowMajor);

@@ -492,7 +492,9 @@ fn route_into(
             CoopEngine::Coopmat2(Coopmat2Variant { block, a_t: kernel.a_t, b_t: kernel.b_t, out: out.dtype })
         }
         _ if kernel.skinny => CoopEngine::SkinnyKhr(skinny::variant(s, kernel, m, out.dtype)),
-        Api::Khr if wide => CoopEngine::Wide(WideVariant { b_t: kernel.b_t, out: out.dtype, direct }),
+        Api::Khr if wide => {
+            CoopEngine::Wide(WideVariant { b_t: kernel.b_t, out: out.dtype, direct, bf16: kernel.bf16 })
+        }
         Api::Khr => CoopEngine::Khr(SpirvVariant {
             double_buffered: s.spirv_double_buffered && !kernel.bf16,
             a_t: kernel.a_t,

@@ -314,7 +314,7 @@ fn the_h100_profile_plans_as_an_h100_did() {
 }
 
 fn wide(out: DType, direct: bool, b_t: bool) -> CoopEngine {
-    CoopEngine::Wide(WideVariant { b_t, out, direct })
+    CoopEngine::Wide(WideVariant { b_t, out, direct, bf16: false })
 }
 
 fn engine(q: &Problem, p: &DeviceProfile, s: &GemmSettings) -> CoopEngine {
@@ -342,6 +342,12 @@ fn the_wide_block_takes_nk_weights_with_long_k_and_many_blocks() {
     // A batch counts its blocks: 4 x 512 x 4096 fills the GPU.
     let qb = b_nk(Problem::dense(512, 4096, 4096, F16).batched(&[4], &[]));
     assert_eq!(engine(&qb, &p, &d), wide(F16, true, true));
+    // bf16 operands: the bf16 set into f32 (scratch for a bf16 C).
+    let qbf = bf16_out(b_nk(Problem::dense(2048, 4096, 4096, BF16)));
+    let bf = CoopEngine::Wide(WideVariant { b_t: true, out: F32, direct: true, bf16: true });
+    assert_eq!(engine(&qbf, &p, &d), bf);
+    let no_bf16 = DeviceProfile { coop_bf16: false, ..h100() };
+    assert!(matches!(route(&qbf, &no_bf16), Route::Tiled(_)));
     // Without VK_NV_cooperative_matrix2 the same.
     assert_eq!(engine(&q, &DeviceProfile::h100_khr_only(), &d), wide(F16, true, true));
 }
@@ -364,9 +370,12 @@ fn the_wide_block_declines_kn_weights_few_blocks_short_k_and_other_dtypes() {
     let mut qa = b_nk(Problem::dense(2048, 4096, 4096, F16));
     qa.a.strides = [1, 2048];
     assert!(matches!(engine(&qa, &p, &d), CoopEngine::Khr(v) if v.a_t));
-    // f32 operands: the tiled kernel; bf16: the KHR bf16 set.
+    // f32 operands: the tiled kernel.
     assert!(matches!(route(&b_nk(Problem::dense(2048, 4096, 4096, F32)), &p), Route::Tiled(_)));
-    let qbf = bf16_out(b_nk(Problem::dense(2048, 4096, 4096, BF16)));
+    // bf16 (which the KHR kernel takes at any K) declines as f16 does.
+    let qbf = bf16_out(Problem::dense(2048, 4096, 4096, BF16));
+    assert!(matches!(engine(&qbf, &p, &d), CoopEngine::Khr(v) if v.bf16));
+    let qbf = bf16_out(b_nk(Problem::dense(2048, 4096, 256, BF16)));
     assert!(matches!(engine(&qbf, &p, &d), CoopEngine::Khr(v) if v.bf16));
     // Few rows: the skinny tile.
     assert!(matches!(engine(&b_nk(Problem::dense(16, 4096, 4096, F16)), &p, &d), CoopEngine::SkinnyKhr(_)));
@@ -388,7 +397,7 @@ fn the_wide_setting_turns_the_block_off_or_on_wherever_it_runs() {
     // Split K into slabs: the blocks store f32 slabs.
     let (_, e, splits, _, slab, _) = coop(&plan(&Problem::dense(1024, 1024, 4096, F16), &p, &on).unwrap().route);
     assert_eq!((e, splits, slab), (wide(F32, true, false), 4, true));
-    // Not where another kernel is fixed, nor for A read along M or bf16.
+    // Not where another kernel is fixed, nor for A read along M.
     let cm2 = GemmSettings { spirv: Some(2), ..on };
     assert!(matches!(engine(&q, &p, &cm2), CoopEngine::Coopmat2(_)));
     let mut qa = q.clone();

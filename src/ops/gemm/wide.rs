@@ -1,4 +1,4 @@
-//! The wide-block f16 GEMM on VK_KHR_cooperative_matrix
+//! The wide-block f16 (and bf16) GEMM on VK_KHR_cooperative_matrix
 //! (shaders/spirv/gemm_khr_wide.comp, in tools/gen_gemm_spirv.py's khr
 //! set): 128 x 128 blocks of 8 subgroups of 64 x 32, K steps of 64, one
 //! staging buffer, grouped block order. Same contract, grid, uniform
@@ -13,7 +13,8 @@
 //! enough blocks to fill the GPU, ran 1.04-1.15x the KHR kernel (LLaMA-7B
 //! and LLaMA-3 prefill projections, 4096^3, 8192^3, 8192 x 8192 x 1024,
 //! f16 and f32 C); B dense along N ran 0.90-0.93x, so those stay. The
-//! `wide` setting (WGC_GEMM_WIDE) turns it off, or on wherever it can run.
+//! bf16 products (the bf16 set, f32 C) follow the same rule. The `wide`
+//! setting (WGC_GEMM_WIDE) turns it off, or on wherever it can run.
 
 use crate::ops::gemm::coop::CoopKernel;
 use crate::ops::gemm::problem::Problem;
@@ -49,6 +50,8 @@ pub struct WideVariant {
     pub out: DType,
     /// Fragments stored straight to C (no epilogue, whole blocks).
     pub direct: bool,
+    /// bf16 A and B (the bf16 set: f32 C only), else f16.
+    pub bf16: bool,
 }
 
 const PARAMS_SIZE: u64 = std::mem::size_of::<crate::ops::gemm::coop::CoopParams>() as u64;
@@ -86,14 +89,42 @@ modules! {
     1 f32 epilogue EPILOGUE_F32, 1 f32 direct DIRECT_F32, 1 f16 epilogue EPILOGUE_F16, 1 f16 direct DIRECT_F16,
 }
 
+macro_rules! bf16_modules {
+    ($($b:literal $store:ident $binds:ident),* $(,)?) => {
+        /// The bf16 modules (IN_BF16, on VK_KHR_shader_bfloat16; f32 C), in
+        /// the order of `WideVariant::index` for bf16.
+        pub static BF16_MODULES: &[SpirvModule] = &[$(SpirvModule {
+            file: concat!("gemm_khr_wide_bf16_b", $b, "_f32_", stringify!($store), ".spv"),
+            bytes: include_bytes!(concat!(
+                "../../../shaders/spirv/generated/gemm_khr_wide_bf16_b", $b, "_f32_", stringify!($store), ".spv"
+            )),
+            entry: "gemm_khr_wide",
+            workgroup_size: [THREADS, 1, 1],
+            bindings: &$binds,
+        }),*];
+    };
+}
+
+bf16_modules! {
+    0 epilogue EPILOGUE_F32, 0 direct DIRECT_F32, 1 epilogue EPILOGUE_F32, 1 direct DIRECT_F32,
+}
+
 impl WideVariant {
-    /// Its module's position in `MODULES`.
+    /// Its module's position in `MODULES` (`BF16_MODULES` for bf16).
     pub fn index(self) -> usize {
+        if self.bf16 {
+            debug_assert!(self.out == DType::F32, "the bf16 set stores f32");
+            return (self.b_t as usize) * 2 + self.direct as usize;
+        }
         (self.b_t as usize) * 4 + ((self.out == DType::F16) as usize) * 2 + self.direct as usize
     }
 
     pub fn module(self) -> &'static SpirvModule {
-        &MODULES[self.index()]
+        if self.bf16 {
+            &BF16_MODULES[self.index()]
+        } else {
+            &MODULES[self.index()]
+        }
     }
 }
 
@@ -108,7 +139,8 @@ pub fn runnable(p: &DeviceProfile) -> bool {
 /// runs on this kernel instead of gemm_coop_khr.comp: `on_khr` says the
 /// planner sent it to the KHR kernel. The `wide` setting decides where set
 /// (true: every f16, non-skinny product with A read along K where the KHR
-/// kernels may run); else the rule of the module's header.
+/// kernels may run, and bf16 where the KHR bf16 set may); else the rule of
+/// the module's header, for f16 and bf16 alike.
 pub fn takes(
     p: &DeviceProfile,
     s: &GemmSettings,
@@ -117,7 +149,8 @@ pub fn takes(
     batch: usize,
     on_khr: bool,
 ) -> bool {
-    let can = !kernel.bf16 && !kernel.skinny && !kernel.a_t && runnable(p) && spirv::khr_allowed_for(p, s);
+    let dtype_ok = !kernel.bf16 || spirv::bf16_allowed(p, s);
+    let can = dtype_ok && !kernel.skinny && !kernel.a_t && runnable(p) && spirv::khr_allowed_for(p, s);
     match s.wide {
         Some(false) => false,
         Some(true) => can,
@@ -149,7 +182,8 @@ mod tests {
     fn every_variant_names_its_own_module() {
         assert_eq!(MODULES.len(), 8);
         for (i, m) in MODULES.iter().enumerate() {
-            let v = WideVariant { b_t: i & 4 != 0, out: [DType::F32, DType::F16][(i >> 1) & 1], direct: i & 1 != 0 };
+            let out = [DType::F32, DType::F16][(i >> 1) & 1];
+            let v = WideVariant { b_t: i & 4 != 0, out, direct: i & 1 != 0, bf16: false };
             assert_eq!(v.index(), i);
             assert!(std::ptr::eq(v.module(), m));
             let out = if v.out == DType::F16 { "f16" } else { "f32" };
@@ -158,6 +192,19 @@ mod tests {
             assert_eq!(m.bindings.len(), if v.direct { 4 } else { 5 });
             let c = m.bindings.iter().find(|b| b.name == "c").unwrap();
             assert_eq!(c.min_size, if v.out == DType::F16 { 2 } else { 4 });
+        }
+    }
+
+    #[test]
+    fn every_bf16_variant_names_its_own_module() {
+        assert_eq!(BF16_MODULES.len(), 4);
+        for (i, m) in BF16_MODULES.iter().enumerate() {
+            let v = WideVariant { b_t: i & 2 != 0, out: DType::F32, direct: i & 1 != 0, bf16: true };
+            assert_eq!(v.index(), i);
+            assert!(std::ptr::eq(v.module(), m));
+            let store = if v.direct { "direct" } else { "epilogue" };
+            assert_eq!(m.file, format!("gemm_khr_wide_bf16_b{}_f32_{store}.spv", v.b_t as u8));
+            assert_eq!(m.bindings.len(), if v.direct { 4 } else { 5 });
         }
     }
 
