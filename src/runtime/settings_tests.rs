@@ -16,7 +16,7 @@ fn unset_gives_the_defaults() {
     assert!(!s.device.autotune_log);
     assert_eq!((s.device.wait_spin_us, s.device.compute_units), (None, None));
     let g = &s.gemm;
-    assert_eq!(g.spirv, None);
+    assert_eq!((g.spirv, g.wide), (None, None));
     assert_eq!(g.stage, StageMode::Auto);
     assert!(g.bf16_coop && g.skinny && g.coop && g.coop_split && g.rows);
     assert!(!g.spirv_two_stages && !g.coopmat2_log);
@@ -98,6 +98,8 @@ fn routes_and_modes() {
     assert_eq!(spirv("2"), Some(SpirvRoute::Coopmat2));
     assert_eq!(spirv("3"), None);
     assert_eq!(spirv(" 1"), None);
+    let wide = |v| with(&[("WGC_GEMM_WIDE", v)]).gemm.wide;
+    assert_eq!((wide("0"), wide("1"), wide("2"), wide("")), (Some(false), Some(true), None, None));
     let stage = |v| with(&[("WGC_GEMM_STAGE", v)]).gemm.stage;
     assert_eq!((stage("0"), stage("always"), stage("1")), (StageMode::Off, StageMode::Always, StageMode::Auto));
     let axpy = |v| with(&[("WGC_GEMV_AXPY", v)]).gemv.axpy;
