@@ -330,7 +330,7 @@ fn the_wide_block_takes_nk_weights_with_long_k_and_many_blocks() {
     assert_eq!((k.a_t, k.b_t, k.edge, k.skinny), (false, true, false, false));
     assert_eq!((e, splits, k_chunk, slab, groups), (wide(F16, true, true), 1, 4096, false, [32, 16, 1]));
     assert_eq!(engine(&b_nk(Problem::dense(2048, 11008, 4096, F16)), &p, &d), wide(F16, true, true));
-    assert_eq!(engine(&b_nk(Problem::dense(2048, 4096, 11008, F16)), &p, &d), wide(F16, true, true));
+    assert_eq!(engine(&b_nk(Problem::dense(512, 32000, 4096, F16)), &p, &d), wide(F16, true, true));
     assert_eq!(engine(&b_nk(Problem::dense(8192, 8192, 8192, F16)), &p, &d), wide(F16, true, true));
     // f32 C, and an epilogue (alpha, beta, bias) or a partial block: the epilogue variant.
     let mut q32 = b_nk(Problem::dense(2048, 12288, 4096, F16));
@@ -364,6 +364,8 @@ fn the_wide_block_declines_kn_weights_few_blocks_short_k_and_other_dtypes() {
     assert_eq!(coop(&route(&q, &p)).1, khr_nk(F32, true));
     assert!(coop(&route(&q, &p)).4);
     assert_eq!(engine(&b_nk(Problem::dense(2048, 2048, 4096, F16)), &p, &d), khr_nk(F16, true));
+    // K past 8192 (the MLP down projection, K 11008: 0.99x).
+    assert_eq!(engine(&b_nk(Problem::dense(2048, 4096, 11008, F16)), &p, &d), khr_nk(F16, true));
     // K below 512: the WGSL kernel, as before.
     assert!(matches!(engine(&b_nk(Problem::dense(2048, 4096, 256, F16)), &p, &d), CoopEngine::Wgsl { .. }));
     // A read along M (a transposed view).
@@ -413,7 +415,7 @@ fn the_explanation_names_the_wide_block_and_why() {
     let line = planned(&b_nk(Problem::dense(2048, 4096, 4096, F16)), &h100()).to_string();
     assert!(line.starts_with("route coop khr_wide direct f16 a_t=0 b_t=1 edge=0 splits=1 k_chunk=4096"), "{line}");
     assert!(line.contains("the wide-block VK_KHR_cooperative_matrix kernel"), "{line}");
-    assert!(line.contains("K 4096 >= 512, 512 blocks of 128 x 128"), "{line}");
+    assert!(line.contains("K 4096 in 512..=8192, 512 blocks of 128 x 128"), "{line}");
 }
 
 fn khr_variant(out: DType, direct: bool) -> SpirvVariant {
