@@ -14,10 +14,15 @@ also captured once into a graph (`wg.capture`) and replayed per step:
 `replay_ms` (GPU) and `replay_wall_ms` (20 replays back to back, then a
 wait) are timed as above.
 
+Attention is `wg.scaled_dot_product_attention` (no score tensor); with
+WGC_BLOCKS_ATTENTION=chain it is QK^T, mask add, softmax and PV through a
+(H, T, S) score tensor, as C's bench/blocks_llama.c.
+
     py_blocks.py [--small] [FILTER ...]
 """
 import json
 import math
+import os
 import sys
 import time
 
@@ -28,6 +33,7 @@ import wgcompute as wg
 SMALL = "--small" in sys.argv
 FILTERS = [a for a in sys.argv[1:] if not a.startswith("--")]
 ROPE_BASE, EPS = 10000.0, 1e-5
+CHAIN = os.environ.get("WGC_BLOCKS_ATTENTION") == "chain"
 rng = np.random.default_rng(7)
 
 
@@ -59,7 +65,7 @@ class Layer:
         self.kc, _ = make((self.S, D), 1.0)
         self.vc, _ = make((self.S, D), 1.0)
         self.mask = None
-        if T > 1:
+        if T > 1 and CHAIN:
             keep = np.arange(self.S)[None, :] <= past + np.arange(T)[:, None]
             self.mask = wg.asarray(np.where(keep, 0.0, -np.inf).astype(np.float32))
 
@@ -76,7 +82,10 @@ class Layer:
             wg.cast(wg.rope(t.astype("float32"), seq_axis=0, position_offset=self.past), self.dt, out=t)
 
     def attention(self, q, k, v):
-        """softmax(q k^T / sqrt(Dh) + mask) v per head; q (H, T, Dh), k and v (H, S, Dh)."""
+        """softmax(q k^T / sqrt(Dh) + mask) v per head; q (H, T, Dh), k and v (H, S, Dh);
+        causal from the bottom right (each new token sees the cache and itself)."""
+        if not CHAIN:
+            return wg.scaled_dot_product_attention(q, k, v, is_causal=self.T > 1, causal_alignment="bottom_right")
         scores = wg.gemm(q, k, alpha=1.0 / math.sqrt(self.Dh), transpose_b=True, out_dtype="float32")
         if self.mask is not None:
             wg.add(scores, self.mask, out=scores)

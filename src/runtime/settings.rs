@@ -198,6 +198,9 @@ pub struct AttentionSettings {
     pub coop_prefetch: bool,
     /// `WGC_ATTENTION_COOP_WIDE` not `0`: 128 query rows a workgroup where they apply.
     pub coop_wide: bool,
+    /// `WGC_ATTENTION_COOP_SUBGROUP_BARRIERS` is `1`: the tensor-core entries
+    /// with subgroup barriers where the adapter has them.
+    pub coop_subgroup_barriers: bool,
 }
 
 /// Several devices.
@@ -319,6 +322,7 @@ impl Settings {
                 coop: v.on_unless("WGC_ATTENTION_COOP", "0"),
                 coop_prefetch: v.on_unless("WGC_ATTENTION_COOP_PREFETCH", "0"),
                 coop_wide: v.on_unless("WGC_ATTENTION_COOP_WIDE", "0"),
+                coop_subgroup_barriers: v.is("WGC_ATTENTION_COOP_SUBGROUP_BARRIERS", "1"),
             },
         }
     }

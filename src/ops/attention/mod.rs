@@ -511,7 +511,7 @@ fn record(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<(
     };
     let mask_dtype = a.mask.map(|m| m.dtype);
     let family = match (route, mask_dtype) {
-        (Route::Coop(_), m) => coop::family(m),
+        (Route::Coop(entry), m) => coop::family(entry, m),
         (Route::Decode, m) => decode::family(dev, m),
         (Route::Portable, None) => &FAMILY,
         (Route::Portable, Some(DType::I32 | DType::U32)) => &FAMILY_MASK_BOOL,
