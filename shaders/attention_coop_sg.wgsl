@@ -6,7 +6,8 @@
 // where a subgroup exchanges only its own rows of scores, probabilities and
 // accumulators through workgroup memory (after S is stored, in the rescale
 // and in the epilogue); the K/V staging and the rescale flag still take
-// workgroup barriers. For adapters with subgroup barriers.
+// workgroup barriers. attention_coop_d64_wide_sg stages K/V tiles in two
+// buffers (one barrier fewer a tile). For adapters with subgroup barriers.
 
 
 @group(0) @binding(9) var<storage, read> k4: array<vec4<u32>>;
@@ -3727,7 +3728,7 @@ fn coop_rescale_d256_sg(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coop_ma
 
 // D = 64: tiles of 32 keys.
 const BN_d64_wide_sg: u32 = 32u;
-var<workgroup> kvs_d64_wide_sg: array<f16, 4608>;
+var<workgroup> kvs_d64_wide_sg: array<f16, 9216>;
 var<workgroup> ss_d64_wide_sg: array<f32, 4608>;
 var<workgroup> ps_d64_wide_sg: array<f16, 5120>;
 
@@ -3801,6 +3802,7 @@ fn attention_coop_d64_wide_sg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(lo
     let vb = bs.v + i32(h) * p.v_h;
     var kw0 = vec4<u32>();
     var vw0 = vec4<u32>();
+    // The first tile into buffer 0, the second fetched.
     {
         let e = lid + 0u;
         let key = kbeg + i32(e / 8u);
@@ -3811,9 +3813,6 @@ fn attention_coop_d64_wide_sg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(lo
             vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
         }
     }
-    workgroupBarrier();
-    for (var kt = kbeg; kt < kend; kt += 32) {
-        // Stage the tile fetched during the last one; fetch the next.
         {
             let e = lid + 0u;
             if (e < 256u) {
@@ -3838,10 +3837,49 @@ fn attention_coop_d64_wide_sg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(lo
                 kvs_d64_wide_sg[2304u + at + 7u] = vx[7];
             }
         }
+    {
+        let e = lid + 0u;
+        let key = kbeg + 32 + i32(e / 8u);
+        kw0 = vec4<u32>();
+        vw0 = vec4<u32>();
+        if (e < 256u && key < kend) {
+            kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 8u];
+            vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 8u];
+        }
+    }
+    var cur = 0u;
+    for (var kt = kbeg; kt < kend; kt += 32) {
+        // Tile t was staged in buffer `cur` before this barrier and the
+        // other buffer was last read by tile t - 1: stage tile t + 1
+        // there, fetch tile t + 2.
         workgroupBarrier();
         {
             let e = lid + 0u;
-            let key = kt + 32 + i32(e / 8u);
+            if (e < 256u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 8u) * 72u + (e % 8u) * 8u;
+                kvs_d64_wide_sg[4608u - cur + at + 0u] = kx[0];
+                kvs_d64_wide_sg[4608u - cur + at + 1u] = kx[1];
+                kvs_d64_wide_sg[4608u - cur + at + 2u] = kx[2];
+                kvs_d64_wide_sg[4608u - cur + at + 3u] = kx[3];
+                kvs_d64_wide_sg[4608u - cur + at + 4u] = kx[4];
+                kvs_d64_wide_sg[4608u - cur + at + 5u] = kx[5];
+                kvs_d64_wide_sg[4608u - cur + at + 6u] = kx[6];
+                kvs_d64_wide_sg[4608u - cur + at + 7u] = kx[7];
+                kvs_d64_wide_sg[4608u - cur + 2304u + at + 0u] = vx[0];
+                kvs_d64_wide_sg[4608u - cur + 2304u + at + 1u] = vx[1];
+                kvs_d64_wide_sg[4608u - cur + 2304u + at + 2u] = vx[2];
+                kvs_d64_wide_sg[4608u - cur + 2304u + at + 3u] = vx[3];
+                kvs_d64_wide_sg[4608u - cur + 2304u + at + 4u] = vx[4];
+                kvs_d64_wide_sg[4608u - cur + 2304u + at + 5u] = vx[5];
+                kvs_d64_wide_sg[4608u - cur + 2304u + at + 6u] = vx[6];
+                kvs_d64_wide_sg[4608u - cur + 2304u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 0u;
+            let key = kt + 64 + i32(e / 8u);
             kw0 = vec4<u32>();
             vw0 = vec4<u32>();
             if (e < 256u && key < kend) {
@@ -3851,16 +3889,16 @@ fn attention_coop_d64_wide_sg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(lo
         }
         // S = Q K^T for this subgroup's 16 rows.
         var s0 = coop_mat16x16<f32, C>();
-        s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[0u], 72u), s0);
-        s0 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[16u], 72u), s0);
-        s0 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[32u], 72u), s0);
-        s0 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[48u], 72u), s0);
+        s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 0u], 72u), s0);
+        s0 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 16u], 72u), s0);
+        s0 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 32u], 72u), s0);
+        s0 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 48u], 72u), s0);
         coopStoreT(s0, &ss_d64_wide_sg[sg * 576u + 0u], 36u);
         var s1 = coop_mat16x16<f32, C>();
-        s1 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[1152u], 72u), s1);
-        s1 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[1168u], 72u), s1);
-        s1 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[1184u], 72u), s1);
-        s1 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[1200u], 72u), s1);
+        s1 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 1152u], 72u), s1);
+        s1 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 1168u], 72u), s1);
+        s1 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 1184u], 72u), s1);
+        s1 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 1200u], 72u), s1);
         coopStoreT(s1, &ss_d64_wide_sg[sg * 576u + 16u], 36u);
         subgroupBarrier();
         // Online softmax of this invocation's half row.
@@ -3926,15 +3964,15 @@ fn attention_coop_d64_wide_sg(@builtin(workgroup_id) wid: vec3<u32>, @builtin(lo
         // O += P V.
         let p0 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d64_wide_sg[sg * 640u + 0u], 40u);
         let p1 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d64_wide_sg[sg * 640u + 16u], 40u);
-        o0 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[2304u], 72u), o0);
-        o0 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[3456u], 72u), o0);
-        o1 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[2320u], 72u), o1);
-        o1 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[3472u], 72u), o1);
-        o2 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[2336u], 72u), o2);
-        o2 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[3488u], 72u), o2);
-        o3 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[2352u], 72u), o3);
-        o3 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[3504u], 72u), o3);
-        workgroupBarrier();
+        o0 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 2304u], 72u), o0);
+        o0 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 3456u], 72u), o0);
+        o1 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 2320u], 72u), o1);
+        o1 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 3472u], 72u), o1);
+        o2 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 2336u], 72u), o2);
+        o2 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 3488u], 72u), o2);
+        o3 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 2352u], 72u), o3);
+        o3 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d64_wide_sg[cur + 3504u], 72u), o3);
+        cur = 4608u - cur;
     }
     // Normalise and write: each fragment through workgroup memory.
     let l = lsum + subgroupShuffleXor(lsum, 1u);

@@ -91,8 +91,8 @@ def stage_load(w, d, slots, first, threads, indent="        "):
         w(f"{indent}}}")
 
 
-def stage_store(w, s, d, ds, bn, slots, threads):
-    """kw<e>, vw<e> into the staged K and V tiles."""
+def stage_store(w, s, d, ds, bn, slots, threads, base=""):
+    """kw<e>, vw<e> into the staged K and V tiles (from halve `base`)."""
     for e in range(-(-slots // threads)):
         w(f"        {{")
         w(f"            let e = lid + {e * threads}u;")
@@ -101,9 +101,9 @@ def stage_store(w, s, d, ds, bn, slots, threads):
         w(f"                let vx = coop_unpack(vw{e});")
         w(f"                let at = (e / {d // 8}u) * {ds}u + (e % {d // 8}u) * 8u;")
         for t in range(8):
-            w(f"                kvs{s}[at + {t}u] = kx[{t}];")
+            w(f"                kvs{s}[{base}at + {t}u] = kx[{t}];")
         for t in range(8):
-            w(f"                kvs{s}[{bn * ds}u + at + {t}u] = vx[{t}];")
+            w(f"                kvs{s}[{base}{bn * ds}u + at + {t}u] = vx[{t}];")
         w(f"            }}")
         w(f"        }}")
 
@@ -129,12 +129,17 @@ def entry(d, bn, prefetch, wide=False, sgb=False):
     own = "subgroupBarrier()" if sgb else "workgroupBarrier()"  # orders a subgroup's own rows
     shared = kv * 2 + BM * ss * 4 + BM * ps * 2 + 128 * 4 + 8
     assert shared <= WORKGROUP_BYTES, f"D {d}: {shared} bytes of workgroup memory"
+    # Two K/V buffers where they fit (with subgroup barriers: D 64, wide):
+    # tile t+1 is staged into one while tile t is read from the other, so a
+    # tile needs no barrier at its end.
+    dbuf = sgb and prefetch and wide and shared + kv * 2 <= WORKGROUP_BYTES
+    cur = "cur + " if dbuf else ""
     o = []
     w = o.append
     w(f"")
     w(f"// D = {d}: tiles of {bn} keys.")
     w(f"const BN{s}: u32 = {bn}u;")
-    w(f"var<workgroup> kvs{s}: array<f16, {kv}>;")
+    w(f"var<workgroup> kvs{s}: array<f16, {2 * kv if dbuf else kv}>;")
     w(f"var<workgroup> ss{s}: array<f32, {BM * ss}>;")
     w(f"var<workgroup> ps{s}: array<f16, {BM * ps}>;")
     w(f"")
@@ -223,11 +228,25 @@ def entry(d, bn, prefetch, wide=False, sgb=False):
     for e in range(per):
         w(f"    var kw{e} = vec4<u32>();")
         w(f"    var vw{e} = vec4<u32>();")
-    if prefetch:
+    if dbuf:
+        w(f"    // The first tile into buffer 0, the second fetched.")
         stage_load(w, d, slots, "kbeg", THREADS, indent="    ")
-    w(f"    workgroupBarrier();")
+        stage_store(w, s, d, ds, bn, slots, THREADS)
+        stage_load(w, d, slots, f"kbeg + {bn}", THREADS, indent="    ")
+        w(f"    var cur = 0u;")
+    elif prefetch:
+        stage_load(w, d, slots, "kbeg", THREADS, indent="    ")
+    if not dbuf:
+        w(f"    workgroupBarrier();")
     w(f"    for (var kt = kbeg; kt < kend; kt += {bn}) {{")
-    if prefetch:
+    if dbuf:
+        w(f"        // Tile t was staged in buffer `cur` before this barrier and the")
+        w(f"        // other buffer was last read by tile t - 1: stage tile t + 1")
+        w(f"        // there, fetch tile t + 2.")
+        w(f"        workgroupBarrier();")
+        stage_store(w, s, d, ds, bn, slots, THREADS, base=f"{kv}u - cur + ")
+        stage_load(w, d, slots, "kt + " + str(2 * bn), THREADS)
+    elif prefetch:
         w(f"        // Stage the tile fetched during the last one; fetch the next.")
         stage_store(w, s, d, ds, bn, slots, THREADS)
         w(f"        workgroupBarrier();")
@@ -241,7 +260,7 @@ def entry(d, bn, prefetch, wide=False, sgb=False):
     for n in range(nf):
         w(f"        var s{n} = coop_mat16x16<f32, C>();")
         for k in range(df):
-            w(f"        s{n} = coopMultiplyAdd(q{k}, coopLoad<coop_mat16x16<f16, B>>(&kvs{s}[{16 * n * ds + 16 * k}u], {ds}u), s{n});")
+            w(f"        s{n} = coopMultiplyAdd(q{k}, coopLoad<coop_mat16x16<f16, B>>(&kvs{s}[{cur}{16 * n * ds + 16 * k}u], {ds}u), s{n});")
         w(f"        coopStoreT(s{n}, &ss{s}[sg * {16 * ss}u + {16 * n}u], {ss}u);")
     w(f"        {own};")
     w(f"        // Online softmax of this invocation's half row.")
@@ -308,8 +327,11 @@ def entry(d, bn, prefetch, wide=False, sgb=False):
         w(f"        let p{k} = coopLoadT<coop_mat16x16<f16, A>>(&ps{s}[sg * {16 * ps}u + {16 * k}u], {ps}u);")
     for n in range(df):
         for k in range(nf):
-            w(f"        o{n} = coopMultiplyAdd(p{k}, coopLoadT<coop_mat16x16<f16, B>>(&kvs{s}[{bn * ds + 16 * k * ds + 16 * n}u], {ds}u), o{n});")
-    w(f"        workgroupBarrier();")
+            w(f"        o{n} = coopMultiplyAdd(p{k}, coopLoadT<coop_mat16x16<f16, B>>(&kvs{s}[{cur}{bn * ds + 16 * k * ds + 16 * n}u], {ds}u), o{n});")
+    if dbuf:
+        w(f"        cur = {kv}u - cur;")
+    else:
+        w(f"        workgroupBarrier();")
     w(f"    }}")
     w(f"    // Normalise and write: each fragment through workgroup memory.")
     w(f"    let l = lsum + subgroupShuffleXor(lsum, 1u);")
@@ -355,7 +377,8 @@ SG_HEADER = """\
 // where a subgroup exchanges only its own rows of scores, probabilities and
 // accumulators through workgroup memory (after S is stored, in the rescale
 // and in the epilogue); the K/V staging and the rescale flag still take
-// workgroup barriers. For adapters with subgroup barriers.
+// workgroup barriers. attention_coop_d64_wide_sg stages K/V tiles in two
+// buffers (one barrier fewer a tile). For adapters with subgroup barriers.
 """
 
 
