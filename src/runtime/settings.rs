@@ -201,6 +201,10 @@ pub struct AttentionSettings {
     /// `WGC_ATTENTION_COOP_SUBGROUP_BARRIERS` is `1`: the tensor-core entries
     /// with subgroup barriers where the adapter has them.
     pub coop_subgroup_barriers: bool,
+    /// `WGC_ATTENTION_DECODE_GROUPS`: workgroups decode aims for (2048).
+    pub decode_groups: Option<usize>,
+    /// `WGC_ATTENTION_DECODE_MIN_CHUNK`: fewest keys of a decode chunk (256).
+    pub decode_min_chunk: Option<usize>,
 }
 
 /// Several devices.
@@ -323,6 +327,8 @@ impl Settings {
                 coop_prefetch: v.on_unless("WGC_ATTENTION_COOP_PREFETCH", "0"),
                 coop_wide: v.on_unless("WGC_ATTENTION_COOP_WIDE", "0"),
                 coop_subgroup_barriers: v.is("WGC_ATTENTION_COOP_SUBGROUP_BARRIERS", "1"),
+                decode_groups: v.positive("WGC_ATTENTION_DECODE_GROUPS"),
+                decode_min_chunk: v.positive("WGC_ATTENTION_DECODE_MIN_CHUNK"),
             },
         }
     }

@@ -230,7 +230,14 @@ fn plan(dev: &crate::runtime::device::Device, a: &AttentionArgs) -> Plan {
         return Plan { route: Route::Coop(entry), chunk_keys: skv.max(1), chunks: 1, row_tiles: rows.div_ceil(bm) };
     }
     if decode::applies(a) {
-        let (chunk_keys, chunks) = decode::plan_chunks(skv, rows, bh);
+        let set = &dev.settings().attention;
+        let (chunk_keys, chunks) = decode::plan_chunks_with(
+            skv,
+            rows,
+            bh,
+            set.decode_groups.unwrap_or(decode::TARGET_GROUPS),
+            set.decode_min_chunk.unwrap_or(decode::MIN_CHUNK),
+        );
         return Plan { route: Route::Decode, chunk_keys, chunks, row_tiles: rows.div_ceil(decode::RB) };
     }
     let (chunk_keys, chunks) = plan_chunks(skv, d, rows, bh);
