@@ -27,8 +27,10 @@ pub(crate) const MAX_SQ: usize = 16;
 /// T: q and out (f16, or f32 beside bf16 K and V: KV_BF16).
 const TYPES: &[crate::ops::spec::TypeSlot] =
     &[crate::ops::spec::TypeSlot { alias: "T", dtypes: &[DType::F16, DType::F32] }];
-const OVERRIDES: &[crate::ops::spec::OverrideSlot] =
-    &[crate::ops::spec::OverrideSlot { name: "KV_BF16", values: &[0.0, 1.0] }];
+const OVERRIDES: &[crate::ops::spec::OverrideSlot] = &[
+    crate::ops::spec::OverrideSlot { name: "KV_BF16", values: &[0.0, 1.0] },
+    crate::ops::spec::OverrideSlot { name: "DEC_SPREAD", values: &[0.0, 1.0] },
+];
 const ENTRIES: &[&str] = &["attention_decode", "attention_decode_partial"];
 
 macro_rules! decode_family {

@@ -531,8 +531,12 @@ fn record(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<(
     };
     let t = [a.q.dtype];
     let groups = [row_tiles as u32, bh as u32, chunks as u32];
+    let decode_overrides = [
+        if a.k.dtype == DType::BF16 { 1.0 } else { 0.0 },
+        if dev.settings().attention.decode_spread { 1.0 } else { 0.0 },
+    ];
     let overrides: &[f64] = match route {
-        Route::Decode => &[if a.k.dtype == DType::BF16 { 1.0 } else { 0.0 }],
+        Route::Decode => &decode_overrides,
         _ => &[],
     };
     if route != Route::Portable {
