@@ -15,9 +15,10 @@
  * residual add and RMSNorm in one pass (`wgc_op_rms_norm_residual`, f16)
  * and SwiGLU as one elementwise expression; WGC_BLOCKS_UNFUSED=1 runs them
  * as separate operators (add, then norm; SiLU, then multiply). Attention is
- * `wgc_op_attention` (no score tensor) unless WGC_BLOCKS_ATTENTION=chain,
- * which runs QK^T, mask add, softmax and PV through a (H, T, S) score
- * tensor as before the operator existed.
+ * `wgc_op_attention` (no score tensor), except bf16 prefill, which runs
+ * QK^T, mask add, softmax and PV through a (H, T, S) score tensor (the
+ * operator's bf16 prefill has no tensor-core route);
+ * WGC_BLOCKS_ATTENTION=chain or =fused picks one form everywhere.
  *
  * The attention part alone is its own pair of cases at 512 and 2048 tokens
  * (llama_attention_<T>_{fused,chain}): the layer's views of q and the
@@ -44,13 +45,18 @@ static int unfused(void) {
     return v;
 }
 
-static int fused_attention(void) {
-    static int v = -1;
-    if (v < 0) {
+/* Whether attention is the fused operator for this dtype and number of
+ * new tokens: by default everywhere but bf16 prefill (which runs the
+ * operator's portable f32 kernel, 17x slower than the chain at 512 tokens
+ * on an H100; bf16 decode has its own kernel); WGC_BLOCKS_ATTENTION=fused
+ * or =chain picks one form everywhere. */
+static int fused_attention(WgcDtype dt, int64_t T) {
+    static int v = -2;
+    if (v == -2) {
         const char *e = getenv("WGC_BLOCKS_ATTENTION");
-        v = !(e && strcmp(e, "chain") == 0);
+        v = !e || !*e ? -1 : strcmp(e, "chain") != 0;
     }
-    return v;
+    return v < 0 ? !(dt == WGC_DTYPE_BF16 && T > 1) : v;
 }
 
 static const float ROPE_BASE = 10000.0f;
@@ -150,7 +156,7 @@ static WgcStatus run_layer(void *p) {
     WgcTensor k = view_of(&L->kc, 3, kh, head_strides, 0), v = view_of(&L->vc, 3, kh, head_strides, 0);
     int fused = !unfused();
     if (s == WGC_OK)
-        s = fused_attention() ? attention_fused(L, &q, &k, &v, &o)
+        s = fused_attention(L->dt, T) ? attention_fused(L, &q, &k, &v, &o)
                               : attention(L, &q, &k, &v, T > 1 ? &L->mask.t : NULL, &o);
     if (fused && L->dt == WGC_DTYPE_F16) {
         /* h is free once q, k and v are made: the projection goes there. */
@@ -277,7 +283,7 @@ static void layer_case(const char *name, WgcDtype dt, int64_t T, int64_t past, c
     /* The cache: earlier tokens' keys and values at random, the new rows
      * written by the layer. */
     L.kc = ht_scaled(dt, 2, sd, 1.0, 0), L.vc = ht_scaled(dt, 2, sd, 1.0, 0);
-    if (T > 1 && !fused_attention()) {
+    if (T > 1 && !fused_attention(dt, T)) {
         float *m = malloc(T * S * sizeof *m);
         for (int64_t i = 0; i < T; i++)
             for (int64_t j = 0; j < S; j++) m[i * S + j] = j <= past + i ? 0.0f : -INFINITY;
@@ -287,7 +293,7 @@ static void layer_case(const char *name, WgcDtype dt, int64_t T, int64_t past, c
     L.h = ht_empty(dt, 2, td), L.q = ht_empty(dt, 2, td), L.attn = ht_empty(dt, 2, td);
     L.x2 = ht_empty(dt, 2, td), L.h2 = ht_empty(dt, 2, td), L.out = ht_empty(dt, 2, td);
     L.gate = ht_empty(dt, 2, tf), L.up = ht_empty(dt, 2, tf), L.act = ht_empty(dt, 2, tf);
-    if (!fused_attention()) { /* the score tensors only the chain needs */
+    if (!fused_attention(dt, T)) { /* the score tensors only the chain needs */
         L.scores = ht_empty(WGC_DTYPE_F32, 3, hts), L.probs32 = ht_empty(WGC_DTYPE_F32, 3, hts);
         L.probs = ht_empty(dt, 3, hts);
     }
