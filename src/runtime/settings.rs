@@ -205,7 +205,7 @@ pub struct AttentionSettings {
     pub decode_groups: Option<usize>,
     /// `WGC_ATTENTION_DECODE_MIN_CHUNK`: fewest keys of a decode chunk (256).
     pub decode_min_chunk: Option<usize>,
-    /// `WGC_ATTENTION_DECODE_SPREAD` is `1`: decode tiles of 4 query rows
+    /// `WGC_ATTENTION_DECODE_SPREAD` not `0`: decode tiles of 4 query rows
     /// spread a step's 16 sums one a lane (shaders/attention_decode.wgsl).
     pub decode_spread: bool,
 }
@@ -332,7 +332,7 @@ impl Settings {
                 coop_subgroup_barriers: v.is("WGC_ATTENTION_COOP_SUBGROUP_BARRIERS", "1"),
                 decode_groups: v.positive("WGC_ATTENTION_DECODE_GROUPS"),
                 decode_min_chunk: v.positive("WGC_ATTENTION_DECODE_MIN_CHUNK"),
-                decode_spread: v.is("WGC_ATTENTION_DECODE_SPREAD", "1"),
+                decode_spread: v.on_unless("WGC_ATTENTION_DECODE_SPREAD", "0"),
             },
         }
     }
