@@ -25,17 +25,17 @@ const BM_WIDE: usize = 128;
 const DIMS: &[usize] = &[64, 80, 96, 128, 160, 192, 256];
 const WIDE: usize = 4;
 const TYPES: &[TypeSlot] = &[TypeSlot { alias: "T", dtypes: &[DType::F16] }];
-/// Per head dim: K and V of the next tile fetched into registers while the
-/// current one is computed, then (`_direct`) fetched at the tile's start;
-/// then the wide entries.
+/// For the first `WIDE` head dims: K and V of the next tile fetched into
+/// registers while the current one is computed; for every head dim
+/// (`_direct`) fetched at the tile's start, the only entries past 128 (the
+/// prefetched words cost registers the accumulators need there: D 256,
+/// S 512 on an H100 ran 2.35 ms prefetching, 1.82 ms not); then the wide
+/// entries.
 const ENTRIES: &[&str] = &[
     "attention_coop_d64",
     "attention_coop_d80",
     "attention_coop_d96",
     "attention_coop_d128",
-    "attention_coop_d160",
-    "attention_coop_d192",
-    "attention_coop_d256",
     "attention_coop_d64_direct",
     "attention_coop_d80_direct",
     "attention_coop_d96_direct",
@@ -48,16 +48,13 @@ const ENTRIES: &[&str] = &[
     "attention_coop_d96_wide",
     "attention_coop_d128_wide",
 ];
-/// shaders/attention_coop_sg.wgsl: the prefetching and wide entries with
-/// subgroup barriers where a subgroup exchanges only its own rows.
+/// shaders/attention_coop_sg.wgsl: the prefetching and wide entries (D up
+/// to 128) with subgroup barriers where a subgroup exchanges only its own rows.
 const SG_ENTRIES: &[&str] = &[
     "attention_coop_d64_sg",
     "attention_coop_d80_sg",
     "attention_coop_d96_sg",
     "attention_coop_d128_sg",
-    "attention_coop_d160_sg",
-    "attention_coop_d192_sg",
-    "attention_coop_d256_sg",
     "attention_coop_d64_wide_sg",
     "attention_coop_d80_wide_sg",
     "attention_coop_d96_wide_sg",
@@ -125,11 +122,11 @@ pub fn entry(dev: &Device, a: &AttentionArgs) -> Option<(&'static str, usize)> {
     // The wide entries read 16-row blocks of q as fragments: whole blocks
     // (Sq a multiple of 16) of rows in 16-byte words.
     if i < WIDE && set.coop_wide && sq.is_multiple_of(16) && rows_in_words(a.q) {
-        let all = if sg { &SG_ENTRIES[DIMS.len()..] } else { &ENTRIES[2 * DIMS.len()..] };
+        let all = if sg { &SG_ENTRIES[WIDE..] } else { &ENTRIES[WIDE + DIMS.len()..] };
         return Some((all[i], BM_WIDE));
     }
-    if !set.coop_prefetch {
-        return Some((ENTRIES[i + DIMS.len()], BM));
+    if i >= WIDE || !set.coop_prefetch {
+        return Some((ENTRIES[WIDE + i], BM));
     }
     Some((if sg { SG_ENTRIES[i] } else { ENTRIES[i] }, BM))
 }
