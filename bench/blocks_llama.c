@@ -15,10 +15,14 @@
  * residual add and RMSNorm in one pass (`wgc_op_rms_norm_residual`, f16)
  * and SwiGLU as one elementwise expression; WGC_BLOCKS_UNFUSED=1 runs them
  * as separate operators (add, then norm; SiLU, then multiply). Attention is
- * QK^T, mask add, softmax and PV through a (H, T, S) score tensor unless
- * WGC_BLOCKS_ATTENTION=fused, which calls `wgc_op_attention` (no score
- * tensor; its portable kernel is slower than the chain on GPUs today, see
- * BENCHMARKS.md, so it is not the default). */
+ * `wgc_op_attention` (no score tensor), except bf16 prefill, which runs
+ * QK^T, mask add, softmax and PV through a (H, T, S) score tensor (the
+ * operator's bf16 prefill has no tensor-core route);
+ * WGC_BLOCKS_ATTENTION=chain or =fused picks one form everywhere.
+ *
+ * The attention part alone is its own pair of cases at 512 and 2048 tokens
+ * (llama_attention_<T>_{fused,chain}): the layer's views of q and the
+ * caches, causal, both forms in one run whatever the variable says. */
 #include "blocks.h"
 
 typedef struct {
@@ -41,13 +45,18 @@ static int unfused(void) {
     return v;
 }
 
-static int fused_attention(void) {
-    static int v = -1;
-    if (v < 0) {
+/* Whether attention is the fused operator for this dtype and number of
+ * new tokens: by default everywhere but bf16 prefill (which runs the
+ * operator's portable f32 kernel, 17x slower than the chain at 512 tokens
+ * on an H100; bf16 decode has its own kernel); WGC_BLOCKS_ATTENTION=fused
+ * or =chain picks one form everywhere. */
+static int fused_attention(WgcDtype dt, int64_t T) {
+    static int v = -2;
+    if (v == -2) {
         const char *e = getenv("WGC_BLOCKS_ATTENTION");
-        v = e && strcmp(e, "fused") == 0;
+        v = !e || !*e ? -1 : strcmp(e, "chain") != 0;
     }
-    return v;
+    return v < 0 ? !(dt == WGC_DTYPE_BF16 && T > 1) : v;
 }
 
 static const float ROPE_BASE = 10000.0f;
@@ -147,7 +156,7 @@ static WgcStatus run_layer(void *p) {
     WgcTensor k = view_of(&L->kc, 3, kh, head_strides, 0), v = view_of(&L->vc, 3, kh, head_strides, 0);
     int fused = !unfused();
     if (s == WGC_OK)
-        s = fused_attention() ? attention_fused(L, &q, &k, &v, &o)
+        s = fused_attention(L->dt, T) ? attention_fused(L, &q, &k, &v, &o)
                               : attention(L, &q, &k, &v, T > 1 ? &L->mask.t : NULL, &o);
     if (fused && L->dt == WGC_DTYPE_F16) {
         /* h is free once q, k and v are made: the projection goes there. */
@@ -274,7 +283,7 @@ static void layer_case(const char *name, WgcDtype dt, int64_t T, int64_t past, c
     /* The cache: earlier tokens' keys and values at random, the new rows
      * written by the layer. */
     L.kc = ht_scaled(dt, 2, sd, 1.0, 0), L.vc = ht_scaled(dt, 2, sd, 1.0, 0);
-    if (T > 1 && !fused_attention()) {
+    if (T > 1 && !fused_attention(dt, T)) {
         float *m = malloc(T * S * sizeof *m);
         for (int64_t i = 0; i < T; i++)
             for (int64_t j = 0; j < S; j++) m[i * S + j] = j <= past + i ? 0.0f : -INFINITY;
@@ -284,7 +293,7 @@ static void layer_case(const char *name, WgcDtype dt, int64_t T, int64_t past, c
     L.h = ht_empty(dt, 2, td), L.q = ht_empty(dt, 2, td), L.attn = ht_empty(dt, 2, td);
     L.x2 = ht_empty(dt, 2, td), L.h2 = ht_empty(dt, 2, td), L.out = ht_empty(dt, 2, td);
     L.gate = ht_empty(dt, 2, tf), L.up = ht_empty(dt, 2, tf), L.act = ht_empty(dt, 2, tf);
-    if (!fused_attention()) { /* the score tensors only the chain needs */
+    if (!fused_attention(dt, T)) { /* the score tensors only the chain needs */
         L.scores = ht_empty(WGC_DTYPE_F32, 3, hts), L.probs32 = ht_empty(WGC_DTYPE_F32, 3, hts);
         L.probs = ht_empty(dt, 3, hts);
     }
@@ -311,8 +320,100 @@ static void layer_case(const char *name, WgcDtype dt, int64_t T, int64_t past, c
     wgc_expr_release(L.swiglu);
 }
 
+/* ---- the attention part alone ---- */
+
+typedef struct {
+    Layer L;
+    int chain;
+} AttOnly;
+
+/* The layer's attention step on its heads-first views of q and the caches. */
+static WgcStatus run_attention_only(void *p) {
+    AttOnly *a = p;
+    Layer *L = &a->L;
+    int64_t qh[3] = {L->H, L->T, L->Dh}, kh[3] = {L->H, L->S, L->Dh}, head_strides[3] = {L->Dh, L->D, 1};
+    WgcTensor q = view_of(&L->q, 3, qh, head_strides, 0), o = view_of(&L->attn, 3, qh, head_strides, 0);
+    WgcTensor k = view_of(&L->kc, 3, kh, head_strides, 0), v = view_of(&L->vc, 3, kh, head_strides, 0);
+    return a->chain ? attention(L, &q, &k, &v, &L->mask.t, &o) : attention_fused(L, &q, &k, &v, &o);
+}
+
+/* Sampled rows of the attention output against float64. */
+static int check_attention_rows(Layer *L, const float *o, double tol) {
+    int64_t D = L->D, H = L->H, Dh = L->Dh;
+    size_t picks[8];
+    size_t n = sample_rows((size_t)L->T, g_small ? 8 : 3, picks);
+    double *p = malloc(L->S * sizeof *p), *ref = malloc(D * sizeof *ref);
+    int bad = 0;
+    for (size_t r = 0; r < n; r++) {
+        int64_t t = (int64_t)picks[r], pos = L->past + t;
+        for (int64_t hd = 0; hd < H; hd++) {
+            double mx = -INFINITY, sum = 0;
+            for (int64_t j = 0; j <= pos; j++) {
+                double acc = 0;
+                for (int64_t i = 0; i < Dh; i++)
+                    acc += (double)L->q.host[t * D + hd * Dh + i] * L->kc.host[j * D + hd * Dh + i];
+                p[j] = acc / sqrt((double)Dh);
+                mx = p[j] > mx ? p[j] : mx;
+            }
+            for (int64_t j = 0; j <= pos; j++) sum += (p[j] = exp(p[j] - mx));
+            for (int64_t i = 0; i < Dh; i++) {
+                double acc = 0;
+                for (int64_t j = 0; j <= pos; j++) acc += p[j] * L->vc.host[j * D + hd * Dh + i];
+                ref[hd * Dh + i] = acc / sum;
+            }
+        }
+        char what[64];
+        snprintf(what, sizeof what, "attention row %lld", (long long)t);
+        bad += check_close(what, o + t * D, ref, D, tol, tol);
+    }
+    free(p), free(ref);
+    return bad;
+}
+
+static void attention_case(WgcDtype dt, int64_t tokens, int64_t T, int chain) {
+    int64_t D = SZ(4096, 64), H = SZ(32, 4), Dh = D / H, S = T;
+    char full[64];
+    snprintf(full, sizeof full, "llama_attention_%lld_%s_%s", (long long)tokens, chain ? "chain" : "fused",
+             dtype_name(dt));
+    Case c = {full, "block/llama-attention", dtype_name(dt), "", "block", 0, 0};
+    snprintf(c.size, sizeof c.size, "causal T=%lld H=%lld Dh=%lld, %s", (long long)T, (long long)H, (long long)Dh,
+             chain ? "QK^T + mask + softmax + PV" : "wgc_op_attention");
+    c.amount = 2.0 * H * T * S * Dh; /* the causal half of 4 H T S Dh */
+    if (!case_begin(&c)) return;
+    AttOnly a = {.chain = chain};
+    Layer *L = &a.L;
+    *L = (Layer){.dt = dt, .T = T, .past = 0, .S = S, .D = D, .H = H, .Dh = Dh};
+    int64_t td[2] = {T, D}, hts[3] = {H, T, S}, ts[2] = {T, S};
+    L->q = ht_scaled(dt, 2, td, 1.0, 0), L->kc = ht_scaled(dt, 2, td, 1.0, 0), L->vc = ht_scaled(dt, 2, td, 1.0, 0);
+    L->attn = ht_empty(dt, 2, td);
+    if (chain) {
+        float *m = malloc(T * S * sizeof *m);
+        for (int64_t i = 0; i < T; i++)
+            for (int64_t j = 0; j < S; j++) m[i * S + j] = j <= i ? 0.0f : -INFINITY;
+        L->mask = ht_values(WGC_DTYPE_F32, 2, ts, m);
+        free(m);
+        L->scores = ht_empty(WGC_DTYPE_F32, 3, hts), L->probs32 = ht_empty(WGC_DTYPE_F32, 3, hts);
+        L->probs = ht_empty(dt, 3, hts);
+    }
+    int ok = case_first_run(&c, run_attention_only, &a);
+    if (ok) {
+        float *o = ht_read(&L->attn);
+        int bad = check_attention_rows(L, o, dt == WGC_DTYPE_BF16 ? 0.03 : 0.01);
+        free(o);
+        block_report(&c, run_attention_only, &a, bad == 0);
+    }
+    HT *all[] = {&L->q, &L->kc, &L->vc, &L->attn, &L->mask, &L->scores, &L->probs32, &L->probs};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        if (all[i]->buf) ht_free(all[i]);
+}
+
 void blocks_llama(void) {
     WgcDtype dts[2] = {WGC_DTYPE_F16, WGC_DTYPE_BF16};
+    for (int i = 0; i < 2; i++)
+        for (int chain = 0; chain < 2; chain++) {
+            attention_case(dts[i], 512, SZ(512, 13), chain);
+            attention_case(dts[i], 2048, SZ(2048, 29), chain);
+        }
     for (int i = 0; i < 2; i++) {
         layer_case("llama_prefill_512", dts[i], SZ(512, 13), 0, "prefill 512");
         layer_case("llama_prefill_2048", dts[i], SZ(2048, 29), 0, "prefill 2048");

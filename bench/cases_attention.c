@@ -1,5 +1,6 @@
 /* Scaled dot-product attention (wgc_op_attention): prefill f16, causal and
- * not, D 64 and 128, S 512-8192 (B8 H32, B2 at 8192), against the unfused
+ * not, D 64 and 128, S 512-8192 (B8 H32, B2 at 8192; D 256 at S 512 and
+ * 2048), against the unfused
  * path of three operators (QK^T by wgc_op_matmul, causal mask add, softmax,
  * PV by wgc_op_matmul) at S 512 (B8) and 2048 (B1: its scores must fit one
  * binding), compared by FLOP rate; decode (Sq 1 against KV caches
@@ -168,6 +169,13 @@ void cases_attention(void) {
                     att_case(name, unfused ? "attention/unfused" : "attention/prefill", unfused, causal,
                              SZ(B, 1), SZ(32, 2), SZ(32, 2), SZ(s, 37), SZ(s, 37), D);
                 }
+    /* D 256 (the 64-row tensor-core entries), B8 H32, S 512 and 2048. */
+    for (int causal = 0; causal < 2; causal++)
+        for (int si = 0; si < 2; si++) {
+            int64_t s = S[si];
+            snprintf(name, sizeof name, "attn_prefill_s%lld_d256%s_f16", (long long)s, causal ? "_causal" : "");
+            att_case(name, "attention/prefill", 0, causal, SZ(8, 1), SZ(32, 2), SZ(32, 2), SZ(s, 37), SZ(s, 37), 256);
+        }
     static const int64_t KV[6] = {1024, 2048, 4096, 8192, 16384, 32768};
     for (int gqa = 0; gqa < 2; gqa++)
         for (int bi = 0; bi < 2; bi++)

@@ -14,10 +14,16 @@ also captured once into a graph (`wg.capture`) and replayed per step:
 `replay_ms` (GPU) and `replay_wall_ms` (20 replays back to back, then a
 wait) are timed as above.
 
+Attention is `wg.scaled_dot_product_attention` (no score tensor), except in
+bf16 prefill: QK^T, mask add, softmax and PV through a (H, T, S) score
+tensor, as C's bench/blocks_llama.c; WGC_BLOCKS_ATTENTION=fused or =chain
+picks one form everywhere.
+
     py_blocks.py [--small] [FILTER ...]
 """
 import json
 import math
+import os
 import sys
 import time
 
@@ -28,6 +34,10 @@ import wgcompute as wg
 SMALL = "--small" in sys.argv
 FILTERS = [a for a in sys.argv[1:] if not a.startswith("--")]
 ROPE_BASE, EPS = 10000.0, 1e-5
+# Attention form: the fused operator except in bf16 prefill (no
+# tensor-core route there), the chain; WGC_BLOCKS_ATTENTION=fused|chain
+# picks one everywhere.
+ATTENTION = os.environ.get("WGC_BLOCKS_ATTENTION", "")
 rng = np.random.default_rng(7)
 
 
@@ -38,6 +48,7 @@ def sz(full, small):
 class Layer:
     def __init__(self, dt, T, past):
         self.dt, self.T, self.past = dt, T, past
+        self.chain = ATTENTION == "chain" or (ATTENTION != "fused" and dt == "bfloat16" and T > 1)
         self.D, self.H, self.F = sz(4096, 64), sz(32, 4), sz(11008, 176)
         self.Dh, self.S = self.D // self.H, past + T
         D, F = self.D, self.F
@@ -59,7 +70,7 @@ class Layer:
         self.kc, _ = make((self.S, D), 1.0)
         self.vc, _ = make((self.S, D), 1.0)
         self.mask = None
-        if T > 1:
+        if T > 1 and self.chain:
             keep = np.arange(self.S)[None, :] <= past + np.arange(T)[:, None]
             self.mask = wg.asarray(np.where(keep, 0.0, -np.inf).astype(np.float32))
 
@@ -76,7 +87,10 @@ class Layer:
             wg.cast(wg.rope(t.astype("float32"), seq_axis=0, position_offset=self.past), self.dt, out=t)
 
     def attention(self, q, k, v):
-        """softmax(q k^T / sqrt(Dh) + mask) v per head; q (H, T, Dh), k and v (H, S, Dh)."""
+        """softmax(q k^T / sqrt(Dh) + mask) v per head; q (H, T, Dh), k and v (H, S, Dh);
+        causal from the bottom right (each new token sees the cache and itself)."""
+        if not self.chain:
+            return wg.scaled_dot_product_attention(q, k, v, is_causal=self.T > 1, causal_alignment="bottom_right")
         scores = wg.gemm(q, k, alpha=1.0 / math.sqrt(self.Dh), transpose_b=True, out_dtype="float32")
         if self.mask is not None:
             wg.add(scores, self.mask, out=scores)

@@ -100,6 +100,10 @@ def main(args):
                     name = f"attn_{'unfused_' if unfused else ''}prefill_s{S}_d{D}{'_causal' if causal else ''}_f16"
                     case(name, "attention/unfused" if unfused else "attention/prefill", B, 32, 32, S, S, D, causal,
                          unfused)
+    for causal in (0, 1):
+        for S in (512, 2048):
+            name = f"attn_prefill_s{S}_d256{'_causal' if causal else ''}_f16"
+            case(name, "attention/prefill", 8, 32, 32, S, S, 256, causal, 0)
     for gqa in (0, 1):
         for B in (1, 8):
             for kv in (1024, 2048, 4096, 8192, 16384, 32768):

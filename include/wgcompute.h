@@ -2189,11 +2189,11 @@ WgcStatus wgc_kernel_binding_count(const struct WgcKernel *kernel, uint32_t *out
  * to f16 before they meet v). lse within 1e-5 * (|lse| + 1) for moderate
  * scores.
  *
- * Work: f16 prefill (Sq above 16, D 64, 80, 96 or 128) on adapters with
- * cooperative matrices (tensor cores) runs FlashAttention-2 on them:
- * workgroups of 128 query rows of one key/value head (64 where Sq is not
- * a multiple of 16 or q's rows are not 16-byte words), tiles of 32 or 64
- * keys, causal tiles above the diagonal skipped. f16 decode (Sq up to 16,
+ * Work: f16 prefill (Sq above 16, D 64, 80, 96, 128, 160, 192 or 256) on
+ * adapters with cooperative matrices (tensor cores) runs FlashAttention-2
+ * on them: workgroups of 128 query rows of one key/value head (64 where Sq
+ * is not a multiple of 16, q's rows are not 16-byte words or D is above
+ * 128), tiles of 32 or 64 keys, causal tiles above the diagonal skipped. f16 decode (Sq up to 16,
  * D a multiple of 8 up to 128) runs flash-decoding: the KV cache is cut
  * into chunks over enough workgroups to fill the GPU, each reading its
  * chunk once for all the query heads of a group. Both read K and V rows
@@ -2201,7 +2201,11 @@ WgcStatus wgc_kernel_binding_count(const struct WgcKernel *kernel, uint32_t *out
  * other strides and offset are multiples of 8 elements. Everything else
  * (f32, bf16, other views) takes a portable kernel: keys in tiles of 64 by
  * workgroups of 8 query rows of one key/value head, long key ranges cut
- * into chunks whose partial results a second pass merges.
+ * into chunks whose partial results a second pass merges. bf16 prefill
+ * runs in f32 on widened copies of q, k and v: the tensor-core fragments
+ * WGSL offers are f16 (and f32 accumulators), and bf16 values do not all
+ * fit f16 (its range ends at 65504 and its normal numbers at 6.1e-5), so
+ * no conversion to them is exact.
  *
  * Statuses: `WGC_ERROR_SHAPE_MISMATCH` (shapes, heads not a multiple,
  * mask not broadcastable), `WGC_ERROR_DTYPE_MISMATCH`,

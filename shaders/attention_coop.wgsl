@@ -2,12 +2,12 @@
 //
 // Attention prefill on cooperative matrices (after attention_params.wgsl, a
 // mask fragment and the prelude with T = f16). Entry points, for D in
-// [64, 80, 96, 128]: attention_coop_d<D>_wide (128 query rows, 8 subgroups, Q
+// [64, 80, 96, 128, 160, 192, 256]: attention_coop_d<D>_wide (D <= 128; 128 query rows, 8 subgroups, Q
 // fragments loaded from q: Sq a multiple of 16, q rows in 16-byte words),
-// attention_coop_d<D> (64 rows, 4 subgroups, Q staged through workgroup
-// memory: any Sq) and attention_coop_d<D>_direct (as the latter, each K/V
-// tile fetched at its start instead of during the tile before; kept for
-// comparisons). Grid x = tile of query rows (heaviest causal tiles first),
+// attention_coop_d<D> (D <= 128; 64 rows, 4 subgroups, Q staged through
+// workgroup memory: any Sq) and attention_coop_d<D>_direct (as the latter,
+// each K/V tile fetched at its start instead of during the tile before: the
+// only entries past D 128, kept for comparisons below). Grid x = tile of query rows (heaviest causal tiles first),
 // y = b * hkv + h; one KV chunk (all keys). Each subgroup owns 16 query
 // rows, their Q fragments held in registers. Per tile of BN keys: K and V
 // are staged in workgroup memory by 16-byte loads (k4, v4: the host
@@ -3314,6 +3314,1802 @@ fn coop_rescale_d128_direct(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coo
     }
     workgroupBarrier();
     let back = coopLoadT<coop_mat16x16<f32, C>>(&ss_d128_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    return back;
+}
+
+// D = 160: tiles of 32 keys.
+const BN_d160_direct: u32 = 32u;
+var<workgroup> kvs_d160_direct: array<f16, 10752>;
+var<workgroup> ss_d160_direct: array<f32, 2304>;
+var<workgroup> ps_d160_direct: array<f16, 2560>;
+
+@compute @workgroup_size(128)
+fn attention_coop_d160_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let sg = lid / 32u;
+    let lane = lid % 32u;
+    let bh = wid.y;
+    let h = bh % p.hkv;
+    let bs = bases_of(bh / p.hkv);
+    let r0 = (p.row_tiles - 1u - wid.x) * 64u;
+    let nq = min(64u, p.rows - r0);
+    if (lid == 0u) {
+        var len = min(p.kv_len, p.skv);
+        if (p.has_lens != 0u) {
+            len = min(len, lens[bs.lens]);
+        }
+        coop_len = len;
+        coop_flag = 0u;
+    }
+    // Q rows into the K/V staging area (zero past the rows).
+    for (var e = lid; e < 64u * 160u; e += 128u) {
+        let i = e / 160u;
+        let c = e % 160u;
+        var x = f16(0.0);
+        if (i < nq) {
+            let r = r0 + i;
+            let hq = h * p.group + r / p.sq;
+            x = q[bs.q + i32(hq) * p.q_h + i32(r % p.sq) * p.q_s + i32(c) * p.q_d];
+        }
+        kvs_d160_direct[i * 168u + c] = x;
+    }
+    let len = i32(workgroupUniformLoad(&coop_len));
+    let q0 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d160_direct[sg * 2688u + 0u], 168u);
+    let q1 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d160_direct[sg * 2688u + 16u], 168u);
+    let q2 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d160_direct[sg * 2688u + 32u], 168u);
+    let q3 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d160_direct[sg * 2688u + 48u], 168u);
+    let q4 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d160_direct[sg * 2688u + 64u], 168u);
+    let q5 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d160_direct[sg * 2688u + 80u], 168u);
+    let q6 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d160_direct[sg * 2688u + 96u], 168u);
+    let q7 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d160_direct[sg * 2688u + 112u], 168u);
+    let q8 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d160_direct[sg * 2688u + 128u], 168u);
+    let q9 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d160_direct[sg * 2688u + 144u], 168u);
+    // This invocation's row (two per row, each half of a tile's keys).
+    let i = sg * 16u + lane / 2u;
+    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so
+    // that the 32 lanes of a step touch 32 different banks.
+    let kh = lane % 2u + (lane / 16u) * 2u;
+    let shift = select(len - i32(p.sq), 0, p.causal == 2u);
+    let r = r0 + i;
+    let live = i < nq;
+    let hq = h * p.group + r / p.sq;
+    let spos = r % p.sq;
+    let qpos = i32(spos) + shift;
+    let mbase = bs.m + i32(hq) * p.m_h;
+    // Keys some row of the tile may see (uniform: from wid and params).
+    let last = r0 + nq - 1u;
+    let spans = last / p.sq != r0 / p.sq;
+    var kend = len;
+    if (p.causal != 0u) {
+        kend = min(kend, i32(select(last % p.sq, p.sq - 1u, spans)) + shift + 1);
+    }
+    var kbeg = 0;
+    if (p.window != 0u) {
+        kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    // Tiles inside [clean_beg, clean_end) need no per-key checks: below
+    // every row's causal bound and the valid length, inside every
+    // row's window, and every row of the tile real.
+    var clean_end = select(len, -1, nq < 64u);
+    if (p.causal != 0u) {
+        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);
+    }
+    var clean_beg = 0;
+    if (p.window != 0u) {
+        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;
+    }
+    var o0 = coop_mat16x16<f32, C>();
+    var o1 = coop_mat16x16<f32, C>();
+    var o2 = coop_mat16x16<f32, C>();
+    var o3 = coop_mat16x16<f32, C>();
+    var o4 = coop_mat16x16<f32, C>();
+    var o5 = coop_mat16x16<f32, C>();
+    var o6 = coop_mat16x16<f32, C>();
+    var o7 = coop_mat16x16<f32, C>();
+    var o8 = coop_mat16x16<f32, C>();
+    var o9 = coop_mat16x16<f32, C>();
+    var mr = neg_inf();
+    var lsum = 0.0;
+    let kb = bs.k + i32(h) * p.k_h;
+    let vb = bs.v + i32(h) * p.v_h;
+    var kw0 = vec4<u32>();
+    var vw0 = vec4<u32>();
+    var kw1 = vec4<u32>();
+    var vw1 = vec4<u32>();
+    var kw2 = vec4<u32>();
+    var vw2 = vec4<u32>();
+    var kw3 = vec4<u32>();
+    var vw3 = vec4<u32>();
+    var kw4 = vec4<u32>();
+    var vw4 = vec4<u32>();
+    workgroupBarrier();
+    for (var kt = kbeg; kt < kend; kt += 32) {
+        // Stage K and V (640 words each), zero past the valid keys.
+        {
+            let e = lid + 0u;
+            let key = kt + i32(e / 20u);
+            kw0 = vec4<u32>();
+            vw0 = vec4<u32>();
+            if (e < 640u && key < kend) {
+                kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 20u];
+                vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 20u];
+            }
+        }
+        {
+            let e = lid + 128u;
+            let key = kt + i32(e / 20u);
+            kw1 = vec4<u32>();
+            vw1 = vec4<u32>();
+            if (e < 640u && key < kend) {
+                kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 20u];
+                vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 20u];
+            }
+        }
+        {
+            let e = lid + 256u;
+            let key = kt + i32(e / 20u);
+            kw2 = vec4<u32>();
+            vw2 = vec4<u32>();
+            if (e < 640u && key < kend) {
+                kw2 = k4[u32(kb + key * p.k_s) / 8u + e % 20u];
+                vw2 = v4[u32(vb + key * p.v_s) / 8u + e % 20u];
+            }
+        }
+        {
+            let e = lid + 384u;
+            let key = kt + i32(e / 20u);
+            kw3 = vec4<u32>();
+            vw3 = vec4<u32>();
+            if (e < 640u && key < kend) {
+                kw3 = k4[u32(kb + key * p.k_s) / 8u + e % 20u];
+                vw3 = v4[u32(vb + key * p.v_s) / 8u + e % 20u];
+            }
+        }
+        {
+            let e = lid + 512u;
+            let key = kt + i32(e / 20u);
+            kw4 = vec4<u32>();
+            vw4 = vec4<u32>();
+            if (e < 640u && key < kend) {
+                kw4 = k4[u32(kb + key * p.k_s) / 8u + e % 20u];
+                vw4 = v4[u32(vb + key * p.v_s) / 8u + e % 20u];
+            }
+        }
+        {
+            let e = lid + 0u;
+            if (e < 640u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 20u) * 168u + (e % 20u) * 8u;
+                kvs_d160_direct[at + 0u] = kx[0];
+                kvs_d160_direct[at + 1u] = kx[1];
+                kvs_d160_direct[at + 2u] = kx[2];
+                kvs_d160_direct[at + 3u] = kx[3];
+                kvs_d160_direct[at + 4u] = kx[4];
+                kvs_d160_direct[at + 5u] = kx[5];
+                kvs_d160_direct[at + 6u] = kx[6];
+                kvs_d160_direct[at + 7u] = kx[7];
+                kvs_d160_direct[5376u + at + 0u] = vx[0];
+                kvs_d160_direct[5376u + at + 1u] = vx[1];
+                kvs_d160_direct[5376u + at + 2u] = vx[2];
+                kvs_d160_direct[5376u + at + 3u] = vx[3];
+                kvs_d160_direct[5376u + at + 4u] = vx[4];
+                kvs_d160_direct[5376u + at + 5u] = vx[5];
+                kvs_d160_direct[5376u + at + 6u] = vx[6];
+                kvs_d160_direct[5376u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 128u;
+            if (e < 640u) {
+                let kx = coop_unpack(kw1);
+                let vx = coop_unpack(vw1);
+                let at = (e / 20u) * 168u + (e % 20u) * 8u;
+                kvs_d160_direct[at + 0u] = kx[0];
+                kvs_d160_direct[at + 1u] = kx[1];
+                kvs_d160_direct[at + 2u] = kx[2];
+                kvs_d160_direct[at + 3u] = kx[3];
+                kvs_d160_direct[at + 4u] = kx[4];
+                kvs_d160_direct[at + 5u] = kx[5];
+                kvs_d160_direct[at + 6u] = kx[6];
+                kvs_d160_direct[at + 7u] = kx[7];
+                kvs_d160_direct[5376u + at + 0u] = vx[0];
+                kvs_d160_direct[5376u + at + 1u] = vx[1];
+                kvs_d160_direct[5376u + at + 2u] = vx[2];
+                kvs_d160_direct[5376u + at + 3u] = vx[3];
+                kvs_d160_direct[5376u + at + 4u] = vx[4];
+                kvs_d160_direct[5376u + at + 5u] = vx[5];
+                kvs_d160_direct[5376u + at + 6u] = vx[6];
+                kvs_d160_direct[5376u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 256u;
+            if (e < 640u) {
+                let kx = coop_unpack(kw2);
+                let vx = coop_unpack(vw2);
+                let at = (e / 20u) * 168u + (e % 20u) * 8u;
+                kvs_d160_direct[at + 0u] = kx[0];
+                kvs_d160_direct[at + 1u] = kx[1];
+                kvs_d160_direct[at + 2u] = kx[2];
+                kvs_d160_direct[at + 3u] = kx[3];
+                kvs_d160_direct[at + 4u] = kx[4];
+                kvs_d160_direct[at + 5u] = kx[5];
+                kvs_d160_direct[at + 6u] = kx[6];
+                kvs_d160_direct[at + 7u] = kx[7];
+                kvs_d160_direct[5376u + at + 0u] = vx[0];
+                kvs_d160_direct[5376u + at + 1u] = vx[1];
+                kvs_d160_direct[5376u + at + 2u] = vx[2];
+                kvs_d160_direct[5376u + at + 3u] = vx[3];
+                kvs_d160_direct[5376u + at + 4u] = vx[4];
+                kvs_d160_direct[5376u + at + 5u] = vx[5];
+                kvs_d160_direct[5376u + at + 6u] = vx[6];
+                kvs_d160_direct[5376u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 384u;
+            if (e < 640u) {
+                let kx = coop_unpack(kw3);
+                let vx = coop_unpack(vw3);
+                let at = (e / 20u) * 168u + (e % 20u) * 8u;
+                kvs_d160_direct[at + 0u] = kx[0];
+                kvs_d160_direct[at + 1u] = kx[1];
+                kvs_d160_direct[at + 2u] = kx[2];
+                kvs_d160_direct[at + 3u] = kx[3];
+                kvs_d160_direct[at + 4u] = kx[4];
+                kvs_d160_direct[at + 5u] = kx[5];
+                kvs_d160_direct[at + 6u] = kx[6];
+                kvs_d160_direct[at + 7u] = kx[7];
+                kvs_d160_direct[5376u + at + 0u] = vx[0];
+                kvs_d160_direct[5376u + at + 1u] = vx[1];
+                kvs_d160_direct[5376u + at + 2u] = vx[2];
+                kvs_d160_direct[5376u + at + 3u] = vx[3];
+                kvs_d160_direct[5376u + at + 4u] = vx[4];
+                kvs_d160_direct[5376u + at + 5u] = vx[5];
+                kvs_d160_direct[5376u + at + 6u] = vx[6];
+                kvs_d160_direct[5376u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 512u;
+            if (e < 640u) {
+                let kx = coop_unpack(kw4);
+                let vx = coop_unpack(vw4);
+                let at = (e / 20u) * 168u + (e % 20u) * 8u;
+                kvs_d160_direct[at + 0u] = kx[0];
+                kvs_d160_direct[at + 1u] = kx[1];
+                kvs_d160_direct[at + 2u] = kx[2];
+                kvs_d160_direct[at + 3u] = kx[3];
+                kvs_d160_direct[at + 4u] = kx[4];
+                kvs_d160_direct[at + 5u] = kx[5];
+                kvs_d160_direct[at + 6u] = kx[6];
+                kvs_d160_direct[at + 7u] = kx[7];
+                kvs_d160_direct[5376u + at + 0u] = vx[0];
+                kvs_d160_direct[5376u + at + 1u] = vx[1];
+                kvs_d160_direct[5376u + at + 2u] = vx[2];
+                kvs_d160_direct[5376u + at + 3u] = vx[3];
+                kvs_d160_direct[5376u + at + 4u] = vx[4];
+                kvs_d160_direct[5376u + at + 5u] = vx[5];
+                kvs_d160_direct[5376u + at + 6u] = vx[6];
+                kvs_d160_direct[5376u + at + 7u] = vx[7];
+            }
+        }
+        workgroupBarrier();
+        // S = Q K^T for this subgroup's 16 rows.
+        var s0 = coop_mat16x16<f32, C>();
+        s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[0u], 168u), s0);
+        s0 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[16u], 168u), s0);
+        s0 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[32u], 168u), s0);
+        s0 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[48u], 168u), s0);
+        s0 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[64u], 168u), s0);
+        s0 = coopMultiplyAdd(q5, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[80u], 168u), s0);
+        s0 = coopMultiplyAdd(q6, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[96u], 168u), s0);
+        s0 = coopMultiplyAdd(q7, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[112u], 168u), s0);
+        s0 = coopMultiplyAdd(q8, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[128u], 168u), s0);
+        s0 = coopMultiplyAdd(q9, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[144u], 168u), s0);
+        coopStoreT(s0, &ss_d160_direct[sg * 576u + 0u], 36u);
+        var s1 = coop_mat16x16<f32, C>();
+        s1 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[2688u], 168u), s1);
+        s1 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[2704u], 168u), s1);
+        s1 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[2720u], 168u), s1);
+        s1 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[2736u], 168u), s1);
+        s1 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[2752u], 168u), s1);
+        s1 = coopMultiplyAdd(q5, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[2768u], 168u), s1);
+        s1 = coopMultiplyAdd(q6, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[2784u], 168u), s1);
+        s1 = coopMultiplyAdd(q7, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[2800u], 168u), s1);
+        s1 = coopMultiplyAdd(q8, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[2816u], 168u), s1);
+        s1 = coopMultiplyAdd(q9, coopLoad<coop_mat16x16<f16, B>>(&kvs_d160_direct[2832u], 168u), s1);
+        coopStoreT(s1, &ss_d160_direct[sg * 576u + 16u], 36u);
+        workgroupBarrier();
+        // Online softmax of this invocation's half row.
+        var sc: array<f32, 16>;
+        var mt = neg_inf();
+        if (kt >= clean_beg && kt + 32 <= clean_end) {
+            // No row of the workgroup masks a key of this tile.
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let x = ss_d160_direct[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
+            }
+        } else {
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let key = kt + i32(c);
+                var x = neg_inf();
+                if (live && key < kend && coop_allowed(key, qpos)) {
+                    x = ss_d160_direct[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(key));
+                }
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
+            }
+        }
+        let other = subgroupShuffleXor(mt, 1u);
+        if (other > mt) {
+            mt = other;
+        }
+        var alpha = 1.0;
+        if (mr == neg_inf()) {
+            mr = mt;
+        } else if (mt > mr + 8.0) {
+            alpha = exp(mr - mt);
+            mr = mt;
+            coop_flag = 1u;
+        }
+        var l = 0.0;
+        for (var j = 0u; j < 16u; j++) {
+            let x = sc[j];
+            let pj = select(exp(x - mr), 0.0, x == neg_inf());
+            l += pj;
+            ps_d160_direct[i * 40u + (2u * j + kh) % 32u] = f16(pj);
+        }
+        lsum = lsum * alpha + l;
+        if (lane % 2u == 0u) {
+            coop_alpha[i] = alpha;
+        }
+        if (workgroupUniformLoad(&coop_flag) != 0u) {
+            // Some row raised its max: rescale every row's sums.
+            o0 = coop_rescale_d160_direct(o0, sg, lane);
+            o1 = coop_rescale_d160_direct(o1, sg, lane);
+            o2 = coop_rescale_d160_direct(o2, sg, lane);
+            o3 = coop_rescale_d160_direct(o3, sg, lane);
+            o4 = coop_rescale_d160_direct(o4, sg, lane);
+            o5 = coop_rescale_d160_direct(o5, sg, lane);
+            o6 = coop_rescale_d160_direct(o6, sg, lane);
+            o7 = coop_rescale_d160_direct(o7, sg, lane);
+            o8 = coop_rescale_d160_direct(o8, sg, lane);
+            o9 = coop_rescale_d160_direct(o9, sg, lane);
+            if (lid == 0u) {
+                coop_flag = 0u;
+            }
+        }
+        // O += P V.
+        let p0 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d160_direct[sg * 640u + 0u], 40u);
+        let p1 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d160_direct[sg * 640u + 16u], 40u);
+        o0 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[5376u], 168u), o0);
+        o0 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[8064u], 168u), o0);
+        o1 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[5392u], 168u), o1);
+        o1 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[8080u], 168u), o1);
+        o2 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[5408u], 168u), o2);
+        o2 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[8096u], 168u), o2);
+        o3 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[5424u], 168u), o3);
+        o3 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[8112u], 168u), o3);
+        o4 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[5440u], 168u), o4);
+        o4 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[8128u], 168u), o4);
+        o5 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[5456u], 168u), o5);
+        o5 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[8144u], 168u), o5);
+        o6 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[5472u], 168u), o6);
+        o6 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[8160u], 168u), o6);
+        o7 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[5488u], 168u), o7);
+        o7 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[8176u], 168u), o7);
+        o8 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[5504u], 168u), o8);
+        o8 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[8192u], 168u), o8);
+        o9 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[5520u], 168u), o9);
+        o9 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d160_direct[8208u], 168u), o9);
+        workgroupBarrier();
+    }
+    // Normalise and write: each fragment through workgroup memory.
+    let l = lsum + subgroupShuffleXor(lsum, 1u);
+    let at = out_row(bs, h, r);
+    let c0 = (lane % 2u) * 8u;
+    coopStoreT(o0, &ss_d160_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d160_direct[i * 36u + c] / l;
+            out[at.x + i32(0u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o1, &ss_d160_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d160_direct[i * 36u + c] / l;
+            out[at.x + i32(16u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o2, &ss_d160_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d160_direct[i * 36u + c] / l;
+            out[at.x + i32(32u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o3, &ss_d160_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d160_direct[i * 36u + c] / l;
+            out[at.x + i32(48u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o4, &ss_d160_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d160_direct[i * 36u + c] / l;
+            out[at.x + i32(64u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o5, &ss_d160_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d160_direct[i * 36u + c] / l;
+            out[at.x + i32(80u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o6, &ss_d160_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d160_direct[i * 36u + c] / l;
+            out[at.x + i32(96u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o7, &ss_d160_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d160_direct[i * 36u + c] / l;
+            out[at.x + i32(112u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o8, &ss_d160_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d160_direct[i * 36u + c] / l;
+            out[at.x + i32(128u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o9, &ss_d160_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d160_direct[i * 36u + c] / l;
+            out[at.x + i32(144u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    if (live && lane % 2u == 0u && p.want_lse != 0u) {
+        lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
+    }
+}
+
+// Multiplies each row of this subgroup's fragment by its alpha.
+fn coop_rescale_d160_direct(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coop_mat16x16<f32, C> {
+    coopStoreT(m, &ss_d160_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    for (var e = lane; e < 256u; e += 32u) {
+        let at = sg * 576u + (e / 16u) * 36u + e % 16u;
+        ss_d160_direct[at] *= coop_alpha[sg * 16u + e / 16u];
+    }
+    workgroupBarrier();
+    let back = coopLoadT<coop_mat16x16<f32, C>>(&ss_d160_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    return back;
+}
+
+// D = 192: tiles of 32 keys.
+const BN_d192_direct: u32 = 32u;
+var<workgroup> kvs_d192_direct: array<f16, 12800>;
+var<workgroup> ss_d192_direct: array<f32, 2304>;
+var<workgroup> ps_d192_direct: array<f16, 2560>;
+
+@compute @workgroup_size(128)
+fn attention_coop_d192_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let sg = lid / 32u;
+    let lane = lid % 32u;
+    let bh = wid.y;
+    let h = bh % p.hkv;
+    let bs = bases_of(bh / p.hkv);
+    let r0 = (p.row_tiles - 1u - wid.x) * 64u;
+    let nq = min(64u, p.rows - r0);
+    if (lid == 0u) {
+        var len = min(p.kv_len, p.skv);
+        if (p.has_lens != 0u) {
+            len = min(len, lens[bs.lens]);
+        }
+        coop_len = len;
+        coop_flag = 0u;
+    }
+    // Q rows into the K/V staging area (zero past the rows).
+    for (var e = lid; e < 64u * 192u; e += 128u) {
+        let i = e / 192u;
+        let c = e % 192u;
+        var x = f16(0.0);
+        if (i < nq) {
+            let r = r0 + i;
+            let hq = h * p.group + r / p.sq;
+            x = q[bs.q + i32(hq) * p.q_h + i32(r % p.sq) * p.q_s + i32(c) * p.q_d];
+        }
+        kvs_d192_direct[i * 200u + c] = x;
+    }
+    let len = i32(workgroupUniformLoad(&coop_len));
+    let q0 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d192_direct[sg * 3200u + 0u], 200u);
+    let q1 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d192_direct[sg * 3200u + 16u], 200u);
+    let q2 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d192_direct[sg * 3200u + 32u], 200u);
+    let q3 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d192_direct[sg * 3200u + 48u], 200u);
+    let q4 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d192_direct[sg * 3200u + 64u], 200u);
+    let q5 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d192_direct[sg * 3200u + 80u], 200u);
+    let q6 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d192_direct[sg * 3200u + 96u], 200u);
+    let q7 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d192_direct[sg * 3200u + 112u], 200u);
+    let q8 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d192_direct[sg * 3200u + 128u], 200u);
+    let q9 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d192_direct[sg * 3200u + 144u], 200u);
+    let q10 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d192_direct[sg * 3200u + 160u], 200u);
+    let q11 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d192_direct[sg * 3200u + 176u], 200u);
+    // This invocation's row (two per row, each half of a tile's keys).
+    let i = sg * 16u + lane / 2u;
+    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so
+    // that the 32 lanes of a step touch 32 different banks.
+    let kh = lane % 2u + (lane / 16u) * 2u;
+    let shift = select(len - i32(p.sq), 0, p.causal == 2u);
+    let r = r0 + i;
+    let live = i < nq;
+    let hq = h * p.group + r / p.sq;
+    let spos = r % p.sq;
+    let qpos = i32(spos) + shift;
+    let mbase = bs.m + i32(hq) * p.m_h;
+    // Keys some row of the tile may see (uniform: from wid and params).
+    let last = r0 + nq - 1u;
+    let spans = last / p.sq != r0 / p.sq;
+    var kend = len;
+    if (p.causal != 0u) {
+        kend = min(kend, i32(select(last % p.sq, p.sq - 1u, spans)) + shift + 1);
+    }
+    var kbeg = 0;
+    if (p.window != 0u) {
+        kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    // Tiles inside [clean_beg, clean_end) need no per-key checks: below
+    // every row's causal bound and the valid length, inside every
+    // row's window, and every row of the tile real.
+    var clean_end = select(len, -1, nq < 64u);
+    if (p.causal != 0u) {
+        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);
+    }
+    var clean_beg = 0;
+    if (p.window != 0u) {
+        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;
+    }
+    var o0 = coop_mat16x16<f32, C>();
+    var o1 = coop_mat16x16<f32, C>();
+    var o2 = coop_mat16x16<f32, C>();
+    var o3 = coop_mat16x16<f32, C>();
+    var o4 = coop_mat16x16<f32, C>();
+    var o5 = coop_mat16x16<f32, C>();
+    var o6 = coop_mat16x16<f32, C>();
+    var o7 = coop_mat16x16<f32, C>();
+    var o8 = coop_mat16x16<f32, C>();
+    var o9 = coop_mat16x16<f32, C>();
+    var o10 = coop_mat16x16<f32, C>();
+    var o11 = coop_mat16x16<f32, C>();
+    var mr = neg_inf();
+    var lsum = 0.0;
+    let kb = bs.k + i32(h) * p.k_h;
+    let vb = bs.v + i32(h) * p.v_h;
+    var kw0 = vec4<u32>();
+    var vw0 = vec4<u32>();
+    var kw1 = vec4<u32>();
+    var vw1 = vec4<u32>();
+    var kw2 = vec4<u32>();
+    var vw2 = vec4<u32>();
+    var kw3 = vec4<u32>();
+    var vw3 = vec4<u32>();
+    var kw4 = vec4<u32>();
+    var vw4 = vec4<u32>();
+    var kw5 = vec4<u32>();
+    var vw5 = vec4<u32>();
+    workgroupBarrier();
+    for (var kt = kbeg; kt < kend; kt += 32) {
+        // Stage K and V (768 words each), zero past the valid keys.
+        {
+            let e = lid + 0u;
+            let key = kt + i32(e / 24u);
+            kw0 = vec4<u32>();
+            vw0 = vec4<u32>();
+            if (e < 768u && key < kend) {
+                kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 24u];
+                vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 24u];
+            }
+        }
+        {
+            let e = lid + 128u;
+            let key = kt + i32(e / 24u);
+            kw1 = vec4<u32>();
+            vw1 = vec4<u32>();
+            if (e < 768u && key < kend) {
+                kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 24u];
+                vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 24u];
+            }
+        }
+        {
+            let e = lid + 256u;
+            let key = kt + i32(e / 24u);
+            kw2 = vec4<u32>();
+            vw2 = vec4<u32>();
+            if (e < 768u && key < kend) {
+                kw2 = k4[u32(kb + key * p.k_s) / 8u + e % 24u];
+                vw2 = v4[u32(vb + key * p.v_s) / 8u + e % 24u];
+            }
+        }
+        {
+            let e = lid + 384u;
+            let key = kt + i32(e / 24u);
+            kw3 = vec4<u32>();
+            vw3 = vec4<u32>();
+            if (e < 768u && key < kend) {
+                kw3 = k4[u32(kb + key * p.k_s) / 8u + e % 24u];
+                vw3 = v4[u32(vb + key * p.v_s) / 8u + e % 24u];
+            }
+        }
+        {
+            let e = lid + 512u;
+            let key = kt + i32(e / 24u);
+            kw4 = vec4<u32>();
+            vw4 = vec4<u32>();
+            if (e < 768u && key < kend) {
+                kw4 = k4[u32(kb + key * p.k_s) / 8u + e % 24u];
+                vw4 = v4[u32(vb + key * p.v_s) / 8u + e % 24u];
+            }
+        }
+        {
+            let e = lid + 640u;
+            let key = kt + i32(e / 24u);
+            kw5 = vec4<u32>();
+            vw5 = vec4<u32>();
+            if (e < 768u && key < kend) {
+                kw5 = k4[u32(kb + key * p.k_s) / 8u + e % 24u];
+                vw5 = v4[u32(vb + key * p.v_s) / 8u + e % 24u];
+            }
+        }
+        {
+            let e = lid + 0u;
+            if (e < 768u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 24u) * 200u + (e % 24u) * 8u;
+                kvs_d192_direct[at + 0u] = kx[0];
+                kvs_d192_direct[at + 1u] = kx[1];
+                kvs_d192_direct[at + 2u] = kx[2];
+                kvs_d192_direct[at + 3u] = kx[3];
+                kvs_d192_direct[at + 4u] = kx[4];
+                kvs_d192_direct[at + 5u] = kx[5];
+                kvs_d192_direct[at + 6u] = kx[6];
+                kvs_d192_direct[at + 7u] = kx[7];
+                kvs_d192_direct[6400u + at + 0u] = vx[0];
+                kvs_d192_direct[6400u + at + 1u] = vx[1];
+                kvs_d192_direct[6400u + at + 2u] = vx[2];
+                kvs_d192_direct[6400u + at + 3u] = vx[3];
+                kvs_d192_direct[6400u + at + 4u] = vx[4];
+                kvs_d192_direct[6400u + at + 5u] = vx[5];
+                kvs_d192_direct[6400u + at + 6u] = vx[6];
+                kvs_d192_direct[6400u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 128u;
+            if (e < 768u) {
+                let kx = coop_unpack(kw1);
+                let vx = coop_unpack(vw1);
+                let at = (e / 24u) * 200u + (e % 24u) * 8u;
+                kvs_d192_direct[at + 0u] = kx[0];
+                kvs_d192_direct[at + 1u] = kx[1];
+                kvs_d192_direct[at + 2u] = kx[2];
+                kvs_d192_direct[at + 3u] = kx[3];
+                kvs_d192_direct[at + 4u] = kx[4];
+                kvs_d192_direct[at + 5u] = kx[5];
+                kvs_d192_direct[at + 6u] = kx[6];
+                kvs_d192_direct[at + 7u] = kx[7];
+                kvs_d192_direct[6400u + at + 0u] = vx[0];
+                kvs_d192_direct[6400u + at + 1u] = vx[1];
+                kvs_d192_direct[6400u + at + 2u] = vx[2];
+                kvs_d192_direct[6400u + at + 3u] = vx[3];
+                kvs_d192_direct[6400u + at + 4u] = vx[4];
+                kvs_d192_direct[6400u + at + 5u] = vx[5];
+                kvs_d192_direct[6400u + at + 6u] = vx[6];
+                kvs_d192_direct[6400u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 256u;
+            if (e < 768u) {
+                let kx = coop_unpack(kw2);
+                let vx = coop_unpack(vw2);
+                let at = (e / 24u) * 200u + (e % 24u) * 8u;
+                kvs_d192_direct[at + 0u] = kx[0];
+                kvs_d192_direct[at + 1u] = kx[1];
+                kvs_d192_direct[at + 2u] = kx[2];
+                kvs_d192_direct[at + 3u] = kx[3];
+                kvs_d192_direct[at + 4u] = kx[4];
+                kvs_d192_direct[at + 5u] = kx[5];
+                kvs_d192_direct[at + 6u] = kx[6];
+                kvs_d192_direct[at + 7u] = kx[7];
+                kvs_d192_direct[6400u + at + 0u] = vx[0];
+                kvs_d192_direct[6400u + at + 1u] = vx[1];
+                kvs_d192_direct[6400u + at + 2u] = vx[2];
+                kvs_d192_direct[6400u + at + 3u] = vx[3];
+                kvs_d192_direct[6400u + at + 4u] = vx[4];
+                kvs_d192_direct[6400u + at + 5u] = vx[5];
+                kvs_d192_direct[6400u + at + 6u] = vx[6];
+                kvs_d192_direct[6400u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 384u;
+            if (e < 768u) {
+                let kx = coop_unpack(kw3);
+                let vx = coop_unpack(vw3);
+                let at = (e / 24u) * 200u + (e % 24u) * 8u;
+                kvs_d192_direct[at + 0u] = kx[0];
+                kvs_d192_direct[at + 1u] = kx[1];
+                kvs_d192_direct[at + 2u] = kx[2];
+                kvs_d192_direct[at + 3u] = kx[3];
+                kvs_d192_direct[at + 4u] = kx[4];
+                kvs_d192_direct[at + 5u] = kx[5];
+                kvs_d192_direct[at + 6u] = kx[6];
+                kvs_d192_direct[at + 7u] = kx[7];
+                kvs_d192_direct[6400u + at + 0u] = vx[0];
+                kvs_d192_direct[6400u + at + 1u] = vx[1];
+                kvs_d192_direct[6400u + at + 2u] = vx[2];
+                kvs_d192_direct[6400u + at + 3u] = vx[3];
+                kvs_d192_direct[6400u + at + 4u] = vx[4];
+                kvs_d192_direct[6400u + at + 5u] = vx[5];
+                kvs_d192_direct[6400u + at + 6u] = vx[6];
+                kvs_d192_direct[6400u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 512u;
+            if (e < 768u) {
+                let kx = coop_unpack(kw4);
+                let vx = coop_unpack(vw4);
+                let at = (e / 24u) * 200u + (e % 24u) * 8u;
+                kvs_d192_direct[at + 0u] = kx[0];
+                kvs_d192_direct[at + 1u] = kx[1];
+                kvs_d192_direct[at + 2u] = kx[2];
+                kvs_d192_direct[at + 3u] = kx[3];
+                kvs_d192_direct[at + 4u] = kx[4];
+                kvs_d192_direct[at + 5u] = kx[5];
+                kvs_d192_direct[at + 6u] = kx[6];
+                kvs_d192_direct[at + 7u] = kx[7];
+                kvs_d192_direct[6400u + at + 0u] = vx[0];
+                kvs_d192_direct[6400u + at + 1u] = vx[1];
+                kvs_d192_direct[6400u + at + 2u] = vx[2];
+                kvs_d192_direct[6400u + at + 3u] = vx[3];
+                kvs_d192_direct[6400u + at + 4u] = vx[4];
+                kvs_d192_direct[6400u + at + 5u] = vx[5];
+                kvs_d192_direct[6400u + at + 6u] = vx[6];
+                kvs_d192_direct[6400u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 640u;
+            if (e < 768u) {
+                let kx = coop_unpack(kw5);
+                let vx = coop_unpack(vw5);
+                let at = (e / 24u) * 200u + (e % 24u) * 8u;
+                kvs_d192_direct[at + 0u] = kx[0];
+                kvs_d192_direct[at + 1u] = kx[1];
+                kvs_d192_direct[at + 2u] = kx[2];
+                kvs_d192_direct[at + 3u] = kx[3];
+                kvs_d192_direct[at + 4u] = kx[4];
+                kvs_d192_direct[at + 5u] = kx[5];
+                kvs_d192_direct[at + 6u] = kx[6];
+                kvs_d192_direct[at + 7u] = kx[7];
+                kvs_d192_direct[6400u + at + 0u] = vx[0];
+                kvs_d192_direct[6400u + at + 1u] = vx[1];
+                kvs_d192_direct[6400u + at + 2u] = vx[2];
+                kvs_d192_direct[6400u + at + 3u] = vx[3];
+                kvs_d192_direct[6400u + at + 4u] = vx[4];
+                kvs_d192_direct[6400u + at + 5u] = vx[5];
+                kvs_d192_direct[6400u + at + 6u] = vx[6];
+                kvs_d192_direct[6400u + at + 7u] = vx[7];
+            }
+        }
+        workgroupBarrier();
+        // S = Q K^T for this subgroup's 16 rows.
+        var s0 = coop_mat16x16<f32, C>();
+        s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[0u], 200u), s0);
+        s0 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[16u], 200u), s0);
+        s0 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[32u], 200u), s0);
+        s0 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[48u], 200u), s0);
+        s0 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[64u], 200u), s0);
+        s0 = coopMultiplyAdd(q5, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[80u], 200u), s0);
+        s0 = coopMultiplyAdd(q6, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[96u], 200u), s0);
+        s0 = coopMultiplyAdd(q7, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[112u], 200u), s0);
+        s0 = coopMultiplyAdd(q8, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[128u], 200u), s0);
+        s0 = coopMultiplyAdd(q9, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[144u], 200u), s0);
+        s0 = coopMultiplyAdd(q10, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[160u], 200u), s0);
+        s0 = coopMultiplyAdd(q11, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[176u], 200u), s0);
+        coopStoreT(s0, &ss_d192_direct[sg * 576u + 0u], 36u);
+        var s1 = coop_mat16x16<f32, C>();
+        s1 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[3200u], 200u), s1);
+        s1 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[3216u], 200u), s1);
+        s1 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[3232u], 200u), s1);
+        s1 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[3248u], 200u), s1);
+        s1 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[3264u], 200u), s1);
+        s1 = coopMultiplyAdd(q5, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[3280u], 200u), s1);
+        s1 = coopMultiplyAdd(q6, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[3296u], 200u), s1);
+        s1 = coopMultiplyAdd(q7, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[3312u], 200u), s1);
+        s1 = coopMultiplyAdd(q8, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[3328u], 200u), s1);
+        s1 = coopMultiplyAdd(q9, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[3344u], 200u), s1);
+        s1 = coopMultiplyAdd(q10, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[3360u], 200u), s1);
+        s1 = coopMultiplyAdd(q11, coopLoad<coop_mat16x16<f16, B>>(&kvs_d192_direct[3376u], 200u), s1);
+        coopStoreT(s1, &ss_d192_direct[sg * 576u + 16u], 36u);
+        workgroupBarrier();
+        // Online softmax of this invocation's half row.
+        var sc: array<f32, 16>;
+        var mt = neg_inf();
+        if (kt >= clean_beg && kt + 32 <= clean_end) {
+            // No row of the workgroup masks a key of this tile.
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let x = ss_d192_direct[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
+            }
+        } else {
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let key = kt + i32(c);
+                var x = neg_inf();
+                if (live && key < kend && coop_allowed(key, qpos)) {
+                    x = ss_d192_direct[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(key));
+                }
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
+            }
+        }
+        let other = subgroupShuffleXor(mt, 1u);
+        if (other > mt) {
+            mt = other;
+        }
+        var alpha = 1.0;
+        if (mr == neg_inf()) {
+            mr = mt;
+        } else if (mt > mr + 8.0) {
+            alpha = exp(mr - mt);
+            mr = mt;
+            coop_flag = 1u;
+        }
+        var l = 0.0;
+        for (var j = 0u; j < 16u; j++) {
+            let x = sc[j];
+            let pj = select(exp(x - mr), 0.0, x == neg_inf());
+            l += pj;
+            ps_d192_direct[i * 40u + (2u * j + kh) % 32u] = f16(pj);
+        }
+        lsum = lsum * alpha + l;
+        if (lane % 2u == 0u) {
+            coop_alpha[i] = alpha;
+        }
+        if (workgroupUniformLoad(&coop_flag) != 0u) {
+            // Some row raised its max: rescale every row's sums.
+            o0 = coop_rescale_d192_direct(o0, sg, lane);
+            o1 = coop_rescale_d192_direct(o1, sg, lane);
+            o2 = coop_rescale_d192_direct(o2, sg, lane);
+            o3 = coop_rescale_d192_direct(o3, sg, lane);
+            o4 = coop_rescale_d192_direct(o4, sg, lane);
+            o5 = coop_rescale_d192_direct(o5, sg, lane);
+            o6 = coop_rescale_d192_direct(o6, sg, lane);
+            o7 = coop_rescale_d192_direct(o7, sg, lane);
+            o8 = coop_rescale_d192_direct(o8, sg, lane);
+            o9 = coop_rescale_d192_direct(o9, sg, lane);
+            o10 = coop_rescale_d192_direct(o10, sg, lane);
+            o11 = coop_rescale_d192_direct(o11, sg, lane);
+            if (lid == 0u) {
+                coop_flag = 0u;
+            }
+        }
+        // O += P V.
+        let p0 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d192_direct[sg * 640u + 0u], 40u);
+        let p1 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d192_direct[sg * 640u + 16u], 40u);
+        o0 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[6400u], 200u), o0);
+        o0 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[9600u], 200u), o0);
+        o1 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[6416u], 200u), o1);
+        o1 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[9616u], 200u), o1);
+        o2 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[6432u], 200u), o2);
+        o2 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[9632u], 200u), o2);
+        o3 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[6448u], 200u), o3);
+        o3 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[9648u], 200u), o3);
+        o4 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[6464u], 200u), o4);
+        o4 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[9664u], 200u), o4);
+        o5 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[6480u], 200u), o5);
+        o5 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[9680u], 200u), o5);
+        o6 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[6496u], 200u), o6);
+        o6 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[9696u], 200u), o6);
+        o7 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[6512u], 200u), o7);
+        o7 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[9712u], 200u), o7);
+        o8 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[6528u], 200u), o8);
+        o8 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[9728u], 200u), o8);
+        o9 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[6544u], 200u), o9);
+        o9 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[9744u], 200u), o9);
+        o10 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[6560u], 200u), o10);
+        o10 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[9760u], 200u), o10);
+        o11 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[6576u], 200u), o11);
+        o11 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d192_direct[9776u], 200u), o11);
+        workgroupBarrier();
+    }
+    // Normalise and write: each fragment through workgroup memory.
+    let l = lsum + subgroupShuffleXor(lsum, 1u);
+    let at = out_row(bs, h, r);
+    let c0 = (lane % 2u) * 8u;
+    coopStoreT(o0, &ss_d192_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d192_direct[i * 36u + c] / l;
+            out[at.x + i32(0u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o1, &ss_d192_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d192_direct[i * 36u + c] / l;
+            out[at.x + i32(16u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o2, &ss_d192_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d192_direct[i * 36u + c] / l;
+            out[at.x + i32(32u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o3, &ss_d192_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d192_direct[i * 36u + c] / l;
+            out[at.x + i32(48u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o4, &ss_d192_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d192_direct[i * 36u + c] / l;
+            out[at.x + i32(64u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o5, &ss_d192_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d192_direct[i * 36u + c] / l;
+            out[at.x + i32(80u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o6, &ss_d192_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d192_direct[i * 36u + c] / l;
+            out[at.x + i32(96u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o7, &ss_d192_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d192_direct[i * 36u + c] / l;
+            out[at.x + i32(112u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o8, &ss_d192_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d192_direct[i * 36u + c] / l;
+            out[at.x + i32(128u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o9, &ss_d192_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d192_direct[i * 36u + c] / l;
+            out[at.x + i32(144u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o10, &ss_d192_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d192_direct[i * 36u + c] / l;
+            out[at.x + i32(160u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o11, &ss_d192_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d192_direct[i * 36u + c] / l;
+            out[at.x + i32(176u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    if (live && lane % 2u == 0u && p.want_lse != 0u) {
+        lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
+    }
+}
+
+// Multiplies each row of this subgroup's fragment by its alpha.
+fn coop_rescale_d192_direct(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coop_mat16x16<f32, C> {
+    coopStoreT(m, &ss_d192_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    for (var e = lane; e < 256u; e += 32u) {
+        let at = sg * 576u + (e / 16u) * 36u + e % 16u;
+        ss_d192_direct[at] *= coop_alpha[sg * 16u + e / 16u];
+    }
+    workgroupBarrier();
+    let back = coopLoadT<coop_mat16x16<f32, C>>(&ss_d192_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    return back;
+}
+
+// D = 256: tiles of 32 keys.
+const BN_d256_direct: u32 = 32u;
+var<workgroup> kvs_d256_direct: array<f16, 16896>;
+var<workgroup> ss_d256_direct: array<f32, 2304>;
+var<workgroup> ps_d256_direct: array<f16, 2560>;
+
+@compute @workgroup_size(128)
+fn attention_coop_d256_direct(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let sg = lid / 32u;
+    let lane = lid % 32u;
+    let bh = wid.y;
+    let h = bh % p.hkv;
+    let bs = bases_of(bh / p.hkv);
+    let r0 = (p.row_tiles - 1u - wid.x) * 64u;
+    let nq = min(64u, p.rows - r0);
+    if (lid == 0u) {
+        var len = min(p.kv_len, p.skv);
+        if (p.has_lens != 0u) {
+            len = min(len, lens[bs.lens]);
+        }
+        coop_len = len;
+        coop_flag = 0u;
+    }
+    // Q rows into the K/V staging area (zero past the rows).
+    for (var e = lid; e < 64u * 256u; e += 128u) {
+        let i = e / 256u;
+        let c = e % 256u;
+        var x = f16(0.0);
+        if (i < nq) {
+            let r = r0 + i;
+            let hq = h * p.group + r / p.sq;
+            x = q[bs.q + i32(hq) * p.q_h + i32(r % p.sq) * p.q_s + i32(c) * p.q_d];
+        }
+        kvs_d256_direct[i * 264u + c] = x;
+    }
+    let len = i32(workgroupUniformLoad(&coop_len));
+    let q0 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 0u], 264u);
+    let q1 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 16u], 264u);
+    let q2 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 32u], 264u);
+    let q3 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 48u], 264u);
+    let q4 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 64u], 264u);
+    let q5 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 80u], 264u);
+    let q6 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 96u], 264u);
+    let q7 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 112u], 264u);
+    let q8 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 128u], 264u);
+    let q9 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 144u], 264u);
+    let q10 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 160u], 264u);
+    let q11 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 176u], 264u);
+    let q12 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 192u], 264u);
+    let q13 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 208u], 264u);
+    let q14 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 224u], 264u);
+    let q15 = coopLoadT<coop_mat16x16<f16, A>>(&kvs_d256_direct[sg * 4224u + 240u], 264u);
+    // This invocation's row (two per row, each half of a tile's keys).
+    let i = sg * 16u + lane / 2u;
+    // Keys 2j + (lane % 2), rotated by 2 for rows 8-15 of the subgroup so
+    // that the 32 lanes of a step touch 32 different banks.
+    let kh = lane % 2u + (lane / 16u) * 2u;
+    let shift = select(len - i32(p.sq), 0, p.causal == 2u);
+    let r = r0 + i;
+    let live = i < nq;
+    let hq = h * p.group + r / p.sq;
+    let spos = r % p.sq;
+    let qpos = i32(spos) + shift;
+    let mbase = bs.m + i32(hq) * p.m_h;
+    // Keys some row of the tile may see (uniform: from wid and params).
+    let last = r0 + nq - 1u;
+    let spans = last / p.sq != r0 / p.sq;
+    var kend = len;
+    if (p.causal != 0u) {
+        kend = min(kend, i32(select(last % p.sq, p.sq - 1u, spans)) + shift + 1);
+    }
+    var kbeg = 0;
+    if (p.window != 0u) {
+        kbeg = max(0, i32(select(r0 % p.sq, 0u, spans)) + shift - i32(p.window) + 1);
+    }
+    // Tiles inside [clean_beg, clean_end) need no per-key checks: below
+    // every row's causal bound and the valid length, inside every
+    // row's window, and every row of the tile real.
+    var clean_end = select(len, -1, nq < 64u);
+    if (p.causal != 0u) {
+        clean_end = min(clean_end, i32(select(r0 % p.sq, 0u, spans)) + shift + 1);
+    }
+    var clean_beg = 0;
+    if (p.window != 0u) {
+        clean_beg = i32(select(last % p.sq, p.sq - 1u, spans)) + shift - i32(p.window) + 1;
+    }
+    var o0 = coop_mat16x16<f32, C>();
+    var o1 = coop_mat16x16<f32, C>();
+    var o2 = coop_mat16x16<f32, C>();
+    var o3 = coop_mat16x16<f32, C>();
+    var o4 = coop_mat16x16<f32, C>();
+    var o5 = coop_mat16x16<f32, C>();
+    var o6 = coop_mat16x16<f32, C>();
+    var o7 = coop_mat16x16<f32, C>();
+    var o8 = coop_mat16x16<f32, C>();
+    var o9 = coop_mat16x16<f32, C>();
+    var o10 = coop_mat16x16<f32, C>();
+    var o11 = coop_mat16x16<f32, C>();
+    var o12 = coop_mat16x16<f32, C>();
+    var o13 = coop_mat16x16<f32, C>();
+    var o14 = coop_mat16x16<f32, C>();
+    var o15 = coop_mat16x16<f32, C>();
+    var mr = neg_inf();
+    var lsum = 0.0;
+    let kb = bs.k + i32(h) * p.k_h;
+    let vb = bs.v + i32(h) * p.v_h;
+    var kw0 = vec4<u32>();
+    var vw0 = vec4<u32>();
+    var kw1 = vec4<u32>();
+    var vw1 = vec4<u32>();
+    var kw2 = vec4<u32>();
+    var vw2 = vec4<u32>();
+    var kw3 = vec4<u32>();
+    var vw3 = vec4<u32>();
+    var kw4 = vec4<u32>();
+    var vw4 = vec4<u32>();
+    var kw5 = vec4<u32>();
+    var vw5 = vec4<u32>();
+    var kw6 = vec4<u32>();
+    var vw6 = vec4<u32>();
+    var kw7 = vec4<u32>();
+    var vw7 = vec4<u32>();
+    workgroupBarrier();
+    for (var kt = kbeg; kt < kend; kt += 32) {
+        // Stage K and V (1024 words each), zero past the valid keys.
+        {
+            let e = lid + 0u;
+            let key = kt + i32(e / 32u);
+            kw0 = vec4<u32>();
+            vw0 = vec4<u32>();
+            if (e < 1024u && key < kend) {
+                kw0 = k4[u32(kb + key * p.k_s) / 8u + e % 32u];
+                vw0 = v4[u32(vb + key * p.v_s) / 8u + e % 32u];
+            }
+        }
+        {
+            let e = lid + 128u;
+            let key = kt + i32(e / 32u);
+            kw1 = vec4<u32>();
+            vw1 = vec4<u32>();
+            if (e < 1024u && key < kend) {
+                kw1 = k4[u32(kb + key * p.k_s) / 8u + e % 32u];
+                vw1 = v4[u32(vb + key * p.v_s) / 8u + e % 32u];
+            }
+        }
+        {
+            let e = lid + 256u;
+            let key = kt + i32(e / 32u);
+            kw2 = vec4<u32>();
+            vw2 = vec4<u32>();
+            if (e < 1024u && key < kend) {
+                kw2 = k4[u32(kb + key * p.k_s) / 8u + e % 32u];
+                vw2 = v4[u32(vb + key * p.v_s) / 8u + e % 32u];
+            }
+        }
+        {
+            let e = lid + 384u;
+            let key = kt + i32(e / 32u);
+            kw3 = vec4<u32>();
+            vw3 = vec4<u32>();
+            if (e < 1024u && key < kend) {
+                kw3 = k4[u32(kb + key * p.k_s) / 8u + e % 32u];
+                vw3 = v4[u32(vb + key * p.v_s) / 8u + e % 32u];
+            }
+        }
+        {
+            let e = lid + 512u;
+            let key = kt + i32(e / 32u);
+            kw4 = vec4<u32>();
+            vw4 = vec4<u32>();
+            if (e < 1024u && key < kend) {
+                kw4 = k4[u32(kb + key * p.k_s) / 8u + e % 32u];
+                vw4 = v4[u32(vb + key * p.v_s) / 8u + e % 32u];
+            }
+        }
+        {
+            let e = lid + 640u;
+            let key = kt + i32(e / 32u);
+            kw5 = vec4<u32>();
+            vw5 = vec4<u32>();
+            if (e < 1024u && key < kend) {
+                kw5 = k4[u32(kb + key * p.k_s) / 8u + e % 32u];
+                vw5 = v4[u32(vb + key * p.v_s) / 8u + e % 32u];
+            }
+        }
+        {
+            let e = lid + 768u;
+            let key = kt + i32(e / 32u);
+            kw6 = vec4<u32>();
+            vw6 = vec4<u32>();
+            if (e < 1024u && key < kend) {
+                kw6 = k4[u32(kb + key * p.k_s) / 8u + e % 32u];
+                vw6 = v4[u32(vb + key * p.v_s) / 8u + e % 32u];
+            }
+        }
+        {
+            let e = lid + 896u;
+            let key = kt + i32(e / 32u);
+            kw7 = vec4<u32>();
+            vw7 = vec4<u32>();
+            if (e < 1024u && key < kend) {
+                kw7 = k4[u32(kb + key * p.k_s) / 8u + e % 32u];
+                vw7 = v4[u32(vb + key * p.v_s) / 8u + e % 32u];
+            }
+        }
+        {
+            let e = lid + 0u;
+            if (e < 1024u) {
+                let kx = coop_unpack(kw0);
+                let vx = coop_unpack(vw0);
+                let at = (e / 32u) * 264u + (e % 32u) * 8u;
+                kvs_d256_direct[at + 0u] = kx[0];
+                kvs_d256_direct[at + 1u] = kx[1];
+                kvs_d256_direct[at + 2u] = kx[2];
+                kvs_d256_direct[at + 3u] = kx[3];
+                kvs_d256_direct[at + 4u] = kx[4];
+                kvs_d256_direct[at + 5u] = kx[5];
+                kvs_d256_direct[at + 6u] = kx[6];
+                kvs_d256_direct[at + 7u] = kx[7];
+                kvs_d256_direct[8448u + at + 0u] = vx[0];
+                kvs_d256_direct[8448u + at + 1u] = vx[1];
+                kvs_d256_direct[8448u + at + 2u] = vx[2];
+                kvs_d256_direct[8448u + at + 3u] = vx[3];
+                kvs_d256_direct[8448u + at + 4u] = vx[4];
+                kvs_d256_direct[8448u + at + 5u] = vx[5];
+                kvs_d256_direct[8448u + at + 6u] = vx[6];
+                kvs_d256_direct[8448u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 128u;
+            if (e < 1024u) {
+                let kx = coop_unpack(kw1);
+                let vx = coop_unpack(vw1);
+                let at = (e / 32u) * 264u + (e % 32u) * 8u;
+                kvs_d256_direct[at + 0u] = kx[0];
+                kvs_d256_direct[at + 1u] = kx[1];
+                kvs_d256_direct[at + 2u] = kx[2];
+                kvs_d256_direct[at + 3u] = kx[3];
+                kvs_d256_direct[at + 4u] = kx[4];
+                kvs_d256_direct[at + 5u] = kx[5];
+                kvs_d256_direct[at + 6u] = kx[6];
+                kvs_d256_direct[at + 7u] = kx[7];
+                kvs_d256_direct[8448u + at + 0u] = vx[0];
+                kvs_d256_direct[8448u + at + 1u] = vx[1];
+                kvs_d256_direct[8448u + at + 2u] = vx[2];
+                kvs_d256_direct[8448u + at + 3u] = vx[3];
+                kvs_d256_direct[8448u + at + 4u] = vx[4];
+                kvs_d256_direct[8448u + at + 5u] = vx[5];
+                kvs_d256_direct[8448u + at + 6u] = vx[6];
+                kvs_d256_direct[8448u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 256u;
+            if (e < 1024u) {
+                let kx = coop_unpack(kw2);
+                let vx = coop_unpack(vw2);
+                let at = (e / 32u) * 264u + (e % 32u) * 8u;
+                kvs_d256_direct[at + 0u] = kx[0];
+                kvs_d256_direct[at + 1u] = kx[1];
+                kvs_d256_direct[at + 2u] = kx[2];
+                kvs_d256_direct[at + 3u] = kx[3];
+                kvs_d256_direct[at + 4u] = kx[4];
+                kvs_d256_direct[at + 5u] = kx[5];
+                kvs_d256_direct[at + 6u] = kx[6];
+                kvs_d256_direct[at + 7u] = kx[7];
+                kvs_d256_direct[8448u + at + 0u] = vx[0];
+                kvs_d256_direct[8448u + at + 1u] = vx[1];
+                kvs_d256_direct[8448u + at + 2u] = vx[2];
+                kvs_d256_direct[8448u + at + 3u] = vx[3];
+                kvs_d256_direct[8448u + at + 4u] = vx[4];
+                kvs_d256_direct[8448u + at + 5u] = vx[5];
+                kvs_d256_direct[8448u + at + 6u] = vx[6];
+                kvs_d256_direct[8448u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 384u;
+            if (e < 1024u) {
+                let kx = coop_unpack(kw3);
+                let vx = coop_unpack(vw3);
+                let at = (e / 32u) * 264u + (e % 32u) * 8u;
+                kvs_d256_direct[at + 0u] = kx[0];
+                kvs_d256_direct[at + 1u] = kx[1];
+                kvs_d256_direct[at + 2u] = kx[2];
+                kvs_d256_direct[at + 3u] = kx[3];
+                kvs_d256_direct[at + 4u] = kx[4];
+                kvs_d256_direct[at + 5u] = kx[5];
+                kvs_d256_direct[at + 6u] = kx[6];
+                kvs_d256_direct[at + 7u] = kx[7];
+                kvs_d256_direct[8448u + at + 0u] = vx[0];
+                kvs_d256_direct[8448u + at + 1u] = vx[1];
+                kvs_d256_direct[8448u + at + 2u] = vx[2];
+                kvs_d256_direct[8448u + at + 3u] = vx[3];
+                kvs_d256_direct[8448u + at + 4u] = vx[4];
+                kvs_d256_direct[8448u + at + 5u] = vx[5];
+                kvs_d256_direct[8448u + at + 6u] = vx[6];
+                kvs_d256_direct[8448u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 512u;
+            if (e < 1024u) {
+                let kx = coop_unpack(kw4);
+                let vx = coop_unpack(vw4);
+                let at = (e / 32u) * 264u + (e % 32u) * 8u;
+                kvs_d256_direct[at + 0u] = kx[0];
+                kvs_d256_direct[at + 1u] = kx[1];
+                kvs_d256_direct[at + 2u] = kx[2];
+                kvs_d256_direct[at + 3u] = kx[3];
+                kvs_d256_direct[at + 4u] = kx[4];
+                kvs_d256_direct[at + 5u] = kx[5];
+                kvs_d256_direct[at + 6u] = kx[6];
+                kvs_d256_direct[at + 7u] = kx[7];
+                kvs_d256_direct[8448u + at + 0u] = vx[0];
+                kvs_d256_direct[8448u + at + 1u] = vx[1];
+                kvs_d256_direct[8448u + at + 2u] = vx[2];
+                kvs_d256_direct[8448u + at + 3u] = vx[3];
+                kvs_d256_direct[8448u + at + 4u] = vx[4];
+                kvs_d256_direct[8448u + at + 5u] = vx[5];
+                kvs_d256_direct[8448u + at + 6u] = vx[6];
+                kvs_d256_direct[8448u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 640u;
+            if (e < 1024u) {
+                let kx = coop_unpack(kw5);
+                let vx = coop_unpack(vw5);
+                let at = (e / 32u) * 264u + (e % 32u) * 8u;
+                kvs_d256_direct[at + 0u] = kx[0];
+                kvs_d256_direct[at + 1u] = kx[1];
+                kvs_d256_direct[at + 2u] = kx[2];
+                kvs_d256_direct[at + 3u] = kx[3];
+                kvs_d256_direct[at + 4u] = kx[4];
+                kvs_d256_direct[at + 5u] = kx[5];
+                kvs_d256_direct[at + 6u] = kx[6];
+                kvs_d256_direct[at + 7u] = kx[7];
+                kvs_d256_direct[8448u + at + 0u] = vx[0];
+                kvs_d256_direct[8448u + at + 1u] = vx[1];
+                kvs_d256_direct[8448u + at + 2u] = vx[2];
+                kvs_d256_direct[8448u + at + 3u] = vx[3];
+                kvs_d256_direct[8448u + at + 4u] = vx[4];
+                kvs_d256_direct[8448u + at + 5u] = vx[5];
+                kvs_d256_direct[8448u + at + 6u] = vx[6];
+                kvs_d256_direct[8448u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 768u;
+            if (e < 1024u) {
+                let kx = coop_unpack(kw6);
+                let vx = coop_unpack(vw6);
+                let at = (e / 32u) * 264u + (e % 32u) * 8u;
+                kvs_d256_direct[at + 0u] = kx[0];
+                kvs_d256_direct[at + 1u] = kx[1];
+                kvs_d256_direct[at + 2u] = kx[2];
+                kvs_d256_direct[at + 3u] = kx[3];
+                kvs_d256_direct[at + 4u] = kx[4];
+                kvs_d256_direct[at + 5u] = kx[5];
+                kvs_d256_direct[at + 6u] = kx[6];
+                kvs_d256_direct[at + 7u] = kx[7];
+                kvs_d256_direct[8448u + at + 0u] = vx[0];
+                kvs_d256_direct[8448u + at + 1u] = vx[1];
+                kvs_d256_direct[8448u + at + 2u] = vx[2];
+                kvs_d256_direct[8448u + at + 3u] = vx[3];
+                kvs_d256_direct[8448u + at + 4u] = vx[4];
+                kvs_d256_direct[8448u + at + 5u] = vx[5];
+                kvs_d256_direct[8448u + at + 6u] = vx[6];
+                kvs_d256_direct[8448u + at + 7u] = vx[7];
+            }
+        }
+        {
+            let e = lid + 896u;
+            if (e < 1024u) {
+                let kx = coop_unpack(kw7);
+                let vx = coop_unpack(vw7);
+                let at = (e / 32u) * 264u + (e % 32u) * 8u;
+                kvs_d256_direct[at + 0u] = kx[0];
+                kvs_d256_direct[at + 1u] = kx[1];
+                kvs_d256_direct[at + 2u] = kx[2];
+                kvs_d256_direct[at + 3u] = kx[3];
+                kvs_d256_direct[at + 4u] = kx[4];
+                kvs_d256_direct[at + 5u] = kx[5];
+                kvs_d256_direct[at + 6u] = kx[6];
+                kvs_d256_direct[at + 7u] = kx[7];
+                kvs_d256_direct[8448u + at + 0u] = vx[0];
+                kvs_d256_direct[8448u + at + 1u] = vx[1];
+                kvs_d256_direct[8448u + at + 2u] = vx[2];
+                kvs_d256_direct[8448u + at + 3u] = vx[3];
+                kvs_d256_direct[8448u + at + 4u] = vx[4];
+                kvs_d256_direct[8448u + at + 5u] = vx[5];
+                kvs_d256_direct[8448u + at + 6u] = vx[6];
+                kvs_d256_direct[8448u + at + 7u] = vx[7];
+            }
+        }
+        workgroupBarrier();
+        // S = Q K^T for this subgroup's 16 rows.
+        var s0 = coop_mat16x16<f32, C>();
+        s0 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[0u], 264u), s0);
+        s0 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[16u], 264u), s0);
+        s0 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[32u], 264u), s0);
+        s0 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[48u], 264u), s0);
+        s0 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[64u], 264u), s0);
+        s0 = coopMultiplyAdd(q5, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[80u], 264u), s0);
+        s0 = coopMultiplyAdd(q6, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[96u], 264u), s0);
+        s0 = coopMultiplyAdd(q7, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[112u], 264u), s0);
+        s0 = coopMultiplyAdd(q8, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[128u], 264u), s0);
+        s0 = coopMultiplyAdd(q9, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[144u], 264u), s0);
+        s0 = coopMultiplyAdd(q10, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[160u], 264u), s0);
+        s0 = coopMultiplyAdd(q11, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[176u], 264u), s0);
+        s0 = coopMultiplyAdd(q12, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[192u], 264u), s0);
+        s0 = coopMultiplyAdd(q13, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[208u], 264u), s0);
+        s0 = coopMultiplyAdd(q14, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[224u], 264u), s0);
+        s0 = coopMultiplyAdd(q15, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[240u], 264u), s0);
+        coopStoreT(s0, &ss_d256_direct[sg * 576u + 0u], 36u);
+        var s1 = coop_mat16x16<f32, C>();
+        s1 = coopMultiplyAdd(q0, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4224u], 264u), s1);
+        s1 = coopMultiplyAdd(q1, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4240u], 264u), s1);
+        s1 = coopMultiplyAdd(q2, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4256u], 264u), s1);
+        s1 = coopMultiplyAdd(q3, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4272u], 264u), s1);
+        s1 = coopMultiplyAdd(q4, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4288u], 264u), s1);
+        s1 = coopMultiplyAdd(q5, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4304u], 264u), s1);
+        s1 = coopMultiplyAdd(q6, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4320u], 264u), s1);
+        s1 = coopMultiplyAdd(q7, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4336u], 264u), s1);
+        s1 = coopMultiplyAdd(q8, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4352u], 264u), s1);
+        s1 = coopMultiplyAdd(q9, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4368u], 264u), s1);
+        s1 = coopMultiplyAdd(q10, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4384u], 264u), s1);
+        s1 = coopMultiplyAdd(q11, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4400u], 264u), s1);
+        s1 = coopMultiplyAdd(q12, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4416u], 264u), s1);
+        s1 = coopMultiplyAdd(q13, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4432u], 264u), s1);
+        s1 = coopMultiplyAdd(q14, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4448u], 264u), s1);
+        s1 = coopMultiplyAdd(q15, coopLoad<coop_mat16x16<f16, B>>(&kvs_d256_direct[4464u], 264u), s1);
+        coopStoreT(s1, &ss_d256_direct[sg * 576u + 16u], 36u);
+        workgroupBarrier();
+        // Online softmax of this invocation's half row.
+        var sc: array<f32, 16>;
+        var mt = neg_inf();
+        if (kt >= clean_beg && kt + 32 <= clean_end) {
+            // No row of the workgroup masks a key of this tile.
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let x = ss_d256_direct[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(kt + i32(c)));
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
+            }
+        } else {
+            for (var j = 0u; j < 16u; j++) {
+                let c = (2u * j + kh) % 32u;
+                let key = kt + i32(c);
+                var x = neg_inf();
+                if (live && key < kend && coop_allowed(key, qpos)) {
+                    x = ss_d256_direct[i * 36u + c] * p.scale + mask_term(mbase, spos, u32(key));
+                }
+                sc[j] = x;
+                if (x > mt) {
+                    mt = x;
+                }
+            }
+        }
+        let other = subgroupShuffleXor(mt, 1u);
+        if (other > mt) {
+            mt = other;
+        }
+        var alpha = 1.0;
+        if (mr == neg_inf()) {
+            mr = mt;
+        } else if (mt > mr + 8.0) {
+            alpha = exp(mr - mt);
+            mr = mt;
+            coop_flag = 1u;
+        }
+        var l = 0.0;
+        for (var j = 0u; j < 16u; j++) {
+            let x = sc[j];
+            let pj = select(exp(x - mr), 0.0, x == neg_inf());
+            l += pj;
+            ps_d256_direct[i * 40u + (2u * j + kh) % 32u] = f16(pj);
+        }
+        lsum = lsum * alpha + l;
+        if (lane % 2u == 0u) {
+            coop_alpha[i] = alpha;
+        }
+        if (workgroupUniformLoad(&coop_flag) != 0u) {
+            // Some row raised its max: rescale every row's sums.
+            o0 = coop_rescale_d256_direct(o0, sg, lane);
+            o1 = coop_rescale_d256_direct(o1, sg, lane);
+            o2 = coop_rescale_d256_direct(o2, sg, lane);
+            o3 = coop_rescale_d256_direct(o3, sg, lane);
+            o4 = coop_rescale_d256_direct(o4, sg, lane);
+            o5 = coop_rescale_d256_direct(o5, sg, lane);
+            o6 = coop_rescale_d256_direct(o6, sg, lane);
+            o7 = coop_rescale_d256_direct(o7, sg, lane);
+            o8 = coop_rescale_d256_direct(o8, sg, lane);
+            o9 = coop_rescale_d256_direct(o9, sg, lane);
+            o10 = coop_rescale_d256_direct(o10, sg, lane);
+            o11 = coop_rescale_d256_direct(o11, sg, lane);
+            o12 = coop_rescale_d256_direct(o12, sg, lane);
+            o13 = coop_rescale_d256_direct(o13, sg, lane);
+            o14 = coop_rescale_d256_direct(o14, sg, lane);
+            o15 = coop_rescale_d256_direct(o15, sg, lane);
+            if (lid == 0u) {
+                coop_flag = 0u;
+            }
+        }
+        // O += P V.
+        let p0 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d256_direct[sg * 640u + 0u], 40u);
+        let p1 = coopLoadT<coop_mat16x16<f16, A>>(&ps_d256_direct[sg * 640u + 16u], 40u);
+        o0 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8448u], 264u), o0);
+        o0 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12672u], 264u), o0);
+        o1 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8464u], 264u), o1);
+        o1 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12688u], 264u), o1);
+        o2 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8480u], 264u), o2);
+        o2 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12704u], 264u), o2);
+        o3 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8496u], 264u), o3);
+        o3 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12720u], 264u), o3);
+        o4 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8512u], 264u), o4);
+        o4 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12736u], 264u), o4);
+        o5 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8528u], 264u), o5);
+        o5 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12752u], 264u), o5);
+        o6 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8544u], 264u), o6);
+        o6 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12768u], 264u), o6);
+        o7 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8560u], 264u), o7);
+        o7 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12784u], 264u), o7);
+        o8 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8576u], 264u), o8);
+        o8 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12800u], 264u), o8);
+        o9 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8592u], 264u), o9);
+        o9 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12816u], 264u), o9);
+        o10 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8608u], 264u), o10);
+        o10 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12832u], 264u), o10);
+        o11 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8624u], 264u), o11);
+        o11 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12848u], 264u), o11);
+        o12 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8640u], 264u), o12);
+        o12 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12864u], 264u), o12);
+        o13 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8656u], 264u), o13);
+        o13 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12880u], 264u), o13);
+        o14 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8672u], 264u), o14);
+        o14 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12896u], 264u), o14);
+        o15 = coopMultiplyAdd(p0, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[8688u], 264u), o15);
+        o15 = coopMultiplyAdd(p1, coopLoadT<coop_mat16x16<f16, B>>(&kvs_d256_direct[12912u], 264u), o15);
+        workgroupBarrier();
+    }
+    // Normalise and write: each fragment through workgroup memory.
+    let l = lsum + subgroupShuffleXor(lsum, 1u);
+    let at = out_row(bs, h, r);
+    let c0 = (lane % 2u) * 8u;
+    coopStoreT(o0, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(0u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o1, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(16u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o2, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(32u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o3, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(48u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o4, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(64u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o5, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(80u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o6, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(96u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o7, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(112u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o8, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(128u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o9, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(144u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o10, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(160u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o11, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(176u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o12, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(192u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o13, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(208u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o14, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(224u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    coopStoreT(o15, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    if (live) {
+        for (var c = c0; c < c0 + 8u; c++) {
+            let x = ss_d256_direct[i * 36u + c] / l;
+            out[at.x + i32(240u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));
+        }
+    }
+    workgroupBarrier();
+    if (live && lane % 2u == 0u && p.want_lse != 0u) {
+        lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);
+    }
+}
+
+// Multiplies each row of this subgroup's fragment by its alpha.
+fn coop_rescale_d256_direct(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coop_mat16x16<f32, C> {
+    coopStoreT(m, &ss_d256_direct[sg * 576u], 36u);
+    workgroupBarrier();
+    for (var e = lane; e < 256u; e += 32u) {
+        let at = sg * 576u + (e / 16u) * 36u + e % 16u;
+        ss_d256_direct[at] *= coop_alpha[sg * 16u + e / 16u];
+    }
+    workgroupBarrier();
+    let back = coopLoadT<coop_mat16x16<f32, C>>(&ss_d256_direct[sg * 576u], 36u);
     workgroupBarrier();
     return back;
 }

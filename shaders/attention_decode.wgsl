@@ -17,6 +17,12 @@
 // of every 32 keys: each lane's partial dot products are summed over the
 // team (team_sum), each team keeps its own online softmax, and at the end
 // the 8 teams are merged in workgroup memory.
+//
+// DEC_SPREAD (tiles of RB = 4 real rows: GQA groups of 4 or more): the 16
+// sums of a team step (4 rows x 4 keys) are spread one a lane by halving
+// exchanges (15 values moved instead of 64), each lane scales, masks and
+// exponentiates its own (row, key) score, and the rows' weights travel back
+// to every lane as vec4s: the per-row cross-lane work shrinks about 4x.
 
 const RB: u32 = 4u;
 const KB: u32 = 4u;
@@ -32,6 +38,7 @@ var<workgroup> dec_len: u32;
 // K and V are bf16 (read as words; q, out and an additive mask then f32),
 // else T (f16).
 override KV_BF16: bool = false;
+override DEC_SPREAD: bool = false;
 
 fn bf16_pair(w: u32) -> vec2<f32> {
     return vec2<f32>(bitcast<f32>(w << 16u), bitcast<f32>(w & 0xffff0000u));
@@ -132,6 +139,16 @@ fn decode_tile(wid: vec3<u32>, lid: u32) -> DecodeTile {
     }
     let kb = bs.k + i32(h) * p.k_h;
     let vb = bs.v + i32(h) * p.v_h;
+    // The spread path (a uniform choice): this lane's row lane / 4, its
+    // running max and its own keys' share of the row's sum.
+    let spread = DEC_SPREAD && nq == RB;
+    let tb = team_base(lid);
+    let my_r = min(r0 + lane / 4u, p.rows - 1u);
+    let my_spos = my_r % p.sq;
+    let my_qpos = i32(my_spos) + shift;
+    let my_mbase = bs.m + i32(h * p.group + my_r / p.sq) * p.m_h;
+    var my_m = neg_inf();
+    var my_l = 0.0;
 
     for (var base = kbeg; base < kend; base += i32(KB * TEAMS)) {
         let k0 = base + i32(team * KB);
@@ -150,6 +167,59 @@ fn decode_tile(wid: vec3<u32>, lid: u32) -> DecodeTile {
         var kx: array<array<vec4<f32>, 2>, KB>;
         for (var u = 0u; u < KB; u++) {
             kx[u] = dec_unpack(kw[u]);
+        }
+        if (spread) {
+            // Lane 4r + u ends with row r's score of key k0 + u.
+            var part: array<vec4<f32>, RB>;
+            for (var i = 0u; i < RB; i++) {
+                for (var u = 0u; u < KB; u++) {
+                    part[i][u] = dot(qa[i], kx[u][0]) + dot(qb[i], kx[u][1]);
+                }
+            }
+            let b3 = (lane & 8u) != 0u;
+            let b2 = (lane & 4u) != 0u;
+            let b1 = (lane & 2u) != 0u;
+            let b0 = (lane & 1u) != 0u;
+            let n0 = select(part[0], part[2], b3) + team_xor(select(part[2], part[0], b3), 8u, lid);
+            let n1 = select(part[1], part[3], b3) + team_xor(select(part[3], part[1], b3), 8u, lid);
+            let n = select(n0, n1, b2) + team_xor(select(n1, n0, b2), 4u, lid);
+            let h2 = select(n.xy, n.zw, b1) + team_xor(vec4<f32>(select(n.zw, n.xy, b1), 0.0, 0.0), 2u, lid).xy;
+            let sc = select(h2.x, h2.y, b0) + team_xor(vec4<f32>(select(h2.y, h2.x, b0)), 1u, lid).x;
+            let key = k0 + i32(lane & 3u);
+            var x = neg_inf();
+            if (key < kend && dec_allowed(key, my_qpos)) {
+                x = sc + mask_term(my_mbase, my_spos, u32(key));
+            }
+            var mx = max(x, team_xor(vec4<f32>(x), 1u, lid).x);
+            mx = max(mx, team_xor(vec4<f32>(mx), 2u, lid).x);
+            let mt = max(my_m, mx);
+            let alpha = select(exp(my_m - mt), 1.0, my_m == mt);
+            my_m = mt;
+            let w = select(exp(x - mt), 0.0, x == neg_inf());
+            my_l = my_l * alpha + w;
+            // The row's 4 weights on each of its lanes (keys in order), then
+            // each row's weights and alpha from its first lane.
+            let wo = team_xor(vec4<f32>(w), 1u, lid).x;
+            let w2 = select(vec2<f32>(w, wo), vec2<f32>(wo, w), b0);
+            let wo2 = team_xor(vec4<f32>(w2, 0.0, 0.0), 2u, lid).xy;
+            let w4 = select(vec4<f32>(w2, wo2), vec4<f32>(wo2, w2), b1);
+            var vx: array<array<vec4<f32>, 2>, KB>;
+            for (var u = 0u; u < KB; u++) {
+                vx[u] = dec_unpack(vw[u]);
+            }
+            for (var i = 0u; i < RB; i++) {
+                let wi = team_get(w4, tb + 4u * i, lid);
+                let ai = team_get(vec4<f32>(alpha), tb + 4u * i, lid).x;
+                var a = acc_a[i] * ai;
+                var b = acc_b[i] * ai;
+                for (var u = 0u; u < KB; u++) {
+                    a += wi[u] * vx[u][0];
+                    b += wi[u] * vx[u][1];
+                }
+                acc_a[i] = a;
+                acc_b[i] = b;
+            }
+            continue;
         }
         for (var i = 0u; i < RB; i++) {
             // Rows past the tile (MHA decode has one): no work (nq is uniform).
@@ -193,6 +263,16 @@ fn decode_tile(wid: vec3<u32>, lid: u32) -> DecodeTile {
         }
     }
 
+    if (spread) {
+        // Each row's max and sum from its 4 lanes.
+        var ls = my_l + team_xor(vec4<f32>(my_l), 1u, lid).x;
+        ls += team_xor(vec4<f32>(ls), 2u, lid).x;
+        for (var i = 0u; i < RB; i++) {
+            let ml = team_get(vec4<f32>(my_m, ls, 0.0, 0.0), tb + 4u * i, lid);
+            m[i] = ml.x;
+            l[i] = ml.y;
+        }
+    }
     // Merge the teams: each writes its rows, then invocations combine.
     for (var i = 0u; i < RB; i++) {
         let at = (team * RB + i) * TSTRIDE;

@@ -36,6 +36,10 @@ fn capabilities(family: &Family, source: &str) -> Capabilities {
     if SUBGROUP_FAMILIES.iter().any(|f| std::ptr::eq(*f, family)) {
         caps |= Capabilities::SUBGROUP;
     }
+    // Kernels chosen only where the adapter has subgroup barriers.
+    if source.contains("subgroupBarrier()") {
+        caps |= Capabilities::SUBGROUP_BARRIER;
+    }
     if INT64_FAMILIES.iter().any(|f| std::ptr::eq(*f, family)) {
         caps |= Capabilities::SHADER_INT64;
     }

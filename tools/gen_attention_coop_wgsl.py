@@ -3,15 +3,26 @@
 prefill on cooperative matrices (tensor cores), one entry point per head
 dim, each fragment its own variable (arrays of cooperative matrices stay in
 memory on the NVIDIA driver, see tools/gen_gemm_coop_wgsl.py).
-tests/attention_coop_generated.rs checks that the checked-in shader is this
-script's output.
+With --subgroup-barriers it writes shaders/attention_coop_sg.wgsl instead:
+the default entries again (suffix _sg), with the barriers that order only a
+subgroup's own rows of scores and probabilities (S stored then read by the
+softmax, the rescale, the epilogue) as subgroup barriers; a separate file
+because the whole module then needs the adapter's subgroup barriers.
+tests/attention_coop_generated.rs checks that the checked-in shaders are
+this script's output.
 
     python3 tools/gen_attention_coop_wgsl.py > shaders/attention_coop.wgsl
+    python3 tools/gen_attention_coop_wgsl.py --subgroup-barriers > shaders/attention_coop_sg.wgsl
 """
+import sys
 
 # head dim -> keys per tile: workgroup memory holds the K and V tiles (f16),
-# the tile's scores (f32) and probabilities (f16) within 48 KiB.
-DIMS = {64: 64, 80: 32, 96: 32, 128: 32}
+# the tile's scores (f32) and probabilities (f16) within 48 KiB. Past 128
+# only the 64-row entries fit (D 256: 47.5 KiB), and only the _direct ones
+# are written.
+DIMS = {64: 64, 80: 32, 96: 32, 128: 32, 160: 32, 192: 32, 256: 32}
+WIDE_DIMS = [64, 80, 96, 128]
+WORKGROUP_BYTES = 48 << 10
 TAU = 8.0  # the running max is raised (and the sums rescaled) only past this
 
 HEADER = f"""\
@@ -19,12 +30,12 @@ HEADER = f"""\
 //
 // Attention prefill on cooperative matrices (after attention_params.wgsl, a
 // mask fragment and the prelude with T = f16). Entry points, for D in
-// {sorted(DIMS)}: attention_coop_d<D>_wide (128 query rows, 8 subgroups, Q
+// {sorted(DIMS)}: attention_coop_d<D>_wide (D <= 128; 128 query rows, 8 subgroups, Q
 // fragments loaded from q: Sq a multiple of 16, q rows in 16-byte words),
-// attention_coop_d<D> (64 rows, 4 subgroups, Q staged through workgroup
-// memory: any Sq) and attention_coop_d<D>_direct (as the latter, each K/V
-// tile fetched at its start instead of during the tile before; kept for
-// comparisons). Grid x = tile of query rows (heaviest causal tiles first),
+// attention_coop_d<D> (D <= 128; 64 rows, 4 subgroups, Q staged through
+// workgroup memory: any Sq) and attention_coop_d<D>_direct (as the latter,
+// each K/V tile fetched at its start instead of during the tile before: the
+// only entries past D 128, kept for comparisons below). Grid x = tile of query rows (heaviest causal tiles first),
 // y = b * hkv + h; one KV chunk (all keys). Each subgroup owns 16 query
 // rows, their Q fragments held in registers. Per tile of BN keys: K and V
 // are staged in workgroup memory by 16-byte loads (k4, v4: the host
@@ -81,8 +92,8 @@ def stage_load(w, d, slots, first, threads, indent="        "):
         w(f"{indent}}}")
 
 
-def stage_store(w, s, d, ds, bn, slots, threads):
-    """kw<e>, vw<e> into the staged K and V tiles."""
+def stage_store(w, s, d, ds, bn, slots, threads, base=""):
+    """kw<e>, vw<e> into the staged K and V tiles (from halve `base`)."""
     for e in range(-(-slots // threads)):
         w(f"        {{")
         w(f"            let e = lid + {e * threads}u;")
@@ -91,17 +102,18 @@ def stage_store(w, s, d, ds, bn, slots, threads):
         w(f"                let vx = coop_unpack(vw{e});")
         w(f"                let at = (e / {d // 8}u) * {ds}u + (e % {d // 8}u) * 8u;")
         for t in range(8):
-            w(f"                kvs{s}[at + {t}u] = kx[{t}];")
+            w(f"                kvs{s}[{base}at + {t}u] = kx[{t}];")
         for t in range(8):
-            w(f"                kvs{s}[{bn * ds}u + at + {t}u] = vx[{t}];")
+            w(f"                kvs{s}[{base}{bn * ds}u + at + {t}u] = vx[{t}];")
         w(f"            }}")
         w(f"        }}")
 
 
-def entry(d, bn, prefetch, wide=False):
+def entry(d, bn, prefetch, wide=False, sgb=False):
     """wide: 128 query rows (8 subgroups), Q fragments loaded straight from
     q (the host checks that 16-row blocks are whole: Sq a multiple of 16,
-    rows in 16-byte words)."""
+    rows in 16-byte words). sgb: subgroup barriers where only the
+    subgroup's own rows are exchanged (suffix _sg)."""
     BM = 128 if wide else 64
     THREADS = 2 * BM
     df = d // 16  # fragments along D
@@ -114,13 +126,21 @@ def entry(d, bn, prefetch, wide=False):
     assert ss >= 16
     slots = bn * d // 8  # 16-byte words per K (or V) tile
     half = bn // 2  # keys per invocation in the softmax
-    s = f"_d{d}" + ("_wide" if wide else "" if prefetch else "_direct")
+    s = f"_d{d}" + ("_wide" if wide else "" if prefetch else "_direct") + ("_sg" if sgb else "")
+    own = "subgroupBarrier()" if sgb else "workgroupBarrier()"  # orders a subgroup's own rows
+    shared = kv * 2 + BM * ss * 4 + BM * ps * 2 + 128 * 4 + 8
+    assert shared <= WORKGROUP_BYTES, f"D {d}: {shared} bytes of workgroup memory"
+    # Two K/V buffers where they fit (with subgroup barriers: D 64, wide):
+    # tile t+1 is staged into one while tile t is read from the other, so a
+    # tile needs no barrier at its end.
+    dbuf = sgb and prefetch and wide and shared + kv * 2 <= WORKGROUP_BYTES
+    cur = "cur + " if dbuf else ""
     o = []
     w = o.append
     w(f"")
     w(f"// D = {d}: tiles of {bn} keys.")
     w(f"const BN{s}: u32 = {bn}u;")
-    w(f"var<workgroup> kvs{s}: array<f16, {kv}>;")
+    w(f"var<workgroup> kvs{s}: array<f16, {2 * kv if dbuf else kv}>;")
     w(f"var<workgroup> ss{s}: array<f32, {BM * ss}>;")
     w(f"var<workgroup> ps{s}: array<f16, {BM * ps}>;")
     w(f"")
@@ -209,11 +229,25 @@ def entry(d, bn, prefetch, wide=False):
     for e in range(per):
         w(f"    var kw{e} = vec4<u32>();")
         w(f"    var vw{e} = vec4<u32>();")
-    if prefetch:
+    if dbuf:
+        w(f"    // The first tile into buffer 0, the second fetched.")
         stage_load(w, d, slots, "kbeg", THREADS, indent="    ")
-    w(f"    workgroupBarrier();")
+        stage_store(w, s, d, ds, bn, slots, THREADS)
+        stage_load(w, d, slots, f"kbeg + {bn}", THREADS, indent="    ")
+        w(f"    var cur = 0u;")
+    elif prefetch:
+        stage_load(w, d, slots, "kbeg", THREADS, indent="    ")
+    if not dbuf:
+        w(f"    workgroupBarrier();")
     w(f"    for (var kt = kbeg; kt < kend; kt += {bn}) {{")
-    if prefetch:
+    if dbuf:
+        w(f"        // Tile t was staged in buffer `cur` before this barrier and the")
+        w(f"        // other buffer was last read by tile t - 1: stage tile t + 1")
+        w(f"        // there, fetch tile t + 2.")
+        w(f"        workgroupBarrier();")
+        stage_store(w, s, d, ds, bn, slots, THREADS, base=f"{kv}u - cur + ")
+        stage_load(w, d, slots, "kt + " + str(2 * bn), THREADS)
+    elif prefetch:
         w(f"        // Stage the tile fetched during the last one; fetch the next.")
         stage_store(w, s, d, ds, bn, slots, THREADS)
         w(f"        workgroupBarrier();")
@@ -227,9 +261,9 @@ def entry(d, bn, prefetch, wide=False):
     for n in range(nf):
         w(f"        var s{n} = coop_mat16x16<f32, C>();")
         for k in range(df):
-            w(f"        s{n} = coopMultiplyAdd(q{k}, coopLoad<coop_mat16x16<f16, B>>(&kvs{s}[{16 * n * ds + 16 * k}u], {ds}u), s{n});")
+            w(f"        s{n} = coopMultiplyAdd(q{k}, coopLoad<coop_mat16x16<f16, B>>(&kvs{s}[{cur}{16 * n * ds + 16 * k}u], {ds}u), s{n});")
         w(f"        coopStoreT(s{n}, &ss{s}[sg * {16 * ss}u + {16 * n}u], {ss}u);")
-    w(f"        workgroupBarrier();")
+    w(f"        {own};")
     w(f"        // Online softmax of this invocation's half row.")
     w(f"        var sc: array<f32, {half}>;")
     w(f"        var mt = neg_inf();")
@@ -294,8 +328,11 @@ def entry(d, bn, prefetch, wide=False):
         w(f"        let p{k} = coopLoadT<coop_mat16x16<f16, A>>(&ps{s}[sg * {16 * ps}u + {16 * k}u], {ps}u);")
     for n in range(df):
         for k in range(nf):
-            w(f"        o{n} = coopMultiplyAdd(p{k}, coopLoadT<coop_mat16x16<f16, B>>(&kvs{s}[{bn * ds + 16 * k * ds + 16 * n}u], {ds}u), o{n});")
-    w(f"        workgroupBarrier();")
+            w(f"        o{n} = coopMultiplyAdd(p{k}, coopLoadT<coop_mat16x16<f16, B>>(&kvs{s}[{cur}{bn * ds + 16 * k * ds + 16 * n}u], {ds}u), o{n});")
+    if dbuf:
+        w(f"        cur = {kv}u - cur;")
+    else:
+        w(f"        workgroupBarrier();")
     w(f"    }}")
     w(f"    // Normalise and write: each fragment through workgroup memory.")
     w(f"    let l = lsum + subgroupShuffleXor(lsum, 1u);")
@@ -303,14 +340,14 @@ def entry(d, bn, prefetch, wide=False):
     w(f"    let c0 = (lane % 2u) * 8u;")
     for n in range(df):
         w(f"    coopStoreT(o{n}, &ss{s}[sg * {16 * ss}u], {ss}u);")
-        w(f"    workgroupBarrier();")
+        w(f"    {own};")
         w(f"    if (live) {{")
         w(f"        for (var c = c0; c < c0 + 8u; c++) {{")
         w(f"            let x = ss{s}[i * {ss}u + c] / l;")
         w(f"            out[at.x + i32({16 * n}u + c) * p.o_d] = f16(select(x, 0.0, l == 0.0));")
         w(f"        }}")
         w(f"    }}")
-        w(f"    workgroupBarrier();")
+        w(f"    {own};")
     w(f"    if (live && lane % 2u == 0u && p.want_lse != 0u) {{")
     w(f"        lse[at.y] = select(mr + log(l), neg_inf(), l == 0.0);")
     w(f"    }}")
@@ -319,25 +356,51 @@ def entry(d, bn, prefetch, wide=False):
     w(f"// Multiplies each row of this subgroup's fragment by its alpha.")
     w(f"fn coop_rescale{s}(m: coop_mat16x16<f32, C>, sg: u32, lane: u32) -> coop_mat16x16<f32, C> {{")
     w(f"    coopStoreT(m, &ss{s}[sg * {16 * ss}u], {ss}u);")
-    w(f"    workgroupBarrier();")
+    w(f"    {own};")
     w(f"    for (var e = lane; e < 256u; e += 32u) {{")
     w(f"        let at = sg * {16 * ss}u + (e / 16u) * {ss}u + e % 16u;")
     w(f"        ss{s}[at] *= coop_alpha[sg * 16u + e / 16u];")
     w(f"    }}")
-    w(f"    workgroupBarrier();")
+    w(f"    {own};")
     w(f"    let back = coopLoadT<coop_mat16x16<f32, C>>(&ss{s}[sg * {16 * ss}u], {ss}u);")
-    w(f"    workgroupBarrier();")
+    w(f"    {own};")
     w(f"    return back;")
     w(f"}}")
     return "\n".join(o)
 
 
+SG_HEADER = """\
+// GENERATED by tools/gen_attention_coop_wgsl.py --subgroup-barriers: edit
+// the script, not this file.
+//
+// The default entries of attention_coop.wgsl for D <= 128
+// (attention_coop_d<D>_wide_sg, attention_coop_d<D>_sg) with subgroup barriers
+// where a subgroup exchanges only its own rows of scores, probabilities and
+// accumulators through workgroup memory (after S is stored, in the rescale
+// and in the epilogue); the K/V staging and the rescale flag still take
+// workgroup barriers. attention_coop_d64_wide_sg stages K/V tiles in two
+// buffers (one barrier fewer a tile). For adapters with subgroup barriers.
+"""
+
+
 def main():
+    if "--subgroup-barriers" in sys.argv[1:]:
+        out = [SG_HEADER, COMMON]
+        for d, bn in DIMS.items():
+            if d in WIDE_DIMS:
+                out.append(entry(d, bn, True, sgb=True))
+        for d in WIDE_DIMS:
+            out.append(entry(d, 32, True, wide=True, sgb=True))
+        print("\n".join(out))
+        return
     out = [HEADER, COMMON]
     for prefetch in (True, False):
         for d, bn in DIMS.items():
-            out.append(entry(d, bn, prefetch))
-    for d in DIMS:
+            # Past 128 the prefetched words cost registers the accumulators
+            # need (D 256, S 512 on an H100: 2.35 ms prefetching, 1.82 not).
+            if d in WIDE_DIMS or not prefetch:
+                out.append(entry(d, bn, prefetch))
+    for d in WIDE_DIMS:
         out.append(entry(d, 32, True, wide=True))
     print("\n".join(out))
 

@@ -118,6 +118,7 @@ pub struct Device {
 pub(crate) fn wanted_features() -> wgpu::Features {
     wgpu::Features::SHADER_F16
         | wgpu::Features::SUBGROUP
+        | wgpu::Features::SUBGROUP_BARRIER
         | wgpu::Features::TIMESTAMP_QUERY
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES

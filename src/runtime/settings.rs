@@ -201,6 +201,16 @@ pub struct AttentionSettings {
     pub coop_prefetch: bool,
     /// `WGC_ATTENTION_COOP_WIDE` not `0`: 128 query rows a workgroup where they apply.
     pub coop_wide: bool,
+    /// `WGC_ATTENTION_COOP_SUBGROUP_BARRIERS` is `1`: the tensor-core entries
+    /// with subgroup barriers where the adapter has them.
+    pub coop_subgroup_barriers: bool,
+    /// `WGC_ATTENTION_DECODE_GROUPS`: workgroups decode aims for (2048).
+    pub decode_groups: Option<usize>,
+    /// `WGC_ATTENTION_DECODE_MIN_CHUNK`: fewest keys of a decode chunk (256).
+    pub decode_min_chunk: Option<usize>,
+    /// `WGC_ATTENTION_DECODE_SPREAD` not `0`: decode tiles of 4 query rows
+    /// spread a step's 16 sums one a lane (shaders/attention_decode.wgsl).
+    pub decode_spread: bool,
 }
 
 /// Several devices.
@@ -327,6 +337,10 @@ impl Settings {
                 coop: v.on_unless("WGC_ATTENTION_COOP", "0"),
                 coop_prefetch: v.on_unless("WGC_ATTENTION_COOP_PREFETCH", "0"),
                 coop_wide: v.on_unless("WGC_ATTENTION_COOP_WIDE", "0"),
+                coop_subgroup_barriers: v.is("WGC_ATTENTION_COOP_SUBGROUP_BARRIERS", "1"),
+                decode_groups: v.positive("WGC_ATTENTION_DECODE_GROUPS"),
+                decode_min_chunk: v.positive("WGC_ATTENTION_DECODE_MIN_CHUNK"),
+                decode_spread: v.on_unless("WGC_ATTENTION_DECODE_SPREAD", "0"),
             },
         }
     }

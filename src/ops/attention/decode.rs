@@ -16,8 +16,8 @@ pub(crate) const RB: usize = 4;
 const STEP: usize = 32;
 /// Workgroups to aim for (a few per SM of an H100), the fewest keys worth a
 /// chunk of their own, and the most (bounding a software driver's loops).
-const TARGET_GROUPS: usize = 2048;
-const MIN_CHUNK: usize = 256;
+pub(crate) const TARGET_GROUPS: usize = 2048;
+pub(crate) const MIN_CHUNK: usize = 256;
 const MAX_CHUNK: usize = 2048;
 /// Head dims up to this take the kernel (one 16-byte word a lane).
 const MAX_D: usize = 128;
@@ -27,8 +27,10 @@ pub(crate) const MAX_SQ: usize = 16;
 /// T: q and out (f16, or f32 beside bf16 K and V: KV_BF16).
 const TYPES: &[crate::ops::spec::TypeSlot] =
     &[crate::ops::spec::TypeSlot { alias: "T", dtypes: &[DType::F16, DType::F32] }];
-const OVERRIDES: &[crate::ops::spec::OverrideSlot] =
-    &[crate::ops::spec::OverrideSlot { name: "KV_BF16", values: &[0.0, 1.0] }];
+const OVERRIDES: &[crate::ops::spec::OverrideSlot] = &[
+    crate::ops::spec::OverrideSlot { name: "KV_BF16", values: &[0.0, 1.0] },
+    crate::ops::spec::OverrideSlot { name: "DEC_SPREAD", values: &[0.0, 1.0] },
+];
 const ENTRIES: &[&str] = &["attention_decode", "attention_decode_partial"];
 
 macro_rules! decode_family {
@@ -113,8 +115,16 @@ pub fn family(dev: &Device, mask: Option<DType>) -> &'static Family {
 /// x batch-heads x chunks fill the GPU, each chunk of at least MIN_CHUNK
 /// keys (where there are that many) and at most MAX_CHUNK.
 pub fn plan_chunks(skv: usize, rows: usize, bh: usize) -> (usize, usize) {
+    plan_chunks_with(skv, rows, bh, TARGET_GROUPS, MIN_CHUNK)
+}
+
+/// `plan_chunks` aiming at `target` workgroups with chunks of at least
+/// `min_chunk` keys (the settings WGC_ATTENTION_DECODE_GROUPS and
+/// WGC_ATTENTION_DECODE_MIN_CHUNK, where given).
+pub fn plan_chunks_with(skv: usize, rows: usize, bh: usize, target: usize, min_chunk: usize) -> (usize, usize) {
     let groups = rows.div_ceil(RB) * bh;
-    let want = TARGET_GROUPS.div_ceil(groups.max(1)).min(skv / MIN_CHUNK).max(skv.div_ceil(MAX_CHUNK)).max(1);
+    let min_chunk = min_chunk.clamp(1, MAX_CHUNK);
+    let want = target.div_ceil(groups.max(1)).min(skv / min_chunk).max(skv.div_ceil(MAX_CHUNK)).max(1);
     let keys = skv.div_ceil(want).div_ceil(STEP).max(1) * STEP;
     (keys, skv.div_ceil(keys).max(1))
 }

@@ -230,7 +230,14 @@ fn plan(dev: &crate::runtime::device::Device, a: &AttentionArgs) -> Plan {
         return Plan { route: Route::Coop(entry), chunk_keys: skv.max(1), chunks: 1, row_tiles: rows.div_ceil(bm) };
     }
     if decode::applies(a) {
-        let (chunk_keys, chunks) = decode::plan_chunks(skv, rows, bh);
+        let set = &dev.settings().attention;
+        let (chunk_keys, chunks) = decode::plan_chunks_with(
+            skv,
+            rows,
+            bh,
+            set.decode_groups.unwrap_or(decode::TARGET_GROUPS),
+            set.decode_min_chunk.unwrap_or(decode::MIN_CHUNK),
+        );
         return Plan { route: Route::Decode, chunk_keys, chunks, row_tiles: rows.div_ceil(decode::RB) };
     }
     let (chunk_keys, chunks) = plan_chunks(skv, d, rows, bh);
@@ -511,7 +518,7 @@ fn record(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<(
     };
     let mask_dtype = a.mask.map(|m| m.dtype);
     let family = match (route, mask_dtype) {
-        (Route::Coop(_), m) => coop::family(m),
+        (Route::Coop(entry), m) => coop::family(entry, m),
         (Route::Decode, m) => decode::family(dev, m),
         (Route::Portable, None) => &FAMILY,
         (Route::Portable, Some(DType::I32 | DType::U32)) => &FAMILY_MASK_BOOL,
@@ -524,8 +531,12 @@ fn record(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<(
     };
     let t = [a.q.dtype];
     let groups = [row_tiles as u32, bh as u32, chunks as u32];
+    let decode_overrides = [
+        if a.k.dtype == DType::BF16 { 1.0 } else { 0.0 },
+        if dev.settings().attention.decode_spread { 1.0 } else { 0.0 },
+    ];
     let overrides: &[f64] = match route {
-        Route::Decode => &[if a.k.dtype == DType::BF16 { 1.0 } else { 0.0 }],
+        Route::Decode => &decode_overrides,
         _ => &[],
     };
     if route != Route::Portable {
