@@ -47,6 +47,7 @@ pub mod ops_conv_explain;
 
 pub mod comm;
 pub mod ops_conv_bn_act;
+pub mod ops_gemm_epilogue;
 pub mod ops_conv_fold;
 pub mod peer;
 pub mod profile;

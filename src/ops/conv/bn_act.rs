@@ -16,9 +16,10 @@ use crate::runtime::stream::StreamShared;
 
 /// The activation after a fused convolution (`WgcActivation` in C).
 #[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Activation {
     /// The convolution's output as it is.
+    #[default]
     None = 0,
     /// max(x, 0), as `WGC_UNARY_OP_RELU`.
     Relu = 1,
@@ -26,11 +27,21 @@ pub enum Activation {
     Relu6 = 2,
     /// x * min(max(x + 3, 0), 6) / 6, as `WGC_UNARY_OP_HARDSWISH`.
     Hardswish = 3,
+    /// x * Phi(x) with the erf form of the normal CDF (PyTorch's default
+    /// `gelu`), as `WGC_UNARY_OP_GELU_ERF`.
+    Gelu = 4,
+    /// The tanh approximation of GELU (PyTorch's `approximate="tanh"`), as
+    /// `WGC_UNARY_OP_GELU_TANH`.
+    GeluTanh = 5,
+    /// x * sigmoid(x), as `WGC_UNARY_OP_SILU`.
+    Silu = 6,
+    /// tanh(x), as `WGC_UNARY_OP_TANH`.
+    Tanh = 7,
 }
 
 /// The number of `WgcActivation` values (0 .. WGC_NUM_ACTIVATIONS - 1).
-pub const WGC_NUM_ACTIVATIONS: u32 = 4;
-const _: () = assert!(Activation::Hardswish as u32 + 1 == WGC_NUM_ACTIVATIONS);
+pub const WGC_NUM_ACTIVATIONS: u32 = 8;
+const _: () = assert!(Activation::Tanh as u32 + 1 == WGC_NUM_ACTIVATIONS);
 
 impl Activation {
     /// Read from a u32, not the enum: C may pass any value.
@@ -42,12 +53,16 @@ impl Activation {
         Ok(unsafe { std::mem::transmute::<u32, Activation>(v) })
     }
 
-    fn unary_op(self) -> Option<UnaryOp> {
+    pub(crate) fn unary_op(self) -> Option<UnaryOp> {
         match self {
             Activation::None => None,
             Activation::Relu => Some(UnaryOp::Relu),
             Activation::Relu6 => Some(UnaryOp::Relu6),
             Activation::Hardswish => Some(UnaryOp::Hardswish),
+            Activation::Gelu => Some(UnaryOp::GeluErf),
+            Activation::GeluTanh => Some(UnaryOp::GeluTanh),
+            Activation::Silu => Some(UnaryOp::Silu),
+            Activation::Tanh => Some(UnaryOp::Tanh),
         }
     }
 }
