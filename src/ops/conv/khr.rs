@@ -87,12 +87,12 @@ const fn with_params<const N: usize>(mut b: [SpirvBinding; N]) -> [SpirvBinding;
     b
 }
 
-const EPI_F32: [SpirvBinding; 5] = with_params(EPILOGUE_F32);
-const EPI_F16: [SpirvBinding; 5] = with_params(EPILOGUE_F16);
+const EPI_F32: [SpirvBinding; 7] = with_params(EPILOGUE_F32);
+const EPI_F16: [SpirvBinding; 7] = with_params(EPILOGUE_F16);
 const DIRECT_F32: [SpirvBinding; 4] = with_params(first4(EPILOGUE_F32));
 const DIRECT_F16: [SpirvBinding; 4] = with_params(first4(EPILOGUE_F16));
 
-const fn first4(b: [SpirvBinding; 5]) -> [SpirvBinding; 4] {
+const fn first4(b: [SpirvBinding; 7]) -> [SpirvBinding; 4] {
     [b[0], b[1], b[2], b[3]]
 }
 
@@ -331,6 +331,7 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands) -> 
             a_bstride: pack_i32(&[if image_a { x_s[0] } else { 0 }]),
             b_bstride: pack_i32(&[if image_a { 0 } else { x_s[0] }]),
             c_bstride: pack_i32(&[c_s[0]]),
+            ..bytemuck::Zeroable::zeroed()
         };
         let conv = ConvGather {
             in_h: g.h as i32,
@@ -363,7 +364,10 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands) -> 
         if direct {
             spec::record_kernel(stream, &kernel, &params, &[a, b, c], groups)
         } else {
-            spec::record_kernel(stream, &kernel, &params, &[a, b, c, Arg { name: "bias", ..bias }], groups)
+            // The epilogue's scale and residual: unread (its flags are 0).
+            let (scale, residual) = (Arg { name: "scale", ..a }, Arg { name: "residual", ..a });
+            let args = [a, b, c, Arg { name: "bias", ..bias }, scale, residual];
+            spec::record_kernel(stream, &kernel, &params, &args, groups)
         }
     };
 
@@ -416,7 +420,7 @@ mod tests {
                 let store = if direct { "direct" } else { "epilogue" };
                 assert_eq!(m.file, format!("gemm_conv_khr_{name}_{out}_{store}.spv"));
                 assert_eq!(m.workgroup_size, [threads, 1, 1]);
-                assert_eq!(m.bindings.len(), if direct { 4 } else { 5 });
+                assert_eq!(m.bindings.len(), if direct { 4 } else { 7 });
                 let c_binding = m.bindings.iter().find(|b| b.name == "c").unwrap();
                 assert_eq!(c_binding.min_size, if out_f16 { 2 } else { 4 });
             }

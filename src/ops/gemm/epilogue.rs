@@ -8,9 +8,12 @@
 //! ```
 //!
 //! The value travels in the `Problem`, so every route decides from it: the
-//! tiled kernel (matmul.wgsl) applies it where it stores C, and the split-K
-//! pass (gemm_split_sum.wgsl) where it sums the slabs; both read it from
-//! their uniform (`EpilogueUniform`) through shaders/gemm_epilogue.wgsl.
+//! tiled kernel (matmul.wgsl) and the tensor-core kernels (the epilogue
+//! entries of gemm_coop_f16.wgsl, the VK_KHR_cooperative_matrix kernels'
+//! epilogue variants through gemm_khr_common.glsl) apply it where they
+//! store C, and the split-K pass (gemm_split_sum.wgsl) where it sums the
+//! slabs; all read it from their uniform (`EpilogueUniform`), the WGSL ones
+//! through shaders/gemm_epilogue.wgsl.
 //! Routes whose kernels do not take it store the product into f32 scratch
 //! and the split-K pass applies it over one slab: one extra pass
 //! (`Fusion`).
@@ -18,7 +21,7 @@
 use crate::error::Result;
 use crate::ops::conv::bn_act::Activation;
 use crate::ops::gemm::problem::Matrix;
-use crate::ops::gemm::route::{Route, TiledEntry};
+use crate::ops::gemm::route::{CoopEngine, Route, TiledEntry};
 use crate::ops::spec::{pack_i32, view_arg, Arg};
 use crate::ops::tensor::{expect_shape, Tensor};
 
@@ -132,6 +135,13 @@ pub fn fusion(route: &Route) -> Fusion {
         Route::Tiled(t) if t.entry == TiledEntry::Split => Fusion::SumPass,
         Route::Tiled(_) => Fusion::Kernel,
         Route::Coop(c) if c.via_slab => Fusion::SumPass,
+        // The stores of gemm_coop_f16.wgsl's epilogue entries and of the
+        // VK_KHR_cooperative_matrix kernels' epilogue variants.
+        Route::Coop(c) => match c.engine {
+            CoopEngine::Wgsl { direct: false, .. } | CoopEngine::SkinnyKhr(_) => Fusion::Kernel,
+            CoopEngine::Khr(v) if !v.direct => Fusion::Kernel,
+            _ => Fusion::ExtraPass,
+        },
         _ => Fusion::ExtraPass,
     }
 }

@@ -123,14 +123,14 @@ fn record_route(stream: &StreamShared, q: &Problem, route: &Route, ops: Operands
         Route::Tiled(t) => tiled::record(stream, q, t, (ops.a, ops.b, ops.c), bias, ops.epi),
         Route::Coop(r) if !r.via_slab => {
             let (c_arg, _) = view_arg("c", ops.c);
-            coop::record(stream, q, r, (ops.a, ops.b), c_arg, bias)
+            coop::record(stream, q, r, (ops.a, ops.b), c_arg, bias, ops.epi)
         }
         Route::Coop(r) => {
             // All runs at once into f32 slabs, then the second pass applies
             // the epilogue.
             let splits = r.store.splits;
             let parts = scratch(&stream.device, (splits * q.outputs() * 4) as u64)?;
-            coop::record(stream, q, r, (ops.a, ops.b), Arg::whole("c", &parts), None)?;
+            coop::record(stream, q, r, (ops.a, ops.b), Arg::whole("c", &parts), None, None)?;
             let (unread, _) = view_arg("a", ops.a);
             let slab_bias = bias.map(|(arg, offset, stride)| (arg, offset, stride as i32));
             let unread = (unread, ops.epi);
