@@ -52,8 +52,8 @@ layout(std140, set = 0, binding = 3) uniform Params {
     uint res_off;
     int res_sm;
     int res_sn;
-    uint nan_bits;
-    uint inf_bits;
+    uint nan;
+    uint inf;
     ivec4 res_bstride[2];
 #if CONV
     // The convolution's geometry (gemm_coop_khr.comp's load_b_conv).

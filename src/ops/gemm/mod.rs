@@ -23,6 +23,8 @@ pub mod tuned;
 pub mod with_epilogue;
 
 #[cfg(test)]
+mod epilogue_tests;
+#[cfg(test)]
 mod plan_tests;
 
 pub use tiled::{GemmParams, FAMILY, FAMILY_BF16};
