@@ -36,6 +36,11 @@ struct Params {
     k_chunk: u32,      // K range of one split, a multiple of BK
     kw: u32,           // kernel width and taps (KH * KW), read where KW or KH is 0
     taps: u32,
+    // The activation after the bias (epilogue_activation.wgsl, joined after
+    // this file with elementwise_scalar.wgsl); 0 under SPLIT.
+    epi_act: u32,
+    nan: u32,
+    inf: u32,
 };
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -174,7 +179,7 @@ fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
                         if (SPLIT) {
                             add_out(yi, v);
                         } else {
-                            atomicStore(&y[yi], bitcast<u32>(v));
+                            atomicStore(&y[yi], bitcast<u32>(epi_activate(v)));
                         }
                     }
                 }

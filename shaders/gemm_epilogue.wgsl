@@ -1,6 +1,7 @@
-// Fragment: the fused epilogue of the GEMM kernels (matmul.wgsl and
-// gemm_split_sum.wgsl, each joined with elementwise_scalar.wgsl and this
-// file), so that both apply it alike (src/ops/gemm/epilogue.rs):
+// Fragment: the fused epilogue of the GEMM kernels (matmul.wgsl,
+// gemm_split_sum.wgsl and gemm_coop_f16.wgsl, each joined with
+// elementwise_scalar.wgsl, epilogue_activation.wgsl and this file), so that
+// all apply it alike (src/ops/gemm/epilogue.rs):
 //
 //   y = alpha * (A B);  y *= scale[n];  y += bias[n];  (y += residual)
 //   y = act(y);  (y += residual);  c = OUT(y)
@@ -16,21 +17,6 @@ const EPI_COL_BIAS: u32 = 1u;
 const EPI_SCALE: u32 = 2u;
 const EPI_RES_BEFORE: u32 = 4u;
 const EPI_RES_AFTER: u32 = 8u;
-
-// The activation (WgcActivation's values), as the unary operators compute
-// it (shaders/elementwise.wgsl): NaN stays NaN.
-fn epi_activate(x: f32) -> f32 {
-    switch p.epi_act {
-        case 1u: { return select(max(x, 0.0), x, isnan_c(x)); }
-        case 2u: { return select(min(max(x, 0.0), 6.0), x, isnan_c(x)); }
-        case 3u: { return select(x * max(x + 3.0, 0.0) / 6.0, x, x >= 3.0 || isnan_c(x)); }
-        case 4u: { return 0.5 * x * (1.0 + erf_c(x * 0.7071067811865476)); }
-        case 5u: { return 0.5 * x * (1.0 + tanh_c(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
-        case 6u: { return silu_c(x); }
-        case 7u: { return tanh_c(x); }
-        default: { return x; }
-    }
-}
 
 // The residual's element offset of batch matrix `batch`.
 fn epi_res_base(batch: u32) -> i32 {

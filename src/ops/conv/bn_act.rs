@@ -1,14 +1,15 @@
 //! Convolution + batch norm (inference) + activation: the batch norm is
 //! folded into the convolution's weight and bias (fold_bn.rs), kept in the
 //! caller's tensors so later calls skip the fold, then the convolution runs
-//! with the folded bias and the activation is applied to its output in
-//! place. The convolution routes have no activation epilogue, so the
-//! activation is one extra elementwise pass over the output.
+//! with the folded bias and the activation. The routes that store through
+//! an epilogue (1x1 and im2col GEMMs, the KHR tensor-core kernel, the
+//! implicit GEMM without split K) apply it there; elsewhere it is one extra
+//! elementwise pass over the output, in place.
 
 use crate::bail;
 use crate::error::Result;
 use crate::ops::conv::fold_bn::{check_fold, fold_batch_norm, FoldArgs};
-use crate::ops::conv::{conv2d, out_size, Conv2dParams};
+use crate::ops::conv::{conv2d_act, out_size, Conv2dParams};
 use crate::ops::elementwise::{unary, UnaryOp};
 use crate::ops::spec::{check_output, Sharing};
 use crate::ops::tensor::{expect_shape, same_device, DType, Tensor};
@@ -171,9 +172,9 @@ pub fn conv2d_bn_act(stream: &StreamShared, a: &ConvBnAct) -> Result<()> {
     if let Some(args) = &fold {
         fold_batch_norm(stream, args)?;
     }
-    conv2d(stream, &a.conv, a.input, a.folded_weight, a.folded_bias, a.out)?;
+    let fused = conv2d_act(stream, &a.conv, a.input, a.folded_weight, a.folded_bias, a.out, a.activation)?;
     match a.activation.unary_op() {
-        Some(op) => unary(stream, op, a.out, a.out),
-        None => Ok(()),
+        Some(op) if !fused => unary(stream, op, a.out, a.out),
+        _ => Ok(()),
     }
 }

@@ -19,7 +19,12 @@ use crate::runtime::stream::StreamShared;
 /// The implicit GEMM.
 pub static FAMILY: Family = Family {
     file: "conv.wgsl",
-    source: concat!(include_str!("../../../shaders/conv.wgsl"), include_str!("../../../shaders/gemm_tile.wgsl")),
+    source: concat!(
+        include_str!("../../../shaders/conv.wgsl"),
+        include_str!("../../../shaders/gemm_tile.wgsl"),
+        include_str!("../../../shaders/elementwise_scalar.wgsl"),
+        include_str!("../../../shaders/epilogue_activation.wgsl")
+    ),
     entries: &["conv_gemm"],
     types: &[],
     overrides: &[
@@ -72,7 +77,10 @@ uniform! {
         pub k_chunk: u32,
         pub kw: u32,
         pub taps: u32,
-        pub _pad0: u32,
+        pub epi_act: u32,
+        pub nan: u32,
+        pub inf: u32,
+        pub _pad0: [u32; 2],
     }
 }
 
@@ -181,7 +189,12 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Implicit, ops: &Operands
         k_chunk: k_chunk as u32,
         kw: g.kw as u32,
         taps: (g.kh * g.kw) as u32,
-        _pad0: 0,
+        // Split K adds partial sums into the output: no activation there
+        // (`Route::applies_activation`).
+        epi_act: if split { 0 } else { p.activation as u32 },
+        nan: f32::NAN.to_bits(),
+        inf: f32::INFINITY.to_bits(),
+        _pad0: [0; 2],
     };
     // Split: the bias is in the output already (conv_init).
     let overrides = [

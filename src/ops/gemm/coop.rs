@@ -56,6 +56,7 @@ pub static FAMILY: Family = Family {
     source: concat!(
         include_str!("../../../shaders/gemm_coop_f16.wgsl"),
         include_str!("../../../shaders/elementwise_scalar.wgsl"),
+        include_str!("../../../shaders/epilogue_activation.wgsl"),
         include_str!("../../../shaders/gemm_epilogue.wgsl")
     ),
     entries: &["gemm_coop_f16", "gemm_coop_f16_epilogue", "gemm_coop_f16_epilogue_h2"],

@@ -37,6 +37,7 @@ use crate::ops::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, 
 use crate::ops::tensor::{broadcast_shapes, expect_shape, numel, same_device, DType, Tensor};
 use crate::runtime::buffer::Buffer;
 use crate::runtime::stream::StreamShared;
+use crate::ops::conv::bn_act::Activation;
 use epilogue::{Epilogue, EpilogueViews};
 use problem::Problem;
 
@@ -48,6 +49,7 @@ pub static SUM_FAMILY: Family = Family {
     source: concat!(
         include_str!("../../../shaders/gemm_split_sum.wgsl"),
         include_str!("../../../shaders/elementwise_scalar.wgsl"),
+        include_str!("../../../shaders/epilogue_activation.wgsl"),
         include_str!("../../../shaders/gemm_epilogue.wgsl")
     ),
     entries: &["gemm_split_sum"],
@@ -217,9 +219,24 @@ pub fn gemm_views(
     c: &Tensor,
     bias: Option<RowBias>,
 ) -> Result<()> {
-    let Some(problem) = Problem::of(stream, (alpha, beta), a, b, c, bias.as_ref())? else {
+    gemm_views_act(stream, (alpha, beta), a, b, c, bias, Activation::None)
+}
+
+/// `gemm_views` with an activation after the row bias, in the route's
+/// epilogue (the convolutions' GEMMs).
+pub(crate) fn gemm_views_act(
+    stream: &StreamShared,
+    (alpha, beta): (f32, f32),
+    a: &Tensor,
+    b: &Tensor,
+    c: &Tensor,
+    bias: Option<RowBias>,
+    activation: Activation,
+) -> Result<()> {
+    let Some(mut problem) = Problem::of(stream, (alpha, beta), a, b, c, bias.as_ref())? else {
         return Ok(());
     };
+    problem.epilogue.activation = activation;
     launch::run(stream, &problem, launch::Operands { a, b, c, bias: bias.as_ref(), epi: None })
 }
 

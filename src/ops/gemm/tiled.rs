@@ -30,6 +30,7 @@ pub static FAMILY: Family = Family {
         include_str!("../../../shaders/matmul_operands.wgsl"),
         include_str!("../../../shaders/gemm_tile.wgsl"),
         include_str!("../../../shaders/elementwise_scalar.wgsl"),
+        include_str!("../../../shaders/epilogue_activation.wgsl"),
         include_str!("../../../shaders/gemm_epilogue.wgsl")
     ),
     entries: &["gemm", "gemm_c4", "gemm_split"],
@@ -47,6 +48,7 @@ pub static FAMILY_BF16: Family = Family {
         include_str!("../../../shaders/matmul_operands_bf16.wgsl"),
         include_str!("../../../shaders/gemm_tile.wgsl"),
         include_str!("../../../shaders/elementwise_scalar.wgsl"),
+        include_str!("../../../shaders/epilogue_activation.wgsl"),
         include_str!("../../../shaders/gemm_epilogue.wgsl")
     ),
     entries: &["gemm", "gemm_c4", "gemm_split"],
