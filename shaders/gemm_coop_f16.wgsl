@@ -233,7 +233,7 @@ fn epilogue_rows_h2(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32, res_bas
         if (has_beta) {
             v += p.beta * vec2<f32>(c_h2[ci / 2]);
         }
-        c_h2[ci / 2] = vec2<H>(epi_finish(v.x, gm, gn, res_base), epi_finish(v.y, gm, gn + 1u, res_base));
+        c_h2[ci / 2] = vec2<H>(vec2<f32>(epi_finish(v.x, gm, gn, res_base), epi_finish(v.y, gm, gn + 1u, res_base)));
     }
 }
 

@@ -69,7 +69,7 @@ fn the_khr_and_wgsl_tensor_core_kernels_fuse_it_in_their_epilogue_store() {
     assert!(matches!(c.engine, CoopEngine::Wgsl { direct: false, entry } if entry != "gemm_coop_f16"), "{wgsl}");
     assert_eq!(fusion(&wgsl.route), Fusion::Kernel);
 
-    let bf16 = planned(&linear(512, 512, 1024, BF16), &DeviceProfile::h100_khr_only(), &GemmSettings::default());
+    let bf16 = planned(&linear(2048, 2048, 1024, BF16), &DeviceProfile::h100_khr_only(), &GemmSettings::default());
     assert_eq!(fusion(&bf16.route), Fusion::Kernel, "{bf16}");
 }
 

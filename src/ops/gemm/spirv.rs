@@ -243,7 +243,7 @@ mod tests {
             let stages = if v.double_buffered { 2 } else { 1 };
             let name = format!("gemm_coop_khr_s{stages}_a{}_b{}_{out}_{store}.spv", v.a_t as u8, v.b_t as u8);
             assert_eq!(m.file, name);
-            assert_eq!(m.bindings.len(), if v.direct { 4 } else { 5 });
+            assert_eq!(m.bindings.len(), if v.direct { 4 } else { 7 });
             let c = m.bindings.iter().find(|b| b.name == "c").unwrap();
             assert_eq!(c.min_size, if v.out == DType::F16 { 2 } else { 4 });
         }
@@ -259,7 +259,7 @@ mod tests {
             assert!(std::ptr::eq(v.module(), m));
             let store = if direct { "direct" } else { "epilogue" };
             assert_eq!(m.file, format!("gemm_coop_khr_bf16_a{}_b{}_f32_{store}.spv", a_t as u8, b_t as u8));
-            assert_eq!(m.bindings.len(), if direct { 4 } else { 5 });
+            assert_eq!(m.bindings.len(), if direct { 4 } else { 7 });
         }
     }
 }
