@@ -21,7 +21,6 @@ from .errors import WgcError
 from .errors import *  # noqa: F401,F403  (one exception class per status)
 from .graph import Graph, capture
 from .fuse import fuse
-from .linear import explain_gemm_epilogue, gemm_epilogue, linear
 from .kernel import Kernel
 from .multi import Comm, all_gather, all_reduce, broadcast, peer_route, reduce_scatter, to_device
 from .ops import *  # noqa: F401,F403
