@@ -185,7 +185,8 @@ pub unsafe extern "C" fn wgc_op_gemm_epilogue(
         let s = unsafe { borrow(stream) }?;
         let call = unsafe { Call::read(params, a, b, bias, scale, residual, c) }?;
         let k = profile_call::inner_dim(&call.a, call.p.transpose_a != 0);
-        let _call = profile_op!(s, "gemm_epilogue", [&call.a, &call.b], [&call.c], profile_call::product_flops(&call.c, k));
+        let _call =
+            profile_op!(s, "gemm_epilogue", [&call.a, &call.b], [&call.c], profile_call::product_flops(&call.c, k));
         gemm_epilogue(s, &call.gemm())
     })
 }

@@ -28,9 +28,9 @@ pub use implicit::{ConvInitParams, ConvParams, FAMILY, INIT_FAMILY};
 pub use problem::{out_size, Conv2dParams, Geometry};
 
 use crate::error::Result;
-use bn_act::Activation;
 use crate::ops::tensor::Tensor;
 use crate::runtime::stream::StreamShared;
+use bn_act::Activation;
 use plan::Plan;
 use problem::{Operands, Problem};
 use route::Route;

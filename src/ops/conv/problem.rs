@@ -4,8 +4,8 @@
 //! tensors again.
 
 use crate::bail;
-use crate::ops::conv::bn_act::Activation;
 use crate::error::Result;
+use crate::ops::conv::bn_act::Activation;
 use crate::ops::spec::{check_output, view_arg, Sharing};
 use crate::ops::tensor::{check_kernel_counts, contiguous_strides, numel, same_device, DType, Tensor};
 use crate::runtime::device::Device;

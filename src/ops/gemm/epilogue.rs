@@ -63,9 +63,7 @@ impl Epilogue {
             Some(_) => RESIDUAL_BEFORE,
             None => 0,
         };
-        (if self.col_bias.is_some() { COL_BIAS } else { 0 })
-            | (if self.scale.is_some() { SCALE } else { 0 })
-            | residual
+        (if self.col_bias.is_some() { COL_BIAS } else { 0 }) | (if self.scale.is_some() { SCALE } else { 0 }) | residual
     }
 }
 
@@ -172,7 +170,11 @@ pub struct EpilogueUniform {
 /// The bindings `scale` and `residual` (each `unread` where absent: any
 /// buffer the kernel does not write) and the uniform values of `e` over
 /// the views `v`.
-pub fn bind<'a>(e: &Epilogue, v: Option<&EpilogueViews<'_, 'a>>, unread: Arg<'a>) -> (Arg<'a>, Arg<'a>, EpilogueUniform) {
+pub fn bind<'a>(
+    e: &Epilogue,
+    v: Option<&EpilogueViews<'_, 'a>>,
+    unread: Arg<'a>,
+) -> (Arg<'a>, Arg<'a>, EpilogueUniform) {
     let mut u = EpilogueUniform { act: e.activation as u32, flags: e.flags(), ..Default::default() };
     let mut scale = Arg { name: "scale", ..unread };
     let mut residual = Arg { name: "residual", ..unread };

@@ -60,7 +60,11 @@ fn the_khr_and_wgsl_tensor_core_kernels_fuse_it_in_their_epilogue_store() {
     assert!(!c.via_slab && !khr.epilogue_pass && c.store.epilogue, "{khr}");
     assert!(khr.because.ends_with("epilogue fused in the route's kernel"), "{khr}");
     // The bare product of the same shape stores its fragments directly.
-    let bare = planned(&Problem { epilogue: Epilogue::default(), ..q.clone() }, &DeviceProfile::h100_khr_only(), &GemmSettings::default());
+    let bare = planned(
+        &Problem { epilogue: Epilogue::default(), ..q.clone() },
+        &DeviceProfile::h100_khr_only(),
+        &GemmSettings::default(),
+    );
     let Route::Coop(b) = &bare.route else { panic!("{bare}") };
     assert!(!b.store.epilogue);
 

@@ -4,13 +4,13 @@
 
 use crate::error::Result;
 use crate::ops::elementwise::{bf16, bf16_route};
+use crate::ops::gemm::epilogue::EpilogueViews;
 use crate::ops::gemm::plan::{self, tuning_class};
 use crate::ops::gemm::problem::Problem;
 use crate::ops::gemm::profile::DeviceProfile;
 use crate::ops::gemm::route::{Plan, Route};
 use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::gemm::tuned::{self, Candidate, Choice};
-use crate::ops::gemm::epilogue::EpilogueViews;
 use crate::ops::gemm::{coop, gemv, rows, staged, sum_slabs_epilogue, tiled, RowBias};
 use crate::ops::spec::{view_arg, Arg};
 use crate::ops::split::scratch;

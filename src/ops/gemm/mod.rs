@@ -31,13 +31,13 @@ pub use tiled::{GemmParams, FAMILY, FAMILY_BF16};
 
 use crate::bail;
 use crate::error::Result;
+use crate::ops::conv::bn_act::Activation;
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
 use crate::ops::tensor::{broadcast_shapes, expect_shape, numel, same_device, DType, Tensor};
 use crate::runtime::buffer::Buffer;
 use crate::runtime::stream::StreamShared;
-use crate::ops::conv::bn_act::Activation;
 use epilogue::{Epilogue, EpilogueViews};
 use problem::Problem;
 

@@ -7,11 +7,11 @@
 use crate::bail;
 use crate::error::Result;
 use crate::ops::gemm::coop::Split;
+use crate::ops::gemm::epilogue::{self, EpilogueViews};
 use crate::ops::gemm::problem::Problem;
 use crate::ops::gemm::profile::DeviceProfile;
 use crate::ops::gemm::route::{TiledEntry, TiledRoute};
 use crate::ops::gemm::settings::GemmSettings;
-use crate::ops::gemm::epilogue::{self, EpilogueViews};
 use crate::ops::gemm::{sum_slabs_epilogue, FLOATS};
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, Arg, Family, Launch, OverrideSlot, TypeSlot};
