@@ -867,7 +867,8 @@ typedef uint32_t WgcCollectiveOp;
 #endif // __cplusplus
 
 /**
- * The activation after a fused convolution (`WgcActivation` in C).
+ * The activation of a fused convolution (`wgc_op_conv2d_bn_act`) or GEMM
+ * epilogue (`wgc_op_gemm_epilogue`): `WgcActivation` in C.
  */
 enum WgcActivation
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -3505,7 +3506,10 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
  * Explain, without recording anything, how `wgc_op_conv2d` with the same
  * operands would run: one line, `route NAME (PARAMETERS) because REASON`,
  * then `; declined: ROUTE: WHY; ...` for each route asked before it, in
- * order. The routes are `empty`, `gemm_1x1` (a GEMM per image, whose own
+ * order, and last `; activation: in the route's epilogue` or
+ * `; activation: a pass of its own`: where `wgc_op_conv2d_bn_act` with
+ * these operands applies its activation. The routes are `empty`,
+ * `gemm_1x1` (a GEMM per image, whose own
  * route `wgc_op_gemm` then chooses), `direct` (depthwise), `implicit_gemm`
  * (f32), `khr_gather`, `coop_implicit` (f16 on tensor cores) and
  * `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
@@ -3638,8 +3642,11 @@ WgcStatus wgc_comm_broadcast(const struct WgcComm *comm,
  * then only the convolution and the activation run. The convolution runs
  * as `wgc_op_conv2d(input, folded_weight, folded_bias)` (routes, dtypes,
  * strides, accuracy and limits as there), and the activation
- * (`WgcActivation`) is then applied to `out` in place by one elementwise
- * pass (as `wgc_op_unary`; NaN stays NaN). With `folded` set and
+ * (`WgcActivation`, computed as `wgc_op_unary` computes it; NaN stays NaN)
+ * is applied where the route stores the output (the GEMM routes, the KHR
+ * tensor-core kernel, the f32 implicit GEMM without split K), else to
+ * `out` in place by one elementwise pass; `wgc_op_conv2d_explain` ends
+ * with which. With `folded` set and
  * `folded_bias` NULL this is a convolution without bias followed by the
  * activation, so a layer without batch norm uses it too.
  *
@@ -3684,6 +3691,57 @@ WgcStatus wgc_op_conv2d_bn_act(const struct WgcStream *stream,
                                const struct WgcTensor *folded_weight,
                                const struct WgcTensor *folded_bias,
                                const struct WgcTensor *out);
+
+/**
+ * Fold an inference batch norm into the convolution before it, so that
+ * `wgc_op_conv2d(x, weight_out, bias_out)` computes
+ * `batch_norm(conv2d(x, weight, bias))` (running statistics) in one pass:
+ * with `s[o] = bn_weight[o] / sqrt(running_var[o] + eps)`,
+ * `weight_out[o, ...] = weight[o, ...] * s[o]` and
+ * `bias_out[o] = (bias[o] - running_mean[o]) / sqrt(running_var[o] + eps) *
+ * bn_weight[o] + bn_bias[o]` (batch norm's own operations in its order,
+ * in f32, rounded once to the dtype).
+ *
+ * `weight` is the convolution's (O, C/groups, KH, KW) weight in any
+ * strides (channels-last included), `bias` its (O) bias or NULL (0);
+ * `running_mean`, `running_var` (required), `bn_weight` and `bn_bias`
+ * (NULL: 1 and 0) have shape (O). `weight_out` has `weight`'s shape (any
+ * strides: the folded weight keeps its layout where given the same
+ * strides), `bias_out` shape (O). All f32, or all f16 on adapters with f16
+ * shaders. Call once per layer (weights and statistics are constant in
+ * inference) and keep the two outputs: they are the caller's tensors.
+ *
+ * Numerics: each folded weight is rounded once (f32: relative 2^-24; f16:
+ * 2^-11), so the folded convolution differs from convolution then batch
+ * norm by the convolution's own bound (see `wgc_op_conv2d`) taken with
+ * `max|weight_out|`, plus the folded bias's one rounding; tested in f32
+ * within `1e-5 * (1 + sqrt(K)) * max|x| * max|weight_out| + 1e-6 * |ref|`
+ * with K = C/groups*KH*KW, and in f16 with `2^-10 * |ref|` more. Where
+ * `running_var + eps` is 0 the scale is infinite, as batch norm's; NaN
+ * statistics give NaN weights and bias for that channel.
+ *
+ * Records two launches on `stream`; does not block. Statuses:
+ * `WGC_ERROR_NULL_POINTER` (NULL stream, weight, running_mean,
+ * running_var, weight_out or bias_out), `WGC_ERROR_SHAPE_MISMATCH`
+ * (weight not of rank 4, or a vector or output of the wrong shape),
+ * `WGC_ERROR_DTYPE_MISMATCH` (operands of different dtypes),
+ * `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without f16 shaders),
+ * `WGC_ERROR_INVALID_ARGUMENT` (eps negative or not finite; an output
+ * overlapping an input, the other output, or itself),
+ * `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
+ * `WGC_ERROR_TOO_LARGE` (weights spanning past 2^31-1 elements),
+ * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+ */
+WgcStatus wgc_conv2d_fold_batch_norm(const struct WgcStream *stream,
+                                     const struct WgcTensor *weight,
+                                     const struct WgcTensor *bias,
+                                     const struct WgcTensor *running_mean,
+                                     const struct WgcTensor *running_var,
+                                     const struct WgcTensor *bn_weight,
+                                     const struct WgcTensor *bn_bias,
+                                     float eps,
+                                     const struct WgcTensor *weight_out,
+                                     const struct WgcTensor *bias_out);
 
 /**
  * A GEMM with its epilogue fused: for every batch matrix,
@@ -3770,57 +3828,6 @@ WgcStatus wgc_op_gemm_epilogue_explain(const struct WgcStream *stream,
                                        char *buf,
                                        size_t buf_len,
                                        size_t *out_len);
-
-/**
- * Fold an inference batch norm into the convolution before it, so that
- * `wgc_op_conv2d(x, weight_out, bias_out)` computes
- * `batch_norm(conv2d(x, weight, bias))` (running statistics) in one pass:
- * with `s[o] = bn_weight[o] / sqrt(running_var[o] + eps)`,
- * `weight_out[o, ...] = weight[o, ...] * s[o]` and
- * `bias_out[o] = (bias[o] - running_mean[o]) / sqrt(running_var[o] + eps) *
- * bn_weight[o] + bn_bias[o]` (batch norm's own operations in its order,
- * in f32, rounded once to the dtype).
- *
- * `weight` is the convolution's (O, C/groups, KH, KW) weight in any
- * strides (channels-last included), `bias` its (O) bias or NULL (0);
- * `running_mean`, `running_var` (required), `bn_weight` and `bn_bias`
- * (NULL: 1 and 0) have shape (O). `weight_out` has `weight`'s shape (any
- * strides: the folded weight keeps its layout where given the same
- * strides), `bias_out` shape (O). All f32, or all f16 on adapters with f16
- * shaders. Call once per layer (weights and statistics are constant in
- * inference) and keep the two outputs: they are the caller's tensors.
- *
- * Numerics: each folded weight is rounded once (f32: relative 2^-24; f16:
- * 2^-11), so the folded convolution differs from convolution then batch
- * norm by the convolution's own bound (see `wgc_op_conv2d`) taken with
- * `max|weight_out|`, plus the folded bias's one rounding; tested in f32
- * within `1e-5 * (1 + sqrt(K)) * max|x| * max|weight_out| + 1e-6 * |ref|`
- * with K = C/groups*KH*KW, and in f16 with `2^-10 * |ref|` more. Where
- * `running_var + eps` is 0 the scale is infinite, as batch norm's; NaN
- * statistics give NaN weights and bias for that channel.
- *
- * Records two launches on `stream`; does not block. Statuses:
- * `WGC_ERROR_NULL_POINTER` (NULL stream, weight, running_mean,
- * running_var, weight_out or bias_out), `WGC_ERROR_SHAPE_MISMATCH`
- * (weight not of rank 4, or a vector or output of the wrong shape),
- * `WGC_ERROR_DTYPE_MISMATCH` (operands of different dtypes),
- * `WGC_ERROR_UNSUPPORTED` (not f32 or f16, or f16 without f16 shaders),
- * `WGC_ERROR_INVALID_ARGUMENT` (eps negative or not finite; an output
- * overlapping an input, the other output, or itself),
- * `WGC_ERROR_OUT_OF_RANGE` (a view outside its buffer),
- * `WGC_ERROR_TOO_LARGE` (weights spanning past 2^31-1 elements),
- * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
- */
-WgcStatus wgc_conv2d_fold_batch_norm(const struct WgcStream *stream,
-                                     const struct WgcTensor *weight,
-                                     const struct WgcTensor *bias,
-                                     const struct WgcTensor *running_mean,
-                                     const struct WgcTensor *running_var,
-                                     const struct WgcTensor *bn_weight,
-                                     const struct WgcTensor *bn_bias,
-                                     float eps,
-                                     const struct WgcTensor *weight_out,
-                                     const struct WgcTensor *bias_out);
 
 /**
  * Which route copies from `src` to `dst` take (`*route`): `Imported`

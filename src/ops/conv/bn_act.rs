@@ -15,7 +15,8 @@ use crate::ops::spec::{check_output, Sharing};
 use crate::ops::tensor::{expect_shape, same_device, DType, Tensor};
 use crate::runtime::stream::StreamShared;
 
-/// The activation after a fused convolution (`WgcActivation` in C).
+/// The activation of a fused convolution (`wgc_op_conv2d_bn_act`) or GEMM
+/// epilogue (`wgc_op_gemm_epilogue`): `WgcActivation` in C.
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Activation {
