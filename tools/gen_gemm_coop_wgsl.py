@@ -432,8 +432,8 @@ CONV_HEADER = f"""\
 // Elements are moved as 16-bit patterns (no conversion before the tensor
 // cores), so every f16 value, NaN payloads included, reaches them as it is.
 // Entry points:
-// - conv_coop_f16: y = f16(acc + bias[o]) at any output strides, one
-//   rounding from the f32 sum.
+// - conv_coop_f16: y = f16(act(acc + bias[o])) at any output strides, one
+//   rounding from the f32 sum (act: epi_act, as WgcActivation).
 // - conv_coop_f16_split: K split over workgroups: each stores its f32
 //   partial sums (the bias added by split 0) to slab `split` of `parts`,
 //   laid out as (n, group, channel, oh, ow), part_stride apart; a second
@@ -467,7 +467,9 @@ struct Params {{
     taps: u32,
     groups: u32,
     part_stride: u32,  // elements between slabs (the output's size)
-    _pad0: vec2<u32>,
+    epi_act: u32,      // the activation after the bias (conv_coop_f16 only;
+    nan: u32,          // epilogue_activation.wgsl and elementwise_scalar.wgsl,
+    inf: u32,          // joined after this file)
     in_s: vec4<i32>,   // strides of the input (n, c, h, w)
     w_s: vec4<i32>,    // of the weight (o, c, kh, kw)
     out_s: vec4<i32>,  // of the output (n, o, oh, ow)
@@ -618,7 +620,7 @@ def conv_epilogue(name, to_parts):
         t = t.replace("    let y_pix = i32(p.out_off) + i32(img) * p.out_s.x + i32(pix / p.ow) * p.out_s.z + i32(pix % p.ow) * p.out_s.w;\n", "")
         return t.replace("STORE", "        parts[slab + gm * p.ohw] = v;")
     t = t.replace("    let slab = split * p.part_stride + (img * p.groups + g) * p.m * p.ohw + pix;\n", "")
-    return t.replace("STORE", "        y[y_pix + i32(o) * p.out_s.y] = H(v);")
+    return t.replace("STORE", "        y[y_pix + i32(o) * p.out_s.y] = H(epi_activate(v));")
 
 
 def conv_entry(name, to_parts):

@@ -29,12 +29,12 @@ pub enum Route {
 
 impl Route {
     /// True if the route applies the problem's activation as it stores the
-    /// output (the GEMM routes' epilogues, the KHR kernel and its split-K
-    /// pass, the implicit GEMM without split K); elsewhere the caller
-    /// applies it in one more pass.
+    /// output (the GEMM routes' epilogues, the tensor-core kernels and their
+    /// split-K pass, the implicit GEMM without split K); elsewhere (the
+    /// depthwise kernel) the caller applies it in one more pass.
     pub fn applies_activation(&self) -> bool {
         match self {
-            Route::Empty | Route::Gemm1x1 | Route::Im2col(_) | Route::Khr(_) => true,
+            Route::Empty | Route::Gemm1x1 | Route::Im2col(_) | Route::Khr(_) | Route::Coop(_) => true,
             Route::Implicit(i) => i.splits == 1,
             _ => false,
         }
