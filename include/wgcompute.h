@@ -3643,8 +3643,8 @@ WgcStatus wgc_comm_broadcast(const struct WgcComm *comm,
  * as `wgc_op_conv2d(input, folded_weight, folded_bias)` (routes, dtypes,
  * strides, accuracy and limits as there), and the activation
  * (`WgcActivation`, computed as `wgc_op_unary` computes it; NaN stays NaN)
- * is applied where the route stores the output (the GEMM routes, the KHR
- * tensor-core kernel, the f32 implicit GEMM without split K), else to
+ * is applied where the route stores the output (the GEMM routes, the
+ * tensor-core kernels, the f32 implicit GEMM without split K), else to
  * `out` in place by one elementwise pass; `wgc_op_conv2d_explain` ends
  * with which. With `folded` set and
  * `folded_bias` NULL this is a convolution without bias followed by the
