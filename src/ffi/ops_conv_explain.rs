@@ -70,8 +70,7 @@ pub unsafe extern "C" fn wgc_op_conv2d_explain(
         let bias = if bias.is_null() { None } else { Some(unsafe { tensor(bias, "bias") }?) };
         let out = unsafe { tensor(out, "out") }?;
         let plan = conv2d_plan(s, &Conv2dParams::from(&p), &input, &weight, bias.as_ref(), &out)?;
-        let activation =
-            if plan.route.applies_activation() { "in the route's epilogue" } else { "a pass of its own" };
+        let activation = if plan.route.applies_activation() { "in the route's epilogue" } else { "a pass of its own" };
         unsafe { write_text(&format!("{plan}; activation: {activation}"), buf, buf_len, out_len) }
     })
 }
