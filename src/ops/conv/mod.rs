@@ -21,6 +21,8 @@ pub mod route;
 pub mod target;
 
 #[cfg(test)]
+mod activation_tests;
+#[cfg(test)]
 mod plan_tests;
 
 pub use direct::{ConvDirectParams, DIRECT_FAMILY};
