@@ -168,7 +168,10 @@ void store_fragment(coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumul
     coopMatStore(f, EPILOGUE_STAGE, cs0 / 4u, CS / 4u, gl_CooperativeMatrixLayoutRowMajor);
     subgroupBarrier();
     uint gn = gn0 + lane % 16u;
-    [[unroll]] for (uint r = 0u; r < 8u; r++) {
+    // Not unrolled: store_fragment is inlined once per fragment (16 times),
+    // and eight copies of the epilogue's arithmetic (the activations' exp
+    // and erf) in each would bloat the kernel that the K loop shares.
+    [[dont_unroll]] for (uint r = 0u; r < 8u; r++) {
         uint row = 2u * r + lane / 16u;
         uint gm = gm0 + row;
         if (gm < p.m && gn < p.n) {
