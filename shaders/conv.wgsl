@@ -57,6 +57,9 @@ override KH: u32 = 0u;
 override KW: u32 = 0u;
 // Add bias[o] to output channel o.
 override BIAS: bool = false;
+// Apply p.epi_act (epilogue_activation.wgsl) as the output is stored (not
+// under SPLIT): compiled out of plain convolutions.
+override ACTIVATION: bool = false;
 // Add into the output (K split over workgroups) rather than store.
 override SPLIT: bool = false;
 
@@ -179,7 +182,10 @@ fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
                         if (SPLIT) {
                             add_out(yi, v);
                         } else {
-                            atomicStore(&y[yi], bitcast<u32>(epi_activate(v)));
+                            if (ACTIVATION) {
+                                v = epi_activate(v);
+                            }
+                            atomicStore(&y[yi], bitcast<u32>(v));
                         }
                     }
                 }

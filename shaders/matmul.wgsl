@@ -80,6 +80,9 @@ override B_LAYOUT: u32 = 0u;
 override C_LAYOUT: u32 = 0u;
 // Add bias[m] to row m.
 override BIAS: bool = false;
+// Apply the fused epilogue (gemm_epilogue.wgsl) as C is stored: compiled
+// out of plain products, whose stores stay as small as they were.
+override EPILOGUE: bool = false;
 
 fn a_sm() -> i32 { return select(p.a_sm, 1, A_LAYOUT == 3u); }
 fn a_sk() -> i32 { return select(p.a_sk, 1, A_LAYOUT == 2u); }
@@ -218,11 +221,18 @@ fn gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
                     let gn = n0 + j * 64u + tx * 4u + q;
                     if (gn < p.n) {
                         let ci = c_base + i32(gm) * c_sm() + i32(gn) * c_sn();
-                        var v = epi_columns(p.alpha * acc[i * 4u + r][j][q], gn) + add;
+                        var v = p.alpha * acc[i * 4u + r][j][q];
+                        if (EPILOGUE) {
+                            v = epi_columns(v, gn);
+                        }
+                        v += add;
                         if (p.beta != 0.0) {
                             v += p.beta * f32(c[ci]);
                         }
-                        c[ci] = OUT(epi_finish(v, gm, gn, res_base));
+                        if (EPILOGUE) {
+                            v = epi_finish(v, gm, gn, res_base);
+                        }
+                        c[ci] = OUT(v);
                     }
                 }
             }
@@ -244,7 +254,7 @@ fn gemm_c4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l
     var acc: Acc; // zero-initialized
     let c_base = whole_tile(wg, lid, &acc).z;
     let res_base = epi_res_base(wg.z);
-    let epilogue = p.epi_flags != 0u || p.epi_act != 0u;
+    let epilogue = EPILOGUE;
 
     // Thread row t is row (t / 4) * 64 + ty * 4 + t % 4 of the tile.
     for (var t = 0u; t < RM * 4u; t++) {

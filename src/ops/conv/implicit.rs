@@ -10,6 +10,7 @@ use super::route::Implicit;
 use super::target::Target;
 use crate::bail;
 use crate::error::Result;
+use crate::ops::conv::bn_act::Activation;
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, OverrideSlot};
@@ -34,6 +35,7 @@ pub static FAMILY: Family = Family {
         OverrideSlot { name: "KW", values: SPECIALIZED_SIZES },
         BIAS,
         OverrideSlot { name: "SPLIT", values: &[0.0, 1.0] },
+        OverrideSlot { name: "ACTIVATION", values: &[0.0, 1.0] },
     ],
     uniform: <ConvParams as spec::Uniform>::layout,
 };
@@ -204,6 +206,7 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Implicit, ops: &Operands
         window[1] as f64,
         if split { 0.0 } else { has_bias },
         split as u32 as f64,
+        if split || p.activation == Activation::None { 0.0 } else { 1.0 },
     ];
     let variant = FAMILY.variant("conv_gemm", &[], &overrides);
     let grid = [g.og.div_ceil(64 * rn) as u32, m.div_ceil(64 * rm) as u32, (g.groups * splits) as u32];

@@ -64,6 +64,7 @@ const OVERRIDES: &[OverrideSlot] = &[
     OverrideSlot { name: "B_LAYOUT", values: &[0.0, 1.0, 2.0, 3.0] },
     OverrideSlot { name: "C_LAYOUT", values: &[0.0, 1.0, 2.0] },
     OverrideSlot { name: "BIAS", values: &[0.0, 1.0] },
+    OverrideSlot { name: "EPILOGUE", values: &[0.0, 1.0] },
 ];
 
 uniform! {
@@ -351,7 +352,8 @@ pub fn record(
     };
     let has_bias = if q.bias.is_some() { 1.0 } else { 0.0 };
     let [la, lb, lc] = route.layouts.map(f64::from);
-    let overrides = [route.rm as f64, route.rn as f64, la, lb, lc, has_bias];
+    let epilogue = if q.epilogue.is_none() { 0.0 } else { 1.0 };
+    let overrides = [route.rm as f64, route.rn as f64, la, lb, lc, has_bias, epilogue];
     let (family, types) =
         if q.dtype == DType::BF16 { (&FAMILY_BF16, [DType::F32; 2]) } else { (&FAMILY, [q.dtype, q.out]) };
     let groups = route.groups;
