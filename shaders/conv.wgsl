@@ -36,11 +36,6 @@ struct Params {
     k_chunk: u32,      // K range of one split, a multiple of BK
     kw: u32,           // kernel width and taps (KH * KW), read where KW or KH is 0
     taps: u32,
-    // The activation after the bias (epilogue_activation.wgsl, joined after
-    // this file with elementwise_scalar.wgsl); 0 under SPLIT.
-    epi_act: u32,
-    nan: u32,
-    inf: u32,
 };
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -57,9 +52,6 @@ override KH: u32 = 0u;
 override KW: u32 = 0u;
 // Add bias[o] to output channel o.
 override BIAS: bool = false;
-// Apply p.epi_act (epilogue_activation.wgsl) as the output is stored (not
-// under SPLIT): compiled out of plain convolutions.
-override ACTIVATION: bool = false;
 // Add into the output (K split over workgroups) rather than store.
 override SPLIT: bool = false;
 
@@ -182,9 +174,6 @@ fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
                         if (SPLIT) {
                             add_out(yi, v);
                         } else {
-                            if (ACTIVATION) {
-                                v = epi_activate(v);
-                            }
                             atomicStore(&y[yi], bitcast<u32>(v));
                         }
                     }

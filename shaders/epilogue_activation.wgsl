@@ -1,6 +1,5 @@
 // Fragment: the activation of the fused epilogues (gemm_epilogue.wgsl, and
-// the convolutions that apply one as they store: conv.wgsl,
-// conv_coop_f16.wgsl), joined after
+// conv_coop_f16.wgsl, which applies one as it stores), joined after
 // elementwise_scalar.wgsl. It reads `p.epi_act` from the including kernel's
 // uniform (0 where there is none).
 

@@ -78,7 +78,7 @@ unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<
 /// strides, accuracy and limits as there), and the activation
 /// (`WgcActivation`, computed as `wgc_op_unary` computes it; NaN stays NaN)
 /// is applied where the route stores the output (the GEMM routes, the
-/// tensor-core kernels, the f32 implicit GEMM without split K), else to
+/// tensor-core kernels), else (the f32 implicit GEMM, depthwise) to
 /// `out` in place by one elementwise pass; `wgc_op_conv2d_explain` ends
 /// with which. With `folded` set and
 /// `folded_bias` NULL this is a convolution without bias followed by the

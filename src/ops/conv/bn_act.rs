@@ -2,9 +2,9 @@
 //! folded into the convolution's weight and bias (fold_bn.rs), kept in the
 //! caller's tensors so later calls skip the fold, then the convolution runs
 //! with the folded bias and the activation. The routes that store through
-//! an epilogue (1x1 and im2col GEMMs, the tensor-core kernels, the
-//! implicit GEMM without split K) apply it there; elsewhere (depthwise) it
-//! is one extra elementwise pass over the output, in place.
+//! an epilogue (1x1 and im2col GEMMs, the tensor-core kernels) apply it
+//! there; elsewhere (the f32 implicit GEMM, depthwise) it is one extra
+//! elementwise pass over the output, in place.
 
 use crate::bail;
 use crate::error::Result;

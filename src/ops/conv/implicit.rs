@@ -10,7 +10,6 @@ use super::route::Implicit;
 use super::target::Target;
 use crate::bail;
 use crate::error::Result;
-use crate::ops::conv::bn_act::Activation;
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, OverrideSlot};
@@ -20,12 +19,7 @@ use crate::runtime::stream::StreamShared;
 /// The implicit GEMM.
 pub static FAMILY: Family = Family {
     file: "conv.wgsl",
-    source: concat!(
-        include_str!("../../../shaders/conv.wgsl"),
-        include_str!("../../../shaders/gemm_tile.wgsl"),
-        include_str!("../../../shaders/elementwise_scalar.wgsl"),
-        include_str!("../../../shaders/epilogue_activation.wgsl")
-    ),
+    source: concat!(include_str!("../../../shaders/conv.wgsl"), include_str!("../../../shaders/gemm_tile.wgsl")),
     entries: &["conv_gemm"],
     types: &[],
     overrides: &[
@@ -35,7 +29,6 @@ pub static FAMILY: Family = Family {
         OverrideSlot { name: "KW", values: SPECIALIZED_SIZES },
         BIAS,
         OverrideSlot { name: "SPLIT", values: &[0.0, 1.0] },
-        OverrideSlot { name: "ACTIVATION", values: &[0.0, 1.0] },
     ],
     uniform: <ConvParams as spec::Uniform>::layout,
 };
@@ -79,10 +72,7 @@ uniform! {
         pub k_chunk: u32,
         pub kw: u32,
         pub taps: u32,
-        pub epi_act: u32,
-        pub nan: u32,
-        pub inf: u32,
-        pub _pad0: [u32; 2],
+        pub _pad0: u32,
     }
 }
 
@@ -191,12 +181,7 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Implicit, ops: &Operands
         k_chunk: k_chunk as u32,
         kw: g.kw as u32,
         taps: (g.kh * g.kw) as u32,
-        // Split K adds partial sums into the output: no activation there
-        // (`Route::applies_activation`).
-        epi_act: if split { 0 } else { p.activation as u32 },
-        nan: f32::NAN.to_bits(),
-        inf: f32::INFINITY.to_bits(),
-        _pad0: [0; 2],
+        _pad0: 0,
     };
     // Split: the bias is in the output already (conv_init).
     let overrides = [
@@ -206,7 +191,6 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Implicit, ops: &Operands
         window[1] as f64,
         if split { 0.0 } else { has_bias },
         split as u32 as f64,
-        if split || p.activation == Activation::None { 0.0 } else { 1.0 },
     ];
     let variant = FAMILY.variant("conv_gemm", &[], &overrides);
     let grid = [g.og.div_ceil(64 * rn) as u32, m.div_ceil(64 * rm) as u32, (g.groups * splits) as u32];

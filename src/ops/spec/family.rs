@@ -132,7 +132,6 @@ pub const SAMPLED_OVERRIDES: &[(&str, &str)] = &[
     ("conv_direct.wgsl", "KW"),
     ("matmul.wgsl", "EPILOGUE"),
     ("matmul.wgsl+bf16", "EPILOGUE"),
-    ("conv.wgsl", "ACTIVATION"),
 ];
 
 impl Variant {
