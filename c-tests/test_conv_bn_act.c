@@ -1,6 +1,7 @@
 /* wgc_op_conv2d_bn_act: convolution, inference batch norm and activation
  * against convolution then batch norm then the activation in double: f32
- * and f16, every activation, odd channel counts, strides, padding, groups
+ * and f16, every activation (applied in the routes' epilogues or in a pass
+ * of its own), odd channel counts, strides, padding, groups
  * (depthwise too), channels-last input, output and folded weight, with and
  * without the convolution's bias and the batch norm's affine, NaN and
  * infinite inputs; a second call with `folded` set on a new input (the
@@ -23,6 +24,10 @@ static double activate(uint32_t act, double v) {
     case WGC_ACTIVATION_RELU: return v > 0 ? v : 0;
     case WGC_ACTIVATION_RELU6: return v < 0 ? 0 : v > 6 ? 6 : v;
     case WGC_ACTIVATION_HARDSWISH: return v >= 3 ? v : v * (v + 3 < 0 ? 0 : v + 3) / 6; /* -inf: NaN */
+    case WGC_ACTIVATION_GELU: return 0.5 * v * (1 + erf(v / sqrt(2.0)));             /* -inf: NaN */
+    case WGC_ACTIVATION_GELU_TANH: return 0.5 * v * (1 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+    case WGC_ACTIVATION_SILU: return v / (1 + exp(-v)); /* -inf: NaN */
+    case WGC_ACTIVATION_TANH: return tanh(v);
     default: return v;
     }
 }
@@ -243,6 +248,17 @@ int main(void) {
         check((Case){dt, 2, 8, 6, 11, 3, 1, 1, 1, HS, CONV_BIAS | BN_AFFINE | CL_WEIGHT | NHWC | NONFINITE});
         check((Case){dt, 1, 3, 11, 8, 7, 2, 3, 1, R, BN_AFFINE}); /* a stem: 3 channels, 7x7, stride 2 */
         check((Case){dt, 1, 4, 5, 3, 3, 1, 1, 1, R, 0});
+        /* The activations the routes apply in their epilogue: the implicit
+         * GEMM (f32) or im2col (f16 here) for 3x3, the GEMM for 1x1, and
+         * split K (f32: the implicit GEMM's atomics, then its own pass). */
+        const uint32_t G = WGC_ACTIVATION_GELU, GT = WGC_ACTIVATION_GELU_TANH, S = WGC_ACTIVATION_SILU,
+                       T = WGC_ACTIVATION_TANH;
+        check((Case){dt, 2, 5, 7, 7, 3, 1, 1, 1, G, CONV_BIAS | BN_AFFINE | NONFINITE});
+        check((Case){dt, 2, 6, 9, 9, 3, 2, 1, 1, GT, BN_AFFINE | NHWC});
+        check((Case){dt, 1, 8, 17, 11, 1, 1, 0, 1, S, CONV_BIAS | BN_AFFINE | NONFINITE});
+        check((Case){dt, 1, 7, 17, 9, 1, 1, 0, 1, T, BN_AFFINE | NHWC | CL_WEIGHT});
+        check((Case){dt, 1, 6, 5, 6, 3, 1, 1, 6, S, BN_AFFINE}); /* depthwise: a pass of its own */
+        check((Case){dt, 1, 128, 5, 8, 3, 1, 1, 1, G, CONV_BIAS | BN_AFFINE}); /* K 1152 over one tile */
     }
     test_errors();
     return test_finish("test_conv_bn_act");

@@ -109,6 +109,7 @@ static void test_routes(void) {
             g_failures++;
         }
         EXPECT(strstr(text, " because ") != NULL);
+        EXPECT(strstr(text, "; activation: ") != NULL);
         EXPECT(ran(&v, kernel));
         free(text);
         drop(&v);

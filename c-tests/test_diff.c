@@ -48,6 +48,7 @@ const DiffOp DIFF_OPS[] = {
     {"batch_norm", run_batch_norm},
     {"gemm", run_gemm},
     {"matmul", run_matmul},
+    {"gemm_epilogue", run_gemm_epilogue},
     {"conv2d", run_conv2d},
     {"max_pool2d", run_max_pool2d},
     {"avg_pool2d", run_avg_pool2d},

@@ -167,6 +167,46 @@ static void explain_a_product(const wgc::Device &device, const wgc::Stream &stre
     CHECK(ec.value() == WGC_ERROR_SHAPE_MISMATCH);
 }
 
+// A linear layer with its bias, GELU and a residual fused into the GEMM,
+// against double; its explain names where the epilogue runs.
+static void linear_with_epilogue(const wgc::Device &device, const wgc::Stream &stream) {
+    const int M = 5, N = 6, K = 7;
+    std::vector<float> x(M * K), w(N * K), bias(N), res(M * N);
+    for (int i = 0; i < M * K; i++) x[i] = std::sin(0.3f * i);
+    for (int i = 0; i < N * K; i++) w[i] = std::cos(0.2f * i);
+    for (int i = 0; i < N; i++) bias[i] = 0.1f * i - 0.2f;
+    for (int i = 0; i < M * N; i++) res[i] = std::sin(1.1f * i);
+    wgc::Tensor tx = wgc::Tensor::empty(device, WGC_DTYPE_F32, {M, K});
+    wgc::Tensor tw = wgc::Tensor::empty(device, WGC_DTYPE_F32, {N, K});
+    wgc::Tensor tbias = wgc::Tensor::empty(device, WGC_DTYPE_F32, {N});
+    wgc::Tensor tres = wgc::Tensor::empty(device, WGC_DTYPE_F32, {M, N});
+    wgc::Tensor ty = wgc::Tensor::empty(device, WGC_DTYPE_F32, {M, N});
+    tx.write(x);
+    tw.write(w);
+    tbias.write(bias);
+    tres.write(res);
+    WgcGemmEpilogueParams p{};
+    p.struct_size = sizeof p;
+    p.alpha = 1.0f;
+    p.transpose_b = 1;
+    p.activation = WGC_ACTIVATION_GELU;
+    p.residual_position = WGC_RESIDUAL_POSITION_AFTER_ACTIVATION;
+    wgc::gemm_epilogue(stream, p, tx, tw, &tbias, nullptr, &tres, ty);
+    std::vector<float> y = ty.to_vector<float>();
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double v = bias[j];
+            for (int k = 0; k < K; k++) v += static_cast<double>(x[i * K + k]) * w[j * K + k];
+            double ref = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))) + res[i * N + j];
+            CHECK_NEAR(y[i * N + j], ref, 2e-5);
+        }
+    std::string text = wgc::explain_gemm_epilogue(stream, p, tx, tw, &tbias, nullptr, &tres, ty);
+    CHECK(text.find("epilogue") != std::string::npos);
+    std::error_code ec;
+    CHECK(wgc::explain_gemm_epilogue(stream, p, tx, tx, &tbias, nullptr, &tres, ty, ec).empty());
+    CHECK(ec.value() == WGC_ERROR_SHAPE_MISMATCH);
+}
+
 // Attention over one head: 3 queries, 4 keys, head dim 2, the bottom-right
 // causal mask (query i sees keys 0 .. i + 1); lse left out (nullptr).
 static void attention_one_head(const wgc::Device &device, const wgc::Stream &stream) {
@@ -410,6 +450,7 @@ int main() {
     operators_on_views(device, stream);
     explain_a_convolution(device, stream);
     explain_a_product(device, stream);
+    linear_with_epilogue(device, stream);
     attention_one_head(device, stream);
     kernels_streams_events(device, stream);
     graphs(device, stream);

@@ -270,7 +270,7 @@
 /**
  * The number of `WgcActivation` values (0 .. WGC_NUM_ACTIVATIONS - 1).
  */
-#define WGC_NUM_ACTIVATIONS 4
+#define WGC_NUM_ACTIVATIONS 8
 
 /**
  * The number of `WgcBinaryOp` values (0 .. WGC_NUM_BINARY_OPS - 1): a
@@ -867,7 +867,8 @@ typedef uint32_t WgcCollectiveOp;
 #endif // __cplusplus
 
 /**
- * The activation after a fused convolution (`WgcActivation` in C).
+ * The activation of a fused convolution (`wgc_op_conv2d_bn_act`) or GEMM
+ * epilogue (`wgc_op_gemm_epilogue`): `WgcActivation` in C.
  */
 enum WgcActivation
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -890,12 +891,55 @@ enum WgcActivation
    * x * min(max(x + 3, 0), 6) / 6, as `WGC_UNARY_OP_HARDSWISH`.
    */
   WGC_ACTIVATION_HARDSWISH = 3,
+  /**
+   * x * Phi(x) with the erf form of the normal CDF (PyTorch's default
+   * `gelu`), as `WGC_UNARY_OP_GELU_ERF`.
+   */
+  WGC_ACTIVATION_GELU = 4,
+  /**
+   * The tanh approximation of GELU (PyTorch's `approximate="tanh"`), as
+   * `WGC_UNARY_OP_GELU_TANH`.
+   */
+  WGC_ACTIVATION_GELU_TANH = 5,
+  /**
+   * x * sigmoid(x), as `WGC_UNARY_OP_SILU`.
+   */
+  WGC_ACTIVATION_SILU = 6,
+  /**
+   * tanh(x), as `WGC_UNARY_OP_TANH`.
+   */
+  WGC_ACTIVATION_TANH = 7,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
 typedef enum WgcActivation WgcActivation;
 #else
 typedef uint32_t WgcActivation;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Where `wgc_op_gemm_epilogue` adds the residual (`WgcResidualPosition`).
+ */
+enum WgcResidualPosition
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `act(y + residual)` (a ResNet block's `relu(conv + bn + identity)`).
+   */
+  WGC_RESIDUAL_POSITION_BEFORE_ACTIVATION = 0,
+  /**
+   * `act(y) + residual` (a transformer's residual stream).
+   */
+  WGC_RESIDUAL_POSITION_AFTER_ACTIVATION = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum WgcResidualPosition WgcResidualPosition;
+#else
+typedef uint32_t WgcResidualPosition;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -1627,6 +1671,32 @@ typedef struct WgcConv2dBnActParams {
    */
   uint32_t folded;
 } WgcConv2dBnActParams;
+
+/**
+ * Parameters of `wgc_op_gemm_epilogue`. Set
+ * `struct_size = sizeof(WgcGemmEpilogueParams)`; fields past a smaller
+ * `struct_size` keep their defaults (alpha 1, the rest 0).
+ */
+typedef struct WgcGemmEpilogueParams {
+  uint32_t struct_size;
+  /**
+   * Multiplies the product before the epilogue.
+   */
+  float alpha;
+  /**
+   * Non-zero: use a's (or b's) last two dims swapped, as `wgc_op_gemm`.
+   */
+  uint32_t transpose_a;
+  uint32_t transpose_b;
+  /**
+   * A `WgcActivation` value.
+   */
+  uint32_t activation;
+  /**
+   * A `WgcResidualPosition` value (read only with a residual).
+   */
+  uint32_t residual_position;
+} WgcGemmEpilogueParams;
 
 /**
  * One GPU command a profiled stream recorded: a kernel launch or a buffer
@@ -3440,7 +3510,10 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
  * Explain, without recording anything, how `wgc_op_conv2d` with the same
  * operands would run: one line, `route NAME (PARAMETERS) because REASON`,
  * then `; declined: ROUTE: WHY; ...` for each route asked before it, in
- * order. The routes are `empty`, `gemm_1x1` (a GEMM per image, whose own
+ * order, and last `; activation: in the route's epilogue` or
+ * `; activation: a pass of its own`: where `wgc_op_conv2d_bn_act` with
+ * these operands applies its activation. The routes are `empty`,
+ * `gemm_1x1` (a GEMM per image, whose own
  * route `wgc_op_gemm` then chooses), `direct` (depthwise), `implicit_gemm`
  * (f32), `khr_gather`, `coop_implicit` (f16 on tensor cores) and
  * `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
@@ -3573,8 +3646,11 @@ WgcStatus wgc_comm_broadcast(const struct WgcComm *comm,
  * then only the convolution and the activation run. The convolution runs
  * as `wgc_op_conv2d(input, folded_weight, folded_bias)` (routes, dtypes,
  * strides, accuracy and limits as there), and the activation
- * (`WgcActivation`) is then applied to `out` in place by one elementwise
- * pass (as `wgc_op_unary`; NaN stays NaN). With `folded` set and
+ * (`WgcActivation`, computed as `wgc_op_unary` computes it; NaN stays NaN)
+ * is applied where the route stores the output (the GEMM routes, the
+ * tensor-core kernels), else (the f32 implicit GEMM, depthwise) to
+ * `out` in place by one elementwise pass; `wgc_op_conv2d_explain` ends
+ * with which. With `folded` set and
  * `folded_bias` NULL this is a convolution without bias followed by the
  * activation, so a layer without batch norm uses it too.
  *
@@ -3670,6 +3746,92 @@ WgcStatus wgc_conv2d_fold_batch_norm(const struct WgcStream *stream,
                                      float eps,
                                      const struct WgcTensor *weight_out,
                                      const struct WgcTensor *bias_out);
+
+/**
+ * A GEMM with its epilogue fused: for every batch matrix,
+ *
+ * ```text
+ * y = alpha * op(a) @ op(b)             (as wgc_op_gemm, beta 0)
+ * y = y * scale[n]                      (scale NULL: 1)
+ * y = y + bias[n]                       (bias NULL: 0)
+ * y = y + residual    (residual_position BEFORE_ACTIVATION; residual NULL: 0)
+ * y = activation(y)                     (a WgcActivation)
+ * y = y + residual    (residual_position AFTER_ACTIVATION)
+ * c = y rounded once to c's dtype
+ * ```
+ *
+ * PyTorch's `act(F.linear(x, w, b))` is `a` = x (M, K), `b` = w (N, K)
+ * with `transpose_b`, `bias` = b. Shapes and dtypes of `a`, `b`, `c`,
+ * broadcasting of batch dims, transposes and views as for `wgc_op_gemm`
+ * (f32, f16 or bf16 operands; `c` f32 or the operands' dtype, but not
+ * bf16); `bias` and `scale` are (N) views and `residual` a view of `c`'s
+ * shape, in any strides (zero strides included), all of `c`'s dtype.
+ * `c` must not overlap any operand.
+ *
+ * The epilogue is computed in f32 on the product's f32 accumulator, and
+ * the result is rounded once to `c`'s dtype, wherever the route applies
+ * it: in the kernel that stores C (the tiled and tensor-core kernels), in
+ * the split-K pass, or, for the routes that have no epilogue of their own,
+ * one extra pass over the product held in f32 scratch
+ * (`wgc_op_gemm_epilogue_explain` says which). Accuracy: the product's
+ * (`wgc_op_gemm`), then the activation's as `wgc_op_unary` computes it
+ * into f32 (exact for RELU and RELU6); NaN and inf propagate as there
+ * (an inf product through GELU or SILU gives what PyTorch gives).
+ *
+ * Records work on `stream` without blocking. Statuses:
+ * `WGC_ERROR_NULL_POINTER` (NULL stream, params, a, b or c),
+ * `WGC_ERROR_INVALID_ARGUMENT` (`struct_size` < 4 or ending inside a
+ * field; an unknown activation or residual position; `c` overlapping an
+ * operand), `WGC_ERROR_DTYPE_MISMATCH` (a and b differ, c neither f32 nor
+ * their dtype, bias/scale/residual not c's dtype), `WGC_ERROR_UNSUPPORTED`
+ * (integer operands, a bf16 c, bf16 on an adapter without it),
+ * `WGC_ERROR_SHAPE_MISMATCH` (as `wgc_op_gemm`; bias or scale not (N),
+ * residual not c's shape), `WGC_ERROR_TOO_LARGE`,
+ * `WGC_ERROR_DEVICE_MISMATCH`. Nothing is recorded on failure.
+ *
+ * # Safety
+ * Pointers are NULL or valid for reads; tensors describe live buffers.
+ */
+WgcStatus wgc_op_gemm_epilogue(const struct WgcStream *stream,
+                               const struct WgcGemmEpilogueParams *params,
+                               const struct WgcTensor *a,
+                               const struct WgcTensor *b,
+                               const struct WgcTensor *bias,
+                               const struct WgcTensor *scale,
+                               const struct WgcTensor *residual,
+                               const struct WgcTensor *c);
+
+/**
+ * Describe, without recording anything, how `wgc_op_gemm_epilogue` with
+ * the same arguments would run: one line, "route <kernel> ... because
+ * <why>; epilogue <where> (m=.. n=.. k=.. batch=..)", where the epilogue
+ * is "fused in the route's kernel", "fused in the split-K pass" or
+ * "applied by one pass over the product in f32 scratch" (the route then
+ * reads "into f32 scratch, then the epilogue pass"). The wording is for
+ * people and logs and may change.
+ *
+ * Writes the line, NUL-terminated, into `buf` if it fits in `buf_len`
+ * bytes, and its length without the NUL into `*out_len` either way (`buf`
+ * NULL with `buf_len` 0 asks for the length); a nonzero `buf_len` too
+ * small gives `WGC_ERROR_TOO_LARGE` and leaves `buf` alone. Statuses:
+ * those of `wgc_op_gemm_epilogue` for the same arguments, and
+ * `WGC_ERROR_NULL_POINTER` for a NULL `out_len` (or NULL `buf` with a
+ * nonzero `buf_len`). Does not block; any thread.
+ *
+ * # Safety
+ * As `wgc_op_gemm_epilogue`; `buf` valid for `buf_len` bytes.
+ */
+WgcStatus wgc_op_gemm_epilogue_explain(const struct WgcStream *stream,
+                                       const struct WgcGemmEpilogueParams *params,
+                                       const struct WgcTensor *a,
+                                       const struct WgcTensor *b,
+                                       const struct WgcTensor *bias,
+                                       const struct WgcTensor *scale,
+                                       const struct WgcTensor *residual,
+                                       const struct WgcTensor *c,
+                                       char *buf,
+                                       size_t buf_len,
+                                       size_t *out_len);
 
 /**
  * Which route copies from `src` to `dst` take (`*route`): `Imported`

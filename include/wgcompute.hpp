@@ -1161,6 +1161,40 @@ WGC_HPP_OP(conv2d_bn_act,
            const Stream &s, const WgcConv2dBnActParams &p, const Tensor &in, const Tensor *weight, const Tensor *bias,
            const Tensor *running_mean, const Tensor *running_var, const Tensor *bn_weight, const Tensor *bn_bias,
            const Tensor &folded_weight, const Tensor *folded_bias, const Tensor &out)
+/** A GEMM with its epilogue fused (`wgc_op_gemm_epilogue`):
+ *  `c = act(alpha op(a) op(b) * scale + bias (+ residual)) (+ residual)`;
+ *  `bias`, `scale`, `residual` may be nullptr. */
+WGC_HPP_OP(gemm_epilogue,
+           wgc_op_gemm_epilogue(s.get(), &p, a.c(), b.c(), detail::opt(bias), detail::opt(scale),
+                                detail::opt(residual), c.c()),
+           const Stream &s, const WgcGemmEpilogueParams &p, const Tensor &a, const Tensor &b, const Tensor *bias,
+           const Tensor *scale, const Tensor *residual, const Tensor &c)
+/** How `gemm_epilogue` with these operands would run and where it applies
+ *  the epilogue (`wgc_op_gemm_epilogue_explain`); records nothing. An empty
+ *  string on failure. */
+inline std::string explain_gemm_epilogue(const Stream &s, const WgcGemmEpilogueParams &p, const Tensor &a,
+                                         const Tensor &b, const Tensor *bias, const Tensor *scale,
+                                         const Tensor *residual, const Tensor &c, std::error_code &ec) {
+    auto explain = [&](char *buf, std::size_t len, std::size_t *out_len) {
+        return wgc_op_gemm_epilogue_explain(s.get(), &p, a.c(), b.c(), detail::opt(bias), detail::opt(scale),
+                                            detail::opt(residual), c.c(), buf, len, out_len);
+    };
+    std::size_t len = 0;
+    if (!detail::assign(explain(nullptr, 0, &len), ec)) return {};
+    std::string text(len + 1, '\0');
+    if (!detail::assign(explain(&text[0], text.size(), &len), ec)) return {};
+    text.resize(len);
+    return text;
+}
+WGC_HPP_THROWING(inline std::string explain_gemm_epilogue(const Stream &s, const WgcGemmEpilogueParams &p,
+                                                          const Tensor &a, const Tensor &b, const Tensor *bias,
+                                                          const Tensor *scale, const Tensor *residual,
+                                                          const Tensor &c) {
+    std::error_code ec;
+    std::string text = explain_gemm_epilogue(s, p, a, b, bias, scale, residual, c, ec);
+    if (ec) throw Error(static_cast<WgcStatus>(ec.value()), wgc_last_error_message());
+    return text;
+})
 WGC_HPP_OP(max_pool2d, wgc_op_max_pool2d(s.get(), &p, in.c(), out.c()), const Stream &s, const WgcPool2dParams &p,
            const Tensor &in, const Tensor &out)
 WGC_HPP_OP(avg_pool2d, wgc_op_avg_pool2d(s.get(), &p, in.c(), out.c()), const Stream &s, const WgcPool2dParams &p,

@@ -16,8 +16,8 @@
 // Elements are moved as 16-bit patterns (no conversion before the tensor
 // cores), so every f16 value, NaN payloads included, reaches them as it is.
 // Entry points:
-// - conv_coop_f16: y = f16(acc + bias[o]) at any output strides, one
-//   rounding from the f32 sum.
+// - conv_coop_f16: y = f16(act(acc + bias[o])) at any output strides, one
+//   rounding from the f32 sum (act: epi_act, as WgcActivation).
 // - conv_coop_f16_split: K split over workgroups: each stores its f32
 //   partial sums (the bias added by split 0) to slab `split` of `parts`,
 //   laid out as (n, group, channel, oh, ow), part_stride apart; a second
@@ -51,7 +51,9 @@ struct Params {
     taps: u32,
     groups: u32,
     part_stride: u32,  // elements between slabs (the output's size)
-    _pad0: vec2<u32>,
+    epi_act: u32,      // the activation after the bias (conv_coop_f16 only;
+    nan: u32,          // epilogue_activation.wgsl and elementwise_scalar.wgsl,
+    inf: u32,          // joined after this file)
     in_s: vec4<i32>,   // strides of the input (n, c, h, w)
     w_s: vec4<i32>,    // of the weight (o, c, kh, kw)
     out_s: vec4<i32>,  // of the output (n, o, oh, ow)
@@ -228,7 +230,7 @@ fn conv_epilogue_y(sg: u32, lane: u32, gm0: u32, gn0: u32, g: u32, split: u32) {
         if (with_bias) {
             v += f32(bias[i32(p.bias_off) + i32(o) * p.bias_stride]);
         }
-        y[y_pix + i32(o) * p.out_s.y] = H(v);
+        y[y_pix + i32(o) * p.out_s.y] = H(epi_activate(v));
     }
 }
 

@@ -23,7 +23,9 @@
 //   through workgroup memory, 16 x 32 at a time (a small buffer, so that
 //   it does not limit the workgroups per SM), and each invocation writes
 //   OUT(alpha * acc + bias[m] + beta * C) (C read only when beta != 0) at
-//   any strides, guarded at the edges.
+//   any strides, guarded at the edges, with the fused epilogue of
+//   gemm_epilogue.wgsl (column scale and bias, residual, activation; the
+//   family joins elementwise_scalar.wgsl and that file after this one).
 // - gemm_coop_f16_epilogue_h2: the same for an f16 C that is dense along N
 //   with an even N, offset and strides, written two halves at a time
 //   (c_h2: pairs of C; the same conversion to f16 as OUT(v) above).
@@ -71,6 +73,17 @@ struct Params {
     a_bstride: array<vec4<i32>, 2>,
     b_bstride: array<vec4<i32>, 2>,
     c_bstride: array<vec4<i32>, 2>,
+    // The fused epilogue (gemm_epilogue.wgsl, joined after this file).
+    epi_act: u32,
+    epi_flags: u32,
+    scale_off: u32,
+    scale_stride: i32,
+    res_off: u32,
+    res_sm: i32,
+    res_sn: i32,
+    nan: u32,
+    inf: u32,
+    res_bstride: array<vec4<i32>, 2>,
 }
 
 @group(0) @binding(0) var<storage, read> a: array<vec4<u32>>;
@@ -80,6 +93,9 @@ struct Params {
 @group(0) @binding(4) var<storage, read> bias: array<OUT>;
 @group(0) @binding(5) var<storage, read_write> c_f32: array<f32>;
 @group(0) @binding(6) var<storage, read_write> c_h2: array<vec2<H>>;
+// The epilogue's per-column scale and residual (gemm_epilogue.wgsl).
+@group(0) @binding(7) var<storage, read> scale: array<OUT>;
+@group(0) @binding(8) var<storage, read> residual: array<OUT>;
 
 override A_T: bool = false;
 override B_T: bool = false;
@@ -171,7 +187,7 @@ fn store8(dst_is_a: bool, at: u32, v: vec4<u32>) {
 // The epilogue of 16 rows x 32 columns of one subgroup's part from
 // workgroup memory: rows gm0.., columns gn0.. of C at c_base. Lane l
 // takes column l of every row.
-fn epilogue_rows(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32) {
+fn epilogue_rows(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32, res_base: i32) {
     let gn = gn0 + lane;
     let has_beta = p.beta != 0.0;
     for (var r = 0u; r < 16u; r++) {
@@ -184,11 +200,11 @@ fn epilogue_rows(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32) {
             add = f32(bias[i32(p.bias_off) + i32(gm) * p.bias_stride]);
         }
         let ci = c_base + i32(gm) * p.c_sm + i32(gn) * p.c_sn;
-        var v = p.alpha * cs[sg * 16u * CS + r * CS + lane] + add;
+        var v = epi_columns(p.alpha * cs[sg * 16u * CS + r * CS + lane], gn) + add;
         if (has_beta) {
             v += p.beta * f32(c[ci]);
         }
-        c[ci] = OUT(v);
+        c[ci] = OUT(epi_finish(v, gm, gn, res_base));
     }
 }
 
@@ -197,7 +213,7 @@ fn epilogue_rows(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32) {
 // even columns and N is even (the host checks), so a pair is in or out of
 // bounds as a whole; c_base and the row stride are even, so ci / 2 is the
 // pair's index.
-fn epilogue_rows_h2(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32) {
+fn epilogue_rows_h2(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32, res_base: i32) {
     let col = (lane % 16u) * 2u;
     let gn = gn0 + col;
     let has_beta = p.beta != 0.0;
@@ -213,11 +229,11 @@ fn epilogue_rows_h2(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32) {
         }
         let ci = c_base + i32(gm) * p.c_sm + i32(gn);
         let at = sg * 16u * CS + r * CS + col;
-        var v = p.alpha * vec2<f32>(cs[at], cs[at + 1u]) + add;
+        var v = vec2<f32>(epi_columns(p.alpha * cs[at], gn), epi_columns(p.alpha * cs[at + 1u], gn + 1u)) + add;
         if (has_beta) {
             v += p.beta * vec2<f32>(c_h2[ci / 2]);
         }
-        c_h2[ci / 2] = vec2<H>(v);
+        c_h2[ci / 2] = vec2<H>(vec2<f32>(epi_finish(v.x, gm, gn, res_base), epi_finish(v.y, gm, gn + 1u, res_base)));
     }
 }
 
@@ -496,6 +512,7 @@ fn gemm_coop_f16_epilogue(
         }
     }
     let c_base = bases.z + i32(split * p.split_c);
+    let res_base = epi_res_base(bz);
     let lane = lid % 32u;
     let cs0 = sg * 16u * CS;
     let cs1 = cs0 + 16u;
@@ -503,42 +520,42 @@ fn gemm_coop_f16_epilogue(
     coopStoreT(c00, &cs[cs0], CS);
     coopStoreT(c01, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 0u, c_base);
+    epilogue_rows(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 0u, c_base, res_base);
     workgroupBarrier();
     coopStoreT(c02, &cs[cs0], CS);
     coopStoreT(c03, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 32u, c_base);
+    epilogue_rows(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 32u, c_base, res_base);
     workgroupBarrier();
     coopStoreT(c10, &cs[cs0], CS);
     coopStoreT(c11, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 0u, c_base);
+    epilogue_rows(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 0u, c_base, res_base);
     workgroupBarrier();
     coopStoreT(c12, &cs[cs0], CS);
     coopStoreT(c13, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 32u, c_base);
+    epilogue_rows(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 32u, c_base, res_base);
     workgroupBarrier();
     coopStoreT(c20, &cs[cs0], CS);
     coopStoreT(c21, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 0u, c_base);
+    epilogue_rows(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 0u, c_base, res_base);
     workgroupBarrier();
     coopStoreT(c22, &cs[cs0], CS);
     coopStoreT(c23, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 32u, c_base);
+    epilogue_rows(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 32u, c_base, res_base);
     workgroupBarrier();
     coopStoreT(c30, &cs[cs0], CS);
     coopStoreT(c31, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 0u, c_base);
+    epilogue_rows(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 0u, c_base, res_base);
     workgroupBarrier();
     coopStoreT(c32, &cs[cs0], CS);
     coopStoreT(c33, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 32u, c_base);
+    epilogue_rows(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 32u, c_base, res_base);
 }
 
 @compute @workgroup_size(128)
@@ -661,6 +678,7 @@ fn gemm_coop_f16_epilogue_h2(
         }
     }
     let c_base = bases.z + i32(split * p.split_c);
+    let res_base = epi_res_base(bz);
     let lane = lid % 32u;
     let cs0 = sg * 16u * CS;
     let cs1 = cs0 + 16u;
@@ -668,40 +686,40 @@ fn gemm_coop_f16_epilogue_h2(
     coopStoreT(c00, &cs[cs0], CS);
     coopStoreT(c01, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows_h2(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 0u, c_base);
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 0u, c_base, res_base);
     workgroupBarrier();
     coopStoreT(c02, &cs[cs0], CS);
     coopStoreT(c03, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows_h2(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 32u, c_base);
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 0u, col0 + sub_col + 32u, c_base, res_base);
     workgroupBarrier();
     coopStoreT(c10, &cs[cs0], CS);
     coopStoreT(c11, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows_h2(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 0u, c_base);
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 0u, c_base, res_base);
     workgroupBarrier();
     coopStoreT(c12, &cs[cs0], CS);
     coopStoreT(c13, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows_h2(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 32u, c_base);
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 16u, col0 + sub_col + 32u, c_base, res_base);
     workgroupBarrier();
     coopStoreT(c20, &cs[cs0], CS);
     coopStoreT(c21, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows_h2(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 0u, c_base);
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 0u, c_base, res_base);
     workgroupBarrier();
     coopStoreT(c22, &cs[cs0], CS);
     coopStoreT(c23, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows_h2(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 32u, c_base);
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 32u, col0 + sub_col + 32u, c_base, res_base);
     workgroupBarrier();
     coopStoreT(c30, &cs[cs0], CS);
     coopStoreT(c31, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows_h2(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 0u, c_base);
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 0u, c_base, res_base);
     workgroupBarrier();
     coopStoreT(c32, &cs[cs0], CS);
     coopStoreT(c33, &cs[cs1], CS);
     workgroupBarrier();
-    epilogue_rows_h2(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 32u, c_base);
+    epilogue_rows_h2(sg, lane, row0 + sub_row + 48u, col0 + sub_col + 32u, c_base, res_base);
 }

@@ -12,6 +12,8 @@ pub const ALL: &[(&str, &str)] = &[
     ("expr.wgsl", include_str!("../shaders/expr.wgsl")),
     ("expr_f16.wgsl", include_str!("../shaders/expr_f16.wgsl")),
     ("gemm_tile.wgsl", include_str!("../shaders/gemm_tile.wgsl")),
+    ("gemm_epilogue.wgsl", include_str!("../shaders/gemm_epilogue.wgsl")),
+    ("epilogue_activation.wgsl", include_str!("../shaders/epilogue_activation.wgsl")),
     ("gemv_dot.wgsl", include_str!("../shaders/gemv_dot.wgsl")),
     ("gemv_axpy.wgsl", include_str!("../shaders/gemv_axpy.wgsl")),
     ("gemv_axpy_staged.wgsl", include_str!("../shaders/gemv_axpy_staged.wgsl")),

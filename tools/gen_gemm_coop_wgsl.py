@@ -59,7 +59,9 @@ HEADER = f"""\
 //   through workgroup memory, 16 x {EPI_N} at a time (a small buffer, so that
 //   it does not limit the workgroups per SM), and each invocation writes
 //   OUT(alpha * acc + bias[m] + beta * C) (C read only when beta != 0) at
-//   any strides, guarded at the edges.
+//   any strides, guarded at the edges, with the fused epilogue of
+//   gemm_epilogue.wgsl (column scale and bias, residual, activation; the
+//   family joins elementwise_scalar.wgsl and that file after this one).
 // - gemm_coop_f16_epilogue_h2: the same for an f16 C that is dense along N
 //   with an even N, offset and strides, written two halves at a time
 //   (c_h2: pairs of C; the same conversion to f16 as OUT(v) above).
@@ -107,6 +109,17 @@ struct Params {{
     a_bstride: array<vec4<i32>, 2>,
     b_bstride: array<vec4<i32>, 2>,
     c_bstride: array<vec4<i32>, 2>,
+    // The fused epilogue (gemm_epilogue.wgsl, joined after this file).
+    epi_act: u32,
+    epi_flags: u32,
+    scale_off: u32,
+    scale_stride: i32,
+    res_off: u32,
+    res_sm: i32,
+    res_sn: i32,
+    nan: u32,
+    inf: u32,
+    res_bstride: array<vec4<i32>, 2>,
 }}
 
 @group(0) @binding(0) var<storage, read> a: array<vec4<u32>>;
@@ -116,6 +129,9 @@ struct Params {{
 @group(0) @binding(4) var<storage, read> bias: array<OUT>;
 @group(0) @binding(5) var<storage, read_write> c_f32: array<f32>;
 @group(0) @binding(6) var<storage, read_write> c_h2: array<vec2<H>>;
+// The epilogue's per-column scale and residual (gemm_epilogue.wgsl).
+@group(0) @binding(7) var<storage, read> scale: array<OUT>;
+@group(0) @binding(8) var<storage, read> residual: array<OUT>;
 
 override A_T: bool = false;
 override B_T: bool = false;
@@ -207,7 +223,7 @@ fn store8(dst_is_a: bool, at: u32, v: vec4<u32>) {{
 // The epilogue of 16 rows x {EPI_N} columns of one subgroup's part from
 // workgroup memory: rows gm0.., columns gn0.. of C at c_base. Lane l
 // takes column l of every row.
-fn epilogue_rows(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32) {{
+fn epilogue_rows(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32, res_base: i32) {{
     let gn = gn0 + lane;
     let has_beta = p.beta != 0.0;
     for (var r = 0u; r < 16u; r++) {{
@@ -220,11 +236,11 @@ fn epilogue_rows(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32) {{
             add = f32(bias[i32(p.bias_off) + i32(gm) * p.bias_stride]);
         }}
         let ci = c_base + i32(gm) * p.c_sm + i32(gn) * p.c_sn;
-        var v = p.alpha * cs[sg * 16u * CS + r * CS + lane] + add;
+        var v = epi_columns(p.alpha * cs[sg * 16u * CS + r * CS + lane], gn) + add;
         if (has_beta) {{
             v += p.beta * f32(c[ci]);
         }}
-        c[ci] = OUT(v);
+        c[ci] = OUT(epi_finish(v, gm, gn, res_base));
     }}
 }}
 
@@ -233,7 +249,7 @@ fn epilogue_rows(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32) {{
 // even columns and N is even (the host checks), so a pair is in or out of
 // bounds as a whole; c_base and the row stride are even, so ci / 2 is the
 // pair's index.
-fn epilogue_rows_h2(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32) {{
+fn epilogue_rows_h2(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32, res_base: i32) {{
     let col = (lane % 16u) * 2u;
     let gn = gn0 + col;
     let has_beta = p.beta != 0.0;
@@ -249,11 +265,11 @@ fn epilogue_rows_h2(sg: u32, lane: u32, gm0: u32, gn0: u32, c_base: i32) {{
         }}
         let ci = c_base + i32(gm) * p.c_sm + i32(gn);
         let at = sg * 16u * CS + r * CS + col;
-        var v = p.alpha * vec2<f32>(cs[at], cs[at + 1u]) + add;
+        var v = vec2<f32>(epi_columns(p.alpha * cs[at], gn), epi_columns(p.alpha * cs[at + 1u], gn + 1u)) + add;
         if (has_beta) {{
             v += p.beta * vec2<f32>(c_h2[ci / 2]);
         }}
-        c_h2[ci / 2] = vec2<H>(v);
+        c_h2[ci / 2] = vec2<H>(vec2<f32>(epi_finish(v.x, gm, gn, res_base), epi_finish(v.y, gm, gn + 1u, res_base)));
     }}
 }}
 """
@@ -366,6 +382,7 @@ def entry(name, loads, store):
     else:
         rows = "epilogue_rows_h2" if store == "epilogue_h2" else "epilogue_rows"
         w("    let c_base = bases.z + i32(split * p.split_c);")
+        w("    let res_base = epi_res_base(bz);")
         w("    let lane = lid % 32u;")
         w("    let cs0 = sg * 16u * CS;")
         w("    let cs1 = cs0 + 16u;")
@@ -377,7 +394,7 @@ def entry(name, loads, store):
                 w(f"    coopStoreT({frag_name(i, 2 * h)}, &cs[cs0], CS);")
                 w(f"    coopStoreT({frag_name(i, 2 * h + 1)}, &cs[cs1], CS);")
                 w("    workgroupBarrier();")
-                w(f"    {rows}(sg, lane, row0 + sub_row + {16 * i}u, col0 + sub_col + {32 * h}u, c_base);")
+                w(f"    {rows}(sg, lane, row0 + sub_row + {16 * i}u, col0 + sub_col + {32 * h}u, c_base, res_base);")
     w("}")
     return "\n".join(out) + "\n"
 
@@ -415,8 +432,8 @@ CONV_HEADER = f"""\
 // Elements are moved as 16-bit patterns (no conversion before the tensor
 // cores), so every f16 value, NaN payloads included, reaches them as it is.
 // Entry points:
-// - conv_coop_f16: y = f16(acc + bias[o]) at any output strides, one
-//   rounding from the f32 sum.
+// - conv_coop_f16: y = f16(act(acc + bias[o])) at any output strides, one
+//   rounding from the f32 sum (act: epi_act, as WgcActivation).
 // - conv_coop_f16_split: K split over workgroups: each stores its f32
 //   partial sums (the bias added by split 0) to slab `split` of `parts`,
 //   laid out as (n, group, channel, oh, ow), part_stride apart; a second
@@ -450,7 +467,9 @@ struct Params {{
     taps: u32,
     groups: u32,
     part_stride: u32,  // elements between slabs (the output's size)
-    _pad0: vec2<u32>,
+    epi_act: u32,      // the activation after the bias (conv_coop_f16 only;
+    nan: u32,          // epilogue_activation.wgsl and elementwise_scalar.wgsl,
+    inf: u32,          // joined after this file)
     in_s: vec4<i32>,   // strides of the input (n, c, h, w)
     w_s: vec4<i32>,    // of the weight (o, c, kh, kw)
     out_s: vec4<i32>,  // of the output (n, o, oh, ow)
@@ -601,7 +620,7 @@ def conv_epilogue(name, to_parts):
         t = t.replace("    let y_pix = i32(p.out_off) + i32(img) * p.out_s.x + i32(pix / p.ow) * p.out_s.z + i32(pix % p.ow) * p.out_s.w;\n", "")
         return t.replace("STORE", "        parts[slab + gm * p.ohw] = v;")
     t = t.replace("    let slab = split * p.part_stride + (img * p.groups + g) * p.m * p.ohw + pix;\n", "")
-    return t.replace("STORE", "        y[y_pix + i32(o) * p.out_s.y] = H(v);")
+    return t.replace("STORE", "        y[y_pix + i32(o) * p.out_s.y] = H(epi_activate(v));")
 
 
 def conv_entry(name, to_parts):

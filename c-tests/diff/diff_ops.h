@@ -40,6 +40,8 @@ void run_batch_norm(Case *c);
 /* diff_ops_matmul.c */
 void run_gemm(Case *c);
 void run_matmul(Case *c);
+/* diff_ops_gemm_epilogue.c */
+void run_gemm_epilogue(Case *c);
 /* diff_ops_pool.c */
 void run_conv2d(Case *c);
 void run_max_pool2d(Case *c);

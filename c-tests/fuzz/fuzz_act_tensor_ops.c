@@ -111,6 +111,51 @@ static void act_gemm(Fuzz *f) {
     }
 }
 
+/* wgc_op_gemm_epilogue: a GEMM with a column bias and scale, a residual
+ * (each present or NULL) and an activation (sometimes unknown). */
+static void act_gemm_epilogue(Fuzz *f) {
+    FzOp op;
+    if (!fz_op_begin(f, &op)) return;
+    int64_t M = small_dim(f), N = small_dim(f), K = small_dim(f);
+    uint32_t in_dt = fz_chance(f, 70) ? WGC_DTYPE_F32 : WGC_DTYPE_F16;
+    uint32_t out_dt = in_dt == WGC_DTYPE_F16 && fz_chance(f, 50) ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
+    uint32_t ta = fz_chance(f, 30), tb = fz_chance(f, 50);
+    int64_t sa[2] = {ta ? K : M, ta ? M : K}, sb[2] = {tb ? N : K, tb ? K : N}, sc[2] = {M, N}, sn[1] = {N};
+    FzArg c, a, b, bias, scale, res;
+    if (!fz_op_arg(f, &op, &c, FZ_OUT, out_dt, 2, sc)) return;
+    if (!fz_op_arg(f, &op, &a, FZ_IN, in_dt, 2, sa)) return;
+    if (!fz_op_arg(f, &op, &b, FZ_IN, in_dt, 2, sb)) return;
+    FzArg *optional[3] = {&bias, &scale, &res};
+    for (int i = 0; i < 3; i++) {
+        if (fz_chance(f, 40)) {
+            fz_op_null_arg(&op, optional[i]);
+        } else if (!fz_op_arg(f, &op, optional[i], FZ_IN, out_dt, i == 2 ? 2 : 1, i == 2 ? sc : sn)) {
+            return;
+        } else {
+            optional[i]->optional = 1;
+        }
+    }
+    WgcGemmEpilogueParams p = {sizeof p, 1.0f, ta, tb, fz_below(f, WGC_NUM_ACTIVATIONS), fz_below(f, 2)};
+    if (fz_chance(f, 30)) p.alpha = (float)fz_hostile_double(f);
+    if (fz_chance(f, 5)) { /* an unknown activation or residual position */
+        if (fz_chance(f, 50)) p.activation = WGC_NUM_ACTIVATIONS + fz_hostile_u32(f) % 1000;
+        else p.residual_position = 2 + fz_hostile_u32(f) % 1000;
+        op.mutated = 1;
+    }
+    if (fz_chance(f, 5)) { /* struct_size too small to be a struct */
+        p.struct_size = fz_below(f, 4);
+        op.mutated = 1;
+    }
+    fz_op_mutate(f, &op);
+    snprintf(op.note, sizeof op.note, "M %lld N %lld K %lld ta %u tb %u act %u res_pos %u alpha %g", (long long)M,
+             (long long)N, (long long)K, ta, tb, p.activation, p.residual_position, p.alpha);
+    fz_op_call(f, &op, "wgc_op_gemm_epilogue");
+    FzArg *ins[5] = {&a, &b, &bias, &scale, &res};
+    for (int i = 0; i < 5; i++)
+        if (ins[i]->p && fz_same_buffer(&c, ins[i])) fz_must_fail(f, "c shares a buffer with an input");
+    fz_op_end(f, &op, wgc_op_gemm_epilogue(op.stream, &p, a.p, b.p, bias.p, scale.p, res.p, c.p));
+}
+
 static void act_conv(Fuzz *f) {
     FzOp op;
     if (!fz_op_begin(f, &op)) return;
@@ -367,6 +412,7 @@ void fz_act_attention(Fuzz *f); /* fuzz_act_attention.c */
 
 const FzActionDef fz_tensor_op_actions[] = {
     {"op_gemm", act_gemm, 25},
+    {"op_gemm_epilogue", act_gemm_epilogue, 10},
     {"op_conv", act_conv, 15},
     {"op_pool", act_pool, 15},
     {"op_norm", act_norm, 20},

@@ -351,17 +351,18 @@ void main() {
     // workgroup memory. (H200, 4000^3 into f16: 1.18 ms with every tile
     // through workgroup memory, 0.96 with whole tiles direct, 0.58 once the
     // epilogue also staged in tb instead of an array of its own.)
-    bool plain = p.alpha == 1.0 && p.beta == 0.0 && p.has_bias == 0u && p.c_sn == 1 && p.c_sm >= 0 &&
+    bool plain = p.alpha == 1.0 && p.beta == 0.0 && p.has_bias == 0u && !epi_any() && p.c_sn == 1 && p.c_sm >= 0 &&
                  p.c_sm % 8 == 0 && c_base % 8 == 0;
     if (!plain || row0 + BM > p.m || col0 + BN > p.n) {
         // Every subgroup's last fragment loads are done before the
         // epilogue overwrites tb.
         barrier();
         bool has_beta = p.beta != 0.0;
+        int res_base = epi_res_base(bz);
         [[unroll]] for (uint i = 0u; i < FM; i++) {
             [[unroll]] for (uint j = 0u; j < FN; j++) {
                 store_fragment(acc[i * FN + j], sg, c_base, row0 + sub_row + 16u * i, col0 + sub_col + 16u * j,
-                               has_beta);
+                               has_beta, res_base);
             }
         }
         return;

@@ -91,6 +91,18 @@ layout(std140, set = 0, binding = 3) uniform Params {
     ivec4 a_bstride[2];
     ivec4 b_bstride[2];
     ivec4 c_bstride[2];
+    // The GEMM epilogue's fields (gemm_khr_common.glsl): this kernel stores
+    // plain products only, so it never reads them.
+    uint epi_act;
+    uint epi_flags;
+    uint scale_off;
+    int scale_stride;
+    uint res_off;
+    int res_sm;
+    int res_sn;
+    uint nan;
+    uint inf;
+    ivec4 res_bstride[2];
 } p;
 
 layout(std430, set = 0, binding = 0) readonly buffer ABuffer { float16_t v[]; } a;

@@ -44,6 +44,17 @@ layout(std140, set = 0, binding = 3) uniform Params {
     ivec4 a_bstride[2];
     ivec4 b_bstride[2];
     ivec4 c_bstride[2];
+    // The fused epilogue (as shaders/gemm_epilogue.wgsl; below).
+    uint epi_act;
+    uint epi_flags;
+    uint scale_off;
+    int scale_stride;
+    uint res_off;
+    int res_sm;
+    int res_sn;
+    uint nan;
+    uint inf;
+    ivec4 res_bstride[2];
 #if CONV
     // The convolution's geometry (gemm_coop_khr.comp's load_b_conv).
     int in_h;
@@ -67,6 +78,9 @@ layout(std430, set = 0, binding = 1) readonly buffer BBuffer { uvec4 v[]; } b;
 layout(std430, set = 0, binding = 2) buffer CBuffer { OUT v[]; } c;
 #if !DIRECT
 layout(std430, set = 0, binding = 4) readonly buffer BiasBuffer { OUT v[]; } bias;
+// The epilogue's per-column scale and residual.
+layout(std430, set = 0, binding = 5) readonly buffer ScaleBuffer { OUT v[]; } scale;
+layout(std430, set = 0, binding = 6) readonly buffer ResidualBuffer { OUT v[]; } residual;
 #endif
 
 // Element offsets of batch matrix z in a, b and c (broadcast strides may be 0).
@@ -83,20 +97,81 @@ ivec3 batch_bases(uint z) {
 }
 
 #if !DIRECT
+// The fused epilogue, as shaders/gemm_epilogue.wgsl computes it (the
+// flags and WgcActivation's values; NaN stays NaN):
+//   y = alpha * acc;  y *= scale[n];  y += bias;  (y += residual)
+//   y = act(y);  (y += residual)
+const uint EPI_COL_BIAS = 1u;
+const uint EPI_SCALE = 2u;
+const uint EPI_RES_BEFORE = 4u;
+const uint EPI_RES_AFTER = 8u;
+
+bool epi_isnan(float x) {
+    return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+// erf by Abramowitz-Stegun 7.1.26 (|error| <= 1.5e-7), as erf_c.
+float epi_erf(float x) {
+    float a = abs(x);
+    float t = 1.0 / (1.0 + 0.3275911 * a);
+    float poly = ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t;
+    return sign(x) * (1.0 - poly * exp(-a * a));
+}
+
+// tanh clamped where it saturates (drivers computing it through exp
+// would give inf / inf), NaN kept, as tanh_c.
+float epi_tanh(float x) {
+    return epi_isnan(x) ? x : tanh(clamp(x, -15.0, 15.0));
+}
+
+float epi_activate(float x) {
+    switch (p.epi_act) {
+    case 1u: return epi_isnan(x) ? x : max(x, 0.0);
+    case 2u: return epi_isnan(x) ? x : min(max(x, 0.0), 6.0);
+    case 3u: return (x >= 3.0 || epi_isnan(x)) ? x : x * max(x + 3.0, 0.0) / 6.0;
+    case 4u: return 0.5 * x * (1.0 + epi_erf(x * 0.7071067811865476));
+    case 5u: return 0.5 * x * (1.0 + epi_tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    // -inf / inf is NaN, as x * sigmoid(x) at -inf.
+    case 6u: return x / (1.0 + exp(-x));
+    case 7u: return epi_tanh(x);
+    default: return x;
+    }
+}
+
+// The residual's element offset of batch matrix z.
+int epi_res_base(uint z) {
+    int base = int(p.res_off);
+    uint rest = z;
+    for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
+        uint dim = p.batch_shape[d / 4][d % 4];
+        base += int(rest % dim) * p.res_bstride[d / 4][d % 4];
+        rest = rest / dim;
+    }
+    return base;
+}
+
+// True if the epilogue does more than alpha, beta and the row bias.
+bool epi_any() {
+    return p.epi_flags != 0u || p.epi_act != 0u;
+}
+
 // Writes fragment f, the product at rows gm0.. and columns gn0.. of C
 // (from element c_base), as OUT(alpha * f + bias[m] + beta * C), guarded
 // at M and N (C read only when has_beta: beta != 0). It goes through subgroup sg's
 // own 16 x 16 of workgroup memory; lane l then writes column l % 16 of
 // rows 2 r + l / 16.
 void store_fragment(coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> f, uint sg, int c_base,
-                    uint gm0, uint gn0, bool has_beta) {
+                    uint gm0, uint gn0, bool has_beta, int res_base) {
     uint lane = gl_LocalInvocationIndex % 32u;
     // Subgroup sg's 16 x 16 f32 in EPILOGUE_STAGE (row stride CS floats).
     uint cs0 = sg * 16u * CS;
     coopMatStore(f, EPILOGUE_STAGE, cs0 / 4u, CS / 4u, gl_CooperativeMatrixLayoutRowMajor);
     subgroupBarrier();
     uint gn = gn0 + lane % 16u;
-    [[unroll]] for (uint r = 0u; r < 8u; r++) {
+    // Not unrolled: store_fragment is inlined once per fragment (16 times),
+    // and eight copies of the epilogue's arithmetic (the activations' exp
+    // and erf) in each would bloat the kernel that the K loop shares.
+    [[dont_unroll]] for (uint r = 0u; r < 8u; r++) {
         uint row = 2u * r + lane / 16u;
         uint gm = gm0 + row;
         if (gm < p.m && gn < p.n) {
@@ -109,9 +184,29 @@ void store_fragment(coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumul
             }
             int ci = c_base + int(gm) * p.c_sm + int(gn) * p.c_sn;
             uint fi = cs0 + row * CS + lane % 16u;
-            float v = p.alpha * uintBitsToFloat(EPILOGUE_STAGE[fi / 4u][fi % 4u]) + add;
+            float v = p.alpha * uintBitsToFloat(EPILOGUE_STAGE[fi / 4u][fi % 4u]);
+            if ((p.epi_flags & EPI_SCALE) != 0u) {
+                v *= float(scale.v[int(p.scale_off) + int(gn) * p.scale_stride]);
+            }
+            if ((p.epi_flags & EPI_COL_BIAS) != 0u) {
+                v += float(bias.v[int(p.bias_off) + int(gn) * p.bias_stride]);
+            }
+            v += add;
             if (has_beta) {
                 v += p.beta * float(c.v[ci]);
+            }
+            if (epi_any()) {
+                float r = 0.0;
+                if ((p.epi_flags & (EPI_RES_BEFORE | EPI_RES_AFTER)) != 0u) {
+                    r = float(residual.v[res_base + int(gm) * p.res_sm + int(gn) * p.res_sn]);
+                }
+                if ((p.epi_flags & EPI_RES_BEFORE) != 0u) {
+                    v += r;
+                }
+                v = epi_activate(v);
+                if ((p.epi_flags & EPI_RES_AFTER) != 0u) {
+                    v += r;
+                }
             }
             c.v[ci] = OUT(v);
         }

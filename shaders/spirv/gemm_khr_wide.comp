@@ -133,12 +133,11 @@ uvec2 block_of(uvec2 wg, uvec2 grid) {
 #if !DIRECT
 // The epilogue's choice for the block at (row0, col0) of C from element
 // c_base: true where its fragments go through gemm_khr_common.glsl's
-// store_fragment (alpha, beta, the row bias, strided C, or a block that
-// crosses M or N), false where they are stored straight to C. The same
-// rule as gemm_coop_khr.comp's epilogue variant; an epilogue with more
-// terms extends it here.
+// store_fragment (alpha, beta, the row bias, the fused epilogue, strided C,
+// or a block that crosses M or N), false where they are stored straight to
+// C. The same rule as gemm_coop_khr.comp's epilogue variant.
 bool needs_epilogue(uint row0, uint col0, int c_base) {
-    bool plain = p.alpha == 1.0 && p.beta == 0.0 && p.has_bias == 0u && p.c_sn == 1 && p.c_sm >= 0 &&
+    bool plain = p.alpha == 1.0 && p.beta == 0.0 && p.has_bias == 0u && !epi_any() && p.c_sn == 1 && p.c_sm >= 0 &&
                  p.c_sm % 8 == 0 && c_base % 8 == 0;
     return !plain || row0 + BM > p.m || col0 + BN > p.n;
 }
@@ -228,10 +227,11 @@ void main() {
         // epilogue overwrites tb.
         barrier();
         bool has_beta = p.beta != 0.0;
+        int res_base = epi_res_base(bz);
         [[unroll]] for (uint i = 0u; i < FM; i++) {
             [[unroll]] for (uint j = 0u; j < FN; j++) {
                 store_fragment(acc[i * FN + j], sg, c_base, row0 + sub_row + 16u * i, col0 + sub_col + 16u * j,
-                               has_beta);
+                               has_beta, res_base);
             }
         }
         return;

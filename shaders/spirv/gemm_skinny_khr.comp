@@ -251,7 +251,8 @@ void main() {
     bool has_beta = p.beta != 0.0;
     [[unroll]] for (uint i = 0u; i < FM; i++) {
         [[unroll]] for (uint j = 0u; j < FN; j++) {
-            store_fragment(acc[i * FN + j], sg, c_base, row0 + 16u * i, col0 + sub_col + 16u * j, has_beta);
+            store_fragment(acc[i * FN + j], sg, c_base, row0 + 16u * i, col0 + sub_col + 16u * j, has_beta,
+                           epi_res_base(bz));
         }
     }
 }

@@ -76,8 +76,11 @@ unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<
 /// then only the convolution and the activation run. The convolution runs
 /// as `wgc_op_conv2d(input, folded_weight, folded_bias)` (routes, dtypes,
 /// strides, accuracy and limits as there), and the activation
-/// (`WgcActivation`) is then applied to `out` in place by one elementwise
-/// pass (as `wgc_op_unary`; NaN stays NaN). With `folded` set and
+/// (`WgcActivation`, computed as `wgc_op_unary` computes it; NaN stays NaN)
+/// is applied where the route stores the output (the GEMM routes, the
+/// tensor-core kernels), else (the f32 implicit GEMM, depthwise) to
+/// `out` in place by one elementwise pass; `wgc_op_conv2d_explain` ends
+/// with which. With `folded` set and
 /// `folded_bias` NULL this is a convolution without bias followed by the
 /// activation, so a layer without batch norm uses it too.
 ///

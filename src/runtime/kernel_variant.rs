@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 /// Most element-type substitutions one variant may make.
 pub(crate) const MAX_TYPES: usize = 4;
 /// Most `override` constants one variant may set.
-pub(crate) const MAX_OVERRIDES: usize = 6;
+pub(crate) const MAX_OVERRIDES: usize = 8;
 
 /// Everything that determines a built-in variant's compiled code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -218,7 +218,7 @@ mod tests {
     use std::hash::BuildHasher;
 
     fn key(entry: &'static str, t: u8, o: f64) -> VariantKey {
-        VariantKey { file: "f.wgsl", entry, types: [t, 0, 0, 0], overrides: [o.to_bits(), 0, 0, 0, 0, 0] }
+        VariantKey { file: "f.wgsl", entry, types: [t, 0, 0, 0], overrides: [o.to_bits(), 0, 0, 0, 0, 0, 0, 0] }
     }
 
     fn hash(k: &VariantKey) -> u64 {

@@ -1,24 +1,27 @@
 //! Convolution + batch norm (inference) + activation: the batch norm is
 //! folded into the convolution's weight and bias (fold_bn.rs), kept in the
 //! caller's tensors so later calls skip the fold, then the convolution runs
-//! with the folded bias and the activation is applied to its output in
-//! place. The convolution routes have no activation epilogue, so the
-//! activation is one extra elementwise pass over the output.
+//! with the folded bias and the activation. The routes that store through
+//! an epilogue (1x1 and im2col GEMMs, the tensor-core kernels) apply it
+//! there; elsewhere (the f32 implicit GEMM, depthwise) it is one extra
+//! elementwise pass over the output, in place.
 
 use crate::bail;
 use crate::error::Result;
 use crate::ops::conv::fold_bn::{check_fold, fold_batch_norm, FoldArgs};
-use crate::ops::conv::{conv2d, out_size, Conv2dParams};
+use crate::ops::conv::{conv2d_act, out_size, Conv2dParams};
 use crate::ops::elementwise::{unary, UnaryOp};
 use crate::ops::spec::{check_output, Sharing};
 use crate::ops::tensor::{expect_shape, same_device, DType, Tensor};
 use crate::runtime::stream::StreamShared;
 
-/// The activation after a fused convolution (`WgcActivation` in C).
+/// The activation of a fused convolution (`wgc_op_conv2d_bn_act`) or GEMM
+/// epilogue (`wgc_op_gemm_epilogue`): `WgcActivation` in C.
 #[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Activation {
     /// The convolution's output as it is.
+    #[default]
     None = 0,
     /// max(x, 0), as `WGC_UNARY_OP_RELU`.
     Relu = 1,
@@ -26,11 +29,21 @@ pub enum Activation {
     Relu6 = 2,
     /// x * min(max(x + 3, 0), 6) / 6, as `WGC_UNARY_OP_HARDSWISH`.
     Hardswish = 3,
+    /// x * Phi(x) with the erf form of the normal CDF (PyTorch's default
+    /// `gelu`), as `WGC_UNARY_OP_GELU_ERF`.
+    Gelu = 4,
+    /// The tanh approximation of GELU (PyTorch's `approximate="tanh"`), as
+    /// `WGC_UNARY_OP_GELU_TANH`.
+    GeluTanh = 5,
+    /// x * sigmoid(x), as `WGC_UNARY_OP_SILU`.
+    Silu = 6,
+    /// tanh(x), as `WGC_UNARY_OP_TANH`.
+    Tanh = 7,
 }
 
 /// The number of `WgcActivation` values (0 .. WGC_NUM_ACTIVATIONS - 1).
-pub const WGC_NUM_ACTIVATIONS: u32 = 4;
-const _: () = assert!(Activation::Hardswish as u32 + 1 == WGC_NUM_ACTIVATIONS);
+pub const WGC_NUM_ACTIVATIONS: u32 = 8;
+const _: () = assert!(Activation::Tanh as u32 + 1 == WGC_NUM_ACTIVATIONS);
 
 impl Activation {
     /// Read from a u32, not the enum: C may pass any value.
@@ -42,12 +55,16 @@ impl Activation {
         Ok(unsafe { std::mem::transmute::<u32, Activation>(v) })
     }
 
-    fn unary_op(self) -> Option<UnaryOp> {
+    pub(crate) fn unary_op(self) -> Option<UnaryOp> {
         match self {
             Activation::None => None,
             Activation::Relu => Some(UnaryOp::Relu),
             Activation::Relu6 => Some(UnaryOp::Relu6),
             Activation::Hardswish => Some(UnaryOp::Hardswish),
+            Activation::Gelu => Some(UnaryOp::GeluErf),
+            Activation::GeluTanh => Some(UnaryOp::GeluTanh),
+            Activation::Silu => Some(UnaryOp::Silu),
+            Activation::Tanh => Some(UnaryOp::Tanh),
         }
     }
 }
@@ -156,9 +173,9 @@ pub fn conv2d_bn_act(stream: &StreamShared, a: &ConvBnAct) -> Result<()> {
     if let Some(args) = &fold {
         fold_batch_norm(stream, args)?;
     }
-    conv2d(stream, &a.conv, a.input, a.folded_weight, a.folded_bias, a.out)?;
+    let fused = conv2d_act(stream, &a.conv, a.input, a.folded_weight, a.folded_bias, a.out, a.activation)?;
     match a.activation.unary_op() {
-        Some(op) => unary(stream, op, a.out, a.out),
-        None => Ok(()),
+        Some(op) if !fused => unary(stream, op, a.out, a.out),
+        _ => Ok(()),
     }
 }

@@ -9,7 +9,8 @@ use super::problem::{compiled_window, ivec4, weight_k_rows, Operands, Problem};
 use super::route::{Coop, Fit};
 use super::target::Target;
 use crate::error::Result;
-use crate::ops::gemm::sum_slabs_into;
+use crate::ops::gemm::epilogue::Epilogue;
+use crate::ops::gemm::sum_slabs_epilogue;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
 use crate::ops::split::{scratch, K_CHUNK};
@@ -26,7 +27,11 @@ const BK: usize = 32;
 
 pub static FAMILY: Family = Family {
     file: "conv_coop_f16.wgsl",
-    source: include_str!("../../../shaders/conv_coop_f16.wgsl"),
+    source: concat!(
+        include_str!("../../../shaders/conv_coop_f16.wgsl"),
+        include_str!("../../../shaders/elementwise_scalar.wgsl"),
+        include_str!("../../../shaders/epilogue_activation.wgsl")
+    ),
     entries: &["conv_coop_f16", "conv_coop_f16_split"],
     types: &[TypeSlot { alias: "H", dtypes: &[DType::F16] }],
     overrides: &[
@@ -66,7 +71,10 @@ uniform! {
         pub taps: u32,
         pub groups: u32,
         pub part_stride: u32,
-        pub _pad0: [u32; 2],
+        pub epi_act: u32,
+        pub nan: u32,
+        pub inf: u32,
+        pub _pad0: [u32; 3],
         pub in_s: [i32; 4],
         pub w_s: [i32; 4],
         pub out_s: [i32; 4],
@@ -155,7 +163,12 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Coop, ops: &Operands) ->
         taps: (g.kh * g.kw) as u32,
         groups: g.groups as u32,
         part_stride: outputs as u32,
-        _pad0: [0; 2],
+        // The activation where this launch stores the output; split K
+        // leaves it to the sum pass.
+        epi_act: if splits == 1 { p.activation as u32 } else { 0 },
+        nan: f32::NAN.to_bits(),
+        inf: f32::INFINITY.to_bits(),
+        _pad0: [0; 3],
         in_s: ivec4(&input.strides),
         w_s: ivec4(&weight.strides),
         out_s: ivec4(&out.strides),
@@ -178,5 +191,6 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Coop, ops: &Operands) ->
         strides: vec![s[0], s[1] * g.og as isize, s[1], s[2], s[3]],
         ..out.clone()
     };
-    sum_slabs_into(stream, &parts, splits, (1.0, 0.0), &by_group, x_arg, None)
+    let epilogue = Epilogue { activation: p.activation, ..Epilogue::default() };
+    sum_slabs_epilogue(stream, &parts, splits, (1.0, 0.0), &by_group, (x_arg, None), None, &epilogue)
 }

@@ -15,9 +15,11 @@ use super::problem::{Operands, Problem, View};
 use super::route::{Fit, Form, Khr};
 use super::target::Target;
 use crate::error::Result;
+use crate::ops::conv::bn_act::Activation;
 use crate::ops::gemm::coop::CoopParams;
+use crate::ops::gemm::epilogue::Epilogue;
 use crate::ops::gemm::spirv::{EPILOGUE_F16, EPILOGUE_F32};
-use crate::ops::gemm::sum_slabs_into;
+use crate::ops::gemm::sum_slabs_epilogue;
 use crate::ops::movement;
 use crate::ops::spec::uniform::{uniform, Uniform, UniformLayout};
 use crate::ops::spec::{self, pack_i32, pack_u32, view_arg, Arg};
@@ -87,12 +89,12 @@ const fn with_params<const N: usize>(mut b: [SpirvBinding; N]) -> [SpirvBinding;
     b
 }
 
-const EPI_F32: [SpirvBinding; 5] = with_params(EPILOGUE_F32);
-const EPI_F16: [SpirvBinding; 5] = with_params(EPILOGUE_F16);
+const EPI_F32: [SpirvBinding; 7] = with_params(EPILOGUE_F32);
+const EPI_F16: [SpirvBinding; 7] = with_params(EPILOGUE_F16);
 const DIRECT_F32: [SpirvBinding; 4] = with_params(first4(EPILOGUE_F32));
 const DIRECT_F16: [SpirvBinding; 4] = with_params(first4(EPILOGUE_F16));
 
-const fn first4(b: [SpirvBinding; 5]) -> [SpirvBinding; 4] {
+const fn first4(b: [SpirvBinding; 7]) -> [SpirvBinding; 4] {
     [b[0], b[1], b[2], b[3]]
 }
 
@@ -247,12 +249,14 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Khr> {
     }
     let whole = m.is_multiple_of(form.block_m()) && n.is_multiple_of(form.block_n());
     // One run stores f16 straight into the output where it is aligned and
-    // takes no bias: C (image, m, n) strides as the form sees the output.
+    // takes no bias or activation: C (image, m, n) strides as the form sees
+    // the output.
     let y_s = [os[0], os[1], os[3]];
     let c_s = if form.image_a() { [y_s[0], y_s[2], y_s[1]] } else { y_s };
     let direct_store = splits == 1
         && whole
         && p.bias.is_none()
+        && p.activation == Activation::None
         && c_s[2] == 1
         && c_s.iter().all(|s| *s >= 0 && s % 8 == 0)
         && p.out.bound_offset.is_multiple_of(8);
@@ -331,6 +335,12 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands) -> 
             a_bstride: pack_i32(&[if image_a { x_s[0] } else { 0 }]),
             b_bstride: pack_i32(&[if image_a { 0 } else { x_s[0] }]),
             c_bstride: pack_i32(&[c_s[0]]),
+            // The activation where this launch stores the output (the
+            // slabs of a split K get it in the sum pass).
+            epi_act: if split_c == 0 { p.activation as u32 } else { 0 },
+            nan: f32::NAN.to_bits(),
+            inf: f32::INFINITY.to_bits(),
+            ..bytemuck::Zeroable::zeroed()
         };
         let conv = ConvGather {
             in_h: g.h as i32,
@@ -363,7 +373,10 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands) -> 
         if direct {
             spec::record_kernel(stream, &kernel, &params, &[a, b, c], groups)
         } else {
-            spec::record_kernel(stream, &kernel, &params, &[a, b, c, Arg { name: "bias", ..bias }], groups)
+            // The epilogue's scale and residual: unread (its flags are 0).
+            let (scale, residual) = (Arg { name: "scale", ..a }, Arg { name: "residual", ..a });
+            let args = [a, b, c, Arg { name: "bias", ..bias }, scale, residual];
+            spec::record_kernel(stream, &kernel, &params, &args, groups)
         }
     };
 
@@ -380,7 +393,9 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands) -> 
     launch(false, whole, params(0, slab_s, outputs, false), Arg::whole("c", &parts), w_arg)?;
     let out_as_c = Tensor { shape: vec![g.n, m, n], strides: y_s.to_vec(), ..out.clone() };
     let bias = bias.map(|_| (bias_arg, bias_off, bias_stride));
-    sum_slabs_into(stream, &parts, splits, (1.0, 0.0), &out_as_c, Arg { name: "bias", ..w_arg }, bias)
+    let epilogue = Epilogue { activation: p.activation, ..Epilogue::default() };
+    let unread = (Arg { name: "bias", ..w_arg }, None);
+    sum_slabs_epilogue(stream, &parts, splits, (1.0, 0.0), &out_as_c, unread, bias, &epilogue)
 }
 
 #[cfg(test)]
@@ -416,7 +431,7 @@ mod tests {
                 let store = if direct { "direct" } else { "epilogue" };
                 assert_eq!(m.file, format!("gemm_conv_khr_{name}_{out}_{store}.spv"));
                 assert_eq!(m.workgroup_size, [threads, 1, 1]);
-                assert_eq!(m.bindings.len(), if direct { 4 } else { 5 });
+                assert_eq!(m.bindings.len(), if direct { 4 } else { 7 });
                 let c_binding = m.bindings.iter().find(|b| b.name == "c").unwrap();
                 assert_eq!(c_binding.min_size, if out_f16 { 2 } else { 4 });
             }

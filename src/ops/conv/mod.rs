@@ -21,6 +21,8 @@ pub mod route;
 pub mod target;
 
 #[cfg(test)]
+mod activation_tests;
+#[cfg(test)]
 mod plan_tests;
 
 pub use direct::{ConvDirectParams, DIRECT_FAMILY};
@@ -30,6 +32,7 @@ pub use problem::{out_size, Conv2dParams, Geometry};
 use crate::error::Result;
 use crate::ops::tensor::Tensor;
 use crate::runtime::stream::StreamShared;
+use bn_act::Activation;
 use plan::Plan;
 use problem::{Operands, Problem};
 use route::Route;
@@ -57,10 +60,27 @@ pub fn conv2d(
     bias: Option<&Tensor>,
     out: &Tensor,
 ) -> Result<()> {
+    conv2d_act(stream, params, input, weight, bias, out, Activation::None).map(|_| ())
+}
+
+/// `conv2d` followed by `activation`, which the route applies as it stores
+/// where it can: returns false where it did not (the caller applies it).
+pub fn conv2d_act(
+    stream: &StreamShared,
+    params: &Conv2dParams,
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    out: &Tensor,
+    activation: Activation,
+) -> Result<bool> {
     let ops = Operands { input, weight, bias, out };
-    let problem = Problem::new(&stream.device, params, &ops)?;
+    let problem = Problem { activation, ..Problem::new(&stream.device, params, &ops)? };
     let plan = plan::plan(&problem, &Target::of(&stream.device))?;
-    launch(stream, &problem, plan.route, &ops)
+    let fused = plan.route.applies_activation();
+    // Routes that do not apply it never read it; the caller applies it.
+    launch(stream, &problem, plan.route, &ops)?;
+    Ok(fused || activation == Activation::None)
 }
 
 /// The one place a planned convolution is recorded.

@@ -5,6 +5,7 @@
 
 use crate::bail;
 use crate::error::Result;
+use crate::ops::conv::bn_act::Activation;
 use crate::ops::spec::{check_output, view_arg, Sharing};
 use crate::ops::tensor::{check_kernel_counts, contiguous_strides, numel, same_device, DType, Tensor};
 use crate::runtime::device::Device;
@@ -180,6 +181,9 @@ pub struct Problem {
     pub out: View,
     /// The bias's stride, where there is one.
     pub bias: Option<isize>,
+    /// The activation applied after the bias, where the route applies one
+    /// as it stores (`Route::applies_activation`; none for `wgc_op_conv2d`).
+    pub activation: Activation,
 }
 
 impl Problem {
@@ -220,6 +224,7 @@ impl Problem {
             weight: View::of(weight),
             out: View::of(out),
             bias: bias.map(|b| b.strides[0]),
+            activation: Activation::None,
         })
     }
 
@@ -250,6 +255,7 @@ impl Problem {
             weight: View::contiguous(weight, dtype),
             out: layout(out, dtype),
             bias: bias.then_some(1),
+            activation: Activation::None,
         })
     }
 }

@@ -27,6 +27,22 @@ pub enum Route {
     Im2col(Im2col),
 }
 
+impl Route {
+    /// True if the route applies the problem's activation as it stores the
+    /// output (the GEMM routes' epilogues, the tensor-core kernels and their
+    /// split-K pass); elsewhere (the f32 implicit GEMM, the depthwise
+    /// kernel) the caller applies it in one more pass.
+    pub fn applies_activation(&self) -> bool {
+        match self {
+            Route::Empty | Route::Gemm1x1 | Route::Im2col(_) | Route::Khr(_) | Route::Coop(_) => true,
+            // The implicit GEMM's store is unrolled 64 times: the
+            // activations' code there spilled (H100: 3.8 ms against 0.30
+            // for ReLU over a ResNet 3x3 layer), so it keeps its pass.
+            _ => false,
+        }
+    }
+}
+
 /// How the depthwise kernel covers a window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direct {

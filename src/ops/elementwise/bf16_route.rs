@@ -25,6 +25,11 @@ pub struct F32Scratch {
 }
 
 impl F32Scratch {
+    /// The scratch buffer (its elements start at its beginning).
+    pub fn buffer(&self) -> &Buffer {
+        &self.buffer
+    }
+
     pub fn view(&self) -> Tensor<'_> {
         Tensor {
             buffer: &self.buffer,

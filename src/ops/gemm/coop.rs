@@ -6,6 +6,7 @@
 use crate::bail;
 use crate::error::Result;
 use crate::ops::gemm::coopmat2::{self, Coopmat2Variant};
+use crate::ops::gemm::epilogue::{self, Epilogue, EpilogueViews};
 use crate::ops::gemm::problem::{Matrix, Problem};
 use crate::ops::gemm::profile::DeviceProfile;
 use crate::ops::gemm::route::{CoopEngine, CoopRoute};
@@ -53,7 +54,12 @@ const BOOL: &[f64] = &[0.0, 1.0];
 /// dense along M), B_T (B dense along K), EDGE (guard partial tiles).
 pub static FAMILY: Family = Family {
     file: "gemm_coop_f16.wgsl",
-    source: include_str!("../../../shaders/gemm_coop_f16.wgsl"),
+    source: concat!(
+        include_str!("../../../shaders/gemm_coop_f16.wgsl"),
+        include_str!("../../../shaders/elementwise_scalar.wgsl"),
+        include_str!("../../../shaders/epilogue_activation.wgsl"),
+        include_str!("../../../shaders/gemm_epilogue.wgsl")
+    ),
     entries: &["gemm_coop_f16", "gemm_coop_f16_epilogue", "gemm_coop_f16_epilogue_h2"],
     types: &[
         TypeSlot { alias: "H", dtypes: &[DType::F16] },
@@ -96,6 +102,17 @@ uniform! {
         pub a_bstride: [[i32; 4]; 2],
         pub b_bstride: [[i32; 4]; 2],
         pub c_bstride: [[i32; 4]; 2],
+        pub epi_act: u32,
+        pub epi_flags: u32,
+        pub scale_off: u32,
+        pub scale_stride: i32,
+        pub res_off: u32,
+        pub res_sm: i32,
+        pub res_sn: i32,
+        pub nan: u32,
+        pub inf: u32,
+        pub _pad1: [u32; 3],
+        pub res_bstride: [[i32; 4]; 2],
     }
 }
 
@@ -295,6 +312,8 @@ pub struct CoopStore {
     pub alpha: f32,
     pub beta: f32,
     pub has_bias: bool,
+    /// The problem's epilogue is applied as C is stored (epilogue.rs).
+    pub epilogue: bool,
     pub k_chunk: usize,
     pub splits: usize,
     pub split_c: usize,
@@ -311,6 +330,7 @@ impl CoopStore {
             alpha: q.alpha,
             beta: q.beta,
             has_bias: q.bias.is_some(),
+            epilogue: !q.epilogue.is_none(),
             k_chunk,
             splits,
             split_c: 0,
@@ -329,6 +349,7 @@ impl CoopStore {
             alpha: 1.0,
             beta: 0.0,
             has_bias: false,
+            epilogue: false,
             k_chunk,
             splits,
             split_c: q.outputs(),
@@ -346,6 +367,7 @@ impl CoopStore {
             && self.alpha == 1.0
             && self.beta == 0.0
             && !self.has_bias
+            && !self.epilogue
             && sn == 1
             && sm >= 0
             && sm % 8 == 0
@@ -363,6 +385,7 @@ impl CoopStore {
         self.alpha == 1.0
             && self.beta == 0.0
             && !self.has_bias
+            && !self.epilogue
             && sn == 1
             && sm >= 0
             && self.batch_strides.iter().all(|s| *s >= 0)
@@ -544,7 +567,8 @@ pub fn plan(q: &Problem, p: &DeviceProfile, s: &GemmSettings, kernel: CoopKernel
 
 /// Record a planned tensor-core product of `a` and `b` (the views `q`
 /// describes) into `target` (C, or the slabs where the route goes through
-/// them), with the row bias (binding, offset, stride) where it has one.
+/// them), with the row or column bias (binding, offset, stride) where it
+/// has one, and the epilogue's tensors where the store applies it.
 pub fn record(
     stream: &StreamShared,
     q: &Problem,
@@ -552,6 +576,7 @@ pub fn record(
     (a, b): (&Tensor, &Tensor),
     target: Arg,
     bias: Option<(Arg, u32, isize)>,
+    epi: Option<&EpilogueViews>,
 ) -> Result<()> {
     let out = &route.store;
     let (m, n, k) = (q.m, q.n, q.k);
@@ -565,6 +590,9 @@ pub fn record(
     let (b_arg, b_off) = spec::view_arg(names[1], b);
     // Without a bias the bias binding still needs a buffer: a's (never read).
     let (bias_arg, bias_off, bias_stride) = bias.unwrap_or((a_arg, 0, 0));
+    let none = Epilogue::default();
+    let epilogue = if out.epilogue { &q.epilogue } else { &none };
+    let (scale, residual, e) = epilogue::bind(epilogue, epi, a_arg);
     let params = CoopParams {
         m: m as u32,
         n: n as u32,
@@ -592,6 +620,17 @@ pub fn record(
         a_bstride: pack_i32(&q.a.batch_strides),
         b_bstride: pack_i32(&q.b.batch_strides),
         c_bstride: pack_i32(&out.batch_strides),
+        epi_act: e.act,
+        epi_flags: e.flags,
+        scale_off: e.scale_off,
+        scale_stride: e.scale_stride,
+        res_off: e.res_off,
+        res_sm: e.res_sm,
+        res_sn: e.res_sn,
+        nan: f32::NAN.to_bits(),
+        inf: f32::INFINITY.to_bits(),
+        _pad1: [0; 3],
+        res_bstride: e.res_bstride,
     };
     let groups = route.groups;
     let dev = &stream.device;
@@ -608,21 +647,21 @@ pub fn record(
         }
         CoopEngine::SkinnyKhr(variant) => {
             let compiled = variant.module().kernel(dev)?;
-            spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target, bias], groups)
+            spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target, bias, scale, residual], groups)
         }
         CoopEngine::Khr(variant) => {
             let compiled = variant.module().kernel(dev)?;
             if variant.direct {
                 return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups);
             }
-            spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target, bias], groups)
+            spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target, bias, scale, residual], groups)
         }
         CoopEngine::Wide(variant) => {
             let compiled = variant.module().kernel(dev)?;
             if variant.direct {
                 return spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target], groups);
             }
-            spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target, bias], groups)
+            spec::record_kernel(stream, &compiled, &params, &[a_arg, b_arg, target, bias, scale, residual], groups)
         }
         CoopEngine::Wgsl { entry, direct } => {
             let flag = |b: bool| if b { 1.0 } else { 0.0 };
@@ -632,7 +671,8 @@ pub fn record(
             if direct {
                 return spec::record(stream, &Launch { variant, params, args: [a_arg, b_arg, target], groups });
             }
-            spec::record(stream, &Launch { variant, params, args: [a_arg, b_arg, target, bias], groups })
+            let args = [a_arg, b_arg, target, bias, scale, residual];
+            spec::record(stream, &Launch { variant, params, args, groups })
         }
     }
 }

@@ -4,13 +4,14 @@
 
 use crate::error::Result;
 use crate::ops::elementwise::{bf16, bf16_route};
+use crate::ops::gemm::epilogue::EpilogueViews;
 use crate::ops::gemm::plan::{self, tuning_class};
 use crate::ops::gemm::problem::Problem;
 use crate::ops::gemm::profile::DeviceProfile;
 use crate::ops::gemm::route::{Plan, Route};
 use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::gemm::tuned::{self, Candidate, Choice};
-use crate::ops::gemm::{coop, gemv, rows, staged, sum_slabs_into, tiled, RowBias};
+use crate::ops::gemm::{coop, gemv, rows, staged, sum_slabs_epilogue, tiled, RowBias};
 use crate::ops::spec::{view_arg, Arg};
 use crate::ops::split::scratch;
 use crate::ops::tensor::Tensor;
@@ -24,6 +25,8 @@ pub struct Operands<'x, 'a, 'b> {
     pub b: &'x Tensor<'a>,
     pub c: &'x Tensor<'a>,
     pub bias: Option<&'x RowBias<'a, 'b>>,
+    /// The epilogue's tensors (where `Problem::epilogue` has one).
+    pub epi: Option<&'x EpilogueViews<'x, 'a>>,
 }
 
 /// Plan `q` (made from `ops`) and record it; with the device's tuner on,
@@ -71,8 +74,12 @@ pub fn run(stream: &StreamShared, q: &Problem, ops: Operands) -> Result<()> {
 }
 
 /// Record `plan` for the views `q` describes: the aligned copies where it
-/// stages, then its route. Writes only C (reading it where beta != 0).
+/// stages, then its route (into f32 scratch, then the epilogue's pass,
+/// where the plan says so). Writes only C (reading it where beta != 0).
 pub fn record(stream: &StreamShared, q: &Problem, plan: &Plan, ops: Operands) -> Result<()> {
+    if plan.epilogue_pass {
+        return record_then_epilogue(stream, q, plan, ops);
+    }
     let Some(staging) = plan.staging else {
         return record_route(stream, q, &plan.route, ops);
     };
@@ -81,29 +88,53 @@ pub fn record(stream: &StreamShared, q: &Problem, plan: &Plan, ops: Operands) ->
     record_route(stream, &staged::problem(q, &staging), &plan.route, Operands { a: &a, b: &b, ..ops })
 }
 
+/// The product of `q` without its epilogue into f32 scratch (`plan` was
+/// made for `q.into_scratch()`), then the split-K pass over that one slab
+/// applies alpha, beta, the row bias and the epilogue into C.
+fn record_then_epilogue(stream: &StreamShared, q: &Problem, plan: &Plan, ops: Operands) -> Result<()> {
+    let bare = q.into_scratch();
+    let scratch = bf16_route::uninit(stream, &ops.c.shape)?;
+    let view = scratch.view();
+    let plain = Plan { epilogue_pass: false, ..plan.clone() };
+    record(stream, &bare, &plain, Operands { c: &view, bias: None, epi: None, ..ops })?;
+    let (unread, _) = view_arg("a", ops.a);
+    let bias = bias_of(&ops).map(|(arg, offset, stride)| (arg, offset, stride as i32));
+    sum_slabs_epilogue(stream, scratch.buffer(), 1, (q.alpha, q.beta), ops.c, (unread, ops.epi), bias, &q.epilogue)
+}
+
+/// The binding, offset and stride of the row bias or the epilogue's column
+/// bias (the kernels' `bias`, which `Problem::bias` or the epilogue's
+/// flags say how to read).
+fn bias_of<'a>(ops: &Operands<'_, 'a, '_>) -> Option<(Arg<'a>, u32, isize)> {
+    let row = ops.bias.map(|bb| (bb.tensor, bb.stride));
+    let col = ops.epi.and_then(|e| e.bias).map(|t| (t, t.strides[0]));
+    row.or(col).map(|(t, stride)| {
+        let (arg, offset) = view_arg("bias", t);
+        (arg, offset, stride)
+    })
+}
+
 /// Record one route on the views `q` describes.
 fn record_route(stream: &StreamShared, q: &Problem, route: &Route, ops: Operands) -> Result<()> {
-    let bias = ops.bias.map(|bb| {
-        let (arg, offset) = view_arg("bias", bb.tensor);
-        (arg, offset, bb.stride)
-    });
+    let bias = bias_of(&ops);
     match route {
         Route::Rows(r) => rows::record(stream, q, r, (ops.a, ops.b, ops.c)),
         Route::Gemv(g) => gemv::record(stream, q, g, (ops.a, ops.b, ops.c)),
-        Route::Tiled(t) => tiled::record(stream, q, t, (ops.a, ops.b, ops.c), bias),
+        Route::Tiled(t) => tiled::record(stream, q, t, (ops.a, ops.b, ops.c), bias, ops.epi),
         Route::Coop(r) if !r.via_slab => {
             let (c_arg, _) = view_arg("c", ops.c);
-            coop::record(stream, q, r, (ops.a, ops.b), c_arg, bias)
+            coop::record(stream, q, r, (ops.a, ops.b), c_arg, bias, ops.epi)
         }
         Route::Coop(r) => {
             // All runs at once into f32 slabs, then the second pass applies
             // the epilogue.
             let splits = r.store.splits;
             let parts = scratch(&stream.device, (splits * q.outputs() * 4) as u64)?;
-            coop::record(stream, q, r, (ops.a, ops.b), Arg::whole("c", &parts), None)?;
+            coop::record(stream, q, r, (ops.a, ops.b), Arg::whole("c", &parts), None, None)?;
             let (unread, _) = view_arg("a", ops.a);
             let slab_bias = bias.map(|(arg, offset, stride)| (arg, offset, stride as i32));
-            sum_slabs_into(stream, &parts, splits, (q.alpha, q.beta), ops.c, unread, slab_bias)
+            let unread = (unread, ops.epi);
+            sum_slabs_epilogue(stream, &parts, splits, (q.alpha, q.beta), ops.c, unread, slab_bias, &q.epilogue)
         }
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod coop;
 pub mod coopmat2;
+pub mod epilogue;
 pub mod explain;
 pub mod gemv;
 pub mod launch;
@@ -20,7 +21,10 @@ pub mod staged;
 pub mod tiled;
 pub mod tuned;
 pub mod wide;
+pub mod with_epilogue;
 
+#[cfg(test)]
+mod epilogue_tests;
 #[cfg(test)]
 mod plan_tests;
 
@@ -28,12 +32,14 @@ pub use tiled::{GemmParams, FAMILY, FAMILY_BF16};
 
 use crate::bail;
 use crate::error::Result;
+use crate::ops::conv::bn_act::Activation;
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
 use crate::ops::tensor::{broadcast_shapes, expect_shape, numel, same_device, DType, Tensor};
 use crate::runtime::buffer::Buffer;
 use crate::runtime::stream::StreamShared;
+use epilogue::{Epilogue, EpilogueViews};
 use problem::Problem;
 
 pub(crate) const FLOATS: &[DType] = &[DType::F32, DType::F16];
@@ -41,7 +47,12 @@ pub(crate) const FLOATS: &[DType] = &[DType::F32, DType::F16];
 /// The second pass of a split-K GEMM: the slabs' sum into C.
 pub static SUM_FAMILY: Family = Family {
     file: "gemm_split_sum.wgsl",
-    source: include_str!("../../../shaders/gemm_split_sum.wgsl"),
+    source: concat!(
+        include_str!("../../../shaders/gemm_split_sum.wgsl"),
+        include_str!("../../../shaders/elementwise_scalar.wgsl"),
+        include_str!("../../../shaders/epilogue_activation.wgsl"),
+        include_str!("../../../shaders/gemm_epilogue.wgsl")
+    ),
     entries: &["gemm_split_sum"],
     types: &[TypeSlot { alias: "OUT", dtypes: FLOATS }],
     overrides: &[OverrideSlot { name: "BIAS", values: &[0.0, 1.0] }],
@@ -67,6 +78,17 @@ uniform! {
         pub _pad0: [u32; 3],
         pub batch_shape: [[u32; 4]; 2],
         pub c_bstride: [[i32; 4]; 2],
+        pub epi_act: u32,
+        pub epi_flags: u32,
+        pub scale_off: u32,
+        pub scale_stride: i32,
+        pub res_off: u32,
+        pub res_sm: i32,
+        pub res_sn: i32,
+        pub nan: u32,
+        pub inf: u32,
+        pub _pad1: [u32; 3],
+        pub res_bstride: [[i32; 4]; 2],
     }
 }
 
@@ -198,10 +220,25 @@ pub fn gemm_views(
     c: &Tensor,
     bias: Option<RowBias>,
 ) -> Result<()> {
-    let Some(problem) = Problem::of(stream, (alpha, beta), a, b, c, bias.as_ref())? else {
+    gemm_views_act(stream, (alpha, beta), a, b, c, bias, Activation::None)
+}
+
+/// `gemm_views` with an activation after the row bias, in the route's
+/// epilogue (the convolutions' GEMMs).
+pub(crate) fn gemm_views_act(
+    stream: &StreamShared,
+    (alpha, beta): (f32, f32),
+    a: &Tensor,
+    b: &Tensor,
+    c: &Tensor,
+    bias: Option<RowBias>,
+    activation: Activation,
+) -> Result<()> {
+    let Some(mut problem) = Problem::of(stream, (alpha, beta), a, b, c, bias.as_ref())? else {
         return Ok(());
     };
-    launch::run(stream, &problem, launch::Operands { a, b, c, bias: bias.as_ref() })
+    problem.epilogue.activation = activation;
+    launch::run(stream, &problem, launch::Operands { a, b, c, bias: bias.as_ref(), epi: None })
 }
 
 /// The second pass of a product split over K (the tiled and tensor-core
@@ -219,6 +256,23 @@ pub(crate) fn sum_slabs_into(
     unread: Arg,
     bias: Option<(Arg, u32, i32)>,
 ) -> Result<()> {
+    let none = Epilogue::default();
+    sum_slabs_epilogue(stream, parts_buf, parts, (alpha, beta), c, (unread, None), bias, &none)
+}
+
+/// `sum_slabs_into` with the fused epilogue `e` over the views `epi`
+/// (epilogue.rs); a column bias (in `e`) comes as `bias`, as a row bias does.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sum_slabs_epilogue(
+    stream: &StreamShared,
+    parts_buf: &Buffer,
+    parts: usize,
+    (alpha, beta): (f32, f32),
+    c: &Tensor,
+    (unread, epi): (Arg, Option<&EpilogueViews>),
+    bias: Option<(Arg, u32, i32)>,
+    e: &Epilogue,
+) -> Result<()> {
     let r = c.rank();
     let (m, n) = (c.shape[r - 2], c.shape[r - 1]);
     let batch = &c.shape[..r - 2];
@@ -226,6 +280,7 @@ pub(crate) fn sum_slabs_into(
     let max_dim = stream.device.limits.max_compute_workgroups_per_dimension;
     let (groups, row) = grid_1d((batches * m * n) as u64, 256, max_dim);
     let (c_arg, c_off) = view_arg("c", c);
+    let (scale_arg, res_arg, u) = epilogue::bind(e, epi, unread);
     let params = GemmSumParams {
         m: m as u32,
         n: n as u32,
@@ -243,10 +298,22 @@ pub(crate) fn sum_slabs_into(
         _pad0: [0; 3],
         batch_shape: pack_u32(batch, 1),
         c_bstride: pack_i32(&c.strides[..r - 2]),
+        epi_act: u.act,
+        epi_flags: u.flags,
+        scale_off: u.scale_off,
+        scale_stride: u.scale_stride,
+        res_off: u.res_off,
+        res_sm: u.res_sm,
+        res_sn: u.res_sn,
+        nan: f32::NAN.to_bits(),
+        inf: f32::INFINITY.to_bits(),
+        _pad1: [0; 3],
+        res_bstride: u.res_bstride,
     };
-    let has_bias = if bias.is_some() { 1.0 } else { 0.0 };
+    // The BIAS override is the row bias; a column bias is the epilogue's.
+    let has_bias = if bias.is_some() && e.col_bias.is_none() { 1.0 } else { 0.0 };
     let variant = SUM_FAMILY.variant("gemm_split_sum", &[c.dtype], &[has_bias]);
     let bias_arg = bias.map_or(unread, |b| b.0);
-    let args = [c_arg, Arg { name: "bias", ..bias_arg }, Arg::whole("parts", parts_buf)];
+    let args = [c_arg, Arg { name: "bias", ..bias_arg }, Arg::whole("parts", parts_buf), scale_arg, res_arg];
     spec::record(stream, &Launch { variant, params, args, groups })
 }

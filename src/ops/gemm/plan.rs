@@ -15,6 +15,7 @@
 
 use crate::error::Result;
 use crate::ops::gemm::coop::{self, CoopKernel};
+use crate::ops::gemm::epilogue::{self, Fusion};
 use crate::ops::gemm::gemv::{self, AxpyMode, MODES};
 use crate::ops::gemm::problem::Problem;
 use crate::ops::gemm::profile::DeviceProfile;
@@ -71,11 +72,34 @@ pub fn tuning_class(q: &Problem) -> (&'static str, String) {
     ("gemv.axpy", class)
 }
 
-/// `plan` with the matrix-vector kernels in `mode`.
+/// `plan` with the matrix-vector kernels in `mode`. A problem with an
+/// epilogue takes its route where the route applies the epilogue in its
+/// kernel or its split-K pass; elsewhere the product without it is
+/// planned into f32 scratch and one pass applies it (epilogue.rs).
 pub fn plan_in_mode(q: &Problem, p: &DeviceProfile, s: &GemmSettings, mode: AxpyMode) -> Result<Plan> {
+    if q.epilogue.is_none() {
+        return plan_product(q, p, s, mode);
+    }
+    let with = plan_product(q, p, s, mode)?;
+    let fusion = epilogue::fusion(&with.route);
+    if fusion != Fusion::ExtraPass {
+        return Ok(Plan { because: format!("{}; {}", with.because, epilogue::describe(fusion)), ..with });
+    }
+    let bare = plan_product(&q.into_scratch(), p, s, mode)?;
+    let because = format!("{}; {}", bare.because, epilogue::describe(fusion));
+    Ok(Plan { epilogue_pass: true, because, ..bare })
+}
+
+/// The route of `q`'s product (its epilogue aside) in `mode`.
+fn plan_product(q: &Problem, p: &DeviceProfile, s: &GemmSettings, mode: AxpyMode) -> Result<Plan> {
     let kernel = coop::choose(q, p, s);
-    let done =
-        |route: Route, staging: Option<Staging>, because: String| Plan { route, staging, c_bf16: q.c_bf16, because };
+    let done = |route: Route, staging: Option<Staging>, because: String| Plan {
+        route,
+        staging,
+        c_bf16: q.c_bf16,
+        epilogue_pass: false,
+        because,
+    };
     // Skinny products (few rows or columns) have kernels of their own: the
     // matrix-vector kernels (f32: up to 8 rows; 9-32 take gemm_rows), or
     // for f16 rows the skinny tensor-core tile.

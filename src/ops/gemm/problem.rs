@@ -5,6 +5,7 @@
 
 use crate::bail;
 use crate::error::Result;
+use crate::ops::gemm::epilogue::Epilogue;
 use crate::ops::gemm::RowBias;
 use crate::ops::spec::{self, Sharing};
 use crate::ops::tensor::{
@@ -77,6 +78,8 @@ pub struct Problem {
     pub beta: f32,
     /// The row bias's stride, where there is one.
     pub bias: Option<isize>,
+    /// What is applied before C is stored (epilogue.rs; none for a plain GEMM).
+    pub epilogue: Epilogue,
 }
 
 impl Problem {
@@ -152,6 +155,7 @@ impl Problem {
             alpha,
             beta,
             bias: bias.map(|bb| bb.stride),
+            epilogue: Epilogue::default(),
         }))
     }
 
@@ -175,6 +179,23 @@ impl Problem {
             alpha: 1.0,
             beta: 0.0,
             bias: None,
+            epilogue: Epilogue::default(),
+        }
+    }
+
+    /// The product of this problem without its epilogue, into contiguous
+    /// f32 scratch (what a route that does not fuse the epilogue records
+    /// before the epilogue's pass).
+    pub fn into_scratch(&self) -> Problem {
+        Problem {
+            c: Matrix::row_major(self.m, self.n, &self.batch),
+            out: DType::F32,
+            c_bf16: false,
+            alpha: 1.0,
+            beta: 0.0,
+            bias: None,
+            epilogue: Epilogue::default(),
+            ..self.clone()
         }
     }
 

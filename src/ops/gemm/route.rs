@@ -130,13 +130,17 @@ pub struct Plan {
     pub route: Route,
     pub staging: Option<Staging>,
     pub c_bf16: bool,
+    /// The route records the product without its epilogue into f32
+    /// scratch, and one pass applies the epilogue into C (epilogue.rs).
+    pub epilogue_pass: bool,
     /// Why this route: the decision that picked it, for `explain`.
     pub because: String,
 }
 
 impl PartialEq for Plan {
     fn eq(&self, other: &Plan) -> bool {
-        (&self.route, self.staging, self.c_bf16) == (&other.route, other.staging, other.c_bf16)
+        (&self.route, self.staging, self.c_bf16, self.epilogue_pass)
+            == (&other.route, other.staging, other.c_bf16, other.epilogue_pass)
     }
 }
 
@@ -222,6 +226,9 @@ impl fmt::Display for Plan {
         }
         if self.c_bf16 {
             write!(f, " into f32 scratch rounded to bf16")?;
+        }
+        if self.epilogue_pass {
+            write!(f, " into f32 scratch, then the epilogue pass")?;
         }
         write!(f, " because {}", self.because)
     }

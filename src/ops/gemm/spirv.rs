@@ -37,7 +37,8 @@ const fn bind(binding: u32, name: &'static str, kind: BindingKind, min_size: u64
 }
 
 /// The bindings of a variant with an `OUT`-byte C: a and b (16-byte
-/// vectors), C, the uniform p, and the bias where there is an epilogue.
+/// vectors), C, the uniform p, and the bias, scale and residual where
+/// there is an epilogue.
 const fn bindings<const OUT: u64, const N: usize>() -> [SpirvBinding; N] {
     let all = [
         bind(0, "a", R, 16),
@@ -45,6 +46,8 @@ const fn bindings<const OUT: u64, const N: usize>() -> [SpirvBinding; N] {
         bind(2, "c", RW, OUT),
         bind(3, "p", BindingKind::Uniform, PARAMS_SIZE),
         bind(4, "bias", R, OUT),
+        bind(5, "scale", R, OUT),
+        bind(6, "residual", R, OUT),
     ];
     let mut out = [all[0]; N];
     let mut i = 0;
@@ -58,8 +61,8 @@ const fn bindings<const OUT: u64, const N: usize>() -> [SpirvBinding; N] {
 const DIRECT_F32: [SpirvBinding; 4] = bindings::<4, 4>();
 const DIRECT_F16: [SpirvBinding; 4] = bindings::<2, 4>();
 /// The epilogue variants' bindings, which gemm_skinny_khr.comp shares.
-pub(crate) const EPILOGUE_F32: [SpirvBinding; 5] = bindings::<4, 5>();
-pub(crate) const EPILOGUE_F16: [SpirvBinding; 5] = bindings::<2, 5>();
+pub(crate) const EPILOGUE_F32: [SpirvBinding; 7] = bindings::<4, 7>();
+pub(crate) const EPILOGUE_F16: [SpirvBinding; 7] = bindings::<2, 7>();
 
 macro_rules! modules {
     ($($s:literal $a:literal $b:literal $out:ident $store:ident $binds:ident),* $(,)?) => {
@@ -240,7 +243,7 @@ mod tests {
             let stages = if v.double_buffered { 2 } else { 1 };
             let name = format!("gemm_coop_khr_s{stages}_a{}_b{}_{out}_{store}.spv", v.a_t as u8, v.b_t as u8);
             assert_eq!(m.file, name);
-            assert_eq!(m.bindings.len(), if v.direct { 4 } else { 5 });
+            assert_eq!(m.bindings.len(), if v.direct { 4 } else { 7 });
             let c = m.bindings.iter().find(|b| b.name == "c").unwrap();
             assert_eq!(c.min_size, if v.out == DType::F16 { 2 } else { 4 });
         }
@@ -256,7 +259,7 @@ mod tests {
             assert!(std::ptr::eq(v.module(), m));
             let store = if direct { "direct" } else { "epilogue" };
             assert_eq!(m.file, format!("gemm_coop_khr_bf16_a{}_b{}_f32_{store}.spv", a_t as u8, b_t as u8));
-            assert_eq!(m.bindings.len(), if direct { 4 } else { 5 });
+            assert_eq!(m.bindings.len(), if direct { 4 } else { 7 });
         }
     }
 }

@@ -7,11 +7,12 @@
 use crate::bail;
 use crate::error::Result;
 use crate::ops::gemm::coop::Split;
+use crate::ops::gemm::epilogue::{self, EpilogueViews};
 use crate::ops::gemm::problem::Problem;
 use crate::ops::gemm::profile::DeviceProfile;
 use crate::ops::gemm::route::{TiledEntry, TiledRoute};
 use crate::ops::gemm::settings::GemmSettings;
-use crate::ops::gemm::{sum_slabs_into, FLOATS};
+use crate::ops::gemm::{sum_slabs_epilogue, FLOATS};
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, Arg, Family, Launch, OverrideSlot, TypeSlot};
 use crate::ops::split::{runs_to_fill, scratch};
@@ -27,7 +28,10 @@ pub static FAMILY: Family = Family {
     source: concat!(
         include_str!("../../../shaders/matmul.wgsl"),
         include_str!("../../../shaders/matmul_operands.wgsl"),
-        include_str!("../../../shaders/gemm_tile.wgsl")
+        include_str!("../../../shaders/gemm_tile.wgsl"),
+        include_str!("../../../shaders/elementwise_scalar.wgsl"),
+        include_str!("../../../shaders/epilogue_activation.wgsl"),
+        include_str!("../../../shaders/gemm_epilogue.wgsl")
     ),
     entries: &["gemm", "gemm_c4", "gemm_split"],
     types: &[TypeSlot { alias: "IN", dtypes: FLOATS }, TypeSlot { alias: "OUT", dtypes: FLOATS }],
@@ -42,7 +46,10 @@ pub static FAMILY_BF16: Family = Family {
     source: concat!(
         include_str!("../../../shaders/matmul.wgsl"),
         include_str!("../../../shaders/matmul_operands_bf16.wgsl"),
-        include_str!("../../../shaders/gemm_tile.wgsl")
+        include_str!("../../../shaders/gemm_tile.wgsl"),
+        include_str!("../../../shaders/elementwise_scalar.wgsl"),
+        include_str!("../../../shaders/epilogue_activation.wgsl"),
+        include_str!("../../../shaders/gemm_epilogue.wgsl")
     ),
     entries: &["gemm", "gemm_c4", "gemm_split"],
     types: &[TypeSlot { alias: "IN", dtypes: &[DType::F32] }, TypeSlot { alias: "OUT", dtypes: &[DType::F32] }],
@@ -57,6 +64,7 @@ const OVERRIDES: &[OverrideSlot] = &[
     OverrideSlot { name: "B_LAYOUT", values: &[0.0, 1.0, 2.0, 3.0] },
     OverrideSlot { name: "C_LAYOUT", values: &[0.0, 1.0, 2.0] },
     OverrideSlot { name: "BIAS", values: &[0.0, 1.0] },
+    OverrideSlot { name: "EPILOGUE", values: &[0.0, 1.0] },
 ];
 
 uniform! {
@@ -88,7 +96,17 @@ uniform! {
         pub split0: u32,
         pub accumulate: u32,
         pub batches: u32,
-        pub _pad0: [u32; 2],
+        pub epi_act: u32,
+        pub epi_flags: u32,
+        pub scale_off: u32,
+        pub scale_stride: i32,
+        pub res_off: u32,
+        pub res_sm: i32,
+        pub res_sn: i32,
+        pub nan: u32,
+        pub inf: u32,
+        pub _pad0: u32,
+        pub res_bstride: [[i32; 4]; 2],
     }
 }
 
@@ -275,13 +293,15 @@ pub fn plan(q: &Problem, p: &DeviceProfile, s: &GemmSettings) -> Result<TiledRou
 }
 
 /// Record a planned tiled product of the views `q` describes (`bias`: the
-/// row bias's binding, offset and stride).
+/// row or column bias's binding, offset and stride; `epi`: the epilogue's
+/// tensors, applied as C is stored or by the split-K pass).
 pub fn record(
     stream: &StreamShared,
     q: &Problem,
     route: &TiledRoute,
     (a, b, c): (&Tensor, &Tensor, &Tensor),
     bias: Option<(Arg, u32, isize)>,
+    epi: Option<&EpilogueViews>,
 ) -> Result<()> {
     let (a_arg, a_off) = spec::view_arg("a", a);
     let (b_arg, b_off) = spec::view_arg("b", b);
@@ -289,6 +309,7 @@ pub fn record(
     // Without a bias the kernel's bias binding still needs a buffer: a's.
     let (bias_arg, bias_off, bias_stride) = bias.unwrap_or((Arg { name: "bias", ..a_arg }, 0, 0));
     let bias_arg = Arg { name: "bias", ..bias_arg };
+    let (scale_arg, res_arg, e) = epilogue::bind(&q.epilogue, epi, a_arg);
     let split = route.split;
     let params = |split0: usize, accumulate: bool| GemmParams {
         m: q.m as u32,
@@ -317,23 +338,34 @@ pub fn record(
         split0: split0 as u32,
         accumulate: accumulate as u32,
         batches: q.batch_count as u32,
-        _pad0: [0; 2],
+        epi_act: e.act,
+        epi_flags: e.flags,
+        scale_off: e.scale_off,
+        scale_stride: e.scale_stride,
+        res_off: e.res_off,
+        res_sm: e.res_sm,
+        res_sn: e.res_sn,
+        nan: f32::NAN.to_bits(),
+        inf: f32::INFINITY.to_bits(),
+        _pad0: 0,
+        res_bstride: e.res_bstride,
     };
     let has_bias = if q.bias.is_some() { 1.0 } else { 0.0 };
     let [la, lb, lc] = route.layouts.map(f64::from);
-    let overrides = [route.rm as f64, route.rn as f64, la, lb, lc, has_bias];
+    let epilogue = if q.epilogue.is_none() { 0.0 } else { 1.0 };
+    let overrides = [route.rm as f64, route.rn as f64, la, lb, lc, has_bias, epilogue];
     let (family, types) =
         if q.dtype == DType::BF16 { (&FAMILY_BF16, [DType::F32; 2]) } else { (&FAMILY, [q.dtype, q.out]) };
     let groups = route.groups;
     match route.entry {
         TiledEntry::GemmC4 => {
             let variant = family.variant("gemm_c4", &types, &overrides);
-            let args = [a_arg, b_arg, Arg { name: "c4", ..c_arg }, bias_arg];
+            let args = [a_arg, b_arg, Arg { name: "c4", ..c_arg }, bias_arg, scale_arg, res_arg];
             spec::record(stream, &Launch { variant, params: params(0, false), args, groups })
         }
         TiledEntry::Gemm => {
             let variant = family.variant("gemm", &types, &overrides);
-            let args = [a_arg, b_arg, c_arg, bias_arg];
+            let args = [a_arg, b_arg, c_arg, bias_arg, scale_arg, res_arg];
             spec::record(stream, &Launch { variant, params: params(0, false), args, groups })
         }
         TiledEntry::Split => {
@@ -346,7 +378,8 @@ pub fn record(
                 spec::record(stream, &Launch { variant, params: params(split0, split0 > 0), args, groups })?;
             }
             let slab_bias = bias.map(|(arg, off, stride)| (arg, off, stride as i32));
-            sum_slabs_into(stream, &parts, split.parts, (q.alpha, q.beta), c, a_arg, slab_bias)
+            let unread = (a_arg, epi);
+            sum_slabs_epilogue(stream, &parts, split.parts, (q.alpha, q.beta), c, unread, slab_bias, &q.epilogue)
         }
     }
 }

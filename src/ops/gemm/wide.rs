@@ -194,7 +194,7 @@ mod tests {
             let out = if v.out == DType::F16 { "f16" } else { "f32" };
             let store = if v.direct { "direct" } else { "epilogue" };
             assert_eq!(m.file, format!("gemm_khr_wide_b{}_{out}_{store}.spv", v.b_t as u8));
-            assert_eq!(m.bindings.len(), if v.direct { 4 } else { 5 });
+            assert_eq!(m.bindings.len(), if v.direct { 4 } else { 7 });
             let c = m.bindings.iter().find(|b| b.name == "c").unwrap();
             assert_eq!(c.min_size, if v.out == DType::F16 { 2 } else { 4 });
         }
@@ -209,7 +209,7 @@ mod tests {
             assert!(std::ptr::eq(v.module(), m));
             let store = if v.direct { "direct" } else { "epilogue" };
             assert_eq!(m.file, format!("gemm_khr_wide_bf16_b{}_f32_{store}.spv", v.b_t as u8));
-            assert_eq!(m.bindings.len(), if v.direct { 4 } else { 5 });
+            assert_eq!(m.bindings.len(), if v.direct { 4 } else { 7 });
         }
     }
 

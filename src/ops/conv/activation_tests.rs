@@ -1,0 +1,51 @@
+//! Which convolution routes apply conv2d_bn_act's activation as they store
+//! (the rest leave it to one elementwise pass), by table without a GPU.
+
+use super::plan::plan;
+use super::problem::{Conv2dParams, Problem};
+use super::route::Route;
+use super::target::{F16Start, Fill, Target};
+use crate::ops::tensor::DType::{self, F16, F32};
+
+fn target(khr: bool, coop: bool) -> Target<'static> {
+    Target {
+        max_workgroups: 65535,
+        max_binding: (1 << 31) - 1,
+        khr,
+        coop,
+        fill: Fill::Rule(|_, _| 1),
+        f16_start: F16Start::Gather,
+        cols_budget: 128 << 20,
+    }
+}
+
+fn route(input: [usize; 4], weight: [usize; 4], pad: u32, groups: u32, dtype: DType, t: &Target) -> Route {
+    let params = Conv2dParams { pad: [pad, pad], groups, ..Conv2dParams::default() };
+    // Channels-last images (what the KHR gather reads), but for 1x1
+    // kernels, which are a GEMM over NCHW's flat pixels.
+    let p = Problem::of_shapes(&params, input, weight, dtype, true, weight[2] != 1).unwrap();
+    plan(&p, t).unwrap().route
+}
+
+#[test]
+fn every_route_but_depthwise_and_the_implicit_gemm_applies_the_activation() {
+    let (lavapipe, h100, coop_only) = (target(false, false), target(true, true), target(false, true));
+    let resnet = ([32, 64, 56, 56], [64, 64, 3, 3]);
+    let cases = [
+        (route(resnet.0, resnet.1, 1, 1, F32, &lavapipe), false, "implicit_gemm"),
+        (route(resnet.0, resnet.1, 1, 1, F16, &lavapipe), true, "im2col_gemm"),
+        (route(resnet.0, resnet.1, 1, 1, F16, &h100), true, "khr_gather"),
+        (route([8, 16, 9, 9], [16, 16, 3, 3], 1, 1, F16, &coop_only), true, "coop_implicit"),
+        (route([2, 64, 28, 28], [128, 64, 1, 1], 0, 1, F32, &lavapipe), true, "gemm_1x1"),
+        (route([2, 32, 28, 28], [32, 1, 3, 3], 1, 32, F32, &lavapipe), false, "direct"),
+        (route([1, 256, 3, 3], [8, 256, 3, 3], 1, 1, F32, &lavapipe), false, "implicit_gemm"),
+    ];
+    for (route, applies, name) in cases {
+        assert!(route.to_string().starts_with(name), "expected {name}: {route}");
+        assert_eq!(route.applies_activation(), applies, "{route}");
+    }
+    // The last case is the implicit GEMM with K split (its atomics add
+    // partial sums).
+    let Route::Implicit(i) = route([1, 256, 3, 3], [8, 256, 3, 3], 1, 1, F32, &lavapipe) else { panic!() };
+    assert!(i.splits > 1);
+}
