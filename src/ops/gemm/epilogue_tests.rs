@@ -54,7 +54,14 @@ fn split_k_applies_the_epilogue_in_its_sum_pass() {
 #[test]
 fn the_khr_and_wgsl_tensor_core_kernels_fuse_it_in_their_epilogue_store() {
     let q = linear(2048, 4096, 4096, F16);
-    let khr = planned(&q, &DeviceProfile::h100_khr_only(), &GemmSettings::default());
+    // By the planner's rule an (N, K) weight of this size takes the wide block.
+    let wide = planned(&q, &DeviceProfile::h100_khr_only(), &GemmSettings::default());
+    let Route::Coop(c) = &wide.route else { panic!("{wide}") };
+    assert!(matches!(c.engine, CoopEngine::Wide(v) if !v.direct), "{wide}");
+    assert!(!c.via_slab && !wide.epilogue_pass && c.store.epilogue, "{wide}");
+    assert!(wide.because.ends_with("epilogue fused in the route's kernel"), "{wide}");
+    let no_wide = GemmSettings { wide: Some(false), ..GemmSettings::default() };
+    let khr = planned(&q, &DeviceProfile::h100_khr_only(), &no_wide);
     let Route::Coop(c) = &khr.route else { panic!("{khr}") };
     assert!(matches!(c.engine, CoopEngine::Khr(v) if !v.direct), "{khr}");
     assert!(!c.via_slab && !khr.epilogue_pass && c.store.epilogue, "{khr}");
