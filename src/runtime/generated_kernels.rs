@@ -20,11 +20,17 @@ pub(crate) const MAX_GENERATED_KERNELS: usize = 1024;
 #[derive(Default)]
 pub struct GeneratedKernels {
     map: Mutex<HashMap<Arc<str>, Arc<Kernel>>>,
+    /// Kernels of generated modules with several entry points and
+    /// `override`s (fused reductions), by source, entry and override values.
+    entries: Mutex<HashMap<EntryKey, Arc<Kernel>>>,
 }
+
+/// A generated module's entry point with its override values (as bits).
+type EntryKey = (Arc<str>, &'static str, Vec<(&'static str, u64)>);
 
 impl GeneratedKernels {
     pub fn count(&self) -> usize {
-        self.map.lock().unwrap().len()
+        self.map.lock().unwrap().len() + self.entries.lock().unwrap().len()
     }
 
     /// The kernel compiled from `source` (entry point `main`), compiling it
@@ -39,5 +45,26 @@ impl GeneratedKernels {
             map.clear();
         }
         Ok((map.entry(source.clone()).or_insert(kernel).clone(), true))
+    }
+
+    /// The kernel of entry point `entry` of `source` with the pipeline
+    /// constants `constants`, compiling it on a miss (outside the lock).
+    pub fn get_entry(
+        &self,
+        device: &Device,
+        source: &Arc<str>,
+        entry: &'static str,
+        constants: &[(&'static str, f64)],
+    ) -> Result<Arc<Kernel>> {
+        let key: EntryKey = (source.clone(), entry, constants.iter().map(|&(n, v)| (n, v.to_bits())).collect());
+        if let Some(k) = self.entries.lock().unwrap().get(&key) {
+            return Ok(k.clone());
+        }
+        let kernel = Arc::new(compile_with_constants(device, source, entry, constants)?);
+        let mut map = self.entries.lock().unwrap();
+        if map.len() >= MAX_GENERATED_KERNELS {
+            map.clear();
+        }
+        Ok(map.entry(key).or_insert(kernel).clone())
     }
 }
