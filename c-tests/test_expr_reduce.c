@@ -395,11 +395,17 @@ static void test_axes_and_views(TestEnv *env, WgcDtype d) {
     } sets[5] = {{inner, 1}, {outer, 1}, {middle, 1}, {outer_inner, 2}, {NULL, 0}};
     int layouts[4] = {CONTIG, TRANSPOSED, OFFSET3, REVERSED};
     uint32_t ops[5] = {WGC_REDUCE_OP_SUM, WGC_REDUCE_OP_MEAN, WGC_REDUCE_OP_MAX, WGC_REDUCE_OP_MIN, WGC_REDUCE_OP_ARGMAX};
-    for (int l = 0; l < 4; l++) {
+    /* Every op on contiguous views; sum and argmax (whose indices follow the
+     * view's logical order) on the others; fewer for f16 (each new
+     * structure compiles its kernels, which takes a while on lavapipe). */
+    int f16 = d == WGC_DTYPE_F16;
+    for (int l = 0; l < 4; l += f16 ? 3 : 1) {
         T in[2] = {make(env, d, 3, shape, layouts[l], -2, 2), make(env, d, 3, shape, CONTIG, -2, 2)};
         for (int a = 0; a < 5; a++)
             for (int o = 0; o < 5; o++) {
                 if (is_arg(ops[o]) && sets[a].n > 1) continue;
+                if (l > 0 && o != 0 && o != 4) continue;
+                if (f16 && (o == 3 || (l > 0 && o != 0))) continue;
                 char what[160];
                 snprintf(what, sizeof what, "%s(x*y) dtype %d layout %d axes set %d", o == 0 ? "sum" : o == 1 ? "mean" : o == 2 ? "max" : o == 3 ? "min" : "argmax", (int)d, layouts[l], a);
                 Call c = {what, e, NULL, ref_mul, NULL, d, ops[o], sets[a].axes, sets[a].n, (uint32_t)((a + o) % 2), in, 2, NULL, 0, 0, (a == 0 && o == 0) ? TRANSPOSED : CONTIG};
