@@ -219,6 +219,47 @@ fn epilogue(out: &mut String, epi: Option<&Expr>, o: DType, slots: &mut Vec<Node
     }
 }
 
+/// A key that determines `generate_reduce`'s text for these arguments:
+/// the live nodes of both expressions (ops, dtypes, canonical operands,
+/// input numbers; constants and parameters alike, as slots), their outputs,
+/// the layout and the kind. Equal keys give equal texts, so kernels are
+/// cached by it without generating the text.
+pub fn structure_key(pro: &Expr, epi: Option<&Expr>, layout: &ReduceLayout, kind: &ReduceKind) -> Vec<u64> {
+    let dt = |d: DType| d as u64;
+    let mut key = vec![dt(kind.types[0]), dt(kind.types[1]), dt(kind.types[2]), kind.subgroups as u64];
+    key.extend([layout.rank as u64, layout.vec4 as u64]);
+    key.extend(layout.dense.iter().zip(&layout.splat).map(|(&d, &s)| d as u64 | (s as u64) << 1));
+    for e in std::iter::once(pro).chain(epi) {
+        let live = e.live();
+        let name = names(&live);
+        let n = |id: NodeId| name[id as usize] as u64;
+        key.push(u64::MAX); // one expression's nodes follow
+        for (node, _) in e.nodes.iter().zip(&live).filter(|(_, &l)| l) {
+            key.push(dt(node.dtype));
+            match node.op {
+                Op::Input(k) => key.extend([1, k as u64]),
+                Op::Scalar(_) | Op::Param(_) => key.push(2),
+                Op::Unary(u, a) => key.extend([3, u as u64, n(a)]),
+                Op::Binary(b, x, y) => key.extend([4, b as u64, n(x), n(y)]),
+                Op::Where(m, a, b) => key.extend([5, n(m), n(a), n(b)]),
+                Op::Fma(a, b, c) => key.extend([6, n(a), n(b), n(c)]),
+                Op::Cast(a) => key.extend([7, n(a)]),
+            }
+        }
+        key.push(n(e.outputs[0]));
+    }
+    key
+}
+
+/// The scalar and parameter nodes of `e` a kernel reads, in slot order
+/// (as `generate_reduce` numbers them).
+pub fn scalar_slots(e: &Expr) -> Vec<NodeId> {
+    let live = e.live();
+    (0..e.nodes.len() as NodeId)
+        .filter(|&id| live[id as usize] && matches!(e.nodes[id as usize].op, Op::Scalar(_) | Op::Param(_)))
+        .collect()
+}
+
 /// Whether a live node or input of `e` is f16.
 fn uses_f16(e: &Expr) -> bool {
     e.nodes.iter().zip(e.live()).any(|(n, l)| l && n.dtype == DType::F16)

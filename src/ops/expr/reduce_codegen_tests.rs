@@ -193,3 +193,39 @@ fn uniform_matches_the_wgsl_struct() {
         assert_eq!(m.offset as usize, offset, "{name}");
     }
 }
+
+#[test]
+fn structure_keys_tell_texts_apart_and_slots_follow_the_text() {
+    let mut scaled = product(DType::F32);
+    let k = scaled.scalar(DType::F32, 3.0).unwrap();
+    let y = scaled.binary(BinaryOp::Mul, scaled.outputs[0], k).unwrap();
+    scaled.outputs = vec![y];
+    let mut other_value = scaled.clone();
+    other_value.nodes[k as usize].op = Op::Param(0);
+    other_value.params.push(DType::F32);
+    let l1 = layout(1, false);
+    let mut l2 = layout(2, true);
+    l2.splat[1] = true;
+    let kd = kind(DType::F32, DType::F32, false);
+    let epi = sqrt_eps(DType::F32);
+    let cases: Vec<(Expr, Option<&Expr>, ReduceLayout, ReduceKind)> = vec![
+        (product(DType::F32), None, l1, kd),
+        (product(DType::F32), Some(&epi), l1, kd),
+        (product(DType::F32), None, l2, kd),
+        (product(DType::F32), None, l1, kind(DType::F32, DType::F32, true)),
+        (squared_deviation(DType::F32), None, l1, kd),
+        (scaled.clone(), Some(&epi), l1, kd),
+        (other_value, Some(&epi), l1, kd),
+    ];
+    for (i, a) in cases.iter().enumerate() {
+        let ga = generate_reduce(&a.0, a.1, &a.2, &a.3);
+        let mut slots = scalar_slots(&a.0);
+        slots.extend(a.1.map(scalar_slots).unwrap_or_default());
+        assert_eq!(slots, ga.slots, "case {i}");
+        for (j, b) in cases.iter().enumerate() {
+            let gb = generate_reduce(&b.0, b.1, &b.2, &b.3);
+            let same_key = structure_key(&a.0, a.1, &a.2, &a.3) == structure_key(&b.0, b.1, &b.2, &b.3);
+            assert_eq!(same_key, ga.source == gb.source, "cases {i} and {j}");
+        }
+    }
+}

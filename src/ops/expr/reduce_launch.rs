@@ -9,7 +9,7 @@
 
 use super::ir::{Expr, Op, MAX_INPUTS, MAX_SCALARS};
 use super::launch::slot_bits;
-use super::reduce_codegen::{generate_reduce, ReduceKind, ReduceLayout};
+use super::reduce_codegen::{generate_reduce, scalar_slots, structure_key, ReduceKind, ReduceLayout};
 use crate::bail;
 use crate::error::Result;
 use crate::ops::reduce::kernels::use_subgroups;
@@ -17,7 +17,6 @@ use crate::ops::reduce::{reduce_fused, FusedInput, ReduceOp, ReduceParams};
 use crate::ops::spec::{check_output, Arg, Sharing};
 use crate::ops::tensor::{broadcast_strides, check_kernel_counts, coalesce, same_device, DType, Tensor, MAX_RANK};
 use crate::runtime::stream::{Bind, Groups, StreamShared};
-use std::sync::Arc;
 
 /// The generated modules' `struct Params` (shaders/reduce_expr_params.wgsl):
 /// the reduce uniform, then the prologue's fields.
@@ -230,7 +229,12 @@ pub fn launch_reduce(
     let value = pro.nodes[pro.outputs[0] as usize].dtype;
     let reduced = reduced_dtype(op, value);
     let kind = ReduceKind { types: [value, accumulator(value), reduced], subgroups: use_subgroups(dev) };
-    let gen = generate_reduce(pro, epi, &layout, &kind);
+    let pro_slots = scalar_slots(pro);
+    let slots: Vec<(&Expr, usize, u32)> = pro_slots
+        .iter()
+        .map(|&id| (pro, 0, id))
+        .chain(epi.into_iter().flat_map(|e| scalar_slots(e).into_iter().map(move |id| (e, pro.params.len(), id))))
+        .collect();
     let mut p = FusedParams {
         base: bytemuck::Zeroable::zeroed(),
         nan: 0x7fc0_0000,
@@ -253,8 +257,7 @@ pub fn launch_reduce(
             p.st[at / 4][at % 4] = s as i32;
         }
     }
-    for (j, &id) in gen.slots.iter().enumerate() {
-        let (e, base) = if j < gen.epilogue_from { (pro, 0) } else { (epi.unwrap(), pro.params.len()) };
+    for (j, &(e, base, id)) in slots.iter().enumerate() {
         let n = e.nodes[id as usize];
         let v = match n.op {
             Op::Scalar(v) => v,
@@ -263,13 +266,18 @@ pub fn launch_reduce(
         };
         p.s[j / 4][j % 4] = slot_bits(n.dtype, v);
     }
-    let fused = Fused { source: gen.source.into(), kind, inputs, read: &gen.inputs, template: p };
+    let key = structure_key(pro, epi, &layout, &kind);
+    let fused = Fused { pro, epi, layout, key, kind, inputs, read: &read, template: p };
     reduce_fused(stream, op, &fused, value, &shape, axes, keepdim, out)
 }
 
 /// The generated module of one launch and what its kernels bind.
 struct Fused<'x, 'a> {
-    source: Arc<str>,
+    pro: &'x Expr,
+    epi: Option<&'x Expr>,
+    layout: ReduceLayout,
+    /// The module's structure key (`structure_key`).
+    key: Vec<u64>,
     kind: ReduceKind,
     inputs: &'x [Tensor<'a>],
     read: &'x [u32],
@@ -294,7 +302,8 @@ impl FusedInput for Fused<'_, '_> {
         }
         let dev = &stream.device;
         let constants = [("OP", op as f64), ("LANES", lanes as f64)];
-        let kernel = dev.kernels.generated.get_entry(dev, &self.source, entry, &constants)?;
+        let source = || generate_reduce(self.pro, self.epi, &self.layout, &self.kind).source;
+        let kernel = dev.kernels.generated.get_entry(dev, &self.key, entry, &constants, source)?;
         let binding = |name: &str| kernel.bindings.iter().find(|b| b.name == name).map(|b| b.binding);
         let mut binds: Vec<Bind> = Vec::with_capacity(self.read.len() + args.len());
         // Entries that read no input (reduce_finish) bind none.
