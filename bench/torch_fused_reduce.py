@@ -66,24 +66,28 @@ def case(name, size, fn, args, ref, atol, rtol, nbytes):
     emit(name + "_copy_same_bytes", size, median_ms(lambda: dst.copy_(src), nbytes), nbytes)
 
 
+def rows_cases(dt, tag, R, C):
+    es = torch.finfo(dt).bits // 8
+    rel = 2e-3 if dt == torch.float16 else 1e-5
+    x = (torch.rand(R, C, device=dev) * 2 - 1).to(dt)
+    y = (torch.rand(R, C, device=dev) * 2 - 1).to(dt)
+    p = x.double() * y.double()
+    case(f"sum_xy_last_{tag}", f"{R}x{C}", dot, (x, y), p.sum(-1), rel * p.abs().sum(-1), rel,
+         2 * R * C * es + R * es)
+    m = (torch.rand(R, 1, device=dev) * 2 - 1).to(dt)
+    d2 = (x.double() - m.double()) ** 2
+    case(f"mean_sqdev_last_{tag}", f"{R}x{C}", sqdev, (x, m), d2.mean(-1), rel * d2.mean(-1), rel,
+         R * C * es + 2 * R * es)
+
+
 def main():
     torch.manual_seed(0)
     R, C = (37, 1001) if SMALL else (8192, 4096)
-    for dt, tag in ((torch.float32, "f32"), (torch.float16, "f16")):
-        es = torch.finfo(dt).bits // 8
-        rel = 2e-3 if dt == torch.float16 else 1e-5
-        x = (torch.rand(R, C, device=dev) * 2 - 1).to(dt)
-        y = (torch.rand(R, C, device=dev) * 2 - 1).to(dt)
-        p = x.double() * y.double()
-        case(f"sum_xy_last_{tag}", f"{R}x{C}", dot, (x, y), p.sum(-1), rel * p.abs().sum(-1), rel,
-             2 * R * C * es + R * es)
-        m = (torch.rand(R, 1, device=dev) * 2 - 1).to(dt)
-        d2 = (x.double() - m.double()) ** 2
-        case(f"mean_sqdev_last_{tag}", f"{R}x{C}", sqdev, (x, m), d2.mean(-1), rel * d2.mean(-1), rel,
-             R * C * es + 2 * R * es)
+    rows_cases(torch.float32, "f32", R, C)
     n = 100003 if SMALL else 1 << 26
     x = torch.rand(n, device=dev) * 200 - 100
     case("max_abs_all_f32", f"{n}", maxabs, (x,), x.double().abs().max(), 0.0, 0.0, n * 4 + 4)
+    rows_cases(torch.float16, "f16", R, C)
 
 
 if __name__ == "__main__":

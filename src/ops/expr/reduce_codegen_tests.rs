@@ -50,8 +50,10 @@ fn compile(source: &str, codes: &[u32], subgroups: bool) -> Result<(), String> {
             )
             .map_err(|e| format!("{entry} OP {op}: {e}"))?;
             let options = naga::back::spv::Options { lang_version: (1, 3), ..Default::default() };
-            let pipeline =
-                naga::back::spv::PipelineOptions { shader_stage: naga::ShaderStage::Compute, entry_point: entry.into() };
+            let pipeline = naga::back::spv::PipelineOptions {
+                shader_stage: naga::ShaderStage::Compute,
+                entry_point: entry.into(),
+            };
             naga::back::spv::write_vec(&m, &i, &options, Some(&pipeline))
                 .map_err(|e| format!("{entry} OP {op}: SPIR-V: {e}"))?;
         }

@@ -70,10 +70,19 @@ fn accumulator(d: DType) -> DType {
 
 fn check_expressions(pro: &Expr, epi: Option<&Expr>, op: ReduceOp, inputs: &[Tensor], params: &[f64]) -> Result<()> {
     if pro.outputs.len() != 1 {
-        bail!(InvalidArgument, "expression reduction: the expression must have exactly one output (it has {})", pro.outputs.len());
+        bail!(
+            InvalidArgument,
+            "expression reduction: the expression must have exactly one output (it has {})",
+            pro.outputs.len()
+        );
     }
     if inputs.len() != pro.inputs.len() {
-        bail!(InvalidArgument, "expression reduction: {} inputs given, the expression has {}", inputs.len(), pro.inputs.len());
+        bail!(
+            InvalidArgument,
+            "expression reduction: {} inputs given, the expression has {}",
+            inputs.len(),
+            pro.inputs.len()
+        );
     }
     let want = pro.params.len() + epi.map_or(0, |e| e.params.len());
     if params.len() != want {
@@ -190,7 +199,11 @@ pub fn launch_reduce(
         .collect();
     let limit = dev.limits.max_storage_buffers_per_shader_stage;
     if read.len() as u32 + 2 > limit {
-        bail!(LimitExceeded, "expression reduction: {} tensors to bind; this adapter binds at most {limit}", read.len() + 2);
+        bail!(
+            LimitExceeded,
+            "expression reduction: {} tensors to bind; this adapter binds at most {limit}",
+            read.len() + 2
+        );
     }
     let mut dense = vec![0isize; shape.len()];
     let mut n = 1isize;
@@ -298,7 +311,11 @@ impl FusedInput for Fused<'_, '_> {
         groups: [u32; 3],
     ) -> Result<()> {
         if types != self.kind.types {
-            bail!(Internal, "expression reduction: the planner asks for types {types:?}, generated for {:?}", self.kind.types);
+            bail!(
+                Internal,
+                "expression reduction: the planner asks for types {types:?}, generated for {:?}",
+                self.kind.types
+            );
         }
         let dev = &stream.device;
         let constants = [("OP", op as f64), ("LANES", lanes as f64)];
@@ -313,7 +330,9 @@ impl FusedInput for Fused<'_, '_> {
             }
         }
         for a in args {
-            let Some(b) = binding(a.name) else { bail!(Internal, "generated kernel {entry} has no binding {}", a.name) };
+            let Some(b) = binding(a.name) else {
+                bail!(Internal, "generated kernel {entry} has no binding {}", a.name)
+            };
             binds.push(Bind { binding: b, buffer: a.buffer, offset: a.offset, size: a.size });
         }
         let mut p = self.template;

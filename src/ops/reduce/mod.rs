@@ -223,7 +223,13 @@ fn validate(
         bail!(Unsupported, "{op:?} of {} tensors is not supported (floating-point inputs only)", dtype.wgsl());
     }
     if out.dtype != out_dtype {
-        bail!(DtypeMismatch, "{op:?} of a {} tensor writes {}; out is {}", dtype.wgsl(), out_dtype.wgsl(), out.dtype.wgsl());
+        bail!(
+            DtypeMismatch,
+            "{op:?} of a {} tensor writes {}; out is {}",
+            dtype.wgsl(),
+            out_dtype.wgsl(),
+            out.dtype.wgsl()
+        );
     }
     if op.is_arg() && axes.len() > 1 {
         bail!(InvalidArgument, "{op:?} takes one axis (or none, for the flattened tensor); {} given", axes.len());
@@ -438,7 +444,9 @@ fn record_planned(
                 let launch = Launch { variant: finish, params: finish_params, args: [pa, oa], groups: finish_groups };
                 spec::record(stream, &launch)?;
             }
-            Reader::Fused(f) => f.record(stream, "reduce_finish", types, code, 4, &finish_params, &[pa, oa], finish_groups)?,
+            Reader::Fused(f) => {
+                f.record(stream, "reduce_finish", types, code, 4, &finish_params, &[pa, oa], finish_groups)?
+            }
         }
     }
     Ok(())
