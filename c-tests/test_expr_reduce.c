@@ -4,7 +4,7 @@
  * middle, several and all axes, with and without keepdim; every kernel
  * the reduce planner picks (row launch, split vec4, columns, strided);
  * broadcast, transposed, offset and reversed views; f32, f16, i32, u32 and
- * bf16 inputs; NaN and infinities; empty reductions; parameters changing
+ * bf16 values (and bf16 inputs); NaN and infinities; empty reductions; parameters changing
  * with the compiled kernels reused; and every kind of bad call, with the
  * output left untouched. */
 #include <math.h>
@@ -265,8 +265,8 @@ static size_t reference(const Call *c, int *rank_out, int64_t *out_shape, double
         seen[row]++;
     }
     WgcDtype od = is_arg(c->op) ? WGC_DTYPE_I32 : c->vd;
-    int fl = od == WGC_DTYPE_F32 || od == WGC_DTYPE_F16;
-    double rel = od == WGC_DTYPE_F16 ? 1e-3 : 2e-6;
+    int fl = od == WGC_DTYPE_F32 || od == WGC_DTYPE_F16 || od == WGC_DTYPE_BF16;
+    double rel = od == WGC_DTYPE_F16 ? 1e-3 : od == WGC_DTYPE_BF16 ? 4e-3 : 2e-6;
     for (size_t r = 0; r < rows; r++) {
         double y = acc[r];
         if (c->op == WGC_REDUCE_OP_MEAN) y = kred ? acc[r] / (double)kred : NAN;
@@ -567,6 +567,29 @@ static void test_cast_inputs(TestEnv *env) {
     wgc_expr_release(e);
 }
 
+/* bf16 values: bf16(x * y) summed in f32, rounded once to bf16, then the
+ * epilogue sqrt(v + eps) in bf16; max and argmax of them. */
+static void test_bf16_values(TestEnv *env) {
+    WgcExpr *e = NULL, *epi = sqrt_eps_expr(WGC_DTYPE_BF16);
+    CHECK(wgc_expr_create(&e));
+    uint32_t x = N(wgc_expr_input(e, WGC_DTYPE_F32, &id_)), y = N(wgc_expr_input(e, WGC_DTYPE_F32, &id_));
+    uint32_t p = N(wgc_expr_binary(e, WGC_BINARY_OP_MUL, x, y, &id_));
+    CHECK(wgc_expr_output(e, N(wgc_expr_cast(e, p, WGC_DTYPE_BF16, &id_))));
+    int64_t shape[2] = {9, 301}, yshape[1] = {301};
+    T in[2] = {make(env, WGC_DTYPE_F32, 2, shape, TRANSPOSED, 0, 2), make(env, WGC_DTYPE_F32, 1, yshape, CONTIG, 0, 2)};
+    int32_t axis = 1;
+    double eps[1] = {0.5};
+    Call c = {"sqrt(sum(bf16(x*y)) + eps) bf16", e, epi, ref_mul, ref_sqrt_eps, WGC_DTYPE_BF16, WGC_REDUCE_OP_SUM, &axis, 1, 0, in, 2, eps, 1, 0, CONTIG};
+    run_call(env, &c);
+    Call m = {"max(bf16(x*y)) bf16", e, NULL, ref_mul, NULL, WGC_DTYPE_BF16, WGC_REDUCE_OP_MAX, &axis, 1, 1, in, 2, NULL, 0, 0, CONTIG};
+    run_call(env, &m);
+    m.what = "argmax(bf16(x*y))";
+    m.op = WGC_REDUCE_OP_ARGMAX;
+    run_call(env, &m);
+    release(&in[0]), release(&in[1]);
+    wgc_expr_release(e), wgc_expr_release(epi);
+}
+
 /* Empty reduced sets: sum 0, mean NaN, max refused; empty outputs launch nothing. */
 static void test_empty(TestEnv *env) {
     WgcExpr *e = mul_expr(WGC_DTYPE_F32);
@@ -654,12 +677,12 @@ static void test_misuse(TestEnv *env) {
     EXPECT_STATUS(R(e, 0, &axis, 1, ins, 2, NULL, 0, epi2, &out.t), WGC_ERROR_INVALID_ARGUMENT);
     epih = sqrt_eps_expr(WGC_DTYPE_F16);
     EXPECT_STATUS(R(e, 0, &axis, 1, ins, 2, &eps, 1, epih, &out.t), WGC_ERROR_DTYPE_MISMATCH);
-    /* A bf16 value is not reduced. */
+    /* A bf16 value reduces into bf16 only. */
     CHECK(wgc_expr_create(&bf));
     uint32_t b0 = N(wgc_expr_input(bf, WGC_DTYPE_F32, &id_));
     CHECK(wgc_expr_output(bf, N(wgc_expr_cast(bf, b0, WGC_DTYPE_BF16, &id_))));
     T outb = make(env, WGC_DTYPE_BF16, 1, oshape, CONTIG, 0, 0);
-    EXPECT_STATUS(R(bf, 0, &axis, 1, ins, 1, NULL, 0, NULL, &outb.t), WGC_ERROR_UNSUPPORTED);
+    EXPECT_STATUS(R(bf, 0, &axis, 1, ins, 1, NULL, 0, NULL, &out.t), WGC_ERROR_DTYPE_MISMATCH);
     /* MEAN of integers. */
     WgcExpr *ei = mul_expr(WGC_DTYPE_I32);
     T xi = make(env, WGC_DTYPE_I32, 2, shape, CONTIG, 0, 9), yi = make(env, WGC_DTYPE_I32, 2, shape, CONTIG, 0, 9);
@@ -713,6 +736,7 @@ int main(void) {
     }
     test_prod_param(&env);
     test_integers(&env);
+    test_bf16_values(&env);
     test_empty(&env);
     test_misuse(&env);
     test_env_release(&env);

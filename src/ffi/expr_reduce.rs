@@ -38,14 +38,15 @@ unsafe fn expr_of(e: *const WgcExpr, what: &str) -> crate::error::Result<Expr> {
 /// `reduce_op` (a `WgcReduceOp`), `axes`, `axis_count` and `keepdim` are
 /// as for `wgc_op_reduce` applied to a tensor of that broadcast shape
 /// holding the expression's values (so the axes count in its rank), with
-/// the same dtypes (SUM, MAX, MIN and PROD of f32, f16, i32 and u32
+/// the same dtypes (SUM, MAX, MIN and PROD of f32, f16, bf16, i32 and u32
 /// values; MEAN of floats only; ARGMAX and ARGMIN of any, writing i32),
 /// accumulation (floats in f32, compensated sums), NaN rules (NaN
 /// propagates through every op; ARGMAX and ARGMIN give the first NaN's
 /// index), empty reductions (SUM 0, PROD 1, MEAN NaN, the others
 /// `WGC_ERROR_INVALID_ARGUMENT`), statuses and accuracy. A value of dtype
-/// bf16 is not reduced (`WGC_ERROR_UNSUPPORTED`: cast it to F32 in the
-/// expression; bf16 inputs are fine).
+/// bf16 is reduced as `wgc_op_reduce` reduces bf16 tensors: in f32 into
+/// scratch, the result rounded once to bf16 (then the epilogue runs as a
+/// second kernel over the scratch; ARGMAX and ARGMIN need no second one).
 ///
 /// `epilogue` (NULL: none) maps each reduced value before it is written:
 /// an expression with exactly one input, the reduced value, and one

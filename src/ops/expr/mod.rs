@@ -8,5 +8,6 @@
 pub mod codegen;
 pub mod ir;
 pub mod launch;
+pub mod reduce_bf16;
 pub mod reduce_codegen;
 pub mod reduce_launch;

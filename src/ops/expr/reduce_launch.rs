@@ -9,6 +9,7 @@
 
 use super::ir::{Expr, Op, MAX_INPUTS, MAX_SCALARS};
 use super::launch::slot_bits;
+use super::reduce_bf16::launch_reduce_bf16;
 use super::reduce_codegen::{generate_reduce, scalar_slots, structure_key, ReduceKind, ReduceLayout};
 use crate::bail;
 use crate::error::Result;
@@ -186,6 +187,10 @@ pub fn launch_reduce(
     if scalars > MAX_SCALARS {
         bail!(LimitExceeded, "expression reduction: {scalars} constants and parameters; at most {MAX_SCALARS}");
     }
+    let value = pro.nodes[pro.outputs[0] as usize].dtype;
+    if value == DType::BF16 {
+        return launch_reduce_bf16(stream, pro, epi, op, axes, keepdim, inputs, params, out);
+    }
     let numel: usize = shape.iter().product();
     let mut sizes = vec![("elements", numel)];
     sizes.extend(shape.iter().map(|&d| ("a dim", d)));
@@ -239,7 +244,6 @@ pub fn launch_reduce(
         }
     }
 
-    let value = pro.nodes[pro.outputs[0] as usize].dtype;
     let reduced = reduced_dtype(op, value);
     let kind = ReduceKind { types: [value, accumulator(value), reduced], subgroups: use_subgroups(dev) };
     let pro_slots = scalar_slots(pro);
