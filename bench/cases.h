@@ -16,5 +16,6 @@ void cases_tuning(void);
 void cases_graph(void);
 void cases_attention(void);
 void cases_fusion(void);
+void cases_fused_reduce(void);
 
 #endif

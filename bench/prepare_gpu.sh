@@ -8,5 +8,6 @@ cc -O2 -std=c99 -Wall -Wextra -Iinclude bench/wgc_bench.c bench/harness.c bench/
 cc -O2 -std=c99 -Wall -Wextra -Iinclude bench/stream_probe.c -Ltarget/release -lwgcompute -lm \
     -o target/release/stream_probe
 ../shared/gpu/prepare.sh target/release/libwgcompute.so target/release/wgc_bench target/release/stream_probe \
-    bench/torch_bench.py bench/torch_attention.py bench/torch_fusion.py bench/compare.py bench/run_gpu.sh \
+    bench/torch_bench.py bench/torch_attention.py bench/torch_fusion.py bench/torch_fused_reduce.py bench/compare.py \
+    bench/run_gpu.sh \
     bench/compare_builds.sh bench/compare_env.sh

@@ -129,6 +129,7 @@ int main(int argc, char **argv) {
         cases_graph();
         cases_attention();
         cases_fusion();
+        cases_fused_reduce();
     }
     if (!g_list) {
         fprintf(stderr, "%d case(s) wrong or unsupported; %.1f s\n", g_failures, (now_ms() - t0) / 1e3);

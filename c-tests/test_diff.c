@@ -59,6 +59,7 @@ const DiffOp DIFF_OPS[] = {
     {"reduce", run_reduce},
     {"binary_scalar", run_binary_scalar},
     {"expr", run_expr},
+    {"expr_reduce", run_expr_reduce},
 };
 const int DIFF_OP_COUNT = (int)(sizeof DIFF_OPS / sizeof DIFF_OPS[0]);
 

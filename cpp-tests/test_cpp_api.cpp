@@ -361,6 +361,21 @@ static void expressions(const wgc::Device &device, const wgc::Stream &stream) {
     e.unary(WGC_UNARY_OP_EXP, e.input(WGC_DTYPE_I32), ec);
     CHECK(ec.value() == WGC_ERROR_UNSUPPORTED);
 
+    // sqrt(sum(a * b over all) + eps) in one launch: a reduction with an epilogue.
+    wgc::Expr d = wgc::Expr::create(), root = wgc::Expr::create();
+    wgc::Expr::Node da = d.input(WGC_DTYPE_F32), db = d.input(WGC_DTYPE_F32);
+    d.output(da * db);
+    wgc::Expr::Node v = root.input(WGC_DTYPE_F32);
+    root.output(wgc::sqrt(wgc::maximum(v, root.scalar(WGC_DTYPE_F32, 0.0)) + root.param(WGC_DTYPE_F32)));
+    wgc::Tensor dot = wgc::Tensor::empty(device, WGC_DTYPE_F32, {});
+    const double eps[] = {0.5};
+    wgc::expr_reduce(stream, d, WGC_REDUCE_OP_SUM, {}, false, in, eps, &root, dot);
+    double ref = 0;
+    for (int i = 0; i < N; i++) ref += static_cast<double>(a[i]) * b[i];
+    CHECK_NEAR(dot.to_vector<float>()[0], std::sqrt((ref > 0 ? ref : 0) + 0.5), 1e-5);
+    wgc::expr_reduce(stream, e, WGC_REDUCE_OP_SUM, {}, false, in, params, nullptr, dot, ec);
+    CHECK(ec.value() == WGC_ERROR_INVALID_ARGUMENT);  // e has two outputs
+
     wgc::Tensor h = wgc::Tensor::empty(device, WGC_DTYPE_F32, {2, 8}), r = wgc::Tensor::empty(device, WGC_DTYPE_F32, {2, 8});
     wgc::Tensor n = wgc::Tensor::empty(device, WGC_DTYPE_F32, {2, 8}), s = wgc::Tensor::empty(device, WGC_DTYPE_F32, {2, 8});
     std::vector<float> hv(16), rv(16);

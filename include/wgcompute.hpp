@@ -1063,6 +1063,18 @@ inline WgcStatus expr(const Stream &s, const Expr &e, span<const Tensor> inputs,
     return wgc_op_expr(s.get(), e.get(), in, static_cast<uint32_t>(inputs.size()), out,
                        static_cast<uint32_t>(outputs.size()), params.data(), static_cast<uint32_t>(params.size()));
 }
+
+/** wgc_op_expr_reduce over Tensor objects; `epilogue` may be nullptr. */
+inline WgcStatus expr_reduce(const Stream &s, const Expr &e, WgcReduceOp op, span<const int32_t> axes, bool keepdim,
+                             span<const Tensor> inputs, span<const double> params, const Expr *epilogue,
+                             const Tensor &out) noexcept {
+    WgcTensor in[WGC_EXPR_MAX_INPUTS];
+    if (inputs.size() > WGC_EXPR_MAX_INPUTS) return WGC_ERROR_LIMIT_EXCEEDED;
+    for (std::size_t i = 0; i < inputs.size(); i++) in[i] = *inputs[i].c();
+    return wgc_op_expr_reduce(s.get(), e.get(), op, axes.data(), static_cast<uint32_t>(axes.size()), keepdim ? 1u : 0u,
+                              in, static_cast<uint32_t>(inputs.size()), params.data(),
+                              static_cast<uint32_t>(params.size()), epilogue ? epilogue->get() : nullptr, out.c());
+}
 }  // namespace detail
 
 #define WGC_HPP_OP(name, call, ...)                                                                   \
@@ -1251,6 +1263,11 @@ WGC_HPP_OP(attention,
 
 WGC_HPP_OP(expr, detail::expr(s, e, inputs, outputs, params), const Stream &s, const Expr &e, span<const Tensor> inputs,
            span<const Tensor> outputs, span<const double> params)
+// Reduce e's one output over `axes` (empty: all), then `epilogue` (nullptr: none);
+// `params`: e's parameters, then the epilogue's.
+WGC_HPP_OP(expr_reduce, detail::expr_reduce(s, e, op, axes, keepdim, inputs, params, epilogue, out), const Stream &s,
+           const Expr &e, WgcReduceOp op, span<const int32_t> axes, bool keepdim, span<const Tensor> inputs,
+           span<const double> params, const Expr *epilogue, const Tensor &out)
 WGC_HPP_OP(rms_norm_residual,
            wgc_op_rms_norm_residual(s.get(), in.c(), residual.c(), detail::opt(weight), normalized_dims, eps, out.c(),
                                     sum_out.c()),

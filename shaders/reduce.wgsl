@@ -59,31 +59,13 @@ struct State {
     n: u32,
 }
 
-struct Params {
-    k_total: u32,
-    rows: u32,
-    chunks: u32,
-    in_offset: u32,
-    out_offset: u32,
-    rows_per_y: u32,
-    kept_rank: u32,
-    red_rank: u32,
-    unbiased: u32,
-    k_total_f: f32,
-    zero: u32, // 0, unknown to the compiler: see opaque()
-    single_pass: u32, // 1: each row is one chunk, finished by the first launch
-    kept_shape: array<vec4<u32>, 2>,
-    kept_in: array<vec4<i32>, 2>,
-    kept_out: array<vec4<i32>, 2>,
-    red_shape: array<vec4<u32>, 2>,
-    red_in: array<vec4<i32>, 2>,
-}
+// struct Params and its binding `p` (3) come from reduce_params.wgsl (the
+// generated kernels of src/ops/expr/reduce_codegen.rs: reduce_expr_params.wgsl).
 
 // Bindings 0 and 1 (x, xv) and their loads (x_at, xv_at) come from the
 // fragment joined after this file: reduce_input.wgsl (T) or
 // reduce_input_bf16.wgsl (bf16 bits; T is f32 in the :bf16 families).
 @group(0) @binding(2) var<storage, read_write> partials: array<State>;
-@group(0) @binding(3) var<uniform> p: Params;
 @group(0) @binding(4) var<storage, read_write> out: array<OUT>;
 
 var<workgroup> wg_states: array<State, WG>;
@@ -463,7 +445,13 @@ fn mean_of(s: State) -> f32 {
     return select(nan_f32(), select(q, q + r / n, finite), p.k_total > 0u);
 }
 
+// The output value of a finished State, through the input stage's epilogue
+// (the identity but in the generated kernels).
 fn finish(s: State) -> OUT {
+    return epilogue(finished_value(s));
+}
+
+fn finished_value(s: State) -> OUT {
     if (OP == OP_ARGMAX || OP == OP_ARGMIN) {
         return OUT(s.n);
     }

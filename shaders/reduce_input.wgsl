@@ -10,3 +10,9 @@ fn x_at(i: u32) -> T {
 fn xv_at(q: u32) -> vec4<T> {
     return xv[q];
 }
+
+// The output value of a finished reduction: itself (expression kernels
+// generate an elementwise epilogue here).
+fn epilogue(v: OUT) -> OUT {
+    return v;
+}

@@ -16,3 +16,9 @@ fn xv_at(q: u32) -> vec4<T> {
     return vec4<T>(T(bitcast<f32>(u.x << 16u)), T(bitcast<f32>(u.x & 0xffff0000u)), T(bitcast<f32>(u.y << 16u)),
                    T(bitcast<f32>(u.y & 0xffff0000u)));
 }
+
+// The output value of a finished reduction: itself (expression kernels
+// generate an elementwise epilogue here).
+fn epilogue(v: OUT) -> OUT {
+    return v;
+}

@@ -23,6 +23,8 @@ pub const ALL: &[(&str, &str)] = &[
     ("gemv_operands_bf16.wgsl", include_str!("../shaders/gemv_operands_bf16.wgsl")),
     ("matmul_operands.wgsl", include_str!("../shaders/matmul_operands.wgsl")),
     ("matmul_operands_bf16.wgsl", include_str!("../shaders/matmul_operands_bf16.wgsl")),
+    ("reduce_params.wgsl", include_str!("../shaders/reduce_params.wgsl")),
+    ("reduce_expr_params.wgsl", include_str!("../shaders/reduce_expr_params.wgsl")),
     ("reduce_input.wgsl", include_str!("../shaders/reduce_input.wgsl")),
     ("reduce_input_bf16.wgsl", include_str!("../shaders/reduce_input_bf16.wgsl")),
     ("reduce_wg_allreduce.wgsl", include_str!("../shaders/reduce_wg_allreduce.wgsl")),

@@ -28,6 +28,7 @@ void run_random_normal(Case *c);
 void run_reduce(Case *c);
 void run_var(Case *c);
 void run_std(Case *c);
+void run_expr_reduce(Case *c);
 /* diff_ops_softmax.c */
 void run_softmax(Case *c);
 void run_log_softmax(Case *c);

@@ -252,3 +252,84 @@ static void run_variance(Case *c, int std) {
 
 void run_var(Case *c) { run_variance(c, 0); }
 void run_std(Case *c) { run_variance(c, 1); }
+
+/* wgc_op_expr_reduce: op(a * b) or op(a + b) over random axes of the
+ * broadcast shape of a and b, against the same double reference as
+ * wgc_op_reduce of the rounded (integers: wrapped) products or sums.
+ * Floats stay small (|a op b| <= 16), with NaN, infinities and zeros
+ * sprinkled in, and tiny values no smaller than the smallest normal, so
+ * flushing subnormals cannot move an extreme. */
+void run_expr_reduce(Case *c) {
+    int op = rng_int(&c->rng, 0, WGC_NUM_REDUCE_OPS - 1);
+    int arg = op == WGC_REDUCE_OP_ARGMAX || op == WGC_REDUCE_OP_ARGMIN;
+    int mul = rng_chance(&c->rng, 0.5);
+    WgcDtype d = draw_dtype(c, DTYPES_ALL, op == WGC_REDUCE_OP_MEAN ? 2 : 4);
+    int64_t so[WGC_MAX_RANK], s[2][WGC_MAX_RANK];
+    int ro = draw_shape(&c->rng, 0, 8, 3000, 0.05, so), r[2];
+    for (int k = 0; k < 2; k++) r[k] = draw_broadcast_shape(&c->rng, ro, so, s[k]);
+    complete_broadcast(&c->rng, 2, r, s, ro, so);
+    Axes x = draw_axes(c, ro, so, arg);
+    ValueSpec v = default_values(c, d, ALLOW_SPECIAL | ALLOW_INF | ALLOW_NAN);
+    if (dtype_is_float(d)) {
+        v.huge = 4;
+        v.tiny = v.min_abs = dtype_min_normal(d) * 4;
+    }
+    DTensor *a = case_tensor(c, "a", d, r[0], s[0], VIEW_ZERO_STRIDES, &v, NULL);
+    DTensor *b = case_tensor(c, "b", d, r[1], s[1], VIEW_ZERO_STRIDES, &v, NULL);
+    WgcDtype od = arg ? WGC_DTYPE_I32 : d;
+    DTensor *o = case_tensor(c, "out", od, x.out_rank, x.out_shape, VIEW_ANY, NULL, NULL);
+    case_param(c, "expr=%s(a %s b) dtype=%s values=%s", reduce_op_name(op), mul ? "*" : "+", dtype_name(d),
+               value_kind_name(v.kind));
+    axes_param(c, &x);
+    case_upload(c);
+    WgcExpr *e = NULL;
+    uint32_t na = 0, nb = 0, ny = 0;
+    WgcStatus st = wgc_expr_create(&e);
+    if (st == WGC_OK) st = wgc_expr_input(e, (uint32_t)d, &na);
+    if (st == WGC_OK) st = wgc_expr_input(e, (uint32_t)d, &nb);
+    if (st == WGC_OK) st = wgc_expr_binary(e, mul ? WGC_BINARY_OP_MUL : WGC_BINARY_OP_ADD, na, nb, &ny);
+    if (st == WGC_OK) st = wgc_expr_output(e, ny);
+    WgcTensor ins[2] = {a->t, b->t};
+    if (st == WGC_OK)
+        st = wgc_op_expr_reduce(c->stream, e, (uint32_t)op, x.count ? x.axes : NULL, x.count, x.keepdim, ins, 2, NULL,
+                                0, NULL, &o->t);
+    wgc_expr_release(e);
+    if (x.group == 0 && (op == WGC_REDUCE_OP_MAX || op == WGC_REDUCE_OP_MIN || arg)) {
+        case_expect_status(c, st, WGC_ERROR_INVALID_ARGUMENT, "wgc_op_expr_reduce over an empty set");
+        return;
+    }
+    if (!case_expect_ok(c, st, "wgc_op_expr_reduce")) return;
+    case_download(c);
+    /* The broadcast shape as a tensor of the values the expression computes. */
+    DTensor full;
+    memset(&full, 0, sizeof full);
+    full.t.rank = (uint32_t)ro;
+    for (int k = 0; k < ro; k++) full.t.shape[k] = so[k];
+    full.n = numel_of(ro, so);
+    Acc *acc = calloc(o->n + 1, sizeof(Acc));
+    for (size_t i = 0; i < o->n; i++) acc[i].prod = 1, acc[i].iprod = 1;
+    for (size_t li = 0; li < full.n; li++) {
+        double va = a->val[broadcast_index(li, &full, a)], vb = b->val[broadcast_index(li, &full, b)];
+        double y;
+        if (dtype_is_float(d)) {
+            y = dtype_round(d, mul ? va * vb : va + vb);
+        } else { /* wrapping, exactly (a double holds no 62-bit product) */
+            uint64_t ia = (uint64_t)(int64_t)va, ib = (uint64_t)(int64_t)vb, iy = mul ? ia * ib : ia + ib;
+            y = d == WGC_DTYPE_I32 ? wrap_i32((int64_t)(iy & 0xFFFFFFFFull)) : wrap_u32((int64_t)(iy & 0xFFFFFFFFull));
+        }
+        size_t pos, oi = output_of(&full, &x, li, &pos);
+        accumulate(op, d, &acc[oi], y, pos);
+    }
+    Expect *ex = expect_alloc(o->n);
+    for (size_t i = 0; i < o->n; i++) {
+        ex[i] = reduce_expect(op, d, &acc[i]);
+        /* An extreme of sums rounded through f32 then f16 may sit one f16
+         * rounding from the once-rounded reference; tiny products may flush. */
+        if ((op == WGC_REDUCE_OP_MAX || op == WGC_REDUCE_OP_MIN) && dtype_is_float(d) && isfinite(ex[i].ref))
+            ex[i].tol += tol_ftz(d) + (d == WGC_DTYPE_F16 ? TOL_F16_RESULT * fabs(ex[i].ref) : 0);
+    }
+    case_check(c, o, ex, NULL);
+    free(ex);
+    free(acc);
+    case_check_untouched(c);
+}

@@ -271,11 +271,21 @@ static void act_expr(Fuzz *f) {
     int64_t so[8], sb[8];
     uint32_t r = fz_below(f, 5);
     fz_random_shape(f, r, so, 4096);
+    /* Now and then the value is reduced (wgc_op_expr_reduce) over the last
+     * axis or all of them, with any reduce op (an empty MAX or a MEAN of
+     * integers must fail cleanly). */
+    int reduce = fz_chance(f, 30);
+    uint32_t rop = fz_below(f, WGC_NUM_REDUCE_OPS);
+    int32_t last_axis = -1;
+    uint32_t n_axes = reduce && r > 0 && fz_chance(f, 50) ? 1 : 0;
+    uint32_t out_rank = reduce ? (n_axes ? r - 1 : 0) : r;
+    uint32_t out_dt = reduce && (rop == WGC_REDUCE_OP_ARGMAX || rop == WGC_REDUCE_OP_ARGMIN) ? WGC_DTYPE_I32 : dt;
     FzArg out, in[3];
-    if (!fz_op_arg(f, &op, &out, FZ_OUT, dt, r, so)) goto done;
+    if (!fz_op_arg(f, &op, &out, FZ_OUT, out_dt, out_rank, so)) goto done;
     for (uint32_t k = 0; k < n_in; k++) {
-        uint32_t rb = broadcast_of(f, r, so, sb);
-        if (!fz_op_arg(f, &op, &in[k], FZ_IN, dt, rb, sb)) goto done;
+        /* A reduction's shape is its inputs' broadcast shape: input 0 has it all. */
+        uint32_t rb = reduce && k == 0 ? r : broadcast_of(f, r, so, sb);
+        if (!fz_op_arg(f, &op, &in[k], FZ_IN, dt, rb, reduce && k == 0 ? so : sb)) goto done;
     }
     int drop_param = has_param && fz_chance(f, 10);
     if (drop_param) op.mutated = 1;
@@ -288,11 +298,17 @@ static void act_expr(Fuzz *f) {
     }
     if (out.p) outs[0] = *out.p;
     double param = fz_hostile_double(f);
-    snprintf(op.note, sizeof op.note, "expr of %u inputs, %u ops%s", n_in, n_ops, drop_param ? ", no param" : "");
-    fz_op_call(f, &op, "wgc_op_expr");
+    snprintf(op.note, sizeof op.note, "expr of %u inputs, %u ops%s%s", n_in, n_ops, drop_param ? ", no param" : "",
+             reduce ? ", reduced" : "");
+    fz_op_call(f, &op, reduce ? "wgc_op_expr_reduce" : "wgc_op_expr");
     if (drop_param) fz_must_fail(f, "an expression launched without its parameter");
-    fz_op_end(f, &op, wgc_op_expr(op.stream, e, null_in ? NULL : ins, n_in, out.p ? outs : NULL, 1,
-                                  has_param ? &param : NULL, has_param && !drop_param ? 1 : 0));
+    if (reduce)
+        fz_op_end(f, &op, wgc_op_expr_reduce(op.stream, e, rop, &last_axis, n_axes, 0, null_in ? NULL : ins, n_in,
+                                             has_param ? &param : NULL, has_param && !drop_param ? 1 : 0, NULL,
+                                             out.p));
+    else
+        fz_op_end(f, &op, wgc_op_expr(op.stream, e, null_in ? NULL : ins, n_in, out.p ? outs : NULL, 1,
+                                      has_param ? &param : NULL, has_param && !drop_param ? 1 : 0));
 done:
     wgc_expr_release(e);
 }

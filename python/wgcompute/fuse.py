@@ -18,6 +18,20 @@ calling again with other numbers reuses the compiled kernel. ``fn``
 returns one traced value or a tuple of them (the outputs, allocated with
 the broadcast shape of the tensor arguments).
 
+A fused function may also reduce, once: ``.sum(axis, keepdims)``,
+``.mean``, ``.max``, ``.min``, ``.prod``, ``.argmax``, ``.argmin`` of a traced
+value (or ``wg.sum(x, axis)`` and the other reductions of
+:mod:`wgcompute.ops`) reduce the value computed so far, in the same kernel
+(``wgc_op_expr_reduce``), and what the function then computes from the
+reduced value (with numbers and number arguments) is the epilogue applied
+before the result is written:
+
+    @wg.fuse
+    def std(x, m, eps):
+        return wg.sqrt(((x - m) * (x - m)).mean(-1) + eps)
+
+Such a function returns one value computed from the reduced one.
+
 The trace is cached by the arguments' structure (which are tensors, their
 dtypes); shapes, layouts and parameter values may change without tracing
 again (the library compiles one kernel per layout class). Results are those
@@ -81,6 +95,17 @@ class Traced:
     def astype(self, dtype: Any) -> "Traced":
         return self._wgc_trace.cast(self, dtype)
 
+    def _reduce(self, name: str, axis: Any, keepdims: bool) -> "Traced":
+        return self._wgc_trace.reduce(name, self, axis, keepdims)
+
+    def sum(self, axis: Any = None, keepdims: bool = False) -> "Traced": return self._reduce("sum", axis, keepdims)
+    def mean(self, axis: Any = None, keepdims: bool = False) -> "Traced": return self._reduce("mean", axis, keepdims)
+    def max(self, axis: Any = None, keepdims: bool = False) -> "Traced": return self._reduce("max", axis, keepdims)
+    def min(self, axis: Any = None, keepdims: bool = False) -> "Traced": return self._reduce("min", axis, keepdims)
+    def prod(self, axis: Any = None, keepdims: bool = False) -> "Traced": return self._reduce("prod", axis, keepdims)
+    def argmax(self, axis: Any = None, keepdims: bool = False) -> "Traced": return self._reduce("argmax", axis, keepdims)
+    def argmin(self, axis: Any = None, keepdims: bool = False) -> "Traced": return self._reduce("argmin", axis, keepdims)
+
     def __bool__(self) -> bool:
         raise TypeError("a traced value has no truth value: use wg.where for choices inside wg.fuse")
 
@@ -88,10 +113,20 @@ class Traced:
 class _Trace:
     """One expression being built (owns its ``WgcExpr``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, prologue: "_Trace | None" = None) -> None:
         p = ffi.new("WgcExpr **")
         check(lib.wgc_expr_create(p))
         self.handle = ffi.gc(p[0], lib.wgc_expr_release)
+        # The function's reduction: (op code, axes, keepdims, epilogue trace).
+        self.reduction: "Tuple[int, Tuple[int, ...], bool, _Trace] | None" = None
+        # An epilogue's prologue, and which of its parameters (by number
+        # argument) the epilogue reads, in epilogue parameter order.
+        self.prologue = prologue
+        self.params: Dict[int, Traced] = {}
+        self.param_args: List[int] = []
+        # A prologue's parameter nodes -> their index among the number arguments.
+        self.param_of: Dict[int, int] = {}
+        self.has_output = False
 
     def _node(self, call: Callable[[Any], int], dtype: DType) -> Traced:
         out = ffi.new("uint32_t *")
@@ -106,14 +141,34 @@ class _Trace:
 
     def operand(self, x: Any, like: Traced) -> Traced:
         if isinstance(x, Traced):
-            if x._wgc_trace is not self:
-                raise ValueError("a value traced by another wg.fuse function")
-            return x
+            if x._wgc_trace is self:
+                return x
+            pro = self.prologue
+            if pro is not None and x._wgc_trace is pro:
+                arg = pro.param_of.get(x.id)
+                if arg is None:
+                    raise TypeError("after its reduction a wg.fuse function may use only the reduced value, "
+                                    "numbers and number arguments")
+                if arg not in self.params:
+                    self.params[arg] = self.param(x.dtype)
+                    self.param_args.append(arg)
+                return self.params[arg]
+            raise ValueError("a value traced by another wg.fuse function")
         if _is_number(x):
             return self._node(lambda o: lib.wgc_expr_scalar(self.handle, like.dtype.value, float(x), o), like.dtype)
         raise TypeError(f"wg.fuse traces element-wise operations of its arguments and numbers, not {type(x).__name__}")
 
+    def _route(self, *xs: Any) -> "_Trace":
+        """The trace an operation of ``xs`` belongs to: the epilogue once one
+        of them is computed from the reduced value."""
+        epi = self.reduction[3] if self.reduction is not None else None
+        if epi is not None and any(isinstance(x, Traced) and x._wgc_trace is epi for x in xs):
+            return epi
+        return self
+
     def binary(self, name: Any, a: Any, b: Any) -> Traced:
+        if self._route(a, b) is not self:
+            return self._route(a, b).binary(name, a, b)
         from .ops import BINARY_OPS
         code = BINARY_OPS[name] if isinstance(name, str) else int(name)
         name = next(k for k, v in BINARY_OPS.items() if v == code)
@@ -125,14 +180,33 @@ class _Trace:
     def unary(self, name: Any, x: Traced) -> Traced:
         from .ops import UNARY_OPS
         code = UNARY_OPS[name] if isinstance(name, str) else int(name)
+        x = self.operand(x, x)
         return self._node(lambda o: lib.wgc_expr_unary(self.handle, code, x.id, o), x.dtype)
 
+    def reduce(self, name: Any, x: Traced, axis: Any, keepdims: bool) -> Traced:
+        """Reduce ``x``: its value becomes the expression's output, and the
+        reduced value the input of a new trace, the epilogue."""
+        from .ops import REDUCE_OPS, _axes
+        if self.prologue is not None or self.reduction is not None:
+            raise TypeError("a wg.fuse function may reduce once (its epilogue cannot reduce again)")
+        x = self.operand(x, x)
+        code = REDUCE_OPS[name] if isinstance(name, str) else int(name)
+        name = next(k for k, v in REDUCE_OPS.items() if v == code)
+        check(lib.wgc_expr_output(self.handle, x.id))
+        epi = _Trace(prologue=self)
+        self.reduction = (code, _axes(axis), bool(keepdims), epi)
+        return epi.input(as_dtype("int32") if name in ("argmax", "argmin") else x.dtype)
+
     def fma(self, a: Any, b: Any, c: Any) -> Traced:
+        if self._route(a, b, c) is not self:
+            return self._route(a, b, c).fma(a, b, c)
         like = next(x for x in (a, b, c) if isinstance(x, Traced))
         ta, tb, tc = (self.operand(x, like) for x in (a, b, c))
         return self._node(lambda o: lib.wgc_expr_fma(self.handle, ta.id, tb.id, tc.id, o), ta.dtype)
 
     def where(self, mask: Any, a: Any, b: Any) -> Traced:
+        if self._route(mask, a, b) is not self:
+            return self._route(mask, a, b).where(mask, a, b)
         like = a if isinstance(a, Traced) else b if isinstance(b, Traced) else mask
         tm = self.operand(mask, like)
         ta, tb = self.operand(a, like), self.operand(b, like)
@@ -140,12 +214,14 @@ class _Trace:
 
     def cast(self, x: Traced, dtype: Any) -> Traced:
         d = as_dtype(dtype)
+        x = self.operand(x, x)
         return self._node(lambda o: lib.wgc_expr_cast(self.handle, x.id, d.value, o), d)
 
     def output(self, x: Any) -> DType:
         if not isinstance(x, Traced) or x._wgc_trace is not self:
             raise TypeError("a wg.fuse function must return traced values (computed from its tensor arguments)")
         check(lib.wgc_expr_output(self.handle, x.id))
+        self.has_output = True
         return x.dtype
 
 
@@ -164,9 +240,20 @@ class Fused:
         for i, a in enumerate(args):
             if not isinstance(a, Tensor):
                 proxies[i] = tr.param(first)
+                tr.param_of[proxies[i].id] = len(tr.param_of)
         result = self.fn(*proxies)
         single = not isinstance(result, (tuple, list))
-        outs = [tr.output(r) for r in ((result,) if single else result)]
+        if tr.reduction is not None:
+            epi = tr.reduction[3]
+            if not single or not isinstance(result, Traced) or result._wgc_trace not in (epi, tr):
+                raise TypeError("a wg.fuse function that reduces returns one value computed from the reduced one")
+            if result._wgc_trace is tr:
+                raise TypeError("after its reduction a wg.fuse function may use only the reduced value, "
+                                "numbers and number arguments")
+            # The reduced value itself: no epilogue.
+            outs = [result.dtype] if result.id == 0 else [epi.output(result)]
+        else:
+            outs = [tr.output(r) for r in ((result,) if single else result)]
         entry = (tr, outs, single)
         self.traces[key] = entry
         return entry
@@ -183,10 +270,24 @@ class Fused:
         params = [float(a) for a in args if not isinstance(a, Tensor)]
         shape = tuple(np.broadcast_shapes(*[tuple(t.shape) for t in tensors]))
         dev = tensors[0].device
+        if tr.reduction is not None:
+            return _reduce(tr, tensors, params, shape, out_dtypes[0], dev)
         outs = [empty(shape, d, dev) for d in out_dtypes]
         from .ops import _expr
         _expr(tr.handle, tensors, outs, params)
         return outs[0] if single else tuple(outs)
+
+
+def _reduce(tr: _Trace, tensors: List[Tensor], params: List[float], shape: Tuple[int, ...], dtype: DType,
+            dev: Any) -> Tensor:
+    """Launch a traced reduction (``wgc_op_expr_reduce``)."""
+    from .ops import _expr_reduce, _reduced_shape
+    code, axes, keepdims, epi = tr.reduction  # type: ignore[misc]
+    out = empty(_reduced_shape(shape, axes, keepdims), dtype, dev)
+    has_epi = epi.has_output  # else the result is the reduced value itself
+    allp = params + ([params[i] for i in epi.param_args] if has_epi else [])
+    _expr_reduce(tr.handle, code, axes, keepdims, tensors, allp, epi.handle if has_epi else ffi.NULL, out)
+    return out
 
 
 def fuse(fn: Callable[..., Any]) -> Fused:

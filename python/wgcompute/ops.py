@@ -245,6 +245,8 @@ def _reduced_shape(shape: Tuple[int, ...], axes: Tuple[int, ...], keepdims: bool
 
 def reduce(op: Union[str, int], x: Tensor, axis: Axes = None, keepdims: bool = False, out: Optional[Tensor] = None) -> Tensor:
     """Reduce over ``axis`` (None: all) with ``wgc_op_reduce``."""
+    if _traced(x) is not None:  # inside wg.fuse: the function's reduction
+        return x._wgc_trace.reduce(op, x, axis, keepdims)
     code = REDUCE_OPS[op] if isinstance(op, str) else op
     name = op if isinstance(op, str) else next((k for k, v in REDUCE_OPS.items() if v == op), "")
     axes = _axes(axis)
@@ -353,6 +355,19 @@ def _expr(expr: Any, inputs: Sequence[Tensor], outputs: Sequence[Tensor], params
         cout[j] = _c(t)[0]
     cp = ffi.new("double[]", list(params)) if params else ffi.NULL
     check(lib.wgc_op_expr(_stream(inputs[0]), expr, cin, len(inputs), cout, len(outputs), cp, len(params)))
+
+
+def _expr_reduce(expr: Any, op: int, axes: Sequence[int], keepdims: bool, inputs: Sequence[Tensor],
+                 params: Sequence[float], epilogue: Any, out: Tensor) -> None:
+    """Launch a reduction of a ``WgcExpr``'s value (``wgc_op_expr_reduce``;
+    see :func:`wgcompute.fuse`); ``epilogue`` may be ``ffi.NULL``."""
+    cin = ffi.new("WgcTensor[]", builtins.max(len(inputs), 1))
+    for i, t in enumerate(inputs):
+        cin[i] = _c(t)[0]
+    cax = ffi.new("int32_t[]", list(axes)) if axes else ffi.NULL
+    cp = ffi.new("double[]", list(params)) if params else ffi.NULL
+    check(lib.wgc_op_expr_reduce(_stream(inputs[0]), expr, op, cax, len(axes), int(keepdims), cin, len(inputs), cp,
+                                 len(params), epilogue, _c(out)))
 
 
 def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight: Optional[Tensor] = None,

@@ -65,7 +65,7 @@ pub struct WgcExpr {
 }
 
 pub(crate) struct ExprObject {
-    expr: Mutex<Expr>,
+    pub(super) expr: Mutex<Expr>,
 }
 
 impl Handle for WgcExpr {
@@ -183,7 +183,7 @@ pub unsafe extern "C" fn wgc_expr_output(expr: *mut WgcExpr, node: u32) -> WgcSt
 }
 
 /// Views from a C array, or an error naming the argument.
-unsafe fn views<'a>(p: *const WgcTensor, n: u32, what: &str) -> Result<Vec<Tensor<'a>>> {
+pub(super) unsafe fn views<'a>(p: *const WgcTensor, n: u32, what: &str) -> Result<Vec<Tensor<'a>>> {
     if n > 0 && p.is_null() {
         return Err(Error::NullPointer(format!("{what} is NULL")));
     }

@@ -17,6 +17,7 @@ pub mod buffer;
 pub mod device;
 pub mod event;
 pub mod expr;
+pub mod expr_reduce;
 pub mod instance;
 pub mod kernel;
 pub mod ops_attention;

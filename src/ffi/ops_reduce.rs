@@ -29,7 +29,7 @@ pub const WGC_NUM_REDUCE_OPS: u32 = 7;
 // The count names the last op: adding an op means adding it above and here.
 const _: () = assert!(WgcReduceOp::Argmin as u32 + 1 == WGC_NUM_REDUCE_OPS);
 
-fn reduce_op_of(v: u32) -> Result<ReduceOp> {
+pub(super) fn reduce_op_of(v: u32) -> Result<ReduceOp> {
     Ok(match v {
         0 => ReduceOp::Sum,
         1 => ReduceOp::Mean,
@@ -43,7 +43,7 @@ fn reduce_op_of(v: u32) -> Result<ReduceOp> {
 }
 
 /// The axes array of a C call (NULL allowed when `count` is 0).
-unsafe fn axes_of<'a>(axes: *const i32, count: u32) -> Result<&'a [i32]> {
+pub(super) unsafe fn axes_of<'a>(axes: *const i32, count: u32) -> Result<&'a [i32]> {
     if count == 0 {
         return Ok(&[]);
     }

@@ -20,11 +20,18 @@ pub(crate) const MAX_GENERATED_KERNELS: usize = 1024;
 #[derive(Default)]
 pub struct GeneratedKernels {
     map: Mutex<HashMap<Arc<str>, Arc<Kernel>>>,
+    /// Kernels of generated modules with several entry points and
+    /// `override`s (fused reductions), by a key that determines the
+    /// module's text (so a hit generates no text), entry and override values.
+    entries: Mutex<HashMap<EntryKey, Arc<Kernel>>>,
 }
+
+/// A generated module's key, an entry point and its override values (as bits).
+type EntryKey = (Vec<u64>, &'static str, Vec<(&'static str, u64)>);
 
 impl GeneratedKernels {
     pub fn count(&self) -> usize {
-        self.map.lock().unwrap().len()
+        self.map.lock().unwrap().len() + self.entries.lock().unwrap().len()
     }
 
     /// The kernel compiled from `source` (entry point `main`), compiling it
@@ -39,5 +46,29 @@ impl GeneratedKernels {
             map.clear();
         }
         Ok((map.entry(source.clone()).or_insert(kernel).clone(), true))
+    }
+
+    /// The kernel of entry point `entry` of the module `key` names, with
+    /// the pipeline constants `constants`. On a miss `source` gives the
+    /// module's text (the caller makes sure that equal keys give equal
+    /// texts), compiled outside the lock.
+    pub fn get_entry(
+        &self,
+        device: &Device,
+        key: &[u64],
+        entry: &'static str,
+        constants: &[(&'static str, f64)],
+        source: impl FnOnce() -> String,
+    ) -> Result<Arc<Kernel>> {
+        let key: EntryKey = (key.to_vec(), entry, constants.iter().map(|&(n, v)| (n, v.to_bits())).collect());
+        if let Some(k) = self.entries.lock().unwrap().get(&key) {
+            return Ok(k.clone());
+        }
+        let kernel = Arc::new(compile_with_constants(device, &source(), entry, constants)?);
+        let mut map = self.entries.lock().unwrap();
+        if map.len() >= MAX_GENERATED_KERNELS {
+            map.clear();
+        }
+        Ok(map.entry(key).or_insert(kernel).clone())
     }
 }

@@ -14,9 +14,9 @@ use crate::shaders::source;
 use std::fmt::Write;
 
 /// The helper files every generated kernel includes, in order.
-const HELPERS: [&str; 2] = ["elementwise_scalar.wgsl", "expr.wgsl"];
+pub(super) const HELPERS: [&str; 2] = ["elementwise_scalar.wgsl", "expr.wgsl"];
 /// The f16 helpers, included where the kernel enables f16.
-const HELPERS_F16: &str = "expr_f16.wgsl";
+pub(super) const HELPERS_F16: &str = "expr_f16.wgsl";
 
 /// Workgroup size of generated kernels.
 pub(crate) const WG: u32 = 256;
@@ -50,7 +50,7 @@ pub struct Generated {
 }
 
 /// The storage element of a dtype: bf16 is held two to a u32 word.
-fn storage(d: DType) -> &'static str {
+pub(super) fn storage(d: DType) -> &'static str {
     match d {
         DType::BF16 => "u32",
         d => d.wgsl(),
@@ -58,7 +58,7 @@ fn storage(d: DType) -> &'static str {
 }
 
 /// The type a value of dtype `d` is held in: floats in f32.
-fn held(d: DType) -> &'static str {
+pub(super) fn held(d: DType) -> &'static str {
     match d {
         DType::I32 => "i32",
         DType::U32 => "u32",
@@ -137,7 +137,7 @@ fn cast(from: DType, to: DType, x: String) -> String {
 }
 
 /// The right-hand side of node `op` of dtype `d` with operands named by `v`.
-fn node_expr(e: &Expr, op: &Op, d: DType, v: &dyn Fn(NodeId) -> String) -> String {
+pub(super) fn node_expr(e: &Expr, op: &Op, d: DType, v: &dyn Fn(NodeId) -> String) -> String {
     let dt = |id: NodeId| e.nodes[id as usize].dtype;
     match *op {
         Op::Unary(u, a) => {
@@ -173,7 +173,7 @@ fn node_expr(e: &Expr, op: &Op, d: DType, v: &dyn Fn(NodeId) -> String) -> Strin
 }
 
 /// A scalar slot read as a held value of dtype `d`.
-fn slot_value(d: DType, k: usize) -> String {
+pub(super) fn slot_value(d: DType, k: usize) -> String {
     match held(d) {
         "u32" => format!("slot({k}u)"),
         t => format!("bitcast<{t}>(slot({k}u))"),
@@ -192,7 +192,7 @@ fn uniform_decl(out: &mut String) {
 }
 
 /// Operand `k`'s element offset for the coalesced index `c0..c<rank-1>`.
-fn offset_expr(k: usize, rank: usize) -> String {
+pub(super) fn offset_expr(k: usize, rank: usize) -> String {
     let mut s = format!("i32(p.off[{}][{}])", k / 4, k % 4);
     for d in 0..rank {
         let at = k * MAX_RANK + d;

@@ -34,7 +34,7 @@ pub struct ExprParams {
 
 /// A scalar's bits in its uniform slot: floats as the f32 holding the
 /// dtype's value, integers as their bits.
-fn slot_bits(dtype: DType, v: f64) -> u32 {
+pub(super) fn slot_bits(dtype: DType, v: f64) -> u32 {
     let s = Scalar::of(dtype, v);
     if dtype.is_float() {
         s.value.to_bits()

@@ -85,3 +85,26 @@ pub struct Layout<'a> {
     pub red_shape: &'a [usize],
     pub red_in: &'a [isize],
 }
+
+/// A reduction's input generated from an elementwise expression
+/// (ops::expr::reduce): the elements of a dense virtual tensor, computed by
+/// a generated input stage as reduce.wgsl's kernels read them. The reduce
+/// front door plans as for that tensor and records through this.
+pub trait FusedInput {
+    /// Record `entry` of the generated module for the type slots `types`
+    /// (T, ACC, OUT) with the overrides OP = `op` and LANES = `lanes` (the
+    /// kernels that do not use LANES get 4), the reduce uniform `params`,
+    /// the other bindings `args` (partials, out) and the grid `groups`.
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &self,
+        stream: &crate::runtime::stream::StreamShared,
+        entry: &'static str,
+        types: [crate::ops::tensor::DType; 3],
+        op: u32,
+        lanes: u32,
+        params: &ReduceParams,
+        args: &[crate::ops::spec::Arg],
+        groups: [u32; 3],
+    ) -> crate::error::Result<()>;
+}

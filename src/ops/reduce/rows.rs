@@ -6,7 +6,7 @@
 
 use crate::error::Result;
 use crate::ops::gemm::tuned::{self, bucket, Candidate, Choice};
-use crate::ops::reduce::common::ReduceParams;
+use crate::ops::reduce::common::{FusedInput, ReduceParams};
 use crate::ops::reduce::kernels::{row_grid, strategy, WG};
 use crate::ops::spec::{self, Arg, Family, Launch, OverrideSlot, TypeSlot};
 use crate::ops::tensor::DType;
@@ -20,12 +20,14 @@ const OVERRIDES: &[OverrideSlot] = &[
 ];
 const SOURCE_SHARED: &str = concat!(
     include_str!("../../../shaders/reduce.wgsl"),
+    include_str!("../../../shaders/reduce_params.wgsl"),
     include_str!("../../../shaders/reduce_rows.wgsl"),
     include_str!("../../../shaders/reduce_input.wgsl"),
     include_str!("../../../shaders/reduce_wg_shared.wgsl")
 );
 const SOURCE_SUBGROUPS: &str = concat!(
     include_str!("../../../shaders/reduce.wgsl"),
+    include_str!("../../../shaders/reduce_params.wgsl"),
     include_str!("../../../shaders/reduce_rows.wgsl"),
     include_str!("../../../shaders/reduce_input.wgsl"),
     include_str!("../../../shaders/reduce_wg_subgroups.wgsl")
@@ -33,12 +35,14 @@ const SOURCE_SUBGROUPS: &str = concat!(
 // bf16 inputs read as words (T = f32).
 const SOURCE_BF16_SHARED: &str = concat!(
     include_str!("../../../shaders/reduce.wgsl"),
+    include_str!("../../../shaders/reduce_params.wgsl"),
     include_str!("../../../shaders/reduce_rows.wgsl"),
     include_str!("../../../shaders/reduce_input_bf16.wgsl"),
     include_str!("../../../shaders/reduce_wg_shared.wgsl")
 );
 const SOURCE_BF16_SUBGROUPS: &str = concat!(
     include_str!("../../../shaders/reduce.wgsl"),
+    include_str!("../../../shaders/reduce_params.wgsl"),
     include_str!("../../../shaders/reduce_rows.wgsl"),
     include_str!("../../../shaders/reduce_input_bf16.wgsl"),
     include_str!("../../../shaders/reduce_wg_subgroups.wgsl")
@@ -173,4 +177,22 @@ fn record_with(
     let (groups, rows_per_y) = row_grid(1, row_groups, dev.limits.max_compute_workgroups_per_dimension);
     let args = [xa, Arg { name: "xv", ..xa }, oa];
     spec::record(stream, &Launch { variant, params: params(rows_per_y), args, groups })
+}
+
+/// `record` for an input generated from an expression (`fused`): the
+/// default loads per invocation (or the device's setting), not tuned.
+pub fn record_fused(
+    stream: &StreamShared,
+    fused: &dyn FusedInput,
+    op_code: u32,
+    types: [DType; 3],
+    oa: Arg,
+    params: impl Fn(u32) -> ReduceParams,
+) -> Result<()> {
+    let dev = &stream.device;
+    let p0 = params(0);
+    let lanes = lanes(p0.k_total as usize, dev.settings().reduce.row_loads.unwrap_or(LOADS));
+    let row_groups = (p0.rows as usize).div_ceil((WG / lanes) as usize);
+    let (groups, rows_per_y) = row_grid(1, row_groups, dev.limits.max_compute_workgroups_per_dimension);
+    fused.record(stream, "reduce_rows", types, op_code, lanes, &params(rows_per_y), &[oa], groups)
 }
