@@ -77,7 +77,9 @@ unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<
 /// as `wgc_op_conv2d(input, folded_weight, folded_bias)` (routes, dtypes,
 /// strides, accuracy and limits as there), and the activation
 /// (`WgcActivation`) is then applied to `out` in place by one elementwise
-/// pass (as `wgc_op_unary`; NaN stays NaN). With `folded` set and
+/// pass (as `wgc_op_unary`; NaN stays NaN), or, on the depthwise route of
+/// `wgc_op_conv2d`, by the convolution's own store (same values: the f32
+/// sum activated, then rounded once to the output's dtype). With `folded` set and
 /// `folded_bias` NULL this is a convolution without bias followed by the
 /// activation, so a layer without batch norm uses it too.
 ///

@@ -25,7 +25,8 @@ impl From<&WgcConv2dParams> for Conv2dParams {
 /// operands would run: one line, `route NAME (PARAMETERS) because REASON`,
 /// then `; declined: ROUTE: WHY; ...` for each route asked before it, in
 /// order. The routes are `empty`, `gemm_1x1` (a GEMM per image, whose own
-/// route `wgc_op_gemm` then chooses), `direct` (depthwise), `implicit_gemm`
+/// route `wgc_op_gemm` then chooses), `depthwise` (multiplier 1, at the
+/// memory bandwidth), `direct` (other depthwise ones), `implicit_gemm`
 /// (f32), `khr_gather`, `coop_implicit` (f16 on tensor cores) and
 /// `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
 /// wording may change between versions; do not parse it.

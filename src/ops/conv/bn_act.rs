@@ -8,7 +8,7 @@
 use crate::bail;
 use crate::error::Result;
 use crate::ops::conv::fold_bn::{check_fold, fold_batch_norm, FoldArgs};
-use crate::ops::conv::{conv2d, out_size, Conv2dParams};
+use crate::ops::conv::{conv2d_act, out_size, Conv2dParams};
 use crate::ops::elementwise::{unary, UnaryOp};
 use crate::ops::spec::{check_output, Sharing};
 use crate::ops::tensor::{expect_shape, same_device, DType, Tensor};
@@ -156,9 +156,9 @@ pub fn conv2d_bn_act(stream: &StreamShared, a: &ConvBnAct) -> Result<()> {
     if let Some(args) = &fold {
         fold_batch_norm(stream, args)?;
     }
-    conv2d(stream, &a.conv, a.input, a.folded_weight, a.folded_bias, a.out)?;
+    let fused = conv2d_act(stream, &a.conv, a.input, a.folded_weight, a.folded_bias, a.out, a.activation as u32)?;
     match a.activation.unary_op() {
-        Some(op) => unary(stream, op, a.out, a.out),
-        None => Ok(()),
+        Some(op) if !fused => unary(stream, op, a.out, a.out),
+        _ => Ok(()),
     }
 }

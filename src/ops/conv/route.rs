@@ -16,6 +16,10 @@ pub enum Route {
     Gemm1x1,
     /// One input channel per group (depthwise): conv_direct.wgsl.
     Direct(Direct),
+    /// One input and one output channel per group, at the memory
+    /// bandwidth, with the bias and activation in its store:
+    /// conv_depthwise.wgsl.
+    Depthwise(Depthwise),
     /// The WGSL implicit GEMM (conv.wgsl), f32.
     Implicit(Implicit),
     /// f16 on the VK_KHR_cooperative_matrix GEMM kernel gathering 8
@@ -36,6 +40,17 @@ pub enum Direct {
     PerWorkgroup,
     /// A workgroup per output and chunk of taps, a second pass adding them.
     Chunked { chunks: usize },
+}
+
+/// How the bandwidth depthwise kernel covers the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depthwise {
+    /// Channels-last in 16-byte words of channels: an invocation per word
+    /// of one output pixel, `cvw` words per workgroup.
+    Words { cvw: usize },
+    /// A tw x th tile of output pixels in each of `planes` (image, channel)
+    /// planes per workgroup, its input staged in workgroup memory.
+    Tiles { tw: usize, th: usize, planes: usize },
 }
 
 /// The f32 implicit GEMM's blocking and K split.
@@ -117,6 +132,7 @@ impl Route {
             Route::Empty => "empty",
             Route::Gemm1x1 => "gemm_1x1",
             Route::Direct(_) => "direct",
+            Route::Depthwise(_) => "depthwise",
             Route::Implicit(_) => "implicit_gemm",
             Route::Khr(_) => "khr_gather",
             Route::Coop(_) => "coop_implicit",
@@ -143,6 +159,14 @@ impl fmt::Display for Route {
             Route::Direct(Direct::Chunked { chunks }) => {
                 write!(f, " (a workgroup per output and chunk of taps, {chunks} chunks)")
             }
+            Route::Depthwise(Depthwise::Words { cvw }) => write!(
+                f,
+                " (channels-last, an invocation per 16 bytes of channels of a pixel, {cvw} such words per workgroup)"
+            ),
+            Route::Depthwise(Depthwise::Tiles { tw, th, planes }) => write!(
+                f,
+                " ({th}x{tw} output tiles of {planes} plane(s) per workgroup, input staged in workgroup memory)"
+            ),
             Route::Implicit(i) => write!(
                 f,
                 " (RM {}, RN {}, K in {} run(s) of {}, {})",
