@@ -10,7 +10,7 @@
 //   (chunk of the window, output element), partials to `parts`, then
 //   {max,avg}_pool2d_finish, one invocation per output folding its partials.
 // Kernel spec family "pool" (src/ops/pool.rs). Prelude: T (f32|f16; sums
-// and comparisons run in f32). No overrides.
+// and comparisons run in f32). Override: CHANNELS_LAST (below).
 
 struct Params {
     total: u32,        // output elements (windowed) or planes (global)
@@ -57,13 +57,31 @@ fn is_nan(v: f32) -> bool {
     return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
 }
 
+// Output element i in (n, oh, ow, c) order, channel fastest, where input
+// and output are channels-last (neighbouring invocations then read
+// neighbouring channels); else in (n, c, oh, ow) order.
+override CHANNELS_LAST: bool = false;
+
 fn window(i: u32) -> Window {
-    let ow = i % p.ow;
-    let t = i / p.ow;
-    let oh = t % p.oh;
-    let t2 = t / p.oh;
-    let c = t2 % p.channels;
-    let n = t2 / p.channels;
+    var ow: u32;
+    var oh: u32;
+    var c: u32;
+    var n: u32;
+    if (CHANNELS_LAST) {
+        c = i % p.channels;
+        let t = i / p.channels;
+        ow = t % p.ow;
+        let t2 = t / p.ow;
+        oh = t2 % p.oh;
+        n = t2 / p.oh;
+    } else {
+        ow = i % p.ow;
+        let t = i / p.ow;
+        oh = t % p.oh;
+        let t2 = t / p.oh;
+        c = t2 % p.channels;
+        n = t2 / p.channels;
+    }
     var win: Window;
     win.base = i32(p.in_off) + i32(n) * p.in_s.x + i32(c) * p.in_s.y;
     win.h0 = i32(oh) * p.stride_h - p.pad_h;
