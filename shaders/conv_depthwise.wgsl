@@ -7,6 +7,10 @@
 //   one word of channels of one output pixel. A workgroup covers `cvw`
 //   words of channels (x of the grid) for 256 / cvw output pixels; it first
 //   stages its channels' filters in workgroup memory, tap-major, as f32.
+// dw_rows: dw_words with OUT_W outputs along a row per invocation, for
+//   square K x K windows of stride S (both compiled in) and dilation 1:
+//   each input word of a row is loaded and converted once and feeds every
+//   output it reaches.
 // dw_tiles: any strides (channels-first at its best): a workgroup covers a
 //   th x tw tile of output pixels in each of `planes` consecutive (image,
 //   channel) planes, stages the input rows and columns the tile reads in
@@ -52,9 +56,9 @@ struct Params {
     // dw_words
     cvw: u32,            // channel words per workgroup (a power of 2, at most 16)
     words: u32,          // channel words per pixel (C / lanes)
-    pixels: u32,         // n * oh * ow
+    pixels: u32,         // n * oh * ow (dw_rows: n * oh * blocks)
+    blocks: u32,         // dw_rows: blocks of OUT_W outputs per row
     _pad0: u32,
-    _pad1: u32,
 };
 
 @group(0) @binding(0) var<storage, read> x: array<T>;
@@ -69,6 +73,10 @@ struct Params {
 override BIAS: bool = false;
 // A square window compiled in (0: p.kh x p.kw), so that 3x3 and 5x5 unroll.
 override K: u32 = 0u;
+// The stride of dw_rows.
+override S: u32 = 1u;
+// Input columns one dw_rows invocation reads per row.
+override COLS: u32 = (OUT_W - 1u) * S + K;
 
 const F16 = T_KIND == 1u;
 // Channels per 16-byte word, and vec4s of f32 per word.
@@ -78,6 +86,10 @@ const HALVES = LANES / 4u;
 const W_CAP = 1024u;
 // Staged input (dw_tiles): planes * rh * rw values at most.
 const TILE_CAP = 4096u;
+// Outputs along a row per dw_rows invocation.
+const OUT_W = 4u;
+// Most taps in a row of dw_rows' window (its K).
+const MAX_K = 5u;
 
 var<workgroup> w_stage: array<vec4<f32>, W_CAP>;
 var<workgroup> tile: array<f32, TILE_CAP>;
@@ -120,13 +132,10 @@ fn filter_tap(c: u32, a: u32, b: u32) -> f32 {
     return f32(wt[i32(p.w_off) + i32(c) * p.w_s.x + i32(a) * p.w_s.z + i32(b) * p.w_s.w]);
 }
 
-@compute @workgroup_size(256)
-fn dw_words(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
-    let kh = window_h();
-    let kw = window_w();
+// Stage the filters of the channel words from first_word on (p.cvw of
+// them): [tap][word][half], as f32.
+fn stage_filters(lid: u32, first_word: u32, kh: u32, kw: u32) {
     let cvw = p.cvw;
-    let first_word = wid.x * cvw;
-    // Stage the filters of this workgroup's channels: [tap][word][half].
     let staged = kh * kw * cvw * HALVES;
     for (var e = lid; e < staged; e += 256u) {
         let half = e % HALVES;
@@ -141,6 +150,106 @@ fn dw_words(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
         }
         w_stage[e] = v;
     }
+}
+
+// A 16-byte word as 4 (f32) or 8 (f16: lo, hi) channels.
+struct Word {
+    lo: vec4<f32>,
+    hi: vec4<f32>,
+};
+
+fn unpack_word(v: vec4<u32>) -> Word {
+    var r: Word;
+    if (F16) {
+        r.lo = vec4<f32>(unpack2x16float(v.x), unpack2x16float(v.y));
+        r.hi = vec4<f32>(unpack2x16float(v.z), unpack2x16float(v.w));
+    } else {
+        r.lo = bitcast<vec4<f32>>(v);
+        r.hi = vec4<f32>(0.0);
+    }
+    return r;
+}
+
+// Bias, activation and the store of one output word.
+fn store_word(at: i32, lo: vec4<f32>, hi: vec4<f32>, c0: u32) {
+    let r0 = finish4(lo, c0);
+    if (F16) {
+        let r1 = finish4(hi, c0 + 4u);
+        y4[at] = vec4<u32>(pack2x16float(r0.xy), pack2x16float(r0.zw), pack2x16float(r1.xy), pack2x16float(r1.zw));
+    } else {
+        y4[at] = bitcast<vec4<u32>>(r0);
+    }
+}
+
+@compute @workgroup_size(256)
+fn dw_rows(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let cvw = p.cvw;
+    let first_word = wid.x * cvw;
+    stage_filters(lid, first_word, K, K);
+    workgroupBarrier();
+    let cw = lid % cvw;
+    let word = first_word + cw;
+    let blk = (wid.z * p.row + wid.y) * (256u / cvw) + lid / cvw;
+    if (word >= p.words || blk >= p.pixels) {
+        return;
+    }
+    let bx = blk % p.blocks;
+    let t = blk / p.blocks;
+    let oh = t % p.oh;
+    let n = t / p.oh;
+    let ow0 = bx * OUT_W;
+    let ih0 = i32(oh * S) - p.ph;
+    let iw0 = i32(ow0 * S) - p.pw;
+    let base = i32(p.in_off) + i32(n) * p.in_s.x + i32(word);
+    var lo: array<vec4<f32>, OUT_W>;
+    var hi: array<vec4<f32>, OUT_W>;
+    for (var a = 0u; a < K; a++) {
+        let ih = ih0 + i32(a);
+        if (ih < 0 || ih >= p.h) {
+            continue;
+        }
+        var wl: array<vec4<f32>, MAX_K>;
+        var wh: array<vec4<f32>, MAX_K>;
+        for (var b = 0u; b < K; b++) {
+            let s = ((a * K + b) * cvw + cw) * HALVES;
+            wl[b] = w_stage[s];
+            if (F16) {
+                wh[b] = w_stage[s + 1u];
+            }
+        }
+        let row = base + ih * p.in_s.z;
+        for (var col = 0u; col < COLS; col++) {
+            let iw = iw0 + i32(col);
+            if (iw < 0 || iw >= p.w) {
+                continue;
+            }
+            let v = unpack_word(x4[row + iw * p.in_s.w]);
+            for (var j = 0u; j < OUT_W; j++) {
+                let b = i32(col) - i32(j * S);
+                if (b >= 0 && b < i32(K)) {
+                    lo[j] = fma(v.lo, wl[b], lo[j]);
+                    if (F16) {
+                        hi[j] = fma(v.hi, wh[b], hi[j]);
+                    }
+                }
+            }
+        }
+    }
+    let out_base = i32(p.out_off) + i32(n) * p.out_s.x + i32(oh) * p.out_s.z + i32(word);
+    for (var j = 0u; j < OUT_W; j++) {
+        if (ow0 + j < p.ow) {
+            store_word(out_base + i32(ow0 + j) * p.out_s.w, lo[j], hi[j], word * LANES);
+        }
+    }
+}
+
+@compute @workgroup_size(256)
+fn dw_words(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let kh = window_h();
+    let kw = window_w();
+    let cvw = p.cvw;
+    let first_word = wid.x * cvw;
+    stage_filters(lid, first_word, kh, kw);
     workgroupBarrier();
     let cw = lid % cvw;
     let word = first_word + cw;
@@ -165,26 +274,17 @@ fn dw_words(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
         for (var b = 0u; b < kw; b++) {
             let iw = iw0 + i32(b) * p.dw;
             if (iw >= 0 && iw < p.w) {
-                let v = x4[base + ih * p.in_s.z + iw * p.in_s.w];
+                let v = unpack_word(x4[base + ih * p.in_s.z + iw * p.in_s.w]);
                 let s = ((a * kw + b) * cvw + cw) * HALVES;
+                lo = fma(v.lo, w_stage[s], lo);
                 if (F16) {
-                    lo = fma(vec4<f32>(unpack2x16float(v.x), unpack2x16float(v.y)), w_stage[s], lo);
-                    hi = fma(vec4<f32>(unpack2x16float(v.z), unpack2x16float(v.w)), w_stage[s + 1u], hi);
-                } else {
-                    lo = fma(bitcast<vec4<f32>>(v), w_stage[s], lo);
+                    hi = fma(v.hi, w_stage[s + 1u], hi);
                 }
             }
         }
     }
-    let c0 = word * LANES;
     let at = i32(p.out_off) + i32(n) * p.out_s.x + i32(oh) * p.out_s.z + i32(ow) * p.out_s.w + i32(word);
-    let r0 = finish4(lo, c0);
-    if (F16) {
-        let r1 = finish4(hi, c0 + 4u);
-        y4[at] = vec4<u32>(pack2x16float(r0.xy), pack2x16float(r0.zw), pack2x16float(r1.xy), pack2x16float(r1.zw));
-    } else {
-        y4[at] = bitcast<vec4<u32>>(r0);
-    }
+    store_word(at, lo, hi, word * LANES);
 }
 
 @compute @workgroup_size(256)

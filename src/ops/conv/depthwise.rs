@@ -1,7 +1,8 @@
 //! Depthwise convolution at the memory bandwidth (one input and one output
 //! channel per group), by conv_depthwise.wgsl, with the bias and an
 //! activation in its store: channels-last operands in 16-byte words of
-//! channels (`Depthwise::Words`), anything else by tiles of output pixels
+//! channels (`Depthwise::Words`, or `Depthwise::Rows` with several outputs
+//! along a row per invocation for 3x3 and 5x5 windows), anything else by tiles of output pixels
 //! whose input is staged in workgroup memory (`Depthwise::Tiles`). Channel
 //! multipliers above 1 and windows whose tile does not fit take the direct
 //! kernel instead.
@@ -24,16 +25,19 @@ const W_CAP: usize = 1024;
 const TILE_CAP: usize = 4096;
 /// Most channel words one workgroup of the words entry covers.
 const MAX_CVW: usize = 16;
+/// Outputs along a row per invocation of dw_rows (the shader's OUT_W).
+const OUT_W: usize = 4;
 
 /// Depthwise convolution with bias and activation.
 pub static FAMILY: Family = Family {
     file: "conv_depthwise.wgsl",
     source: include_str!("../../../shaders/conv_depthwise.wgsl"),
-    entries: &["dw_words", "dw_tiles"],
+    entries: &["dw_words", "dw_rows", "dw_tiles"],
     types: &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }],
     overrides: &[
         OverrideSlot { name: "BIAS", values: &[0.0, 1.0] },
         OverrideSlot { name: "K", values: &[0.0, 3.0, 5.0] },
+        OverrideSlot { name: "S", values: &[1.0, 2.0] },
     ],
     uniform: <DepthwiseParams as spec::Uniform>::layout,
 };
@@ -74,8 +78,8 @@ uniform! {
         pub cvw: u32,
         pub words: u32,
         pub pixels: u32,
+        pub blocks: u32,
         pub _pad0: u32,
-        pub _pad1: u32,
     }
 }
 
@@ -136,9 +140,12 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Depthwise> {
     if channels_last_words(g.input_shape(), &p.input, lanes) && channels_last_words(g.out_shape(), &p.out, lanes) {
         let words = g.c / lanes;
         if let Some(cvw) = words_per_group(words, taps, lanes / 4) {
-            let pixel_groups = (g.n * g.oh * g.ow).div_ceil(WG / cvw);
+            // Square 3x3 or 5x5 windows of stride 1 or 2: several outputs per row.
+            let rows = g.kh == g.kw && matches!(g.kh, 3 | 5) && g.sh == g.sw && g.sh <= 2 && g.dh == 1 && g.dw == 1;
+            let per_row = if rows { g.ow.div_ceil(OUT_W) } else { g.ow };
+            let pixel_groups = (g.n * g.oh * per_row).div_ceil(WG / cvw);
             if words.div_ceil(cvw) <= t.max_workgroups && pixel_groups.div_ceil(t.max_workgroups) <= t.max_workgroups {
-                return Ok(Depthwise::Words { cvw });
+                return Ok(if rows { Depthwise::Rows { cvw } } else { Depthwise::Words { cvw } });
             }
         }
     }
@@ -206,16 +213,18 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Depthwise, ops: &Operand
         cvw: 0,
         words: 0,
         pixels: 0,
+        blocks: 0,
         _pad0: 0,
-        _pad1: 0,
     };
     match plan {
-        Depthwise::Words { cvw } => {
+        Depthwise::Words { cvw } | Depthwise::Rows { cvw } => {
             let lanes = lanes(p.dtype);
             let in_words = p.input.strides.map(|s| (s / lanes as isize) as i32);
             let out_words = p.out.strides.map(|s| (s / lanes as isize) as i32);
             let words = g.c / lanes;
-            let pixels = g.n * g.oh * g.ow;
+            let rows = matches!(plan, Depthwise::Rows { .. });
+            let blocks = if rows { g.ow.div_ceil(OUT_W) } else { g.ow };
+            let pixels = g.n * g.oh * blocks;
             let (groups, row) = row_grid(words.div_ceil(cvw) as u32, pixels.div_ceil(WG / cvw), max_dim);
             params = DepthwiseParams {
                 in_s: in_words,
@@ -225,10 +234,12 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Depthwise, ops: &Operand
                 cvw: cvw as u32,
                 words: words as u32,
                 pixels: pixels as u32,
+                blocks: blocks as u32,
                 row,
                 ..params
             };
-            let variant = FAMILY.variant("dw_words", &[p.dtype], &[has_bias, square]);
+            let (entry, stride) = if rows { ("dw_rows", g.sh as f64) } else { ("dw_words", 1.0) };
+            let variant = FAMILY.variant(entry, &[p.dtype], &[has_bias, square, stride]);
             let args = [Arg { name: "x4", ..x }, wt, bias, Arg { name: "y4", ..y }];
             spec::record(stream, &Launch { variant, params, args, groups })
         }
@@ -246,7 +257,7 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Depthwise, ops: &Operand
                 row,
                 ..params
             };
-            let variant = FAMILY.variant("dw_tiles", &[p.dtype], &[has_bias, square]);
+            let variant = FAMILY.variant("dw_tiles", &[p.dtype], &[has_bias, square, 1.0]);
             spec::record(stream, &Launch { variant, params, args: [x, wt, bias, y], groups })
         }
     }

@@ -138,10 +138,13 @@ fn f32_routes_are_the_same_on_every_device() {
         (M_DW, tiles(32, 8, 1)),
         (M_DW_S2, tiles(32, 8, 1)),
         (M_DW_7, tiles(8, 8, 4)),
-        // Channels-last: 8 words of 4 channels per workgroup (32 or 96 channels).
-        (M_DW.channels_last(), Route::Depthwise(Depthwise::Words { cvw: 8 })),
-        (M_DW_S2.channels_last(), Route::Depthwise(Depthwise::Words { cvw: 8 })),
-        (M_DW_7.channels_last(), Route::Depthwise(Depthwise::Words { cvw: 16 })),
+        // Channels-last: 8 words of 4 channels per workgroup (32 or 96
+        // channels), 4 outputs along a row per invocation.
+        (M_DW.channels_last(), Route::Depthwise(Depthwise::Rows { cvw: 8 })),
+        (M_DW_S2.channels_last(), Route::Depthwise(Depthwise::Rows { cvw: 8 })),
+        (M_DW_7.channels_last(), Route::Depthwise(Depthwise::Rows { cvw: 16 })),
+        // Dilated: one output per invocation.
+        (M_DW.channels_last().dilation(2), Route::Depthwise(Depthwise::Words { cvw: 8 })),
         (DW_MULTIPLIER_2, Route::Direct(Direct::PerOutput { window: [3, 3] })),
         (M_PROJECT, Route::Gemm1x1),
         (M_EXPAND_7, implicit(1, 1, 1, 160, [1, 1])),
@@ -174,7 +177,7 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
         Route::Khr(Khr { form, splits, k_chunk, copy_input, copy_weight, whole, direct_store: false })
     };
     let coop = |splits, k_chunk, w_vec, window| Route::Coop(Coop { splits, k_chunk, w_vec, window });
-    let dw_words = |cvw| Route::Depthwise(Depthwise::Words { cvw });
+    let dw_rows = |cvw| Route::Depthwise(Depthwise::Rows { cvw });
     let dw3 = Route::Depthwise(Depthwise::Tiles { tw: 32, th: 8, planes: 1 });
     // (case, on H100 (KHR and WGSL cooperative matrices), on a device with
     // WGSL cooperative matrices only)
@@ -190,7 +193,7 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
         (R_L4_EXPAND, khr(Form::ImageB, 1, 512, true, false, false), coop(1, 512, true, [1, 1])),
         (M_DW, dw3, dw3),
         // f16 words hold 8 channels: 4 words of 32 channels per workgroup.
-        (M_DW.channels_last(), dw_words(4), dw_words(4)),
+        (M_DW.channels_last(), dw_rows(4), dw_rows(4)),
         (
             DW_MULTIPLIER_2,
             Route::Direct(Direct::PerOutput { window: [3, 3] }),
@@ -304,7 +307,10 @@ fn the_explanation_names_the_route_and_why_the_others_declined() {
     assert!(text.starts_with("route depthwise (8x32 output tiles of 1 plane(s) per workgroup"), "{text}");
     assert!(text.contains("because one input and one output channel per group (32 groups) is depthwise"), "{text}");
     let text = plan(&M_DW.channels_last().problem(F16), &LAVAPIPE).unwrap().to_string();
-    assert!(text.starts_with("route depthwise (channels-last, an invocation per 16 bytes"), "{text}");
+    assert!(
+        text.starts_with("route depthwise (channels-last, an invocation per 16 bytes of channels of 4 pixels"),
+        "{text}"
+    );
     let text = plan(&DW_MULTIPLIER_2.problem(F32), &LAVAPIPE).unwrap().to_string();
     assert!(text.starts_with("route direct (an invocation per output, 3x3 compiled in) because one input channel"));
     assert!(text.contains("depthwise: 1 input and 2 output channels per group in 8 group(s)"), "{text}");

@@ -48,6 +48,10 @@ pub enum Depthwise {
     /// Channels-last in 16-byte words of channels: an invocation per word
     /// of one output pixel, `cvw` words per workgroup.
     Words { cvw: usize },
+    /// As `Words`, each invocation computing 4 outputs along a row (square
+    /// 3x3 or 5x5 windows of stride 1 or 2, dilation 1), each input word
+    /// loaded once for all of them.
+    Rows { cvw: usize },
     /// A tw x th tile of output pixels in each of `planes` (image, channel)
     /// planes per workgroup, its input staged in workgroup memory.
     Tiles { tw: usize, th: usize, planes: usize },
@@ -162,6 +166,10 @@ impl fmt::Display for Route {
             Route::Depthwise(Depthwise::Words { cvw }) => write!(
                 f,
                 " (channels-last, an invocation per 16 bytes of channels of a pixel, {cvw} such words per workgroup)"
+            ),
+            Route::Depthwise(Depthwise::Rows { cvw }) => write!(
+                f,
+                " (channels-last, an invocation per 16 bytes of channels of 4 pixels along a row, {cvw} such words per workgroup)"
             ),
             Route::Depthwise(Depthwise::Tiles { tw, th, planes }) => write!(
                 f,
