@@ -3315,11 +3315,21 @@ WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
  * sum (tested: within 1e-5 * (1 + sqrt(K)) + 2^-10 * |exact|). NaN and
  * infinities propagate as in PyTorch: IEEE products and f32 sums, a NaN
  * in an output's window makes it NaN (whether the padding's zeros times an
- * infinite weight give NaN is unspecified: the depthwise kernel skips them).
+ * infinite weight give NaN is unspecified).
+ *
+ * Depthwise convolutions of multiplier 1 (groups == C == O), f32 and
+ * f16, run a kernel bound by memory bandwidth: where input and output are
+ * channels-last with the channels in whole 16-byte words (C a multiple of
+ * 4 in f32, 8 in f16; the other strides and the offsets multiples of that
+ * too) each invocation computes 16 bytes of channels of one output pixel;
+ * otherwise each workgroup stages the input of a tile of output pixels in
+ * workgroup memory (windows whose tile does not fit, and other depthwise
+ * convolutions, take the direct kernel below). `wgc_op_conv2d_bn_act`
+ * applies its activation in that kernel's store.
  *
  * f32: 1x1 stride-1 unpadded convolutions run as a GEMM (see
- * `wgc_op_gemm`), one input channel per group (depthwise) a direct kernel,
- * others an implicit GEMM. Depthwise kernels of over 4096 taps take a
+ * `wgc_op_gemm`), other depthwise ones (one input channel per group) a
+ * direct kernel, others an implicit GEMM. Depthwise kernels of over 4096 taps take a
  * workgroup per output (beyond 262,144 taps, several, added by a second
  * pass), their products summed in blocks of 32. The implicit GEMM
  * accumulates at most 16,384 terms of C/groups*KH*KW per workgroup; longer
@@ -3329,7 +3339,7 @@ WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
  * cap shader loops too.
  *
  * f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
- * through the direct kernel (f32 sums). The others, on adapters with
+ * as above (f32 sums). The others, on adapters with
  * cooperative matrices (`WgcAdapterInfo.has_cooperative_matrix`), run on
  * the tensor cores. Ungrouped ones with a multiple of 8 input channels,
  * where the adapter runs the SPIR-V tensor-core kernels (Vulkan with
@@ -3437,7 +3447,8 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
  * operands would run: one line, `route NAME (PARAMETERS) because REASON`,
  * then `; declined: ROUTE: WHY; ...` for each route asked before it, in
  * order. The routes are `empty`, `gemm_1x1` (a GEMM per image, whose own
- * route `wgc_op_gemm` then chooses), `direct` (depthwise), `implicit_gemm`
+ * route `wgc_op_gemm` then chooses), `depthwise` (multiplier 1, at the
+ * memory bandwidth), `direct` (other depthwise ones), `implicit_gemm`
  * (f32), `khr_gather`, `coop_implicit` (f16 on tensor cores) and
  * `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
  * wording may change between versions; do not parse it.
@@ -3570,7 +3581,9 @@ WgcStatus wgc_comm_broadcast(const struct WgcComm *comm,
  * as `wgc_op_conv2d(input, folded_weight, folded_bias)` (routes, dtypes,
  * strides, accuracy and limits as there), and the activation
  * (`WgcActivation`) is then applied to `out` in place by one elementwise
- * pass (as `wgc_op_unary`; NaN stays NaN). With `folded` set and
+ * pass (as `wgc_op_unary`; NaN stays NaN), or, on the depthwise route of
+ * `wgc_op_conv2d`, by the convolution's own store (same values: the f32
+ * sum activated, then rounded once to the output's dtype). With `folded` set and
  * `folded_bias` NULL this is a convolution without bias followed by the
  * activation, so a layer without batch norm uses it too.
  *
