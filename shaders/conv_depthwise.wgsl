@@ -298,25 +298,23 @@ fn dw_tiles(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     let ih0 = i32(oh0) * p.sh - p.ph;
     let iw0 = i32(ow0) * p.sw - p.pw;
     let region = p.rh * p.rw;
-    // Stage the input: each invocation keeps one column and steps by rows
-    // (no division per element).
+    // Stage the input: each invocation keeps one column and steps over the
+    // rows of all the planes (tile row r is row r % rh of plane r / rh).
     let rows_per_pass = 256u / p.rw;
     let col = lid % p.rw;
     let iw = iw0 + i32(col);
-    let col_in = iw >= 0 && iw < p.w && lid < rows_per_pass * p.rw;
-    for (var pl = 0u; pl < p.planes; pl++) {
-        let plane = plane0 + pl;
-        let live = col_in && plane < planes_total;
-        let base = i32(p.in_off) + i32(plane / p.c) * p.in_s.x + i32(plane % p.c) * p.in_s.y + iw * p.in_s.w;
-        if (lid < rows_per_pass * p.rw) {
-            for (var r = lid / p.rw; r < p.rh; r += rows_per_pass) {
-                let ih = ih0 + i32(r);
-                var v = 0.0;
-                if (live && ih >= 0 && ih < p.h) {
-                    v = f32(x[base + ih * p.in_s.z]);
-                }
-                tile[pl * region + r * p.rw + col] = v;
+    let col_in = iw >= 0 && iw < p.w;
+    if (lid < rows_per_pass * p.rw) {
+        for (var r = lid / p.rw; r < p.planes * p.rh; r += rows_per_pass) {
+            let pl = r / p.rh;
+            let plane = plane0 + pl;
+            let ih = ih0 + i32(r - pl * p.rh);
+            var v = 0.0;
+            if (col_in && plane < planes_total && ih >= 0 && ih < p.h) {
+                let base = i32(p.in_off) + i32(plane / p.c) * p.in_s.x + i32(plane % p.c) * p.in_s.y;
+                v = f32(x[base + ih * p.in_s.z + iw * p.in_s.w]);
             }
+            tile[r * p.rw + col] = v;
         }
     }
     workgroupBarrier();
