@@ -154,6 +154,9 @@ int main(void) {
         check((Case){dt, 1, 16, 13, 13, 5, 5, 2, 2, 1, R, BIAS | NHWC | PAD_PIXELS, WORDS});
         check((Case){dt, 2, 32, 8, 8, 3, 5, 1, 2, 2, NO, BIAS | NHWC | VIA_CONV, WORDS});
         check((Case){dt, 1, 48, 7, 7, 7, 7, 1, 3, 1, R6, NHWC, WORDS});
+        /* One word of channels over a million pixels: 4096 workgroups of
+         * 256 pixels, so each computes several pixel groups in turn. */
+        check((Case){dt, 64, dti ? 8 : 4, 128, 128, 3, 3, 1, 2, 2, R, BIAS | NHWC, WORDS});
         /* Channels-last but not in words: odd channels, an offset view. */
         check((Case){dt, 2, 5, 9, 9, 3, 3, 1, 1, 1, R6, BIAS | NHWC, TILES});
         check((Case){dt, 1, 16, 8, 9, 3, 3, 2, 1, 1, NO, BIAS | NHWC | OFFSET, TILES});

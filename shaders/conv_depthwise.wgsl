@@ -58,7 +58,7 @@ struct Params {
     words: u32,          // channel words per pixel (C / lanes)
     pixels: u32,         // n * oh * ow (dw_rows: n * oh * blocks)
     blocks: u32,         // dw_rows: blocks of OUT_W outputs per row
-    _pad0: u32,
+    reps: u32,           // dw_words, dw_rows: pixel groups per workgroup, one after another
 };
 
 @group(0) @binding(0) var<storage, read> x: array<T>;
@@ -181,6 +181,9 @@ fn store_word(at: i32, lo: vec4<f32>, hi: vec4<f32>, c0: u32) {
     }
 }
 
+// The workgroup's filters staged, each invocation computes channel word
+// `word` (its cw-th) of the p.reps pixel groups (of 256 / cvw pixels or
+// blocks) of the workgroup, one after another.
 @compute @workgroup_size(256)
 fn dw_rows(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     let cvw = p.cvw;
@@ -189,10 +192,18 @@ fn dw_rows(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid
     workgroupBarrier();
     let cw = lid % cvw;
     let word = first_word + cw;
-    let blk = (wid.z * p.row + wid.y) * (256u / cvw) + lid / cvw;
-    if (word >= p.words || blk >= p.pixels) {
-        return;
+    let group = wid.z * p.row + wid.y;
+    for (var rep = 0u; rep < p.reps; rep++) {
+        let blk = (group * p.reps + rep) * (256u / cvw) + lid / cvw;
+        if (word < p.words && blk < p.pixels) {
+            row_block(blk, word, cw);
+        }
     }
+}
+
+// dw_rows' OUT_W outputs of block blk, channel word `word`.
+fn row_block(blk: u32, word: u32, cw: u32) {
+    let cvw = p.cvw;
     let bx = blk % p.blocks;
     let t = blk / p.blocks;
     let oh = t % p.oh;
@@ -253,10 +264,18 @@ fn dw_words(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     workgroupBarrier();
     let cw = lid % cvw;
     let word = first_word + cw;
-    let pix = (wid.z * p.row + wid.y) * (256u / cvw) + lid / cvw;
-    if (word >= p.words || pix >= p.pixels) {
-        return;
+    let group = wid.z * p.row + wid.y;
+    for (var rep = 0u; rep < p.reps; rep++) {
+        let pix = (group * p.reps + rep) * (256u / cvw) + lid / cvw;
+        if (word < p.words && pix < p.pixels) {
+            word_pixel(pix, word, cw, kh, kw);
+        }
     }
+}
+
+// dw_words' output pixel pix, channel word `word`.
+fn word_pixel(pix: u32, word: u32, cw: u32, kh: u32, kw: u32) {
+    let cvw = p.cvw;
     let ow = pix % p.ow;
     let t = pix / p.ow;
     let oh = t % p.oh;

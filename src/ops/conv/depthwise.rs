@@ -79,7 +79,7 @@ uniform! {
         pub words: u32,
         pub pixels: u32,
         pub blocks: u32,
-        pub _pad0: u32,
+        pub reps: u32,
     }
 }
 
@@ -118,6 +118,21 @@ fn tile_shape(oh: usize, ow: usize) -> (usize, usize, usize) {
     let tw = ow.next_power_of_two().clamp(8, 32);
     let th = oh.next_power_of_two().clamp(1, WG / tw);
     (tw, th, WG / (tw * th))
+}
+
+/// Workgroups past which each channels-last workgroup computes several
+/// pixel groups in turn (staging its filters once for them).
+const REPS_FROM: usize = 4096;
+/// Pixel groups per workgroup then.
+const REPS: usize = 4;
+
+/// Pixel groups per workgroup for a grid of `workgroups` of one each.
+fn reps_for(workgroups: usize) -> usize {
+    if workgroups >= REPS_FROM {
+        REPS
+    } else {
+        1
+    }
 }
 
 /// Input rows (or columns) `out` outputs read.
@@ -214,7 +229,7 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Depthwise, ops: &Operand
         words: 0,
         pixels: 0,
         blocks: 0,
-        _pad0: 0,
+        reps: 1,
     };
     match plan {
         Depthwise::Words { cvw } | Depthwise::Rows { cvw } => {
@@ -225,7 +240,9 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Depthwise, ops: &Operand
             let rows = matches!(plan, Depthwise::Rows { .. });
             let blocks = if rows { g.ow.div_ceil(OUT_W) } else { g.ow };
             let pixels = g.n * g.oh * blocks;
-            let (groups, row) = row_grid(words.div_ceil(cvw) as u32, pixels.div_ceil(WG / cvw), max_dim);
+            let pixel_groups = pixels.div_ceil(WG / cvw);
+            let reps = reps_for(words.div_ceil(cvw) * pixel_groups);
+            let (groups, row) = row_grid(words.div_ceil(cvw) as u32, pixel_groups.div_ceil(reps), max_dim);
             params = DepthwiseParams {
                 in_s: in_words,
                 out_s: out_words,
@@ -235,6 +252,7 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Depthwise, ops: &Operand
                 words: words as u32,
                 pixels: pixels as u32,
                 blocks: blocks as u32,
+                reps: reps as u32,
                 row,
                 ..params
             };
