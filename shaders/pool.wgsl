@@ -1,7 +1,8 @@
 // 2-D pooling over NCHW tensors with any strides.
 // max_pool2d / avg_pool2d: one invocation per output element.
 // global_avg_pool2d: one 64-wide workgroup per (n, c) plane, reduced in
-// workgroup memory.
+// workgroup memory; global_avg_pool2d_cl: channels-last planes, one
+// invocation per (n, c).
 // Large windows (a software driver stops each invocation's loops after
 // 65,535 iterations, and one invocation per window would be slow anyway):
 // {max,avg}_pool2d_window: one 256-wide workgroup per output element,
@@ -138,6 +139,36 @@ fn avg_pool2d(@builtin(global_invocation_id) gid: vec3<u32>) {
         count = max(h_hi - h_lo, 0) * max(w_hi - w_lo, 0);
     }
     y[win.out_index] = T(sum / f32(max(count, 1)));
+}
+
+// Channels-last global average pooling: one invocation per (n, c), the
+// channels of neighbouring invocations neighbours in memory; the plane in
+// rows of p.w pixels (at most MAX_ITERS values in all, from pool.rs).
+@compute @workgroup_size(256)
+fn global_avg_pool2d_cl(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.y * p.row + gid.x;
+    if (i >= p.total) {
+        return;
+    }
+    let c = i % p.channels;
+    let n = i / p.channels;
+    let base = i32(p.in_off) + i32(n) * p.in_s.x + i32(c) * p.in_s.y;
+    // Blocks of 32 values summed on their own, then added (see window_reduce).
+    var sum = 0.0;
+    var block = 0.0;
+    var in_block = 0u;
+    for (var a = 0; a < p.h; a++) {
+        for (var b = 0; b < p.w; b++) {
+            block += f32(x[base + a * p.in_s.z + b * p.in_s.w]);
+            in_block++;
+            if (in_block == 32u) {
+                sum += block;
+                block = 0.0;
+                in_block = 0u;
+            }
+        }
+    }
+    y[i32(p.out_off) + i32(n) * p.out_s.x + i32(c) * p.out_s.y] = T((sum + block) / f32(p.h * p.w));
 }
 
 var<workgroup> partial: array<f32, 64>;

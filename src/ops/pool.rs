@@ -22,6 +22,7 @@ pub static FAMILY: Family = Family {
         "max_pool2d",
         "avg_pool2d",
         "global_avg_pool2d",
+        "global_avg_pool2d_cl",
         "max_pool2d_window",
         "avg_pool2d_window",
         "max_pool2d_chunks",
@@ -260,6 +261,39 @@ pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) ->
     };
     if let Some(plan) = reduce_runs::plan(stream, ReduceOp::Mean, input, out, &layout) {
         return plan.record(stream, input, out);
+    }
+    // Channels-last planes of at most MAX_ITERS pixels: an invocation per
+    // (n, c), neighbouring invocations reading neighbouring channels.
+    if c > 1 && input.strides[1] == 1 && h * w <= MAX_ITERS {
+        let (xa, in_off) = view_arg("x", input);
+        let (ya, out_off) = view_arg("y", out);
+        let (groups, row) = grid_1d(planes, 256, dev.limits.max_compute_workgroups_per_dimension);
+        let params = PoolParams {
+            total: planes as u32,
+            channels: c as u32,
+            h: h as i32,
+            w: w as i32,
+            oh: 1,
+            ow: 1,
+            kh: h as i32,
+            kw: w as i32,
+            stride_h: 1,
+            stride_w: 1,
+            pad_h: 0,
+            pad_w: 0,
+            in_off,
+            out_off,
+            row,
+            include_pad: 1,
+            in_s: strides4(input),
+            out_s: strides4(out),
+            chunk_len: 0,
+            chunks: 1,
+            _pad0: 0,
+            _pad1: 0,
+        };
+        let variant = FAMILY.variant("global_avg_pool2d_cl", &[input.dtype], &[1.0]);
+        return spec::record(stream, &Launch { variant, params, args: [xa, ya], groups });
     }
     // Planes that would take each of the 64 invocations more than MAX_ITERS
     // loads: average pooling with the whole plane as the window.
