@@ -188,7 +188,9 @@ unsafe fn pool(
 
 /// 2-D max pooling: `input` (N, C, H, W) to `out` (N, C, OH, OW), both f32
 /// or both f16, with `OH = (H + 2*pad_h - kernel_h) / stride_h + 1` (floor;
-/// OW alike). NaN in a window gives NaN. Exact. Windows of over 4096
+/// OW alike). NaN in a window gives NaN. Exact. Where `input` and `out`
+/// are both channels-last (the C stride 1), neighbouring invocations take
+/// neighbouring channels. Windows of over 4096
 /// elements take a workgroup per output (beyond 262,144 elements, several,
 /// folded by a second pass), so any window works, on software drivers that
 /// cap shader loops too. Records work on `stream` without blocking.
@@ -231,8 +233,9 @@ pub unsafe extern "C" fn wgc_op_avg_pool2d(
 /// Mean over H and W: `input` (N, C, H, W) to `out` (N, C, 1, 1), f32 or
 /// f16 (summed in f32). Contiguous planes (the W stride 1 and the H stride
 /// W) take the run kernel of `wgc_op_reduce` (a team of invocations per
-/// plane, compensated sums); other layouts one workgroup per plane, in
-/// blocks of 32 then a tree. Planes of over 65,536 elements in those
+/// plane, compensated sums); channels-last planes (the C stride 1) of at
+/// most 1024 elements an invocation per (n, c), in blocks of 8; other
+/// layouts one workgroup per plane, in blocks of 32 then a tree. Planes of over 65,536 elements in those
 /// layouts are averaged as `wgc_op_avg_pool2d` with the whole plane as
 /// the window, so any size works, on software drivers that cap shader
 /// loops too. Accuracy (f32): within 1e-6 * mean(|x|) of the exact mean; f16: the
