@@ -2,7 +2,7 @@
  * double-precision reference: f32 and f16, channels-first and
  * channels-last operands (the latter in whole 16-byte words of channels,
  * with padded pixel strides, and not: odd channel counts, an offset view),
- * 3x3, 5x5, 3x5 and 7x7 windows, strides 1 and 2, padding, dilation, with
+ * 3x3, 5x5, 3x5 and 7x7 windows (each of the route's kernels), strides 1 and 2, padding, dilation, with
  * and without bias, every activation through wgc_op_conv2d_bn_act (the
  * depthwise route applies it in its store), NaN and infinite inputs; and
  * the route the explanation names for each layout.
@@ -135,20 +135,24 @@ int main(void) {
     env = test_env();
     const uint32_t NO = WGC_ACTIVATION_NONE, R = WGC_ACTIVATION_RELU, R6 = WGC_ACTIVATION_RELU6,
                    HS = WGC_ACTIVATION_HARDSWISH;
-    const char *WORDS = "an invocation per 16 bytes of channels", *TILES = "output tiles of";
+    const char *WORDS = "an invocation per 16 bytes of channels", *TILES = "output tiles of",
+               *STRIPS = "along a row of a plane";
     for (int dti = 0; dti < 2; dti++) {
         WgcDtype dt = dti ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
         if (dti && !env.info.has_f16) break;
-        /* Channels-first: tiles of 32 columns crossed, 7x7 planes four to a
-         * workgroup, strides, padding, dilation, odd channels. */
-        check((Case){dt, 2, 5, 37, 35, 3, 3, 1, 1, 1, R6, BIAS | NONFINITE, TILES});
-        check((Case){dt, 3, 7, 7, 7, 3, 3, 1, 1, 1, NO, VIA_CONV, TILES});
-        check((Case){dt, 2, 6, 29, 30, 3, 3, 2, 1, 1, HS, BIAS, TILES});
-        check((Case){dt, 1, 3, 20, 19, 5, 5, 2, 2, 1, R, 0, TILES});
+        /* Channels-first: strips of 4 outputs along rows (3x3, 5x5,
+         * strides 1 and 2, 7x7 planes, odd channels); tiles for the other
+         * windows (3x5 dilated, 7x7, an offset view). */
+        check((Case){dt, 2, 5, 37, 35, 3, 3, 1, 1, 1, R6, BIAS | NONFINITE, STRIPS});
+        check((Case){dt, 3, 7, 7, 7, 3, 3, 1, 1, 1, NO, VIA_CONV, STRIPS});
+        check((Case){dt, 2, 6, 29, 30, 3, 3, 2, 1, 1, HS, BIAS, STRIPS});
+        check((Case){dt, 1, 3, 20, 19, 5, 5, 2, 2, 1, R, 0, STRIPS});
         check((Case){dt, 1, 4, 18, 17, 3, 5, 1, 2, 2, NO, BIAS | VIA_CONV, TILES});
+        check((Case){dt, 2, 5, 37, 35, 3, 3, 1, 1, 2, R6, BIAS | NONFINITE, TILES});
         check((Case){dt, 1, 3, 12, 12, 7, 7, 1, 3, 1, R6, BIAS | OFFSET, TILES});
         /* Channels-last in words: 24 channels (3 f16 words, 6 f32), 40
-         * (5 f16 words), odd pixel counts, padded pixels. */
+         * (5 f16 words), odd pixel counts, padded pixels; f32 3x3 and 5x5
+         * take 4 outputs along a row per invocation. */
         check((Case){dt, 2, 24, 9, 11, 3, 3, 1, 1, 1, R6, BIAS | NHWC | NONFINITE, WORDS});
         check((Case){dt, 3, 40, 10, 9, 3, 3, 2, 1, 1, HS, NHWC, WORDS});
         check((Case){dt, 1, 16, 13, 13, 5, 5, 2, 2, 1, R, BIAS | NHWC | PAD_PIXELS, WORDS});
@@ -158,8 +162,9 @@ int main(void) {
          * 256 pixels, so each computes several pixel groups in turn. */
         check((Case){dt, 64, dti ? 8 : 4, 128, 128, 3, 3, 1, 2, 2, R, BIAS | NHWC, WORDS});
         /* Channels-last but not in words: odd channels, an offset view. */
-        check((Case){dt, 2, 5, 9, 9, 3, 3, 1, 1, 1, R6, BIAS | NHWC, TILES});
-        check((Case){dt, 1, 16, 8, 9, 3, 3, 2, 1, 1, NO, BIAS | NHWC | OFFSET, TILES});
+        check((Case){dt, 2, 5, 9, 9, 3, 3, 1, 1, 1, R6, BIAS | NHWC, STRIPS});
+        check((Case){dt, 1, 16, 8, 9, 3, 3, 2, 1, 1, NO, BIAS | NHWC | OFFSET, STRIPS});
+        check((Case){dt, 1, 5, 10, 11, 3, 3, 1, 2, 2, HS, BIAS | NHWC, TILES});
     }
     return test_finish("test_conv_depthwise");
 }

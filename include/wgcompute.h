@@ -3321,10 +3321,12 @@ WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
  * f16, run a kernel bound by memory bandwidth: where input and output are
  * channels-last with the channels in whole 16-byte words (C a multiple of
  * 4 in f32, 8 in f16; the other strides and the offsets multiples of that
- * too) each invocation computes 16 bytes of channels of one output pixel;
- * otherwise each workgroup stages the input of a tile of output pixels in
- * workgroup memory (windows whose tile does not fit, and other depthwise
- * convolutions, take the direct kernel below). `wgc_op_conv2d_bn_act`
+ * too) each invocation computes 16 bytes of channels of one output pixel
+ * (f32 3x3 and 5x5 windows of stride 1 or 2: of 4 pixels along a row);
+ * otherwise such windows take an invocation per 4 outputs along a row of
+ * one channel, and other windows a workgroup per tile of output pixels,
+ * its input staged in workgroup memory (windows whose tile does not fit,
+ * and other depthwise convolutions, take the direct kernel below). `wgc_op_conv2d_bn_act`
  * applies its activation in that kernel's store.
  *
  * f32: 1x1 stride-1 unpadded convolutions run as a GEMM (see

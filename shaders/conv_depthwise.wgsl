@@ -1,6 +1,6 @@
 // Depthwise 2-D convolution (one input and one output channel per group)
 // at the memory bandwidth, with the bias and an activation applied before
-// the store. Two entries:
+// the store. Four entries:
 //
 // dw_words: channels-last input and output, channels at unit stride in
 //   whole 16-byte words (4 f32 or 8 f16 channels): an invocation computes
@@ -11,7 +11,12 @@
 //   square K x K windows of stride S (both compiled in) and dilation 1:
 //   each input word of a row is loaded and converted once and feeds every
 //   output it reaches.
-// dw_tiles: any strides (channels-first at its best): a workgroup covers a
+// dw_strips: any strides (channels-first at its best), square K x K
+//   windows of stride S and dilation 1: an invocation computes OUT_W
+//   outputs along a row of one (image, channel) plane, each input value of
+//   the rows they read loaded and converted once; neighbouring invocations
+//   take neighbouring strips of a row.
+// dw_tiles: any strides and window: a workgroup covers a
 //   th x tw tile of output pixels in each of `planes` consecutive (image,
 //   channel) planes, stages the input rows and columns the tile reads in
 //   workgroup memory (zeros where padding), then each invocation computes
@@ -56,8 +61,8 @@ struct Params {
     // dw_words
     cvw: u32,            // channel words per workgroup (a power of 2, at most 16)
     words: u32,          // channel words per pixel (C / lanes)
-    pixels: u32,         // n * oh * ow (dw_rows: n * oh * blocks)
-    blocks: u32,         // dw_rows: blocks of OUT_W outputs per row
+    pixels: u32,         // n * oh * ow (dw_rows: n * oh * blocks; dw_strips: n * c * oh * blocks)
+    blocks: u32,         // dw_rows, dw_strips: blocks of OUT_W outputs per row
     reps: u32,           // dw_words, dw_rows: pixel groups per workgroup, one after another
 };
 
@@ -304,6 +309,56 @@ fn word_pixel(pix: u32, word: u32, cw: u32, kh: u32, kw: u32) {
     }
     let at = i32(p.out_off) + i32(n) * p.out_s.x + i32(oh) * p.out_s.z + i32(ow) * p.out_s.w + i32(word);
     store_word(at, lo, hi, word * LANES);
+}
+
+@compute @workgroup_size(256)
+fn dw_strips(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.y * p.row + gid.x;
+    if (i >= p.pixels) {
+        return;
+    }
+    let bx = i % p.blocks;
+    let t = i / p.blocks;
+    let oh = t % p.oh;
+    let t2 = t / p.oh;
+    let c = t2 % p.c;
+    let n = t2 / p.c;
+    let ow0 = bx * OUT_W;
+    let ih0 = i32(oh * S) - p.ph;
+    let iw0 = i32(ow0 * S) - p.pw;
+    let base = i32(p.in_off) + i32(n) * p.in_s.x + i32(c) * p.in_s.y;
+    let wbase = i32(p.w_off) + i32(c) * p.w_s.x;
+    var acc: array<f32, OUT_W>;
+    for (var a = 0u; a < K; a++) {
+        let ih = ih0 + i32(a);
+        if (ih < 0 || ih >= p.h) {
+            continue;
+        }
+        var wr: array<f32, MAX_K>;
+        for (var b = 0u; b < K; b++) {
+            wr[b] = f32(wt[wbase + i32(a) * p.w_s.z + i32(b) * p.w_s.w]);
+        }
+        let row = base + ih * p.in_s.z;
+        for (var col = 0u; col < COLS; col++) {
+            let iw = iw0 + i32(col);
+            if (iw < 0 || iw >= p.w) {
+                continue;
+            }
+            let v = f32(x[row + iw * p.in_s.w]);
+            for (var j = 0u; j < OUT_W; j++) {
+                let b = i32(col) - i32(j * S);
+                if (b >= 0 && b < i32(K)) {
+                    acc[j] = fma(v, wr[b], acc[j]);
+                }
+            }
+        }
+    }
+    let out_base = i32(p.out_off) + i32(n) * p.out_s.x + i32(c) * p.out_s.y + i32(oh) * p.out_s.z;
+    for (var j = 0u; j < OUT_W; j++) {
+        if (ow0 + j < p.ow) {
+            y[out_base + i32(ow0 + j) * p.out_s.w] = T(finish(acc[j], c));
+        }
+    }
 }
 
 @compute @workgroup_size(256)

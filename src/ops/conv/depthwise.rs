@@ -2,7 +2,9 @@
 //! channel per group), by conv_depthwise.wgsl, with the bias and an
 //! activation in its store: channels-last operands in 16-byte words of
 //! channels (`Depthwise::Words`, or `Depthwise::Rows` with several outputs
-//! along a row per invocation for 3x3 and 5x5 windows), anything else by tiles of output pixels
+//! along a row per invocation for f32 3x3 and 5x5 windows), other 3x3 and
+//! 5x5 windows of stride 1 or 2 by strips of outputs along rows
+//! (`Depthwise::Strips`), anything else by tiles of output pixels
 //! whose input is staged in workgroup memory (`Depthwise::Tiles`). Channel
 //! multipliers above 1 and windows whose tile does not fit take the direct
 //! kernel instead.
@@ -11,6 +13,7 @@ use super::problem::{ivec4, Operands, Problem, View};
 use super::route::{Depthwise, Fit};
 use super::target::Target;
 use crate::error::Result;
+use crate::ops::grid::grid_1d;
 use crate::ops::reduce::kernels::row_grid;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
@@ -32,7 +35,7 @@ const OUT_W: usize = 4;
 pub static FAMILY: Family = Family {
     file: "conv_depthwise.wgsl",
     source: include_str!("../../../shaders/conv_depthwise.wgsl"),
-    entries: &["dw_words", "dw_rows", "dw_tiles"],
+    entries: &["dw_words", "dw_rows", "dw_strips", "dw_tiles"],
     types: &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }],
     overrides: &[
         OverrideSlot { name: "BIAS", values: &[0.0, 1.0] },
@@ -140,6 +143,12 @@ fn span(out: usize, k: usize, s: usize, d: usize) -> usize {
     (out - 1) * s + (k - 1) * d + 1
 }
 
+/// A square 3x3 or 5x5 window of stride 1 or 2 and dilation 1: the rows
+/// and strips entries compile it in.
+fn row_window(g: &super::problem::Geometry) -> bool {
+    g.kh == g.kw && matches!(g.kh, 3 | 5) && g.sh == g.sw && g.sh <= 2 && g.dh == 1 && g.dw == 1
+}
+
 /// Depthwise convolutions of channel multiplier 1 take this route where
 /// their grid and staging fit.
 pub fn supports(p: &Problem, t: &Target) -> Fit<Depthwise> {
@@ -155,13 +164,21 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Depthwise> {
     if channels_last_words(g.input_shape(), &p.input, lanes) && channels_last_words(g.out_shape(), &p.out, lanes) {
         let words = g.c / lanes;
         if let Some(cvw) = words_per_group(words, taps, lanes / 4) {
-            // Square 3x3 or 5x5 windows of stride 1 or 2: several outputs per row.
-            let rows = g.kh == g.kw && matches!(g.kh, 3 | 5) && g.sh == g.sw && g.sh <= 2 && g.dh == 1 && g.dw == 1;
+            // f32, square 3x3 or 5x5 windows of stride 1 or 2: several
+            // outputs per row. (In f16 the invocation's 8 channels per word
+            // times 4 outputs ran at half the speed of one output each.)
+            let rows = p.dtype == DType::F32 && row_window(g);
             let per_row = if rows { g.ow.div_ceil(OUT_W) } else { g.ow };
             let pixel_groups = (g.n * g.oh * per_row).div_ceil(WG / cvw);
             if words.div_ceil(cvw) <= t.max_workgroups && pixel_groups.div_ceil(t.max_workgroups) <= t.max_workgroups {
                 return Ok(if rows { Depthwise::Rows { cvw } } else { Depthwise::Words { cvw } });
             }
+        }
+    }
+    if row_window(g) {
+        let strips = g.n * g.c * g.oh * g.ow.div_ceil(OUT_W);
+        if strips.div_ceil(WG).div_ceil(t.max_workgroups) <= t.max_workgroups {
+            return Ok(Depthwise::Strips);
         }
     }
     let (tw, th, planes) = tile_shape(g.oh, g.ow);
@@ -260,6 +277,14 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Depthwise, ops: &Operand
             let variant = FAMILY.variant(entry, &[p.dtype], &[has_bias, square, stride]);
             let args = [Arg { name: "x4", ..x }, wt, bias, Arg { name: "y4", ..y }];
             spec::record(stream, &Launch { variant, params, args, groups })
+        }
+        Depthwise::Strips => {
+            let blocks = g.ow.div_ceil(OUT_W);
+            let strips = g.n * g.c * g.oh * blocks;
+            let (groups, row) = grid_1d(strips as u64, WG as u32, max_dim);
+            params = DepthwiseParams { blocks: blocks as u32, pixels: strips as u32, row, ..params };
+            let variant = FAMILY.variant("dw_strips", &[p.dtype], &[has_bias, square, g.sh as f64]);
+            spec::record(stream, &Launch { variant, params, args: [x, wt, bias, y], groups })
         }
         Depthwise::Tiles { tw, th, planes } => {
             let tiles_w = g.ow.div_ceil(tw);

@@ -134,10 +134,14 @@ fn f32_routes_are_the_same_on_every_device() {
         // 49 pixels per image: under the 256 the 1x1 GEMM needs.
         (R_L4_EXPAND, implicit(1, 1, 1, 512, [1, 1])),
         (M_STEM, implicit(1, 1, 1, 32, [3, 3])),
-        // Depthwise: 56x56 outputs in 32x8 tiles, 7x7 planes four to a workgroup.
-        (M_DW, tiles(32, 8, 1)),
-        (M_DW_S2, tiles(32, 8, 1)),
-        (M_DW_7, tiles(8, 8, 4)),
+        // Depthwise channels-first: strips of 4 outputs along rows; a
+        // dilated window in tiles (56x56 outputs in 32x8 tiles, 7x7 planes
+        // four to a workgroup).
+        (M_DW, Route::Depthwise(Depthwise::Strips)),
+        (M_DW_S2, Route::Depthwise(Depthwise::Strips)),
+        (M_DW_7, Route::Depthwise(Depthwise::Strips)),
+        (M_DW.dilation(2), tiles(32, 8, 1)),
+        (M_DW_7.dilation(2), tiles(8, 8, 4)),
         // Channels-last: 8 words of 4 channels per workgroup (32 or 96
         // channels), 4 outputs along a row per invocation.
         (M_DW.channels_last(), Route::Depthwise(Depthwise::Rows { cvw: 8 })),
@@ -177,8 +181,8 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
         Route::Khr(Khr { form, splits, k_chunk, copy_input, copy_weight, whole, direct_store: false })
     };
     let coop = |splits, k_chunk, w_vec, window| Route::Coop(Coop { splits, k_chunk, w_vec, window });
-    let dw_rows = |cvw| Route::Depthwise(Depthwise::Rows { cvw });
-    let dw3 = Route::Depthwise(Depthwise::Tiles { tw: 32, th: 8, planes: 1 });
+    let dw_words = |cvw| Route::Depthwise(Depthwise::Words { cvw });
+    let dw3 = Route::Depthwise(Depthwise::Strips);
     // (case, on H100 (KHR and WGSL cooperative matrices), on a device with
     // WGSL cooperative matrices only)
     let table = [
@@ -192,8 +196,9 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
         (R_L4_3X3, khr(Form::ImageB, 9, 512, true, true, false), coop(9, 512, true, [3, 3])),
         (R_L4_EXPAND, khr(Form::ImageB, 1, 512, true, false, false), coop(1, 512, true, [1, 1])),
         (M_DW, dw3, dw3),
-        // f16 words hold 8 channels: 4 words of 32 channels per workgroup.
-        (M_DW.channels_last(), dw_rows(4), dw_rows(4)),
+        // f16 words hold 8 channels: 4 words of 32 channels per workgroup,
+        // one output each.
+        (M_DW.channels_last(), dw_words(4), dw_words(4)),
         (
             DW_MULTIPLIER_2,
             Route::Direct(Direct::PerOutput { window: [3, 3] }),
@@ -243,7 +248,7 @@ fn f16_without_cooperative_matrices_takes_im2col() {
         (R_L1_3X3_B32, im2col(false, 576, 32)),
         (ODD_CHANNELS, im2col(true, 48, 2)),
         (TINY_1X1, im2col(true, 8, 1)),
-        (M_DW, Route::Depthwise(Depthwise::Tiles { tw: 32, th: 8, planes: 1 })),
+        (M_DW, Route::Depthwise(Depthwise::Strips)),
         (M_PROJECT, Route::Gemm1x1),
     ];
     for (case, want) in table {
@@ -304,9 +309,11 @@ fn the_explanation_names_the_route_and_why_the_others_declined() {
     assert!(text.contains("khr_gather: 3 input channels, not a multiple of 8"), "{text}");
     assert!(text.contains("gemm_1x1: not a 1x1"), "{text}");
     let text = plan(&M_DW.no_bias().problem(F32), &LAVAPIPE).unwrap().to_string();
-    assert!(text.starts_with("route depthwise (8x32 output tiles of 1 plane(s) per workgroup"), "{text}");
+    assert!(text.starts_with("route depthwise (an invocation per 4 outputs along a row of a plane"), "{text}");
     assert!(text.contains("because one input and one output channel per group (32 groups) is depthwise"), "{text}");
-    let text = plan(&M_DW.channels_last().problem(F16), &LAVAPIPE).unwrap().to_string();
+    let text = plan(&M_DW.dilation(2).problem(F16), &LAVAPIPE).unwrap().to_string();
+    assert!(text.starts_with("route depthwise (8x32 output tiles of 1 plane(s) per workgroup"), "{text}");
+    let text = plan(&M_DW.channels_last().problem(F32), &LAVAPIPE).unwrap().to_string();
     assert!(
         text.starts_with("route depthwise (channels-last, an invocation per 16 bytes of channels of 4 pixels"),
         "{text}"

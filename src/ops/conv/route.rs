@@ -52,6 +52,9 @@ pub enum Depthwise {
     /// 3x3 or 5x5 windows of stride 1 or 2, dilation 1), each input word
     /// loaded once for all of them.
     Rows { cvw: usize },
+    /// Any strides, square 3x3 or 5x5 windows of stride 1 or 2: an
+    /// invocation per 4 outputs along a row of one (image, channel) plane.
+    Strips,
     /// A tw x th tile of output pixels in each of `planes` (image, channel)
     /// planes per workgroup, its input staged in workgroup memory.
     Tiles { tw: usize, th: usize, planes: usize },
@@ -171,6 +174,9 @@ impl fmt::Display for Route {
                 f,
                 " (channels-last, an invocation per 16 bytes of channels of 4 pixels along a row, {cvw} such words per workgroup)"
             ),
+            Route::Depthwise(Depthwise::Strips) => {
+                write!(f, " (an invocation per 4 outputs along a row of a plane, the window compiled in)")
+            }
             Route::Depthwise(Depthwise::Tiles { tw, th, planes }) => write!(
                 f,
                 " ({th}x{tw} output tiles of {planes} plane(s) per workgroup, input staged in workgroup memory)"
