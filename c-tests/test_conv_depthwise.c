@@ -135,7 +135,7 @@ int main(void) {
     env = test_env();
     const uint32_t NO = WGC_ACTIVATION_NONE, R = WGC_ACTIVATION_RELU, R6 = WGC_ACTIVATION_RELU6,
                    HS = WGC_ACTIVATION_HARDSWISH;
-    const char *WORDS = "an invocation per 16 bytes of channels", *TILES = "output tiles of",
+    const char *WORDS = "(channels-last, an invocation per", *TILES = "output tiles of",
                *STRIPS = "along a row of a plane";
     for (int dti = 0; dti < 2; dti++) {
         WgcDtype dt = dti ? WGC_DTYPE_F16 : WGC_DTYPE_F32;

@@ -1,6 +1,6 @@
 // Depthwise 2-D convolution (one input and one output channel per group)
 // at the memory bandwidth, with the bias and an activation applied before
-// the store. Four entries:
+// the store. Five entries:
 //
 // dw_words: channels-last input and output, channels at unit stride in
 //   whole 16-byte words (4 f32 or 8 f16 channels): an invocation computes
@@ -16,6 +16,7 @@
 //   outputs along a row of one (image, channel) plane, each input value of
 //   the rows they read loaded and converted once; neighbouring invocations
 //   take neighbouring strips of a row.
+// dw_rows8: dw_rows for f16 in 8-byte words of 4 channels (x2, y2).
 // dw_tiles: any strides and window: a workgroup covers a
 //   th x tw tile of output pixels in each of `planes` consecutive (image,
 //   channel) planes, stages the input rows and columns the tile reads in
@@ -73,6 +74,8 @@ struct Params {
 @group(0) @binding(4) var<uniform> p: Params;
 @group(0) @binding(5) var<storage, read> x4: array<vec4<u32>>;
 @group(0) @binding(6) var<storage, read_write> y4: array<vec4<u32>>;
+@group(0) @binding(7) var<storage, read> x2: array<vec2<u32>>;
+@group(0) @binding(8) var<storage, read_write> y2: array<vec2<u32>>;
 
 // Add bias[c] to channel c.
 override BIAS: bool = false;
@@ -137,16 +140,16 @@ fn filter_tap(c: u32, a: u32, b: u32) -> f32 {
     return f32(wt[i32(p.w_off) + i32(c) * p.w_s.x + i32(a) * p.w_s.z + i32(b) * p.w_s.w]);
 }
 
-// Stage the filters of the channel words from first_word on (p.cvw of
-// them): [tap][word][half], as f32.
-fn stage_filters(lid: u32, first_word: u32, kh: u32, kw: u32) {
+// Stage the filters of the channel words (of `lanes` channels, `halves`
+// vec4s) from first_word on (p.cvw of them): [tap][word][half], as f32.
+fn stage_filters(lid: u32, first_word: u32, kh: u32, kw: u32, lanes: u32, halves: u32) {
     let cvw = p.cvw;
-    let staged = kh * kw * cvw * HALVES;
+    let staged = kh * kw * cvw * halves;
     for (var e = lid; e < staged; e += 256u) {
-        let half = e % HALVES;
-        let rest = e / HALVES;
+        let half = e % halves;
+        let rest = e / halves;
         let t = rest / cvw;
-        let c0 = (first_word + rest % cvw) * LANES + half * 4u;
+        let c0 = (first_word + rest % cvw) * lanes + half * 4u;
         var v = vec4<f32>(0.0);
         for (var l = 0u; l < 4u; l++) {
             if (c0 + l < p.c) {
@@ -193,7 +196,7 @@ fn store_word(at: i32, lo: vec4<f32>, hi: vec4<f32>, c0: u32) {
 fn dw_rows(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     let cvw = p.cvw;
     let first_word = wid.x * cvw;
-    stage_filters(lid, first_word, K, K);
+    stage_filters(lid, first_word, K, K, LANES, HALVES);
     workgroupBarrier();
     let cw = lid % cvw;
     let word = first_word + cw;
@@ -259,13 +262,77 @@ fn row_block(blk: u32, word: u32, cw: u32) {
     }
 }
 
+// dw_rows for f16 in 8-byte words of 4 channels (x2, y2): half the
+// registers of 16-byte words, so twice the invocations stay resident.
+@compute @workgroup_size(256)
+fn dw_rows8(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let cvw = p.cvw;
+    let first_word = wid.x * cvw;
+    stage_filters(lid, first_word, K, K, 4u, 1u);
+    workgroupBarrier();
+    let cw = lid % cvw;
+    let word = first_word + cw;
+    let group = wid.z * p.row + wid.y;
+    for (var rep = 0u; rep < p.reps; rep++) {
+        let blk = (group * p.reps + rep) * (256u / cvw) + lid / cvw;
+        if (word < p.words && blk < p.pixels) {
+            row_block8(blk, word, cw);
+        }
+    }
+}
+
+fn row_block8(blk: u32, word: u32, cw: u32) {
+    let cvw = p.cvw;
+    let bx = blk % p.blocks;
+    let t = blk / p.blocks;
+    let oh = t % p.oh;
+    let n = t / p.oh;
+    let ow0 = bx * OUT_W;
+    let ih0 = i32(oh * S) - p.ph;
+    let iw0 = i32(ow0 * S) - p.pw;
+    let base = i32(p.in_off) + i32(n) * p.in_s.x + i32(word);
+    var acc: array<vec4<f32>, OUT_W>;
+    for (var a = 0u; a < K; a++) {
+        let ih = ih0 + i32(a);
+        if (ih < 0 || ih >= p.h) {
+            continue;
+        }
+        var wr: array<vec4<f32>, MAX_K>;
+        for (var b = 0u; b < K; b++) {
+            wr[b] = w_stage[(a * K + b) * cvw + cw];
+        }
+        let row = base + ih * p.in_s.z;
+        for (var col = 0u; col < COLS; col++) {
+            let iw = iw0 + i32(col);
+            if (iw < 0 || iw >= p.w) {
+                continue;
+            }
+            let u = x2[row + iw * p.in_s.w];
+            let v = vec4<f32>(unpack2x16float(u.x), unpack2x16float(u.y));
+            for (var j = 0u; j < OUT_W; j++) {
+                let b = i32(col) - i32(j * S);
+                if (b >= 0 && b < i32(K)) {
+                    acc[j] = fma(v, wr[b], acc[j]);
+                }
+            }
+        }
+    }
+    let out_base = i32(p.out_off) + i32(n) * p.out_s.x + i32(oh) * p.out_s.z + i32(word);
+    for (var j = 0u; j < OUT_W; j++) {
+        if (ow0 + j < p.ow) {
+            let r = finish4(acc[j], word * 4u);
+            y2[out_base + i32(ow0 + j) * p.out_s.w] = vec2<u32>(pack2x16float(r.xy), pack2x16float(r.zw));
+        }
+    }
+}
+
 @compute @workgroup_size(256)
 fn dw_words(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     let kh = window_h();
     let kw = window_w();
     let cvw = p.cvw;
     let first_word = wid.x * cvw;
-    stage_filters(lid, first_word, kh, kw);
+    stage_filters(lid, first_word, kh, kw, LANES, HALVES);
     workgroupBarrier();
     let cw = lid % cvw;
     let word = first_word + cw;

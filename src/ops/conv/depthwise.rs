@@ -30,12 +30,17 @@ const TILE_CAP: usize = 4096;
 const MAX_CVW: usize = 16;
 /// Outputs along a row per invocation of dw_rows (the shader's OUT_W).
 const OUT_W: usize = 4;
+/// Channels per word of the rows entries: 16 bytes of f32 (dw_rows), 8 of
+/// f16 (dw_rows8).
+const ROW_LANES: usize = 4;
+/// f16 takes the rows entry (dw_rows8) where its window does.
+const F16_ROWS: bool = true;
 
 /// Depthwise convolution with bias and activation.
 pub static FAMILY: Family = Family {
     file: "conv_depthwise.wgsl",
     source: include_str!("../../../shaders/conv_depthwise.wgsl"),
-    entries: &["dw_words", "dw_rows", "dw_strips", "dw_tiles"],
+    entries: &["dw_words", "dw_rows", "dw_rows8", "dw_strips", "dw_tiles"],
     types: &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }],
     overrides: &[
         OverrideSlot { name: "BIAS", values: &[0.0, 1.0] },
@@ -159,20 +164,27 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Depthwise> {
             g.cg, g.og, g.groups
         ));
     }
-    let lanes = lanes(p.dtype);
     let taps = g.kh * g.kw;
-    if channels_last_words(g.input_shape(), &p.input, lanes) && channels_last_words(g.out_shape(), &p.out, lanes) {
+    let fits_grid = |words: usize, cvw: usize, per_row: usize| {
+        let pixel_groups = (g.n * g.oh * per_row).div_ceil(WG / cvw);
+        words.div_ceil(cvw) <= t.max_workgroups && pixel_groups.div_ceil(t.max_workgroups) <= t.max_workgroups
+    };
+    let channels_last = |lanes| {
+        channels_last_words(g.input_shape(), &p.input, lanes) && channels_last_words(g.out_shape(), &p.out, lanes)
+    };
+    // Square 3x3 or 5x5 windows of stride 1 or 2: several outputs per row,
+    // in words of 4 channels (16 bytes of f32, 8 of f16).
+    if row_window(g) && (p.dtype == DType::F32 || F16_ROWS) && channels_last(ROW_LANES) {
+        let words = g.c / ROW_LANES;
+        if let Some(cvw) = words_per_group(words, taps, 1).filter(|&cvw| fits_grid(words, cvw, g.ow.div_ceil(OUT_W))) {
+            return Ok(Depthwise::Rows { cvw });
+        }
+    }
+    let lanes = lanes(p.dtype);
+    if channels_last(lanes) {
         let words = g.c / lanes;
-        if let Some(cvw) = words_per_group(words, taps, lanes / 4) {
-            // f32, square 3x3 or 5x5 windows of stride 1 or 2: several
-            // outputs per row. (In f16 the invocation's 8 channels per word
-            // times 4 outputs ran at half the speed of one output each.)
-            let rows = p.dtype == DType::F32 && row_window(g);
-            let per_row = if rows { g.ow.div_ceil(OUT_W) } else { g.ow };
-            let pixel_groups = (g.n * g.oh * per_row).div_ceil(WG / cvw);
-            if words.div_ceil(cvw) <= t.max_workgroups && pixel_groups.div_ceil(t.max_workgroups) <= t.max_workgroups {
-                return Ok(if rows { Depthwise::Rows { cvw } } else { Depthwise::Words { cvw } });
-            }
+        if let Some(cvw) = words_per_group(words, taps, lanes / 4).filter(|&cvw| fits_grid(words, cvw, g.ow)) {
+            return Ok(Depthwise::Words { cvw });
         }
     }
     if row_window(g) {
@@ -250,11 +262,11 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Depthwise, ops: &Operand
     };
     match plan {
         Depthwise::Words { cvw } | Depthwise::Rows { cvw } => {
-            let lanes = lanes(p.dtype);
+            let rows = matches!(plan, Depthwise::Rows { .. });
+            let lanes = if rows { ROW_LANES } else { lanes(p.dtype) };
             let in_words = p.input.strides.map(|s| (s / lanes as isize) as i32);
             let out_words = p.out.strides.map(|s| (s / lanes as isize) as i32);
             let words = g.c / lanes;
-            let rows = matches!(plan, Depthwise::Rows { .. });
             let blocks = if rows { g.ow.div_ceil(OUT_W) } else { g.ow };
             let pixels = g.n * g.oh * blocks;
             let pixel_groups = pixels.div_ceil(WG / cvw);
@@ -273,9 +285,15 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Depthwise, ops: &Operand
                 row,
                 ..params
             };
-            let (entry, stride) = if rows { ("dw_rows", g.sh as f64) } else { ("dw_words", 1.0) };
+            let half_words = rows && p.dtype == DType::F16;
+            let (entry, stride) = match (rows, half_words) {
+                (true, true) => ("dw_rows8", g.sh as f64),
+                (true, false) => ("dw_rows", g.sh as f64),
+                _ => ("dw_words", 1.0),
+            };
             let variant = FAMILY.variant(entry, &[p.dtype], &[has_bias, square, stride]);
-            let args = [Arg { name: "x4", ..x }, wt, bias, Arg { name: "y4", ..y }];
+            let (xn, yn) = if half_words { ("x2", "y2") } else { ("x4", "y4") };
+            let args = [Arg { name: xn, ..x }, wt, bias, Arg { name: yn, ..y }];
             spec::record(stream, &Launch { variant, params, args, groups })
         }
         Depthwise::Strips => {

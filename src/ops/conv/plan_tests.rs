@@ -182,6 +182,7 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
     };
     let coop = |splits, k_chunk, w_vec, window| Route::Coop(Coop { splits, k_chunk, w_vec, window });
     let dw_words = |cvw| Route::Depthwise(Depthwise::Words { cvw });
+    let dw_rows = |cvw| Route::Depthwise(Depthwise::Rows { cvw });
     let dw3 = Route::Depthwise(Depthwise::Strips);
     // (case, on H100 (KHR and WGSL cooperative matrices), on a device with
     // WGSL cooperative matrices only)
@@ -196,9 +197,11 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
         (R_L4_3X3, khr(Form::ImageB, 9, 512, true, true, false), coop(9, 512, true, [3, 3])),
         (R_L4_EXPAND, khr(Form::ImageB, 1, 512, true, false, false), coop(1, 512, true, [1, 1])),
         (M_DW, dw3, dw3),
-        // f16 words hold 8 channels: 4 words of 32 channels per workgroup,
-        // one output each.
-        (M_DW.channels_last(), dw_words(4), dw_words(4)),
+        // 4 outputs along a row per invocation in 8-byte words of 4 f16
+        // channels: 8 words of 32 channels per workgroup.
+        (M_DW.channels_last(), dw_rows(8), dw_rows(8)),
+        // Dilated: 16-byte words of 8 channels, one output each.
+        (M_DW.channels_last().dilation(2), dw_words(4), dw_words(4)),
         (
             DW_MULTIPLIER_2,
             Route::Direct(Direct::PerOutput { window: [3, 3] }),
@@ -314,10 +317,7 @@ fn the_explanation_names_the_route_and_why_the_others_declined() {
     let text = plan(&M_DW.dilation(2).problem(F16), &LAVAPIPE).unwrap().to_string();
     assert!(text.starts_with("route depthwise (8x32 output tiles of 1 plane(s) per workgroup"), "{text}");
     let text = plan(&M_DW.channels_last().problem(F32), &LAVAPIPE).unwrap().to_string();
-    assert!(
-        text.starts_with("route depthwise (channels-last, an invocation per 16 bytes of channels of 4 pixels"),
-        "{text}"
-    );
+    assert!(text.starts_with("route depthwise (channels-last, an invocation per 4 channels of 4 pixels"), "{text}");
     let text = plan(&DW_MULTIPLIER_2.problem(F32), &LAVAPIPE).unwrap().to_string();
     assert!(text.starts_with("route direct (an invocation per output, 3x3 compiled in) because one input channel"));
     assert!(text.contains("depthwise: 1 input and 2 output channels per group in 8 group(s)"), "{text}");

@@ -48,9 +48,10 @@ pub enum Depthwise {
     /// Channels-last in 16-byte words of channels: an invocation per word
     /// of one output pixel, `cvw` words per workgroup.
     Words { cvw: usize },
-    /// As `Words`, each invocation computing 4 outputs along a row (square
-    /// 3x3 or 5x5 windows of stride 1 or 2, dilation 1), each input word
-    /// loaded once for all of them.
+    /// Words of 4 channels (16 bytes of f32, 8 of f16), each invocation
+    /// computing 4 outputs along a row (square 3x3 or 5x5 windows of
+    /// stride 1 or 2, dilation 1), each input word loaded once for all of
+    /// them.
     Rows { cvw: usize },
     /// Any strides, square 3x3 or 5x5 windows of stride 1 or 2: an
     /// invocation per 4 outputs along a row of one (image, channel) plane.
@@ -172,7 +173,7 @@ impl fmt::Display for Route {
             ),
             Route::Depthwise(Depthwise::Rows { cvw }) => write!(
                 f,
-                " (channels-last, an invocation per 16 bytes of channels of 4 pixels along a row, {cvw} such words per workgroup)"
+                " (channels-last, an invocation per 4 channels of 4 pixels along a row, {cvw} such words per workgroup)"
             ),
             Route::Depthwise(Depthwise::Strips) => {
                 write!(f, " (an invocation per 4 outputs along a row of a plane, the window compiled in)")
