@@ -71,7 +71,8 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// channels-last with the channels in whole 16-byte words (C a multiple of
 /// 4 in f32, 8 in f16; the other strides and the offsets multiples of that
 /// too) each invocation computes 16 bytes of channels of one output pixel
-/// (f32 3x3 and 5x5 windows of stride 1 or 2: of 4 pixels along a row);
+/// (3x3 and 5x5 windows of stride 1 or 2: 4 channels, 16 bytes of f32 or 8
+/// of f16, of 4 pixels along a row; C a multiple of 4 suffices there);
 /// otherwise such windows take an invocation per 4 outputs along a row of
 /// one channel, and other windows a workgroup per tile of output pixels,
 /// its input staged in workgroup memory (windows whose tile does not fit,
