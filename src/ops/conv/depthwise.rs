@@ -20,7 +20,11 @@ use crate::ops::spec::{self, view_arg, Arg, Family, Launch, OverrideSlot, TypeSl
 use crate::ops::tensor::DType;
 use crate::runtime::stream::StreamShared;
 
-/// Invocations per workgroup (both entries).
+/// The activation codes (`WgcActivation`: none, relu, relu6, hardswish)
+/// the kernel applies in its store; others are left to the caller.
+pub const FUSED_ACTIVATIONS: u32 = 4;
+
+/// Invocations per workgroup (every entry).
 const WG: usize = 256;
 /// Staged filter vec4s per workgroup (the shader's W_CAP).
 const W_CAP: usize = 1024;

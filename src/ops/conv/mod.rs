@@ -80,7 +80,9 @@ pub fn conv2d_act(
     let problem = Problem::new(&stream.device, params, &ops)?;
     let plan = plan::plan(&problem, &Target::of(&stream.device))?;
     match plan.route {
-        Route::Depthwise(d) => depthwise::record(stream, &problem, d, &ops, act).map(|()| true),
+        Route::Depthwise(d) if act < depthwise::FUSED_ACTIVATIONS => {
+            depthwise::record(stream, &problem, d, &ops, act).map(|()| true)
+        }
         route => launch(stream, &problem, route, &ops).map(|()| false),
     }
 }
