@@ -116,15 +116,17 @@ static WgcStatus run_pool(void *p) {
 }
 
 /* Square windows; global pooling takes the whole plane (K = H). Average
- * pooling counts padding in the divisor (PyTorch's default). */
-static void pool_case(const char *name, const char *cls, int kind, WgcDtype dt, int64_t N, int64_t C, int64_t H,
-                      int64_t K, int64_t stride, int64_t pad) {
+ * pooling counts padding in the divisor (PyTorch's default). cl: input and
+ * output channels-last (stored (N, H, W, C)). */
+static void pool_case_cl(const char *name, const char *cls, int kind, WgcDtype dt, int64_t N, int64_t C, int64_t H,
+                         int64_t K, int64_t stride, int64_t pad, int cl) {
     if (kind == P_GLOBAL) K = H, stride = 1, pad = 0;
     int64_t OH = (H + 2 * pad - K) / stride + 1;
     int64_t is[4] = {N, C, H, H}, os[4] = {N, C, OH, OH};
+    int64_t is_cl[4] = {N, H, H, C}, os_cl[4] = {N, OH, OH, C};
     Case c = {name, cls, dt == WGC_DTYPE_F16 ? "f16" : "f32", "", "bytes", 0, 0};
-    snprintf(c.size, sizeof c.size, "N=%lld C=%lld %lldx%lld k%lld s%lld p%lld", (long long)N, (long long)C, (long long)H,
-             (long long)H, (long long)K, (long long)stride, (long long)pad);
+    snprintf(c.size, sizeof c.size, "N=%lld C=%lld %lldx%lld k%lld s%lld p%lld%s", (long long)N, (long long)C,
+             (long long)H, (long long)H, (long long)K, (long long)stride, (long long)pad, cl ? " channels-last" : "");
     c.in_bytes = (double)(N * C * H * H) * dtype_size(dt);
     c.amount = c.in_bytes + (double)(N * C * OH * OH) * dtype_size(dt);
     if (!case_begin(&c)) return;
@@ -136,8 +138,13 @@ static void pool_case(const char *name, const char *cls, int kind, WgcDtype dt, 
     q.p.stride_h = q.p.stride_w = (uint32_t)stride;
     q.p.pad_h = q.p.pad_w = (uint32_t)pad;
     q.p.count_include_pad = 1;
-    q.x = ht_random(dt, 4, is);
-    q.out = ht_empty(dt, 4, os);
+    q.x = ht_random(dt, 4, cl ? is_cl : is);
+    q.out = ht_empty(dt, 4, cl ? os_cl : os);
+    if (cl) {
+        int64_t xs[4] = {H * H * C, 1, H * C, C}, ys[4] = {OH * OH * C, 1, OH * C, C};
+        memcpy(q.x.t.shape, is, sizeof is), memcpy(q.x.t.strides, xs, sizeof xs);
+        memcpy(q.out.t.shape, os, sizeof os), memcpy(q.out.t.strides, ys, sizeof ys);
+    }
     if (case_first_run(&c, run_pool, &q)) {
         float *got = ht_read(&q.out);
         int bad = 0;
@@ -148,11 +155,13 @@ static void pool_case(const char *name, const char *cls, int kind, WgcDtype dt, 
                 for (int64_t kx = 0; kx < K; kx++) {
                     int64_t iy = oy * stride - pad + ky, ix = ox * stride - pad + kx;
                     if (iy < 0 || iy >= H || ix < 0 || ix >= H) continue;
-                    double v = q.x.host[(plane * H + iy) * H + ix];
+                    int64_t xi = cl ? ((plane / C * H + iy) * H + ix) * C + plane % C : (plane * H + iy) * H + ix;
+                    double v = q.x.host[xi];
                     acc = kind == P_MAX ? fmax(acc, v) : acc + v;
                 }
             if (kind != P_MAX) acc /= (double)(K * K);
-            bad += !close_to(got[(plane * OH + oy) * OH + ox], acc, kind == P_MAX ? 0 : 1e-6, f16_slack(dt));
+            int64_t yi = cl ? ((plane / C * OH + oy) * OH + ox) * C + plane % C : (plane * OH + oy) * OH + ox;
+            bad += !close_to(got[yi], acc, kind == P_MAX ? 0 : 1e-6, f16_slack(dt));
         }
         if (bad) fprintf(stderr, "%s: %d of 64 sampled outputs wrong\n", name, bad);
         free(got);
@@ -160,6 +169,11 @@ static void pool_case(const char *name, const char *cls, int kind, WgcDtype dt, 
     }
     ht_free(&q.x);
     ht_free(&q.out);
+}
+
+static void pool_case(const char *name, const char *cls, int kind, WgcDtype dt, int64_t N, int64_t C, int64_t H,
+                      int64_t K, int64_t stride, int64_t pad) {
+    pool_case_cl(name, cls, kind, dt, N, C, H, K, stride, pad, 0);
 }
 
 void cases_conv(void) {
@@ -202,4 +216,14 @@ void cases_conv(void) {
     pool_case("max_pool_2x2_256_56_f16", "pool/max", P_MAX, WGC_DTYPE_F16, SZ(32, 2), SZ(256, 3), SZ(56, 10), 2, 2, 0);
     pool_case("avg_pool_3x3_s1_192_28", "pool/avg", P_AVG, WGC_DTYPE_F32, SZ(64, 2), SZ(192, 3), SZ(28, 9), 3, 1, 1);
     pool_case("global_avg_pool_2048_7_n256", "pool/global", P_GLOBAL, WGC_DTYPE_F32, SZ(256, 3), SZ(2048, 5), 7, 0, 0, 0);
+    /* The same channels-last (input and output), f32 and f16. */
+    for (int h = 0; h < 2; h++) {
+        WgcDtype dt = h ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
+        pool_case_cl(h ? "max_pool_nhwc_3x3_s2_64_112_f16" : "max_pool_nhwc_3x3_s2_64_112", "pool/max-nhwc", P_MAX, dt,
+                     SZ(32, 2), SZ(64, 3), SZ(112, 13), 3, 2, 1, 1);
+        pool_case_cl(h ? "avg_pool_nhwc_3x3_s1_192_28_f16" : "avg_pool_nhwc_3x3_s1_192_28", "pool/avg-nhwc", P_AVG, dt,
+                     SZ(64, 2), SZ(192, 3), SZ(28, 9), 3, 1, 1, 1);
+        pool_case_cl(h ? "global_avg_pool_nhwc_2048_7_n256_f16" : "global_avg_pool_nhwc_2048_7_n256", "pool/global-nhwc",
+                     P_GLOBAL, dt, SZ(256, 3), SZ(2048, 5), 7, 0, 0, 0, 1);
+    }
 }

@@ -422,9 +422,11 @@ def convs():
                     ("conv_f16_nhwc_3x3_s2_128_56_n64", (64, 128, 56, 128, 3, 2, 1))):
         run(name, "conv/3x3-nhwc", size(*a[:6]), conv(*a, dtype=f16, channels_last=True))
 
-    def pool(fn, N, C, H, dtype=f32):
+    def pool(fn, N, C, H, dtype=f32, channels_last=False):
         def make():
             x = rnd(N, C, H, H, dtype=dtype)
+            if channels_last:
+                x = x.to(memory_format=torch.channels_last)
             return (lambda: fn(x)), [x], None
         return make
 
@@ -436,6 +438,13 @@ def convs():
         pool(lambda x: F.avg_pool2d(x, 3, 1, 1), 64, 192, 28))
     run("global_avg_pool_2048_7_n256", "pool/global", "N=256 C=2048 7x7 k7 s1 p0",
         pool(lambda x: F.adaptive_avg_pool2d(x, 1), 256, 2048, 7))
+    for dtype, tag in ((f32, ""), (f16, "_f16")):
+        run("max_pool_nhwc_3x3_s2_64_112" + tag, "pool/max-nhwc", "N=32 C=64 112x112 k3 s2 p1 channels-last",
+            pool(lambda x: F.max_pool2d(x, 3, 2, 1), 32, 64, 112, dtype, True))
+        run("avg_pool_nhwc_3x3_s1_192_28" + tag, "pool/avg-nhwc", "N=64 C=192 28x28 k3 s1 p1 channels-last",
+            pool(lambda x: F.avg_pool2d(x, 3, 1, 1), 64, 192, 28, dtype, True))
+        run("global_avg_pool_nhwc_2048_7_n256" + tag, "pool/global-nhwc", "N=256 C=2048 7x7 k7 s1 p0 channels-last",
+            pool(lambda x: F.adaptive_avg_pool2d(x, 1), 256, 2048, 7, dtype, True))
 
 
 # ---- batch norm (inference) ----

@@ -279,12 +279,15 @@ static void test_conv_f16_nonfinite(void) {
     }
 }
 
-static void pool_case(const char *name, int max, V4 in, uint32_t kh, uint32_t kw, uint32_t sh, uint32_t sw, uint32_t ph,
-                      uint32_t pw, uint32_t include_pad) {
+/* Pooling `in` into a contiguous output, or a channels-last one where
+ * `in` is channels-last and `out_cl` is set. */
+static void pool_case_to(const char *name, int max, V4 in, uint32_t kh, uint32_t kw, uint32_t sh, uint32_t sw,
+                         uint32_t ph, uint32_t pw, uint32_t include_pad, int out_cl) {
     int64_t N = in.shape[0], C = in.shape[1], H = in.shape[2], W = in.shape[3];
     int64_t esh = sh ? sh : kh, esw = sw ? sw : kw;
     int64_t OH = (H + 2 * ph - kh) / esh + 1, OW = (W + 2 * pw - kw) / esw + 1;
     V4 ov = v4(N, C, OH, OW);
+    if (out_cl) ov = (V4){{N, C, OH, OW}, {OH * OW * C, 1, OW * C, C}, 0};
     int64_t ni = span(&in), no = span(&ov);
     float *hi = rand_buf(ni);
     WgcBuffer *bi = upload(env.device, hi, ni * 4), *bo = upload(env.device, hi, no * 4 > ni * 4 ? ni * 4 : no * 4);
@@ -303,7 +306,8 @@ static void pool_case(const char *name, int max, V4 in, uint32_t kh, uint32_t kw
     for (int64_t n = 0; n < N; n++)
         for (int64_t c = 0; c < C; c++)
             for (int64_t y = 0; y < OH; y++)
-                for (int64_t x = 0; x < OW; x++, i++) {
+                for (int64_t x = 0; x < OW; x++) {
+                    i = at(&ov, n, c, y, x);
                     double best = -INFINITY, sum = 0;
                     int64_t cnt = 0;
                     for (int64_t a = 0; a < kh; a++)
@@ -320,6 +324,11 @@ static void pool_case(const char *name, int max, V4 in, uint32_t kh, uint32_t kw
     compare_f32(name, got, ref, no, max ? 0 : 1e-6, max ? 0 : 1e-6);
     free(hi), free(got), free(ref);
     wgc_buffer_release(bi), wgc_buffer_release(bo);
+}
+
+static void pool_case(const char *name, int max, V4 in, uint32_t kh, uint32_t kw, uint32_t sh, uint32_t sw, uint32_t ph,
+                      uint32_t pw, uint32_t include_pad) {
+    pool_case_to(name, max, in, kh, kw, sh, sw, ph, pw, include_pad, 0);
 }
 
 static void global_case(const char *name, V4 in) {
@@ -355,6 +364,9 @@ static void test_pool(void) {
     V4 nhwc = {{2, 5, 7, 9}, {7 * 9 * 5, 1, 9 * 5, 5}, 0};
     pool_case("max channels-last", 1, nhwc, 3, 3, 2, 2, 1, 1, 0);
     pool_case("avg channels-last", 0, nhwc, 2, 3, 1, 2, 1, 1, 1);
+    /* Channels-last in and out (invocations walk the channels first). */
+    pool_case_to("max channels-last both", 1, nhwc, 3, 3, 2, 2, 1, 1, 0, 1);
+    pool_case_to("avg channels-last both", 0, nhwc, 3, 2, 2, 1, 1, 1, 0, 1);
     global_case("global 7x7", v4(2, 9, 7, 7));
     global_case("global 13x11", v4(1, 3, 13, 11));
     global_case("global 1x1", v4(3, 2, 1, 1));

@@ -83,12 +83,15 @@ static void test_routes(void) {
         const char *route, *kernel;
     } cases[] = {
         {WGC_DTYPE_F32, 2, 5, 9, 7, 3, 1, 1, "route implicit_gemm (", "conv.wgsl:conv_gemm"},
-        {WGC_DTYPE_F32, 1, 6, 8, 6, 3, 1, 6, "route direct (", "conv_direct.wgsl:conv_direct"},
+        {WGC_DTYPE_F32, 1, 6, 8, 6, 3, 1, 6, "route depthwise (", "conv_depthwise.wgsl:dw_strips"},
+        /* Two output channels per group: the direct kernel. */
+        {WGC_DTYPE_F32, 1, 6, 8, 12, 3, 1, 6, "route direct (", "conv_direct.wgsl:conv_direct"},
         {WGC_DTYPE_F32, 1, 8, 16, 4, 1, 0, 1, "route gemm_1x1 ", "!conv"},
         /* 225 pixels per image: under the 256 the GEMM route needs. */
         {WGC_DTYPE_F32, 1, 8, 15, 4, 1, 0, 1, "route implicit_gemm (", "conv.wgsl:conv_gemm"},
         {WGC_DTYPE_F32, 0, 4, 6, 4, 3, 0, 1, "route empty ", NULL},
-        {WGC_DTYPE_F16, 1, 6, 8, 6, 3, 1, 6, "route direct (", "conv_direct.wgsl:conv_direct<f16>"},
+        {WGC_DTYPE_F16, 1, 6, 8, 6, 3, 1, 6, "route depthwise (", "conv_depthwise.wgsl:dw_strips<f16>"},
+        {WGC_DTYPE_F16, 1, 6, 8, 12, 3, 1, 6, "route direct (", "conv_direct.wgsl:conv_direct<f16>"},
         {WGC_DTYPE_F16, 2, 5, 9, 7, 3, 1, 1, NULL, NULL}, /* by adapter, below */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -130,8 +130,8 @@ static void explain_a_convolution(const wgc::Device &device, const wgc::Stream &
     p.struct_size = sizeof p;
     p.groups = 6;
     std::string text = wgc::explain_conv2d(stream, p, x, w, nullptr, y);
-    CHECK(text.rfind("route direct (", 0) == 0);
-    CHECK(text.find(" because one input channel per group") != std::string::npos);
+    CHECK(text.rfind("route depthwise (", 0) == 0);
+    CHECK(text.find(" because one input and one output channel per group") != std::string::npos);
     p.groups = 4;
     bool threw = false;
     try {

@@ -283,6 +283,36 @@
  */
 #define WGC_NUM_UNARY_OPS 16
 
+/**
+ * Rows and columns of C per workgroup (the KHR kernel's too: the grid and
+ * the split-K planning are shared).
+ */
+#define BLOCK 128
+
+/**
+ * Invocations per workgroup (8 subgroups of 32).
+ */
+#define THREADS 256
+
+/**
+ * The shortest K the rule takes: the KHR kernel's own threshold
+ * (spirv.rs); no shorter product was measured.
+ */
+#define MIN_K 512
+
+/**
+ * The longest K the rule takes: 8192^3 ran 1.06x the KHR kernel, the
+ * 2048 x 4096 x 11008 down projection 0.99x into f32 (H100).
+ */
+#define MAX_K 8192
+
+/**
+ * Fewest blocks per compute unit the rule takes: the smallest product
+ * measured (2048 x 4096, 512 blocks on an H100's 132 SMs) had 3.9; fewer
+ * blocks of 256 invocations leave SMs idle in the last wave, unmeasured.
+ */
+#define MIN_BLOCKS_PER_SM 3
+
 
 
 /**
@@ -3469,11 +3499,24 @@ WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
  * sum (tested: within 1e-5 * (1 + sqrt(K)) + 2^-10 * |exact|). NaN and
  * infinities propagate as in PyTorch: IEEE products and f32 sums, a NaN
  * in an output's window makes it NaN (whether the padding's zeros times an
- * infinite weight give NaN is unspecified: the depthwise kernel skips them).
+ * infinite weight give NaN is unspecified).
+ *
+ * Depthwise convolutions of multiplier 1 (groups == C == O), f32 and
+ * f16, run a kernel bound by memory bandwidth: where input and output are
+ * channels-last with the channels in whole 16-byte words (C a multiple of
+ * 4 in f32, 8 in f16; the other strides and the offsets multiples of that
+ * too) each invocation computes 16 bytes of channels of one output pixel
+ * (3x3 and 5x5 windows of stride 1 or 2: 4 channels, 16 bytes of f32 or 8
+ * of f16, of 4 pixels along a row; C a multiple of 4 suffices there);
+ * otherwise such windows take an invocation per 4 outputs along a row of
+ * one channel, and other windows a workgroup per tile of output pixels,
+ * its input staged in workgroup memory (windows whose tile does not fit,
+ * and other depthwise convolutions, take the direct kernel below). `wgc_op_conv2d_bn_act`
+ * applies its activation in that kernel's store.
  *
  * f32: 1x1 stride-1 unpadded convolutions run as a GEMM (see
- * `wgc_op_gemm`), one input channel per group (depthwise) a direct kernel,
- * others an implicit GEMM. Depthwise kernels of over 4096 taps take a
+ * `wgc_op_gemm`), other depthwise ones (one input channel per group) a
+ * direct kernel, others an implicit GEMM. Depthwise kernels of over 4096 taps take a
  * workgroup per output (beyond 262,144 taps, several, added by a second
  * pass), their products summed in blocks of 32. The implicit GEMM
  * accumulates at most 16,384 terms of C/groups*KH*KW per workgroup; longer
@@ -3483,7 +3526,7 @@ WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
  * cap shader loops too.
  *
  * f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
- * through the direct kernel (f32 sums). The others, on adapters with
+ * as above (f32 sums). The others, on adapters with
  * cooperative matrices (`WgcAdapterInfo.has_cooperative_matrix`), run on
  * the tensor cores. Ungrouped ones with a multiple of 8 input channels,
  * where the adapter runs the SPIR-V tensor-core kernels (Vulkan with
@@ -3530,7 +3573,9 @@ WgcStatus wgc_op_conv2d(const struct WgcStream *stream,
 /**
  * 2-D max pooling: `input` (N, C, H, W) to `out` (N, C, OH, OW), both f32
  * or both f16, with `OH = (H + 2*pad_h - kernel_h) / stride_h + 1` (floor;
- * OW alike). NaN in a window gives NaN. Exact. Windows of over 4096
+ * OW alike). NaN in a window gives NaN. Exact. Where `input` and `out`
+ * are both channels-last (the C stride 1), neighbouring invocations take
+ * neighbouring channels. Windows of over 4096
  * elements take a workgroup per output (beyond 262,144 elements, several,
  * folded by a second pass), so any window works, on software drivers that
  * cap shader loops too. Records work on `stream` without blocking.
@@ -3567,8 +3612,9 @@ WgcStatus wgc_op_avg_pool2d(const struct WgcStream *stream,
  * Mean over H and W: `input` (N, C, H, W) to `out` (N, C, 1, 1), f32 or
  * f16 (summed in f32). Contiguous planes (the W stride 1 and the H stride
  * W) take the run kernel of `wgc_op_reduce` (a team of invocations per
- * plane, compensated sums); other layouts one workgroup per plane, in
- * blocks of 32 then a tree. Planes of over 65,536 elements in those
+ * plane, compensated sums); channels-last planes (the C stride 1) of at
+ * most 1024 elements an invocation per (n, c), in blocks of 8; other
+ * layouts one workgroup per plane, in blocks of 32 then a tree. Planes of over 65,536 elements in those
  * layouts are averaged as `wgc_op_avg_pool2d` with the whole plane as
  * the window, so any size works, on software drivers that cap shader
  * loops too. Accuracy (f32): within 1e-6 * mean(|x|) of the exact mean; f16: the
@@ -3590,11 +3636,13 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
  * Explain, without recording anything, how `wgc_op_conv2d` with the same
  * operands would run: one line, `route NAME (PARAMETERS) because REASON`,
  * then `; declined: ROUTE: WHY; ...` for each route asked before it, in
- * order, and last `; activation: in the route's epilogue` or
- * `; activation: a pass of its own`: where `wgc_op_conv2d_bn_act` with
- * these operands applies its activation. The routes are `empty`,
- * `gemm_1x1` (a GEMM per image, whose own
- * route `wgc_op_gemm` then chooses), `direct` (depthwise), `implicit_gemm`
+ * order, and last `; activation: in the route's epilogue`,
+ * `; activation: in the route's store for relu, relu6 and hardswish, a
+ * pass of its own for the others` or `; activation: a pass of its own`:
+ * where `wgc_op_conv2d_bn_act` with these operands applies its
+ * activation. The routes are `empty`, `gemm_1x1` (a GEMM per image, whose
+ * own route `wgc_op_gemm` then chooses), `depthwise` (multiplier 1, at the
+ * memory bandwidth), `direct` (other depthwise ones), `implicit_gemm`
  * (f32), `khr_gather`, `coop_implicit` (f16 on tensor cores) and
  * `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
  * wording may change between versions; do not parse it.
@@ -3728,9 +3776,11 @@ WgcStatus wgc_comm_broadcast(const struct WgcComm *comm,
  * strides, accuracy and limits as there), and the activation
  * (`WgcActivation`, computed as `wgc_op_unary` computes it; NaN stays NaN)
  * is applied where the route stores the output (the GEMM routes, the
- * tensor-core kernels), else (the f32 implicit GEMM, depthwise) to
- * `out` in place by one elementwise pass; `wgc_op_conv2d_explain` ends
- * with which. With `folded` set and
+ * tensor-core kernels, and the depthwise route for the ReLU family: the
+ * f32 sum activated, then rounded once to the output's dtype), else (the
+ * f32 implicit GEMM, other depthwise convolutions, GELU/SiLU/tanh on the
+ * depthwise route) to `out` in place by one elementwise pass;
+ * `wgc_op_conv2d_explain` ends with which. With `folded` set and
  * `folded_bias` NULL this is a convolution without bias followed by the
  * activation, so a layer without batch norm uses it too.
  *

@@ -1,7 +1,8 @@
 // 2-D pooling over NCHW tensors with any strides.
 // max_pool2d / avg_pool2d: one invocation per output element.
 // global_avg_pool2d: one 64-wide workgroup per (n, c) plane, reduced in
-// workgroup memory.
+// workgroup memory; global_avg_pool2d_cl: channels-last planes, one
+// invocation per (n, c).
 // Large windows (a software driver stops each invocation's loops after
 // 65,535 iterations, and one invocation per window would be slow anyway):
 // {max,avg}_pool2d_window: one 256-wide workgroup per output element,
@@ -10,7 +11,7 @@
 //   (chunk of the window, output element), partials to `parts`, then
 //   {max,avg}_pool2d_finish, one invocation per output folding its partials.
 // Kernel spec family "pool" (src/ops/pool.rs). Prelude: T (f32|f16; sums
-// and comparisons run in f32). No overrides.
+// and comparisons run in f32). Override: CHANNELS_LAST (below).
 
 struct Params {
     total: u32,        // output elements (windowed) or planes (global)
@@ -57,13 +58,31 @@ fn is_nan(v: f32) -> bool {
     return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
 }
 
+// Output element i in (n, oh, ow, c) order, channel fastest, where input
+// and output are channels-last (neighbouring invocations then read
+// neighbouring channels); else in (n, c, oh, ow) order.
+override CHANNELS_LAST: bool = false;
+
 fn window(i: u32) -> Window {
-    let ow = i % p.ow;
-    let t = i / p.ow;
-    let oh = t % p.oh;
-    let t2 = t / p.oh;
-    let c = t2 % p.channels;
-    let n = t2 / p.channels;
+    var ow: u32;
+    var oh: u32;
+    var c: u32;
+    var n: u32;
+    if (CHANNELS_LAST) {
+        c = i % p.channels;
+        let t = i / p.channels;
+        ow = t % p.ow;
+        let t2 = t / p.ow;
+        oh = t2 % p.oh;
+        n = t2 / p.oh;
+    } else {
+        ow = i % p.ow;
+        let t = i / p.ow;
+        oh = t % p.oh;
+        let t2 = t / p.oh;
+        c = t2 % p.channels;
+        n = t2 / p.channels;
+    }
     var win: Window;
     win.base = i32(p.in_off) + i32(n) * p.in_s.x + i32(c) * p.in_s.y;
     win.h0 = i32(oh) * p.stride_h - p.pad_h;
@@ -120,6 +139,37 @@ fn avg_pool2d(@builtin(global_invocation_id) gid: vec3<u32>) {
         count = max(h_hi - h_lo, 0) * max(w_hi - w_lo, 0);
     }
     y[win.out_index] = T(sum / f32(max(count, 1)));
+}
+
+// Channels-last global average pooling: one invocation per (n, c), the
+// channels of neighbouring invocations neighbours in memory; the plane in
+// rows of p.w pixels (at most MAX_ITERS values in all, from pool.rs).
+@compute @workgroup_size(256)
+fn global_avg_pool2d_cl(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.y * p.row + gid.x;
+    if (i >= p.total) {
+        return;
+    }
+    let c = i % p.channels;
+    let n = i / p.channels;
+    let base = i32(p.in_off) + i32(n) * p.in_s.x + i32(c) * p.in_s.y;
+    // Blocks of 8 values summed on their own, then added: the rounding
+    // error grows with 8 + n / 8, not n.
+    var sum = 0.0;
+    var block = 0.0;
+    var in_block = 0u;
+    for (var a = 0; a < p.h; a++) {
+        for (var b = 0; b < p.w; b++) {
+            block += f32(x[base + a * p.in_s.z + b * p.in_s.w]);
+            in_block++;
+            if (in_block == 8u) {
+                sum += block;
+                block = 0.0;
+                in_block = 0u;
+            }
+        }
+    }
+    y[i32(p.out_off) + i32(n) * p.out_s.x + i32(c) * p.out_s.y] = T((sum + block) / f32(p.h * p.w));
 }
 
 var<workgroup> partial: array<f32, 64>;

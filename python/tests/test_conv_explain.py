@@ -14,7 +14,7 @@ def test_names_the_route_and_why(rng):
     assert text.startswith("route implicit_gemm ("), text
     assert "because f32" in text and "declined: gemm_1x1: not a 1x1" in text, text
     dw = wg.asarray(rand(rng, (5, 1, 3, 3)))
-    assert wg.explain_conv2d(x, dw, padding=1, groups=5).startswith("route direct (")
+    assert wg.explain_conv2d(x, dw, padding=1, groups=5).startswith("route depthwise (")
     x16, w1 = wg.asarray(rand(rng, (1, 8, 16, 16))), wg.asarray(rand(rng, (4, 8, 1, 1)))
     assert wg.explain_conv2d(x16, w1).startswith("route gemm_1x1 because")
     x15 = wg.asarray(rand(rng, (1, 8, 15, 15)))

@@ -64,11 +64,24 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// sum (tested: within 1e-5 * (1 + sqrt(K)) + 2^-10 * |exact|). NaN and
 /// infinities propagate as in PyTorch: IEEE products and f32 sums, a NaN
 /// in an output's window makes it NaN (whether the padding's zeros times an
-/// infinite weight give NaN is unspecified: the depthwise kernel skips them).
+/// infinite weight give NaN is unspecified).
+///
+/// Depthwise convolutions of multiplier 1 (groups == C == O), f32 and
+/// f16, run a kernel bound by memory bandwidth: where input and output are
+/// channels-last with the channels in whole 16-byte words (C a multiple of
+/// 4 in f32, 8 in f16; the other strides and the offsets multiples of that
+/// too) each invocation computes 16 bytes of channels of one output pixel
+/// (3x3 and 5x5 windows of stride 1 or 2: 4 channels, 16 bytes of f32 or 8
+/// of f16, of 4 pixels along a row; C a multiple of 4 suffices there);
+/// otherwise such windows take an invocation per 4 outputs along a row of
+/// one channel, and other windows a workgroup per tile of output pixels,
+/// its input staged in workgroup memory (windows whose tile does not fit,
+/// and other depthwise convolutions, take the direct kernel below). `wgc_op_conv2d_bn_act`
+/// applies its activation in that kernel's store.
 ///
 /// f32: 1x1 stride-1 unpadded convolutions run as a GEMM (see
-/// `wgc_op_gemm`), one input channel per group (depthwise) a direct kernel,
-/// others an implicit GEMM. Depthwise kernels of over 4096 taps take a
+/// `wgc_op_gemm`), other depthwise ones (one input channel per group) a
+/// direct kernel, others an implicit GEMM. Depthwise kernels of over 4096 taps take a
 /// workgroup per output (beyond 262,144 taps, several, added by a second
 /// pass), their products summed in blocks of 32. The implicit GEMM
 /// accumulates at most 16,384 terms of C/groups*KH*KW per workgroup; longer
@@ -78,7 +91,7 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// cap shader loops too.
 ///
 /// f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
-/// through the direct kernel (f32 sums). The others, on adapters with
+/// as above (f32 sums). The others, on adapters with
 /// cooperative matrices (`WgcAdapterInfo.has_cooperative_matrix`), run on
 /// the tensor cores. Ungrouped ones with a multiple of 8 input channels,
 /// where the adapter runs the SPIR-V tensor-core kernels (Vulkan with
@@ -178,7 +191,9 @@ unsafe fn pool(
 
 /// 2-D max pooling: `input` (N, C, H, W) to `out` (N, C, OH, OW), both f32
 /// or both f16, with `OH = (H + 2*pad_h - kernel_h) / stride_h + 1` (floor;
-/// OW alike). NaN in a window gives NaN. Exact. Windows of over 4096
+/// OW alike). NaN in a window gives NaN. Exact. Where `input` and `out`
+/// are both channels-last (the C stride 1), neighbouring invocations take
+/// neighbouring channels. Windows of over 4096
 /// elements take a workgroup per output (beyond 262,144 elements, several,
 /// folded by a second pass), so any window works, on software drivers that
 /// cap shader loops too. Records work on `stream` without blocking.
@@ -221,8 +236,9 @@ pub unsafe extern "C" fn wgc_op_avg_pool2d(
 /// Mean over H and W: `input` (N, C, H, W) to `out` (N, C, 1, 1), f32 or
 /// f16 (summed in f32). Contiguous planes (the W stride 1 and the H stride
 /// W) take the run kernel of `wgc_op_reduce` (a team of invocations per
-/// plane, compensated sums); other layouts one workgroup per plane, in
-/// blocks of 32 then a tree. Planes of over 65,536 elements in those
+/// plane, compensated sums); channels-last planes (the C stride 1) of at
+/// most 1024 elements an invocation per (n, c), in blocks of 8; other
+/// layouts one workgroup per plane, in blocks of 32 then a tree. Planes of over 65,536 elements in those
 /// layouts are averaged as `wgc_op_avg_pool2d` with the whole plane as
 /// the window, so any size works, on software drivers that cap shader
 /// loops too. Accuracy (f32): within 1e-6 * mean(|x|) of the exact mean; f16: the

@@ -7,6 +7,7 @@ use super::status::WgcStatus;
 use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
 use super::text_out::write_text;
+use crate::ops::conv::bn_act::Activation;
 use crate::ops::conv::{conv2d_plan, Conv2dParams};
 use std::ffi::c_char;
 
@@ -24,11 +25,13 @@ impl From<&WgcConv2dParams> for Conv2dParams {
 /// Explain, without recording anything, how `wgc_op_conv2d` with the same
 /// operands would run: one line, `route NAME (PARAMETERS) because REASON`,
 /// then `; declined: ROUTE: WHY; ...` for each route asked before it, in
-/// order, and last `; activation: in the route's epilogue` or
-/// `; activation: a pass of its own`: where `wgc_op_conv2d_bn_act` with
-/// these operands applies its activation. The routes are `empty`,
-/// `gemm_1x1` (a GEMM per image, whose own
-/// route `wgc_op_gemm` then chooses), `direct` (depthwise), `implicit_gemm`
+/// order, and last `; activation: in the route's epilogue`,
+/// `; activation: in the route's store for relu, relu6 and hardswish, a
+/// pass of its own for the others` or `; activation: a pass of its own`:
+/// where `wgc_op_conv2d_bn_act` with these operands applies its
+/// activation. The routes are `empty`, `gemm_1x1` (a GEMM per image, whose
+/// own route `wgc_op_gemm` then chooses), `depthwise` (multiplier 1, at the
+/// memory bandwidth), `direct` (other depthwise ones), `implicit_gemm`
 /// (f32), `khr_gather`, `coop_implicit` (f16 on tensor cores) and
 /// `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
 /// wording may change between versions; do not parse it.
@@ -70,7 +73,13 @@ pub unsafe extern "C" fn wgc_op_conv2d_explain(
         let bias = if bias.is_null() { None } else { Some(unsafe { tensor(bias, "bias") }?) };
         let out = unsafe { tensor(out, "out") }?;
         let plan = conv2d_plan(s, &Conv2dParams::from(&p), &input, &weight, bias.as_ref(), &out)?;
-        let activation = if plan.route.applies_activation() { "in the route's epilogue" } else { "a pass of its own" };
+        let activation = if plan.route.applies_activation() {
+            "in the route's epilogue"
+        } else if plan.route.applies(Activation::Relu) {
+            "in the route's store for relu, relu6 and hardswish, a pass of its own for the others"
+        } else {
+            "a pass of its own"
+        };
         unsafe { write_text(&format!("{plan}; activation: {activation}"), buf, buf_len, out_len) }
     })
 }

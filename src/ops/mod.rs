@@ -45,6 +45,7 @@ pub static FAMILIES: &[&spec::Family] = &[
     &movement::concat::FAMILY,
     &conv::FAMILY,
     &conv::DIRECT_FAMILY,
+    &conv::depthwise::FAMILY,
     &conv::INIT_FAMILY,
     &conv::coop::FAMILY,
     &conv::im2col::FAMILY,

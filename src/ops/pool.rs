@@ -8,7 +8,7 @@ use super::reduce::kernels::row_grid;
 use super::reduce::runs as reduce_runs;
 use super::reduce::ReduceOp;
 use super::spec::uniform::uniform;
-use super::spec::{self, check_output, view_arg, Arg, Family, Launch, Sharing, TypeSlot};
+use super::spec::{self, check_output, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot};
 use super::split::{scratch, CHUNK_LEN, MAX_ITERS};
 use super::tensor::{check_kernel_counts, coalesce, expect_shape, numel, same_device, DType, Tensor};
 use crate::bail;
@@ -22,6 +22,7 @@ pub static FAMILY: Family = Family {
         "max_pool2d",
         "avg_pool2d",
         "global_avg_pool2d",
+        "global_avg_pool2d_cl",
         "max_pool2d_window",
         "avg_pool2d_window",
         "max_pool2d_chunks",
@@ -30,7 +31,7 @@ pub static FAMILY: Family = Family {
         "avg_pool2d_finish",
     ],
     types: &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }],
-    overrides: &[],
+    overrides: &[OverrideSlot { name: "CHANNELS_LAST", values: &[0.0, 1.0] }],
     uniform: <PoolParams as spec::Uniform>::layout,
 };
 
@@ -172,13 +173,16 @@ pub fn pool2d(
     };
     let max = kind == PoolKind::Max;
     let types = [input.dtype];
+    // Channels at unit stride in both: invocations walk the channels first.
+    let channels_last = c > 1 && input.strides[1] == 1 && out.strides[1] == 1;
+    let overrides = [if channels_last { 1.0 } else { 0.0 }];
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
     if kh * kw > WINDOW_MAX {
-        return pool_windows(stream, max, [xa, ya], total, kh * kw, &types, &params);
+        return pool_windows(stream, max, [xa, ya], total, kh * kw, (&types, &overrides), &params);
     }
     let (groups, row) = grid_1d(total, 256, max_dim);
     let entry = if max { "max_pool2d" } else { "avg_pool2d" };
-    let variant = FAMILY.variant(entry, &types, &[]);
+    let variant = FAMILY.variant(entry, &types, &overrides);
     spec::record(stream, &Launch { variant, params: params(row, 1), args: [xa, ya], groups })
 }
 
@@ -191,7 +195,7 @@ fn pool_windows(
     [xa, ya]: [Arg; 2],
     total: u64,
     window_len: usize,
-    types: &[DType],
+    (types, overrides): (&[DType], &[f64]),
     params: &dyn Fn(u32, usize) -> PoolParams,
 ) -> Result<()> {
     let dev = &stream.device;
@@ -206,7 +210,7 @@ fn pool_windows(
         ["avg_pool2d_window", "avg_pool2d_chunks", "avg_pool2d_finish"]
     };
     if chunks == 1 {
-        let variant = FAMILY.variant(window, types, &[]);
+        let variant = FAMILY.variant(window, types, overrides);
         return spec::record(stream, &Launch { variant, params: params(per_y, chunks), args: [xa, ya], groups });
     }
     let bytes = total * chunks as u64 * 4;
@@ -219,10 +223,10 @@ fn pool_windows(
     }
     let parts = scratch(dev, bytes)?;
     let pa = Arg::whole("parts", &parts);
-    let variant = FAMILY.variant(chunked, types, &[]);
+    let variant = FAMILY.variant(chunked, types, overrides);
     spec::record(stream, &Launch { variant, params: params(per_y, chunks), args: [xa, pa], groups })?;
     let (grid, row) = grid_1d(total, 256, max_dim);
-    let variant = FAMILY.variant(finish_entry, types, &[]);
+    let variant = FAMILY.variant(finish_entry, types, overrides);
     spec::record(stream, &Launch { variant, params: params(row, chunks), args: [ya, pa], groups: grid })
 }
 
@@ -257,6 +261,39 @@ pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) ->
     };
     if let Some(plan) = reduce_runs::plan(stream, ReduceOp::Mean, input, out, &layout) {
         return plan.record(stream, input, out);
+    }
+    // Channels-last planes of at most MAX_ITERS pixels: an invocation per
+    // (n, c), neighbouring invocations reading neighbouring channels.
+    if c > 1 && input.strides[1] == 1 && h * w <= MAX_ITERS {
+        let (xa, in_off) = view_arg("x", input);
+        let (ya, out_off) = view_arg("y", out);
+        let (groups, row) = grid_1d(planes, 256, dev.limits.max_compute_workgroups_per_dimension);
+        let params = PoolParams {
+            total: planes as u32,
+            channels: c as u32,
+            h: h as i32,
+            w: w as i32,
+            oh: 1,
+            ow: 1,
+            kh: h as i32,
+            kw: w as i32,
+            stride_h: 1,
+            stride_w: 1,
+            pad_h: 0,
+            pad_w: 0,
+            in_off,
+            out_off,
+            row,
+            include_pad: 1,
+            in_s: strides4(input),
+            out_s: strides4(out),
+            chunk_len: 0,
+            chunks: 1,
+            _pad0: 0,
+            _pad1: 0,
+        };
+        let variant = FAMILY.variant("global_avg_pool2d_cl", &[input.dtype], &[1.0]);
+        return spec::record(stream, &Launch { variant, params, args: [xa, ya], groups });
     }
     // Planes that would take each of the 64 invocations more than MAX_ITERS
     // loads: average pooling with the whole plane as the window.
@@ -293,6 +330,6 @@ pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) ->
         _pad0: 0,
         _pad1: 0,
     };
-    let variant = FAMILY.variant("global_avg_pool2d", &[input.dtype], &[]);
+    let variant = FAMILY.variant("global_avg_pool2d", &[input.dtype], &[0.0]);
     spec::record(stream, &Launch { variant, params, args: [xa, ya], groups: grid })
 }

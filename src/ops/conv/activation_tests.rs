@@ -1,6 +1,7 @@
 //! Which convolution routes apply conv2d_bn_act's activation as they store
 //! (the rest leave it to one elementwise pass), by table without a GPU.
 
+use super::bn_act::Activation;
 use super::plan::plan;
 use super::problem::{Conv2dParams, Problem};
 use super::route::Route;
@@ -37,13 +38,22 @@ fn every_route_but_depthwise_and_the_implicit_gemm_applies_the_activation() {
         (route(resnet.0, resnet.1, 1, 1, F16, &h100), true, "khr_gather"),
         (route([8, 16, 9, 9], [16, 16, 3, 3], 1, 1, F16, &coop_only), true, "coop_implicit"),
         (route([2, 64, 28, 28], [128, 64, 1, 1], 0, 1, F32, &lavapipe), true, "gemm_1x1"),
-        (route([2, 32, 28, 28], [32, 1, 3, 3], 1, 32, F32, &lavapipe), false, "direct"),
+        (route([2, 32, 28, 28], [32, 1, 3, 3], 1, 32, F32, &lavapipe), false, "depthwise"),
+        (route([2, 32, 28, 28], [64, 1, 3, 3], 1, 32, F32, &lavapipe), false, "direct"),
         (route([1, 256, 3, 3], [8, 256, 3, 3], 1, 1, F32, &lavapipe), false, "implicit_gemm"),
     ];
     for (route, applies, name) in cases {
         assert!(route.to_string().starts_with(name), "expected {name}: {route}");
         assert_eq!(route.applies_activation(), applies, "{route}");
     }
+    // The depthwise store applies the ReLU family only; the multiplier-2
+    // direct kernel none.
+    let dw = route([2, 32, 28, 28], [32, 1, 3, 3], 1, 32, F32, &lavapipe);
+    for (act, applies) in [(Activation::Relu6, true), (Activation::Hardswish, true), (Activation::Silu, false)] {
+        assert_eq!(dw.applies(act), applies, "{act:?}");
+    }
+    let direct = route([2, 32, 28, 28], [64, 1, 3, 3], 1, 32, F32, &lavapipe);
+    assert!(!direct.applies(Activation::Relu) && direct.applies(Activation::None));
     // The last case is the implicit GEMM with K split (its atomics add
     // partial sums).
     let Route::Implicit(i) = route([1, 256, 3, 3], [8, 256, 3, 3], 1, 1, F32, &lavapipe) else { panic!() };

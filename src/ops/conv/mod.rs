@@ -2,13 +2,14 @@
 //! (`problem`), planned by a pure function of that description and the
 //! device (`plan`, `target`) into one of the routes (`route`), and recorded
 //! by that route's file: 1x1 convolutions as a GEMM (`gemm1x1`), depthwise
-//! ones directly (`direct`), f32 ones as an implicit GEMM (`implicit`), f16
+//! ones at the memory bandwidth (`depthwise`) or directly (`direct`), f32 ones as an implicit GEMM (`implicit`), f16
 //! ones on tensor cores (`khr`, `coop`) or through im2col (`im2col`).
 //! The children share only `problem`, `route` and `target`; none imports
 //! this file.
 
 pub mod bn_act;
 pub mod coop;
+pub mod depthwise;
 pub mod direct;
 pub mod fold_bn;
 pub mod gemm1x1;
@@ -77,10 +78,10 @@ pub fn conv2d_act(
     let ops = Operands { input, weight, bias, out };
     let problem = Problem { activation, ..Problem::new(&stream.device, params, &ops)? };
     let plan = plan::plan(&problem, &Target::of(&stream.device))?;
-    let fused = plan.route.applies_activation();
+    let fused = plan.route.applies(activation);
     // Routes that do not apply it never read it; the caller applies it.
     launch(stream, &problem, plan.route, &ops)?;
-    Ok(fused || activation == Activation::None)
+    Ok(fused)
 }
 
 /// The one place a planned convolution is recorded.
@@ -89,6 +90,7 @@ fn launch(stream: &StreamShared, p: &Problem, route: Route, ops: &Operands) -> R
         Route::Empty => Ok(()),
         Route::Gemm1x1 => gemm1x1::record(stream, p, ops),
         Route::Direct(d) => direct::record(stream, p, d, ops),
+        Route::Depthwise(d) => depthwise::record(stream, p, d, ops),
         Route::Implicit(i) => implicit::record(stream, p, i, ops),
         Route::Khr(k) => khr::record(stream, p, k, ops),
         Route::Coop(c) => coop::record(stream, p, c, ops),

@@ -6,7 +6,9 @@
 //! 1. an empty output records nothing;
 //! 2. a 1x1 stride-1 unpadded ungrouped convolution over flat pixels of at
 //!    least 256 per image is a GEMM per image;
-//! 3. a depthwise one (one input channel per group) runs the direct kernel;
+//! 3. a depthwise one of multiplier 1 (one input and one output channel per
+//!    group) runs the bandwidth kernel, other depthwise ones (or windows
+//!    too large for its tiles) the direct kernel;
 //! 4. f16: the KHR gather, then the WGSL cooperative-matrix implicit GEMM,
 //!    then im2col + GEMM (WGC_CONV_F16 may start later in that list);
 //! 5. f32: the WGSL implicit GEMM.
@@ -14,7 +16,7 @@
 use super::problem::Problem;
 use super::route::Route;
 use super::target::{F16Start, Target};
-use super::{coop, direct, gemm1x1, im2col, implicit, khr};
+use super::{coop, depthwise, direct, gemm1x1, im2col, implicit, khr};
 use crate::error::Result;
 use crate::ops::tensor::DType;
 use std::fmt;
@@ -54,6 +56,13 @@ pub fn plan(p: &Problem, t: &Target) -> Result<Plan> {
             return chosen(Route::Gemm1x1, why, declined);
         }
         Err(why) => declined.push(("gemm_1x1", why)),
+    }
+    match depthwise::supports(p, t) {
+        Ok(d) => {
+            let why = format!("one input and one output channel per group ({} groups) is depthwise", g.groups);
+            return chosen(Route::Depthwise(d), why, declined);
+        }
+        Err(why) => declined.push(("depthwise", why)),
     }
     match direct::supports(p, t)? {
         Ok(d) => {

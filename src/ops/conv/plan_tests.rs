@@ -4,7 +4,7 @@
 
 use super::plan::plan;
 use super::problem::{Conv2dParams, Problem};
-use super::route::{Coop, Direct, Form, Im2col, Implicit, Khr, Route};
+use super::route::{Coop, Depthwise, Direct, Form, Im2col, Implicit, Khr, Route};
 use super::target::{F16Start, Fill, Target};
 use crate::error::Error;
 use crate::ops::split::runs_for_one_wave;
@@ -98,6 +98,7 @@ const R_L4_EXPAND: Case = case("resnet layer4 1x1 expand", [1, 512, 7, 7], [2048
 const M_STEM: Case = case("mobilenet stem 3x3/2", [1, 3, 224, 224], [32, 3, 3, 3], 2, 1);
 const M_DW: Case = case("mobilenet depthwise 3x3", [1, 32, 112, 112], [32, 1, 3, 3], 1, 1).groups(32);
 const M_DW_S2: Case = case("mobilenet depthwise 3x3/2", [1, 96, 112, 112], [96, 1, 3, 3], 2, 1).groups(96);
+const M_DW_7: Case = case("mobilenet depthwise 3x3 at 7x7", [32, 960, 7, 7], [960, 1, 3, 3], 1, 1).groups(960);
 const M_PROJECT: Case = case("mobilenet 1x1 project", [1, 32, 112, 112], [16, 32, 1, 1], 1, 0);
 const M_EXPAND_7: Case = case("mobilenet 1x1 expand at 7x7", [1, 160, 7, 7], [960, 160, 1, 1], 1, 0);
 const M_LAST: Case = case("mobilenet last 1x1", [1, 320, 7, 7], [1280, 320, 1, 1], 1, 0);
@@ -111,10 +112,12 @@ const LONG_K: Case = case("K past 16384", [1, 2048, 3, 3], [8, 2048, 3, 3], 1, 1
 const BIG_BOTH: Case = case("many tiles, 256 channels", [8, 256, 56, 56], [256, 256, 3, 3], 1, 1);
 const WIDE_DW: Case = case("depthwise 65x65", [1, 4, 70, 70], [4, 1, 65, 65], 1, 0).groups(4);
 const HUGE_DW: Case = case("depthwise 513x513", [1, 2, 513, 513], [2, 1, 513, 513], 1, 0).groups(2);
+const DW_MULTIPLIER_2: Case = case("depthwise, 2 outputs per channel", [1, 8, 10, 10], [16, 1, 3, 3], 1, 1).groups(8);
 const ODD_WINDOW: Case = case("6x6 kernel", [1, 8, 12, 12], [8, 8, 6, 6], 1, 0);
 
 #[test]
 fn f32_routes_are_the_same_on_every_device() {
+    let tiles = |tw, th, planes| Route::Depthwise(Depthwise::Tiles { tw, th, planes });
     let implicit = |rm, rn, splits, k_chunk, window| Route::Implicit(Implicit { rm, rn, splits, k_chunk, window });
     let table = [
         (R_CONV1, implicit(1, 1, 1, 160, [7, 7])),
@@ -131,8 +134,22 @@ fn f32_routes_are_the_same_on_every_device() {
         // 49 pixels per image: under the 256 the 1x1 GEMM needs.
         (R_L4_EXPAND, implicit(1, 1, 1, 512, [1, 1])),
         (M_STEM, implicit(1, 1, 1, 32, [3, 3])),
-        (M_DW, Route::Direct(Direct::PerOutput { window: [3, 3] })),
-        (M_DW_S2, Route::Direct(Direct::PerOutput { window: [3, 3] })),
+        // Depthwise channels-first: strips of 4 outputs along rows; a
+        // dilated window in tiles (56x56 outputs in 32x8 tiles, 7x7 planes
+        // four to a workgroup).
+        (M_DW, Route::Depthwise(Depthwise::Strips)),
+        (M_DW_S2, Route::Depthwise(Depthwise::Strips)),
+        (M_DW_7, Route::Depthwise(Depthwise::Strips)),
+        (M_DW.dilation(2), tiles(32, 8, 1)),
+        (M_DW_7.dilation(2), tiles(8, 8, 4)),
+        // Channels-last: 8 words of 4 channels per workgroup (32 or 96
+        // channels), 4 outputs along a row per invocation.
+        (M_DW.channels_last(), Route::Depthwise(Depthwise::Rows { cvw: 8 })),
+        (M_DW_S2.channels_last(), Route::Depthwise(Depthwise::Rows { cvw: 8 })),
+        (M_DW_7.channels_last(), Route::Depthwise(Depthwise::Rows { cvw: 16 })),
+        // Dilated: one output per invocation.
+        (M_DW.channels_last().dilation(2), Route::Depthwise(Depthwise::Words { cvw: 8 })),
+        (DW_MULTIPLIER_2, Route::Direct(Direct::PerOutput { window: [3, 3] })),
         (M_PROJECT, Route::Gemm1x1),
         (M_EXPAND_7, implicit(1, 1, 1, 160, [1, 1])),
         (M_LAST, implicit(1, 1, 1, 320, [1, 1])),
@@ -143,6 +160,7 @@ fn f32_routes_are_the_same_on_every_device() {
         // K = 18432 needs 2 runs; 1 tile asks for many more.
         (LONG_K, implicit(1, 1, 36, 512, [3, 3])),
         (BIG_BOTH, implicit(2, 2, 1, 2304, [3, 3])),
+        // Their tiles do not fit workgroup memory: the direct kernel.
         (WIDE_DW, Route::Direct(Direct::PerWorkgroup)),
         (HUGE_DW, Route::Direct(Direct::Chunked { chunks: 2 })),
         // 6 is not among the compiled sizes.
@@ -163,7 +181,9 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
         Route::Khr(Khr { form, splits, k_chunk, copy_input, copy_weight, whole, direct_store: false })
     };
     let coop = |splits, k_chunk, w_vec, window| Route::Coop(Coop { splits, k_chunk, w_vec, window });
-    let dw3 = Route::Direct(Direct::PerOutput { window: [3, 3] });
+    let dw_words = |cvw| Route::Depthwise(Depthwise::Words { cvw });
+    let dw_rows = |cvw| Route::Depthwise(Depthwise::Rows { cvw });
+    let dw3 = Route::Depthwise(Depthwise::Strips);
     // (case, on H100 (KHR and WGSL cooperative matrices), on a device with
     // WGSL cooperative matrices only)
     let table = [
@@ -177,6 +197,16 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
         (R_L4_3X3, khr(Form::ImageB, 9, 512, true, true, false), coop(9, 512, true, [3, 3])),
         (R_L4_EXPAND, khr(Form::ImageB, 1, 512, true, false, false), coop(1, 512, true, [1, 1])),
         (M_DW, dw3, dw3),
+        // 4 outputs along a row per invocation in 8-byte words of 4 f16
+        // channels: 8 words of 32 channels per workgroup.
+        (M_DW.channels_last(), dw_rows(8), dw_rows(8)),
+        // Dilated: 16-byte words of 8 channels, one output each.
+        (M_DW.channels_last().dilation(2), dw_words(4), dw_words(4)),
+        (
+            DW_MULTIPLIER_2,
+            Route::Direct(Direct::PerOutput { window: [3, 3] }),
+            Route::Direct(Direct::PerOutput { window: [3, 3] }),
+        ),
         (M_EXPAND_7, khr(Form::ImageB, 1, 160, true, false, false), coop(1, 160, true, [1, 1])),
         (ODD_CHANNELS, coop(1, 64, false, [3, 3]), coop(1, 64, false, [3, 3])),
         // Grouped: only the WGSL kernel takes groups.
@@ -221,7 +251,7 @@ fn f16_without_cooperative_matrices_takes_im2col() {
         (R_L1_3X3_B32, im2col(false, 576, 32)),
         (ODD_CHANNELS, im2col(true, 48, 2)),
         (TINY_1X1, im2col(true, 8, 1)),
-        (M_DW, Route::Direct(Direct::PerOutput { window: [3, 3] })),
+        (M_DW, Route::Depthwise(Depthwise::Strips)),
         (M_PROJECT, Route::Gemm1x1),
     ];
     for (case, want) in table {
@@ -282,5 +312,13 @@ fn the_explanation_names_the_route_and_why_the_others_declined() {
     assert!(text.contains("khr_gather: 3 input channels, not a multiple of 8"), "{text}");
     assert!(text.contains("gemm_1x1: not a 1x1"), "{text}");
     let text = plan(&M_DW.no_bias().problem(F32), &LAVAPIPE).unwrap().to_string();
+    assert!(text.starts_with("route depthwise (an invocation per 4 outputs along a row of a plane"), "{text}");
+    assert!(text.contains("because one input and one output channel per group (32 groups) is depthwise"), "{text}");
+    let text = plan(&M_DW.dilation(2).problem(F16), &LAVAPIPE).unwrap().to_string();
+    assert!(text.starts_with("route depthwise (8x32 output tiles of 1 plane(s) per workgroup"), "{text}");
+    let text = plan(&M_DW.channels_last().problem(F32), &LAVAPIPE).unwrap().to_string();
+    assert!(text.starts_with("route depthwise (channels-last, an invocation per 4 channels of 4 pixels"), "{text}");
+    let text = plan(&DW_MULTIPLIER_2.problem(F32), &LAVAPIPE).unwrap().to_string();
     assert!(text.starts_with("route direct (an invocation per output, 3x3 compiled in) because one input channel"));
+    assert!(text.contains("depthwise: 1 input and 2 output channels per group in 8 group(s)"), "{text}");
 }

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::ops::conv::bn_act::Activation;
+
 /// A route's answer for one problem: its parameters, or why it declines
 /// (the planner then asks the next route).
 pub type Fit<T> = std::result::Result<T, String>;
@@ -16,6 +18,10 @@ pub enum Route {
     Gemm1x1,
     /// One input channel per group (depthwise): conv_direct.wgsl.
     Direct(Direct),
+    /// One input and one output channel per group, at the memory
+    /// bandwidth, with the bias and activation in its store:
+    /// conv_depthwise.wgsl.
+    Depthwise(Depthwise),
     /// The WGSL implicit GEMM (conv.wgsl), f32.
     Implicit(Implicit),
     /// f16 on the VK_KHR_cooperative_matrix GEMM kernel gathering 8
@@ -32,6 +38,19 @@ impl Route {
     /// output (the GEMM routes' epilogues, the tensor-core kernels and their
     /// split-K pass); elsewhere (the f32 implicit GEMM, the depthwise
     /// kernel) the caller applies it in one more pass.
+    /// Whether the route applies `act` where it stores the output (else
+    /// `wgc_op_conv2d_bn_act` runs one pass over it).
+    pub fn applies(&self, act: Activation) -> bool {
+        match self {
+            // The depthwise store knows the ReLU family (conv_depthwise.wgsl).
+            Route::Depthwise(_) => {
+                matches!(act, Activation::None | Activation::Relu | Activation::Relu6 | Activation::Hardswish)
+            }
+            _ => act == Activation::None || self.applies_activation(),
+        }
+    }
+
+    /// Whether the route applies every activation in its store.
     pub fn applies_activation(&self) -> bool {
         match self {
             Route::Empty | Route::Gemm1x1 | Route::Im2col(_) | Route::Khr(_) | Route::Coop(_) => true,
@@ -52,6 +71,25 @@ pub enum Direct {
     PerWorkgroup,
     /// A workgroup per output and chunk of taps, a second pass adding them.
     Chunked { chunks: usize },
+}
+
+/// How the bandwidth depthwise kernel covers the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depthwise {
+    /// Channels-last in 16-byte words of channels: an invocation per word
+    /// of one output pixel, `cvw` words per workgroup.
+    Words { cvw: usize },
+    /// Words of 4 channels (16 bytes of f32, 8 of f16), each invocation
+    /// computing 4 outputs along a row (square 3x3 or 5x5 windows of
+    /// stride 1 or 2, dilation 1), each input word loaded once for all of
+    /// them.
+    Rows { cvw: usize },
+    /// Any strides, square 3x3 or 5x5 windows of stride 1 or 2: an
+    /// invocation per 4 outputs along a row of one (image, channel) plane.
+    Strips,
+    /// A tw x th tile of output pixels in each of `planes` (image, channel)
+    /// planes per workgroup, its input staged in workgroup memory.
+    Tiles { tw: usize, th: usize, planes: usize },
 }
 
 /// The f32 implicit GEMM's blocking and K split.
@@ -133,6 +171,7 @@ impl Route {
             Route::Empty => "empty",
             Route::Gemm1x1 => "gemm_1x1",
             Route::Direct(_) => "direct",
+            Route::Depthwise(_) => "depthwise",
             Route::Implicit(_) => "implicit_gemm",
             Route::Khr(_) => "khr_gather",
             Route::Coop(_) => "coop_implicit",
@@ -159,6 +198,21 @@ impl fmt::Display for Route {
             Route::Direct(Direct::Chunked { chunks }) => {
                 write!(f, " (a workgroup per output and chunk of taps, {chunks} chunks)")
             }
+            Route::Depthwise(Depthwise::Words { cvw }) => write!(
+                f,
+                " (channels-last, an invocation per 16 bytes of channels of a pixel, {cvw} such words per workgroup)"
+            ),
+            Route::Depthwise(Depthwise::Rows { cvw }) => write!(
+                f,
+                " (channels-last, an invocation per 4 channels of 4 pixels along a row, {cvw} such words per workgroup)"
+            ),
+            Route::Depthwise(Depthwise::Strips) => {
+                write!(f, " (an invocation per 4 outputs along a row of a plane, the window compiled in)")
+            }
+            Route::Depthwise(Depthwise::Tiles { tw, th, planes }) => write!(
+                f,
+                " ({th}x{tw} output tiles of {planes} plane(s) per workgroup, input staged in workgroup memory)"
+            ),
             Route::Implicit(i) => write!(
                 f,
                 " (RM {}, RN {}, K in {} run(s) of {}, {})",
