@@ -283,36 +283,6 @@
  */
 #define WGC_NUM_UNARY_OPS 16
 
-/**
- * Rows and columns of C per workgroup (the KHR kernel's too: the grid and
- * the split-K planning are shared).
- */
-#define BLOCK 128
-
-/**
- * Invocations per workgroup (8 subgroups of 32).
- */
-#define THREADS 256
-
-/**
- * The shortest K the rule takes: the KHR kernel's own threshold
- * (spirv.rs); no shorter product was measured.
- */
-#define MIN_K 512
-
-/**
- * The longest K the rule takes: 8192^3 ran 1.06x the KHR kernel, the
- * 2048 x 4096 x 11008 down projection 0.99x into f32 (H100).
- */
-#define MAX_K 8192
-
-/**
- * Fewest blocks per compute unit the rule takes: the smallest product
- * measured (2048 x 4096, 512 blocks on an H100's 132 SMs) had 3.9; fewer
- * blocks of 256 invocations leave SMs idle in the last wave, unmeasured.
- */
-#define MIN_BLOCKS_PER_SM 3
-
 
 
 /**

@@ -29,23 +29,23 @@ use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
 
 /// Rows and columns of C per workgroup (the KHR kernel's too: the grid and
 /// the split-K planning are shared).
-pub const BLOCK: usize = 128;
+pub(crate) const BLOCK: usize = 128;
 /// Invocations per workgroup (8 subgroups of 32).
-pub const THREADS: u32 = 256;
+pub(crate) const THREADS: u32 = 256;
 /// Workgroup memory: one staging buffer of A and one of B, 128 rows of 64
 /// halves padded by 8 each.
 const WORKGROUP_BYTES: u32 = 2 * 128 * 72 * 2;
 
 /// The shortest K the rule takes: the KHR kernel's own threshold
 /// (spirv.rs); no shorter product was measured.
-pub const MIN_K: usize = 512;
+pub(crate) const MIN_K: usize = 512;
 /// The longest K the rule takes: 8192^3 ran 1.06x the KHR kernel, the
 /// 2048 x 4096 x 11008 down projection 0.99x into f32 (H100).
-pub const MAX_K: usize = 8192;
+pub(crate) const MAX_K: usize = 8192;
 /// Fewest blocks per compute unit the rule takes: the smallest product
 /// measured (2048 x 4096, 512 blocks on an H100's 132 SMs) had 3.9; fewer
 /// blocks of 256 invocations leave SMs idle in the last wave, unmeasured.
-pub const MIN_BLOCKS_PER_SM: usize = 3;
+pub(crate) const MIN_BLOCKS_PER_SM: usize = 3;
 
 /// Which module a launch takes (the GLSL's -D switches).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
