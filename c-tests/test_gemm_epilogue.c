@@ -185,7 +185,7 @@ static void every_activation(void) {
             WgcDtype dt = f16 ? WGC_DTYPE_F16 : WGC_DTYPE_F32;
             /* x (M, K) against w (N, K): F.linear. Values up to ~3 reach every
              * activation's interesting range (relu6's 6 through the scale). */
-            Case c = {names[act][f16], dt, dt, 1, 67, 70, 33, 0, 1, act, 1, 1, 0, 0, 1.5f, 0, "kernel", 0};
+            Case c = {names[act][f16], dt, dt, 1, 67, 70, 33, 0, 1, act, 1, 1, 0, 0, 1.5f, 0, "one pass", 0};
             run_case(&c);
         }
 }
@@ -193,17 +193,17 @@ static void every_activation(void) {
 static void residuals_views_routes(void) {
     const WgcDtype F32 = WGC_DTYPE_F32, F16 = WGC_DTYPE_F16;
     const Case cases[] = {
-        {"residual before relu", F32, F32, 1, 65, 66, 20, 0, 0, WGC_ACTIVATION_RELU, 1, 0, 1, 0, 1, 0, "kernel", 0},
-        {"residual after gelu", F32, F32, 1, 65, 66, 20, 0, 0, WGC_ACTIVATION_GELU, 1, 0, 1, 1, 1, 0, "kernel", 0},
-        {"residual after silu f16", F16, F16, 1, 70, 64, 40, 0, 1, WGC_ACTIVATION_SILU, 1, 1, 1, 1, 1, 0, "kernel", 0},
-        {"vec4 stores (gemm_c4)", F32, F32, 1, 64, 128, 48, 0, 0, WGC_ACTIVATION_GELU, 1, 1, 1, 0, 1, 0, "gemm_c4", 0},
-        {"transposed a", F32, F32, 1, 33, 70, 65, 1, 0, WGC_ACTIVATION_TANH, 1, 1, 1, 0, 0.5f, 0, "kernel", 0},
-        {"strided and offset views", F32, F32, 1, 67, 65, 19, 0, 1, WGC_ACTIVATION_RELU6, 1, 1, 1, 1, 2, 1, "kernel",
+        {"residual before relu", F32, F32, 1, 65, 66, 20, 0, 0, WGC_ACTIVATION_RELU, 1, 0, 1, 0, 1, 0, "one pass", 0},
+        {"residual after gelu", F32, F32, 1, 65, 66, 20, 0, 0, WGC_ACTIVATION_GELU, 1, 0, 1, 1, 1, 0, "one pass", 0},
+        {"residual after silu f16", F16, F16, 1, 70, 64, 40, 0, 1, WGC_ACTIVATION_SILU, 1, 1, 1, 1, 1, 0, "one pass", 0},
+        {"vec4 stores (gemm_c4)", F32, F32, 1, 64, 128, 48, 0, 0, WGC_ACTIVATION_GELU, 1, 1, 1, 0, 1, 0, "one pass", 0},
+        {"transposed a", F32, F32, 1, 33, 70, 65, 1, 0, WGC_ACTIVATION_TANH, 1, 1, 1, 0, 0.5f, 0, "one pass", 0},
+        {"strided and offset views", F32, F32, 1, 67, 65, 19, 0, 1, WGC_ACTIVATION_RELU6, 1, 1, 1, 1, 2, 1, "one pass",
          0},
-        {"strided f16", F16, F16, 1, 66, 67, 30, 1, 1, WGC_ACTIVATION_HARDSWISH, 1, 1, 1, 0, 1, 1, "kernel", 0},
+        {"strided f16", F16, F16, 1, 66, 67, 30, 1, 1, WGC_ACTIVATION_HARDSWISH, 1, 1, 1, 0, 1, 1, "one pass", 0},
         {"batched", F32, F32, 3, 21, 67, 18, 0, 1, WGC_ACTIVATION_SILU, 1, 1, 1, 1, 1, 0, NULL, 0},
         {"batched strided f16", F16, F16, 2, 65, 9, 17, 0, 0, WGC_ACTIVATION_GELU_TANH, 1, 0, 1, 0, 1, 1, NULL, 0},
-        {"f16 operands into f32", F16, F32, 1, 66, 70, 35, 0, 1, WGC_ACTIVATION_GELU, 1, 1, 1, 0, 1, 0, "kernel", 0},
+        {"f16 operands into f32", F16, F32, 1, 66, 70, 35, 0, 1, WGC_ACTIVATION_GELU, 1, 1, 1, 0, 1, 0, "one pass", 0},
         {"bf16 operands into f32", WGC_DTYPE_BF16, F32, 1, 40, 66, 24, 0, 1, WGC_ACTIVATION_SILU, 1, 1, 1, 1, 1, 0,
          NULL, 0},
         {"no epilogue tensors", F32, F32, 1, 30, 30, 30, 0, 0, WGC_ACTIVATION_NONE, 0, 0, 0, 0, 1, 0, NULL, 0},
@@ -211,8 +211,8 @@ static void residuals_views_routes(void) {
          * cooperative matrices the f16 ones take the VK_KHR_cooperative_matrix
          * kernel's epilogue variant (the WGSL one with WGC_GEMM_SPIRV=0),
          * dense f16 C two halves at a time; strided operands, which 16-byte
-         * loads cannot read, the tiled kernel. */
-        {"K 520 f16", F16, F16, 1, 130, 140, 520, 0, 1, WGC_ACTIVATION_GELU, 1, 1, 1, 1, 1, 0, "kernel", 0},
+         * loads cannot read, the tiled kernel and one pass. */
+        {"K 520 f16", F16, F16, 1, 130, 140, 520, 0, 1, WGC_ACTIVATION_GELU, 1, 1, 1, 1, 1, 0, NULL, 0},
         {"K 520 f16 strided", F16, F16, 1, 131, 129, 520, 0, 1, WGC_ACTIVATION_SILU, 1, 0, 1, 0, 1, 1, NULL, 0},
         {"K 520 f16 into f32", F16, F32, 2, 66, 130, 520, 1, 0, WGC_ACTIVATION_RELU6, 1, 1, 1, 1, 2, 0, NULL, 0},
         {"K 520 f16 NaN row", F16, F16, 1, 130, 136, 520, 0, 1, WGC_ACTIVATION_TANH, 1, 1, 1, 0, 1, 0, NULL, 1},

@@ -289,6 +289,9 @@ static void act_expr(Fuzz *f) {
     }
     int drop_param = has_param && fz_chance(f, 10);
     if (drop_param) op.mutated = 1;
+    /* The mean of integers is refused (WGC_ERROR_UNSUPPORTED), as wgc_op_reduce refuses it. */
+    int int_mean = reduce && rop == WGC_REDUCE_OP_MEAN && (dt == WGC_DTYPE_I32 || dt == WGC_DTYPE_U32);
+    if (int_mean) op.mutated = 1;
     fz_op_mutate(f, &op);
     WgcTensor ins[3], outs[1];
     int null_in = 0;
@@ -302,6 +305,7 @@ static void act_expr(Fuzz *f) {
              reduce ? ", reduced" : "");
     fz_op_call(f, &op, reduce ? "wgc_op_expr_reduce" : "wgc_op_expr");
     if (drop_param) fz_must_fail(f, "an expression launched without its parameter");
+    if (int_mean) fz_must_fail(f, "a mean of integers");
     if (reduce)
         fz_op_end(f, &op, wgc_op_expr_reduce(op.stream, e, rop, &last_axis, n_axes, 0, null_in ? NULL : ins, n_in,
                                              has_param ? &param : NULL, has_param && !drop_param ? 1 : 0, NULL,

@@ -148,8 +148,8 @@ impl<'a> Call<'a> {
 ///
 /// The epilogue is computed in f32 on the product's f32 accumulator, and
 /// the result is rounded once to `c`'s dtype, wherever the route applies
-/// it: in the kernel that stores C (the tiled and tensor-core kernels), in
-/// the split-K pass, or, for the routes that have no epilogue of their own,
+/// it: in the kernel that stores C (the tensor-core kernels), in
+/// the split-K pass, or, for the other routes (the tiled kernel included),
 /// one extra pass over the product held in f32 scratch
 /// (`wgc_op_gemm_epilogue_explain` says which). Accuracy: the product's
 /// (`wgc_op_gemm`), then the activation's as `wgc_op_unary` computes it
