@@ -4,7 +4,7 @@
 use super::problem::{Operands, Problem};
 use super::route::Fit;
 use crate::error::Result;
-use crate::ops::gemm::{gemm_views_act, RowBias};
+use crate::ops::gemm::{gemm_views, RowBias};
 use crate::ops::tensor::Tensor;
 use crate::runtime::stream::StreamShared;
 
@@ -44,5 +44,5 @@ pub fn record(stream: &StreamShared, p: &Problem, ops: &Operands) -> Result<()> 
     let c =
         Tensor { shape: vec![g.n, g.o, g.oh * g.ow], strides: vec![out.strides[0], out.strides[1], 1], ..out.clone() };
     let rb = bias.map(|t| RowBias { tensor: t, stride: t.strides[0] });
-    gemm_views_act(stream, (1.0, 0.0), &a, &b, &c, rb, p.activation)
+    gemm_views(stream, 1.0, &a, &b, 0.0, &c, rb)
 }

@@ -10,7 +10,7 @@ use super::route::Im2col;
 use super::target::Target;
 use crate::bail;
 use crate::error::Result;
-use crate::ops::gemm::{gemm_views_act, RowBias};
+use crate::ops::gemm::{gemm_views, RowBias};
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, TypeSlot};
@@ -203,7 +203,7 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Im2col, ops: &Operands) 
                 ..t.clone()
             });
             let rb = group_bias.as_ref().map(|t| RowBias { tensor: t, stride: t.strides[0] });
-            gemm_views_act(stream, (1.0, 0.0), &a, &b, &c, rb, p.activation)?;
+            gemm_views(stream, 1.0, &a, &b, 0.0, &c, rb)?;
         }
     }
     Ok(())

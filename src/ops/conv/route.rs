@@ -53,7 +53,12 @@ impl Route {
     /// Whether the route applies every activation in its store.
     pub fn applies_activation(&self) -> bool {
         match self {
-            Route::Empty | Route::Gemm1x1 | Route::Im2col(_) | Route::Khr(_) | Route::Coop(_) => true,
+            Route::Empty | Route::Khr(_) | Route::Coop(_) => true,
+            // 1x1 and im2col convolutions are GEMMs whose tiled route leaves
+            // an epilogue to one pass over f32 scratch (with it compiled
+            // into the tiled kernel, MobileNetV2 f32 ran 1.8x slower on an
+            // H100; through scratch its wall time 4.9x at batch 256), so
+            // they keep the convolution's own in-place pass.
             // The implicit GEMM's store is unrolled 64 times: the
             // activations' code there spilled (H100: 3.8 ms against 0.30
             // for ReLU over a ResNet 3x3 layer), so it keeps its pass.
