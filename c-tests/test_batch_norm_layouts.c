@@ -129,6 +129,9 @@ int main(void) {
         check(dt, 2, 8, 4, 4, NCHW, 0, NCHW, 0, 1, 1, 1);
         check(dt, 2, 16, 36, 36, NCHW, 0, NCHW, 0, 1, 1, 1);
         check(dt, 2, 8, 4, 4, NCHW, 1, NCHW, 4, 1, 0, 1);
+        /* one dense run in and out: the flat walk (aligned offsets, one image, one channel) */
+        check(dt, 3, 24, 20, 20, NCHW, 4, NCHW, 8, 1, 1, 1);
+        check(dt, 1, 1, 8, 8, NCHW, 0, NCHW, 0, 0, 1, 1);
         check(dt, 3, 5, 7, 9, NCHW, 0, NCHW, 0, 0, 1, 1);
         check(dt, 4, 33, 7, 7, NCHW, 0, NCHW, 3, 1, 1, 2);
         check(dt, 2, 6, 4, 4, NCHW_PADDED, 0, NCHW, 0, 1, 1, 1);

@@ -12,6 +12,11 @@
 //   owns one channel quad (or channel) and ROWS rows, so it reads the factors
 //   once for ROWS vec4s; neighbouring invocations hold neighbouring channels
 //   of a row, so loads stay coalesced.
+// flat4: planes4's layout where input and output are each one dense run
+//   (outer stride C * inner, channel stride inner): a 1-D walk over vec4s
+//   with whole workgroups (a plane of 56x56 leaves the planes grid's last
+//   workgroup a quarter full) and FLAT loads in flight per invocation, the
+//   channel decoded per vec4 (its factors come from cache).
 // The 4 entries need every stride and offset they use a multiple of 4.
 // Kernel spec family "norm_batch_fast" (src/ops/norm_batch_fast.rs).
 // Prelude: T. Overrides: HAS_W, HAS_B (false: dummy binding, not read).
@@ -117,6 +122,30 @@ fn planes1(@builtin(global_invocation_id) gid: vec3<u32>) {
     y[base.z + gid.x] = T(apply(f32(x[base.y + gid.x]), f));
 }
 
+// flat4: count vec4s in all (inner of them per plane), FLAT per invocation
+// strided by the workgroup so neighbours read neighbouring vec4s; grid_y
+// invocations to a grid row (src/ops/grid.rs).
+const FLAT: u32 = 4u;
+
+@compute @workgroup_size(256)
+fn flat4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let first = (wg.y * (p.grid_y / 256u) + wg.x) * 256u * FLAT + lid;
+    var v: array<vec4<f32>, FLAT>;
+    for (var k = 0u; k < FLAT; k++) {
+        let i = first + k * 256u;
+        if (i < p.count) {
+            v[k] = vec4<f32>(x4[p.in_offset / 4u + i]);
+        }
+    }
+    for (var k = 0u; k < FLAT; k++) {
+        let i = first + k * 256u;
+        if (i < p.count) {
+            let f = factors((i / p.inner) % p.chans);
+            y4[p.out_offset / 4u + i] = vec4<T>(apply4(v[k], f, f, f, f));
+        }
+    }
+}
+
 // rows4 / rows1: inner (C / 4 or C) * ceil(count / ROWS) invocations over a
 // 2-D grid, grid_y invocations to a grid row (src/ops/grid.rs).
 @compute @workgroup_size(256)
@@ -133,10 +162,15 @@ fn rows4(@builtin(global_invocation_id) gid: vec3<u32>) {
     let f2 = factors(c + 2u);
     let f3 = factors(c + 3u);
     let last = min(first + ROWS, p.count);
+    // Every row's load issued before the first store (the stores could
+    // alias the loads as far as the compiler knows).
+    var v: array<vec4<f32>, ROWS>;
     for (var r = first; r < last; r++) {
-        let xi = (p.in_offset + r * u32(p.in_strides.x)) / 4u + q;
+        v[r - first] = vec4<f32>(x4[(p.in_offset + r * u32(p.in_strides.x)) / 4u + q]);
+    }
+    for (var r = first; r < last; r++) {
         let yi = (p.out_offset + r * u32(p.out_strides.x)) / 4u + q;
-        y4[yi] = vec4<T>(apply4(vec4<f32>(x4[xi]), f0, f1, f2, f3));
+        y4[yi] = vec4<T>(apply4(v[r - first], f0, f1, f2, f3));
     }
 }
 

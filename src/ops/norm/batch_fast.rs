@@ -15,7 +15,7 @@ use crate::runtime::stream::StreamShared;
 pub static FAMILY: Family = Family {
     file: "norm_batch_fast.wgsl",
     source: include_str!("../../../shaders/norm_batch_fast.wgsl"),
-    entries: &["planes4", "planes1", "rows4", "rows1"],
+    entries: &["flat4", "planes4", "planes1", "rows4", "rows1"],
     types: &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }],
     overrides: &[
         OverrideSlot { name: "HAS_W", values: &[0.0, 1.0] },
@@ -47,6 +47,13 @@ uniform! {
 const PLANE_GROUP: u64 = 64;
 /// Rows per invocation of the rows entries (the shader's ROWS).
 const ROWS: u64 = 4;
+/// Vec4s per invocation of the flat4 entry (the shader's FLAT).
+const FLAT: u64 = 4;
+
+/// Whether a planes walk of a (n, c, inner) view is one dense run.
+fn dense(walk: Walk, n: usize, c: usize, inner: usize) -> bool {
+    matches!(walk, Walk::Planes { outer, chan } if (n == 1 || outer == c * inner) && (c == 1 || chan == inner))
+}
 
 /// How one view (input or output) walks the tensor.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -119,6 +126,16 @@ pub fn try_record<'a>(
         (Some(Walk::Planes { outer: io, chan: ic }), Some(Walk::Planes { outer: oo, chan: oc }), ..) => {
             let vec4 = aligned(&[inner, io, ic, oo, oc, x_off, y_off]);
             let per = if vec4 { inner / 4 } else { inner };
+            let flat = [Walk::Planes { outer: io, chan: ic }, Walk::Planes { outer: oo, chan: oc }];
+            if vec4 && flat.iter().all(|&w| dense(w, n, c, inner)) {
+                let total = (n * c * per) as u64;
+                let (groups, row) = grid_1d(total.div_ceil(FLAT), 256, max);
+                if total > u32::MAX as u64 / 2 {
+                    return Ok(false);
+                }
+                let plan = ("flat4", per, total as usize, [io, ic], [oo, oc], row, groups, vec4);
+                return record(stream, plan, input, params, has, eps, out).map(|()| true);
+            }
             let planes = (n * c) as u64;
             let gy = planes.min(max as u64);
             let gz = planes.div_ceil(gy);
@@ -143,6 +160,24 @@ pub fn try_record<'a>(
         }
         _ => return Ok(false),
     };
+    record(stream, plan, input, params, has, eps, out)?;
+    Ok(true)
+}
+
+/// (entry, per, count, in strides, out strides, grid_y, groups, vec4).
+type Plan = (&'static str, usize, usize, [usize; 2], [usize; 2], u32, [u32; 3], bool);
+
+fn record<'a>(
+    stream: &StreamShared,
+    plan: Plan,
+    input: &Tensor<'a>,
+    params: [&Tensor<'a>; 4],
+    has: [bool; 2],
+    eps: f32,
+    out: &Tensor<'a>,
+) -> Result<()> {
+    let c = input.shape[1];
+    let (x_off, y_off) = (input.bound_offset() as usize, out.bound_offset() as usize);
     let (entry, per, count, in_strides, out_strides, grid_y, groups, vec4) = plan;
     let flag = |b: bool| if b { 1.0 } else { 0.0 };
     let variant = FAMILY.variant(entry, &[input.dtype], &[flag(has[0]), flag(has[1])]);
@@ -170,6 +205,5 @@ pub fn try_record<'a>(
         chan_stride: [m.strides[0], v.strides[0], w.strides[0], b.strides[0]].map(|s| s as i32),
     };
     let args = [wide("x", "x4", input), wide("y", "y4", out), ma, va, wa, ba];
-    spec::record(stream, &Launch { variant, params: p, args, groups })?;
-    Ok(true)
+    spec::record(stream, &Launch { variant, params: p, args, groups })
 }
