@@ -74,9 +74,21 @@ fn mul_hi(a: u32, b: u32) -> u32 {
     return a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
 }
 
+// The turn table, copied from the uniform once per workgroup: neighbouring
+// invocations read different entries, which a uniform serves one address
+// at a time (on an H100 that bound the kernel at a tenth of the bandwidth).
+var<workgroup> turns: array<vec4<u32>, 128>;
+
+fn load_turns(lid: u32) {
+    for (var k = lid; k < (p.pairs + 1u) / 2u; k += WG) {
+        turns[k] = p.turns[k];
+    }
+    workgroupBarrier();
+}
+
 // cos and sin of pos * theta_i.
 fn cos_sin(i: u32, pos: u32) -> vec2<f32> {
-    let w = p.turns[i / 2u];
+    let w = turns[i / 2u];
     let lo = select(w.x, w.z, (i & 1u) == 1u);
     let hi = select(w.y, w.w, (i & 1u) == 1u);
     // The top 32 bits of the fraction of a turn, read as signed: [-1/2, 1/2).
@@ -98,7 +110,8 @@ fn rotate(a: f32, b: f32, cs: vec2<f32>) -> vec2<f32> {
 }
 
 @compute @workgroup_size(WG)
-fn rope(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn rope(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    load_turns(lid);
     let lin = gid.y * p.row + gid.x;
     if (lin >= p.n) {
         return;
@@ -118,7 +131,8 @@ fn rope(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // In place: out is the input's very view; the tail stays as it is.
 @compute @workgroup_size(WG)
-fn rope_inplace(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn rope_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    load_turns(lid);
     let lin = gid.y * p.row + gid.x;
     if (lin >= p.n) {
         return;
