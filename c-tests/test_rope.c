@@ -184,6 +184,11 @@ int main(void) {
             check(dt, 4, bshd, desc_of(layout, 1, 0, 10000, 5), CONTIG, CONTIG, 1);
             check(dt, 4, bshd, desc_of(layout, 0, 4, 1.5f, 1000000), TRANSPOSED, CONTIG, 0);
             check_nan(dt, 4, bshd, desc_of(layout, 1, 0, 10000, 0), CONTIG, CONTIG, 0, 2 * 10 + 3);
+            /* half-split quads (4 pairs an invocation): in place, partial
+             * rotation in place, NaN */
+            check(dt, 4, bhsd, desc_of(layout, 2, 0, 10000, 77), CONTIG, CONTIG, 1);
+            check(dt, 4, bhsd, desc_of(layout, 2, 32, 10000, 3), CONTIG, CONTIG, 1);
+            check_nan(dt, 4, bhsd, desc_of(layout, 2, 0, 10000, 0), CONTIG, CONTIG, 0, 5 * 64 + 7);
         }
     }
     check_bad_input();

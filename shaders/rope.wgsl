@@ -40,6 +40,9 @@ struct Params {
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> x: array<T>;
 @group(0) @binding(2) var<storage, read_write> y: array<T>;
+// The same buffers in quads of elements (the rope_quads entries).
+@group(0) @binding(3) var<storage, read> x4: array<vec4<T>>;
+@group(0) @binding(4) var<storage, read_write> y4: array<vec4<T>>;
 
 struct Row {
     x: i32,
@@ -145,4 +148,53 @@ fn rope_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_in
         y[r.y + e.x * p.y_inner] = T(v.x);
         y[r.y + e.y * p.y_inner] = T(v.y);
     }
+}
+
+// rope_quads / rope_quads_inplace: half-split pairs with unit-stride rows
+// (offsets, row strides and pairs multiples of 4, no tail to copy): an
+// invocation rotates 4 neighbouring pairs with quad loads and stores, so a
+// row's position is decoded once for 4 pairs. units counts quads.
+fn rotate_quad(a: vec4<f32>, b: vec4<f32>, i: u32, pos: u32) -> array<vec4<f32>, 2> {
+    let c0 = cos_sin(i, pos);
+    let c1 = cos_sin(i + 1u, pos);
+    let c2 = cos_sin(i + 2u, pos);
+    let c3 = cos_sin(i + 3u, pos);
+    let r0 = rotate(a.x, b.x, c0);
+    let r1 = rotate(a.y, b.y, c1);
+    let r2 = rotate(a.z, b.z, c2);
+    let r3 = rotate(a.w, b.w, c3);
+    return array<vec4<f32>, 2>(vec4<f32>(r0.x, r1.x, r2.x, r3.x), vec4<f32>(r0.y, r1.y, r2.y, r3.y));
+}
+
+@compute @workgroup_size(WG)
+fn rope_quads(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    load_turns(lid);
+    let lin = gid.y * p.row + gid.x;
+    if (lin >= p.n) {
+        return;
+    }
+    let i = (lin % p.units) * 4u;
+    let r = row_of(lin / p.units);
+    let xa = (u32(r.x) + i) / 4u;
+    let ya = (u32(r.y) + i) / 4u;
+    let h = p.pairs / 4u;
+    let v = rotate_quad(vec4<f32>(x4[xa]), vec4<f32>(x4[xa + h]), i, r.pos);
+    y4[ya] = vec4<T>(v[0]);
+    y4[ya + h] = vec4<T>(v[1]);
+}
+
+@compute @workgroup_size(WG)
+fn rope_quads_inplace(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    load_turns(lid);
+    let lin = gid.y * p.row + gid.x;
+    if (lin >= p.n) {
+        return;
+    }
+    let i = (lin % p.units) * 4u;
+    let r = row_of(lin / p.units);
+    let ya = (u32(r.y) + i) / 4u;
+    let h = p.pairs / 4u;
+    let v = rotate_quad(vec4<f32>(y4[ya]), vec4<f32>(y4[ya + h]), i, r.pos);
+    y4[ya] = vec4<T>(v[0]);
+    y4[ya + h] = vec4<T>(v[1]);
 }

@@ -18,7 +18,7 @@ const WG: f64 = 256.0;
 pub static FAMILY: Family = Family {
     file: "rope.wgsl",
     source: include_str!("../../shaders/rope.wgsl"),
-    entries: &["rope", "rope_inplace"],
+    entries: &["rope", "rope_inplace", "rope_quads", "rope_quads_inplace"],
     types: &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }],
     overrides: &[OverrideSlot { name: "WG", values: &[WG] }, OverrideSlot { name: "INTERLEAVED", values: &[0.0, 1.0] }],
     uniform: <RopeParams as spec::Uniform>::layout,
@@ -171,6 +171,17 @@ pub fn rope(stream: &StreamShared, x: &Tensor, cfg: &Rope, out: &Tensor) -> Resu
     let pairs = r / 2;
     // In place, the tail already holds its values.
     let units = if in_place { pairs } else { pairs + (d - r) };
+    // Quads: half-split pairs, unit-stride rows, everything a multiple of 4
+    // elements, no tail to copy.
+    let quads = cfg.layout == RopeLayout::HalfSplit
+        && x.strides[rank - 1] == 1
+        && out.strides[rank - 1] == 1
+        && pairs % 4 == 0
+        && units == pairs
+        && x.bound_offset().is_multiple_of(4)
+        && out.bound_offset().is_multiple_of(4)
+        && xs.iter().chain(&ys).all(|s| s % 4 == 0);
+    let units = if quads { pairs / 4 } else { units };
     let n = rows * units;
     if n == 0 {
         return Ok(());
@@ -205,7 +216,16 @@ pub fn rope(stream: &StreamShared, x: &Tensor, cfg: &Rope, out: &Tensor) -> Resu
             v as u32
         })]
     });
-    if in_place {
+    if quads && in_place {
+        let variant = FAMILY.variant("rope_quads_inplace", &[x.dtype], &[WG, interleaved]);
+        spec::record(stream, &Launch { variant, params, args: [spec::Arg { name: "y4", ..ya }], groups })
+    } else if quads {
+        let variant = FAMILY.variant("rope_quads", &[x.dtype], &[WG, interleaved]);
+        spec::record(
+            stream,
+            &Launch { variant, params, args: [spec::Arg { name: "x4", ..xa }, spec::Arg { name: "y4", ..ya }], groups },
+        )
+    } else if in_place {
         let variant = FAMILY.variant("rope_inplace", &[x.dtype], &[WG, interleaved]);
         spec::record(stream, &Launch { variant, params, args: [ya], groups })
     } else {
