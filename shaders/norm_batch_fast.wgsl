@@ -162,15 +162,10 @@ fn rows4(@builtin(global_invocation_id) gid: vec3<u32>) {
     let f2 = factors(c + 2u);
     let f3 = factors(c + 3u);
     let last = min(first + ROWS, p.count);
-    // Every row's load issued before the first store (the stores could
-    // alias the loads as far as the compiler knows).
-    var v: array<vec4<f32>, ROWS>;
     for (var r = first; r < last; r++) {
-        v[r - first] = vec4<f32>(x4[(p.in_offset + r * u32(p.in_strides.x)) / 4u + q]);
-    }
-    for (var r = first; r < last; r++) {
+        let xi = (p.in_offset + r * u32(p.in_strides.x)) / 4u + q;
         let yi = (p.out_offset + r * u32(p.out_strides.x)) / 4u + q;
-        y4[yi] = vec4<T>(apply4(v[r - first], f0, f1, f2, f3));
+        y4[yi] = vec4<T>(apply4(vec4<f32>(x4[xi]), f0, f1, f2, f3));
     }
 }
 
