@@ -11,8 +11,6 @@ pub const ALL: &[(&str, &str)] = &[
     // Helpers of the kernels generated for expressions (src/ops/expr).
     ("expr.wgsl", include_str!("../shaders/expr.wgsl")),
     ("expr_f16.wgsl", include_str!("../shaders/expr_f16.wgsl")),
-    ("expr_f16_quantize.wgsl", include_str!("../shaders/expr_f16_quantize.wgsl")),
-    ("expr_f16_pack.wgsl", include_str!("../shaders/expr_f16_pack.wgsl")),
     ("gemm_tile.wgsl", include_str!("../shaders/gemm_tile.wgsl")),
     ("gemm_epilogue.wgsl", include_str!("../shaders/gemm_epilogue.wgsl")),
     ("epilogue_activation.wgsl", include_str!("../shaders/epilogue_activation.wgsl")),

@@ -25,7 +25,6 @@ pub struct Settings {
     pub random: RandomSettings,
     pub multi: MultiSettings,
     pub attention: AttentionSettings,
-    pub expr: ExprSettings,
 }
 
 /// Waits, the tuner and the device profile.
@@ -214,25 +213,6 @@ pub struct AttentionSettings {
     pub decode_spread: bool,
 }
 
-/// `WGC_EXPR_F16_ROUND`: how generated expression kernels round an f16
-/// intermediate (held in f32) to f16.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum F16Rounding {
-    /// Unset (or any other value): integer arithmetic on the f32's bits.
-    Integer,
-    /// `quantize`: WGSL's `quantizeToF16`, with overflow and NaN guarded.
-    Quantize,
-    /// `pack`: through `pack2x16float` and `unpack2x16float`, guarded alike.
-    Pack,
-}
-
-/// Elementwise expressions and their reductions.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExprSettings {
-    /// `WGC_EXPR_F16_ROUND`.
-    pub f16_rounding: F16Rounding,
-}
-
 /// Several devices.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MultiSettings {
@@ -361,13 +341,6 @@ impl Settings {
                 decode_groups: v.positive("WGC_ATTENTION_DECODE_GROUPS"),
                 decode_min_chunk: v.positive("WGC_ATTENTION_DECODE_MIN_CHUNK"),
                 decode_spread: v.on_unless("WGC_ATTENTION_DECODE_SPREAD", "0"),
-            },
-            expr: ExprSettings {
-                f16_rounding: match v.get("WGC_EXPR_F16_ROUND").as_deref() {
-                    Some("quantize") => F16Rounding::Quantize,
-                    Some("pack") => F16Rounding::Pack,
-                    _ => F16Rounding::Integer,
-                },
             },
         }
     }

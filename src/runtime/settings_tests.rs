@@ -180,13 +180,3 @@ fn from_env_reads_the_process_environment() {
     let s = Settings::from_env();
     assert_eq!(s.gemm.coopmat2_block, std::env::var("WGC_GEMM_CM2_BLOCK").ok());
 }
-
-#[test]
-fn f16_rounding_of_expressions() {
-    let rounding = |v| with(&[("WGC_EXPR_F16_ROUND", v)]).expr.f16_rounding;
-    assert_eq!(Settings::default().expr.f16_rounding, F16Rounding::Integer);
-    assert_eq!(rounding("quantize"), F16Rounding::Quantize);
-    assert_eq!(rounding("pack"), F16Rounding::Pack);
-    assert_eq!(rounding("integer"), F16Rounding::Integer);
-    assert_eq!(rounding("other"), F16Rounding::Integer);
-}

@@ -10,21 +10,13 @@
 use super::ir::{Expr, NodeId, Op, MAX_INPUTS, MAX_OUTPUTS, MAX_SCALARS};
 use crate::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::ops::tensor::{DType, MAX_RANK};
-use crate::runtime::settings::F16Rounding;
 use crate::shaders::source;
 use std::fmt::Write;
 
 /// The helper files every generated kernel includes, in order.
 pub(super) const HELPERS: [&str; 2] = ["elementwise_scalar.wgsl", "expr.wgsl"];
-/// The f16 helpers (`rf16`), included where the kernel enables f16: the
-/// file of the device's `WGC_EXPR_F16_ROUND` setting.
-pub(super) fn helpers_f16(rounding: F16Rounding) -> &'static str {
-    match rounding {
-        F16Rounding::Integer => "expr_f16.wgsl",
-        F16Rounding::Quantize => "expr_f16_quantize.wgsl",
-        F16Rounding::Pack => "expr_f16_pack.wgsl",
-    }
-}
+/// The f16 helpers, included where the kernel enables f16.
+pub(super) const HELPERS_F16: &str = "expr_f16.wgsl";
 
 /// Workgroup size of generated kernels.
 pub(crate) const WG: u32 = 256;
@@ -209,10 +201,9 @@ pub(super) fn offset_expr(k: usize, rank: usize) -> String {
     s
 }
 
-/// The kernel of `e` for `layout`, rounding f16 values as `rounding` says.
-/// Only nodes some output depends on are computed, and only the inputs
-/// among them are bound.
-pub fn generate(e: &Expr, layout: &Layout, rounding: F16Rounding) -> Generated {
+/// The kernel of `e` for `layout`. Only nodes some output depends on are
+/// computed, and only the inputs among them are bound.
+pub fn generate(e: &Expr, layout: &Layout) -> Generated {
     let live = e.live();
     let lanes: &[&str] = if layout.vec4 { &["x", "y", "z", "w"] } else { &[""] };
     let uses_f16 = e.nodes.iter().zip(&live).any(|(n, &l)| l && n.dtype == DType::F16);
@@ -268,7 +259,7 @@ pub fn generate(e: &Expr, layout: &Layout, rounding: F16Rounding) -> Generated {
         out.push_str(source(file));
     }
     if uses_f16 {
-        out.push_str(source(helpers_f16(rounding)));
+        out.push_str(source(HELPERS_F16));
     }
 
     // The entry: decode the index, load, compute, store.

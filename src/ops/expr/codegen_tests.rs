@@ -5,7 +5,6 @@
 
 use super::*;
 use crate::ops::elementwise::{WGC_NUM_BINARY_OPS, WGC_NUM_UNARY_OPS};
-use crate::runtime::settings::F16Rounding;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 const DTYPES: [DType; 5] = [DType::F32, DType::F16, DType::BF16, DType::I32, DType::U32];
@@ -20,7 +19,7 @@ fn vec4() -> Layout {
 /// Parse, validate and translate to SPIR-V, as the offline spec test does.
 fn compile(source: &str) -> Result<(), String> {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
-    let caps = Capabilities::SHADER_FLOAT16 | Capabilities::SHADER_FLOAT16_IN_FLOAT32;
+    let caps = Capabilities::SHADER_FLOAT16;
     let info = Validator::new(ValidationFlags::all(), caps).validate(&module).map_err(|e| e.emit_to_string(source))?;
     let options = naga::back::spv::Options { lang_version: (1, 3), ..Default::default() };
     let pipeline =
@@ -29,15 +28,10 @@ fn compile(source: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Every f16 rounding `WGC_EXPR_F16_ROUND` may choose.
-const ROUNDINGS: [F16Rounding; 3] = [F16Rounding::Integer, F16Rounding::Quantize, F16Rounding::Pack];
-
 fn check(e: &Expr, layout: &Layout) {
-    for rounding in ROUNDINGS {
-        let g = generate(e, layout, rounding);
-        if let Err(msg) = compile(&g.source) {
-            panic!("{msg}\n--- expression {e:?}, layout {layout:?}, {rounding:?}\n{}", g.source);
-        }
+    let g = generate(e, layout);
+    if let Err(msg) = compile(&g.source) {
+        panic!("{msg}\n--- expression {e:?}, layout {layout:?}\n{}", g.source);
     }
 }
 
@@ -59,7 +53,7 @@ fn chain(d: DType) -> Expr {
 
 #[test]
 fn f16_ops_round_after_each_op_and_read_slots() {
-    let g = generate(&chain(DType::F16), &flat(), F16Rounding::Integer);
+    let g = generate(&chain(DType::F16), &flat());
     assert!(g.source.starts_with("enable f16;\n"));
     assert!(g.source.contains("let v3 = rf16(mul_f(v0, v1));"), "{}", g.source);
     assert!(g.source.contains("let v7 = bitcast<f32>(slot(0u));"), "{}", g.source);
@@ -67,7 +61,7 @@ fn f16_ops_round_after_each_op_and_read_slots() {
     assert!(g.source.contains("out0[q0] = f16(v10);"));
     assert_eq!(g.slots, vec![7]);
     assert_eq!(g.inputs, vec![0, 1, 2]);
-    let g32 = generate(&chain(DType::F32), &flat(), F16Rounding::Integer);
+    let g32 = generate(&chain(DType::F32), &flat());
     assert!(!g32.source.contains("enable f16") && !g32.source.contains("rf16("));
     assert!(g32.source.contains("sigmoid_f(v2)"));
 }
@@ -86,17 +80,13 @@ fn text_depends_on_structure_not_values_or_dead_nodes() {
     let k = b.scalar(DType::F32, -7.5).unwrap();
     let y = b.binary(BinaryOp::Mul, x, k).unwrap();
     b.output(y).unwrap();
-    assert_eq!(generate(&a, &flat(), F16Rounding::Integer).source, generate(&b, &flat(), F16Rounding::Integer).source);
+    assert_eq!(generate(&a, &flat()).source, generate(&b, &flat()).source);
 
     let mut c = a.clone();
     c.nodes[1].op = Op::Param(0);
     c.params.push(DType::F32);
-    assert_eq!(
-        generate(&a, &flat(), F16Rounding::Integer).source,
-        generate(&c, &flat(), F16Rounding::Integer).source,
-        "constants and parameters share slots"
-    );
-    assert_ne!(generate(&a, &flat(), F16Rounding::Integer).source, generate(&a, &vec4(), F16Rounding::Integer).source);
+    assert_eq!(generate(&a, &flat()).source, generate(&c, &flat()).source, "constants and parameters share slots");
+    assert_ne!(generate(&a, &flat()).source, generate(&a, &vec4()).source);
 }
 
 #[test]
@@ -105,7 +95,7 @@ fn unused_inputs_are_not_bound() {
     let _a = e.input(DType::F32).unwrap();
     let b = e.input(DType::F32).unwrap();
     e.output(b).unwrap();
-    let g = generate(&e, &flat(), F16Rounding::Integer);
+    let g = generate(&e, &flat());
     assert_eq!(g.inputs, vec![1]);
     assert!(!g.source.contains("in0"));
     check(&e, &flat());

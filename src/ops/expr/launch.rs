@@ -243,7 +243,7 @@ fn kernel_for(stream: &StreamShared, e: &mut Expr, layout: &Layout) -> Result<(A
             return Ok((k, m.slots.clone()));
         }
     }
-    let gen = generate(e, layout, dev.settings().expr.f16_rounding);
+    let gen = generate(e, layout);
     let source: Arc<str> = gen.source.into();
     let (kernel, _) = dev.kernels.generated.get(dev, &source)?;
     let slots: Arc<[NodeId]> = gen.slots.into();

@@ -11,11 +11,10 @@
 //! class and the type slots: scalar values and sizes come from the uniform
 //! (shaders/reduce_expr_params.wgsl).
 
-use super::codegen::{held, helpers_f16, node_expr, offset_expr, slot_value, storage, HELPERS};
+use super::codegen::{held, node_expr, offset_expr, slot_value, storage, HELPERS, HELPERS_F16};
 use super::ir::{Expr, NodeId, Op, MAX_INPUTS};
 use crate::ops::spec::prelude;
 use crate::ops::tensor::DType;
-use crate::runtime::settings::F16Rounding;
 use crate::shaders::source;
 use std::fmt::Write;
 
@@ -50,8 +49,6 @@ pub struct ReduceKind {
     pub types: [DType; 3],
     /// reduce_wg_subgroups.wgsl (else reduce_wg_shared.wgsl).
     pub subgroups: bool,
-    /// How f16 values are rounded (the device's `WGC_EXPR_F16_ROUND`).
-    pub f16_rounding: F16Rounding,
 }
 
 /// A generated module and how the host fills its uniform.
@@ -230,7 +227,6 @@ fn epilogue(out: &mut String, epi: Option<&Expr>, o: DType, slots: &mut Vec<Node
 pub fn structure_key(pro: &Expr, epi: Option<&Expr>, layout: &ReduceLayout, kind: &ReduceKind) -> Vec<u64> {
     let dt = |d: DType| d as u64;
     let mut key = vec![dt(kind.types[0]), dt(kind.types[1]), dt(kind.types[2]), kind.subgroups as u64];
-    key.push(kind.f16_rounding as u64);
     key.extend([layout.rank as u64, layout.vec4 as u64]);
     key.extend(layout.dense.iter().zip(&layout.splat).map(|(&d, &s)| d as u64 | (s as u64) << 1));
     for e in std::iter::once(pro).chain(epi) {
@@ -299,7 +295,7 @@ pub fn generate_reduce(pro: &Expr, epi: Option<&Expr>, layout: &ReduceLayout, ki
     }
     let f16 = kind.types.contains(&DType::F16) || uses_f16(pro) || epi.is_some_and(uses_f16);
     if f16 {
-        body.push_str(source(helpers_f16(kind.f16_rounding)));
+        body.push_str(source(HELPERS_F16));
     }
     body.push_str(source(if kind.subgroups { "reduce_wg_subgroups.wgsl" } else { "reduce_wg_shared.wgsl" }));
     let mut text = prelude::render(&[("T", t), ("ACC", kind.types[1]), ("OUT", o)], &body);

@@ -7,7 +7,6 @@
 use super::*;
 use crate::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::ops::tensor::MAX_RANK;
-use crate::runtime::settings::F16Rounding;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 const ENTRIES: [&str; 5] = ["reduce_rows", "reduce_strided", "reduce_columns", "reduce_vec4", "reduce_finish"];
@@ -23,13 +22,13 @@ fn kind(d: DType, out: DType, subgroups: bool) -> ReduceKind {
         DType::U32 => DType::U32,
         _ => DType::F32,
     };
-    ReduceKind { types: [d, acc, out], subgroups, f16_rounding: F16Rounding::Integer }
+    ReduceKind { types: [d, acc, out], subgroups }
 }
 
 /// Validate once, then translate every entry with the op codes `codes`.
 fn compile(source: &str, codes: &[u32], subgroups: bool) -> Result<(), String> {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
-    let mut caps = Capabilities::SHADER_FLOAT16 | Capabilities::SHADER_FLOAT16_IN_FLOAT32;
+    let mut caps = Capabilities::SHADER_FLOAT16;
     if subgroups {
         caps |= Capabilities::SUBGROUP;
     }
@@ -62,18 +61,10 @@ fn compile(source: &str, codes: &[u32], subgroups: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Generate and compile; modules that round to f16 with every rounding
-/// `WGC_EXPR_F16_ROUND` may choose.
 fn check(pro: &Expr, epi: Option<&Expr>, layout: &ReduceLayout, kind: &ReduceKind, codes: &[u32]) {
-    for f16_rounding in [F16Rounding::Integer, F16Rounding::Quantize, F16Rounding::Pack] {
-        let kind = &ReduceKind { f16_rounding, ..*kind };
-        let g = generate_reduce(pro, epi, layout, kind);
-        if let Err(msg) = compile(&g.source, codes, kind.subgroups) {
-            panic!("{msg}\n--- prologue {pro:?}\nepilogue {epi:?}\nlayout {layout:?}, kind {kind:?}");
-        }
-        if !g.source.contains("fn rf16(") {
-            break;
-        }
+    let g = generate_reduce(pro, epi, layout, kind);
+    if let Err(msg) = compile(&g.source, codes, kind.subgroups) {
+        panic!("{msg}\n--- prologue {pro:?}\nepilogue {epi:?}\nlayout {layout:?}, kind {kind:?}");
     }
 }
 

@@ -245,11 +245,7 @@ pub fn launch_reduce(
     }
 
     let reduced = reduced_dtype(op, value);
-    let kind = ReduceKind {
-        types: [value, accumulator(value), reduced],
-        subgroups: use_subgroups(dev),
-        f16_rounding: dev.settings().expr.f16_rounding,
-    };
+    let kind = ReduceKind { types: [value, accumulator(value), reduced], subgroups: use_subgroups(dev) };
     let pro_slots = scalar_slots(pro);
     let slots: Vec<(&Expr, usize, u32)> = pro_slots
         .iter()
