@@ -1,7 +1,7 @@
-// Fragment: the fused epilogue of the GEMM kernels (matmul.wgsl,
-// gemm_split_sum.wgsl and gemm_coop_f16.wgsl, each joined with
-// elementwise_scalar.wgsl, epilogue_activation.wgsl and this file), so that
-// all apply it alike (src/ops/gemm/epilogue.rs):
+// Fragment: the fused epilogue of the GEMM kernels (gemm_split_sum.wgsl and
+// gemm_coop_f16.wgsl, each joined with elementwise_scalar.wgsl,
+// epilogue_activation.wgsl and this file), so that both apply it alike
+// (src/ops/gemm/epilogue.rs):
 //
 //   y = alpha * (A B);  y *= scale[n];  y += bias[n];  (y += residual)
 //   y = act(y);  (y += residual);  c = OUT(y)

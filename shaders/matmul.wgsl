@@ -14,9 +14,9 @@
 // A_LAYOUT, B_LAYOUT and C_LAYOUT say which stride is a compile-time 1
 // (folded by the compiler) and which way threads walk for coalescing.
 // Types: IN (f32|f16) for A and B, OUT (f32|f16) for C and bias; A and B
-// are converted to f32 as the tiles are staged. gemm and gemm_c4 apply the
-// fused epilogue of gemm_epilogue.wgsl (joined after this file) as they
-// store C; gemm_split leaves it to the split-K pass.
+// are converted to f32 as the tiles are staged. A GEMM epilogue
+// (wgc_op_gemm_epilogue) is not applied here: the split-K pass, or one pass
+// over the product in f32 scratch, applies it (src/ops/gemm/epilogue.rs).
 
 struct Params {
     m: u32,
@@ -45,17 +45,6 @@ struct Params {
     split0: u32,
     accumulate: u32,
     batches: u32,
-    // The fused epilogue (gemm_epilogue.wgsl).
-    epi_act: u32,
-    epi_flags: u32,
-    scale_off: u32,
-    scale_stride: i32,
-    res_off: u32,
-    res_sm: i32,
-    res_sn: i32,
-    nan: u32,
-    inf: u32,
-    res_bstride: array<vec4<i32>, 2>,
 };
 
 // Bindings 0 and 1 (a, b) and their loads (a_elem, b_elem) come from the
@@ -67,9 +56,6 @@ struct Params {
 // Raw f32 products of gemm_split: element (m, n) of batch matrix b in slab q
 // at ((q * batches + b) * m + m) * n + n.
 @group(0) @binding(5) var<storage, read_write> parts: array<f32>;
-// The epilogue's per-column scale and residual (gemm_epilogue.wgsl).
-@group(0) @binding(7) var<storage, read> scale: array<OUT>;
-@group(0) @binding(8) var<storage, read> residual: array<OUT>;
 
 // A_LAYOUT: 0 any strides, k adjacent-most; 1 any strides, m adjacent-most;
 // 2 a_sk is 1; 3 a_sm is 1. B_LAYOUT likewise for (n, k): 0 n adjacent-most;
@@ -80,9 +66,6 @@ override B_LAYOUT: u32 = 0u;
 override C_LAYOUT: u32 = 0u;
 // Add bias[m] to row m.
 override BIAS: bool = false;
-// Apply the fused epilogue (gemm_epilogue.wgsl) as C is stored: compiled
-// out of plain products, whose stores stay as small as they were.
-override EPILOGUE: bool = false;
 
 fn a_sm() -> i32 { return select(p.a_sm, 1, A_LAYOUT == 3u); }
 fn a_sk() -> i32 { return select(p.a_sk, 1, A_LAYOUT == 2u); }
@@ -207,7 +190,6 @@ fn gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     let n0 = wg.x * BN;
     var acc: Acc; // zero-initialized
     let c_base = whole_tile(wg, lid, &acc).z;
-    let res_base = epi_res_base(wg.z);
 
     for (var i = 0u; i < RM; i++) {
         for (var r = 0u; r < 4u; r++) {
@@ -221,16 +203,9 @@ fn gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
                     let gn = n0 + j * 64u + tx * 4u + q;
                     if (gn < p.n) {
                         let ci = c_base + i32(gm) * c_sm() + i32(gn) * c_sn();
-                        var v = p.alpha * acc[i * 4u + r][j][q];
-                        if (EPILOGUE) {
-                            v = epi_columns(v, gn);
-                        }
-                        v += add;
+                        var v = p.alpha * acc[i * 4u + r][j][q] + add;
                         if (p.beta != 0.0) {
                             v += p.beta * f32(c[ci]);
-                        }
-                        if (EPILOGUE) {
-                            v = epi_finish(v, gm, gn, res_base);
                         }
                         c[ci] = OUT(v);
                     }
@@ -253,8 +228,6 @@ fn gemm_c4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l
     let n0 = wg.x * BN;
     var acc: Acc; // zero-initialized
     let c_base = whole_tile(wg, lid, &acc).z;
-    let res_base = epi_res_base(wg.z);
-    let epilogue = EPILOGUE;
 
     // Thread row t is row (t / 4) * 64 + ty * 4 + t % 4 of the tile.
     for (var t = 0u; t < RM * 4u; t++) {
@@ -265,20 +238,9 @@ fn gemm_c4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l
                 let gn = n0 + j * 64u + tx * 4u;
                 if (gn < p.n) {
                     let ci = (c_base + i32(gm) * p.c_sm + i32(gn)) / 4;
-                    var v = p.alpha * acc[t][j];
-                    if (epilogue) {
-                        for (var q = 0u; q < 4u; q++) {
-                            v[q] = epi_columns(v[q], gn + q);
-                        }
-                    }
-                    v += add;
+                    var v = p.alpha * acc[t][j] + add;
                     if (p.beta != 0.0) {
                         v += p.beta * vec4<f32>(c4[ci]);
-                    }
-                    if (epilogue) {
-                        for (var q = 0u; q < 4u; q++) {
-                            v[q] = epi_finish(v[q], gm, gn + q, res_base);
-                        }
                     }
                     c4[ci] = vec4<OUT>(v);
                 }

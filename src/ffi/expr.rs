@@ -49,13 +49,22 @@ const _: () = {
 /// nodes, `WGC_EXPR_MAX_INPUTS` inputs, `WGC_EXPR_MAX_OUTPUTS` outputs,
 /// `WGC_EXPR_MAX_SCALARS` constants and parameters.
 ///
-/// Numerics: every node computes exactly as the separate operator would
+/// Numerics: every node computes as the separate operator would
 /// (`wgc_op_binary`, `wgc_op_unary`, `wgc_op_fma`, `wgc_op_where`,
 /// `wgc_op_cast`), f16 and bf16 nodes computed in f32 and rounded to
-/// their dtype after each op, so a fused expression gives the same bits as
-/// the chain of separate operators (same NaN and infinity rules, same
-/// tolerances). To keep intermediates in f32, cast the inputs to F32 and
-/// the result back.
+/// their dtype after each op, so a fused expression gives the bits of the
+/// chain of separate operators (same NaN and infinity rules, same
+/// tolerances) with two exceptions. An F32 MUL whose result feeds an ADD
+/// or SUB may be contracted with it into one fused multiply-add (WGSL lets
+/// the driver do so): the product is then neither rounded nor overflows
+/// on its own, so that node may differ from the separate operators' by up
+/// to half an ulp of the product plus one ulp of the result (or be finite
+/// where an overflowing product made them infinite or NaN), and later
+/// nodes carry the difference. (f16 and bf16 products are rounded before
+/// the add, so they are never contracted.) And a NaN stays NaN, but its
+/// payload bits are unspecified, as PyTorch leaves them: they may differ
+/// from the separate operators' NaN. To keep intermediates in f32, cast
+/// the inputs to F32 and the result back.
 ///
 /// Reference-counted; `wgc_expr_release` drops a reference. Building is
 /// not meant to race with itself, but every call locks the expression, so

@@ -8,14 +8,14 @@
 //! ```
 //!
 //! The value travels in the `Problem`, so every route decides from it: the
-//! tiled kernel (matmul.wgsl) and the tensor-core kernels (the epilogue
-//! entries of gemm_coop_f16.wgsl, the VK_KHR_cooperative_matrix kernels'
-//! epilogue variants through gemm_khr_common.glsl) apply it where they
-//! store C, and the split-K pass (gemm_split_sum.wgsl) where it sums the
-//! slabs; all read it from their uniform (`EpilogueUniform`), the WGSL ones
-//! through shaders/gemm_epilogue.wgsl.
-//! Routes whose kernels do not take it store the product into f32 scratch
-//! and the split-K pass applies it over one slab: one extra pass
+//! tensor-core kernels (the epilogue entries of gemm_coop_f16.wgsl, the
+//! VK_KHR_cooperative_matrix kernels' epilogue variants through
+//! gemm_khr_common.glsl) apply it where they store C, and the split-K pass
+//! (gemm_split_sum.wgsl) where it sums the slabs; all read it from their
+//! uniform (`EpilogueUniform`), the WGSL ones through
+//! shaders/gemm_epilogue.wgsl. Routes whose kernels do not take it (the
+//! tiled kernel's unsplit entries among them) store the product into f32
+//! scratch and the split-K pass applies it over one slab: one extra pass
 //! (`Fusion`).
 
 use crate::error::Result;

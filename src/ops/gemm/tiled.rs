@@ -7,7 +7,7 @@
 use crate::bail;
 use crate::error::Result;
 use crate::ops::gemm::coop::Split;
-use crate::ops::gemm::epilogue::{self, EpilogueViews};
+use crate::ops::gemm::epilogue::EpilogueViews;
 use crate::ops::gemm::problem::Problem;
 use crate::ops::gemm::profile::DeviceProfile;
 use crate::ops::gemm::route::{TiledEntry, TiledRoute};
@@ -28,10 +28,7 @@ pub static FAMILY: Family = Family {
     source: concat!(
         include_str!("../../../shaders/matmul.wgsl"),
         include_str!("../../../shaders/matmul_operands.wgsl"),
-        include_str!("../../../shaders/gemm_tile.wgsl"),
-        include_str!("../../../shaders/elementwise_scalar.wgsl"),
-        include_str!("../../../shaders/epilogue_activation.wgsl"),
-        include_str!("../../../shaders/gemm_epilogue.wgsl")
+        include_str!("../../../shaders/gemm_tile.wgsl")
     ),
     entries: &["gemm", "gemm_c4", "gemm_split"],
     types: &[TypeSlot { alias: "IN", dtypes: FLOATS }, TypeSlot { alias: "OUT", dtypes: FLOATS }],
@@ -46,10 +43,7 @@ pub static FAMILY_BF16: Family = Family {
     source: concat!(
         include_str!("../../../shaders/matmul.wgsl"),
         include_str!("../../../shaders/matmul_operands_bf16.wgsl"),
-        include_str!("../../../shaders/gemm_tile.wgsl"),
-        include_str!("../../../shaders/elementwise_scalar.wgsl"),
-        include_str!("../../../shaders/epilogue_activation.wgsl"),
-        include_str!("../../../shaders/gemm_epilogue.wgsl")
+        include_str!("../../../shaders/gemm_tile.wgsl")
     ),
     entries: &["gemm", "gemm_c4", "gemm_split"],
     types: &[TypeSlot { alias: "IN", dtypes: &[DType::F32] }, TypeSlot { alias: "OUT", dtypes: &[DType::F32] }],
@@ -64,7 +58,6 @@ const OVERRIDES: &[OverrideSlot] = &[
     OverrideSlot { name: "B_LAYOUT", values: &[0.0, 1.0, 2.0, 3.0] },
     OverrideSlot { name: "C_LAYOUT", values: &[0.0, 1.0, 2.0] },
     OverrideSlot { name: "BIAS", values: &[0.0, 1.0] },
-    OverrideSlot { name: "EPILOGUE", values: &[0.0, 1.0] },
 ];
 
 uniform! {
@@ -96,17 +89,7 @@ uniform! {
         pub split0: u32,
         pub accumulate: u32,
         pub batches: u32,
-        pub epi_act: u32,
-        pub epi_flags: u32,
-        pub scale_off: u32,
-        pub scale_stride: i32,
-        pub res_off: u32,
-        pub res_sm: i32,
-        pub res_sn: i32,
-        pub nan: u32,
-        pub inf: u32,
-        pub _pad0: u32,
-        pub res_bstride: [[i32; 4]; 2],
+        pub _pad0: [u32; 2],
     }
 }
 
@@ -294,7 +277,9 @@ pub fn plan(q: &Problem, p: &DeviceProfile, s: &GemmSettings) -> Result<TiledRou
 
 /// Record a planned tiled product of the views `q` describes (`bias`: the
 /// row or column bias's binding, offset and stride; `epi`: the epilogue's
-/// tensors, applied as C is stored or by the split-K pass).
+/// tensors). The kernel applies no epilogue: a problem with one comes here
+/// only split over K (the planner sends the others through f32 scratch and
+/// one pass), and the split-K pass applies it.
 pub fn record(
     stream: &StreamShared,
     q: &Problem,
@@ -309,7 +294,7 @@ pub fn record(
     // Without a bias the kernel's bias binding still needs a buffer: a's.
     let (bias_arg, bias_off, bias_stride) = bias.unwrap_or((Arg { name: "bias", ..a_arg }, 0, 0));
     let bias_arg = Arg { name: "bias", ..bias_arg };
-    let (scale_arg, res_arg, e) = epilogue::bind(&q.epilogue, epi, a_arg);
+    debug_assert!(route.entry == TiledEntry::Split || q.epilogue.is_none(), "the tiled kernel applies no epilogue");
     let split = route.split;
     let params = |split0: usize, accumulate: bool| GemmParams {
         m: q.m as u32,
@@ -338,34 +323,23 @@ pub fn record(
         split0: split0 as u32,
         accumulate: accumulate as u32,
         batches: q.batch_count as u32,
-        epi_act: e.act,
-        epi_flags: e.flags,
-        scale_off: e.scale_off,
-        scale_stride: e.scale_stride,
-        res_off: e.res_off,
-        res_sm: e.res_sm,
-        res_sn: e.res_sn,
-        nan: f32::NAN.to_bits(),
-        inf: f32::INFINITY.to_bits(),
-        _pad0: 0,
-        res_bstride: e.res_bstride,
+        _pad0: [0; 2],
     };
     let has_bias = if q.bias.is_some() { 1.0 } else { 0.0 };
     let [la, lb, lc] = route.layouts.map(f64::from);
-    let epilogue = if q.epilogue.is_none() { 0.0 } else { 1.0 };
-    let overrides = [route.rm as f64, route.rn as f64, la, lb, lc, has_bias, epilogue];
+    let overrides = [route.rm as f64, route.rn as f64, la, lb, lc, has_bias];
     let (family, types) =
         if q.dtype == DType::BF16 { (&FAMILY_BF16, [DType::F32; 2]) } else { (&FAMILY, [q.dtype, q.out]) };
     let groups = route.groups;
     match route.entry {
         TiledEntry::GemmC4 => {
             let variant = family.variant("gemm_c4", &types, &overrides);
-            let args = [a_arg, b_arg, Arg { name: "c4", ..c_arg }, bias_arg, scale_arg, res_arg];
+            let args = [a_arg, b_arg, Arg { name: "c4", ..c_arg }, bias_arg];
             spec::record(stream, &Launch { variant, params: params(0, false), args, groups })
         }
         TiledEntry::Gemm => {
             let variant = family.variant("gemm", &types, &overrides);
-            let args = [a_arg, b_arg, c_arg, bias_arg, scale_arg, res_arg];
+            let args = [a_arg, b_arg, c_arg, bias_arg];
             spec::record(stream, &Launch { variant, params: params(0, false), args, groups })
         }
         TiledEntry::Split => {

@@ -130,8 +130,6 @@ pub const SAMPLED_OVERRIDES: &[(&str, &str)] = &[
     ("norm.wgsl+subgroups", "LANES"),
     ("conv_direct.wgsl", "KH"),
     ("conv_direct.wgsl", "KW"),
-    ("matmul.wgsl", "EPILOGUE"),
-    ("matmul.wgsl+bf16", "EPILOGUE"),
 ];
 
 impl Variant {
