@@ -20,6 +20,7 @@ pub mod plan;
 pub mod problem;
 pub mod route;
 pub mod target;
+pub mod winograd;
 
 #[cfg(test)]
 mod activation_tests;
@@ -95,5 +96,6 @@ fn launch(stream: &StreamShared, p: &Problem, route: Route, ops: &Operands) -> R
         Route::Khr(k) => khr::record(stream, p, k, ops),
         Route::Coop(c) => coop::record(stream, p, c, ops),
         Route::Im2col(i) => im2col::record(stream, p, i, ops),
+        Route::Winograd(w) => winograd::record(stream, p, w, ops),
     }
 }

@@ -36,6 +36,10 @@ pub struct Target<'d> {
     /// Most bytes of columns one im2col pass writes (at least one image):
     /// 128 MiB, or the device's WGC_CONV_COLS_BYTES.
     pub cols_budget: u64,
+    /// WGC_CONV_WINOGRAD: Some(true) forces Winograd on every f32 3x3
+    /// stride-1 convolution it can take, Some(false) off; None: its rule.
+    /// Its scratch (transformed input and products) shares `cols_budget`.
+    pub winograd: Option<bool>,
 }
 
 impl<'d> Target<'d> {
@@ -49,6 +53,7 @@ impl<'d> Target<'d> {
             fill: Fill::Device(dev),
             f16_start: conv.f16_start,
             cols_budget: conv.cols_bytes.unwrap_or(128 << 20),
+            winograd: conv.winograd,
         }
     }
 
