@@ -273,19 +273,6 @@
 #define WGC_NUM_ACTIVATIONS 8
 
 /**
- * Fewer input or output channels than this keep the implicit GEMM: the
- * products' K or N would leave the GEMM's tiles mostly empty.
- */
-#define MIN_CHANNELS 32
-
-/**
- * Fewer output pixels (all images) than this keep the implicit GEMM: the
- * weight transform (16/9 of the weight written, then read by the GEMM)
- * is not paid back.
- */
-#define MIN_PIXELS 1024
-
-/**
  * The number of `WgcBinaryOp` values (0 .. WGC_NUM_BINARY_OPS - 1): a
  * loop over every binary op stops here.
  */

@@ -66,11 +66,11 @@ const ELEMENTS: usize = 16;
 const WG: usize = 256;
 /// Fewer input or output channels than this keep the implicit GEMM: the
 /// products' K or N would leave the GEMM's tiles mostly empty.
-pub const MIN_CHANNELS: usize = 32;
+const MIN_CHANNELS: usize = 32;
 /// Fewer output pixels (all images) than this keep the implicit GEMM: the
 /// weight transform (16/9 of the weight written, then read by the GEMM)
 /// is not paid back.
-pub const MIN_PIXELS: usize = 1024;
+const MIN_PIXELS: usize = 1024;
 
 /// (tiles along a row, tiles per image) of 2x2 output tiles.
 fn tiling(p: &Problem) -> (usize, usize) {
