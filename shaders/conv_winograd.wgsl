@@ -4,15 +4,22 @@
 // the sum over channels being 16 GEMMs (one per transformed element k) that
 // the library's f32 GEMM runs between these passes:
 //
-//   wino_weight: U[k][c][o] = (G g[o][c] G^T)[k]; an invocation per (c, o),
-//     o fastest. g is read at any strides.
-//   wino_input:  V[k][t][c] = (B^T d[t][c] B)[k] for the chunk's tiles t
-//     (image-major, then tile rows, then tiles along a row), c fastest;
-//     the patch reads zeros outside the input (padding and the rows and
-//     columns past the output's last whole tile).
-//   wino_output: Y = A^T M[t][o] A plus the bias and the activation, stored
-//     where inside the output (edge tiles keep 1 row or column); an
-//     invocation per (t, o), o fastest.
+//   wino_weight: U_k = (G g[o][c] G^T)[k]; an invocation per (c, o).
+//     g is read at any strides.
+//   wino_input:  V_k[t][c] = (B^T d[t][c] B)[k] for the chunk's tiles t
+//     (image-major, then tile rows, then tiles along a row); the patch
+//     reads zeros outside the input (padding and the rows and columns past
+//     the output's last whole tile).
+//   wino_output: Y = A^T M_k[t][o] A plus the bias and the activation,
+//     stored where inside the output (edge tiles keep 1 row or column).
+//
+// Two layouts (override CF): channels-last images (CF false) take
+// U_k (C x O), V_k (tiles x C) and M_k = V_k U_k (tiles x O), channels
+// fastest, so that neighbouring invocations read and write neighbouring
+// channels; channels-first images (CF true) take the transposes,
+// U_k (O x C), V_k (C x tiles) and M_k = U_k V_k (O x tiles), tiles
+// fastest (rows of p.ld >= p.ptiles), neighbouring invocations then read
+// and write neighbouring tiles along an image row.
 //
 // The transforms add and subtract only (G halves, exact in binary), so a
 // NaN input reaches exactly the outputs whose window covers it, as in the
@@ -30,7 +37,7 @@ struct Params {
     ow: u32,
     tw: u32,          // tiles along an output row
     tiles: u32,       // tiles per image
-    ptiles: u32,      // tiles of the chunk: rows of each V_k and M_k
+    ptiles: u32,      // tiles of the chunk
     pad_h: i32,
     pad_w: i32,
     in_off: u32,      // of x[n0, 0, 0, 0]
@@ -39,13 +46,14 @@ struct Params {
     bias_off: u32,
     bias_stride: i32,
     act: u32,         // WgcActivation: 0 none, 1 relu, 2 relu6, 3 hardswish
-    _pad0: u32,
+    ld: u32,          // CF: the row stride of V_k and M_k (ptiles, whole 4s)
     in_s: vec4<i32>,
     w_s: vec4<i32>,
     out_s: vec4<i32>,
 };
 
 override BIAS: bool = false;
+override CF: bool = false;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> wt: array<f32>;
@@ -67,8 +75,12 @@ fn wino_weight(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (i >= p.total) {
         return;
     }
-    let o = i % p.o;
-    let c = i / p.o;
+    var o = i % p.o;
+    var c = i / p.o;
+    if (CF) {
+        c = i % p.c;
+        o = i / p.c;
+    }
     let base = i32(p.w_off) + i32(o) * p.w_s.x + i32(c) * p.w_s.y;
     var g: array<vec3<f32>, 3>;
     for (var r = 0; r < 3; r++) {
@@ -82,7 +94,7 @@ fn wino_weight(@builtin(global_invocation_id) gid: vec3<u32>) {
     let q3 = g[2];
     let rows = array<vec4<f32>, 4>(g_row(q0), g_row(q1), g_row(q2), g_row(q3));
     let plane = p.c * p.o;
-    let at = c * p.o + o;
+    let at = select(c * p.o + o, o * p.c + c, CF);
     for (var r = 0u; r < 4u; r++) {
         for (var s = 0u; s < 4u; s++) {
             u[(r * 4u + s) * plane + at] = rows[r][s];
@@ -108,8 +120,16 @@ fn wino_input(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (i >= p.total) {
         return;
     }
-    let c = i % p.c;
-    let pt = i / p.c;
+    var c = i % p.c;
+    var pt = i / p.c;
+    var plane = p.ptiles * p.c;
+    var at = i;
+    if (CF) {
+        pt = i % p.ptiles;
+        c = i / p.ptiles;
+        plane = p.c * p.ld;
+        at = c * p.ld + pt;
+    }
     let n = pt / p.tiles;
     let t = pt % p.tiles;
     let ih0 = i32(t / p.tw) * 2 - p.pad_h;
@@ -127,10 +147,9 @@ fn wino_input(@builtin(global_invocation_id) gid: vec3<u32>) {
         b_row(d[2] - d[1]),
         b_row(d[1] - d[3]),
     );
-    let plane = p.ptiles * p.c;
     for (var r = 0u; r < 4u; r++) {
         for (var s = 0u; s < 4u; s++) {
-            v[(r * 4u + s) * plane + i] = rows[r][s];
+            v[(r * 4u + s) * plane + at] = rows[r][s];
         }
     }
 }
@@ -161,14 +180,21 @@ fn wino_output(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (i >= p.total) {
         return;
     }
-    let o = i % p.o;
-    let pt = i / p.o;
+    var o = i % p.o;
+    var pt = i / p.o;
+    var plane = p.ptiles * p.o;
+    var at = i;
+    if (CF) {
+        pt = i % p.ptiles;
+        o = i / p.ptiles;
+        plane = p.o * p.ld;
+        at = o * p.ld + pt;
+    }
     let n = pt / p.tiles;
     let t = pt % p.tiles;
-    let plane = p.ptiles * p.o;
     var q: array<vec4<f32>, 4>;
     for (var r = 0u; r < 4u; r++) {
-        let k = r * 4u * plane + i;
+        let k = r * 4u * plane + at;
         q[r] = vec4<f32>(m[k], m[k + plane], m[k + 2u * plane], m[k + 3u * plane]);
     }
     // A^T M (down the columns), then A along each row.

@@ -120,7 +120,7 @@ const ODD_WINDOW: Case = case("6x6 kernel", [1, 8, 12, 12], [8, 8, 6, 6], 1, 0);
 fn f32_routes_are_the_same_on_every_device() {
     let tiles = |tw, th, planes| Route::Depthwise(Depthwise::Tiles { tw, th, planes });
     let implicit = |rm, rn, splits, k_chunk, window| Route::Implicit(Implicit { rm, rn, splits, k_chunk, window });
-    let wino = |chunk| Route::Winograd(Winograd { chunk });
+    let wino = |chunk| Route::Winograd(Winograd { chunk, channels_first: true });
     let table = [
         (R_CONV1, implicit(1, 1, 1, 160, [7, 7])),
         (R_L1_REDUCE, Route::Gemm1x1),
@@ -331,7 +331,7 @@ fn the_explanation_names_the_route_and_why_the_others_declined() {
 
 #[test]
 fn f32_3x3_stride_1_takes_winograd_where_its_rule_says() {
-    let wino = |chunk| Route::Winograd(Winograd { chunk });
+    let wino = |chunk| Route::Winograd(Winograd { chunk, channels_first: true });
     // ResNet-50's 3x3 stride-1 layers (64, 128, 256, 512 channels at 56,
     // 28, 14, 7) at batch 32 and 256: the scratch budget (128 MiB of V and
     // M) sets the images per pass.
@@ -346,7 +346,7 @@ fn f32_3x3_stride_1_takes_winograd_where_its_rule_says() {
         (resnet(256, 14, 256), wino(83)),
         (resnet(512, 7, 256), wino(128)),
         // Channels-last in and out, any padding, no bias: the same.
-        (resnet(256, 14, 32).channels_last(), wino(32)),
+        (resnet(256, 14, 32).channels_last(), Route::Winograd(Winograd { chunk: 32, channels_first: false })),
         (case("pad 0", [4, 64, 33, 33], [96, 64, 3, 3], 1, 0).no_bias(), wino(4)),
         (case("pad 2", [4, 64, 33, 33], [96, 64, 3, 3], 1, 2), wino(4)),
     ];
@@ -384,8 +384,8 @@ fn the_winograd_setting_forces_it_on_or_off() {
     let on = Target { winograd: Some(true), ..LAVAPIPE };
     let off = Target { winograd: Some(false), ..LAVAPIPE };
     // On: any shape it can take, even 5 -> 7 channels over 49 pixels.
-    assert_eq!(ODD_CHANNELS.route(F32, &on), Route::Winograd(Winograd { chunk: 2 }));
-    assert_eq!(R_L4_3X3.route(F32, &on), Route::Winograd(Winograd { chunk: 1 }));
+    assert_eq!(ODD_CHANNELS.route(F32, &on), Route::Winograd(Winograd { chunk: 2, channels_first: true }));
+    assert_eq!(R_L4_3X3.route(F32, &on), Route::Winograd(Winograd { chunk: 1, channels_first: true }));
     // Never where it cannot: strides, dilations, groups, f16.
     assert_eq!(R_L2_3X3_S2.route(F32, &on).name(), "implicit_gemm");
     assert_eq!(DILATED.route(F32, &on).name(), "implicit_gemm");
@@ -396,7 +396,7 @@ fn the_winograd_setting_forces_it_on_or_off() {
     assert!(text.contains("winograd: WGC_CONV_WINOGRAD=0"), "{text}");
     let text = plan(&R_L1_3X3.problem(F32), &LAVAPIPE).unwrap().to_string();
     assert!(
-        text.starts_with("route winograd (F(2x2, 3x3), 16 GEMMs over the tiles of 1 image(s) per pass) because f32 3x3"),
+        text.starts_with("route winograd (F(2x2, 3x3), 16 GEMMs over the tiles of 1 image(s) per pass, tiles fastest) because f32 3x3"),
         "{text}"
     );
     let text = plan(&R_L4_3X3.problem(F32), &LAVAPIPE).unwrap().to_string();
@@ -404,7 +404,7 @@ fn the_winograd_setting_forces_it_on_or_off() {
     // A smaller budget: one image per pass; scratch of one image past the
     // binding size: declined.
     let small = Target { cols_budget: 1, ..LAVAPIPE };
-    assert_eq!(R_L1_3X3_B32.route(F32, &small), Route::Winograd(Winograd { chunk: 1 }));
+    assert_eq!(R_L1_3X3_B32.route(F32, &small), Route::Winograd(Winograd { chunk: 1, channels_first: true }));
     let tight = Target { max_binding: 1 << 20, ..LAVAPIPE };
     let text = plan(&R_L1_3X3.problem(F32), &tight).unwrap().to_string();
     assert!(text.contains("winograd: its scratch"), "{text}");

@@ -177,6 +177,9 @@ pub struct Im2col {
 pub struct Winograd {
     /// Images whose transformed tiles one pass holds in scratch.
     pub chunk: usize,
+    /// The transformed matrices are (channels x tiles), tiles fastest (a
+    /// channels-first input), else (tiles x channels).
+    pub channels_first: bool,
 }
 
 impl Route {
@@ -265,7 +268,8 @@ impl fmt::Display for Route {
                 if i.flat { "a GEMM per image" } else { "a GEMM per output row" }
             ),
             Route::Winograd(w) => {
-                write!(f, " (F(2x2, 3x3), 16 GEMMs over the tiles of {} image(s) per pass)", w.chunk)
+                let order = if w.channels_first { "tiles" } else { "channels" };
+                write!(f, " (F(2x2, 3x3), 16 GEMMs over the tiles of {} image(s) per pass, {order} fastest)", w.chunk)
             }
         }
     }

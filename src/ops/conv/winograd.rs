@@ -16,7 +16,7 @@ use crate::error::Result;
 use crate::ops::gemm::gemm_views;
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::uniform::uniform;
-use crate::ops::spec::{self, view_arg, Arg, Family, Launch};
+use crate::ops::spec::{self, view_arg, Arg, Family, Launch, OverrideSlot};
 use crate::ops::split::scratch;
 use crate::ops::tensor::{DType, Tensor};
 use crate::runtime::stream::StreamShared;
@@ -27,7 +27,7 @@ pub static FAMILY: Family = Family {
     source: include_str!("../../../shaders/conv_winograd.wgsl"),
     entries: &["wino_weight", "wino_input", "wino_output"],
     types: &[],
-    overrides: &[BIAS],
+    overrides: &[BIAS, OverrideSlot { name: "CF", values: &[0.0, 1.0] }],
     uniform: <WinogradParams as spec::Uniform>::layout,
 };
 
@@ -53,7 +53,7 @@ uniform! {
         pub bias_off: u32,
         pub bias_stride: i32,
         pub act: u32,
-        pub _pad0: u32,
+        pub ld: u32,
         pub in_s: [i32; 4],
         pub w_s: [i32; 4],
         pub out_s: [i32; 4],
@@ -104,20 +104,25 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Winograd> {
     let weight = f32s(ELEMENTS * g.c * g.o);
     let v_image = f32s(ELEMENTS * tiles * g.c);
     let m_image = f32s(ELEMENTS * tiles * g.o);
-    let largest = weight.max(v_image).max(m_image);
+    // Channels-first rows of tiles are padded by up to 3 (`record`).
+    let margin = f32s(ELEMENTS * 3 * g.c.max(g.o));
+    let largest = weight.max(v_image.max(m_image) + margin);
     if largest > t.max_binding {
         return Err(format!("its scratch ({largest} bytes for one image or the weight) exceeds the binding size"));
     }
     let by_budget = t.cols_budget / (v_image + m_image);
-    let by_binding = t.max_binding / v_image.max(m_image);
+    let by_binding = (t.max_binding - margin) / v_image.max(m_image);
     let chunk = (by_budget.min(by_binding) as usize).clamp(1, g.n);
+    // The transforms' layout follows the input's: channels at unit stride
+    // read and write channels fastest, else tiles along image rows.
+    let channels_first = p.input.strides[1] != 1 || g.c == 1;
     // Each entry's 1-D grid: the largest is a chunk's tiles times channels.
     let invocations = (chunk * tiles * g.c.max(g.o)).max(g.c * g.o);
     let groups = invocations.div_ceil(WG);
     if groups.div_ceil(t.max_workgroups) > t.max_workgroups {
         return Err(format!("{groups} workgroups exceed the grid"));
     }
-    Ok(Winograd { chunk })
+    Ok(Winograd { chunk, channels_first })
 }
 
 /// The planner's rule: Winograd where the GEMMs have the channels to fill
@@ -144,8 +149,10 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Winograd, ops: &Operands
     let (tw, tiles) = tiling(p);
     let f32s = |n: usize| (n * 4) as u64;
     let u_buf = scratch(dev, f32s(ELEMENTS * g.c * g.o))?;
-    let v_buf = scratch(dev, f32s(ELEMENTS * plan.chunk * tiles * g.c))?;
-    let m_buf = scratch(dev, f32s(ELEMENTS * plan.chunk * tiles * g.o))?;
+    // Channels-first rows of tiles padded to whole 16 bytes for the GEMM.
+    let row_len = |ptiles: usize| if plan.channels_first { ptiles.next_multiple_of(4) } else { ptiles };
+    let v_buf = scratch(dev, f32s(ELEMENTS * row_len(plan.chunk * tiles) * g.c))?;
+    let m_buf = scratch(dev, f32s(ELEMENTS * row_len(plan.chunk * tiles) * g.o))?;
     let (x_arg, in_off) = view_arg("x", ops.input);
     let (w_arg, w_off) = view_arg("wt", ops.weight);
     let (y_arg, out_off) = view_arg("y", ops.out);
@@ -175,7 +182,7 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Winograd, ops: &Operands
         bias_off,
         bias_stride: p.bias.unwrap_or(0) as i32,
         act,
-        _pad0: 0,
+        ld: 0,
         in_s: ivec4(&p.input.strides),
         w_s: ivec4(&p.weight.strides),
         out_s: ivec4(&p.out.strides),
@@ -184,13 +191,15 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Winograd, ops: &Operands
     let total = g.c * g.o;
     let (groups, row) = grid_1d(total as u64, WG as u32, max_dim);
     let params = WinogradParams { total: total as u32, row, ..base };
-    let variant = FAMILY.variant("wino_weight", &[], &[0.0]);
+    let cf = if plan.channels_first { 1.0 } else { 0.0 };
+    let variant = FAMILY.variant("wino_weight", &[], &[0.0, cf]);
     spec::record(stream, &Launch { variant, params, args: [w_arg, Arg::whole("u", &u_buf)], groups })?;
-    let u = Tensor {
-        buffer: &u_buf,
+    // Row-major (rows, cols) matrices, one per transformed element.
+    let matrices = |buffer, rows: usize, cols: usize, ld: usize| Tensor {
+        buffer,
         dtype: DType::F32,
-        shape: vec![ELEMENTS, g.c, g.o],
-        strides: vec![(g.c * g.o) as isize, g.o as isize, 1],
+        shape: vec![ELEMENTS, rows, cols],
+        strides: vec![(rows * ld) as isize, ld as isize, 1],
         offset: 0,
     };
 
@@ -199,27 +208,29 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Winograd, ops: &Operands
         let ptiles = nb * tiles;
         let in_off = (in_off as isize + n0 as isize * p.input.strides[0]) as u32;
         let out_off = (out_off as isize + n0 as isize * p.out.strides[0]) as u32;
-        let chunk = WinogradParams { ptiles: ptiles as u32, in_off, out_off, ..base };
+        let ld = row_len(ptiles);
+        let chunk = WinogradParams { ptiles: ptiles as u32, ld: ld as u32, in_off, out_off, ..base };
 
         let total = ptiles * g.c;
         let (groups, row) = grid_1d(total as u64, WG as u32, max_dim);
         let params = WinogradParams { total: total as u32, row, ..chunk };
-        let variant = FAMILY.variant("wino_input", &[], &[0.0]);
+        let variant = FAMILY.variant("wino_input", &[], &[0.0, cf]);
         spec::record(stream, &Launch { variant, params, args: [x_arg, Arg::whole("v", &v_buf)], groups })?;
 
-        let matrices = |buffer, cols: usize| Tensor {
-            buffer,
-            dtype: DType::F32,
-            shape: vec![ELEMENTS, ptiles, cols],
-            strides: vec![(ptiles * cols) as isize, cols as isize, 1],
-            offset: 0,
-        };
-        gemm_views(stream, 1.0, &matrices(&v_buf, g.c), &u, 0.0, &matrices(&m_buf, g.o), None)?;
+        if plan.channels_first {
+            // M_k (O x tiles) = U_k (O x C) V_k (C x tiles).
+            let (u, v) = (matrices(&u_buf, g.o, g.c, g.c), matrices(&v_buf, g.c, ptiles, ld));
+            gemm_views(stream, 1.0, &u, &v, 0.0, &matrices(&m_buf, g.o, ptiles, ld), None)?;
+        } else {
+            // M_k (tiles x O) = V_k (tiles x C) U_k (C x O).
+            let (v, u) = (matrices(&v_buf, ptiles, g.c, g.c), matrices(&u_buf, g.c, g.o, g.o));
+            gemm_views(stream, 1.0, &v, &u, 0.0, &matrices(&m_buf, ptiles, g.o, g.o), None)?;
+        }
 
         let total = ptiles * g.o;
         let (groups, row) = grid_1d(total as u64, WG as u32, max_dim);
         let params = WinogradParams { total: total as u32, row, ..chunk };
-        let variant = FAMILY.variant("wino_output", &[], &[has_bias]);
+        let variant = FAMILY.variant("wino_output", &[], &[has_bias, cf]);
         let args = [Arg::whole("m", &m_buf), bias_arg, y_arg];
         spec::record(stream, &Launch { variant, params, args, groups })?;
     }
