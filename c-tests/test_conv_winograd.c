@@ -18,6 +18,9 @@
 /* Forced on; forced on with one image per pass; forced off (the implicit
  * GEMM); the planner's own rule. */
 static TestEnv on, chunked, off, rule;
+/* Forced on with the transformed matrices' order fixed
+ * (WGC_CONV_WINOGRAD_LAYOUT): channels fastest, tiles fastest. */
+static TestEnv by_channels, by_tiles;
 
 typedef struct {
     int64_t shape[4];
@@ -177,6 +180,11 @@ static void layouts_paddings_and_edges(void) {
     Case many = mk("17 -> 19, 10x9, pad 1, 5 images one per pass", 5, 17, 10, 9, 19, 1, 1, 0, 1);
     check_case(&chunked, &many, w);
     /* The planner's own rule: 32 channels over 2 * 24 * 24 outputs. */
+    /* Each order for images of the other layout. */
+    Case nchw = mk("NCHW, channels fastest, 7 -> 9, 11x9, pad 1", 3, 7, 11, 9, 9, 1, 1, 0, 0);
+    check_case(&by_channels, &nchw, w);
+    Case nhwc = mk("NHWC, tiles fastest, 36 -> 33, 9x13, pad 2", 2, 36, 9, 13, 33, 2, 1, 1, 1);
+    check_case(&by_tiles, &nhwc, w);
     Case ruled = mk("32 -> 32, 24x24, 2 images, by the rule", 2, 32, 24, 24, 32, 1, 1, 0, 0);
     check_case(&rule, &ruled, w);
     Case small = mk("32 -> 32, 12x12, 1 image: under the rule", 1, 32, 12, 12, 32, 1, 1, 0, 0);
@@ -252,22 +260,27 @@ static void nan_weight(void) {
     free(x), free(wt), free(b), free(ref), free(got);
 }
 
-static TestEnv env_with(const char *winograd, const char *cols) {
+static TestEnv env_with(const char *winograd, const char *cols, const char *layout) {
     setenv("WGC_CONV_WINOGRAD", winograd, 1);
     if (cols) setenv("WGC_CONV_COLS_BYTES", cols, 1);
+    if (layout) setenv("WGC_CONV_WINOGRAD_LAYOUT", layout, 1);
     TestEnv e = test_env();
     unsetenv("WGC_CONV_WINOGRAD");
     unsetenv("WGC_CONV_COLS_BYTES");
+    unsetenv("WGC_CONV_WINOGRAD_LAYOUT");
     return e;
 }
 
 int main(void) {
     unsetenv("WGC_CONV_WINOGRAD");
     unsetenv("WGC_CONV_COLS_BYTES");
+    unsetenv("WGC_CONV_WINOGRAD_LAYOUT");
     rule = test_env();
-    on = env_with("1", NULL);
-    chunked = env_with("1", "1");
-    off = env_with("0", NULL);
+    on = env_with("1", NULL, NULL);
+    chunked = env_with("1", "1", NULL);
+    off = env_with("0", NULL, NULL);
+    by_channels = env_with("1", NULL, "channels");
+    by_tiles = env_with("1", NULL, "tiles");
     layouts_paddings_and_edges();
     activations();
     nonfinite_input("NaN inside", NAN, 1, 3, 4, 5, 0);
@@ -277,5 +290,6 @@ int main(void) {
     nonfinite_input("-Inf on the edge, NHWC", -INFINITY, 1, 1, 0, 6, 1);
     nan_weight();
     test_env_release(&rule), test_env_release(&on), test_env_release(&chunked), test_env_release(&off);
+    test_env_release(&by_channels), test_env_release(&by_tiles);
     return test_finish("test_conv_winograd");
 }

@@ -157,6 +157,10 @@ pub struct ConvSettings {
     /// `WGC_CONV_WINOGRAD`: `1` Winograd for every f32 3x3 stride-1
     /// convolution it takes, `0` never; unset (or other): the planner's rule.
     pub winograd: Option<bool>,
+    /// `WGC_CONV_WINOGRAD_LAYOUT`: `tiles` (transformed matrices with the
+    /// tiles fastest) or `channels` (channels fastest) for every image,
+    /// for measuring both; unset (or other): by the input's layout.
+    pub winograd_tiles_fastest: Option<bool>,
 }
 
 /// Reductions and top-k.
@@ -324,6 +328,11 @@ impl Settings {
                 winograd: match v.get("WGC_CONV_WINOGRAD").as_deref() {
                     Some("0") => Some(false),
                     Some("1") => Some(true),
+                    _ => None,
+                },
+                winograd_tiles_fastest: match v.get("WGC_CONV_WINOGRAD_LAYOUT").as_deref() {
+                    Some("tiles") => Some(true),
+                    Some("channels") => Some(false),
                     _ => None,
                 },
             },

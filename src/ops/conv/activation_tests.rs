@@ -18,6 +18,7 @@ fn target(khr: bool, coop: bool) -> Target<'static> {
         f16_start: F16Start::Gather,
         cols_budget: 128 << 20,
         winograd: None,
+        winograd_tiles_fastest: None,
     }
 }
 

@@ -30,6 +30,7 @@ const LAVAPIPE: Target<'static> = Target {
     f16_start: F16Start::Gather,
     cols_budget: 128 << 20,
     winograd: None,
+    winograd_tiles_fastest: None,
 };
 /// Vulkan on an H100: the KHR kernels and the WGSL cooperative matrices.
 const H100: Target<'static> = Target { khr: true, coop: true, max_binding: (1 << 31) - 1, ..LAVAPIPE };
@@ -408,4 +409,14 @@ fn the_winograd_setting_forces_it_on_or_off() {
     let tight = Target { max_binding: 1 << 20, ..LAVAPIPE };
     let text = plan(&R_L1_3X3.problem(F32), &tight).unwrap().to_string();
     assert!(text.contains("winograd: its scratch"), "{text}");
+}
+
+#[test]
+fn the_winograd_layout_setting_fixes_the_order_for_every_image() {
+    let by = |tiles| Target { winograd_tiles_fastest: Some(tiles), ..LAVAPIPE };
+    let route = |case: Case, t: &Target| case.route(F32, t);
+    let want = |channels_first| Route::Winograd(Winograd { chunk: 1, channels_first });
+    assert_eq!(route(R_L1_3X3, &by(false)), want(false));
+    assert_eq!(route(R_L1_3X3.channels_last(), &by(true)), want(true));
+    assert_eq!(route(R_L1_3X3.channels_last(), &LAVAPIPE), want(false));
 }

@@ -40,6 +40,9 @@ pub struct Target<'d> {
     /// stride-1 convolution it can take, Some(false) off; None: its rule.
     /// Its scratch (transformed input and products) shares `cols_budget`.
     pub winograd: Option<bool>,
+    /// WGC_CONV_WINOGRAD_LAYOUT: Some(true) tiles fastest in the transformed
+    /// matrices, Some(false) channels fastest; None: by the input's layout.
+    pub winograd_tiles_fastest: Option<bool>,
 }
 
 impl<'d> Target<'d> {
@@ -54,6 +57,7 @@ impl<'d> Target<'d> {
             f16_start: conv.f16_start,
             cols_budget: conv.cols_bytes.unwrap_or(128 << 20),
             winograd: conv.winograd,
+            winograd_tiles_fastest: conv.winograd_tiles_fastest,
         }
     }
 

@@ -113,9 +113,11 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Winograd> {
     let by_budget = t.cols_budget / (v_image + m_image);
     let by_binding = (t.max_binding - margin) / v_image.max(m_image);
     let chunk = (by_budget.min(by_binding) as usize).clamp(1, g.n);
-    // The transforms' layout follows the input's: channels at unit stride
-    // read and write channels fastest, else tiles along image rows.
-    let channels_first = p.input.strides[1] != 1 || g.c == 1;
+    // The transforms' layout follows the input's (unless the setting fixes
+    // it): channels at unit stride read and write channels fastest, else
+    // tiles along image rows.
+    let by_input = p.input.strides[1] != 1 || g.c == 1;
+    let channels_first = t.winograd_tiles_fastest.unwrap_or(by_input);
     // Each entry's 1-D grid: the largest is a chunk's tiles times channels.
     let invocations = (chunk * tiles * g.c.max(g.o)).max(g.c * g.o);
     let groups = invocations.div_ceil(WG);
