@@ -191,6 +191,17 @@ static void layouts_paddings_and_edges(void) {
     check_case(&rule, &small, "route implicit_gemm");
 }
 
+/* No input channels: the output is the bias (on Winograd alone: K = 0 is
+ * checked against the reference only). */
+static void no_channels(void) {
+    Case k = mk("0 -> 3 channels: the bias alone", 2, 0, 5, 6, 3, 1, 1, 0, 0);
+    float b[3] = {0.5f, -1.25f, 3.0f};
+    double *ref = reference(&k, NULL, NULL, b);
+    float *got = run(&on, &k, NULL, NULL, b, "route winograd");
+    compare_f32(k.name, got, ref, (size_t)numel4(&k.out), 0, 0);
+    free(ref), free(got);
+}
+
 static void activations(void) {
     Case k = mk("ReLU6 in the store, 9 -> 11, 7x10", 2, 9, 7, 10, 11, 1, 1, 1, 0);
     k.act = WGC_ACTIVATION_RELU6;
@@ -283,6 +294,7 @@ int main(void) {
     by_tiles = env_with("1", NULL, "tiles");
     layouts_paddings_and_edges();
     activations();
+    no_channels();
     nonfinite_input("NaN inside", NAN, 1, 3, 4, 5, 0);
     nonfinite_input("NaN in a corner, NHWC", NAN, 0, 0, 8, 7, 1);
     nonfinite_input("NaN on an odd row and column", NAN, 1, 5, 3, 0, 0);

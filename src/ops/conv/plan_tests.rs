@@ -420,3 +420,10 @@ fn the_winograd_layout_setting_fixes_the_order_for_every_image() {
     assert_eq!(route(R_L1_3X3.channels_last(), &by(true)), want(true));
     assert_eq!(route(R_L1_3X3.channels_last(), &LAVAPIPE), want(false));
 }
+
+#[test]
+fn winograd_plans_a_convolution_without_input_channels() {
+    let on = Target { winograd: Some(true), ..LAVAPIPE };
+    let c = case("zero channels", [2, 0, 5, 6], [3, 0, 3, 3], 1, 1);
+    assert_eq!(c.route(F32, &on), Route::Winograd(Winograd { chunk: 2, channels_first: true }));
+}
