@@ -103,9 +103,11 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// transforms only add, subtract and halve, so F(2x2, 3x3) keeps the
 /// implicit GEMM's bound above (tested on unit-scale data against double
 /// references, its largest errors within 4 times the implicit GEMM's plus
-/// 1e-6); values
-/// within a factor of 4 of the f32 maximum may overflow in the input
-/// transform. NaN: exactly the outputs whose window covers a NaN input are
+/// 1e-6). Intermediate sums run up to about 81 times the direct sum's
+/// terms (4 from the input transform, 9/4 from the weight's, 9 from the
+/// output's), so where 9C * max|input| * max|weight| comes within that
+/// factor of the f32 maximum an output may overflow to an infinity or NaN
+/// that the direct sum would not give. NaN: exactly the outputs whose window covers a NaN input are
 /// NaN, as above; an infinite input makes the same outputs, and no others,
 /// infinite or NaN (the transforms may subtract it from itself where the
 /// direct sum gives +-Inf).
