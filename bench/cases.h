@@ -9,6 +9,7 @@ void cases_reduce(void);
 void cases_rows(void);
 void cases_gemm(void);
 void cases_conv(void);
+void cases_conv_winograd(void);
 void cases_norm_batch(void);
 void cases_index(void);
 void cases_latency(void);

@@ -421,6 +421,23 @@ def convs():
                     ("conv_f16_nhwc_3x3_512_7_n64", (64, 512, 7, 512, 3, 1, 1)),
                     ("conv_f16_nhwc_3x3_s2_128_56_n64", (64, 128, 56, 128, 3, 2, 1))):
         run(name, "conv/3x3-nhwc", size(*a[:6]), conv(*a, dtype=f16, channels_last=True))
+    # ResNet-50's f32 3x3 stride-1 layers (cases_conv_winograd.c): cuDNN,
+    # TF32 off, checked on image 0 against float64 first (its largest error
+    # in the note).
+    def conv3(N, C, H, channels_last):
+        def make():
+            fn, inputs, _ = conv(N, C, H, C, 3, 1, 1, channels_last=channels_last)()
+            x, w = inputs
+            err = (fn()[:1].double() - F.conv2d(x[:1].double(), w.double(), padding=1)).abs().max().item()
+            bound = 1e-5 * (1 + (9 * C) ** 0.5)
+            return fn, inputs, f"max err on image 0 {err:.2e} ({'within' if err <= bound else 'PAST'} {bound:.1e})"
+        return make
+
+    for c, h in ((64, 56), (128, 28), (256, 14), (512, 7)):
+        sz = size(32, c, h, c, 3, 1)
+        run(f"conv_f32_3x3_{c}_{h}_n32", "conv/3x3-f32", sz, conv3(32, c, h, False))
+        run(f"conv_f32_3x3_{c}_{h}_n256", "conv/3x3-f32", size(256, c, h, c, 3, 1), conv3(256, c, h, False))
+        run(f"conv_f32_nhwc_3x3_{c}_{h}_n32", "conv/3x3-f32-nhwc", sz + " channels-last", conv3(32, c, h, True))
 
     def pool(fn, N, C, H, dtype=f32, channels_last=False):
         def make():

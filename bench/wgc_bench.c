@@ -122,6 +122,7 @@ int main(int argc, char **argv) {
         cases_rows();
         cases_gemm();
         cases_conv();
+        cases_conv_winograd();
         cases_norm_batch();
         cases_index();
         cases_latency();

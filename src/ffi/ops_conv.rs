@@ -90,6 +90,28 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// between runs in the last bits). Any size works, on software drivers that
 /// cap shader loops too.
 ///
+/// f32 3x3 stride-1 undilated ungrouped convolutions (any padding, sizes
+/// and strides, bias or none) with at least 32 input and 32 output
+/// channels and 1024 output pixels over all images run Winograd
+/// F(2x2, 3x3) instead (`WGC_CONV_WINOGRAD=1` takes every such
+/// convolution, `0` none): the weight transformed into 16 (C, O) matrices
+/// (scratch of 16/9 of the weight, per call), each chunk of images' 4x4
+/// input patches (stride 2) into 16 (tiles, C) matrices, 16 products by
+/// the f32 GEMM (`wgc_op_gemm`'s routes), and the 2x2 output tiles
+/// transformed back with the bias (at most 128 MiB of scratch for the
+/// transformed input and the products, one image at least). Accuracy: the
+/// transforms only add, subtract and halve, so F(2x2, 3x3) keeps the
+/// implicit GEMM's bound above (tested on unit-scale data against double
+/// references, its largest errors within 4 times the implicit GEMM's plus
+/// 1e-6). Intermediate sums run up to about 81 times the direct sum's
+/// terms (4 from the input transform, 9/4 from the weight's, 9 from the
+/// output's), so where 9C * max|input| * max|weight| comes within that
+/// factor of the f32 maximum an output may overflow to an infinity or NaN
+/// that the direct sum would not give. NaN: exactly the outputs whose window covers a NaN input are
+/// NaN, as above; an infinite input makes the same outputs, and no others,
+/// infinite or NaN (the transforms may subtract it from itself where the
+/// direct sum gives +-Inf).
+///
 /// f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
 /// as above (f32 sums). The others, on adapters with
 /// cooperative matrices (`WgcAdapterInfo.has_cooperative_matrix`), run on

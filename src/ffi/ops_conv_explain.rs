@@ -31,8 +31,8 @@ impl From<&WgcConv2dParams> for Conv2dParams {
 /// where `wgc_op_conv2d_bn_act` with these operands applies its
 /// activation. The routes are `empty`, `gemm_1x1` (a GEMM per image, whose
 /// own route `wgc_op_gemm` then chooses), `depthwise` (multiplier 1, at the
-/// memory bandwidth), `direct` (other depthwise ones), `implicit_gemm`
-/// (f32), `khr_gather`, `coop_implicit` (f16 on tensor cores) and
+/// memory bandwidth), `direct` (other depthwise ones), `winograd` (f32
+/// 3x3 stride 1, F(2x2, 3x3)), `implicit_gemm` (other f32), `khr_gather`, `coop_implicit` (f16 on tensor cores) and
 /// `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
 /// wording may change between versions; do not parse it.
 ///

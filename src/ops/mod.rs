@@ -49,6 +49,7 @@ pub static FAMILIES: &[&spec::Family] = &[
     &conv::INIT_FAMILY,
     &conv::coop::FAMILY,
     &conv::im2col::FAMILY,
+    &conv::winograd::FAMILY,
     &reduce::cumsum::FAMILY,
     &elementwise::map::FAMILY,
     &elementwise::map::FAMILY_BF16,

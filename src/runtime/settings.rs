@@ -154,6 +154,13 @@ pub struct ConvSettings {
     pub f16_start: ConvF16Start,
     /// `WGC_CONV_COLS_BYTES`: most bytes of im2col columns per chunk.
     pub cols_bytes: Option<u64>,
+    /// `WGC_CONV_WINOGRAD`: `1` Winograd for every f32 3x3 stride-1
+    /// convolution it takes, `0` never; unset (or other): the planner's rule.
+    pub winograd: Option<bool>,
+    /// `WGC_CONV_WINOGRAD_LAYOUT`: `tiles` (transformed matrices with the
+    /// tiles fastest) or `channels` (channels fastest) for every image,
+    /// for measuring both; unset (or other): by the input's layout.
+    pub winograd_tiles_fastest: Option<bool>,
 }
 
 /// Reductions and top-k.
@@ -318,6 +325,16 @@ impl Settings {
                     _ => ConvF16Start::Gather,
                 },
                 cols_bytes: v.number("WGC_CONV_COLS_BYTES"),
+                winograd: match v.get("WGC_CONV_WINOGRAD").as_deref() {
+                    Some("0") => Some(false),
+                    Some("1") => Some(true),
+                    _ => None,
+                },
+                winograd_tiles_fastest: match v.get("WGC_CONV_WINOGRAD_LAYOUT").as_deref() {
+                    Some("tiles") => Some(true),
+                    Some("channels") => Some(false),
+                    _ => None,
+                },
             },
             reduce: ReduceSettings {
                 disable_subgroups: v.set_not_zero("WGC_DISABLE_SUBGROUPS"),

@@ -27,7 +27,15 @@ fn unset_gives_the_defaults() {
         s.gemv,
         GemvSettings { axpy: None, f16_wide_loads: true, fill: None, narrow: true, narrow_tile_rows: 2 }
     );
-    assert_eq!(s.conv, ConvSettings { f16_start: ConvF16Start::Gather, cols_bytes: None });
+    assert_eq!(
+        s.conv,
+        ConvSettings {
+            f16_start: ConvF16Start::Gather,
+            cols_bytes: None,
+            winograd: None,
+            winograd_tiles_fastest: None
+        }
+    );
     assert!(!s.reduce.disable_subgroups && !s.reduce.topk_sort && !s.movement.concat_scalar);
     assert!(s.random.int64);
     assert_eq!(s.multi, MultiSettings { peer_chunk_kib: None, allreduce_direct_kib: None });
@@ -112,6 +120,10 @@ fn routes_and_modes() {
         (conv("implicit"), conv("im2col"), conv("gather")),
         (ConvF16Start::Implicit, ConvF16Start::Im2col, ConvF16Start::Gather)
     );
+    let winograd = |v| with(&[("WGC_CONV_WINOGRAD", v)]).conv.winograd;
+    assert_eq!((winograd("0"), winograd("1"), winograd("on")), (Some(false), Some(true), None));
+    let layout = |v| with(&[("WGC_CONV_WINOGRAD_LAYOUT", v)]).conv.winograd_tiles_fastest;
+    assert_eq!((layout("tiles"), layout("channels"), layout("1")), (Some(true), Some(false), None));
     assert_eq!(with(&[("WGC_GEMV_NARROW_TILE", "1")]).gemv.narrow_tile_rows, 1);
     assert_eq!(with(&[("WGC_GEMV_NARROW_TILE", "3")]).gemv.narrow_tile_rows, 2);
 }

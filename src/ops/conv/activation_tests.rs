@@ -17,6 +17,8 @@ fn target(khr: bool, coop: bool) -> Target<'static> {
         fill: Fill::Rule(|_, _| 1),
         f16_start: F16Start::Gather,
         cols_budget: 128 << 20,
+        winograd: None,
+        winograd_tiles_fastest: None,
     }
 }
 
@@ -33,7 +35,7 @@ fn the_tensor_core_routes_apply_the_activation_and_the_others_leave_it_to_a_pass
     let (lavapipe, h100, coop_only) = (target(false, false), target(true, true), target(false, true));
     let resnet = ([32, 64, 56, 56], [64, 64, 3, 3]);
     let cases = [
-        (route(resnet.0, resnet.1, 1, 1, F32, &lavapipe), false, "implicit_gemm"),
+        (route(resnet.0, resnet.1, 1, 1, F32, &lavapipe), false, "winograd"),
         (route(resnet.0, resnet.1, 1, 1, F16, &lavapipe), false, "im2col_gemm"),
         (route(resnet.0, resnet.1, 1, 1, F16, &h100), true, "khr_gather"),
         (route([8, 16, 9, 9], [16, 16, 3, 3], 1, 1, F16, &coop_only), true, "coop_implicit"),
@@ -51,6 +53,11 @@ fn the_tensor_core_routes_apply_the_activation_and_the_others_leave_it_to_a_pass
     let dw = route([2, 32, 28, 28], [32, 1, 3, 3], 1, 32, F32, &lavapipe);
     for (act, applies) in [(Activation::Relu6, true), (Activation::Hardswish, true), (Activation::Silu, false)] {
         assert_eq!(dw.applies(act), applies, "{act:?}");
+    }
+    // So does the Winograd output transform.
+    let wino = route(resnet.0, resnet.1, 1, 1, F32, &lavapipe);
+    for (act, applies) in [(Activation::Relu, true), (Activation::Hardswish, true), (Activation::Gelu, false)] {
+        assert_eq!(wino.applies(act), applies, "{act:?}");
     }
     let direct = route([2, 32, 28, 28], [64, 1, 3, 3], 1, 32, F32, &lavapipe);
     assert!(!direct.applies(Activation::Relu) && direct.applies(Activation::None));

@@ -2,7 +2,8 @@
 //! (`problem`), planned by a pure function of that description and the
 //! device (`plan`, `target`) into one of the routes (`route`), and recorded
 //! by that route's file: 1x1 convolutions as a GEMM (`gemm1x1`), depthwise
-//! ones at the memory bandwidth (`depthwise`) or directly (`direct`), f32 ones as an implicit GEMM (`implicit`), f16
+//! ones at the memory bandwidth (`depthwise`) or directly (`direct`), f32 3x3
+//! stride-1 ones by Winograd F(2x2, 3x3) (`winograd`), other f32 ones as an implicit GEMM (`implicit`), f16
 //! ones on tensor cores (`khr`, `coop`) or through im2col (`im2col`).
 //! The children share only `problem`, `route` and `target`; none imports
 //! this file.
@@ -20,6 +21,7 @@ pub mod plan;
 pub mod problem;
 pub mod route;
 pub mod target;
+pub mod winograd;
 
 #[cfg(test)]
 mod activation_tests;
@@ -95,5 +97,6 @@ fn launch(stream: &StreamShared, p: &Problem, route: Route, ops: &Operands) -> R
         Route::Khr(k) => khr::record(stream, p, k, ops),
         Route::Coop(c) => coop::record(stream, p, c, ops),
         Route::Im2col(i) => im2col::record(stream, p, i, ops),
+        Route::Winograd(w) => winograd::record(stream, p, w, ops),
     }
 }

@@ -11,12 +11,14 @@
 //!    too large for its tiles) the direct kernel;
 //! 4. f16: the KHR gather, then the WGSL cooperative-matrix implicit GEMM,
 //!    then im2col + GEMM (WGC_CONV_F16 may start later in that list);
-//! 5. f32: the WGSL implicit GEMM.
+//! 5. f32: Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions where its
+//!    rule (`winograd::wins`) or WGC_CONV_WINOGRAD says so, else the WGSL
+//!    implicit GEMM.
 
 use super::problem::Problem;
 use super::route::Route;
 use super::target::{F16Start, Target};
-use super::{coop, depthwise, direct, gemm1x1, im2col, implicit, khr};
+use super::{coop, depthwise, direct, gemm1x1, im2col, implicit, khr, winograd};
 use crate::error::Result;
 use crate::ops::tensor::DType;
 use std::fmt;
@@ -92,6 +94,10 @@ pub fn plan(p: &Problem, t: &Target) -> Result<Plan> {
         let route = Route::Im2col(im2col::supports(p, t)?);
         return chosen(route, f16_reason(p, "no tensor-core route took it"), declined);
     }
+    match winograd::supports(p, t) {
+        Ok(w) => return chosen(Route::Winograd(w), winograd_reason(p, t), declined),
+        Err(why) => declined.push(("winograd", why)),
+    }
     let route = Route::Implicit(implicit::supports(p, t)?);
     chosen(route, "f32, neither a 1x1 GEMM nor depthwise".into(), declined)
 }
@@ -99,4 +105,12 @@ pub fn plan(p: &Problem, t: &Target) -> Result<Plan> {
 fn f16_reason(p: &Problem, what: &str) -> String {
     let g = &p.geo;
     format!("f16, {} group(s) of {} channels, neither a 1x1 GEMM nor depthwise: {what}", g.groups, g.cg)
+}
+
+fn winograd_reason(p: &Problem, t: &Target) -> String {
+    let g = &p.geo;
+    if t.winograd == Some(true) {
+        return "f32 3x3 stride 1 with WGC_CONV_WINOGRAD=1".into();
+    }
+    format!("f32 3x3 stride 1, {} -> {} channels over {} output pixels", g.c, g.o, g.n * g.oh * g.ow)
 }

@@ -4,7 +4,7 @@
 
 use super::plan::plan;
 use super::problem::{Conv2dParams, Problem};
-use super::route::{Coop, Depthwise, Direct, Form, Im2col, Implicit, Khr, Route};
+use super::route::{Coop, Depthwise, Direct, Form, Im2col, Implicit, Khr, Route, Winograd};
 use super::target::{F16Start, Fill, Target};
 use crate::error::Error;
 use crate::ops::split::runs_for_one_wave;
@@ -29,6 +29,8 @@ const LAVAPIPE: Target<'static> = Target {
     fill: Fill::Rule(gemm_fill),
     f16_start: F16Start::Gather,
     cols_budget: 128 << 20,
+    winograd: None,
+    winograd_tiles_fastest: None,
 };
 /// Vulkan on an H100: the KHR kernels and the WGSL cooperative matrices.
 const H100: Target<'static> = Target { khr: true, coop: true, max_binding: (1 << 31) - 1, ..LAVAPIPE };
@@ -119,16 +121,19 @@ const ODD_WINDOW: Case = case("6x6 kernel", [1, 8, 12, 12], [8, 8, 6, 6], 1, 0);
 fn f32_routes_are_the_same_on_every_device() {
     let tiles = |tw, th, planes| Route::Depthwise(Depthwise::Tiles { tw, th, planes });
     let implicit = |rm, rn, splits, k_chunk, window| Route::Implicit(Implicit { rm, rn, splits, k_chunk, window });
+    let wino = |chunk| Route::Winograd(Winograd { chunk, channels_first: true });
     let table = [
         (R_CONV1, implicit(1, 1, 1, 160, [7, 7])),
         (R_L1_REDUCE, Route::Gemm1x1),
-        (R_L1_3X3, implicit(1, 1, 1, 576, [3, 3])),
-        (R_L1_3X3_B32, implicit(2, 1, 1, 576, [3, 3])),
+        // 3136 output pixels and 64 channels: Winograd (winograd_tests.rs
+        // for its rule); 32 images' tiles take 2 passes of 128 MiB.
+        (R_L1_3X3, wino(1)),
+        (R_L1_3X3_B32, wino(20)),
         // 26 tiles and K = 1152: 2 runs.
         (R_L2_3X3_S2, implicit(1, 1, 2, 576, [3, 3])),
         (R_L2_DOWN, implicit(1, 1, 1, 256, [1, 1])),
         (R_L2_EXPAND_B32, Route::Gemm1x1),
-        (R_L3_3X3_B32, implicit(1, 1, 1, 2304, [3, 3])),
+        (R_L3_3X3_B32, wino(32)),
         // 8 tiles of 64x64 and K = 4608: split into 9 runs to fill the GPU.
         (R_L4_3X3, implicit(1, 1, 9, 512, [3, 3])),
         // 49 pixels per image: under the 256 the 1x1 GEMM needs.
@@ -159,7 +164,7 @@ fn f32_routes_are_the_same_on_every_device() {
         (DILATED, implicit(1, 1, 1, 144, [3, 3])),
         // K = 18432 needs 2 runs; 1 tile asks for many more.
         (LONG_K, implicit(1, 1, 36, 512, [3, 3])),
-        (BIG_BOTH, implicit(2, 2, 1, 2304, [3, 3])),
+        (BIG_BOTH, wino(5)),
         // Their tiles do not fit workgroup memory: the direct kernel.
         (WIDE_DW, Route::Direct(Direct::PerWorkgroup)),
         (HUGE_DW, Route::Direct(Direct::Chunked { chunks: 2 })),
@@ -278,6 +283,8 @@ fn limits_decline_a_route_or_fail_as_the_call_does() {
     // Grids past the limit: the tensor-core routes decline, f32 fails.
     let small = Target { max_workgroups: 8, ..H100 };
     assert_eq!(R_L1_3X3.route(F16, &small).name(), "im2col_gemm");
+    let why = super::winograd::supports(&R_L3_3X3_B32.problem(F32), &small).unwrap_err();
+    assert_eq!(why, "1568 workgroups exceed the grid");
     let err = plan(&R_L1_3X3.problem(F32), &small).unwrap_err();
     assert!(matches!(err, Error::TooLarge(_)), "{err}");
     // Partial sums of a depthwise kernel past the binding size.
@@ -321,4 +328,102 @@ fn the_explanation_names_the_route_and_why_the_others_declined() {
     let text = plan(&DW_MULTIPLIER_2.problem(F32), &LAVAPIPE).unwrap().to_string();
     assert!(text.starts_with("route direct (an invocation per output, 3x3 compiled in) because one input channel"));
     assert!(text.contains("depthwise: 1 input and 2 output channels per group in 8 group(s)"), "{text}");
+}
+
+#[test]
+fn f32_3x3_stride_1_takes_winograd_where_its_rule_says() {
+    let wino = |chunk| Route::Winograd(Winograd { chunk, channels_first: true });
+    // ResNet-50's 3x3 stride-1 layers (64, 128, 256, 512 channels at 56,
+    // 28, 14, 7) at batch 32 and 256: the scratch budget (128 MiB of V and
+    // M) sets the images per pass.
+    let resnet = |c: usize, hw: usize, n: usize| case("resnet 3x3", [n, c, hw, hw], [c, c, 3, 3], 1, 1);
+    let table = [
+        (resnet(64, 56, 32), wino(20)),
+        (resnet(128, 28, 32), wino(32)),
+        (resnet(256, 14, 32), wino(32)),
+        (resnet(512, 7, 32), wino(32)),
+        (resnet(64, 56, 256), wino(20)),
+        (resnet(128, 28, 256), wino(41)),
+        (resnet(256, 14, 256), wino(83)),
+        (resnet(512, 7, 256), wino(128)),
+        // Channels-last in and out, any padding, no bias: the same.
+        (resnet(256, 14, 32).channels_last(), Route::Winograd(Winograd { chunk: 32, channels_first: false })),
+        (case("pad 0", [4, 64, 33, 33], [96, 64, 3, 3], 1, 0).no_bias(), wino(4)),
+        (case("pad 2", [4, 64, 33, 33], [96, 64, 3, 3], 1, 2), wino(4)),
+    ];
+    for (case, want) in table {
+        for target in [LAVAPIPE, H100, COOP_ONLY] {
+            assert_eq!(case.route(F32, &target), want, "{} {:?}", case.what, case.input);
+        }
+    }
+    // Kept on the implicit GEMM: fewer than 32 channels in or out, fewer
+    // than 1024 output pixels in all (ResNet's 7x7 and 14x14 layers at
+    // batch 1, whose weight transform is not paid back), strides,
+    // dilations, groups, other windows, f16; MobileNetV2 has no ungrouped
+    // 3x3 stride-1 layer (its stem is strided, its 3x3s depthwise).
+    let keep = [
+        case("16 in", [8, 16, 56, 56], [64, 16, 3, 3], 1, 1),
+        case("16 out", [8, 64, 56, 56], [16, 64, 3, 3], 1, 1),
+        ODD_CHANNELS,
+        R_L4_3X3,
+        resnet(256, 14, 1),
+        R_L2_3X3_S2,
+        DILATED,
+        M_STEM,
+        case("5x5", [8, 64, 56, 56], [64, 64, 5, 5], 1, 2),
+        case("grouped", [8, 64, 56, 56], [64, 32, 3, 3], 1, 1).groups(2),
+    ];
+    for case in keep {
+        assert_ne!(case.route(F32, &LAVAPIPE).name(), "winograd", "{}", case.what);
+    }
+    assert_eq!(R_L1_3X3.route(F16, &LAVAPIPE).name(), "im2col_gemm");
+    assert_eq!(M_DW.route(F32, &LAVAPIPE).name(), "depthwise");
+}
+
+#[test]
+fn the_winograd_setting_forces_it_on_or_off() {
+    let on = Target { winograd: Some(true), ..LAVAPIPE };
+    let off = Target { winograd: Some(false), ..LAVAPIPE };
+    // On: any shape it can take, even 5 -> 7 channels over 49 pixels.
+    assert_eq!(ODD_CHANNELS.route(F32, &on), Route::Winograd(Winograd { chunk: 2, channels_first: true }));
+    assert_eq!(R_L4_3X3.route(F32, &on), Route::Winograd(Winograd { chunk: 1, channels_first: true }));
+    // Never where it cannot: strides, dilations, groups, f16.
+    assert_eq!(R_L2_3X3_S2.route(F32, &on).name(), "implicit_gemm");
+    assert_eq!(DILATED.route(F32, &on).name(), "implicit_gemm");
+    assert_eq!(R_L1_3X3.route(F16, &on).name(), "im2col_gemm");
+    // Off: the implicit GEMM, and the explanation says why.
+    assert_eq!(R_L1_3X3.route(F32, &off).name(), "implicit_gemm");
+    let text = plan(&R_L1_3X3.problem(F32), &off).unwrap().to_string();
+    assert!(text.contains("winograd: WGC_CONV_WINOGRAD=0"), "{text}");
+    let text = plan(&R_L1_3X3.problem(F32), &LAVAPIPE).unwrap().to_string();
+    assert!(
+        text.starts_with("route winograd (F(2x2, 3x3), 16 GEMMs over the tiles of 1 image(s) per pass, tiles fastest) because f32 3x3"),
+        "{text}"
+    );
+    let text = plan(&R_L4_3X3.problem(F32), &LAVAPIPE).unwrap().to_string();
+    assert!(text.contains("winograd: 49 output pixels in all: under 1024"), "{text}");
+    // A smaller budget: one image per pass; scratch of one image past the
+    // binding size: declined.
+    let small = Target { cols_budget: 1, ..LAVAPIPE };
+    assert_eq!(R_L1_3X3_B32.route(F32, &small), Route::Winograd(Winograd { chunk: 1, channels_first: true }));
+    let tight = Target { max_binding: 1 << 20, ..LAVAPIPE };
+    let text = plan(&R_L1_3X3.problem(F32), &tight).unwrap().to_string();
+    assert!(text.contains("winograd: its scratch"), "{text}");
+}
+
+#[test]
+fn the_winograd_layout_setting_fixes_the_order_for_every_image() {
+    let by = |tiles| Target { winograd_tiles_fastest: Some(tiles), ..LAVAPIPE };
+    let route = |case: Case, t: &Target| case.route(F32, t);
+    let want = |channels_first| Route::Winograd(Winograd { chunk: 1, channels_first });
+    assert_eq!(route(R_L1_3X3, &by(false)), want(false));
+    assert_eq!(route(R_L1_3X3.channels_last(), &by(true)), want(true));
+    assert_eq!(route(R_L1_3X3.channels_last(), &LAVAPIPE), want(false));
+}
+
+#[test]
+fn winograd_plans_a_convolution_without_input_channels() {
+    let on = Target { winograd: Some(true), ..LAVAPIPE };
+    let c = case("zero channels", [2, 0, 5, 6], [3, 0, 3, 3], 1, 1);
+    assert_eq!(c.route(F32, &on), Route::Winograd(Winograd { chunk: 2, channels_first: true }));
 }

@@ -31,6 +31,9 @@ pub enum Route {
     Coop(Coop),
     /// f16 columns written to scratch and multiplied by the f16 GEMM.
     Im2col(Im2col),
+    /// f32 3x3 stride 1 by Winograd F(2x2, 3x3): transforms in
+    /// conv_winograd.wgsl around 16 products by the f32 GEMM (winograd.rs).
+    Winograd(Winograd),
 }
 
 impl Route {
@@ -42,8 +45,9 @@ impl Route {
     /// `wgc_op_conv2d_bn_act` runs one pass over it).
     pub fn applies(&self, act: Activation) -> bool {
         match self {
-            // The depthwise store knows the ReLU family (conv_depthwise.wgsl).
-            Route::Depthwise(_) => {
+            // The depthwise store and the Winograd output transform know
+            // the ReLU family (conv_depthwise.wgsl, conv_winograd.wgsl).
+            Route::Depthwise(_) | Route::Winograd(_) => {
                 matches!(act, Activation::None | Activation::Relu | Activation::Relu6 | Activation::Hardswish)
             }
             _ => act == Activation::None || self.applies_activation(),
@@ -169,6 +173,15 @@ pub struct Im2col {
     pub flat: bool,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Winograd {
+    /// Images whose transformed tiles one pass holds in scratch.
+    pub chunk: usize,
+    /// The transformed matrices are (channels x tiles), tiles fastest (a
+    /// channels-first input), else (tiles x channels).
+    pub channels_first: bool,
+}
+
 impl Route {
     /// The route's name, as `explain` gives it.
     pub fn name(&self) -> &'static str {
@@ -181,6 +194,7 @@ impl Route {
             Route::Khr(_) => "khr_gather",
             Route::Coop(_) => "coop_implicit",
             Route::Im2col(_) => "im2col_gemm",
+            Route::Winograd(_) => "winograd",
         }
     }
 }
@@ -253,6 +267,10 @@ impl fmt::Display for Route {
                 if i.pack_weight { "packed" } else { "read in place" },
                 if i.flat { "a GEMM per image" } else { "a GEMM per output row" }
             ),
+            Route::Winograd(w) => {
+                let order = if w.channels_first { "tiles" } else { "channels" };
+                write!(f, " (F(2x2, 3x3), 16 GEMMs over the tiles of {} image(s) per pass, {order} fastest)", w.chunk)
+            }
         }
     }
 }

@@ -36,6 +36,13 @@ pub struct Target<'d> {
     /// Most bytes of columns one im2col pass writes (at least one image):
     /// 128 MiB, or the device's WGC_CONV_COLS_BYTES.
     pub cols_budget: u64,
+    /// WGC_CONV_WINOGRAD: Some(true) forces Winograd on every f32 3x3
+    /// stride-1 convolution it can take, Some(false) off; None: its rule.
+    /// Its scratch (transformed input and products) shares `cols_budget`.
+    pub winograd: Option<bool>,
+    /// WGC_CONV_WINOGRAD_LAYOUT: Some(true) tiles fastest in the transformed
+    /// matrices, Some(false) channels fastest; None: by the input's layout.
+    pub winograd_tiles_fastest: Option<bool>,
 }
 
 impl<'d> Target<'d> {
@@ -49,6 +56,8 @@ impl<'d> Target<'d> {
             fill: Fill::Device(dev),
             f16_start: conv.f16_start,
             cols_budget: conv.cols_bytes.unwrap_or(128 << 20),
+            winograd: conv.winograd,
+            winograd_tiles_fastest: conv.winograd_tiles_fastest,
         }
     }
 
