@@ -14,6 +14,7 @@ pub mod direct;
 pub mod fold_bn;
 pub mod gemm1x1;
 pub mod im2col;
+pub mod im2col_stem;
 pub mod implicit;
 pub mod khr;
 pub mod plan;
@@ -95,5 +96,6 @@ fn launch(stream: &StreamShared, p: &Problem, route: Route, ops: &Operands) -> R
         Route::Khr(k) => khr::record(stream, p, k, ops),
         Route::Coop(c) => coop::record(stream, p, c, ops),
         Route::Im2col(i) => im2col::record(stream, p, i, ops),
+        Route::Stem(s) => im2col_stem::record(stream, p, s, ops),
     }
 }

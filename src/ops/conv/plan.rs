@@ -16,7 +16,7 @@
 use super::problem::Problem;
 use super::route::Route;
 use super::target::{F16Start, Target};
-use super::{coop, depthwise, direct, gemm1x1, im2col, implicit, khr};
+use super::{coop, depthwise, direct, gemm1x1, im2col, im2col_stem, implicit, khr};
 use crate::error::Result;
 use crate::ops::tensor::DType;
 use std::fmt;
@@ -80,6 +80,17 @@ pub fn plan(p: &Problem, t: &Target) -> Result<Plan> {
             }
         } else {
             declined.push(("khr_gather", first(t.f16_start)));
+        }
+        if t.f16_start == F16Start::Gather {
+            match im2col_stem::supports(p, t) {
+                Ok(s) => {
+                    let why = f16_reason(p, "few input channels: im2col columns and the GEMM");
+                    return chosen(Route::Stem(s), why, declined);
+                }
+                Err(why) => declined.push(("im2col_stem", why)),
+            }
+        } else {
+            declined.push(("im2col_stem", first(t.f16_start)));
         }
         if t.f16_start != F16Start::Im2col {
             match coop::supports(p, t) {

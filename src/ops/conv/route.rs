@@ -31,6 +31,9 @@ pub enum Route {
     Coop(Coop),
     /// f16 columns written to scratch and multiplied by the f16 GEMM.
     Im2col(Im2col),
+    /// f16 with few input channels (a vision net's first layer): im2col
+    /// columns and the GEMM, the bias and activation in its epilogue.
+    Stem(Stem),
 }
 
 impl Route {
@@ -53,7 +56,7 @@ impl Route {
     /// Whether the route applies every activation in its store.
     pub fn applies_activation(&self) -> bool {
         match self {
-            Route::Empty | Route::Khr(_) | Route::Coop(_) => true,
+            Route::Empty | Route::Khr(_) | Route::Coop(_) | Route::Stem(_) => true,
             // 1x1 and im2col convolutions are GEMMs whose tiled route leaves
             // an epilogue to one pass over f32 scratch (with it compiled
             // into the tiled kernel, MobileNetV2 f32 ran 1.8x slower on an
@@ -169,6 +172,16 @@ pub struct Im2col {
     pub flat: bool,
 }
 
+/// The few-channel f16 route: the im2col chunking, and how the product
+/// lies (im2col_stem.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stem {
+    pub cols: Im2col,
+    /// The pixels along M: one (pixels x O) product per chunk storing a
+    /// channels-last output's rows (else (O x pixels) per image).
+    pub rows: bool,
+}
+
 impl Route {
     /// The route's name, as `explain` gives it.
     pub fn name(&self) -> &'static str {
@@ -181,6 +194,7 @@ impl Route {
             Route::Khr(_) => "khr_gather",
             Route::Coop(_) => "coop_implicit",
             Route::Im2col(_) => "im2col_gemm",
+            Route::Stem(_) => "im2col_stem",
         }
     }
 }
@@ -252,6 +266,13 @@ impl fmt::Display for Route {
                 i.chunk,
                 if i.pack_weight { "packed" } else { "read in place" },
                 if i.flat { "a GEMM per image" } else { "a GEMM per output row" }
+            ),
+            Route::Stem(Stem { cols, rows }) => write!(
+                f,
+                " (K padded to {}, {} image(s) per pass, {}, bias and activation in the GEMM's epilogue)",
+                cols.kp,
+                cols.chunk,
+                if *rows { "pixels x channels rows into a channels-last output" } else { "a GEMM per image" }
             ),
         }
     }

@@ -225,7 +225,7 @@ pub fn gemm_views(
 
 /// `gemm_views` with an activation after the row bias, in the route's
 /// epilogue.
-fn gemm_views_act(
+pub(crate) fn gemm_views_act(
     stream: &StreamShared,
     (alpha, beta): (f32, f32),
     a: &Tensor,
