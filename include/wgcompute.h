@@ -273,6 +273,17 @@
 #define WGC_NUM_ACTIVATIONS 8
 
 /**
+ * Input channels (per group) under which this route takes a convolution:
+ * from 8 the KHR gather reads whole 16-byte words of channels.
+ */
+#define MAX_CHANNELS 7
+
+/**
+ * The largest K: beyond it the columns outweigh what the gathers cost.
+ */
+#define MAX_K 512
+
+/**
  * The number of `WgcBinaryOp` values (0 .. WGC_NUM_BINARY_OPS - 1): a
  * loop over every binary op stops here.
  */
@@ -3613,7 +3624,9 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
  * activation. The routes are `empty`, `gemm_1x1` (a GEMM per image, whose
  * own route `wgc_op_gemm` then chooses), `depthwise` (multiplier 1, at the
  * memory bandwidth), `direct` (other depthwise ones), `implicit_gemm`
- * (f32), `khr_gather`, `coop_implicit` (f16 on tensor cores) and
+ * (f32), `khr_gather`, `im2col_stem` (f16 under 8 input channels, a
+ * vision net's first layer: im2col columns and the GEMM, the bias and
+ * activation in its epilogue), `coop_implicit` (f16 on tensor cores) and
  * `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
  * wording may change between versions; do not parse it.
  *
