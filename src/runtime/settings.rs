@@ -154,6 +154,9 @@ pub struct ConvSettings {
     pub f16_start: ConvF16Start,
     /// `WGC_CONV_COLS_BYTES`: most bytes of im2col columns per chunk.
     pub cols_bytes: Option<u64>,
+    /// `WGC_CONV_STEM=pad8`: f16 first layers pad their channels to 8 for
+    /// the KHR gather instead of writing im2col columns.
+    pub stem_pad8: bool,
 }
 
 /// Reductions and top-k.
@@ -318,6 +321,7 @@ impl Settings {
                     _ => ConvF16Start::Gather,
                 },
                 cols_bytes: v.number("WGC_CONV_COLS_BYTES"),
+                stem_pad8: v.is("WGC_CONV_STEM", "pad8"),
             },
             reduce: ReduceSettings {
                 disable_subgroups: v.set_not_zero("WGC_DISABLE_SUBGROUPS"),

@@ -17,6 +17,7 @@ fn target(khr: bool, coop: bool) -> Target<'static> {
         fill: Fill::Rule(|_, _| 1),
         f16_start: F16Start::Gather,
         cols_budget: 128 << 20,
+        stem_pad8: false,
     }
 }
 

@@ -12,6 +12,7 @@
 use super::im2col::{self, columns_scratch, pack_weight, write_columns};
 use super::problem::{Operands, Problem};
 use super::route::{Fit, Stem};
+use super::stem_pad;
 use super::target::Target;
 use crate::error::Result;
 use crate::ops::gemm::epilogue::EpilogueViews;
@@ -44,11 +45,15 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Stem> {
     let cols = im2col::supports(p, t).map_err(|e| e.to_string())?;
     let os = &p.out.strides;
     let rows = (os[1] == 1 || g.o == 1) && (g.oh == 1 || os[2] == g.ow as isize * os[3]);
-    Ok(Stem { cols, rows })
+    let pad8 = if t.stem_pad8 { stem_pad::supports(p, t).ok() } else { None };
+    Ok(Stem { cols, rows, pad8 })
 }
 
 /// Record the plan `supports` made.
 pub fn record(stream: &StreamShared, p: &Problem, plan: Stem, ops: &Operands) -> Result<()> {
+    if let Some(khr) = plan.pad8 {
+        return stem_pad::record(stream, p, khr, ops);
+    }
     if !plan.rows {
         return im2col::record_with(stream, p, plan.cols, ops, p.activation);
     }

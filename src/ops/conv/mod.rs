@@ -20,6 +20,7 @@ pub mod khr;
 pub mod plan;
 pub mod problem;
 pub mod route;
+pub mod stem_pad;
 pub mod target;
 
 #[cfg(test)]

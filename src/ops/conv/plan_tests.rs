@@ -29,6 +29,7 @@ const LAVAPIPE: Target<'static> = Target {
     fill: Fill::Rule(gemm_fill),
     f16_start: F16Start::Gather,
     cols_budget: 128 << 20,
+    stem_pad8: false,
 };
 /// Vulkan on an H100: the KHR kernels and the WGSL cooperative matrices.
 const H100: Target<'static> = Target { khr: true, coop: true, max_binding: (1 << 31) - 1, ..LAVAPIPE };
@@ -184,7 +185,9 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
     let dw_words = |cvw| Route::Depthwise(Depthwise::Words { cvw });
     let dw_rows = |cvw| Route::Depthwise(Depthwise::Rows { cvw });
     let dw3 = Route::Depthwise(Depthwise::Strips);
-    let stem = |kp, chunk, rows| Route::Stem(Stem { cols: Im2col { pack_weight: true, kp, chunk, flat: true }, rows });
+    let stem = |kp, chunk, rows| {
+        Route::Stem(Stem { cols: Im2col { pack_weight: true, kp, chunk, flat: true }, rows, pad8: None })
+    };
     // (case, on H100 (KHR and WGSL cooperative matrices), on a device with
     // WGSL cooperative matrices only)
     let table = [
@@ -244,7 +247,9 @@ fn f16_channels_last_convolutions_store_along_output_rows() {
 #[test]
 fn f16_without_cooperative_matrices_takes_im2col() {
     let im2col = |pack_weight, kp, chunk| Route::Im2col(Im2col { pack_weight, kp, chunk, flat: true });
-    let stem = |kp, chunk, rows| Route::Stem(Stem { cols: Im2col { pack_weight: true, kp, chunk, flat: true }, rows });
+    let stem = |kp, chunk, rows| {
+        Route::Stem(Stem { cols: Im2col { pack_weight: true, kp, chunk, flat: true }, rows, pad8: None })
+    };
     let table = [
         // K = 147 is not whole 8s: the weight is packed to 152.
         (R_CONV1, stem(152, 1, false)),
@@ -267,7 +272,9 @@ fn f16_without_cooperative_matrices_takes_im2col() {
 
 #[test]
 fn f16_first_layers_take_the_stem_route() {
-    let stem = |kp, chunk, rows| Route::Stem(Stem { cols: Im2col { pack_weight: true, kp, chunk, flat: true }, rows });
+    let stem = |kp, chunk, rows| {
+        Route::Stem(Stem { cols: Im2col { pack_weight: true, kp, chunk, flat: true }, rows, pad8: None })
+    };
     let b32 = |c: Case| Case { input: [32, c.input[1], c.input[2], c.input[3]], ..c };
     let b256 = |c: Case| Case { input: [256, c.input[1], c.input[2], c.input[3]], ..c };
     let table = [
@@ -299,6 +306,29 @@ fn f16_first_layers_take_the_stem_route() {
     assert_eq!(R_CONV1.route(F16, &implicit).name(), "coop_implicit");
     // The stem applies every activation in the GEMM's epilogue.
     assert!(stem(152, 1, true).applies_activation());
+}
+
+#[test]
+fn f16_first_layers_pad_to_8_channels_for_the_khr_gather_where_asked() {
+    let pad8 = Target { stem_pad8: true, ..H100 };
+    let nhwc = Case { input: [32, 3, 224, 224], ..R_CONV1 }.channels_last();
+    let Route::Stem(s) = nhwc.route(F16, &pad8) else { panic!("not the stem route") };
+    // 64 output channels along N of a channels-last output; K = 8 * 49.
+    let want = Khr {
+        form: Form::ImageA64,
+        splits: 1,
+        k_chunk: 416,
+        copy_input: false,
+        copy_weight: false,
+        whole: true,
+        direct_store: false,
+    };
+    assert_eq!(s.pad8, Some(want));
+    let text = plan(&nhwc.problem(F16), &pad8).unwrap().to_string();
+    assert!(text.starts_with("route im2col_stem (channels padded to 8 for the KHR gather: ImageA64"), "{text}");
+    // Without the KHR kernels: the columns.
+    let Route::Stem(s) = nhwc.route(F16, &Target { stem_pad8: true, ..COOP_ONLY }) else { panic!("not the stem") };
+    assert_eq!(s.pad8, None);
 }
 
 #[test]

@@ -180,6 +180,9 @@ pub struct Stem {
     /// The pixels along M: one (pixels x O) product per chunk storing a
     /// channels-last output's rows (else (O x pixels) per image).
     pub rows: bool,
+    /// Instead of columns: the image's and weight's channels padded to 8
+    /// with zeros, then the KHR gather's plan for that problem.
+    pub pad8: Option<Khr>,
 }
 
 impl Route {
@@ -267,7 +270,12 @@ impl fmt::Display for Route {
                 if i.pack_weight { "packed" } else { "read in place" },
                 if i.flat { "a GEMM per image" } else { "a GEMM per output row" }
             ),
-            Route::Stem(Stem { cols, rows }) => write!(
+            Route::Stem(Stem { pad8: Some(k), .. }) => write!(
+                f,
+                " (channels padded to 8 for the KHR gather: {:?}, K in {} run(s) of {})",
+                k.form, k.splits, k.k_chunk
+            ),
+            Route::Stem(Stem { cols, rows, .. }) => write!(
                 f,
                 " (K padded to {}, {} image(s) per pass, {}, bias and activation in the GEMM's epilogue)",
                 cols.kp,

@@ -36,6 +36,9 @@ pub struct Target<'d> {
     /// Most bytes of columns one im2col pass writes (at least one image):
     /// 128 MiB, or the device's WGC_CONV_COLS_BYTES.
     pub cols_budget: u64,
+    /// First layers pad their channels to 8 for the KHR gather
+    /// (WGC_CONV_STEM=pad8).
+    pub stem_pad8: bool,
 }
 
 impl<'d> Target<'d> {
@@ -49,6 +52,7 @@ impl<'d> Target<'d> {
             fill: Fill::Device(dev),
             f16_start: conv.f16_start,
             cols_budget: conv.cols_bytes.unwrap_or(128 << 20),
+            stem_pad8: conv.stem_pad8,
         }
     }
 
