@@ -3507,7 +3507,13 @@ WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
  * cap shader loops too.
  *
  * f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
- * as above (f32 sums). The others, on adapters with
+ * as above (f32 sums). Ungrouped ones with fewer than 8 input channels
+ * and C*KH*KW up to 512 (a vision net's first layer) write the columns
+ * of a chunk of images (pixels x C*KH*KW padded to whole 8s; at most 128
+ * MiB of f16 scratch, one image at least) and multiply them by the f16
+ * GEMM (`wgc_op_gemm`'s routes: tensor cores where the adapter has them),
+ * a channels-last output as (pixels x O) rows, the bias in the GEMM's
+ * epilogue. The others, on adapters with
  * cooperative matrices (`WgcAdapterInfo.has_cooperative_matrix`), run on
  * the tensor cores. Ungrouped ones with a multiple of 8 input channels,
  * where the adapter runs the SPIR-V tensor-core kernels (Vulkan with
@@ -3759,7 +3765,8 @@ WgcStatus wgc_comm_broadcast(const struct WgcComm *comm,
  * strides, accuracy and limits as there), and the activation
  * (`WgcActivation`, computed as `wgc_op_unary` computes it; NaN stays NaN)
  * is applied where the route stores the output (the tensor-core
- * kernels, and the depthwise route for the ReLU family: the f32 sum
+ * kernels, the GEMM's epilogue of f16 convolutions under 8 input
+ * channels, and the depthwise route for the ReLU family: the f32 sum
  * activated, then rounded once to the output's dtype), else (1x1 and
  * im2col convolutions, the f32 implicit GEMM, other depthwise convolutions,
  * GELU/SiLU/tanh on the depthwise route) to `out` in place by one

@@ -91,7 +91,13 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// cap shader loops too.
 ///
 /// f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
-/// as above (f32 sums). The others, on adapters with
+/// as above (f32 sums). Ungrouped ones with fewer than 8 input channels
+/// and C*KH*KW up to 512 (a vision net's first layer) write the columns
+/// of a chunk of images (pixels x C*KH*KW padded to whole 8s; at most 128
+/// MiB of f16 scratch, one image at least) and multiply them by the f16
+/// GEMM (`wgc_op_gemm`'s routes: tensor cores where the adapter has them),
+/// a channels-last output as (pixels x O) rows, the bias in the GEMM's
+/// epilogue. The others, on adapters with
 /// cooperative matrices (`WgcAdapterInfo.has_cooperative_matrix`), run on
 /// the tensor cores. Ungrouped ones with a multiple of 8 input channels,
 /// where the adapter runs the SPIR-V tensor-core kernels (Vulkan with
