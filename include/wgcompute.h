@@ -273,17 +273,6 @@
 #define WGC_NUM_ACTIVATIONS 8
 
 /**
- * Input channels (per group) under which this route takes a convolution:
- * from 8 the KHR gather reads whole 16-byte words of channels.
- */
-#define MAX_CHANNELS 7
-
-/**
- * The largest K: beyond it the columns outweigh what the gathers cost.
- */
-#define MAX_K 512
-
-/**
  * The number of `WgcBinaryOp` values (0 .. WGC_NUM_BINARY_OPS - 1): a
  * loop over every binary op stops here.
  */

@@ -22,9 +22,9 @@ use crate::runtime::stream::StreamShared;
 
 /// Input channels (per group) under which this route takes a convolution:
 /// from 8 the KHR gather reads whole 16-byte words of channels.
-pub const MAX_CHANNELS: usize = 7;
+const MAX_CHANNELS: usize = 7;
 /// The largest K: beyond it the columns outweigh what the gathers cost.
-pub const MAX_K: usize = 512;
+const MAX_K: usize = 512;
 
 /// Ungrouped f16 convolutions of fewer than 8 input channels and K up to
 /// `MAX_K` whose columns fit the adapter's bindings.
