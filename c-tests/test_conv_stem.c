@@ -6,8 +6,9 @@
  * ReLU6 and hardswish (wgc_op_conv2d_bn_act with `folded` set: the
  * convolution, its bias and the activation), NaN and infinite inputs, and
  * a batch cut into one image per columns pass (WGC_CONV_COLS_BYTES).
- * Under WGC_CONV_STEM=pad8 the same cases run the padded form where the
- * KHR gather runs (elsewhere the columns, as without it).
+ * Where the KHR gather runs, the 7x7 windows and channels-last outputs
+ * run padded to 8 channels for it (WGC_CONV_STEM=pad8: every case;
+ * =columns: none).
  * The explanation names the route and says the activation is applied in
  * its epilogue, and the profiler sees the route's kernels.
  *
@@ -116,8 +117,9 @@ static void check(TestEnv *e, Case t) {
         fprintf(stderr, "%s: explained as %s\n", what, text);
         g_failures++;
     }
-    /* WGC_CONV_STEM=pad8 (where the KHR gather runs): no columns. */
-    const char *kernel = strstr(text, "channels padded to 8") ? "gemm_conv_khr" : "conv_im2col.wgsl:conv_im2col8";
+    /* Padded to 8 channels (where the KHR gather runs): zeroed scratch,
+     * no columns. */
+    const char *kernel = strstr(text, "channels padded to 8") ? "fill_words" : "conv_im2col.wgsl:conv_im2col8";
     free(text);
     if (t.act == WGC_ACTIVATION_NONE) {
         CHECK(wgc_op_conv2d(e->stream, &cp, &tx, &tw, has_b ? &tb : NULL, &ty));

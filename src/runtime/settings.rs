@@ -147,6 +147,18 @@ pub enum ConvF16Start {
     Im2col,
 }
 
+/// How f16 convolutions under 8 input channels (first layers) run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ConvStem {
+    /// Unset (or any other value): by shape (conv/im2col_stem.rs).
+    #[default]
+    Auto,
+    /// `pad8`: channels padded to 8 for the SPIR-V gather where it runs.
+    Pad8,
+    /// `columns`: im2col columns and the f16 GEMM.
+    Columns,
+}
+
 /// Convolutions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConvSettings {
@@ -154,9 +166,8 @@ pub struct ConvSettings {
     pub f16_start: ConvF16Start,
     /// `WGC_CONV_COLS_BYTES`: most bytes of im2col columns per chunk.
     pub cols_bytes: Option<u64>,
-    /// `WGC_CONV_STEM=pad8`: f16 first layers pad their channels to 8 for
-    /// the KHR gather instead of writing im2col columns.
-    pub stem_pad8: bool,
+    /// `WGC_CONV_STEM`.
+    pub stem: ConvStem,
 }
 
 /// Reductions and top-k.
@@ -321,7 +332,11 @@ impl Settings {
                     _ => ConvF16Start::Gather,
                 },
                 cols_bytes: v.number("WGC_CONV_COLS_BYTES"),
-                stem_pad8: v.is("WGC_CONV_STEM", "pad8"),
+                stem: match v.get("WGC_CONV_STEM").as_deref() {
+                    Some("pad8") => ConvStem::Pad8,
+                    Some("columns") => ConvStem::Columns,
+                    _ => ConvStem::Auto,
+                },
             },
             reduce: ReduceSettings {
                 disable_subgroups: v.set_not_zero("WGC_DISABLE_SUBGROUPS"),

@@ -1,19 +1,21 @@
 //! f16 convolutions with few input channels (a vision net's first layer: 3
 //! channels under a 7x7 or 3x3 window). Their K = C*KH*KW is small and not
 //! whole 8-channel words, which the KHR gather needs, and the WGSL implicit
-//! GEMM gathers it element by element; so the columns (pixels x K padded
-//! to whole 8s) are written to scratch (conv_im2col.wgsl, 16 bytes per
-//! invocation) and the tensor-core GEMM multiplies them by the packed
-//! (O, Kp) weight, with the bias and the activation in its epilogue. A
-//! channels-last output takes one (pixels x O) product per chunk stored
-//! along its rows, the bias per column; any other output the (O x pixels)
-//! product per image of the im2col route, the bias per row.
+//! GEMM gathers it element by element. Two forms, chosen by shape from
+//! H100 timings (`supports`): the image's and weight's channels padded to
+//! 8 for the KHR gather (stem_pad.rs), or the columns (pixels x K padded
+//! to whole 8s) written to scratch (conv_im2col.wgsl, 16 bytes per
+//! invocation) and multiplied by the packed (O, Kp) weight on the GEMM,
+//! with the bias and the activation in its epilogue: a channels-last
+//! output as one (pixels x O) product per chunk stored along its rows,
+//! the bias per column; any other output as the (O x pixels) product per
+//! image of the im2col route, the bias per row.
 
 use super::im2col::{self, columns_scratch, pack_weight, write_columns};
 use super::problem::{Operands, Problem};
 use super::route::{Fit, Stem};
 use super::stem_pad;
-use super::target::Target;
+use super::target::{StemForm, Target};
 use crate::error::Result;
 use crate::ops::gemm::epilogue::EpilogueViews;
 use crate::ops::gemm::with_epilogue::{gemm_epilogue, GemmEpilogue};
@@ -25,6 +27,10 @@ use crate::runtime::stream::StreamShared;
 const MAX_CHANNELS: usize = 7;
 /// The largest K: beyond it the columns outweigh what the gathers cost.
 const MAX_K: usize = 512;
+/// Channels of the padded form.
+const PADDED_CHANNELS: usize = 8;
+/// Padded K under which a channels-first output takes the columns.
+const SMALL_PADDED_K: usize = 128;
 
 /// Ungrouped f16 convolutions of fewer than 8 input channels and K up to
 /// `MAX_K` whose columns fit the adapter's bindings.
@@ -45,8 +51,31 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Stem> {
     let cols = im2col::supports(p, t).map_err(|e| e.to_string())?;
     let os = &p.out.strides;
     let rows = (os[1] == 1 || g.o == 1) && (g.oh == 1 || os[2] == g.ow as isize * os[3]);
-    let pad8 = if t.stem_pad8 { stem_pad::supports(p, t).ok() } else { None };
-    Ok(Stem { cols, rows, pad8 })
+    let columns = Stem { cols, rows, pad8: None };
+    let pad8 = match t.stem {
+        StemForm::Columns => None,
+        _ => stem_pad::supports(p, t).ok(),
+    };
+    // By shape, from an H100 (ResNet-50 conv1 and MobileNetV2 features.0,
+    // batch 32 and 256, f16): the padded KHR gather ran 2.3-2.7x faster
+    // than the WGSL implicit GEMM for 7x7 windows in either layout, and
+    // fastest for 3x3 into a channels-last output; the columns were fastest
+    // only for a small window into a channels-first output (MobileNetV2
+    // NCHW: 1.86 ms against 2.59 and 3.10) and slower than the implicit
+    // GEMM elsewhere (conv1: 1.00-1.14 ms against 0.89-0.91).
+    let small_channels_first = !rows && PADDED_CHANNELS * g.kh * g.kw < SMALL_PADDED_K;
+    match (t.stem, pad8) {
+        (StemForm::Columns, _) => Ok(columns),
+        (StemForm::Pad8, Some(k)) => Ok(Stem { pad8: Some(k), ..columns }),
+        (StemForm::Auto, Some(k)) if !small_channels_first => Ok(Stem { pad8: Some(k), ..columns }),
+        _ if small_channels_first || !t.coop => Ok(columns),
+        _ => Err(format!(
+            "a {}x{} window into a {} output runs faster on the WGSL implicit GEMM than through columns",
+            g.kh,
+            g.kw,
+            if rows { "channels-last" } else { "channels-first" }
+        )),
+    }
 }
 
 /// Record the plan `supports` made.

@@ -5,7 +5,7 @@
 use super::plan::plan;
 use super::problem::{Conv2dParams, Problem};
 use super::route::{Coop, Depthwise, Direct, Form, Im2col, Implicit, Khr, Route, Stem};
-use super::target::{F16Start, Fill, Target};
+use super::target::{F16Start, Fill, StemForm, Target};
 use crate::error::Error;
 use crate::ops::split::runs_for_one_wave;
 
@@ -29,7 +29,7 @@ const LAVAPIPE: Target<'static> = Target {
     fill: Fill::Rule(gemm_fill),
     f16_start: F16Start::Gather,
     cols_budget: 128 << 20,
-    stem_pad8: false,
+    stem: StemForm::Auto,
 };
 /// Vulkan on an H100: the KHR kernels and the WGSL cooperative matrices.
 const H100: Target<'static> = Target { khr: true, coop: true, max_binding: (1 << 31) - 1, ..LAVAPIPE };
@@ -188,11 +188,17 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
     let stem = |kp, chunk, rows| {
         Route::Stem(Stem { cols: Im2col { pack_weight: true, kp, chunk, flat: true }, rows, pad8: None })
     };
+    let padded = |form, k_chunk, rows| {
+        let khr =
+            Khr { form, splits: 1, k_chunk, copy_input: false, copy_weight: false, whole: true, direct_store: false };
+        Route::Stem(Stem { cols: Im2col { pack_weight: true, kp: 152, chunk: 1, flat: true }, rows, pad8: Some(khr) })
+    };
     // (case, on H100 (KHR and WGSL cooperative matrices), on a device with
     // WGSL cooperative matrices only)
     let table = [
-        // 3 channels: not a multiple of 8 for the KHR gather: the stem route.
-        (R_CONV1, stem(152, 1, false), stem(152, 1, false)),
+        // 3 channels: padded to 8 for the KHR gather; without it the WGSL
+        // implicit GEMM (faster than the columns for 7x7).
+        (R_CONV1, padded(Form::ImageB64, 416, false), coop(1, 160, false, [7, 7])),
         (R_L1_REDUCE, Route::Gemm1x1, Route::Gemm1x1),
         // At most 64 output channels: the 64-row block.
         (R_L1_3X3, khr(Form::ImageB64, 1, 576, true, true, false), coop(1, 576, true, [3, 3])),
@@ -265,8 +271,8 @@ fn f16_without_cooperative_matrices_takes_im2col() {
     for (case, want) in table {
         assert_eq!(case.route(F16, &LAVAPIPE), want, "{}", case.what);
     }
-    // Even with cooperative matrices, a weight that binds under 16 bytes.
-    assert_eq!(TINY_1X1.route(F16, &H100), stem(8, 1, true));
+    // Where the KHR gather runs, padded to 8 channels for it.
+    assert_eq!(TINY_1X1.route(F16, &H100).name(), "im2col_stem");
     assert_eq!(TINY_1X1.route(F16, &Target { f16_start: F16Start::Im2col, ..H100 }), im2col(true, 8, 1));
 }
 
@@ -288,9 +294,25 @@ fn f16_first_layers_take_the_stem_route() {
         (M_STEM.no_bias().channels_last(), stem(32, 1, true)),
     ];
     for (case, want) in table {
-        for target in [&H100, &COOP_ONLY, &LAVAPIPE] {
-            assert_eq!(case.route(F16, target), want, "{}", case.what);
-        }
+        assert_eq!(case.route(F16, &LAVAPIPE), want, "{}", case.what);
+        let columns = Target { stem: StemForm::Columns, ..H100 };
+        assert_eq!(case.route(F16, &columns), want, "{}", case.what);
+    }
+    // By shape where tensor cores run: 7x7 windows and channels-last
+    // outputs padded for the KHR gather (else the WGSL implicit GEMM), a
+    // 3x3 window into a channels-first output through columns.
+    let form = |c: Case, t: &Target| match c.route(F16, t) {
+        Route::Stem(Stem { pad8: Some(_), .. }) => "padded",
+        Route::Stem(_) => "columns",
+        r => r.name(),
+    };
+    for (case, h100, coop_only) in [
+        (b32(R_CONV1), "padded", "coop_implicit"),
+        (b32(R_CONV1).channels_last(), "padded", "coop_implicit"),
+        (b256(M_STEM), "columns", "columns"),
+        (b256(M_STEM).channels_last(), "padded", "coop_implicit"),
+    ] {
+        assert_eq!((form(case, &H100), form(case, &COOP_ONLY)), (h100, coop_only), "{}", case.what);
     }
     // Eight channels are the KHR gather's; f32 keeps the implicit GEMM;
     // groups and K past 512 the other f16 routes.
@@ -310,7 +332,7 @@ fn f16_first_layers_take_the_stem_route() {
 
 #[test]
 fn f16_first_layers_pad_to_8_channels_for_the_khr_gather_where_asked() {
-    let pad8 = Target { stem_pad8: true, ..H100 };
+    let pad8 = Target { stem: StemForm::Pad8, ..H100 };
     let nhwc = Case { input: [32, 3, 224, 224], ..R_CONV1 }.channels_last();
     let Route::Stem(s) = nhwc.route(F16, &pad8) else { panic!("not the stem route") };
     // 64 output channels along N of a channels-last output; K = 8 * 49.
@@ -327,8 +349,11 @@ fn f16_first_layers_pad_to_8_channels_for_the_khr_gather_where_asked() {
     let text = plan(&nhwc.problem(F16), &pad8).unwrap().to_string();
     assert!(text.starts_with("route im2col_stem (channels padded to 8 for the KHR gather: ImageA64"), "{text}");
     // Without the KHR kernels: the columns.
-    let Route::Stem(s) = nhwc.route(F16, &Target { stem_pad8: true, ..COOP_ONLY }) else { panic!("not the stem") };
+    let Route::Stem(s) = nhwc.route(F16, &Target { stem: StemForm::Pad8, ..LAVAPIPE }) else { panic!("not the stem") };
     assert_eq!(s.pad8, None);
+    // Asked for, a small window into a channels-first output is padded too.
+    let Route::Stem(s) = M_STEM.route(F16, &pad8) else { panic!("not the stem route") };
+    assert!(s.pad8.is_some());
 }
 
 #[test]
@@ -377,7 +402,7 @@ fn an_empty_output_plans_nothing() {
 #[test]
 fn the_explanation_names_the_route_and_why_the_others_declined() {
     let text = plan(&R_CONV1.problem(F16), &H100).unwrap().to_string();
-    assert!(text.starts_with("route im2col_stem (K padded to 152, 1 image(s) per pass, a GEMM per image"), "{text}");
+    assert!(text.starts_with("route im2col_stem (channels padded to 8 for the KHR gather: ImageB64"), "{text}");
     assert!(text.contains("because f16"), "{text}");
     assert!(text.contains("khr_gather: 3 input channels, not a multiple of 8"), "{text}");
     assert!(text.contains("gemm_1x1: not a 1x1"), "{text}");

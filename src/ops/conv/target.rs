@@ -8,6 +8,9 @@ use crate::runtime::device::Device;
 /// (each route declining passes to the next: KHR gather, WGSL
 /// cooperative-matrix implicit GEMM, im2col): the device's WGC_CONV_F16.
 pub use crate::runtime::settings::ConvF16Start as F16Start;
+/// How f16 convolutions under 8 input channels run: the device's
+/// WGC_CONV_STEM.
+pub use crate::runtime::settings::ConvStem as StemForm;
 
 /// K runs for a tensor-core product of (m, n, k) over a batch, to fill the
 /// GPU.
@@ -36,9 +39,8 @@ pub struct Target<'d> {
     /// Most bytes of columns one im2col pass writes (at least one image):
     /// 128 MiB, or the device's WGC_CONV_COLS_BYTES.
     pub cols_budget: u64,
-    /// First layers pad their channels to 8 for the KHR gather
-    /// (WGC_CONV_STEM=pad8).
-    pub stem_pad8: bool,
+    /// How first layers run: WGC_CONV_STEM.
+    pub stem: StemForm,
 }
 
 impl<'d> Target<'d> {
@@ -52,7 +54,7 @@ impl<'d> Target<'d> {
             fill: Fill::Device(dev),
             f16_start: conv.f16_start,
             cols_budget: conv.cols_bytes.unwrap_or(128 << 20),
-            stem_pad8: conv.stem_pad8,
+            stem: conv.stem,
         }
     }
 
