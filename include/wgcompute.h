@@ -3497,12 +3497,17 @@ WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
  *
  * f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
  * as above (f32 sums). Ungrouped ones with fewer than 8 input channels
- * and C*KH*KW up to 512 (a vision net's first layer) write the columns
- * of a chunk of images (pixels x C*KH*KW padded to whole 8s; at most 128
- * MiB of f16 scratch, one image at least) and multiply them by the f16
- * GEMM (`wgc_op_gemm`'s routes: tensor cores where the adapter has them),
- * a channels-last output as (pixels x O) rows, the bias in the GEMM's
- * epilogue. The others, on adapters with
+ * and C*KH*KW up to 512 (a vision net's first layer), where the adapter
+ * runs the SPIR-V tensor-core kernels (below), have the image and weight
+ * copied with their channels padded to 8 (zeros; scratch of N*H*W*8 and
+ * O*KH*KW*8 elements) for the channel gather, except windows of under 16
+ * taps into a channels-first output; those, and on adapters without
+ * cooperative matrices all of them, write the columns of a chunk of
+ * images (pixels x C*KH*KW padded to whole 8s; at most 128 MiB of f16
+ * scratch, one image at least) and multiply them by the f16 GEMM
+ * (`wgc_op_gemm`'s routes), a channels-last output as (pixels x O) rows,
+ * the bias in the GEMM's epilogue; elsewhere the implicit GEMM below
+ * takes them. The others, on adapters with
  * cooperative matrices (`WgcAdapterInfo.has_cooperative_matrix`), run on
  * the tensor cores. Ungrouped ones with a multiple of 8 input channels,
  * where the adapter runs the SPIR-V tensor-core kernels (Vulkan with
@@ -3620,8 +3625,9 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
  * own route `wgc_op_gemm` then chooses), `depthwise` (multiplier 1, at the
  * memory bandwidth), `direct` (other depthwise ones), `implicit_gemm`
  * (f32), `khr_gather`, `im2col_stem` (f16 under 8 input channels, a
- * vision net's first layer: im2col columns and the GEMM, the bias and
- * activation in its epilogue), `coop_implicit` (f16 on tensor cores) and
+ * vision net's first layer: padded to 8 channels for the KHR gather, or
+ * im2col columns and the GEMM with the bias and activation in its
+ * epilogue), `coop_implicit` (f16 on tensor cores) and
  * `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
  * wording may change between versions; do not parse it.
  *

@@ -9,8 +9,10 @@
 //! 3. a depthwise one of multiplier 1 (one input and one output channel per
 //!    group) runs the bandwidth kernel, other depthwise ones (or windows
 //!    too large for its tiles) the direct kernel;
-//! 4. f16: the KHR gather, then the WGSL cooperative-matrix implicit GEMM,
-//!    then im2col + GEMM (WGC_CONV_F16 may start later in that list);
+//! 4. f16: the KHR gather, then (under 8 input channels, by shape) the
+//!    channels padded to 8 for the KHR gather or im2col + GEMM with the
+//!    epilogue, then the WGSL cooperative-matrix implicit GEMM, then
+//!    im2col + GEMM (WGC_CONV_F16 may start later in that list);
 //! 5. f32: the WGSL implicit GEMM.
 
 use super::problem::Problem;

@@ -31,8 +31,9 @@ pub enum Route {
     Coop(Coop),
     /// f16 columns written to scratch and multiplied by the f16 GEMM.
     Im2col(Im2col),
-    /// f16 with few input channels (a vision net's first layer): im2col
-    /// columns and the GEMM, the bias and activation in its epilogue.
+    /// f16 with few input channels (a vision net's first layer): padded to
+    /// 8 channels for the KHR gather, or im2col columns and the GEMM, the
+    /// bias and activation in its epilogue (im2col_stem.rs).
     Stem(Stem),
 }
 
