@@ -62,7 +62,10 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Stem> {
     // fastest for 3x3 into a channels-last output; the columns were fastest
     // only for a small window into a channels-first output (MobileNetV2
     // NCHW: 1.86 ms against 2.59 and 3.10) and slower than the implicit
-    // GEMM elsewhere (conv1: 1.00-1.14 ms against 0.89-0.91).
+    // GEMM elsewhere (conv1: 1.00-1.14 ms against 0.89-0.91). So chosen,
+    // against the implicit GEMM: conv1 0.40/0.35 ms (NCHW/NHWC) against
+    // 0.91/0.93 at batch 32, 2.92/2.85 against 7.33/7.41 at 256;
+    // MobileNetV2 1.32/2.38 against 2.65/2.68 at 256.
     let small_channels_first = !rows && PADDED_CHANNELS * g.kh * g.kw < SMALL_PADDED_K;
     match (t.stem, pad8) {
         (StemForm::Columns, _) => Ok(columns),
