@@ -212,6 +212,15 @@ void cases_conv(void) {
                 3, 1, 1, 1, 1);
     conv_case_l("conv_f16_nhwc_3x3_s2_128_56_n64", "conv/3x3-nhwc", NULL, h, SZ(64, 2), SZ(128, 8), SZ(56, 9),
                 SZ(128, 8), 3, 2, 1, 1, 1);
+    /* First layers (3 channels): ResNet-50's conv1 and MobileNetV2's
+     * features.0, channels-last and NCHW, batch 32 and 256. */
+    conv_case_l("conv_f16_nhwc_7x7_3_64_s2", "conv/stem", NULL, h, SZ(32, 2), 3, SZ(224, 19), SZ(64, 5), 7, 2, 3, 1, 1);
+    conv_case_l("conv_f16_7x7_3_64_s2_n256", "conv/stem", NULL, h, SZ(256, 3), 3, SZ(224, 19), SZ(64, 5), 7, 2, 3, 1, 0);
+    conv_case_l("conv_f16_nhwc_7x7_3_64_s2_n256", "conv/stem", NULL, h, SZ(256, 3), 3, SZ(224, 19), SZ(64, 5), 7, 2, 3,
+                1, 1);
+    conv_case_l("conv_f16_3x3_3_32_s2_n256", "conv/stem", NULL, h, SZ(256, 3), 3, SZ(224, 19), SZ(32, 5), 3, 2, 1, 1, 0);
+    conv_case_l("conv_f16_nhwc_3x3_3_32_s2_n256", "conv/stem", NULL, h, SZ(256, 3), 3, SZ(224, 19), SZ(32, 5), 3, 2, 1,
+                1, 1);
     pool_case("max_pool_3x3_s2_64_112", "pool/max", P_MAX, WGC_DTYPE_F32, SZ(32, 2), SZ(64, 3), SZ(112, 13), 3, 2, 1);
     pool_case("max_pool_2x2_256_56_f16", "pool/max", P_MAX, WGC_DTYPE_F16, SZ(32, 2), SZ(256, 3), SZ(56, 10), 2, 2, 0);
     pool_case("avg_pool_3x3_s1_192_28", "pool/avg", P_AVG, WGC_DTYPE_F32, SZ(64, 2), SZ(192, 3), SZ(28, 9), 3, 1, 1);

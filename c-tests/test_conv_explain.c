@@ -100,13 +100,9 @@ static void test_routes(void) {
                       cases[i].groups);
         char *text = explain(&v);
         const char *route = cases[i].route, *kernel = cases[i].kernel;
-        /* f16 with 5 channels (not the KHR gather's multiples of 8): the
-         * WGSL tensor-core kernel where the adapter runs it, else im2col. */
-        if (!route && env.info.has_cooperative_matrix && starts_with(text, "route coop_implicit (")) {
-            route = "route coop_implicit (", kernel = "conv_coop_f16.wgsl";
-        } else if (!route) {
-            route = "route im2col_gemm (", kernel = "conv_im2col.wgsl:conv_im2col";
-        }
+        /* f16 with 5 channels (under the KHR gather's 8): the stem route,
+         * im2col columns and the GEMM. */
+        if (!route) route = "route im2col_stem (", kernel = "conv_im2col.wgsl:conv_im2col8";
         if (!starts_with(text, route)) {
             fprintf(stderr, "case %zu: expected %s..., got: %s\n", i, route, text);
             g_failures++;

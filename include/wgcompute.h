@@ -3527,7 +3527,18 @@ WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
  * direct sum gives +-Inf).
  *
  * f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
- * as above (f32 sums). The others, on adapters with
+ * as above (f32 sums). Ungrouped ones with fewer than 8 input channels
+ * and C*KH*KW up to 512 (a vision net's first layer), where the adapter
+ * runs the SPIR-V tensor-core kernels (below), have the image and weight
+ * copied with their channels padded to 8 (zeros; scratch of N*H*W*8 and
+ * O*KH*KW*8 elements) for the channel gather, except windows of under 16
+ * taps into a channels-first output; those, and on adapters without
+ * cooperative matrices all of them, write the columns of a chunk of
+ * images (pixels x C*KH*KW padded to whole 8s; at most 128 MiB of f16
+ * scratch, one image at least) and multiply them by the f16 GEMM
+ * (`wgc_op_gemm`'s routes), a channels-last output as (pixels x O) rows,
+ * the bias in the GEMM's epilogue; elsewhere the implicit GEMM below
+ * takes them. The others, on adapters with
  * cooperative matrices (`WgcAdapterInfo.has_cooperative_matrix`), run on
  * the tensor cores. Ungrouped ones with a multiple of 8 input channels,
  * where the adapter runs the SPIR-V tensor-core kernels (Vulkan with
@@ -3644,7 +3655,11 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
  * activation. The routes are `empty`, `gemm_1x1` (a GEMM per image, whose
  * own route `wgc_op_gemm` then chooses), `depthwise` (multiplier 1, at the
  * memory bandwidth), `direct` (other depthwise ones), `winograd` (f32
- * 3x3 stride 1, F(2x2, 3x3)), `implicit_gemm` (other f32), `khr_gather`, `coop_implicit` (f16 on tensor cores) and
+ * 3x3 stride 1, F(2x2, 3x3)), `implicit_gemm` (other f32), `khr_gather`,
+ * `im2col_stem` (f16 under 8 input channels, a vision net's first layer:
+ * padded to 8 channels for the KHR gather, or im2col columns and the GEMM
+ * with the bias and activation in its epilogue), `coop_implicit` (f16 on
+ * tensor cores) and
  * `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
  * wording may change between versions; do not parse it.
  *
@@ -3777,7 +3792,8 @@ WgcStatus wgc_comm_broadcast(const struct WgcComm *comm,
  * strides, accuracy and limits as there), and the activation
  * (`WgcActivation`, computed as `wgc_op_unary` computes it; NaN stays NaN)
  * is applied where the route stores the output (the tensor-core
- * kernels, and the depthwise and Winograd routes for the ReLU family: the f32 sum
+ * kernels, the GEMM's epilogue of f16 convolutions under 8 input
+ * channels, and the depthwise and Winograd routes for the ReLU family: the f32 sum
  * activated, then rounded once to the output's dtype), else (1x1 and
  * im2col convolutions, the f32 implicit GEMM, other depthwise convolutions,
  * GELU/SiLU/tanh on the depthwise and Winograd routes) to `out` in place by one

@@ -4,7 +4,8 @@
 // as c * KH*KW + r * KW + s, ih = oh * stride_h - pad_h + r * dil_h (iw
 // alike), zero outside the input (the padding) and for kk >= k (K padded to
 // kp, a multiple of 8, so that the GEMM reads whole 16-byte rows).
-// conv_im2col: one invocation per element of cols (n, pixel, kk), kk fastest.
+// conv_im2col8: one invocation per 8 consecutive elements of cols (n,
+//   pixel, kk), kk fastest (kp is a multiple of 8): a 16-byte run of a row.
 // conv_pack_weight: the weight (O, C/groups, KH, KW) at any strides into
 //   packed (O, kp) rows, zero past k: the GEMM's other operand where the
 //   weight's own layout is not rows of whole 8s.
@@ -12,7 +13,7 @@
 // reach the GEMM as they are. Types: T (f16) for x, wt, cols and packed.
 
 struct Params {
-    total: u32,     // elements to write
+    total: u32,     // invocations: words of 8 (im2col8) or elements (pack)
     row: u32,       // invocations per row of the grid
     kp: u32,        // K padded to a multiple of 8
     k: u32,         // c_per_group * KH * KW
@@ -42,26 +43,42 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> packed: array<T>;
 
 @compute @workgroup_size(256)
-fn conv_im2col(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn conv_im2col8(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.y * p.row + gid.x;
     if (i >= p.total) {
         return;
     }
-    let kk = i % p.kp;
-    let t = i / p.kp;
+    let words = p.kp / 8u;
+    let kk0 = (i % words) * 8u;
+    let t = i / words;
     let pix = t % p.ohw;
     let n = t / p.ohw;
-    var v = T(0.0);
-    if (kk < p.k) {
-        let c = kk / p.taps;
-        let rs = kk % p.taps;
-        let ih = i32(pix / p.ow) * p.stride_h - p.pad_h + i32(rs / p.kw) * p.dil_h;
-        let iw = i32(pix % p.ow) * p.stride_w - p.pad_w + i32(rs % p.kw) * p.dil_w;
-        if (ih >= 0 && ih < p.h && iw >= 0 && iw < p.w) {
-            v = x[i32(p.in_off) + i32(n) * p.in_s.x + i32(c) * p.in_s.y + ih * p.in_s.z + iw * p.in_s.w];
+    let ih0 = i32(pix / p.ow) * p.stride_h - p.pad_h;
+    let iw0 = i32(pix % p.ow) * p.stride_w - p.pad_w;
+    let image = i32(p.in_off) + i32(n) * p.in_s.x;
+    let kh = p.taps / p.kw;
+    // (c, r, s) of kk0, stepped along the 8 (s fastest).
+    var c = kk0 / p.taps;
+    var r = (kk0 % p.taps) / p.kw;
+    var s = kk0 % p.kw;
+    for (var j = 0u; j < 8u; j++) {
+        let ih = ih0 + i32(r) * p.dil_h;
+        let iw = iw0 + i32(s) * p.dil_w;
+        var v = T(0.0);
+        if (kk0 + j < p.k && ih >= 0 && ih < p.h && iw >= 0 && iw < p.w) {
+            v = x[image + i32(c) * p.in_s.y + ih * p.in_s.z + iw * p.in_s.w];
+        }
+        cols[i * 8u + j] = v;
+        s += 1u;
+        if (s == p.kw) {
+            s = 0u;
+            r += 1u;
+            if (r == kh) {
+                r = 0u;
+                c += 1u;
+            }
         }
     }
-    cols[i] = v;
 }
 
 @compute @workgroup_size(256)

@@ -113,7 +113,18 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// direct sum gives +-Inf).
 ///
 /// f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
-/// as above (f32 sums). The others, on adapters with
+/// as above (f32 sums). Ungrouped ones with fewer than 8 input channels
+/// and C*KH*KW up to 512 (a vision net's first layer), where the adapter
+/// runs the SPIR-V tensor-core kernels (below), have the image and weight
+/// copied with their channels padded to 8 (zeros; scratch of N*H*W*8 and
+/// O*KH*KW*8 elements) for the channel gather, except windows of under 16
+/// taps into a channels-first output; those, and on adapters without
+/// cooperative matrices all of them, write the columns of a chunk of
+/// images (pixels x C*KH*KW padded to whole 8s; at most 128 MiB of f16
+/// scratch, one image at least) and multiply them by the f16 GEMM
+/// (`wgc_op_gemm`'s routes), a channels-last output as (pixels x O) rows,
+/// the bias in the GEMM's epilogue; elsewhere the implicit GEMM below
+/// takes them. The others, on adapters with
 /// cooperative matrices (`WgcAdapterInfo.has_cooperative_matrix`), run on
 /// the tensor cores. Ungrouped ones with a multiple of 8 input channels,
 /// where the adapter runs the SPIR-V tensor-core kernels (Vulkan with

@@ -78,7 +78,8 @@ unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<
 /// strides, accuracy and limits as there), and the activation
 /// (`WgcActivation`, computed as `wgc_op_unary` computes it; NaN stays NaN)
 /// is applied where the route stores the output (the tensor-core
-/// kernels, and the depthwise and Winograd routes for the ReLU family: the f32 sum
+/// kernels, the GEMM's epilogue of f16 convolutions under 8 input
+/// channels, and the depthwise and Winograd routes for the ReLU family: the f32 sum
 /// activated, then rounded once to the output's dtype), else (1x1 and
 /// im2col convolutions, the f32 implicit GEMM, other depthwise convolutions,
 /// GELU/SiLU/tanh on the depthwise and Winograd routes) to `out` in place by one

@@ -147,6 +147,18 @@ pub enum ConvF16Start {
     Im2col,
 }
 
+/// How f16 convolutions under 8 input channels (first layers) run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ConvStem {
+    /// Unset (or any other value): by shape (conv/im2col_stem.rs).
+    #[default]
+    Auto,
+    /// `pad8`: channels padded to 8 for the SPIR-V gather where it runs.
+    Pad8,
+    /// `columns`: im2col columns and the f16 GEMM.
+    Columns,
+}
+
 /// Convolutions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConvSettings {
@@ -161,6 +173,8 @@ pub struct ConvSettings {
     /// tiles fastest) or `channels` (channels fastest) for every image,
     /// for measuring both; unset (or other): by the input's layout.
     pub winograd_tiles_fastest: Option<bool>,
+    /// `WGC_CONV_STEM`.
+    pub stem: ConvStem,
 }
 
 /// Reductions and top-k.
@@ -334,6 +348,11 @@ impl Settings {
                     Some("tiles") => Some(true),
                     Some("channels") => Some(false),
                     _ => None,
+                },
+                stem: match v.get("WGC_CONV_STEM").as_deref() {
+                    Some("pad8") => ConvStem::Pad8,
+                    Some("columns") => ConvStem::Columns,
+                    _ => ConvStem::Auto,
                 },
             },
             reduce: ReduceSettings {

@@ -33,7 +33,8 @@ fn unset_gives_the_defaults() {
             f16_start: ConvF16Start::Gather,
             cols_bytes: None,
             winograd: None,
-            winograd_tiles_fastest: None
+            winograd_tiles_fastest: None,
+            stem: ConvStem::Auto
         }
     );
     assert!(!s.reduce.disable_subgroups && !s.reduce.topk_sort && !s.movement.concat_scalar);

@@ -5,7 +5,7 @@ use super::bn_act::Activation;
 use super::plan::plan;
 use super::problem::{Conv2dParams, Problem};
 use super::route::Route;
-use super::target::{F16Start, Fill, Target};
+use super::target::{F16Start, Fill, StemForm, Target};
 use crate::ops::tensor::DType::{self, F16, F32};
 
 fn target(khr: bool, coop: bool) -> Target<'static> {
@@ -19,6 +19,7 @@ fn target(khr: bool, coop: bool) -> Target<'static> {
         cols_budget: 128 << 20,
         winograd: None,
         winograd_tiles_fastest: None,
+        stem: StemForm::Auto,
     }
 }
 

@@ -10,18 +10,21 @@ use super::route::Im2col;
 use super::target::Target;
 use crate::bail;
 use crate::error::Result;
-use crate::ops::gemm::{gemm_views, RowBias};
+use crate::ops::conv::bn_act::Activation;
+use crate::ops::gemm::{gemm_views_act, RowBias};
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, TypeSlot};
 use crate::ops::split::scratch;
 use crate::ops::tensor::{DType, Tensor};
+use crate::runtime::buffer::Buffer;
 use crate::runtime::stream::StreamShared;
+use std::sync::Arc;
 
 pub static FAMILY: Family = Family {
     file: "conv_im2col.wgsl",
     source: include_str!("../../../shaders/conv_im2col.wgsl"),
-    entries: &["conv_im2col", "conv_pack_weight"],
+    entries: &["conv_im2col8", "conv_pack_weight"],
     types: &[TypeSlot { alias: "T", dtypes: &[DType::F16] }],
     overrides: &[],
     uniform: <Im2colParams as spec::Uniform>::layout,
@@ -88,21 +91,16 @@ fn bytes_of(elements: usize) -> u64 {
     (elements as u64 * 2).next_multiple_of(4)
 }
 
-/// Record the plan `supports` made.
-pub fn record(stream: &StreamShared, p: &Problem, plan: Im2col, ops: &Operands) -> Result<()> {
-    let dev = &stream.device;
+/// The uniform of one im2col launch over `plan`'s problem, the input at
+/// `input`'s strides (fields set per launch left 0).
+fn base_params(p: &Problem, kp: usize, input: &Tensor, weight: &Tensor) -> Im2colParams {
     let g = &p.geo;
-    let Operands { input, weight, bias, out } = *ops;
-    let max_dim = dev.limits.max_compute_workgroups_per_dimension;
-    let Im2col { pack_weight, kp, chunk, flat } = plan;
-    let k = g.k();
-    let ohw = g.oh * g.ow;
-    let base = Im2colParams {
+    Im2colParams {
         total: 0,
         row: 0,
         kp: kp as u32,
-        k: k as u32,
-        ohw: ohw as u32,
+        k: g.k() as u32,
+        ohw: (g.oh * g.ow) as u32,
         ow: g.ow as u32,
         kw: g.kw as u32,
         taps: (g.kh * g.kw) as u32,
@@ -119,19 +117,75 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Im2col, ops: &Operands) 
         _pad0: [0; 2],
         in_s: ivec4(&input.strides),
         w_s: ivec4(&weight.strides),
-    };
+    }
+}
+
+/// The weight packed into (O, kp) f16 scratch, K ordered (c, kh, kw), zero
+/// past K.
+pub(super) fn pack_weight(stream: &StreamShared, p: &Problem, kp: usize, weight: &Tensor) -> Result<Arc<Buffer>> {
+    let dev = &stream.device;
+    let elements = p.geo.o * kp;
+    let packed = scratch(dev, bytes_of(elements))?;
+    let (w_arg, w_off) = view_arg("wt", weight);
+    let (groups, row) = grid_1d(elements as u64, 256, dev.limits.max_compute_workgroups_per_dimension);
+    let params = Im2colParams { total: elements as u32, row, w_off, ..base_params(p, kp, weight, weight) };
+    let variant = FAMILY.variant("conv_pack_weight", &[DType::F16], &[]);
+    let args = [w_arg, Arg::whole("packed", &packed)];
+    spec::record(stream, &Launch { variant, params, args, groups })?;
+    Ok(packed)
+}
+
+/// Write the columns (nb images from n0, pixels, kp) of input channels
+/// c0.. into `cols`, 8 of a row per invocation.
+pub(super) fn write_columns(
+    stream: &StreamShared,
+    p: &Problem,
+    kp: usize,
+    input: &Tensor,
+    cols: &Buffer,
+    (n0, nb, c0): (usize, usize, usize),
+) -> Result<()> {
+    let g = &p.geo;
+    let (x_arg, x_off) = view_arg("x", input);
+    let in_off = x_off as i64 + n0 as i64 * input.strides[0] as i64 + c0 as i64 * input.strides[1] as i64;
+    let words = nb * g.oh * g.ow * kp / 8;
+    let max_dim = stream.device.limits.max_compute_workgroups_per_dimension;
+    let (groups, row) = grid_1d(words as u64, 256, max_dim);
+    let base = base_params(p, kp, input, input);
+    let params = Im2colParams { total: words as u32, row, in_off: in_off as u32, ..base };
+    let variant = FAMILY.variant("conv_im2col8", &[DType::F16], &[]);
+    let args = [x_arg, Arg::whole("cols", cols)];
+    spec::record(stream, &Launch { variant, params, args, groups })
+}
+
+/// f16 scratch for `elements` columns.
+pub(super) fn columns_scratch(stream: &StreamShared, elements: usize) -> Result<Arc<Buffer>> {
+    scratch(&stream.device, bytes_of(elements))
+}
+
+/// Record the plan `supports` made.
+pub fn record(stream: &StreamShared, p: &Problem, plan: Im2col, ops: &Operands) -> Result<()> {
+    record_with(stream, p, plan, ops, Activation::None)
+}
+
+/// `record` with `activation` after the bias in the GEMM's epilogue.
+pub(super) fn record_with(
+    stream: &StreamShared,
+    p: &Problem,
+    plan: Im2col,
+    ops: &Operands,
+    activation: Activation,
+) -> Result<()> {
+    let g = &p.geo;
+    let Operands { input, weight, bias, out } = *ops;
+    let Im2col { pack_weight: pack, kp, chunk, flat } = plan;
+    let k = g.k();
+    let ohw = g.oh * g.ow;
     let packed_buf;
-    let a_full = if !pack_weight {
+    let a_full = if !pack {
         Tensor { shape: vec![g.o, k], strides: vec![weight.strides[0], 1], offset: weight.offset, ..weight.clone() }
     } else {
-        let elements = g.o * kp;
-        packed_buf = scratch(dev, bytes_of(elements))?;
-        let (w_arg, w_off) = view_arg("wt", weight);
-        let (groups, row) = grid_1d(elements as u64, 256, max_dim);
-        let params = Im2colParams { total: elements as u32, row, w_off, ..base };
-        let variant = FAMILY.variant("conv_pack_weight", &[DType::F16], &[]);
-        let args = [w_arg, Arg::whole("packed", &packed_buf)];
-        spec::record(stream, &Launch { variant, params, args, groups })?;
+        packed_buf = pack_weight(stream, p, kp, weight)?;
         Tensor {
             buffer: &packed_buf,
             dtype: DType::F16,
@@ -141,19 +195,12 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Im2col, ops: &Operands) 
         }
     };
 
-    let cols_buf = scratch(dev, bytes_of(chunk * ohw * kp))?;
-    let (x_arg, x_off) = view_arg("x", input);
+    let cols_buf = columns_scratch(stream, chunk * ohw * kp)?;
     for n0 in (0..g.n).step_by(chunk) {
         let nb = chunk.min(g.n - n0);
         for grp in 0..g.groups {
             let c0 = grp * g.cg;
-            let in_off = x_off as i64 + n0 as i64 * input.strides[0] as i64 + c0 as i64 * input.strides[1] as i64;
-            let total = nb * ohw * kp;
-            let (groups, row) = grid_1d(total as u64, 256, max_dim);
-            let params = Im2colParams { total: total as u32, row, in_off: in_off as u32, ..base };
-            let variant = FAMILY.variant("conv_im2col", &[DType::F16], &[]);
-            let args = [x_arg, Arg::whole("cols", &cols_buf)];
-            spec::record(stream, &Launch { variant, params, args, groups })?;
+            write_columns(stream, p, kp, input, &cols_buf, (n0, nb, c0))?;
 
             let o0 = grp * g.og;
             let a_off = (a_full.offset as isize + o0 as isize * a_full.strides[0]) as usize;
@@ -203,7 +250,7 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Im2col, ops: &Operands) 
                 ..t.clone()
             });
             let rb = group_bias.as_ref().map(|t| RowBias { tensor: t, stride: t.strides[0] });
-            gemm_views(stream, 1.0, &a, &b, 0.0, &c, rb)?;
+            gemm_views_act(stream, (1.0, 0.0), &a, &b, &c, rb, activation)?;
         }
     }
     Ok(())

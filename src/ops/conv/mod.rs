@@ -15,11 +15,13 @@ pub mod direct;
 pub mod fold_bn;
 pub mod gemm1x1;
 pub mod im2col;
+pub mod im2col_stem;
 pub mod implicit;
 pub mod khr;
 pub mod plan;
 pub mod problem;
 pub mod route;
+pub mod stem_pad;
 pub mod target;
 pub mod winograd;
 
@@ -98,5 +100,6 @@ fn launch(stream: &StreamShared, p: &Problem, route: Route, ops: &Operands) -> R
         Route::Coop(c) => coop::record(stream, p, c, ops),
         Route::Im2col(i) => im2col::record(stream, p, i, ops),
         Route::Winograd(w) => winograd::record(stream, p, w, ops),
+        Route::Stem(s) => im2col_stem::record(stream, p, s, ops),
     }
 }

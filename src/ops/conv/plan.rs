@@ -9,8 +9,10 @@
 //! 3. a depthwise one of multiplier 1 (one input and one output channel per
 //!    group) runs the bandwidth kernel, other depthwise ones (or windows
 //!    too large for its tiles) the direct kernel;
-//! 4. f16: the KHR gather, then the WGSL cooperative-matrix implicit GEMM,
-//!    then im2col + GEMM (WGC_CONV_F16 may start later in that list);
+//! 4. f16: the KHR gather, then (under 8 input channels, by shape) the
+//!    channels padded to 8 for the KHR gather or im2col + GEMM with the
+//!    epilogue, then the WGSL cooperative-matrix implicit GEMM, then
+//!    im2col + GEMM (WGC_CONV_F16 may start later in that list);
 //! 5. f32: Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions where its
 //!    rule (`winograd::wins`) or WGC_CONV_WINOGRAD says so, else the WGSL
 //!    implicit GEMM.
@@ -18,7 +20,7 @@
 use super::problem::Problem;
 use super::route::Route;
 use super::target::{F16Start, Target};
-use super::{coop, depthwise, direct, gemm1x1, im2col, implicit, khr, winograd};
+use super::{coop, depthwise, direct, gemm1x1, im2col, im2col_stem, implicit, khr, winograd};
 use crate::error::Result;
 use crate::ops::tensor::DType;
 use std::fmt;
@@ -82,6 +84,17 @@ pub fn plan(p: &Problem, t: &Target) -> Result<Plan> {
             }
         } else {
             declined.push(("khr_gather", first(t.f16_start)));
+        }
+        if t.f16_start == F16Start::Gather {
+            match im2col_stem::supports(p, t) {
+                Ok(s) => {
+                    let why = f16_reason(p, "few input channels: im2col columns and the GEMM");
+                    return chosen(Route::Stem(s), why, declined);
+                }
+                Err(why) => declined.push(("im2col_stem", why)),
+            }
+        } else {
+            declined.push(("im2col_stem", first(t.f16_start)));
         }
         if t.f16_start != F16Start::Im2col {
             match coop::supports(p, t) {

@@ -4,8 +4,8 @@
 
 use super::plan::plan;
 use super::problem::{Conv2dParams, Problem};
-use super::route::{Coop, Depthwise, Direct, Form, Im2col, Implicit, Khr, Route, Winograd};
-use super::target::{F16Start, Fill, Target};
+use super::route::{Coop, Depthwise, Direct, Form, Im2col, Implicit, Khr, Route, Stem, Winograd};
+use super::target::{F16Start, Fill, StemForm, Target};
 use crate::error::Error;
 use crate::ops::split::runs_for_one_wave;
 
@@ -31,6 +31,7 @@ const LAVAPIPE: Target<'static> = Target {
     cols_budget: 128 << 20,
     winograd: None,
     winograd_tiles_fastest: None,
+    stem: StemForm::Auto,
 };
 /// Vulkan on an H100: the KHR kernels and the WGSL cooperative matrices.
 const H100: Target<'static> = Target { khr: true, coop: true, max_binding: (1 << 31) - 1, ..LAVAPIPE };
@@ -189,11 +190,20 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
     let dw_words = |cvw| Route::Depthwise(Depthwise::Words { cvw });
     let dw_rows = |cvw| Route::Depthwise(Depthwise::Rows { cvw });
     let dw3 = Route::Depthwise(Depthwise::Strips);
+    let stem = |kp, chunk, rows| {
+        Route::Stem(Stem { cols: Im2col { pack_weight: true, kp, chunk, flat: true }, rows, pad8: None })
+    };
+    let padded = |form, k_chunk, rows| {
+        let khr =
+            Khr { form, splits: 1, k_chunk, copy_input: false, copy_weight: false, whole: true, direct_store: false };
+        Route::Stem(Stem { cols: Im2col { pack_weight: true, kp: 152, chunk: 1, flat: true }, rows, pad8: Some(khr) })
+    };
     // (case, on H100 (KHR and WGSL cooperative matrices), on a device with
     // WGSL cooperative matrices only)
     let table = [
-        // 3 channels: not a multiple of 8 for the KHR gather.
-        (R_CONV1, coop(1, 160, false, [7, 7]), coop(1, 160, false, [7, 7])),
+        // 3 channels: padded to 8 for the KHR gather; without it the WGSL
+        // implicit GEMM (faster than the columns for 7x7).
+        (R_CONV1, padded(Form::ImageB64, 416, false), coop(1, 160, false, [7, 7])),
         (R_L1_REDUCE, Route::Gemm1x1, Route::Gemm1x1),
         // At most 64 output channels: the 64-row block.
         (R_L1_3X3, khr(Form::ImageB64, 1, 576, true, true, false), coop(1, 576, true, [3, 3])),
@@ -213,7 +223,7 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
             Route::Direct(Direct::PerOutput { window: [3, 3] }),
         ),
         (M_EXPAND_7, khr(Form::ImageB, 1, 160, true, false, false), coop(1, 160, true, [1, 1])),
-        (ODD_CHANNELS, coop(1, 64, false, [3, 3]), coop(1, 64, false, [3, 3])),
+        (ODD_CHANNELS, stem(48, 2, false), stem(48, 2, false)),
         // Grouped: only the WGSL kernel takes groups.
         (GROUPED, coop(1, 32, false, [3, 3]), coop(1, 32, false, [3, 3])),
         // 6x6 is not compiled into the WGSL kernel; the KHR one reads any.
@@ -248,22 +258,107 @@ fn f16_channels_last_convolutions_store_along_output_rows() {
 #[test]
 fn f16_without_cooperative_matrices_takes_im2col() {
     let im2col = |pack_weight, kp, chunk| Route::Im2col(Im2col { pack_weight, kp, chunk, flat: true });
+    let stem = |kp, chunk, rows| {
+        Route::Stem(Stem { cols: Im2col { pack_weight: true, kp, chunk, flat: true }, rows, pad8: None })
+    };
     let table = [
         // K = 147 is not whole 8s: the weight is packed to 152.
-        (R_CONV1, im2col(true, 152, 1)),
+        (R_CONV1, stem(152, 1, false)),
         (R_L1_3X3, im2col(false, 576, 1)),
         // 37 images of 3136 x 576 columns fit 128 MiB: all 32 in one pass.
         (R_L1_3X3_B32, im2col(false, 576, 32)),
-        (ODD_CHANNELS, im2col(true, 48, 2)),
-        (TINY_1X1, im2col(true, 8, 1)),
+        (ODD_CHANNELS, stem(48, 2, false)),
+        // One output channel: its pixels are rows of one channel.
+        (TINY_1X1, stem(8, 1, true)),
         (M_DW, Route::Depthwise(Depthwise::Strips)),
         (M_PROJECT, Route::Gemm1x1),
     ];
     for (case, want) in table {
         assert_eq!(case.route(F16, &LAVAPIPE), want, "{}", case.what);
     }
-    // Even with cooperative matrices, a weight that binds under 16 bytes.
-    assert_eq!(TINY_1X1.route(F16, &H100), im2col(true, 8, 1));
+    // Where the KHR gather runs, padded to 8 channels for it.
+    assert_eq!(TINY_1X1.route(F16, &H100).name(), "im2col_stem");
+    assert_eq!(TINY_1X1.route(F16, &Target { f16_start: F16Start::Im2col, ..H100 }), im2col(true, 8, 1));
+}
+
+#[test]
+fn f16_first_layers_take_the_stem_route() {
+    let stem = |kp, chunk, rows| {
+        Route::Stem(Stem { cols: Im2col { pack_weight: true, kp, chunk, flat: true }, rows, pad8: None })
+    };
+    let b32 = |c: Case| Case { input: [32, c.input[1], c.input[2], c.input[3]], ..c };
+    let b256 = |c: Case| Case { input: [256, c.input[1], c.input[2], c.input[3]], ..c };
+    let table = [
+        // 112x112 pixels x 152 columns: 3.8 MB an image, 35 in 128 MiB.
+        (b32(R_CONV1), stem(152, 32, false)),
+        (b32(R_CONV1).channels_last(), stem(152, 32, true)),
+        (b256(R_CONV1).channels_last(), stem(152, 35, true)),
+        // K = 27 padded to 32: 0.8 MB an image.
+        (b256(M_STEM), stem(32, 167, false)),
+        (b256(M_STEM).channels_last(), stem(32, 167, true)),
+        (M_STEM.no_bias().channels_last(), stem(32, 1, true)),
+    ];
+    for (case, want) in table {
+        assert_eq!(case.route(F16, &LAVAPIPE), want, "{}", case.what);
+        let columns = Target { stem: StemForm::Columns, ..H100 };
+        assert_eq!(case.route(F16, &columns), want, "{}", case.what);
+    }
+    // By shape where tensor cores run: 7x7 windows and channels-last
+    // outputs padded for the KHR gather (else the WGSL implicit GEMM), a
+    // 3x3 window into a channels-first output through columns.
+    let form = |c: Case, t: &Target| match c.route(F16, t) {
+        Route::Stem(Stem { pad8: Some(_), .. }) => "padded",
+        Route::Stem(_) => "columns",
+        r => r.name(),
+    };
+    for (case, h100, coop_only) in [
+        (b32(R_CONV1), "padded", "coop_implicit"),
+        (b32(R_CONV1).channels_last(), "padded", "coop_implicit"),
+        (b256(M_STEM), "columns", "columns"),
+        (b256(M_STEM).channels_last(), "padded", "coop_implicit"),
+    ] {
+        assert_eq!((form(case, &H100), form(case, &COOP_ONLY)), (h100, coop_only), "{}", case.what);
+    }
+    // Eight channels are the KHR gather's; f32 keeps the implicit GEMM;
+    // groups and K past 512 the other f16 routes.
+    let eight = case("8 channels 7x7/2", [1, 8, 64, 64], [64, 8, 7, 7], 2, 3);
+    assert_eq!(eight.route(F16, &H100).name(), "khr_gather");
+    assert_eq!(R_CONV1.route(F32, &H100).name(), "implicit_gemm");
+    let grouped = case("2 groups of 3", [1, 6, 20, 20], [8, 3, 3, 3], 1, 1).groups(2);
+    assert_eq!(grouped.route(F16, &H100).name(), "coop_implicit");
+    let wide = case("3 channels 15x15", [1, 3, 40, 40], [8, 3, 15, 15], 1, 0);
+    assert_eq!(wide.route(F16, &H100).name(), "coop_implicit");
+    // WGC_CONV_F16=implicit starts after it.
+    let implicit = Target { f16_start: F16Start::Implicit, ..H100 };
+    assert_eq!(R_CONV1.route(F16, &implicit).name(), "coop_implicit");
+    // The stem applies every activation in the GEMM's epilogue.
+    assert!(stem(152, 1, true).applies_activation());
+}
+
+#[test]
+fn f16_first_layers_pad_to_8_channels_for_the_khr_gather_where_asked() {
+    let pad8 = Target { stem: StemForm::Pad8, ..H100 };
+    let nhwc = Case { input: [32, 3, 224, 224], ..R_CONV1 }.channels_last();
+    let Route::Stem(s) = nhwc.route(F16, &pad8) else { panic!("not the stem route") };
+    // 64 output channels along N of a channels-last output; K = 8 * 49.
+    let want = Khr {
+        form: Form::ImageA64,
+        splits: 1,
+        k_chunk: 416,
+        copy_input: false,
+        copy_weight: false,
+        whole: true,
+        direct_store: false,
+    };
+    assert_eq!(s.pad8, Some(want));
+    let text = plan(&nhwc.problem(F16), &pad8).unwrap().to_string();
+    assert!(text.starts_with("route im2col_stem (channels padded to 8 for the KHR gather: ImageA64"), "{text}");
+    // Without the KHR kernels: the columns.
+    let Route::Stem(s) = nhwc.route(F16, &Target { stem: StemForm::Pad8, ..LAVAPIPE }) else { panic!("not the stem") };
+    assert_eq!(s.pad8, None);
+    // Asked for, a small window into a channels-first output is padded too.
+    let Route::Stem(s) = M_STEM.route(F16, &pad8) else { panic!("not the stem route") };
+    assert!(s.pad8.is_some());
 }
 
 #[test]
@@ -314,7 +409,7 @@ fn an_empty_output_plans_nothing() {
 #[test]
 fn the_explanation_names_the_route_and_why_the_others_declined() {
     let text = plan(&R_CONV1.problem(F16), &H100).unwrap().to_string();
-    assert!(text.starts_with("route coop_implicit ("), "{text}");
+    assert!(text.starts_with("route im2col_stem (channels padded to 8 for the KHR gather: ImageB64"), "{text}");
     assert!(text.contains("because f16"), "{text}");
     assert!(text.contains("khr_gather: 3 input channels, not a multiple of 8"), "{text}");
     assert!(text.contains("gemm_1x1: not a 1x1"), "{text}");

@@ -34,6 +34,10 @@ pub enum Route {
     /// f32 3x3 stride 1 by Winograd F(2x2, 3x3): transforms in
     /// conv_winograd.wgsl around 16 products by the f32 GEMM (winograd.rs).
     Winograd(Winograd),
+    /// f16 with few input channels (a vision net's first layer): padded to
+    /// 8 channels for the KHR gather, or im2col columns and the GEMM, the
+    /// bias and activation in its epilogue (im2col_stem.rs).
+    Stem(Stem),
 }
 
 impl Route {
@@ -57,7 +61,7 @@ impl Route {
     /// Whether the route applies every activation in its store.
     pub fn applies_activation(&self) -> bool {
         match self {
-            Route::Empty | Route::Khr(_) | Route::Coop(_) => true,
+            Route::Empty | Route::Khr(_) | Route::Coop(_) | Route::Stem(_) => true,
             // 1x1 and im2col convolutions are GEMMs whose tiled route leaves
             // an epilogue to one pass over f32 scratch (with it compiled
             // into the tiled kernel, MobileNetV2 f32 ran 1.8x slower on an
@@ -182,6 +186,19 @@ pub struct Winograd {
     pub channels_first: bool,
 }
 
+/// The few-channel f16 route: the im2col chunking, and how the product
+/// lies (im2col_stem.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stem {
+    pub cols: Im2col,
+    /// The pixels along M: one (pixels x O) product per chunk storing a
+    /// channels-last output's rows (else (O x pixels) per image).
+    pub rows: bool,
+    /// Instead of columns: the image's and weight's channels padded to 8
+    /// with zeros, then the KHR gather's plan for that problem.
+    pub pad8: Option<Khr>,
+}
+
 impl Route {
     /// The route's name, as `explain` gives it.
     pub fn name(&self) -> &'static str {
@@ -195,6 +212,7 @@ impl Route {
             Route::Coop(_) => "coop_implicit",
             Route::Im2col(_) => "im2col_gemm",
             Route::Winograd(_) => "winograd",
+            Route::Stem(_) => "im2col_stem",
         }
     }
 }
@@ -271,6 +289,18 @@ impl fmt::Display for Route {
                 let order = if w.channels_first { "tiles" } else { "channels" };
                 write!(f, " (F(2x2, 3x3), 16 GEMMs over the tiles of {} image(s) per pass, {order} fastest)", w.chunk)
             }
+            Route::Stem(Stem { pad8: Some(k), .. }) => write!(
+                f,
+                " (channels padded to 8 for the KHR gather: {:?}, K in {} run(s) of {})",
+                k.form, k.splits, k.k_chunk
+            ),
+            Route::Stem(Stem { cols, rows, .. }) => write!(
+                f,
+                " (K padded to {}, {} image(s) per pass, {}, bias and activation in the GEMM's epilogue)",
+                cols.kp,
+                cols.chunk,
+                if *rows { "pixels x channels rows into a channels-last output" } else { "a GEMM per image" }
+            ),
         }
     }
 }

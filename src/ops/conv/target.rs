@@ -8,6 +8,9 @@ use crate::runtime::device::Device;
 /// (each route declining passes to the next: KHR gather, WGSL
 /// cooperative-matrix implicit GEMM, im2col): the device's WGC_CONV_F16.
 pub use crate::runtime::settings::ConvF16Start as F16Start;
+/// How f16 convolutions under 8 input channels run: the device's
+/// WGC_CONV_STEM.
+pub use crate::runtime::settings::ConvStem as StemForm;
 
 /// K runs for a tensor-core product of (m, n, k) over a batch, to fill the
 /// GPU.
@@ -43,6 +46,8 @@ pub struct Target<'d> {
     /// WGC_CONV_WINOGRAD_LAYOUT: Some(true) tiles fastest in the transformed
     /// matrices, Some(false) channels fastest; None: by the input's layout.
     pub winograd_tiles_fastest: Option<bool>,
+    /// How first layers run: WGC_CONV_STEM.
+    pub stem: StemForm,
 }
 
 impl<'d> Target<'d> {
@@ -58,6 +63,7 @@ impl<'d> Target<'d> {
             cols_budget: conv.cols_bytes.unwrap_or(128 << 20),
             winograd: conv.winograd,
             winograd_tiles_fastest: conv.winograd_tiles_fastest,
+            stem: conv.stem,
         }
     }
 

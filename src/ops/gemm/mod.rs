@@ -32,6 +32,7 @@ pub use tiled::{GemmParams, FAMILY, FAMILY_BF16};
 
 use crate::bail;
 use crate::error::Result;
+use crate::ops::conv::bn_act::Activation;
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
@@ -219,9 +220,24 @@ pub fn gemm_views(
     c: &Tensor,
     bias: Option<RowBias>,
 ) -> Result<()> {
-    let Some(problem) = Problem::of(stream, (alpha, beta), a, b, c, bias.as_ref())? else {
+    gemm_views_act(stream, (alpha, beta), a, b, c, bias, Activation::None)
+}
+
+/// `gemm_views` with an activation after the row bias, in the route's
+/// epilogue.
+pub(crate) fn gemm_views_act(
+    stream: &StreamShared,
+    (alpha, beta): (f32, f32),
+    a: &Tensor,
+    b: &Tensor,
+    c: &Tensor,
+    bias: Option<RowBias>,
+    activation: Activation,
+) -> Result<()> {
+    let Some(mut problem) = Problem::of(stream, (alpha, beta), a, b, c, bias.as_ref())? else {
         return Ok(());
     };
+    problem.epilogue.activation = activation;
     launch::run(stream, &problem, launch::Operands { a, b, c, bias: bias.as_ref(), epi: None })
 }
 
