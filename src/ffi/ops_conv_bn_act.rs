@@ -131,6 +131,32 @@ pub unsafe extern "C" fn wgc_op_conv2d_bn_act(
     folded_bias: *const WgcTensor,
     out: *const WgcTensor,
 ) -> WgcStatus {
+    unsafe {
+        conv2d_bn_act_call(
+            stream,
+            params,
+            input,
+            [weight, bias, running_mean, running_var, bn_weight, bn_bias],
+            (folded_weight, folded_bias),
+            std::ptr::null(),
+            out,
+        )
+    }
+}
+
+/// `wgc_op_conv2d_bn_act` and `wgc_op_conv2d_bn_act_residual` (a NULL
+/// `residual` here: none); `bn` is weight, bias, running_mean,
+/// running_var, bn_weight, bn_bias.
+pub(super) unsafe fn conv2d_bn_act_call(
+    stream: *const WgcStream,
+    params: *const WgcConv2dBnActParams,
+    input: *const WgcTensor,
+    bn: [*const WgcTensor; 6],
+    (folded_weight, folded_bias): (*const WgcTensor, *const WgcTensor),
+    residual: *const WgcTensor,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    let [weight, bias, running_mean, running_var, bn_weight, bn_bias] = bn;
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let p = unsafe { read_sized(params, "params") }?;
@@ -138,6 +164,7 @@ pub unsafe extern "C" fn wgc_op_conv2d_bn_act(
         let input = unsafe { tensor(input, "input") }?;
         let folded_weight = unsafe { tensor(folded_weight, "folded_weight") }?;
         let folded_bias = unsafe { optional(folded_bias, "folded_bias") }?;
+        let residual = unsafe { optional(residual, "residual") }?;
         let out = unsafe { tensor(out, "out") }?;
         let stats = if p.folded == 0 {
             if folded_bias.is_none() {
@@ -175,6 +202,7 @@ pub unsafe extern "C" fn wgc_op_conv2d_bn_act(
             folded_weight: &folded_weight,
             folded_bias: folded_bias.as_ref(),
             activation,
+            residual: residual.as_ref(),
             out: &out,
         };
         let _call = profile_op!(

@@ -5,7 +5,8 @@ use super::bn_act::Activation;
 use super::plan::plan;
 use super::problem::{Conv2dParams, Problem};
 use super::route::Route;
-use super::target::{F16Start, Fill, Target};
+use super::target::{F16Start, Fill, GemmOn, Target};
+use crate::ops::gemm::profile::DeviceProfile;
 use crate::ops::tensor::DType::{self, F16, F32};
 
 fn target(khr: bool, coop: bool) -> Target<'static> {
@@ -17,6 +18,7 @@ fn target(khr: bool, coop: bool) -> Target<'static> {
         fill: Fill::Rule(|_, _| 1),
         f16_start: F16Start::Gather,
         cols_budget: 128 << 20,
+        gemm: GemmOn::Profile(if coop { DeviceProfile::h100_like } else { DeviceProfile::lavapipe_like }),
     }
 }
 

@@ -5,8 +5,9 @@
 use super::plan::plan;
 use super::problem::{Conv2dParams, Problem};
 use super::route::{Coop, Depthwise, Direct, Form, Im2col, Implicit, Khr, Route};
-use super::target::{F16Start, Fill, Target};
+use super::target::{F16Start, Fill, GemmOn, Target};
 use crate::error::Error;
+use crate::ops::gemm::profile::DeviceProfile;
 use crate::ops::split::runs_for_one_wave;
 
 /// The H100 and H200 SM count the tables assume.
@@ -29,12 +30,24 @@ const LAVAPIPE: Target<'static> = Target {
     fill: Fill::Rule(gemm_fill),
     f16_start: F16Start::Gather,
     cols_budget: 128 << 20,
+    gemm: GemmOn::Profile(DeviceProfile::lavapipe_like),
 };
 /// Vulkan on an H100: the KHR kernels and the WGSL cooperative matrices.
-const H100: Target<'static> = Target { khr: true, coop: true, max_binding: (1 << 31) - 1, ..LAVAPIPE };
+const H100: Target<'static> = Target {
+    khr: true,
+    coop: true,
+    max_binding: (1 << 31) - 1,
+    gemm: GemmOn::Profile(DeviceProfile::h100_like),
+    ..LAVAPIPE
+};
 /// Cooperative matrices in WGSL but not the SPIR-V kernels (not Vulkan, or
 /// WGC_GEMM_SPIRV=0).
-const COOP_ONLY: Target<'static> = Target { khr: false, ..H100 };
+const COOP_ONLY: Target<'static> = Target { khr: false, gemm: GemmOn::Profile(coop_only_profile), ..H100 };
+
+/// An H100 whose GEMMs cannot pass SPIR-V through.
+fn coop_only_profile() -> DeviceProfile {
+    DeviceProfile { spirv: false, coopmat2_blocks: 0, ..DeviceProfile::h100_like() }
+}
 
 #[derive(Clone, Copy)]
 struct Case {

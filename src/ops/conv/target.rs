@@ -2,6 +2,8 @@
 //! gathered once per call by `Target::of`, or written out by a test.
 
 use crate::ops::gemm::coop as gemm_coop;
+use crate::ops::gemm::profile::DeviceProfile;
+use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::gemm::spirv as gemm_spirv;
 use crate::runtime::device::Device;
 /// Where f16 convolutions that are neither 1x1 GEMMs nor depthwise start
@@ -20,6 +22,16 @@ pub enum Fill<'d> {
     Rule(fn((usize, usize, usize), usize) -> usize),
 }
 
+/// What the GEMM planner reads, for routes that are a GEMM (its plan
+/// decides whether the GEMM applies the convolution's epilogue).
+#[derive(Clone, Copy)]
+pub enum GemmOn<'d> {
+    /// The device's profile, under its settings.
+    Device(&'d Device),
+    /// A profile given as is, under the default settings (routing tests).
+    Profile(fn() -> DeviceProfile),
+}
+
 #[derive(Clone, Copy)]
 pub struct Target<'d> {
     /// Workgroups per grid dimension.
@@ -36,6 +48,7 @@ pub struct Target<'d> {
     /// Most bytes of columns one im2col pass writes (at least one image):
     /// 128 MiB, or the device's WGC_CONV_COLS_BYTES.
     pub cols_budget: u64,
+    pub gemm: GemmOn<'d>,
 }
 
 impl<'d> Target<'d> {
@@ -49,6 +62,7 @@ impl<'d> Target<'d> {
             fill: Fill::Device(dev),
             f16_start: conv.f16_start,
             cols_budget: conv.cols_bytes.unwrap_or(128 << 20),
+            gemm: GemmOn::Device(dev),
         }
     }
 
@@ -57,6 +71,14 @@ impl<'d> Target<'d> {
         match self.fill {
             Fill::Device(dev) => gemm_coop::fill_splits(dev, mnk, batch),
             Fill::Rule(rule) => rule(mnk, batch),
+        }
+    }
+
+    /// The GEMM planner's device profile and settings on this target.
+    pub fn gemm(&self) -> (DeviceProfile, GemmSettings) {
+        match self.gemm {
+            GemmOn::Device(dev) => (DeviceProfile::of(dev), GemmSettings::of(dev)),
+            GemmOn::Profile(profile) => (profile(), GemmSettings::default()),
         }
     }
 }
