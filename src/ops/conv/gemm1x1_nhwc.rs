@@ -20,7 +20,7 @@ use crate::ops::gemm::plan::plan as gemm_plan;
 use crate::ops::gemm::problem::{Matrix, Problem as GemmProblem};
 use crate::ops::gemm::with_epilogue::{gemm_epilogue, GemmEpilogue};
 use crate::ops::gemm::{gemm_views, RowBias};
-use crate::ops::tensor::Tensor;
+use crate::ops::tensor::{DType, Tensor};
 use crate::runtime::stream::StreamShared;
 
 /// The one stride of dims (size, stride), outermost first, that are one
@@ -161,10 +161,17 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Nhwc1x1> {
     };
     let v = views(p, per_image, residual).expect("packed operands fold");
     let (profile, settings) = t.gemm();
-    let fused = match gemm_plan(&gemm_problem(p, &v), &profile, &settings) {
-        Ok(plan) => !plan.epilogue_pass,
-        Err(e) => return Err(format!("the GEMM declines: {e}")),
-    };
+    let plan = gemm_plan(&gemm_problem(p, &v), &profile, &settings).map_err(|e| format!("the GEMM declines: {e}"))?;
+    let fused = !plan.epilogue_pass;
+    // f16 where the tensor-core convolutions run: they store with the
+    // activation, so a GEMM off the tensor cores (a matrix-vector kernel
+    // for a few output channels, the tiled kernel) is left to them.
+    if !fused && p.dtype == DType::F16 && (t.khr || t.coop) {
+        return Err(format!(
+            "its GEMM would not take an epilogue in its kernel ({}): the tensor-core convolutions do",
+            plan.route
+        ));
+    }
     Ok(Nhwc1x1 { fused, residual: residual && fused, per_image })
 }
 
