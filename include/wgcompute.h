@@ -3611,8 +3611,8 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
  * pass of its own for the others` or `; activation: a pass of its own`:
  * where `wgc_op_conv2d_bn_act` with these operands applies its
  * activation, then `; residual: in the route's epilogue, before the
- * activation` or `; residual: the convolution into scratch, then one pass
- * of act(conv + residual)`: where `wgc_op_conv2d_bn_act_residual` adds a
+ * activation` or `; residual: added in place by a pass of its own, then
+ * the activation by another`: where `wgc_op_conv2d_bn_act_residual` adds a
  * residual laid out as `out` (the activation then comes with it). The
  * routes are `empty`, `gemm_1x1` (a GEMM per image over NCHW's flat
  * pixels, whose own route `wgc_op_gemm` then chooses), `gemm_1x1_nhwc`
@@ -3823,11 +3823,11 @@ WgcStatus wgc_op_conv2d_bn_act(const struct WgcStream *stream,
  * channels-last packed pixels whose GEMM applies an epilogue in its
  * kernel (the tensor-core routes) adds it there, with the bias and the
  * activation, as it stores (each output rounded once to the dtype); every
- * other route writes the convolution into scratch of `out`'s size (in
- * `out`'s memory order) and one elementwise pass writes
- * `act(conv + residual)` (the convolution's value rounded to the dtype
- * first). `wgc_op_conv2d_explain` names the route; its `residual:` clause
- * says which.
+ * other route writes the convolution into `out`, then one elementwise
+ * pass adds the residual in place and, for an activation other than
+ * `WGC_ACTIVATION_NONE`, one more applies it in place (the sum rounded to
+ * the dtype first). `wgc_op_conv2d_explain` names the route; its
+ * `residual:` clause says which.
  *
  * Accuracy: as `wgc_op_conv2d_bn_act`, plus the addition's one rounding
  * (two where the pass adds it). NaN and infinities propagate as IEEE
@@ -3838,7 +3838,7 @@ WgcStatus wgc_op_conv2d_bn_act(const struct WgcStream *stream,
  * `residual`), `WGC_ERROR_SHAPE_MISMATCH` (`residual` not `out`'s
  * shape), `WGC_ERROR_DTYPE_MISMATCH` (not `out`'s dtype),
  * `WGC_ERROR_OUT_OF_RANGE` (its view past its buffer),
- * `WGC_ERROR_DEVICE_MISMATCH`, `WGC_ERROR_OUT_OF_MEMORY` (the scratch).
+ * `WGC_ERROR_DEVICE_MISMATCH`.
  * Nothing is recorded on failure, with `wgc_op_conv2d_bn_act`'s one
  * exception.
  *

@@ -97,13 +97,19 @@ static int readers(const Net *net, int v) {
     return n;
 }
 
-/* Each add whose operand is a convolution's output read by nothing else. */
+/* Each add whose operand is a convolution's output read by nothing else,
+ * where the library's call costs no more than the add's own pass: an add
+ * without activation (the call adds it in place), or channels-last f16,
+ * where the 1x1 GEMM's epilogue adds it with the ReLU (elsewhere the call
+ * adds in place and applies the ReLU in a second pass, one more than
+ * relu(a + b) into the add's own output). */
 static void plan_fusion(GpuNet *g) {
     const Net *net = g->net;
     for (int j = 0; j < net->count; j++) {
         g->fused_conv[j] = -1;
         const Layer *a = &net->layers[j];
         if (a->kind != LAYER_ADD) continue;
+        if (a->act != WGC_ACTIVATION_NONE && !(g->nhwc && g->net->dtype == WGC_DTYPE_F16)) continue;
         for (int i = j - 1; i >= 0; i--) {
             const Layer *c = &net->layers[i];
             if (c->kind != LAYER_CONV || (c->out != a->in && c->out != a->in2) || a->in == a->in2) continue;

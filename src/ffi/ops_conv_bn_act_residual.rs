@@ -23,11 +23,11 @@ use crate::ffi::boundary::run;
 /// channels-last packed pixels whose GEMM applies an epilogue in its
 /// kernel (the tensor-core routes) adds it there, with the bias and the
 /// activation, as it stores (each output rounded once to the dtype); every
-/// other route writes the convolution into scratch of `out`'s size (in
-/// `out`'s memory order) and one elementwise pass writes
-/// `act(conv + residual)` (the convolution's value rounded to the dtype
-/// first). `wgc_op_conv2d_explain` names the route; its `residual:` clause
-/// says which.
+/// other route writes the convolution into `out`, then one elementwise
+/// pass adds the residual in place and, for an activation other than
+/// `WGC_ACTIVATION_NONE`, one more applies it in place (the sum rounded to
+/// the dtype first). `wgc_op_conv2d_explain` names the route; its
+/// `residual:` clause says which.
 ///
 /// Accuracy: as `wgc_op_conv2d_bn_act`, plus the addition's one rounding
 /// (two where the pass adds it). NaN and infinities propagate as IEEE
@@ -38,7 +38,7 @@ use crate::ffi::boundary::run;
 /// `residual`), `WGC_ERROR_SHAPE_MISMATCH` (`residual` not `out`'s
 /// shape), `WGC_ERROR_DTYPE_MISMATCH` (not `out`'s dtype),
 /// `WGC_ERROR_OUT_OF_RANGE` (its view past its buffer),
-/// `WGC_ERROR_DEVICE_MISMATCH`, `WGC_ERROR_OUT_OF_MEMORY` (the scratch).
+/// `WGC_ERROR_DEVICE_MISMATCH`.
 /// Nothing is recorded on failure, with `wgc_op_conv2d_bn_act`'s one
 /// exception.
 ///

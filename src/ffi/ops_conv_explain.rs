@@ -31,8 +31,8 @@ impl From<&WgcConv2dParams> for Conv2dParams {
 /// pass of its own for the others` or `; activation: a pass of its own`:
 /// where `wgc_op_conv2d_bn_act` with these operands applies its
 /// activation, then `; residual: in the route's epilogue, before the
-/// activation` or `; residual: the convolution into scratch, then one pass
-/// of act(conv + residual)`: where `wgc_op_conv2d_bn_act_residual` adds a
+/// activation` or `; residual: added in place by a pass of its own, then
+/// the activation by another`: where `wgc_op_conv2d_bn_act_residual` adds a
 /// residual laid out as `out` (the activation then comes with it). The
 /// routes are `empty`, `gemm_1x1` (a GEMM per image over NCHW's flat
 /// pixels, whose own route `wgc_op_gemm` then chooses), `gemm_1x1_nhwc`
@@ -92,7 +92,7 @@ pub unsafe extern "C" fn wgc_op_conv2d_explain(
         // A residual laid out as `out` folds wherever `out` does.
         let residual = match plan.route {
             Route::Gemm1x1Nhwc(g) if g.fused => "in the route's epilogue, before the activation",
-            _ => "the convolution into scratch, then one pass of act(conv + residual)",
+            _ => "added in place by a pass of its own, then the activation by another",
         };
         let text = format!("{plan}; activation: {activation}; residual: {residual}");
         unsafe { write_text(&text, buf, buf_len, out_len) }

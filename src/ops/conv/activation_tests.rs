@@ -19,6 +19,7 @@ fn target(khr: bool, coop: bool) -> Target<'static> {
         f16_start: F16Start::Gather,
         cols_budget: 128 << 20,
         gemm: GemmOn::Profile(if coop { DeviceProfile::h100_like } else { DeviceProfile::lavapipe_like }),
+        gemm_1x1_nhwc: true,
     }
 }
 

@@ -146,6 +146,9 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Nhwc1x1> {
     if !(g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.groups == 1) {
         return Err("not a 1x1 stride-1 unpadded ungrouped convolution".into());
     }
+    if !t.gemm_1x1_nhwc {
+        return Err("WGC_CONV_1X1_NHWC=0".into());
+    }
     let unit = |v: &View, c: usize| c == 1 || v.strides[1] == 1;
     let all = |shape, v: &View| matches!(rows(shape, v.strides), Some(Rows::All(_)));
     let packed = |shape, v: &View, c| unit(v, c) && all(shape, v);

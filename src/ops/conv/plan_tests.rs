@@ -31,6 +31,7 @@ const LAVAPIPE: Target<'static> = Target {
     f16_start: F16Start::Gather,
     cols_budget: 128 << 20,
     gemm: GemmOn::Profile(DeviceProfile::lavapipe_like),
+    gemm_1x1_nhwc: true,
 };
 /// Vulkan on an H100: the KHR kernels and the WGSL cooperative matrices.
 const H100: Target<'static> = Target {

@@ -49,6 +49,8 @@ pub struct Target<'d> {
     /// 128 MiB, or the device's WGC_CONV_COLS_BYTES.
     pub cols_budget: u64,
     pub gemm: GemmOn<'d>,
+    /// Channels-last 1x1 convolutions may be one GEMM (`WGC_CONV_1X1_NHWC`).
+    pub gemm_1x1_nhwc: bool,
 }
 
 impl<'d> Target<'d> {
@@ -63,6 +65,7 @@ impl<'d> Target<'d> {
             f16_start: conv.f16_start,
             cols_budget: conv.cols_bytes.unwrap_or(128 << 20),
             gemm: GemmOn::Device(dev),
+            gemm_1x1_nhwc: conv.gemm_1x1_nhwc,
         }
     }
 
