@@ -32,6 +32,7 @@ void fz_act_conv_residual(Fuzz *f) {
         fz_op_null_arg(&op, &bias);
     }
     int res_is_out = fz_chance(f, 4), null_res = !res_is_out && fz_chance(f, 3);
+    if (res_is_out || null_res) op.mutated = 1; /* must fail: no verdict that it succeeds */
     if (res_is_out) {
         res = out;
         res.role = FZ_IN;
