@@ -78,11 +78,12 @@ unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<
 /// strides, accuracy and limits as there), and the activation
 /// (`WgcActivation`, computed as `wgc_op_unary` computes it; NaN stays NaN)
 /// is applied where the route stores the output (the tensor-core
-/// kernels, and the depthwise route for the ReLU family: the f32 sum
-/// activated, then rounded once to the output's dtype), else (1x1 and
-/// im2col convolutions, the f32 implicit GEMM, other depthwise convolutions,
-/// GELU/SiLU/tanh on the depthwise route) to `out` in place by one
-/// elementwise pass;
+/// kernels, channels-last 1x1 convolutions whose GEMM takes an epilogue in
+/// its tensor-core kernel or split-K pass, and the depthwise route for the
+/// ReLU family: the f32 sum activated, then rounded once to the output's
+/// dtype), else (other 1x1 and im2col convolutions, the f32 implicit GEMM,
+/// other depthwise convolutions, GELU/SiLU/tanh on the depthwise route) to
+/// `out` in place by one elementwise pass;
 /// `wgc_op_conv2d_explain` ends with which. With `folded` set and
 /// `folded_bias` NULL this is a convolution without bias followed by the
 /// activation, so a layer without batch norm uses it too.
