@@ -3616,7 +3616,8 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
  * residual laid out as `out` (the activation then comes with it). The
  * routes are `empty`, `gemm_1x1` (a GEMM per image over NCHW's flat
  * pixels, whose own route `wgc_op_gemm` then chooses), `gemm_1x1_nhwc`
- * (one GEMM over all images' channels-last packed pixels; in the
+ * (with `WGC_CONV_1X1_NHWC=1`: one GEMM over all images' channels-last
+ * packed pixels; in the
  * parentheses, whether the GEMM's plan applies the bias, activation and
  * residual in its kernel or split-K pass, else the product transposed
  * with a row bias and the activation a pass of its own), `depthwise` (multiplier 1, at the
@@ -3820,9 +3821,10 @@ WgcStatus wgc_op_conv2d_bn_act(const struct WgcStream *stream,
  * (not even as exactly `out`'s view), nor with the folded tensors when
  * folding (`WGC_ERROR_INVALID_ARGUMENT`); it may share the input's memory.
  *
- * Where it is added: a 1x1 stride-1 unpadded convolution over
- * channels-last packed pixels whose GEMM applies an epilogue in its
- * kernel (the tensor-core routes) adds it there, with the bias and the
+ * Where it is added: with `WGC_CONV_1X1_NHWC=1` (docs/TUNING.md; off by
+ * default), a 1x1 stride-1 unpadded convolution over channels-last packed
+ * pixels whose GEMM applies an epilogue in its kernel or split-K pass
+ * adds it there, with the bias and the
  * activation, as it stores (each output rounded once to the dtype); every
  * other route writes the convolution into `out`, then one elementwise
  * pass adds the residual in place and, for an activation other than

@@ -97,19 +97,26 @@ static int readers(const Net *net, int v) {
     return n;
 }
 
+/* The library runs channels-last 1x1 convolutions as one GEMM that takes
+ * the residual in its epilogue (WGC_CONV_1X1_NHWC=1; off by default). */
+static int gemm_1x1_nhwc(void) {
+    const char *v = getenv("WGC_CONV_1X1_NHWC");
+    return v && !strcmp(v, "1");
+}
+
 /* Each add whose operand is a convolution's output read by nothing else,
  * where the library's call costs no more than the add's own pass: an add
- * without activation (the call adds it in place), or channels-last f16,
- * where the 1x1 GEMM's epilogue adds it with the ReLU (elsewhere the call
- * adds in place and applies the ReLU in a second pass, one more than
- * relu(a + b) into the add's own output). */
+ * without activation (the call adds it in place), or with the 1x1 GEMM
+ * route on, channels-last f16, where its epilogue adds it with the ReLU
+ * (elsewhere the call adds in place and applies the ReLU in a second pass,
+ * one more than relu(a + b) into the add's own output). */
 static void plan_fusion(GpuNet *g) {
     const Net *net = g->net;
     for (int j = 0; j < net->count; j++) {
         g->fused_conv[j] = -1;
         const Layer *a = &net->layers[j];
         if (a->kind != LAYER_ADD) continue;
-        if (a->act != WGC_ACTIVATION_NONE && !(g->nhwc && g->net->dtype == WGC_DTYPE_F16)) continue;
+        if (a->act != WGC_ACTIVATION_NONE && !(gemm_1x1_nhwc() && g->nhwc && g->net->dtype == WGC_DTYPE_F16)) continue;
         for (int i = j - 1; i >= 0; i--) {
             const Layer *c = &net->layers[i];
             if (c->kind != LAYER_CONV || (c->out != a->in && c->out != a->in2) || a->in == a->in2) continue;

@@ -154,8 +154,8 @@ pub struct ConvSettings {
     pub f16_start: ConvF16Start,
     /// `WGC_CONV_COLS_BYTES`: most bytes of im2col columns per chunk.
     pub cols_bytes: Option<u64>,
-    /// `WGC_CONV_1X1_NHWC` not `0`: channels-last 1x1 convolutions may run
-    /// as one GEMM over all images.
+    /// `WGC_CONV_1X1_NHWC=1`: channels-last 1x1 convolutions may run as
+    /// one GEMM over all images (off by default).
     pub gemm_1x1_nhwc: bool,
 }
 
@@ -321,7 +321,7 @@ impl Settings {
                     _ => ConvF16Start::Gather,
                 },
                 cols_bytes: v.number("WGC_CONV_COLS_BYTES"),
-                gemm_1x1_nhwc: v.on_unless("WGC_CONV_1X1_NHWC", "0"),
+                gemm_1x1_nhwc: v.is("WGC_CONV_1X1_NHWC", "1"),
             },
             reduce: ReduceSettings {
                 disable_subgroups: v.set_not_zero("WGC_DISABLE_SUBGROUPS"),

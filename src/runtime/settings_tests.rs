@@ -27,7 +27,7 @@ fn unset_gives_the_defaults() {
         s.gemv,
         GemvSettings { axpy: None, f16_wide_loads: true, fill: None, narrow: true, narrow_tile_rows: 2 }
     );
-    assert_eq!(s.conv, ConvSettings { f16_start: ConvF16Start::Gather, cols_bytes: None, gemm_1x1_nhwc: true });
+    assert_eq!(s.conv, ConvSettings { f16_start: ConvF16Start::Gather, cols_bytes: None, gemm_1x1_nhwc: false });
     assert!(!s.reduce.disable_subgroups && !s.reduce.topk_sort && !s.movement.concat_scalar);
     assert!(s.random.int64);
     assert_eq!(s.multi, MultiSettings { peer_chunk_kib: None, allreduce_direct_kib: None });

@@ -31,7 +31,7 @@ const LAVAPIPE: Target<'static> = Target {
     f16_start: F16Start::Gather,
     cols_budget: 128 << 20,
     gemm: GemmOn::Profile(DeviceProfile::lavapipe_like),
-    gemm_1x1_nhwc: true,
+    gemm_1x1_nhwc: false,
 };
 /// Vulkan on an H100: the KHR kernels and the WGSL cooperative matrices.
 const H100: Target<'static> = Target {
@@ -169,9 +169,7 @@ fn f32_routes_are_the_same_on_every_device() {
         (M_LAST, implicit(1, 1, 1, 320, [1, 1])),
         (ODD_CHANNELS, implicit(1, 1, 1, 48, [3, 3])),
         (GROUPED, implicit(1, 1, 1, 32, [3, 3])),
-        // One channel: NCHW is channels-last too, one GEMM over pixels
-        // (the tiled kernel: the activation a pass of its own).
-        (TINY_1X1, Route::Gemm1x1Nhwc(Nhwc1x1 { fused: false, residual: false, per_image: false })),
+        (TINY_1X1, implicit(1, 1, 1, 16, [1, 1])),
         (DILATED, implicit(1, 1, 1, 144, [3, 3])),
         // K = 18432 needs 2 runs; 1 tile asks for many more.
         (LONG_K, implicit(1, 1, 36, 512, [3, 3])),
@@ -181,8 +179,8 @@ fn f32_routes_are_the_same_on_every_device() {
         (HUGE_DW, Route::Direct(Direct::Chunked { chunks: 2 })),
         // 6 is not among the compiled sizes.
         (ODD_WINDOW, implicit(1, 1, 1, 288, [0, 0])),
-        // Channels-last packed pixels: one GEMM over all images.
-        (R_L1_REDUCE.channels_last(), Route::Gemm1x1Nhwc(Nhwc1x1 { fused: false, residual: false, per_image: false })),
+        // Channels-last: the GEMM over all images is off by default.
+        (R_L1_REDUCE.channels_last(), implicit(1, 1, 1, 64, [1, 1])),
     ];
     for (case, want) in table {
         for target in [LAVAPIPE, H100, COOP_ONLY] {
@@ -254,10 +252,20 @@ fn f16_channels_last_convolutions_store_along_output_rows() {
     // A strided 1x1 (a downsample) stays on the gather, read in place.
     let Route::Khr(k) = R_L2_DOWN.channels_last().route(F16, &H100) else { panic!("not khr_gather") };
     assert!(k.form == Form::ImageA && !k.copy_input && !k.copy_weight, "{k:?}");
-    // Stride 1: one GEMM over all images, the epilogue in its kernel.
+    // Stride 1 too by default (one GEMM over all images when asked for).
     let nhwc = case("1x1 64->256 channels-last", [1, 64, 56, 56], [256, 64, 1, 1], 1, 0).channels_last();
+    let want = Khr {
+        form: Form::ImageA,
+        splits: 1,
+        k_chunk: 64,
+        copy_input: false,
+        copy_weight: false,
+        whole: false,
+        direct_store: false,
+    };
+    assert_eq!(nhwc.route(F16, &H100), Route::Khr(want));
     let want = Nhwc1x1 { fused: true, residual: false, per_image: false };
-    assert_eq!(nhwc.route(F16, &H100), Route::Gemm1x1Nhwc(want));
+    assert_eq!(nhwc.route(F16, &on(H100)), Route::Gemm1x1Nhwc(want));
 }
 
 #[test]
@@ -270,8 +278,7 @@ fn f16_without_cooperative_matrices_takes_im2col() {
         // 37 images of 3136 x 576 columns fit 128 MiB: all 32 in one pass.
         (R_L1_3X3_B32, im2col(false, 576, 32)),
         (ODD_CHANNELS, im2col(true, 48, 2)),
-        // One channel: NCHW is channels-last too, one GEMM over pixels.
-        (TINY_1X1, Route::Gemm1x1Nhwc(Nhwc1x1 { fused: false, residual: false, per_image: false })),
+        (TINY_1X1, im2col(true, 8, 1)),
         (M_DW, Route::Depthwise(Depthwise::Strips)),
         (M_PROJECT, Route::Gemm1x1),
     ];
@@ -370,6 +377,11 @@ const SPLIT_K: [(&str, usize); 4] = [
     ("mobilenet 1x1 project 960->160", 32),
 ];
 
+/// `t` with the channels-last 1x1 GEMM route on (WGC_CONV_1X1_NHWC=1).
+fn on(t: Target<'static>) -> Target<'static> {
+    Target { gemm_1x1_nhwc: true, ..t }
+}
+
 fn batched(c: Case, n: usize) -> Case {
     Case { input: [n, c.input[1], c.input[2], c.input[3]], ..c }
 }
@@ -388,7 +400,7 @@ fn channels_last_1x1_convolutions_are_one_gemm_fused_where_its_plan_fuses() {
             // channels it may be a matrix-vector kernel without one, and
             // then the tensor-core convolution (which stores with it) runs.
             let few = c.weight[0] <= 32;
-            for (target, name) in [(H100, "H100"), (COOP_ONLY, "WGSL only")] {
+            for (target, name) in [(on(H100), "H100"), (on(COOP_ONLY), "WGSL only")] {
                 let r = c.route(F16, &target);
                 if few {
                     let tensor_conv = matches!(r, Route::Khr(_) | Route::Coop(_));
@@ -398,7 +410,8 @@ fn channels_last_1x1_convolutions_are_one_gemm_fused_where_its_plan_fuses() {
                 }
                 assert!(r.applies(super::bn_act::Activation::Relu6));
             }
-            for (dtype, target, name) in [(F32, H100, "H100"), (F16, LAVAPIPE, "lavapipe"), (F32, LAVAPIPE, "lavapipe")]
+            for (dtype, target, name) in
+                [(F32, on(H100), "H100"), (F16, on(LAVAPIPE), "lavapipe"), (F32, on(LAVAPIPE), "lavapipe")]
             {
                 // The tiled kernel, whose epilogue would go through f32
                 // scratch, but where it splits K.
@@ -413,10 +426,12 @@ fn channels_last_1x1_convolutions_are_one_gemm_fused_where_its_plan_fuses() {
     }
     // Strided 1x1 (the downsample) and a channels-last input with an
     // NCHW output are not this route.
-    assert_ne!(R_L2_DOWN.channels_last().route(F16, &H100).name(), "gemm_1x1_nhwc");
+    assert_ne!(R_L2_DOWN.channels_last().route(F16, &on(H100)).name(), "gemm_1x1_nhwc");
+    // Off by default.
+    assert_ne!(NETS_1X1[0].channels_last().route(F16, &H100).name(), "gemm_1x1_nhwc");
     let mut p = NETS_1X1[0].channels_last().problem(F16);
     p.out = super::problem::View::contiguous(p.geo.out_shape(), F16);
-    let text = plan(&p, &H100).unwrap().to_string();
+    let text = plan(&p, &on(H100)).unwrap().to_string();
     assert!(text.contains("gemm_1x1_nhwc: the input or output is not channels-last with packed pixels"), "{text}");
 }
 
@@ -424,9 +439,9 @@ fn channels_last_1x1_convolutions_are_one_gemm_fused_where_its_plan_fuses() {
 fn a_residual_joins_the_gemm_epilogue_where_its_pixels_fold_into_rows() {
     use super::problem::View;
     let c = batched(NETS_1X1[2], 4).channels_last();
-    let with = |residual: View, dtype, target: &Target| {
+    let with = |residual: View, dtype, target: &Target<'static>| {
         let p = Problem { residual: Some(residual), ..c.problem(dtype) };
-        plan(&p, target).unwrap().route
+        plan(&p, &on(*target)).unwrap().route
     };
     let out = c.problem(F16).geo.out_shape();
     let nhwc = View::channels_last(out, F16);
