@@ -4,7 +4,10 @@
  * the residual, ReLU) and a MobileNetV2 inverted residual (1x1 32 -> 192,
  * depthwise 3x3, 1x1 192 -> 32, batch norm after each, ReLU6 after the
  * first two, the residual). The reference recomputes every output channel
- * at sampled pixels (all of them at the small size) in double. */
+ * at sampled pixels (all of them at the small size) in double. Each block
+ * runs twice: op by op, and fused (wgc_op_conv2d_bn_act with the batch
+ * norm folded once, the last convolution with the residual and activation
+ * through wgc_op_conv2d_bn_act_residual). */
 #include "blocks.h"
 
 static const float BN_EPS = 1e-5f;
@@ -14,6 +17,7 @@ typedef struct {
     int64_t cin, cout, k, groups;
     HT w, mean, var, gamma, beta; /* w (cout, cin/groups, k, k) */
     HT conv, out;                 /* (N, cout, H, W) */
+    HT fw, fb;                    /* the folded weight and bias (fused blocks) */
 } ConvBn;
 
 static void conv_bn_init(ConvBn *c, WgcDtype dt, int64_t n, int64_t hw, int64_t cin, int64_t cout, int64_t k,
@@ -27,11 +31,13 @@ static void conv_bn_init(ConvBn *c, WgcDtype dt, int64_t n, int64_t hw, int64_t 
     c->beta = ht_scaled(dt, 1, ch, 0.1, 0);
     c->conv = ht_empty(dt, 4, act);
     c->out = ht_empty(dt, 4, act);
+    c->fw = ht_empty(dt, 4, ws);
+    c->fb = ht_empty(dt, 1, ch);
 }
 
 static void conv_bn_free(ConvBn *c) {
-    HT *all[] = {&c->w, &c->mean, &c->var, &c->gamma, &c->beta, &c->conv, &c->out};
-    for (size_t i = 0; i < 7; i++) ht_free(all[i]);
+    HT *all[] = {&c->w, &c->mean, &c->var, &c->gamma, &c->beta, &c->conv, &c->out, &c->fw, &c->fb};
+    for (size_t i = 0; i < 9; i++) ht_free(all[i]);
 }
 
 static WgcStatus conv_bn(const ConvBn *c, const WgcTensor *in) {
@@ -44,6 +50,25 @@ static WgcStatus conv_bn(const ConvBn *c, const WgcTensor *in) {
         s = wgc_op_batch_norm(g_stream, &c->conv.t, &c->mean.t, &c->var.t, &c->gamma.t, &c->beta.t, BN_EPS,
                               &c->out.t);
     return s;
+}
+
+/* conv + batch norm + act (+ residual) in one call, into out; the batch
+ * norm folded on the first call. */
+static WgcStatus conv_bn_act(const ConvBn *c, const WgcTensor *in, uint32_t act, const WgcTensor *residual,
+                             const WgcTensor *out, int folded) {
+    WgcConv2dBnActParams p = {0};
+    p.struct_size = sizeof p;
+    p.pad_h = p.pad_w = (uint32_t)(c->k / 2);
+    p.groups = (uint32_t)c->groups;
+    p.eps = BN_EPS;
+    p.activation = act;
+    p.folded = (uint32_t)folded;
+    const WgcTensor *bn[4] = {&c->mean.t, &c->var.t, &c->gamma.t, &c->beta.t};
+    if (!residual)
+        return wgc_op_conv2d_bn_act(g_stream, &p, in, &c->w.t, NULL, bn[0], bn[1], bn[2], bn[3], &c->fw.t, &c->fb.t,
+                                    out);
+    return wgc_op_conv2d_bn_act_residual(g_stream, &p, in, &c->w.t, NULL, bn[0], bn[1], bn[2], bn[3], &c->fw.t,
+                                         &c->fb.t, residual, out);
 }
 
 /* Output channel o of conv + batch norm at one pixel, from `in(ci, dy, dx)`
@@ -110,6 +135,8 @@ static double column_at(const void *p, int64_t ci, int64_t dy, int64_t dx) {
 
 typedef struct {
     int mobile; /* 0: ResNet bottleneck, 1: MobileNetV2 inverted residual */
+    int fused;  /* through wgc_op_conv2d_bn_act(_residual) */
+    int folded; /* the fused block's batch norms are folded */
     WgcDtype dt;
     int64_t n, hw, c, mid;
     HT x, out;
@@ -129,6 +156,17 @@ static WgcStatus run_block(void *p) {
     if (s == WGC_OK) s = conv_bn(&B->c3, &B->b.out.t);
     if (s == WGC_OK) s = wgc_op_binary(g_stream, WGC_BINARY_OP_ADD, &B->c3.out.t, &B->x.t, &B->out.t);
     if (s == WGC_OK && !B->mobile) s = wgc_op_unary(g_stream, WGC_UNARY_OP_RELU, &B->out.t, &B->out.t);
+    return s;
+}
+
+static WgcStatus run_fused(void *p) {
+    Block *B = p;
+    uint32_t act = B->mobile ? WGC_ACTIVATION_RELU6 : WGC_ACTIVATION_RELU;
+    WgcStatus s = conv_bn_act(&B->a, &B->x.t, act, NULL, &B->a.out.t, B->folded);
+    if (s == WGC_OK) s = conv_bn_act(&B->b, &B->a.out.t, act, NULL, &B->b.out.t, B->folded);
+    uint32_t last = B->mobile ? WGC_ACTIVATION_NONE : WGC_ACTIVATION_RELU;
+    if (s == WGC_OK) s = conv_bn_act(&B->c3, &B->b.out.t, last, &B->x.t, &B->out.t, B->folded);
+    if (s == WGC_OK) B->folded = 1;
     return s;
 }
 
@@ -163,24 +201,26 @@ static int check_block(Block *B) {
     return bad;
 }
 
-static void block_case(int mobile, WgcDtype dt) {
+static void block_case(int mobile, int fused, WgcDtype dt) {
     int64_t n = SZ(32, 2), hw = SZ(56, 9), c = mobile ? 32 : 256, mid = mobile ? 192 : 64;
     char name[64];
-    snprintf(name, sizeof name, "%s_%s", mobile ? "mobilenetv2_block" : "resnet50_bottleneck", dtype_name(dt));
+    snprintf(name, sizeof name, "%s%s_%s", mobile ? "mobilenetv2_block" : "resnet50_bottleneck",
+             fused ? "_fused" : "", dtype_name(dt));
     Case cs = {name, mobile ? "block/mobilenetv2" : "block/resnet50", dtype_name(dt), "", "block", 0, 0};
     snprintf(cs.size, sizeof cs.size, "N=%lld %lldx%lld %lld->%lld->%lld", (long long)n, (long long)hw,
              (long long)hw, (long long)c, (long long)mid, (long long)c);
     double pix = (double)n * hw * hw;
     cs.amount = mobile ? 2 * pix * (c * mid + mid * 9.0 + mid * c) : 2 * pix * (c * mid + mid * mid * 9.0 + mid * c);
     if (!case_begin(&cs)) return;
-    Block B = {.mobile = mobile, .dt = dt, .n = n, .hw = hw, .c = c, .mid = mid};
+    Block B = {.mobile = mobile, .fused = fused, .dt = dt, .n = n, .hw = hw, .c = c, .mid = mid};
     int64_t xs[4] = {n, c, hw, hw};
     B.x = ht_scaled(dt, 4, xs, 1.0, 0);
     B.out = ht_empty(dt, 4, xs);
     conv_bn_init(&B.a, dt, n, hw, c, mid, 1, 1);
     conv_bn_init(&B.b, dt, n, hw, mid, mid, 3, mobile ? mid : 1);
     conv_bn_init(&B.c3, dt, n, hw, mid, c, 1, 1);
-    if (case_first_run(&cs, run_block, &B)) block_report(&cs, run_block, &B, check_block(&B) == 0);
+    WgcStatus (*run)(void *) = fused ? run_fused : run_block;
+    if (case_first_run(&cs, run, &B)) block_report(&cs, run, &B, check_block(&B) == 0);
     ht_free(&B.x), ht_free(&B.out);
     conv_bn_free(&B.a), conv_bn_free(&B.b), conv_bn_free(&B.c3);
 }
@@ -188,7 +228,9 @@ static void block_case(int mobile, WgcDtype dt) {
 void blocks_cnn(void) {
     WgcDtype dts[2] = {WGC_DTYPE_F32, WGC_DTYPE_F16};
     for (int i = 0; i < 2; i++) {
-        block_case(0, dts[i]);
-        block_case(1, dts[i]);
+        for (int fused = 0; fused < 2; fused++) {
+            block_case(0, fused, dts[i]);
+            block_case(1, fused, dts[i]);
+        }
     }
 }

@@ -119,6 +119,27 @@ static void test_routes(void) {
     EXPECT(strstr(text, "declined: gemm_1x1: 225 pixels per image, under 256") != NULL);
     free(text);
     drop(&v);
+    /* Channels-last packed pixels: with WGC_CONV_1X1_NHWC=1 (CTest's
+     * test_conv_explain_gemm_1x1_nhwc), one GEMM over both images, whatever
+     * their size; the tiled kernel here, so no GEMM epilogue. Off by
+     * default. */
+    v = make(WGC_DTYPE_F32, 2, 8, 5, 4, 1, 0, 1);
+    int64_t xs[4] = {5 * 5 * 8, 1, 5 * 8, 8}, ys[4] = {5 * 5 * 4, 1, 5 * 4, 4};
+    memcpy(v.in.strides, xs, sizeof xs);
+    memcpy(v.out.strides, ys, sizeof ys);
+    text = explain(&v);
+    const char *on = getenv("WGC_CONV_1X1_NHWC");
+    if (on && !strcmp(on, "1")) {
+        EXPECT(starts_with(text, "route gemm_1x1_nhwc (one GEMM over all images, out^T = W x^T"));
+        EXPECT(strstr(text, "; activation: a pass of its own") != NULL);
+        EXPECT(ran(&v, "!conv"));
+    } else {
+        EXPECT(strstr(text, "declined: gemm_1x1: the input's or output's pixels are not one unit-stride dim; "
+                            "gemm_1x1_nhwc: off (WGC_CONV_1X1_NHWC=1 turns it on)") != NULL);
+    }
+    EXPECT(strstr(text, "; residual: added in place by a pass of its own") != NULL);
+    free(text);
+    drop(&v);
 }
 
 /* Explaining records nothing: the output keeps its contents. */

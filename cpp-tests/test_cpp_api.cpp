@@ -2,6 +2,7 @@
 // views, operators against CPU references, kernels, streams and events.
 #include <wgcompute.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -143,6 +144,35 @@ static void explain_a_convolution(const wgc::Device &device, const wgc::Stream &
     std::error_code ec;
     CHECK(wgc::explain_conv2d(stream, p, x, w, nullptr, y, ec).empty());
     CHECK(ec.value() == WGC_ERROR_SHAPE_MISMATCH);
+}
+
+// A 1x1 convolution (folded weight of ones) + a residual + ReLU in one
+// call: relu(2 + r); the residual as the output itself throws.
+static void convolution_with_residual(const wgc::Device &device, const wgc::Stream &stream) {
+    wgc::Tensor x = wgc::Tensor::empty(device, WGC_DTYPE_F32, {1, 2, 4, 4});
+    wgc::Tensor w = wgc::Tensor::empty(device, WGC_DTYPE_F32, {3, 2, 1, 1});
+    wgc::Tensor r = wgc::Tensor::empty(device, WGC_DTYPE_F32, {1, 3, 4, 4});
+    wgc::Tensor y = wgc::Tensor::empty(device, WGC_DTYPE_F32, {1, 3, 4, 4});
+    x.write(std::vector<float>(32, 1.0f));
+    w.write(std::vector<float>(6, 1.0f));
+    std::vector<float> res(48);
+    for (int i = 0; i < 48; i++) res[i] = 0.25f * i - 5.0f;
+    r.write(res);
+    WgcConv2dBnActParams p{};
+    p.struct_size = sizeof p;
+    p.activation = WGC_ACTIVATION_RELU;
+    p.folded = 1;
+    wgc::conv2d_bn_act_residual(stream, p, x, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, w, nullptr, r, y);
+    std::vector<float> got = y.to_vector<float>();
+    for (int i = 0; i < 48; i++) CHECK_NEAR(got[i], std::max(0.0f, 2.0f + res[i]), 1e-6);
+    bool threw = false;
+    try {
+        wgc::conv2d_bn_act_residual(stream, p, x, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, w, nullptr, y,
+                                    y);
+    } catch (const wgc::Error &e) {
+        threw = e.status() == WGC_ERROR_INVALID_ARGUMENT;
+    }
+    CHECK(threw);
 }
 
 // A product's route, explained without running it; mismatched inner sizes
@@ -465,6 +495,7 @@ int main() {
     operators_on_views(device, stream);
     explain_a_convolution(device, stream);
     explain_a_product(device, stream);
+    convolution_with_residual(device, stream);
     linear_with_epilogue(device, stream);
     attention_one_head(device, stream);
     kernels_streams_events(device, stream);

@@ -3652,14 +3652,22 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
  * `; activation: in the route's store for relu, relu6 and hardswish, a
  * pass of its own for the others` or `; activation: a pass of its own`:
  * where `wgc_op_conv2d_bn_act` with these operands applies its
- * activation. The routes are `empty`, `gemm_1x1` (a GEMM per image, whose
- * own route `wgc_op_gemm` then chooses), `depthwise` (multiplier 1, at the
- * memory bandwidth), `direct` (other depthwise ones), `winograd` (f32
- * 3x3 stride 1, F(2x2, 3x3)), `implicit_gemm` (other f32), `khr_gather`,
- * `im2col_stem` (f16 under 8 input channels, a vision net's first layer:
- * padded to 8 channels for the KHR gather, or im2col columns and the GEMM
- * with the bias and activation in its epilogue), `coop_implicit` (f16 on
- * tensor cores) and
+ * activation, then `; residual: in the route's epilogue, before the
+ * activation` or `; residual: added in place by a pass of its own, then
+ * the activation by another`: where `wgc_op_conv2d_bn_act_residual` adds a
+ * residual laid out as `out` (the activation then comes with it). The
+ * routes are `empty`, `gemm_1x1` (a GEMM per image over NCHW's flat
+ * pixels, whose own route `wgc_op_gemm` then chooses), `gemm_1x1_nhwc`
+ * (with `WGC_CONV_1X1_NHWC=1`: one GEMM over all images' channels-last
+ * packed pixels; in the parentheses, whether the GEMM's plan applies the
+ * bias, activation and residual in its kernel or split-K pass, else the
+ * product transposed with a row bias and the activation a pass of its
+ * own), `depthwise` (multiplier 1, at the memory bandwidth), `direct`
+ * (other depthwise ones), `winograd` (f32 3x3 stride 1, F(2x2, 3x3)),
+ * `implicit_gemm` (other f32), `khr_gather`, `im2col_stem` (f16 under 8
+ * input channels, a vision net's first layer: padded to 8 channels for
+ * the KHR gather, or im2col columns and the GEMM with the bias and
+ * activation in its epilogue), `coop_implicit` (f16 on tensor cores) and
  * `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
  * wording may change between versions; do not parse it.
  *
@@ -3793,11 +3801,12 @@ WgcStatus wgc_comm_broadcast(const struct WgcComm *comm,
  * (`WgcActivation`, computed as `wgc_op_unary` computes it; NaN stays NaN)
  * is applied where the route stores the output (the tensor-core
  * kernels, the GEMM's epilogue of f16 convolutions under 8 input
- * channels, and the depthwise and Winograd routes for the ReLU family: the f32 sum
- * activated, then rounded once to the output's dtype), else (1x1 and
- * im2col convolutions, the f32 implicit GEMM, other depthwise convolutions,
- * GELU/SiLU/tanh on the depthwise and Winograd routes) to `out` in place by one
- * elementwise pass;
+ * channels, channels-last 1x1 convolutions whose GEMM takes an epilogue in
+ * its tensor-core kernel or split-K pass, and the depthwise and Winograd
+ * routes for the ReLU family: the f32 sum activated, then rounded once to
+ * the output's dtype), else (other 1x1 and im2col convolutions, the f32
+ * implicit GEMM, other depthwise convolutions, GELU/SiLU/tanh on the
+ * depthwise and Winograd routes) to `out` in place by one elementwise pass;
  * `wgc_op_conv2d_explain` ends with which. With `folded` set and
  * `folded_bias` NULL this is a convolution without bias followed by the
  * activation, so a layer without batch norm uses it too.
@@ -3843,6 +3852,61 @@ WgcStatus wgc_op_conv2d_bn_act(const struct WgcStream *stream,
                                const struct WgcTensor *folded_weight,
                                const struct WgcTensor *folded_bias,
                                const struct WgcTensor *out);
+
+/**
+ * `wgc_op_conv2d_bn_act` with a residual added before the activation:
+ * `out = act(batch_norm(conv2d(input, weight, bias)) + residual)`, the
+ * end of a ResNet bottleneck (`relu(bn3(conv3(x)) + identity)`) or of a
+ * MobileNetV2 inverted residual (`bn(project(x)) + x`, activation
+ * `WGC_ACTIVATION_NONE`).
+ *
+ * Arguments, folding, shapes, dtypes, strides and statuses are those of
+ * `wgc_op_conv2d_bn_act`, plus `residual`: (N, O, OH, OW), `out`'s shape
+ * and dtype, in any strides (channels-last and NCHW alike, broadcast
+ * zero strides included). `residual` may not share a byte with `out`
+ * (not even as exactly `out`'s view), nor with the folded tensors when
+ * folding (`WGC_ERROR_INVALID_ARGUMENT`); it may share the input's memory.
+ *
+ * Where it is added: with `WGC_CONV_1X1_NHWC=1` (docs/TUNING.md; off by
+ * default), a 1x1 stride-1 unpadded convolution over channels-last packed
+ * pixels whose GEMM applies an epilogue in its kernel or split-K pass
+ * adds it there, with the bias and the
+ * activation, as it stores (each output rounded once to the dtype); every
+ * other route writes the convolution into `out`, then one elementwise
+ * pass adds the residual in place and, for an activation other than
+ * `WGC_ACTIVATION_NONE`, one more applies it in place (the sum rounded to
+ * the dtype first). `wgc_op_conv2d_explain` names the route; its
+ * `residual:` clause says which.
+ *
+ * Accuracy: as `wgc_op_conv2d_bn_act`, plus the addition's one rounding
+ * (two where the pass adds it). NaN and infinities propagate as IEEE
+ * addition does (inf + -inf is NaN) before the activation.
+ *
+ * Records work on `stream` without blocking. Statuses: as
+ * `wgc_op_conv2d_bn_act`; also `WGC_ERROR_NULL_POINTER` (NULL
+ * `residual`), `WGC_ERROR_SHAPE_MISMATCH` (`residual` not `out`'s
+ * shape), `WGC_ERROR_DTYPE_MISMATCH` (not `out`'s dtype),
+ * `WGC_ERROR_OUT_OF_RANGE` (its view past its buffer),
+ * `WGC_ERROR_DEVICE_MISMATCH`.
+ * Nothing is recorded on failure, with `wgc_op_conv2d_bn_act`'s one
+ * exception.
+ *
+ * # Safety
+ * Pointers are NULL or valid for reads; tensors describe live buffers.
+ */
+WgcStatus wgc_op_conv2d_bn_act_residual(const struct WgcStream *stream,
+                                        const struct WgcConv2dBnActParams *params,
+                                        const struct WgcTensor *input,
+                                        const struct WgcTensor *weight,
+                                        const struct WgcTensor *bias,
+                                        const struct WgcTensor *running_mean,
+                                        const struct WgcTensor *running_var,
+                                        const struct WgcTensor *bn_weight,
+                                        const struct WgcTensor *bn_bias,
+                                        const struct WgcTensor *folded_weight,
+                                        const struct WgcTensor *folded_bias,
+                                        const struct WgcTensor *residual,
+                                        const struct WgcTensor *out);
 
 /**
  * Fold an inference batch norm into the convolution before it, so that

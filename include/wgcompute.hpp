@@ -1173,6 +1173,16 @@ WGC_HPP_OP(conv2d_bn_act,
            const Stream &s, const WgcConv2dBnActParams &p, const Tensor &in, const Tensor *weight, const Tensor *bias,
            const Tensor *running_mean, const Tensor *running_var, const Tensor *bn_weight, const Tensor *bn_bias,
            const Tensor &folded_weight, const Tensor *folded_bias, const Tensor &out)
+/** `conv2d_bn_act` with `residual` added before the activation
+ *  (`wgc_op_conv2d_bn_act_residual`): `out = act(bn(conv(in)) + residual)`. */
+WGC_HPP_OP(conv2d_bn_act_residual,
+           wgc_op_conv2d_bn_act_residual(s.get(), &p, in.c(), detail::opt(weight), detail::opt(bias),
+                                         detail::opt(running_mean), detail::opt(running_var), detail::opt(bn_weight),
+                                         detail::opt(bn_bias), folded_weight.c(), detail::opt(folded_bias),
+                                         residual.c(), out.c()),
+           const Stream &s, const WgcConv2dBnActParams &p, const Tensor &in, const Tensor *weight, const Tensor *bias,
+           const Tensor *running_mean, const Tensor *running_var, const Tensor *bn_weight, const Tensor *bn_bias,
+           const Tensor &folded_weight, const Tensor *folded_bias, const Tensor &residual, const Tensor &out)
 /** A GEMM with its epilogue fused (`wgc_op_gemm_epilogue`):
  *  `c = act(alpha op(a) op(b) * scale + bias (+ residual)) (+ residual)`;
  *  `bias`, `scale`, `residual` may be nullptr. */

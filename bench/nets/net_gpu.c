@@ -87,12 +87,58 @@ static WgcStatus create_layer(GpuNet *g, const Layer *l, GpuLayer *gl) {
     return make_dense(&gl->folded_b, g->dev, dt, 1, ch);
 }
 
-WgcStatus gpu_net_create(GpuNet *g, const Net *net, WgcDevice *dev, WgcStream *stream, int64_t batch, int nhwc) {
+/* Readers of value v among the layers. */
+static int readers(const Net *net, int v) {
+    int n = 0;
+    for (int i = 0; i < net->count; i++) {
+        const Layer *l = &net->layers[i];
+        n += l->in == v || (l->kind == LAYER_ADD && l->in2 == v);
+    }
+    return n;
+}
+
+/* The library runs channels-last 1x1 convolutions as one GEMM that takes
+ * the residual in its epilogue (WGC_CONV_1X1_NHWC=1; off by default). */
+static int gemm_1x1_nhwc(void) {
+    const char *v = getenv("WGC_CONV_1X1_NHWC");
+    return v && !strcmp(v, "1");
+}
+
+/* Each add whose operand is a convolution's output read by nothing else,
+ * where the library's call costs no more than the add's own pass: an add
+ * without activation (the call adds it in place), or with the 1x1 GEMM
+ * route on, channels-last f16, where its epilogue adds it with the ReLU
+ * (elsewhere the call adds in place and applies the ReLU in a second pass,
+ * one more than relu(a + b) into the add's own output). */
+static void plan_fusion(GpuNet *g) {
+    const Net *net = g->net;
+    for (int j = 0; j < net->count; j++) {
+        g->fused_conv[j] = -1;
+        const Layer *a = &net->layers[j];
+        if (a->kind != LAYER_ADD) continue;
+        if (a->act != WGC_ACTIVATION_NONE && !(gemm_1x1_nhwc() && g->nhwc && g->net->dtype == WGC_DTYPE_F16)) continue;
+        for (int i = j - 1; i >= 0; i--) {
+            const Layer *c = &net->layers[i];
+            if (c->kind != LAYER_CONV || (c->out != a->in && c->out != a->in2) || a->in == a->in2) continue;
+            if (readers(net, c->out) != 1 || c->act != WGC_ACTIVATION_NONE) break;
+            g->fused_conv[j] = i, g->deferred[i] = 1;
+            break;
+        }
+    }
+}
+
+WgcStatus gpu_net_create(GpuNet *g, const Net *net, WgcDevice *dev, WgcStream *stream, int64_t batch, int nhwc,
+                         int fuse) {
     memset(g, 0, sizeof *g);
     g->net = net, g->dev = dev, g->stream = stream, g->batch = batch, g->nhwc = nhwc;
     g->values = calloc((size_t)net->nvalues, sizeof *g->values);
     g->layers = calloc((size_t)net->count, sizeof *g->layers);
     g->call_layer = calloc((size_t)net->count * 3, sizeof *g->call_layer);
+    g->fused_conv = calloc((size_t)net->count, sizeof *g->fused_conv);
+    g->deferred = calloc((size_t)net->count, sizeof *g->deferred);
+    if (fuse) plan_fusion(g);
+    else
+        for (int j = 0; j < net->count; j++) g->fused_conv[j] = -1;
     for (int v = 0; v < net->nvalues; v++) {
         ValueShape s = net->values[v];
         TRY(make_image(&g->values[v], dev, net->dtype, batch, s.c, s.h, s.w, nhwc));
@@ -118,7 +164,7 @@ void gpu_net_free(GpuNet *g) {
     }
     release(&g->logits);
     if (g->add_relu) wgc_expr_release(g->add_relu);
-    free(g->values), free(g->layers), free(g->call_layer);
+    free(g->values), free(g->layers), free(g->call_layer), free(g->fused_conv), free(g->deferred);
 }
 
 WgcStatus gpu_net_upload_input(GpuNet *g, const float *input) {
@@ -133,6 +179,22 @@ WgcStatus gpu_net_upload_input(GpuNet *g, const float *input) {
     WgcStatus st = upload(&g->values[0], t, n);
     free(t);
     return st;
+}
+
+/* The convolution l, into out with residual (act after it) where given. */
+static WgcStatus conv_into(GpuNet *g, const Layer *l, GpuLayer *gl, const WgcTensor *residual, uint32_t act,
+                           const WgcTensor *out) {
+    WgcConv2dBnActParams p = {0};
+    p.struct_size = sizeof p;
+    p.stride_h = p.stride_w = (uint32_t)l->stride;
+    p.pad_h = p.pad_w = (uint32_t)l->pad;
+    p.groups = (uint32_t)l->groups;
+    p.eps = BN_EPS;
+    p.activation = act;
+    p.folded = (uint32_t)g->folded;
+    return wgc_op_conv2d_bn_act_residual(g->stream, &p, &g->values[l->in].t, &gl->w.t, NULL, &gl->mean.t,
+                                         &gl->var.t, &gl->gamma.t, &gl->beta.t, &gl->folded_w.t, &gl->folded_b.t,
+                                         residual, out);
 }
 
 static WgcStatus conv(GpuNet *g, const Layer *l, GpuLayer *gl) {
@@ -159,6 +221,14 @@ static WgcStatus layer(GpuNet *g, int i) {
     const Layer *l = &g->net->layers[i];
     GpuLayer *gl = &g->layers[i];
     const WgcTensor *in = &g->values[l->in].t, *out = &g->values[l->out].t;
+    if (l->kind == LAYER_CONV && g->deferred[i]) return WGC_OK; /* run by its add */
+    if (l->kind == LAYER_ADD && g->fused_conv[i] >= 0) {
+        int c = g->fused_conv[i];
+        const Layer *cl = &g->net->layers[c];
+        int other = cl->out == l->in ? l->in2 : l->in;
+        g->call_layer[g->calls++] = c;
+        return conv_into(g, cl, &g->layers[c], &g->values[other].t, l->act, out);
+    }
     g->call_layer[g->calls++] = i;
     switch (l->kind) {
     case LAYER_CONV: return conv(g, l, gl);

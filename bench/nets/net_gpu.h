@@ -26,10 +26,18 @@ typedef struct {
     GpuTensor logits; /* (batch, classes), the linear's product before its bias */
     WgcExpr *add_relu; /* relu(a + b), a residual's add and activation in one kernel */
     int *call_layer;   /* the layer of each library call of one forward */
+    /* Residual fusion (wgc_op_conv2d_bn_act_residual): for an add, the
+     * convolution whose output it adds (run there with the add's other
+     * operand as its residual, into the add's output), else -1; for that
+     * convolution, deferred[i] = 1 (its own place records nothing). */
+    int *fused_conv;
+    char *deferred;
     int calls;
 } GpuNet;
 
-WgcStatus gpu_net_create(GpuNet *g, const Net *net, WgcDevice *dev, WgcStream *stream, int64_t batch, int nhwc);
+/* fuse: a convolution that only feeds an add runs with the add as its residual. */
+WgcStatus gpu_net_create(GpuNet *g, const Net *net, WgcDevice *dev, WgcStream *stream, int64_t batch, int nhwc,
+                         int fuse);
 void gpu_net_free(GpuNet *g);
 WgcStatus gpu_net_upload_input(GpuNet *g, const float *input); /* NCHW floats */
 WgcStatus gpu_net_forward(GpuNet *g);

@@ -5,13 +5,15 @@
  *
  *   wgc_nets --net resnet50|mobilenetv2 [--batch 1,32] [--dtype f32,f16]
  *            [--layout nchw,nhwc] [--size 224] [--iters 20] [--ref]
- *            [--check FILE] [--profile] [--max-gb 60]
+ *            [--check FILE] [--profile] [--max-gb 60] [--fuse 1]
  *
  * --ref compares the first forward with a double-precision CPU forward
  * (net_ref.c; use small sizes); --check writes the weights, input and
  * output of the first configuration for bench/torch_nets.py. Each
  * configuration prints one JSON line; --profile adds the per-layer table
- * (lines starting with '#'). */
+ * (lines starting with '#'). --fuse 0 runs each residual add as its own
+ * pass instead of in the convolution that feeds it
+ * (wgc_op_conv2d_bn_act_residual). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,7 @@
 typedef struct {
     const char *net, *check;
     int64_t batches[8], size;
-    int nbatch, ndtype, nlayout, iters, ref, profile;
+    int nbatch, ndtype, nlayout, iters, ref, profile, fuse;
     WgcDtype dtypes[2];
     int layouts[2];
     double max_gb;
@@ -39,14 +41,14 @@ static double now_s(void) {
 static void usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s --net resnet50|mobilenetv2 [--batch 1,32] [--dtype f32,f16] [--layout nchw,nhwc]\n"
-            "          [--size 224] [--iters 20] [--ref] [--check FILE] [--profile] [--max-gb 60]\n",
+            "          [--size 224] [--iters 20] [--ref] [--check FILE] [--profile] [--max-gb 60] [--fuse 1]\n",
             argv0);
     exit(2);
 }
 
 static void parse(int argc, char **argv, Options *o) {
     memset(o, 0, sizeof *o);
-    o->net = "resnet50", o->size = 224, o->iters = 20, o->max_gb = 60;
+    o->net = "resnet50", o->size = 224, o->iters = 20, o->max_gb = 60, o->fuse = 1;
     o->batches[0] = 1, o->nbatch = 1;
     o->dtypes[0] = WGC_DTYPE_F32, o->ndtype = 1;
     o->nlayout = 1;
@@ -58,6 +60,7 @@ static void parse(int argc, char **argv, Options *o) {
         else if (!strcmp(a, "--net")) o->net = v, i++;
         else if (!strcmp(a, "--check")) o->check = v, i++;
         else if (!strcmp(a, "--size")) o->size = atoll(v), i++;
+        else if (!strcmp(a, "--fuse")) o->fuse = atoi(v), i++;
         else if (!strcmp(a, "--iters")) o->iters = atoi(v), i++;
         else if (!strcmp(a, "--max-gb")) o->max_gb = atof(v), i++;
         else if (!strcmp(a, "--batch")) {
@@ -171,7 +174,7 @@ static int run_config(const Options *o, const Net *net, WgcDevice *dev, WgcStrea
         return 0;
     }
     GpuNet g;
-    WgcStatus s = gpu_net_create(&g, net, dev, stream, batch, nhwc);
+    WgcStatus s = gpu_net_create(&g, net, dev, stream, batch, nhwc, o->fuse);
     if (s != WGC_OK) {
         printf("{\"net\": \"%s\", \"batch\": %lld, \"dtype\": \"%s\", \"layout\": \"%s\", \"skipped\": \"%s: %s\"}\n",
                o->net, (long long)batch, dt, layout, wgc_status_string(s), wgc_last_error_message());

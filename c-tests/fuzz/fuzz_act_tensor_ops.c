@@ -408,12 +408,14 @@ static void act_reduce(Fuzz *f) {
     else fz_op_end(f, &op, wgc_op_log_softmax(op.stream, in.p, axis, out.p));
 }
 
-void fz_act_attention(Fuzz *f); /* fuzz_act_attention.c */
+void fz_act_attention(Fuzz *f);     /* fuzz_act_attention.c */
+void fz_act_conv_residual(Fuzz *f); /* fuzz_act_conv_residual.c */
 
 const FzActionDef fz_tensor_op_actions[] = {
     {"op_gemm", act_gemm, 25},
     {"op_gemm_epilogue", act_gemm_epilogue, 10},
     {"op_conv", act_conv, 15},
+    {"op_conv_residual", fz_act_conv_residual, 8},
     {"op_pool", act_pool, 15},
     {"op_norm", act_norm, 20},
     {"op_reduce", act_reduce, 40},

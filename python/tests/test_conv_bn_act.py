@@ -52,3 +52,27 @@ def test_conv2d_bn_act_rejects_unknown_activation(rng):
     x, w, v = wg.asarray(rand(rng, (1, 2, 4, 4))), wg.asarray(rand(rng, (2, 2, 1, 1))), wg.asarray(rand(rng, (2,)))
     with pytest.raises(wg.InvalidArgumentError):
         wg.conv2d_bn_act(x, w, v, v, activation=max(wg.ops.ACTIVATIONS.values()) + 1)
+
+
+@pytest.mark.parametrize("k,nhwc,act", [(1, True, "relu"), (1, True, "none"), (3, False, "relu6")])
+def test_conv2d_bn_act_residual(rng, k, nhwc, act):
+    n, c, h, o = 2, 6, 5, 8
+    x, w, b = rand(rng, (n, c, h, h)), rand(rng, (o, c, k, k)), rand(rng, (o,))
+    mean, beta = rand(rng, (o,)), rand(rng, (o,))
+    var = (0.5 + rng.random(o)).astype(np.float32)
+    gamma = (0.5 + rng.random(o)).astype(np.float32)
+    r = rand(rng, (n, o, h, h))
+    if nhwc:  # channels-last views of the input and output
+        tx = wg.asarray(np.ascontiguousarray(x.transpose(0, 2, 3, 1))).transpose(0, 3, 1, 2)
+        out = wg.empty((n, h, h, o), wg.float32).transpose(0, 3, 1, 2)
+    else:
+        tx, out = wg.asarray(x), None
+    t = [wg.asarray(v) for v in (w, b, mean, var, gamma, beta)]
+    y = wg.conv2d_bn_act(tx, t[0], t[2], t[3], t[4], t[5], bias=t[1], activation=act, padding=k // 2, out=out,
+                         residual=wg.asarray(r))
+    f64 = [v.astype(np.float64) for v in (x, w, b, mean, var, gamma, beta)]
+    pre = reference(*f64, 1e-5, "none", 1, k // 2, 1)
+    assert_close(y, ACTS[act](pre + r.astype(np.float64)), scale=10)
+    # The residual may not be the output itself.
+    with pytest.raises(wg.InvalidArgumentError):
+        wg.conv2d_bn_act(tx, t[0], t[2], t[3], activation=act, padding=k // 2, out=y, residual=y)

@@ -490,12 +490,16 @@ def conv2d_bn_act(x: Tensor, weight: Tensor, running_mean: Optional[Tensor], run
                   bias: Optional[Tensor] = None, eps: float = 1e-5, activation: Union[str, int] = "relu",
                   stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1,
                   folded_weight: Optional[Tensor] = None, folded_bias: Optional[Tensor] = None,
-                  folded: bool = False, out: Optional[Tensor] = None) -> Tensor:
-    """``act(batch_norm(conv2d(x, weight, bias)))`` with the batch norm's
-    running statistics (inference), its batch norm folded into
+                  folded: bool = False, out: Optional[Tensor] = None,
+                  residual: Optional[Tensor] = None) -> Tensor:
+    """``act(batch_norm(conv2d(x, weight, bias)) + residual)`` with the
+    batch norm's running statistics (inference), its batch norm folded into
     ``folded_weight`` / ``folded_bias`` (made here when not given; pass
     them with ``folded=True`` on later calls to skip the fold).
-    ``activation``: "none", "relu", "relu6" or "hardswish"."""
+    ``activation``: a name of ``ACTIVATIONS`` ("none", "relu", "relu6",
+    "hardswish", ...). ``residual`` (the output's shape and dtype, any
+    strides, not sharing ``out``'s memory) is added before the activation
+    (``wgc_op_conv2d_bn_act_residual``); None: no residual."""
     (sh, sw), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
     p = new_sized("WgcConv2dBnActParams")
     p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dilation_h, p.dilation_w, p.groups = sh, sw, ph, pw, dh, dw, groups
@@ -511,8 +515,12 @@ def conv2d_bn_act(x: Tensor, weight: Tensor, running_mean: Optional[Tensor], run
     if folded_bias is None and not folded:
         folded_bias = _out(None, weight.shape[:1], weight.dtype, weight)
     o = _out(out, shape, x.dtype, x)
-    check(lib.wgc_op_conv2d_bn_act(_stream(x), p, _c(x), _c(weight), _c(bias), _c(running_mean), _c(running_var),
-                                   _c(bn_weight), _c(bn_bias), _c(folded_weight), _c(folded_bias), _c(o)))
+    args = (_stream(x), p, _c(x), _c(weight), _c(bias), _c(running_mean), _c(running_var), _c(bn_weight),
+            _c(bn_bias), _c(folded_weight), _c(folded_bias))
+    if residual is None:
+        check(lib.wgc_op_conv2d_bn_act(*args, _c(o)))
+    else:
+        check(lib.wgc_op_conv2d_bn_act_residual(*args, _c(residual), _c(o)))
     return o
 
 

@@ -48,6 +48,7 @@ pub mod ops_conv_explain;
 
 pub mod comm;
 pub mod ops_conv_bn_act;
+pub mod ops_conv_bn_act_residual;
 pub mod ops_conv_fold;
 pub mod ops_gemm_epilogue;
 pub mod peer;

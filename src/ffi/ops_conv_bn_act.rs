@@ -79,11 +79,12 @@ unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<
 /// (`WgcActivation`, computed as `wgc_op_unary` computes it; NaN stays NaN)
 /// is applied where the route stores the output (the tensor-core
 /// kernels, the GEMM's epilogue of f16 convolutions under 8 input
-/// channels, and the depthwise and Winograd routes for the ReLU family: the f32 sum
-/// activated, then rounded once to the output's dtype), else (1x1 and
-/// im2col convolutions, the f32 implicit GEMM, other depthwise convolutions,
-/// GELU/SiLU/tanh on the depthwise and Winograd routes) to `out` in place by one
-/// elementwise pass;
+/// channels, channels-last 1x1 convolutions whose GEMM takes an epilogue in
+/// its tensor-core kernel or split-K pass, and the depthwise and Winograd
+/// routes for the ReLU family: the f32 sum activated, then rounded once to
+/// the output's dtype), else (other 1x1 and im2col convolutions, the f32
+/// implicit GEMM, other depthwise convolutions, GELU/SiLU/tanh on the
+/// depthwise and Winograd routes) to `out` in place by one elementwise pass;
 /// `wgc_op_conv2d_explain` ends with which. With `folded` set and
 /// `folded_bias` NULL this is a convolution without bias followed by the
 /// activation, so a layer without batch norm uses it too.
@@ -132,6 +133,32 @@ pub unsafe extern "C" fn wgc_op_conv2d_bn_act(
     folded_bias: *const WgcTensor,
     out: *const WgcTensor,
 ) -> WgcStatus {
+    unsafe {
+        conv2d_bn_act_call(
+            stream,
+            params,
+            input,
+            [weight, bias, running_mean, running_var, bn_weight, bn_bias],
+            (folded_weight, folded_bias),
+            std::ptr::null(),
+            out,
+        )
+    }
+}
+
+/// `wgc_op_conv2d_bn_act` and `wgc_op_conv2d_bn_act_residual` (a NULL
+/// `residual` here: none); `bn` is weight, bias, running_mean,
+/// running_var, bn_weight, bn_bias.
+pub(super) unsafe fn conv2d_bn_act_call(
+    stream: *const WgcStream,
+    params: *const WgcConv2dBnActParams,
+    input: *const WgcTensor,
+    bn: [*const WgcTensor; 6],
+    (folded_weight, folded_bias): (*const WgcTensor, *const WgcTensor),
+    residual: *const WgcTensor,
+    out: *const WgcTensor,
+) -> WgcStatus {
+    let [weight, bias, running_mean, running_var, bn_weight, bn_bias] = bn;
     run(|| {
         let s = unsafe { borrow(stream) }?;
         let p = unsafe { read_sized(params, "params") }?;
@@ -139,6 +166,7 @@ pub unsafe extern "C" fn wgc_op_conv2d_bn_act(
         let input = unsafe { tensor(input, "input") }?;
         let folded_weight = unsafe { tensor(folded_weight, "folded_weight") }?;
         let folded_bias = unsafe { optional(folded_bias, "folded_bias") }?;
+        let residual = unsafe { optional(residual, "residual") }?;
         let out = unsafe { tensor(out, "out") }?;
         let stats = if p.folded == 0 {
             if folded_bias.is_none() {
@@ -176,6 +204,7 @@ pub unsafe extern "C" fn wgc_op_conv2d_bn_act(
             folded_weight: &folded_weight,
             folded_bias: folded_bias.as_ref(),
             activation,
+            residual: residual.as_ref(),
             out: &out,
         };
         let _call = profile_op!(

@@ -8,6 +8,7 @@ use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
 use super::text_out::write_text;
 use crate::ops::conv::bn_act::Activation;
+use crate::ops::conv::route::Route;
 use crate::ops::conv::{conv2d_plan, Conv2dParams};
 use std::ffi::c_char;
 
@@ -29,14 +30,22 @@ impl From<&WgcConv2dParams> for Conv2dParams {
 /// `; activation: in the route's store for relu, relu6 and hardswish, a
 /// pass of its own for the others` or `; activation: a pass of its own`:
 /// where `wgc_op_conv2d_bn_act` with these operands applies its
-/// activation. The routes are `empty`, `gemm_1x1` (a GEMM per image, whose
-/// own route `wgc_op_gemm` then chooses), `depthwise` (multiplier 1, at the
-/// memory bandwidth), `direct` (other depthwise ones), `winograd` (f32
-/// 3x3 stride 1, F(2x2, 3x3)), `implicit_gemm` (other f32), `khr_gather`,
-/// `im2col_stem` (f16 under 8 input channels, a vision net's first layer:
-/// padded to 8 channels for the KHR gather, or im2col columns and the GEMM
-/// with the bias and activation in its epilogue), `coop_implicit` (f16 on
-/// tensor cores) and
+/// activation, then `; residual: in the route's epilogue, before the
+/// activation` or `; residual: added in place by a pass of its own, then
+/// the activation by another`: where `wgc_op_conv2d_bn_act_residual` adds a
+/// residual laid out as `out` (the activation then comes with it). The
+/// routes are `empty`, `gemm_1x1` (a GEMM per image over NCHW's flat
+/// pixels, whose own route `wgc_op_gemm` then chooses), `gemm_1x1_nhwc`
+/// (with `WGC_CONV_1X1_NHWC=1`: one GEMM over all images' channels-last
+/// packed pixels; in the parentheses, whether the GEMM's plan applies the
+/// bias, activation and residual in its kernel or split-K pass, else the
+/// product transposed with a row bias and the activation a pass of its
+/// own), `depthwise` (multiplier 1, at the memory bandwidth), `direct`
+/// (other depthwise ones), `winograd` (f32 3x3 stride 1, F(2x2, 3x3)),
+/// `implicit_gemm` (other f32), `khr_gather`, `im2col_stem` (f16 under 8
+/// input channels, a vision net's first layer: padded to 8 channels for
+/// the KHR gather, or im2col columns and the GEMM with the bias and
+/// activation in its epilogue), `coop_implicit` (f16 on tensor cores) and
 /// `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
 /// wording may change between versions; do not parse it.
 ///
@@ -84,6 +93,12 @@ pub unsafe extern "C" fn wgc_op_conv2d_explain(
         } else {
             "a pass of its own"
         };
-        unsafe { write_text(&format!("{plan}; activation: {activation}"), buf, buf_len, out_len) }
+        // A residual laid out as `out` folds wherever `out` does.
+        let residual = match plan.route {
+            Route::Gemm1x1Nhwc(g) if g.fused => "in the route's epilogue, before the activation",
+            _ => "added in place by a pass of its own, then the activation by another",
+        };
+        let text = format!("{plan}; activation: {activation}; residual: {residual}");
+        unsafe { write_text(&text, buf, buf_len, out_len) }
     })
 }

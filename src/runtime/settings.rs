@@ -175,6 +175,9 @@ pub struct ConvSettings {
     pub winograd_tiles_fastest: Option<bool>,
     /// `WGC_CONV_STEM`.
     pub stem: ConvStem,
+    /// `WGC_CONV_1X1_NHWC=1`: channels-last 1x1 convolutions may run as
+    /// one GEMM over all images (off by default).
+    pub gemm_1x1_nhwc: bool,
 }
 
 /// Reductions and top-k.
@@ -354,6 +357,7 @@ impl Settings {
                     Some("columns") => ConvStem::Columns,
                     _ => ConvStem::Auto,
                 },
+                gemm_1x1_nhwc: v.is("WGC_CONV_1X1_NHWC", "1"),
             },
             reduce: ReduceSettings {
                 disable_subgroups: v.set_not_zero("WGC_DISABLE_SUBGROUPS"),

@@ -34,7 +34,8 @@ fn unset_gives_the_defaults() {
             cols_bytes: None,
             winograd: None,
             winograd_tiles_fastest: None,
-            stem: ConvStem::Auto
+            stem: ConvStem::Auto,
+            gemm_1x1_nhwc: false
         }
     );
     assert!(!s.reduce.disable_subgroups && !s.reduce.topk_sort && !s.movement.concat_scalar);

@@ -5,7 +5,8 @@ use super::bn_act::Activation;
 use super::plan::plan;
 use super::problem::{Conv2dParams, Problem};
 use super::route::Route;
-use super::target::{F16Start, Fill, StemForm, Target};
+use super::target::{F16Start, Fill, GemmOn, StemForm, Target};
+use crate::ops::gemm::profile::DeviceProfile;
 use crate::ops::tensor::DType::{self, F16, F32};
 
 fn target(khr: bool, coop: bool) -> Target<'static> {
@@ -20,6 +21,8 @@ fn target(khr: bool, coop: bool) -> Target<'static> {
         winograd: None,
         winograd_tiles_fastest: None,
         stem: StemForm::Auto,
+        gemm: GemmOn::Profile(if coop { DeviceProfile::h100_like } else { DeviceProfile::lavapipe_like }),
+        gemm_1x1_nhwc: true,
     }
 }
 

@@ -9,7 +9,9 @@
 use crate::bail;
 use crate::error::Result;
 use crate::ops::conv::fold_bn::{check_fold, fold_batch_norm, FoldArgs};
-use crate::ops::conv::{conv2d_act, out_size, Conv2dParams};
+use crate::ops::conv::problem::Operands;
+use crate::ops::conv::residual;
+use crate::ops::conv::{conv2d_fused, out_size, Conv2dParams};
 use crate::ops::elementwise::{unary, UnaryOp};
 use crate::ops::spec::{check_output, Sharing};
 use crate::ops::tensor::{expect_shape, same_device, DType, Tensor};
@@ -89,6 +91,8 @@ pub struct ConvBnAct<'t, 'a> {
     pub folded_weight: &'t Tensor<'a>,
     pub folded_bias: Option<&'t Tensor<'a>>,
     pub activation: Activation,
+    /// Added before the activation (`wgc_op_conv2d_bn_act_residual`).
+    pub residual: Option<&'t Tensor<'a>>,
     pub out: &'t Tensor<'a>,
 }
 
@@ -137,6 +141,10 @@ fn check_conv(stream: &StreamShared, a: &ConvBnAct) -> Result<()> {
     let mut inputs = vec![("input", x), ("folded_weight", w)];
     inputs.extend(a.folded_bias.map(|b| ("folded_bias", b)));
     check_output(what, out, &inputs, Sharing::Separate)?;
+    if let Some(r) = a.residual {
+        same_device(&stream.device, &[r])?;
+        residual::check(what, r, out)?;
+    }
     Ok(())
 }
 
@@ -162,9 +170,11 @@ pub fn conv2d_bn_act(stream: &StreamShared, a: &ConvBnAct) -> Result<()> {
             check_fold(stream, &args)?;
             // The fold writes the folded tensors: they must not be the
             // convolution's input or output either.
+            let mut read = vec![("input", a.input), ("out", a.out)];
+            read.extend(a.residual.map(|r| ("residual", r)));
             for (t, name) in [(a.folded_weight, "folded_weight"), (bias_out, "folded_bias")] {
                 let what = format!("conv2d_bn_act ({name} as the fold's output)");
-                check_output(&what, t, &[("input", a.input), ("out", a.out)], Sharing::Separate)?;
+                check_output(&what, t, &read, Sharing::Separate)?;
             }
             Some(args)
         }
@@ -173,9 +183,10 @@ pub fn conv2d_bn_act(stream: &StreamShared, a: &ConvBnAct) -> Result<()> {
     if let Some(args) = &fold {
         fold_batch_norm(stream, args)?;
     }
-    let fused = conv2d_act(stream, &a.conv, a.input, a.folded_weight, a.folded_bias, a.out, a.activation)?;
+    let ops = Operands { input: a.input, weight: a.folded_weight, bias: a.folded_bias, out: a.out };
+    let applied = conv2d_fused(stream, &a.conv, &ops, a.activation, a.residual)?;
     match a.activation.unary_op() {
-        Some(op) if !fused => unary(stream, op, a.out, a.out),
+        Some(op) if !applied.activation => unary(stream, op, a.out, a.out),
         _ => Ok(()),
     }
 }

@@ -5,7 +5,10 @@
 //!
 //! 1. an empty output records nothing;
 //! 2. a 1x1 stride-1 unpadded ungrouped convolution over flat pixels of at
-//!    least 256 per image is a GEMM per image;
+//!    least 256 per image is a GEMM per image; one over channels-last
+//!    packed pixels is one GEMM over all images (the GEMM's plan says
+//!    whether it applies the bias, activation and residual), where
+//!    WGC_CONV_1X1_NHWC=1 asks for it;
 //! 3. a depthwise one of multiplier 1 (one input and one output channel per
 //!    group) runs the bandwidth kernel, other depthwise ones (or windows
 //!    too large for its tiles) the direct kernel;
@@ -20,7 +23,7 @@
 use super::problem::Problem;
 use super::route::Route;
 use super::target::{F16Start, Target};
-use super::{coop, depthwise, direct, gemm1x1, im2col, im2col_stem, implicit, khr, winograd};
+use super::{coop, depthwise, direct, gemm1x1, gemm1x1_nhwc, im2col, im2col_stem, implicit, khr, winograd};
 use crate::error::Result;
 use crate::ops::tensor::DType;
 use std::fmt;
@@ -60,6 +63,14 @@ pub fn plan(p: &Problem, t: &Target) -> Result<Plan> {
             return chosen(Route::Gemm1x1, why, declined);
         }
         Err(why) => declined.push(("gemm_1x1", why)),
+    }
+    match gemm1x1_nhwc::supports(p, t) {
+        Ok(r) => {
+            let why =
+                format!("a 1x1 convolution over channels-last packed pixels is one GEMM of {} rows", g.n * g.oh * g.ow);
+            return chosen(Route::Gemm1x1Nhwc(r), why, declined);
+        }
+        Err(why) => declined.push(("gemm_1x1_nhwc", why)),
     }
     match depthwise::supports(p, t) {
         Ok(d) => {

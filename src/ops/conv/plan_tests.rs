@@ -4,9 +4,10 @@
 
 use super::plan::plan;
 use super::problem::{Conv2dParams, Problem};
-use super::route::{Coop, Depthwise, Direct, Form, Im2col, Implicit, Khr, Route, Stem, Winograd};
-use super::target::{F16Start, Fill, StemForm, Target};
+use super::route::{Coop, Depthwise, Direct, Form, Im2col, Implicit, Khr, Nhwc1x1, Route, Stem, Winograd};
+use super::target::{F16Start, Fill, GemmOn, StemForm, Target};
 use crate::error::Error;
+use crate::ops::gemm::profile::DeviceProfile;
 use crate::ops::split::runs_for_one_wave;
 
 /// The H100 and H200 SM count the tables assume.
@@ -32,12 +33,25 @@ const LAVAPIPE: Target<'static> = Target {
     winograd: None,
     winograd_tiles_fastest: None,
     stem: StemForm::Auto,
+    gemm: GemmOn::Profile(DeviceProfile::lavapipe_like),
+    gemm_1x1_nhwc: false,
 };
 /// Vulkan on an H100: the KHR kernels and the WGSL cooperative matrices.
-const H100: Target<'static> = Target { khr: true, coop: true, max_binding: (1 << 31) - 1, ..LAVAPIPE };
+const H100: Target<'static> = Target {
+    khr: true,
+    coop: true,
+    max_binding: (1 << 31) - 1,
+    gemm: GemmOn::Profile(DeviceProfile::h100_like),
+    ..LAVAPIPE
+};
 /// Cooperative matrices in WGSL but not the SPIR-V kernels (not Vulkan, or
 /// WGC_GEMM_SPIRV=0).
-const COOP_ONLY: Target<'static> = Target { khr: false, ..H100 };
+const COOP_ONLY: Target<'static> = Target { khr: false, gemm: GemmOn::Profile(coop_only_profile), ..H100 };
+
+/// An H100 whose GEMMs cannot pass SPIR-V through.
+fn coop_only_profile() -> DeviceProfile {
+    DeviceProfile { spirv: false, coopmat2_blocks: 0, ..DeviceProfile::h100_like() }
+}
 
 #[derive(Clone, Copy)]
 struct Case {
@@ -171,7 +185,7 @@ fn f32_routes_are_the_same_on_every_device() {
         (HUGE_DW, Route::Direct(Direct::Chunked { chunks: 2 })),
         // 6 is not among the compiled sizes.
         (ODD_WINDOW, implicit(1, 1, 1, 288, [0, 0])),
-        // A channels-last input is not flat pixels: no 1x1 GEMM.
+        // Channels-last: the GEMM over all images is off by default.
         (R_L1_REDUCE.channels_last(), implicit(1, 1, 1, 64, [1, 1])),
     ];
     for (case, want) in table {
@@ -250,9 +264,23 @@ fn f16_channels_last_convolutions_store_along_output_rows() {
         direct_store: false,
     };
     assert_eq!(nhwc.route(F16, &H100), Route::Khr(want));
+    // A strided 1x1 (a downsample) stays on the gather, read in place.
+    let Route::Khr(k) = R_L2_DOWN.channels_last().route(F16, &H100) else { panic!("not khr_gather") };
+    assert!(k.form == Form::ImageA && !k.copy_input && !k.copy_weight, "{k:?}");
+    // Stride 1 too by default (one GEMM over all images when asked for).
     let nhwc = case("1x1 64->256 channels-last", [1, 64, 56, 56], [256, 64, 1, 1], 1, 0).channels_last();
-    let want = Khr { form: Form::ImageA, k_chunk: 64, copy_weight: false, ..want };
+    let want = Khr {
+        form: Form::ImageA,
+        splits: 1,
+        k_chunk: 64,
+        copy_input: false,
+        copy_weight: false,
+        whole: false,
+        direct_store: false,
+    };
     assert_eq!(nhwc.route(F16, &H100), Route::Khr(want));
+    let want = Nhwc1x1 { fused: true, residual: false, per_image: false };
+    assert_eq!(nhwc.route(F16, &on(H100)), Route::Gemm1x1Nhwc(want));
 }
 
 #[test]
@@ -521,4 +549,113 @@ fn winograd_plans_a_convolution_without_input_channels() {
     let on = Target { winograd: Some(true), ..LAVAPIPE };
     let c = case("zero channels", [2, 0, 5, 6], [3, 0, 3, 3], 1, 1);
     assert_eq!(c.route(F32, &on), Route::Winograd(Winograd { chunk: 2, channels_first: true }));
+}
+
+/// The 1x1 layers of ResNet-50 and MobileNetV2 (batch 1 shapes).
+const NETS_1X1: [Case; 11] = [
+    case("resnet layer1 1x1 64->64", [1, 64, 56, 56], [64, 64, 1, 1], 1, 0),
+    case("resnet layer1 1x1 256->64", [1, 256, 56, 56], [64, 256, 1, 1], 1, 0),
+    case("resnet layer1 1x1 64->256", [1, 64, 56, 56], [256, 64, 1, 1], 1, 0),
+    case("resnet layer2 1x1 128->512", [1, 128, 28, 28], [512, 128, 1, 1], 1, 0),
+    case("resnet layer3 1x1 1024->256", [1, 1024, 14, 14], [256, 1024, 1, 1], 1, 0),
+    case("resnet layer4 1x1 512->2048", [1, 512, 7, 7], [2048, 512, 1, 1], 1, 0),
+    case("mobilenet 1x1 project 32->16", [1, 32, 112, 112], [16, 32, 1, 1], 1, 0),
+    case("mobilenet 1x1 expand 24->144", [1, 24, 56, 56], [144, 24, 1, 1], 1, 0),
+    case("mobilenet 1x1 project 144->24", [1, 144, 56, 56], [24, 144, 1, 1], 1, 0),
+    case("mobilenet 1x1 project 960->160", [1, 960, 7, 7], [160, 960, 1, 1], 1, 0),
+    case("mobilenet last 1x1 320->1280", [1, 320, 7, 7], [1280, 320, 1, 1], 1, 0),
+];
+
+/// The f32 (and lavapipe f16) products of those that the tiled kernel
+/// splits over K (long K, few tiles), its split-K pass then taking the
+/// epilogue.
+const SPLIT_K: [(&str, usize); 4] = [
+    ("resnet layer3 1x1 1024->256", 1),
+    ("resnet layer4 1x1 512->2048", 1),
+    ("mobilenet 1x1 project 960->160", 1),
+    ("mobilenet 1x1 project 960->160", 32),
+];
+
+/// `t` with the channels-last 1x1 GEMM route on (WGC_CONV_1X1_NHWC=1).
+fn on(t: Target<'static>) -> Target<'static> {
+    Target { gemm_1x1_nhwc: true, ..t }
+}
+
+fn batched(c: Case, n: usize) -> Case {
+    Case { input: [n, c.input[1], c.input[2], c.input[3]], ..c }
+}
+
+#[test]
+fn channels_last_1x1_convolutions_are_one_gemm_fused_where_its_plan_fuses() {
+    let gemm = |fused| Route::Gemm1x1Nhwc(Nhwc1x1 { fused, residual: false, per_image: false });
+    for c in NETS_1X1 {
+        for n in [1, 32, 256] {
+            let c = batched(c, n).channels_last();
+            // f16 on the tensor cores: their kernels (or split-K pass) take
+            // the epilogue. f32 and lavapipe: the tiled kernel, whose
+            // epilogue would go through f32 scratch.
+            // f16 with tensor cores: the GEMM where its plan takes the
+            // epilogue in a tensor-core kernel; with 32 or fewer output
+            // channels it may be a matrix-vector kernel without one, and
+            // then the tensor-core convolution (which stores with it) runs.
+            let few = c.weight[0] <= 32;
+            for (target, name) in [(on(H100), "H100"), (on(COOP_ONLY), "WGSL only")] {
+                let r = c.route(F16, &target);
+                if few {
+                    let tensor_conv = matches!(r, Route::Khr(_) | Route::Coop(_));
+                    assert!(r == gemm(true) || tensor_conv, "{} batch {n} f16 on {name}: {r}", c.what);
+                } else {
+                    assert_eq!(r, gemm(true), "{} batch {n} f16 on {name}", c.what);
+                }
+                assert!(r.applies(super::bn_act::Activation::Relu6));
+            }
+            for (dtype, target, name) in
+                [(F32, on(H100), "H100"), (F16, on(LAVAPIPE), "lavapipe"), (F32, on(LAVAPIPE), "lavapipe")]
+            {
+                // The tiled kernel, whose epilogue would go through f32
+                // scratch, but where it splits K.
+                let split = SPLIT_K.contains(&(c.what, n));
+                assert_eq!(c.route(dtype, &target), gemm(split), "{} batch {n} {dtype:?} on {name}", c.what);
+            }
+            // NCHW: flat pixels, a GEMM per image from 256 pixels on.
+            let nchw = batched(NETS_1X1.iter().find(|x| x.what == c.what).copied().unwrap(), n);
+            let want = if c.input[2] * c.input[3] >= 256 { "gemm_1x1" } else { "implicit_gemm" };
+            assert_eq!(nchw.route(F32, &LAVAPIPE).name(), want, "{} batch {n} NCHW", c.what);
+        }
+    }
+    // Strided 1x1 (the downsample) and a channels-last input with an
+    // NCHW output are not this route.
+    assert_ne!(R_L2_DOWN.channels_last().route(F16, &on(H100)).name(), "gemm_1x1_nhwc");
+    // Off by default.
+    assert_ne!(NETS_1X1[0].channels_last().route(F16, &H100).name(), "gemm_1x1_nhwc");
+    let mut p = NETS_1X1[0].channels_last().problem(F16);
+    p.out = super::problem::View::contiguous(p.geo.out_shape(), F16);
+    let text = plan(&p, &on(H100)).unwrap().to_string();
+    assert!(text.contains("gemm_1x1_nhwc: the input or output is not channels-last with packed pixels"), "{text}");
+}
+
+#[test]
+fn a_residual_joins_the_gemm_epilogue_where_its_pixels_fold_into_rows() {
+    use super::problem::View;
+    let c = batched(NETS_1X1[2], 4).channels_last();
+    let with = |residual: View, dtype, target: &Target<'static>| {
+        let p = Problem { residual: Some(residual), ..c.problem(dtype) };
+        plan(&p, &on(*target)).unwrap().route
+    };
+    let out = c.problem(F16).geo.out_shape();
+    let nhwc = View::channels_last(out, F16);
+    let r = |fused, residual, per_image| Route::Gemm1x1Nhwc(Nhwc1x1 { fused, residual, per_image });
+    assert_eq!(with(nhwc, F16, &H100), r(true, true, false));
+    assert!(with(nhwc, F16, &H100).fuses_residual());
+    // NCHW: pixels fold per image, one GEMM per image.
+    assert_eq!(with(View::contiguous(out, F16), F16, &H100), r(true, true, true));
+    // Rows padded: no fold, a pass of its own.
+    let mut padded = nhwc;
+    padded.strides[2] += 8;
+    padded.strides[0] = padded.strides[2] * out[2] as isize;
+    assert_eq!(with(padded, F16, &H100), r(true, false, false));
+    assert!(!with(padded, F16, &H100).fuses_residual());
+    // Not fused at all where the GEMM is the tiled kernel.
+    assert!(!with(nhwc, F32, &H100).fuses_residual());
+    assert!(!with(nhwc, F16, &LAVAPIPE).fuses_residual());
 }

@@ -138,7 +138,7 @@ pub struct View {
 }
 
 impl View {
-    fn of(t: &Tensor) -> View {
+    pub(crate) fn of(t: &Tensor) -> View {
         let (arg, bound_offset) = view_arg("", t);
         View { strides: ivec(&t.strides), offset: t.offset, bound_offset, bound_bytes: arg.bound_bytes() }
     }
@@ -184,6 +184,10 @@ pub struct Problem {
     /// The activation applied after the bias, where the route applies one
     /// as it stores (`Route::applies_activation`; none for `wgc_op_conv2d`).
     pub activation: Activation,
+    /// The residual added before the activation
+    /// (`wgc_op_conv2d_bn_act_residual`), where there is one: the output's
+    /// shape in its own strides.
+    pub residual: Option<View>,
 }
 
 impl Problem {
@@ -225,6 +229,7 @@ impl Problem {
             out: View::of(out),
             bias: bias.map(|b| b.strides[0]),
             activation: Activation::None,
+            residual: None,
         })
     }
 
@@ -256,6 +261,7 @@ impl Problem {
             out: layout(out, dtype),
             bias: bias.then_some(1),
             activation: Activation::None,
+            residual: None,
         })
     }
 }

@@ -16,6 +16,9 @@ pub enum Route {
     /// A 1x1 stride-1 unpadded convolution over flat pixels: one GEMM per
     /// image (`wgc_op_gemm`'s routes then apply).
     Gemm1x1,
+    /// A 1x1 stride-1 unpadded convolution over channels-last packed
+    /// pixels: one GEMM over all images (gemm1x1_nhwc.rs).
+    Gemm1x1Nhwc(Nhwc1x1),
     /// One input channel per group (depthwise): conv_direct.wgsl.
     Direct(Direct),
     /// One input and one output channel per group, at the memory
@@ -58,10 +61,21 @@ impl Route {
         }
     }
 
+    /// Whether the route adds the problem's residual before its activation
+    /// where it stores the output (else the caller runs one pass of
+    /// `act(out + residual)` after a convolution without activation).
+    pub fn fuses_residual(&self) -> bool {
+        matches!(self, Route::Gemm1x1Nhwc(g) if g.fused && g.residual)
+    }
+
     /// Whether the route applies every activation in its store.
     pub fn applies_activation(&self) -> bool {
         match self {
             Route::Empty | Route::Khr(_) | Route::Coop(_) | Route::Stem(_) => true,
+            // Where the GEMM's plan fuses an epilogue (its tensor-core
+            // kernels, its split-K pass); not through the tiled kernel's
+            // f32 scratch.
+            Route::Gemm1x1Nhwc(g) => g.fused,
             // 1x1 and im2col convolutions are GEMMs whose tiled route leaves
             // an epilogue to one pass over f32 scratch (with it compiled
             // into the tiled kernel, MobileNetV2 f32 ran 1.8x slower on an
@@ -73,6 +87,22 @@ impl Route {
             _ => false,
         }
     }
+}
+
+/// How a channels-last 1x1 convolution is one GEMM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Nhwc1x1 {
+    /// The GEMM's plan for out (pixels x O) = x W^T applies an epilogue in
+    /// its kernel or split-K pass: the bias, activation and residual go
+    /// there. Else the product runs as out^T = W x^T with the bias as a
+    /// row bias, and the activation (and residual) are left to one pass.
+    pub fused: bool,
+    /// The residual is the GEMM epilogue's (its pixels fold into the
+    /// GEMM's rows, over all images or per image).
+    pub residual: bool,
+    /// One GEMM per image (the residual's pixels do not fold across
+    /// images); else one over all images.
+    pub per_image: bool,
 }
 
 /// How the depthwise kernel covers a window.
@@ -205,6 +235,7 @@ impl Route {
         match self {
             Route::Empty => "empty",
             Route::Gemm1x1 => "gemm_1x1",
+            Route::Gemm1x1Nhwc(_) => "gemm_1x1_nhwc",
             Route::Direct(_) => "direct",
             Route::Depthwise(_) => "depthwise",
             Route::Implicit(_) => "implicit_gemm",
@@ -230,6 +261,17 @@ impl fmt::Display for Route {
         f.write_str(self.name())?;
         match self {
             Route::Empty | Route::Gemm1x1 => Ok(()),
+            Route::Gemm1x1Nhwc(g) => write!(
+                f,
+                " ({}, {}{})",
+                if g.per_image { "one GEMM per image" } else { "one GEMM over all images" },
+                if g.fused {
+                    "out = x W^T, its epilogue in the GEMM"
+                } else {
+                    "out^T = W x^T with a row bias, no GEMM epilogue"
+                },
+                if g.residual { ", the residual in it" } else { "" }
+            ),
             Route::Direct(Direct::PerOutput { window: w }) => write!(f, " (an invocation per output, {})", window(*w)),
             Route::Direct(Direct::PerWorkgroup) => write!(f, " (a workgroup per output)"),
             Route::Direct(Direct::Chunked { chunks }) => {

@@ -2,6 +2,8 @@
 //! gathered once per call by `Target::of`, or written out by a test.
 
 use crate::ops::gemm::coop as gemm_coop;
+use crate::ops::gemm::profile::DeviceProfile;
+use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::gemm::spirv as gemm_spirv;
 use crate::runtime::device::Device;
 /// Where f16 convolutions that are neither 1x1 GEMMs nor depthwise start
@@ -21,6 +23,16 @@ pub enum Fill<'d> {
     Device(&'d Device),
     /// A rule given as is (routing tests).
     Rule(fn((usize, usize, usize), usize) -> usize),
+}
+
+/// What the GEMM planner reads, for routes that are a GEMM (its plan
+/// decides whether the GEMM applies the convolution's epilogue).
+#[derive(Clone, Copy)]
+pub enum GemmOn<'d> {
+    /// The device's profile, under its settings.
+    Device(&'d Device),
+    /// A profile given as is, under the default settings (routing tests).
+    Profile(fn() -> DeviceProfile),
 }
 
 #[derive(Clone, Copy)]
@@ -48,6 +60,9 @@ pub struct Target<'d> {
     pub winograd_tiles_fastest: Option<bool>,
     /// How first layers run: WGC_CONV_STEM.
     pub stem: StemForm,
+    pub gemm: GemmOn<'d>,
+    /// Channels-last 1x1 convolutions may be one GEMM (`WGC_CONV_1X1_NHWC`).
+    pub gemm_1x1_nhwc: bool,
 }
 
 impl<'d> Target<'d> {
@@ -64,6 +79,8 @@ impl<'d> Target<'d> {
             winograd: conv.winograd,
             winograd_tiles_fastest: conv.winograd_tiles_fastest,
             stem: conv.stem,
+            gemm: GemmOn::Device(dev),
+            gemm_1x1_nhwc: conv.gemm_1x1_nhwc,
         }
     }
 
@@ -72,6 +89,14 @@ impl<'d> Target<'d> {
         match self.fill {
             Fill::Device(dev) => gemm_coop::fill_splits(dev, mnk, batch),
             Fill::Rule(rule) => rule(mnk, batch),
+        }
+    }
+
+    /// The GEMM planner's device profile and settings on this target.
+    pub fn gemm(&self) -> (DeviceProfile, GemmSettings) {
+        match self.gemm {
+            GemmOn::Device(dev) => (DeviceProfile::of(dev), GemmSettings::of(dev)),
+            GemmOn::Profile(profile) => (profile(), GemmSettings::default()),
         }
     }
 }
