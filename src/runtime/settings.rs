@@ -154,6 +154,9 @@ pub struct ConvSettings {
     pub f16_start: ConvF16Start,
     /// `WGC_CONV_COLS_BYTES`: most bytes of im2col columns per chunk.
     pub cols_bytes: Option<u64>,
+    /// `WGC_CONV_SPLIT_FILL`: workgroups the f32 implicit GEMM's K splits
+    /// aim for (0: K is split only where it is longer than one run may be).
+    pub split_fill: Option<usize>,
 }
 
 /// Reductions and top-k.
@@ -318,6 +321,7 @@ impl Settings {
                     _ => ConvF16Start::Gather,
                 },
                 cols_bytes: v.number("WGC_CONV_COLS_BYTES"),
+                split_fill: v.number("WGC_CONV_SPLIT_FILL"),
             },
             reduce: ReduceSettings {
                 disable_subgroups: v.set_not_zero("WGC_DISABLE_SUBGROUPS"),

@@ -36,7 +36,15 @@ pub struct Target<'d> {
     /// Most bytes of columns one im2col pass writes (at least one image):
     /// 128 MiB, or the device's WGC_CONV_COLS_BYTES.
     pub cols_budget: u64,
+    /// Workgroups the f32 implicit GEMM's K splits aim for (0: none beyond
+    /// the longest run): SPLIT_FILL_PER_UNIT per compute unit, or the
+    /// device's WGC_CONV_SPLIT_FILL.
+    pub split_fill: usize,
 }
+
+/// Implicit-GEMM workgroups per compute unit a K split aims for (1056 on a
+/// 132-SM H100, about the 1024 the split measured on an H200 aimed for).
+pub const SPLIT_FILL_PER_UNIT: usize = 8;
 
 impl<'d> Target<'d> {
     pub fn of(dev: &'d Device) -> Target<'d> {
@@ -49,6 +57,7 @@ impl<'d> Target<'d> {
             fill: Fill::Device(dev),
             f16_start: conv.f16_start,
             cols_budget: conv.cols_bytes.unwrap_or(128 << 20),
+            split_fill: conv.split_fill.unwrap_or(SPLIT_FILL_PER_UNIT * dev.profile().compute_units),
         }
     }
 
