@@ -273,6 +273,12 @@
 #define WGC_NUM_ACTIVATIONS 8
 
 /**
+ * Implicit-GEMM workgroups per compute unit a K split aims for (1056 on a
+ * 132-SM H100, about the 1024 the split measured on an H200 aimed for).
+ */
+#define SPLIT_FILL_PER_UNIT 8
+
+/**
  * The number of `WgcBinaryOp` values (0 .. WGC_NUM_BINARY_OPS - 1): a
  * loop over every binary op stops here.
  */
@@ -3490,10 +3496,11 @@ WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
  * workgroup per output (beyond 262,144 taps, several, added by a second
  * pass), their products summed in blocks of 32. The implicit GEMM
  * accumulates at most 16,384 terms of C/groups*KH*KW per workgroup; longer
- * sums, and long ones on a small output, are split over workgroups that add
- * their parts into `out` (in no fixed order, so such results may differ
- * between runs in the last bits). Any size works, on software drivers that
- * cap shader loops too.
+ * sums, and long ones on a small output (`WGC_CONV_SPLIT_FILL`), are split
+ * into runs whose f32 sums (scratch of the output's size per run, as many
+ * runs at once as the adapter's binding size holds) a second pass adds in
+ * order with the bias, so results are deterministic. Any size works, on
+ * software drivers that cap shader loops too.
  *
  * f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
  * as above (f32 sums). The others, on adapters with
@@ -3746,9 +3753,10 @@ WgcStatus wgc_comm_broadcast(const struct WgcComm *comm,
  * strides, accuracy and limits as there), and the activation
  * (`WgcActivation`, computed as `wgc_op_unary` computes it; NaN stays NaN)
  * is applied where the route stores the output (the tensor-core
- * kernels, and the depthwise route for the ReLU family: the f32 sum
+ * kernels, the f32 implicit GEMM where it splits K, in the pass that adds
+ * the runs, and the depthwise route for the ReLU family: the f32 sum
  * activated, then rounded once to the output's dtype), else (1x1 and
- * im2col convolutions, the f32 implicit GEMM, other depthwise convolutions,
+ * im2col convolutions, the f32 implicit GEMM with K whole, other depthwise convolutions,
  * GELU/SiLU/tanh on the depthwise route) to `out` in place by one
  * elementwise pass;
  * `wgc_op_conv2d_explain` ends with which. With `folded` set and

@@ -78,9 +78,10 @@ unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<
 /// strides, accuracy and limits as there), and the activation
 /// (`WgcActivation`, computed as `wgc_op_unary` computes it; NaN stays NaN)
 /// is applied where the route stores the output (the tensor-core
-/// kernels, and the depthwise route for the ReLU family: the f32 sum
+/// kernels, the f32 implicit GEMM where it splits K, in the pass that adds
+/// the runs, and the depthwise route for the ReLU family: the f32 sum
 /// activated, then rounded once to the output's dtype), else (1x1 and
-/// im2col convolutions, the f32 implicit GEMM, other depthwise convolutions,
+/// im2col convolutions, the f32 implicit GEMM with K whole, other depthwise convolutions,
 /// GELU/SiLU/tanh on the depthwise route) to `out` in place by one
 /// elementwise pass;
 /// `wgc_op_conv2d_explain` ends with which. With `folded` set and

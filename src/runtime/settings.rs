@@ -157,6 +157,9 @@ pub struct ConvSettings {
     /// `WGC_CONV_SPLIT_FILL`: workgroups the f32 implicit GEMM's K splits
     /// aim for (0: K is split only where it is longer than one run may be).
     pub split_fill: Option<usize>,
+    /// `WGC_CONV_SCRATCH_BYTES`: most bytes of those runs' slabs at once
+    /// (at least one slab; for testing the passes).
+    pub scratch_bytes: Option<u64>,
 }
 
 /// Reductions and top-k.
@@ -322,6 +325,7 @@ impl Settings {
                 },
                 cols_bytes: v.number("WGC_CONV_COLS_BYTES"),
                 split_fill: v.number("WGC_CONV_SPLIT_FILL"),
+                scratch_bytes: v.number("WGC_CONV_SCRATCH_BYTES"),
             },
             reduce: ReduceSettings {
                 disable_subgroups: v.set_not_zero("WGC_DISABLE_SUBGROUPS"),

@@ -18,6 +18,7 @@ fn target(khr: bool, coop: bool) -> Target<'static> {
         f16_start: F16Start::Gather,
         cols_budget: 128 << 20,
         split_fill: 1056,
+        split_scratch: u64::MAX,
     }
 }
 
@@ -62,5 +63,8 @@ fn the_tensor_core_routes_apply_the_activation_and_the_others_leave_it_to_a_pass
     let Route::Implicit(i) = split else { panic!() };
     assert!(i.splits > 1 && i.slabs == i.splits);
     assert!(split.applies(Activation::Silu) && split.applies(Activation::Relu6));
-    assert!(split.to_string().contains("into f32 slabs summed with the bias and activation by a second pass"), "{split}");
+    assert!(
+        split.to_string().contains("into f32 slabs summed with the bias and activation by a second pass"),
+        "{split}"
+    );
 }

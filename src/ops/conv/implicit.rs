@@ -106,10 +106,11 @@ pub fn supports(p: &Problem, t: &Target) -> Result<Implicit> {
     let rn = if big && g.og > 64 { 2 } else { 1 };
     // gemm_tile.wgsl's BK for these blocks.
     let bk = if rm * rn == 4 { 8 } else { 16 };
-    // Slabs of the output's size that one binding holds: a split for
-    // filling takes at most that many runs; runs K must have beyond them
-    // go in several passes of that many slabs.
-    let fit = (t.max_binding / (g.outputs() as u64 * 4)).min(u32::MAX as u64) as usize;
+    // Slabs of the output's size that one binding (and the scratch budget,
+    // one slab at least) holds: a split for filling takes at most that many
+    // runs; runs K must have beyond them go in several passes of that many.
+    let slab = g.outputs() as u64 * 4;
+    let fit = (t.max_binding / slab).min((t.split_scratch / slab).max(1)).min(u32::MAX as u64) as usize;
     let splits = fill_runs(tiles64, k, t.split_fill).min(fit).max(min_splits).max(1);
     if splits > 1 && fit == 0 {
         bail!(TooLarge, "conv2d: K must be split and one f32 slab of the output exceeds the adapter's binding size");
@@ -177,8 +178,14 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Implicit, ops: &Operands
     // Runs store raw sums into slabs (the bias comes with the sum pass).
     let launch = |y: Arg, params: ConvParams, runs: usize| {
         let split = splits > 1;
-        let overrides =
-            [rm as f64, rn as f64, window[0] as f64, window[1] as f64, if split { 0.0 } else { has_bias }, split as u32 as f64];
+        let overrides = [
+            rm as f64,
+            rn as f64,
+            window[0] as f64,
+            window[1] as f64,
+            if split { 0.0 } else { has_bias },
+            split as u32 as f64,
+        ];
         let variant = FAMILY.variant("conv_gemm", &[], &overrides);
         let grid = [g.og.div_ceil(64 * rn) as u32, m.div_ceil(64 * rm) as u32, (g.groups * runs) as u32];
         spec::record(stream, &Launch { variant, params, args: [x_arg, w_arg, bias_arg, y], groups: grid })

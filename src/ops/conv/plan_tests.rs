@@ -30,6 +30,7 @@ const LAVAPIPE: Target<'static> = Target {
     f16_start: F16Start::Gather,
     cols_budget: 128 << 20,
     split_fill: 1056,
+    split_scratch: u64::MAX,
 };
 /// Vulkan on an H100: the KHR kernels and the WGSL cooperative matrices.
 const H100: Target<'static> = Target { khr: true, coop: true, max_binding: (1 << 31) - 1, ..LAVAPIPE };
@@ -407,6 +408,10 @@ fn f32_slabs_respect_the_binding_size() {
     assert_eq!(LONG_K.route(F32, &one), Route::Implicit(want));
     let text = plan(&LONG_K.problem(F32), &one).unwrap().to_string();
     assert!(text.contains("K in 2 run(s) of 9216 into f32 slabs, 1 at a time summed"), "{text}");
+    // The scratch budget likewise, but never under one slab.
+    let budget = Target { split_scratch: slab + 4, ..H100 };
+    assert_eq!(LONG_K.route(F32, &budget), Route::Implicit(want));
+    assert_eq!(LONG_K.route(F32, &Target { split_scratch: 1, ..H100 }), Route::Implicit(want));
     let err = plan(&LONG_K.problem(F32), &Target { max_binding: slab - 4, ..H100 }).unwrap_err();
     assert!(matches!(err, Error::TooLarge(_)), "{err}");
 }

@@ -40,6 +40,9 @@ pub struct Target<'d> {
     /// the longest run): SPLIT_FILL_PER_UNIT per compute unit, or the
     /// device's WGC_CONV_SPLIT_FILL.
     pub split_fill: usize,
+    /// Most bytes of its slabs at once (at least one slab, at most a
+    /// binding): unbounded, or the device's WGC_CONV_SCRATCH_BYTES.
+    pub split_scratch: u64,
 }
 
 /// Implicit-GEMM workgroups per compute unit a K split aims for (1056 on a
@@ -58,6 +61,7 @@ impl<'d> Target<'d> {
             f16_start: conv.f16_start,
             cols_budget: conv.cols_bytes.unwrap_or(128 << 20),
             split_fill: conv.split_fill.unwrap_or(SPLIT_FILL_PER_UNIT * dev.profile().compute_units),
+            split_scratch: conv.scratch_bytes.unwrap_or(u64::MAX),
         }
     }
 
