@@ -17,7 +17,7 @@ fn target(khr: bool, coop: bool) -> Target<'static> {
         fill: Fill::Rule(|_, _| 1),
         f16_start: F16Start::Gather,
         cols_budget: 128 << 20,
-        split_fill: 1056,
+        split_fill: 2112,
         split_scratch: u64::MAX,
     }
 }

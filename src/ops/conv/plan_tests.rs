@@ -29,7 +29,7 @@ const LAVAPIPE: Target<'static> = Target {
     fill: Fill::Rule(gemm_fill),
     f16_start: F16Start::Gather,
     cols_budget: 128 << 20,
-    split_fill: 1056,
+    split_fill: 2112,
     split_scratch: u64::MAX,
 };
 /// Vulkan on an H100: the KHR kernels and the WGSL cooperative matrices.
@@ -341,11 +341,11 @@ fn f32_k_splits_fill_the_gpu_where_the_tiles_are_few() {
     let r_l4_first = case("resnet layer4.0 1x1 1024->512", [1, 1024, 14, 14], [512, 1024, 1, 1], 1, 0);
     let m_project = case("mobilenet 1x1 960->160 at 7x7", [1, 960, 7, 7], [160, 960, 1, 1], 1, 0);
     let table = [
-        // Batch 32: 200 tiles of 64x64 and K 4608 (2048): 6 runs for 1056
-        // workgroups (4, runs of 512 at least).
-        (b32(R_L4_3X3), implicit(1, 1, 6, 768, [3, 3])),
+        // Batch 32: 200 tiles of 64x64 and K 4608 (2048): 9 (4) runs of
+        // 512 towards 2112 workgroups.
+        (b32(R_L4_3X3), implicit(1, 1, 9, 512, [3, 3])),
         (b32(r_l4_reduce), implicit(1, 1, 4, 512, [1, 1])),
-        // 784 and 392 tiles: a third of the fill or more, unsplit.
+        // 784, 392 and 375 tiles: a sixth of the fill or more, unsplit.
         (b32(r_l4_first), implicit(1, 1, 1, 1024, [1, 1])),
         (R_L3_3X3_B32, implicit(1, 1, 1, 2304, [3, 3])),
         (b32(M_EXPAND_7), implicit(1, 1, 1, 160, [1, 1])),
@@ -380,12 +380,13 @@ fn the_split_fill_setting_changes_only_the_optional_splits() {
     assert_eq!(R_L4_3X3.route(F32, &none), implicit(1, 1, 1, 4608, [3, 3]));
     // K past 16384 is split whatever the setting.
     assert_eq!(LONG_K.route(F32, &none), implicit(1, 1, 2, 9216, [3, 3]));
-    // Half the fill: 200 tiles are more than a third of 528.
-    let half = Target { split_fill: 528, ..H100 };
+    // Half the fill: 200 tiles are more than a sixth of 1056.
+    let half = Target { split_fill: 1056, ..H100 };
     assert_eq!(b32.route(F32, &half), implicit(1, 1, 1, 4608, [3, 3]));
     assert_eq!(R_L4_3X3.route(F32, &half), implicit(1, 1, 9, 512, [3, 3]));
-    let double = Target { split_fill: 2112, ..H100 };
-    assert_eq!(b32.route(F32, &double), implicit(1, 1, 9, 512, [3, 3]));
+    // Twice the fill splits batch 32's 392 tiles at 256 channels too.
+    let double = Target { split_fill: 4224, ..H100 };
+    assert_eq!(R_L3_3X3_B32.route(F32, &double), implicit(1, 1, 4, 576, [3, 3]));
 }
 
 #[test]

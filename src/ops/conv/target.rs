@@ -45,9 +45,9 @@ pub struct Target<'d> {
     pub split_scratch: u64,
 }
 
-/// Implicit-GEMM workgroups per compute unit a K split aims for (1056 on a
-/// 132-SM H100, about the 1024 the split measured on an H200 aimed for).
-pub const SPLIT_FILL_PER_UNIT: usize = 8;
+/// Implicit-GEMM workgroups per compute unit a K split aims for (2112 on a
+/// 132-SM H100: implicit.rs's `fill_runs` has the measurements).
+pub const SPLIT_FILL_PER_UNIT: usize = 16;
 
 impl<'d> Target<'d> {
     pub fn of(dev: &'d Device) -> Target<'d> {
