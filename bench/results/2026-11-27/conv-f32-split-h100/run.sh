@@ -1,6 +1,6 @@
 #!/bin/sh
-# f32 implicit-GEMM convolutions with K split into f32 slabs (branch cnn32,
-# new) against the compare-exchange split of main (old): correctness first,
+# f32 implicit-GEMM convolutions with K split into f32 slabs
+# (new) against the compare-exchange split of main (old): correctness first,
 # then ResNet-50 f32 NCHW at batch 1 and 32 with the per-layer profile, then
 # the split's fill (WGC_CONV_SPLIT_FILL: at 12f5e8f split where the 64x64 tiles are
 # under a third of it; default 1056 on 132 SMs) compared on the new library.
