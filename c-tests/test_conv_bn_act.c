@@ -233,6 +233,34 @@ static void test_errors(void) {
     for (size_t i = 0; i < 6; i++) wgc_buffer_release(all[i]);
 }
 
+/* f32 convolutions whose K the implicit GEMM splits into f32 slabs (the
+ * pass that adds them applies the bias and the activation), on a device
+ * whose split fill makes every few-tile case split, all slabs in one pass:
+ * odd sizes over several tiles, groups, strides, channels-last input,
+ * output and weight, NaN and infinities. Then with scratch for one slab:
+ * the others unsplit, and the two runs K past 16,384 needs one slab a
+ * pass (the second adding into the output, the activation with it). */
+static void test_split_passes(void) {
+    TestEnv base = env;
+    setenv("WGC_CONV_SPLIT_FILL", "100000", 1);
+    TestEnv one_pass = test_env(), passes = test_env_setting("WGC_CONV_SCRATCH_BYTES", "4");
+    unsetenv("WGC_CONV_SPLIT_FILL");
+    const uint32_t R6 = WGC_ACTIVATION_RELU6, S = WGC_ACTIVATION_SILU, G = WGC_ACTIVATION_GELU;
+    const Case cases[] = {
+        {WGC_DTYPE_F32, 2, 130, 7, 67, 3, 1, 1, 1, R6, CONV_BIAS | BN_AFFINE | NONFINITE}, /* 2 x 2 tiles, K 1170 */
+        {WGC_DTYPE_F32, 1, 200, 6, 9, 3, 2, 1, 1, S, NHWC | CL_WEIGHT | NONFINITE},        /* K 1800, stride 2 */
+        {WGC_DTYPE_F32, 2, 256, 5, 6, 3, 1, 1, 2, G, CONV_BIAS | BN_AFFINE},               /* groups 2 */
+        {WGC_DTYPE_F32, 1, 1900, 3, 5, 3, 1, 1, 1, WGC_ACTIVATION_HARDSWISH, CONV_BIAS | NHWC | NONFINITE},
+    };
+    TestEnv *envs[] = {&one_pass, &passes};
+    for (int e = 0; e < 2; e++) {
+        env = *envs[e];
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check(cases[i]);
+        test_env_release(envs[e]);
+    }
+    env = base;
+}
+
 int main(void) {
     env = test_env();
     const uint32_t R = WGC_ACTIVATION_RELU, R6 = WGC_ACTIVATION_RELU6, HS = WGC_ACTIVATION_HARDSWISH;
@@ -250,7 +278,7 @@ int main(void) {
         check((Case){dt, 1, 4, 5, 3, 3, 1, 1, 1, R, 0});
         /* The activations the routes apply in their epilogue: the implicit
          * GEMM (f32) or im2col (f16 here) for 3x3, the GEMM for 1x1, and
-         * split K (f32: the implicit GEMM's atomics, then its own pass). */
+         * split K (f32: the pass that adds the implicit GEMM's slabs). */
         const uint32_t G = WGC_ACTIVATION_GELU, GT = WGC_ACTIVATION_GELU_TANH, S = WGC_ACTIVATION_SILU,
                        T = WGC_ACTIVATION_TANH;
         check((Case){dt, 2, 5, 7, 7, 3, 1, 1, 1, G, CONV_BIAS | BN_AFFINE | NONFINITE});
@@ -260,6 +288,7 @@ int main(void) {
         check((Case){dt, 1, 6, 5, 6, 3, 1, 1, 6, S, BN_AFFINE}); /* depthwise: a pass of its own */
         check((Case){dt, 1, 128, 5, 8, 3, 1, 1, 1, G, CONV_BIAS | BN_AFFINE}); /* K 1152 over one tile */
     }
+    test_split_passes();
     test_errors();
     return test_finish("test_conv_bn_act");
 }

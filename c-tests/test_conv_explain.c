@@ -113,6 +113,16 @@ static void test_routes(void) {
         free(text);
         drop(&v);
     }
+    /* One 64x64 tile and K 1152 (under a third of any split fill): K in
+     * runs into f32 slabs, which the second pass sums with the bias and
+     * the activation. */
+    Conv split = make(WGC_DTYPE_F32, 1, 128, 6, 20, 3, 1, 1);
+    char *split_text = explain(&split);
+    EXPECT(starts_with(split_text, "route implicit_gemm (RM 1, RN 1, K in 2 run(s) of 576 into f32 slabs summed"));
+    EXPECT(strstr(split_text, "; activation: in the route's epilogue") != NULL);
+    EXPECT(ran(&split, "gemm_split_sum.wgsl"));
+    free(split_text);
+    drop(&split);
     /* Why the GEMM declined is given. */
     Conv v = make(WGC_DTYPE_F32, 1, 8, 15, 4, 1, 0, 1);
     char *text = explain(&v);
@@ -225,8 +235,29 @@ static void test_misuse(void) {
     drop(&v);
 }
 
+/* WGC_CONV_SCRATCH_BYTES under two slabs: no split for filling, and the
+ * two runs a K of 17,100 needs go one slab a pass. */
+static void test_split_passes(void) {
+    TestEnv base = env;
+    env = test_env_setting("WGC_CONV_SCRATCH_BYTES", "4");
+    Conv v = make(WGC_DTYPE_F32, 1, 128, 6, 20, 3, 1, 1);
+    char *text = explain(&v);
+    EXPECT(starts_with(text, "route implicit_gemm (RM 1, RN 1, K in 1 run(s) of 1152, 3x3"));
+    free(text);
+    drop(&v);
+    v = make(WGC_DTYPE_F32, 1, 1900, 3, 5, 3, 1, 1);
+    text = explain(&v);
+    EXPECT(strstr(text, "K in 2 run(s) of 8560 into f32 slabs, 1 at a time summed") != NULL);
+    EXPECT(ran(&v, "gemm_split_sum.wgsl"));
+    free(text);
+    drop(&v);
+    test_env_release(&env);
+    env = base;
+}
+
 int main(void) {
     env = test_env();
+    test_split_passes();
     test_routes();
     test_records_nothing();
     test_buffer();

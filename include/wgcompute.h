@@ -273,6 +273,12 @@
 #define WGC_NUM_ACTIVATIONS 8
 
 /**
+ * Implicit-GEMM workgroups per compute unit a K split aims for (2112 on a
+ * 132-SM H100: implicit.rs's `fill_runs` has the measurements).
+ */
+#define SPLIT_FILL_PER_UNIT 16
+
+/**
  * The number of `WgcBinaryOp` values (0 .. WGC_NUM_BINARY_OPS - 1): a
  * loop over every binary op stops here.
  */
@@ -3499,10 +3505,11 @@ WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
  * workgroup per output (beyond 262,144 taps, several, added by a second
  * pass), their products summed in blocks of 32. The implicit GEMM
  * accumulates at most 16,384 terms of C/groups*KH*KW per workgroup; longer
- * sums, and long ones on a small output, are split over workgroups that add
- * their parts into `out` (in no fixed order, so such results may differ
- * between runs in the last bits). Any size works, on software drivers that
- * cap shader loops too.
+ * sums, and long ones on a small output (`WGC_CONV_SPLIT_FILL`), are split
+ * into runs whose f32 sums (scratch of the output's size per run, as many
+ * runs at once as the adapter's binding size holds) a second pass adds in
+ * order with the bias, so results are deterministic. Any size works, on
+ * software drivers that cap shader loops too.
  *
  * f32 3x3 stride-1 undilated ungrouped convolutions (any padding, sizes
  * and strides, bias or none) with at least 32 input and 32 output
@@ -3802,11 +3809,13 @@ WgcStatus wgc_comm_broadcast(const struct WgcComm *comm,
  * is applied where the route stores the output (the tensor-core
  * kernels, the GEMM's epilogue of f16 convolutions under 8 input
  * channels, channels-last 1x1 convolutions whose GEMM takes an epilogue in
- * its tensor-core kernel or split-K pass, and the depthwise and Winograd
- * routes for the ReLU family: the f32 sum activated, then rounded once to
- * the output's dtype), else (other 1x1 and im2col convolutions, the f32
- * implicit GEMM, other depthwise convolutions, GELU/SiLU/tanh on the
- * depthwise and Winograd routes) to `out` in place by one elementwise pass;
+ * its tensor-core kernel or split-K pass, the f32 implicit GEMM where it
+ * splits K (in the pass that adds the runs), and the depthwise and
+ * Winograd routes for the ReLU family: the f32 sum activated, then rounded
+ * once to the output's dtype), else (other 1x1 and im2col convolutions,
+ * the f32 implicit GEMM with K whole, other depthwise convolutions,
+ * GELU/SiLU/tanh on the depthwise and Winograd routes) to `out` in place
+ * by one elementwise pass;
  * `wgc_op_conv2d_explain` ends with which. With `folded` set and
  * `folded_bias` NULL this is a convolution without bias followed by the
  * activation, so a layer without batch norm uses it too.

@@ -5,9 +5,12 @@
 // BM = 64*RM, BN = 64*RN, BK staged in workgroup memory); A's elements are
 // gathered from the input (zero outside it, which is the padding), B's from
 // the weight.
-// When the output has too few tiles to fill the GPU, K is split over
-// several workgroups that add their partial sums into the output, which
-// conv_init.wgsl first sets to the bias (SPLIT true, BIAS false).
+// When the output has too few tiles to fill the GPU (or K is longer than
+// one run may be), K is split into runs over several workgroups, each
+// storing its partial sums into its own f32 slab of scratch bound as `y`
+// (SPLIT true, BIAS false): (M, O) row-major, the output channels of every
+// group along a row. gemm_split_sum.wgsl then adds the slabs with the bias
+// and activation into the output.
 
 struct Params {
     m: u32,          // batch * oh * ow
@@ -29,21 +32,23 @@ struct Params {
     out_off: u32,
     bias_off: u32,
     bias_stride: i32,
-    splits: u32,       // K is split over this many workgroups (grid z = group * splits + split)
+    splits: u32,       // K runs this launch covers (grid z = group * splits + run - split_base)
     in_s: vec4<i32>,   // strides of the input (n, c, h, w)
     w_s: vec4<i32>,    // of the weight (o, c, kh, kw)
     out_s: vec4<i32>,  // of the output (n, o, oh, ow)
     k_chunk: u32,      // K range of one split, a multiple of BK
     kw: u32,           // kernel width and taps (KH * KW), read where KW or KH is 0
     taps: u32,
+    split_base: u32,   // the first K run of this launch
+    slab_len: u32,     // elements of one slab (M * output channels)
+    channels: u32,     // output channels of all groups (a slab's row)
 };
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> wt: array<f32>;
 @group(0) @binding(2) var<storage, read> bias: array<f32>;
-// Output words as atomics: plain results are stored with atomicStore (a
-// plain store on GPUs), split sums are added with a compare-exchange loop.
-@group(0) @binding(3) var<storage, read_write> y: array<atomic<u32>>;
+// The output, or under SPLIT the slabs.
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
 @group(0) @binding(4) var<uniform> p: Params;
 
 // The kernel's height and width where the library compiles them in (so the
@@ -52,7 +57,7 @@ override KH: u32 = 0u;
 override KW: u32 = 0u;
 // Add bias[o] to output channel o.
 override BIAS: bool = false;
-// Add into the output (K split over workgroups) rather than store.
+// Store partial sums into the slab of the run rather than the output.
 override SPLIT: bool = false;
 
 fn kw() -> u32 { return select(p.kw, KW, KW != 0u); }
@@ -91,17 +96,6 @@ fn load_tiles(k0: u32, k_end: u32, tid: u32, a_valid: bool, a_base: i32, ih0: i3
     }
 }
 
-fn add_out(i: i32, v: f32) {
-    var old = atomicLoad(&y[i]);
-    loop {
-        let r = atomicCompareExchangeWeak(&y[i], old, bitcast<u32>(bitcast<f32>(old) + v));
-        if (r.exchanged) {
-            break;
-        }
-        old = r.old_value;
-    }
-}
-
 @compute @workgroup_size(16, 16, 1)
 fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let tx = lid.x;
@@ -109,7 +103,7 @@ fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
     let tid = ty * 16u + tx;
     let g = wg.z / p.splits;
     let split = wg.z % p.splits;
-    let k_begin = split * p.k_chunk;
+    let k_begin = (p.split_base + split) * p.k_chunk;
     let k_end = min(k_begin + p.k_chunk, p.k);
     let m0 = wg.y * BM;
     let n0 = wg.x * BN;
@@ -160,7 +154,10 @@ fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
             }
             let n = gm / ohw;
             let pix = gm % ohw;
-            let row = i32(p.out_off) + i32(n) * p.out_s.x + i32(pix / p.ow) * p.out_s.z + i32(pix % p.ow) * p.out_s.w;
+            var row = i32(p.out_off) + i32(n) * p.out_s.x + i32(pix / p.ow) * p.out_s.z + i32(pix % p.ow) * p.out_s.w;
+            if (SPLIT) {
+                row = i32(split * p.slab_len + gm * p.channels);
+            }
             for (var j = 0u; j < RN; j++) {
                 for (var q = 0u; q < 4u; q++) {
                     let gn = n0 + j * 64u + tx * 4u + q;
@@ -170,11 +167,10 @@ fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
                         if (BIAS) {
                             v += bias[i32(p.bias_off) + i32(o) * p.bias_stride];
                         }
-                        let yi = row + i32(o) * p.out_s.y;
                         if (SPLIT) {
-                            add_out(yi, v);
+                            y[row + i32(o)] = v;
                         } else {
-                            atomicStore(&y[yi], bitcast<u32>(v));
+                            y[row + i32(o) * p.out_s.y] = v;
                         }
                     }
                 }

@@ -85,10 +85,11 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// workgroup per output (beyond 262,144 taps, several, added by a second
 /// pass), their products summed in blocks of 32. The implicit GEMM
 /// accumulates at most 16,384 terms of C/groups*KH*KW per workgroup; longer
-/// sums, and long ones on a small output, are split over workgroups that add
-/// their parts into `out` (in no fixed order, so such results may differ
-/// between runs in the last bits). Any size works, on software drivers that
-/// cap shader loops too.
+/// sums, and long ones on a small output (`WGC_CONV_SPLIT_FILL`), are split
+/// into runs whose f32 sums (scratch of the output's size per run, as many
+/// runs at once as the adapter's binding size holds) a second pass adds in
+/// order with the bias, so results are deterministic. Any size works, on
+/// software drivers that cap shader loops too.
 ///
 /// f32 3x3 stride-1 undilated ungrouped convolutions (any padding, sizes
 /// and strides, bias or none) with at least 32 input and 32 output

@@ -80,11 +80,13 @@ unsafe fn optional<'a>(t: *const WgcTensor, what: &str) -> Result<Option<Tensor<
 /// is applied where the route stores the output (the tensor-core
 /// kernels, the GEMM's epilogue of f16 convolutions under 8 input
 /// channels, channels-last 1x1 convolutions whose GEMM takes an epilogue in
-/// its tensor-core kernel or split-K pass, and the depthwise and Winograd
-/// routes for the ReLU family: the f32 sum activated, then rounded once to
-/// the output's dtype), else (other 1x1 and im2col convolutions, the f32
-/// implicit GEMM, other depthwise convolutions, GELU/SiLU/tanh on the
-/// depthwise and Winograd routes) to `out` in place by one elementwise pass;
+/// its tensor-core kernel or split-K pass, the f32 implicit GEMM where it
+/// splits K (in the pass that adds the runs), and the depthwise and
+/// Winograd routes for the ReLU family: the f32 sum activated, then rounded
+/// once to the output's dtype), else (other 1x1 and im2col convolutions,
+/// the f32 implicit GEMM with K whole, other depthwise convolutions,
+/// GELU/SiLU/tanh on the depthwise and Winograd routes) to `out` in place
+/// by one elementwise pass;
 /// `wgc_op_conv2d_explain` ends with which. With `folded` set and
 /// `folded_bias` NULL this is a convolution without bias followed by the
 /// activation, so a layer without batch norm uses it too.

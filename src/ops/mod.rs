@@ -46,7 +46,6 @@ pub static FAMILIES: &[&spec::Family] = &[
     &conv::FAMILY,
     &conv::DIRECT_FAMILY,
     &conv::depthwise::FAMILY,
-    &conv::INIT_FAMILY,
     &conv::coop::FAMILY,
     &conv::im2col::FAMILY,
     &conv::winograd::FAMILY,

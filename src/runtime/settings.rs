@@ -178,6 +178,12 @@ pub struct ConvSettings {
     /// `WGC_CONV_1X1_NHWC=1`: channels-last 1x1 convolutions may run as
     /// one GEMM over all images (off by default).
     pub gemm_1x1_nhwc: bool,
+    /// `WGC_CONV_SPLIT_FILL`: workgroups the f32 implicit GEMM's K splits
+    /// aim for (0: K is split only where it is longer than one run may be).
+    pub split_fill: Option<usize>,
+    /// `WGC_CONV_SCRATCH_BYTES`: most bytes of those runs' slabs at once
+    /// (at least one slab; for testing the passes).
+    pub scratch_bytes: Option<u64>,
 }
 
 /// Reductions and top-k.
@@ -358,6 +364,8 @@ impl Settings {
                     _ => ConvStem::Auto,
                 },
                 gemm_1x1_nhwc: v.is("WGC_CONV_1X1_NHWC", "1"),
+                split_fill: v.number("WGC_CONV_SPLIT_FILL"),
+                scratch_bytes: v.number("WGC_CONV_SCRATCH_BYTES"),
             },
             reduce: ReduceSettings {
                 disable_subgroups: v.set_not_zero("WGC_DISABLE_SUBGROUPS"),

@@ -35,7 +35,9 @@ fn unset_gives_the_defaults() {
             winograd: None,
             winograd_tiles_fastest: None,
             stem: ConvStem::Auto,
-            gemm_1x1_nhwc: false
+            gemm_1x1_nhwc: false,
+            split_fill: None,
+            scratch_bytes: None
         }
     );
     assert!(!s.reduce.disable_subgroups && !s.reduce.topk_sort && !s.movement.concat_scalar);
@@ -139,6 +141,8 @@ fn numbers_and_their_filters() {
         ("WGC_GEMM_SKINNY_FILL", "0"),
         ("WGC_GEMM_ROWS_FILL", "64"),
         ("WGC_CONV_COLS_BYTES", "1"),
+        ("WGC_CONV_SPLIT_FILL", "0"),
+        ("WGC_CONV_SCRATCH_BYTES", "64"),
         ("WGC_SOFTMAX_SPLIT_GROUPS", "0"),
         ("WGC_PEER_CHUNK_KIB", "4"),
         ("WGC_ALLREDUCE_DIRECT_KIB", "0"),
@@ -149,6 +153,7 @@ fn numbers_and_their_filters() {
     assert_eq!((s.gemm.tiled_fill, s.gemm.scratch_bytes, s.gemm.skinny_fill), (Some(0), Some(9000), Some(0)));
     assert_eq!(s.gemm.rows_fill, Some(64));
     assert_eq!(s.conv.cols_bytes, Some(1));
+    assert_eq!((s.conv.split_fill, s.conv.scratch_bytes), (Some(0), Some(64)));
     assert_eq!(s.norm.softmax_split_groups, Some(0));
     assert_eq!(s.multi, MultiSettings { peer_chunk_kib: Some(4), allreduce_direct_kib: Some(0) });
     // Positive-only settings drop 0; anything unparsable is unset.

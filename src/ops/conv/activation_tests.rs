@@ -23,6 +23,8 @@ fn target(khr: bool, coop: bool) -> Target<'static> {
         stem: StemForm::Auto,
         gemm: GemmOn::Profile(if coop { DeviceProfile::h100_like } else { DeviceProfile::lavapipe_like }),
         gemm_1x1_nhwc: true,
+        split_fill: 2112,
+        split_scratch: u64::MAX,
     }
 }
 
@@ -46,7 +48,8 @@ fn the_tensor_core_routes_apply_the_activation_and_the_others_leave_it_to_a_pass
         (route([2, 64, 28, 28], [128, 64, 1, 1], 0, 1, F32, &lavapipe), false, "gemm_1x1"),
         (route([2, 32, 28, 28], [32, 1, 3, 3], 1, 32, F32, &lavapipe), false, "depthwise"),
         (route([2, 32, 28, 28], [64, 1, 3, 3], 1, 32, F32, &lavapipe), false, "direct"),
-        (route([1, 256, 3, 3], [8, 256, 3, 3], 1, 1, F32, &lavapipe), false, "implicit_gemm"),
+        // K split: the pass that sums the slabs applies it.
+        (route([1, 256, 3, 3], [8, 256, 3, 3], 1, 1, F32, &lavapipe), true, "implicit_gemm"),
     ];
     for (route, applies, name) in cases {
         assert!(route.to_string().starts_with(name), "expected {name}: {route}");
@@ -65,8 +68,14 @@ fn the_tensor_core_routes_apply_the_activation_and_the_others_leave_it_to_a_pass
     }
     let direct = route([2, 32, 28, 28], [64, 1, 3, 3], 1, 32, F32, &lavapipe);
     assert!(!direct.applies(Activation::Relu) && direct.applies(Activation::None));
-    // The last case is the implicit GEMM with K split (its atomics add
-    // partial sums).
-    let Route::Implicit(i) = route([1, 256, 3, 3], [8, 256, 3, 3], 1, 1, F32, &lavapipe) else { panic!() };
-    assert!(i.splits > 1);
+    // The last case is the implicit GEMM with K split into slabs, every
+    // activation applied as they are summed.
+    let split = route([1, 256, 3, 3], [8, 256, 3, 3], 1, 1, F32, &lavapipe);
+    let Route::Implicit(i) = split else { panic!() };
+    assert!(i.splits > 1 && i.slabs == i.splits);
+    assert!(split.applies(Activation::Silu) && split.applies(Activation::Relu6));
+    assert!(
+        split.to_string().contains("into f32 slabs summed with the bias and activation by a second pass"),
+        "{split}"
+    );
 }

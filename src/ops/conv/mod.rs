@@ -34,7 +34,7 @@ mod activation_tests;
 mod plan_tests;
 
 pub use direct::{ConvDirectParams, DIRECT_FAMILY};
-pub use implicit::{ConvInitParams, ConvParams, FAMILY, INIT_FAMILY};
+pub use implicit::{ConvParams, FAMILY};
 pub use problem::{out_size, Conv2dParams, Geometry};
 
 use crate::error::Result;

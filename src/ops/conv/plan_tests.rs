@@ -35,6 +35,8 @@ const LAVAPIPE: Target<'static> = Target {
     stem: StemForm::Auto,
     gemm: GemmOn::Profile(DeviceProfile::lavapipe_like),
     gemm_1x1_nhwc: false,
+    split_fill: 2112,
+    split_scratch: u64::MAX,
 };
 /// Vulkan on an H100: the KHR kernels and the WGSL cooperative matrices.
 const H100: Target<'static> = Target {
@@ -132,10 +134,15 @@ const HUGE_DW: Case = case("depthwise 513x513", [1, 2, 513, 513], [2, 1, 513, 51
 const DW_MULTIPLIER_2: Case = case("depthwise, 2 outputs per channel", [1, 8, 10, 10], [16, 1, 3, 3], 1, 1).groups(8);
 const ODD_WINDOW: Case = case("6x6 kernel", [1, 8, 12, 12], [8, 8, 6, 6], 1, 0);
 
+/// The implicit GEMM's route, its slabs all summed in one pass.
+fn implicit(rm: usize, rn: usize, splits: usize, k_chunk: usize, window: [usize; 2]) -> Route {
+    let slabs = if splits > 1 { splits } else { 0 };
+    Route::Implicit(Implicit { rm, rn, splits, k_chunk, window, slabs })
+}
+
 #[test]
 fn f32_routes_are_the_same_on_every_device() {
     let tiles = |tw, th, planes| Route::Depthwise(Depthwise::Tiles { tw, th, planes });
-    let implicit = |rm, rn, splits, k_chunk, window| Route::Implicit(Implicit { rm, rn, splits, k_chunk, window });
     let wino = |chunk| Route::Winograd(Winograd { chunk, channels_first: true });
     let table = [
         (R_CONV1, implicit(1, 1, 1, 160, [7, 7])),
@@ -658,4 +665,92 @@ fn a_residual_joins_the_gemm_epilogue_where_its_pixels_fold_into_rows() {
     // Not fused at all where the GEMM is the tiled kernel.
     assert!(!with(nhwc, F32, &H100).fuses_residual());
     assert!(!with(nhwc, F16, &LAVAPIPE).fuses_residual());
+}
+
+#[test]
+fn f32_k_splits_fill_the_gpu_where_the_tiles_are_few() {
+    let b32 = |c: Case| Case { input: [32, c.input[1], c.input[2], c.input[3]], ..c };
+    // ResNet-50's reductions 2048 -> 512 (49 pixels an image: not the 1x1 GEMM).
+    let r_l4_reduce = case("resnet layer4 1x1 2048->512", [1, 2048, 7, 7], [512, 2048, 1, 1], 1, 0);
+    let r_l3_reduce = case("resnet layer3 1x1 1024->256", [1, 1024, 14, 14], [256, 1024, 1, 1], 1, 0);
+    let r_l3_3x3 = case("resnet layer3 3x3", [1, 256, 14, 14], [256, 256, 3, 3], 1, 1);
+    let r_l2_3x3 = case("resnet layer2 3x3", [1, 128, 28, 28], [128, 128, 3, 3], 1, 1);
+    let r_l4_first = case("resnet layer4.0 1x1 1024->512", [1, 1024, 14, 14], [512, 1024, 1, 1], 1, 0);
+    let m_project = case("mobilenet 1x1 960->160 at 7x7", [1, 960, 7, 7], [160, 960, 1, 1], 1, 0);
+    let table = [
+        // Batch 32: 200 tiles of 64x64 and K 4608 (2048): 9 (4) runs of
+        // 512 towards 2112 workgroups.
+        (b32(R_L4_3X3), implicit(1, 1, 9, 512, [3, 3])),
+        (b32(r_l4_reduce), implicit(1, 1, 4, 512, [1, 1])),
+        // 784, 392 and 375 tiles: a sixth of the fill or more, unsplit.
+        (b32(r_l4_first), implicit(1, 1, 1, 1024, [1, 1])),
+        (R_L3_3X3_B32, implicit(1, 1, 1, 2304, [3, 3])),
+        (b32(M_EXPAND_7), implicit(1, 1, 1, 160, [1, 1])),
+        (b32(m_project), implicit(1, 1, 1, 960, [1, 1])),
+        // Batch 1: 8 to 26 tiles, split as far as runs of 512 allow.
+        (R_L4_3X3, implicit(1, 1, 9, 512, [3, 3])),
+        (r_l4_reduce, implicit(1, 1, 4, 512, [1, 1])),
+        (r_l3_3x3, implicit(1, 1, 4, 576, [3, 3])),
+        (r_l3_reduce, implicit(1, 1, 2, 512, [1, 1])),
+        (r_l2_3x3, implicit(1, 1, 2, 576, [3, 3])),
+        (r_l4_first, implicit(1, 1, 2, 512, [1, 1])),
+        // K 320 and 960: under two runs of 512 (MobileNetV2 never splits).
+        (M_LAST, implicit(1, 1, 1, 320, [1, 1])),
+        (m_project, implicit(1, 1, 1, 960, [1, 1])),
+        (R_L4_EXPAND, implicit(1, 1, 1, 512, [1, 1])),
+    ];
+    for (case, want) in table {
+        // Winograd off: these are the implicit GEMM's splits.
+        for target in [LAVAPIPE, H100].map(|t| Target { winograd: Some(false), ..t }) {
+            assert_eq!(case.route(F32, &target), want, "{}", case.what);
+            let p = case.problem(F32);
+            let again = super::implicit::supports(&p, &target).unwrap();
+            assert_eq!(Route::Implicit(again), want, "{}: supports is a pure function", case.what);
+        }
+    }
+}
+
+#[test]
+fn the_split_fill_setting_changes_only_the_optional_splits() {
+    let b32 = Case { input: [32, 512, 7, 7], ..R_L4_3X3 };
+    let none = Target { split_fill: 0, winograd: Some(false), ..H100 };
+    assert_eq!(b32.route(F32, &none), implicit(1, 1, 1, 4608, [3, 3]));
+    assert_eq!(R_L4_3X3.route(F32, &none), implicit(1, 1, 1, 4608, [3, 3]));
+    // K past 16384 is split whatever the setting.
+    assert_eq!(LONG_K.route(F32, &none), implicit(1, 1, 2, 9216, [3, 3]));
+    // Half the fill: 200 tiles are more than a sixth of 1056.
+    let half = Target { split_fill: 1056, winograd: Some(false), ..H100 };
+    assert_eq!(b32.route(F32, &half), implicit(1, 1, 1, 4608, [3, 3]));
+    assert_eq!(R_L4_3X3.route(F32, &half), implicit(1, 1, 9, 512, [3, 3]));
+    // Twice the fill splits batch 32's 392 tiles at 256 channels too.
+    let double = Target { split_fill: 4224, winograd: Some(false), ..H100 };
+    assert_eq!(R_L3_3X3_B32.route(F32, &double), implicit(1, 1, 4, 576, [3, 3]));
+}
+
+#[test]
+fn f32_slabs_respect_the_binding_size() {
+    // Batch 32's last 3x3: a slab is 32 * 512 * 49 floats (3.2 MB).
+    let b32 = Case { input: [32, 512, 7, 7], ..R_L4_3X3 };
+    let slab = 32 * 512 * 49 * 4;
+    let two = Target { max_binding: 2 * slab + 100, ..H100 };
+    assert_eq!(b32.route(F32, &two), implicit(1, 1, 2, 2304, [3, 3]));
+    // Not one slab fits: no split.
+    let none = Target { max_binding: slab - 4, ..H100 };
+    assert_eq!(b32.route(F32, &none), implicit(1, 1, 1, 4608, [3, 3]));
+    // K past 16384 must split: three slabs of 72 floats fit, then one at a
+    // time (two passes), then none (the call's TooLarge).
+    let slab = 8 * 9 * 4;
+    let three = Target { max_binding: 3 * slab, ..H100 };
+    assert_eq!(LONG_K.route(F32, &three), implicit(1, 1, 3, 6144, [3, 3]));
+    let one = Target { max_binding: slab + 4, ..H100 };
+    let want = Implicit { rm: 1, rn: 1, splits: 2, k_chunk: 9216, window: [3, 3], slabs: 1 };
+    assert_eq!(LONG_K.route(F32, &one), Route::Implicit(want));
+    let text = plan(&LONG_K.problem(F32), &one).unwrap().to_string();
+    assert!(text.contains("K in 2 run(s) of 9216 into f32 slabs, 1 at a time summed"), "{text}");
+    // The scratch budget likewise, but never under one slab.
+    let budget = Target { split_scratch: slab + 4, ..H100 };
+    assert_eq!(LONG_K.route(F32, &budget), Route::Implicit(want));
+    assert_eq!(LONG_K.route(F32, &Target { split_scratch: 1, ..H100 }), Route::Implicit(want));
+    let err = plan(&LONG_K.problem(F32), &Target { max_binding: slab - 4, ..H100 }).unwrap_err();
+    assert!(matches!(err, Error::TooLarge(_)), "{err}");
 }

@@ -44,12 +44,10 @@ pub enum Route {
 }
 
 impl Route {
-    /// True if the route applies the problem's activation as it stores the
-    /// output (the GEMM routes' epilogues, the tensor-core kernels and their
-    /// split-K pass); elsewhere (the f32 implicit GEMM, the depthwise
-    /// kernel) the caller applies it in one more pass.
-    /// Whether the route applies `act` where it stores the output (else
-    /// `wgc_op_conv2d_bn_act` runs one pass over it).
+    /// Whether the route applies `act` where it stores the output (the
+    /// tensor-core kernels and their split-K pass, the f32 implicit GEMM's
+    /// split-K pass, the depthwise store for the ReLU family); else
+    /// `wgc_op_conv2d_bn_act` runs one pass over it.
     pub fn applies(&self, act: Activation) -> bool {
         match self {
             // The depthwise store and the Winograd output transform know
@@ -76,14 +74,17 @@ impl Route {
             // kernels, its split-K pass); not through the tiled kernel's
             // f32 scratch.
             Route::Gemm1x1Nhwc(g) => g.fused,
+            // K split: the pass that sums the slabs applies it.
+            Route::Implicit(i) => i.splits > 1,
             // 1x1 and im2col convolutions are GEMMs whose tiled route leaves
             // an epilogue to one pass over f32 scratch (with it compiled
             // into the tiled kernel, MobileNetV2 f32 ran 1.8x slower on an
             // H100; through scratch its wall time 4.9x at batch 256), so
             // they keep the convolution's own in-place pass.
-            // The implicit GEMM's store is unrolled 64 times: the
+            // The implicit GEMM's own store is unrolled 64 times: the
             // activations' code there spilled (H100: 3.8 ms against 0.30
-            // for ReLU over a ResNet 3x3 layer), so it keeps its pass.
+            // for ReLU over a ResNet 3x3 layer), so unsplit it keeps its
+            // pass.
             _ => false,
         }
     }
@@ -141,12 +142,17 @@ pub struct Implicit {
     /// Register blocks (1 or 2) of the 64x64 tile along M and N.
     pub rm: usize,
     pub rn: usize,
-    /// K runs over workgroups (more than 1: conv_init sets the output to
-    /// the bias first, and the runs add into it).
+    /// K runs over workgroups (more than 1: each stores an f32 slab of
+    /// partial sums, which the GEMM's split-K pass adds into the output
+    /// with the bias and the activation).
     pub splits: usize,
     pub k_chunk: usize,
     /// The kernel size compiled in, or (0, 0).
     pub window: [usize; 2],
+    /// Slabs one binding of scratch holds at once: `splits` where they all
+    /// fit (one sum pass), fewer where they do not (a pass per that many
+    /// runs, each adding into the output); 0 where K is not split.
+    pub slabs: usize,
 }
 
 /// Which GEMM operand the image is for the KHR kernel (the GLSL's CONV),
@@ -292,15 +298,17 @@ impl fmt::Display for Route {
                 f,
                 " ({th}x{tw} output tiles of {planes} plane(s) per workgroup, input staged in workgroup memory)"
             ),
-            Route::Implicit(i) => write!(
-                f,
-                " (RM {}, RN {}, K in {} run(s) of {}, {})",
-                i.rm,
-                i.rn,
-                i.splits,
-                i.k_chunk,
-                window(i.window)
-            ),
+            Route::Implicit(i) => {
+                write!(f, " (RM {}, RN {}, K in {} run(s) of {}", i.rm, i.rn, i.splits, i.k_chunk)?;
+                if i.splits > 1 {
+                    f.write_str(" into f32 slabs")?;
+                    if i.slabs < i.splits {
+                        write!(f, ", {} at a time", i.slabs)?;
+                    }
+                    f.write_str(" summed with the bias and activation by a second pass")?;
+                }
+                write!(f, ", {})", window(i.window))
+            }
             Route::Khr(k) => write!(
                 f,
                 " ({:?}, K in {} run(s) of {}, input {}, weight {}{})",

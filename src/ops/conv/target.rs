@@ -63,7 +63,18 @@ pub struct Target<'d> {
     pub gemm: GemmOn<'d>,
     /// Channels-last 1x1 convolutions may be one GEMM (`WGC_CONV_1X1_NHWC`).
     pub gemm_1x1_nhwc: bool,
+    /// Workgroups the f32 implicit GEMM's K splits aim for (0: none beyond
+    /// the longest run): SPLIT_FILL_PER_UNIT per compute unit, or the
+    /// device's WGC_CONV_SPLIT_FILL.
+    pub split_fill: usize,
+    /// Most bytes of its slabs at once (at least one slab, at most a
+    /// binding): unbounded, or the device's WGC_CONV_SCRATCH_BYTES.
+    pub split_scratch: u64,
 }
+
+/// Implicit-GEMM workgroups per compute unit a K split aims for (2112 on a
+/// 132-SM H100: implicit.rs's `fill_runs` has the measurements).
+pub const SPLIT_FILL_PER_UNIT: usize = 16;
 
 impl<'d> Target<'d> {
     pub fn of(dev: &'d Device) -> Target<'d> {
@@ -81,6 +92,8 @@ impl<'d> Target<'d> {
             stem: conv.stem,
             gemm: GemmOn::Device(dev),
             gemm_1x1_nhwc: conv.gemm_1x1_nhwc,
+            split_fill: conv.split_fill.unwrap_or(SPLIT_FILL_PER_UNIT * dev.profile().compute_units),
+            split_scratch: conv.scratch_bytes.unwrap_or(u64::MAX),
         }
     }
 
