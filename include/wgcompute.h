@@ -273,12 +273,6 @@
 #define WGC_NUM_ACTIVATIONS 8
 
 /**
- * Implicit-GEMM workgroups per compute unit a K split aims for (2112 on a
- * 132-SM H100: implicit.rs's `fill_runs` has the measurements).
- */
-#define SPLIT_FILL_PER_UNIT 16
-
-/**
  * The number of `WgcBinaryOp` values (0 .. WGC_NUM_BINARY_OPS - 1): a
  * loop over every binary op stops here.
  */

@@ -74,7 +74,7 @@ pub struct Target<'d> {
 
 /// Implicit-GEMM workgroups per compute unit a K split aims for (2112 on a
 /// 132-SM H100: implicit.rs's `fill_runs` has the measurements).
-pub const SPLIT_FILL_PER_UNIT: usize = 16;
+pub(crate) const SPLIT_FILL_PER_UNIT: usize = 16;
 
 impl<'d> Target<'d> {
     pub fn of(dev: &'d Device) -> Target<'d> {
