@@ -2,7 +2,7 @@
  * JSON line per product, for comparing two builds of the library (the
  * same binary run with each on LD_LIBRARY_PATH) and torch.matmul
  * (bench/torch_gemm_shapes.py, the same shapes and timing):
- *   gemm_wide_bench LABEL [full|small] [f16|bf16]
+ *   gemm_wide_bench LABEL [full|small|shapes] [f16|bf16]
  * Shapes: LLaMA-7B prefill projections (M = 2048: Q/K/V/O 4096 x 4096, the
  * fused QKV 12288 x 4096, MLP up 11008 x 4096 and down 4096 x 11008, as
  * N x K), 4096^3, 8192^3, an odd 4095 x 4097 x 1023, and two nearer the
@@ -15,7 +15,9 @@
  * about half a second, the median of 5 runs of R back-to-back products.
  * `small` runs reduced shapes once each (a check on any driver, lavapipe
  * included). `bf16`: bf16 A and B into bf16 and f32 C, the first five
- * shapes. */
+ * shapes. `shapes`: the wide block shapes' comparison (WGC_GEMM_WIDE_SHAPE):
+ * (N, K) weights only, on 2048 x 4096 x 4096, 2048 x 11008 x 4096, 4096^3
+ * and 8192^3 (bf16: 4096^3). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,10 +82,14 @@ static double time_products(int reps, const WgcTensor *a, const WgcTensor *b, in
 int main(int argc, char **argv) {
     const char *label = argc > 1 ? argv[1] : "library";
     int small = argc > 2 && strcmp(argv[2], "small") == 0;
+    int few = argc > 2 && strcmp(argv[2], "shapes") == 0;
     int bf16 = argc > 3 && strcmp(argv[3], "bf16") == 0;
     const Shape *shapes = small ? SMALL : FULL;
     size_t nshapes = small ? sizeof SMALL / sizeof SMALL[0] : sizeof FULL / sizeof FULL[0];
     if (bf16 && !small) nshapes = 5;
+    /* `shapes`: FULL's 2048 x 4096 x 4096, 2048 x 11008 x 4096, 4096^3, 8192^3. */
+    Shape picked[4] = {FULL[0], FULL[2], FULL[4], FULL[5]};
+    if (few) shapes = bf16 ? picked + 2 : picked, nshapes = bf16 ? 1 : 4;
     WgcDtype in = bf16 ? WGC_DTYPE_BF16 : WGC_DTYPE_F16, out16 = in;
     int64_t max_a = 0, max_b = 0, max_c = 0;
     for (size_t si = 0; si < nshapes; si++) {
@@ -119,7 +125,7 @@ int main(int argc, char **argv) {
     CHECK(wgc_buffer_write(bb, 0, hb, (size_t)max_b * 2));
     int warmed = 0, failures = 0;
     for (size_t si = 0; si < nshapes; si++) {
-        for (int b_nk = 1; b_nk >= 0; b_nk--) {
+        for (int b_nk = 1; b_nk >= few; b_nk--) {
             for (int out_f16 = 1; out_f16 >= 0; out_f16--) {
                 const Shape *s = &shapes[si];
                 WgcTensor a = view(ba, in, s->m, s->k);

@@ -3,7 +3,9 @@ way (CUDA events around R back-to-back products, median of 5, after a
 warm-up), each checked first against a float64 product of sampled rows.
 f32 C: torch.mm with out_dtype=float32 where this PyTorch has it, else
 the 16-bit product converted (said in the line's "how").
-    python3 torch_gemm_shapes.py [f16|bf16]     (bf16: the first five shapes)"""
+    python3 torch_gemm_shapes.py [f16|bf16] [shapes]     (bf16: the first five shapes)
+`shapes`: as gemm_wide_bench's, (N, K) weights on 2048 x 4096 x 4096,
+2048 x 11008 x 4096, 4096^3 and 8192^3 (bf16: 4096^3)."""
 import json
 import sys
 
@@ -40,8 +42,12 @@ def main():
     bf16 = len(sys.argv) > 1 and sys.argv[1] == "bf16"
     dt = torch.bfloat16 if bf16 else torch.float16
     warmed = False
-    for name, m, n, k in SHAPES[:5] if bf16 else SHAPES:
-        for b_nk in (1, 0):
+    few = len(sys.argv) > 2 and sys.argv[2] == "shapes"
+    shapes = SHAPES[:5] if bf16 else SHAPES
+    if few:
+        shapes = [SHAPES[4]] if bf16 else [SHAPES[i] for i in (0, 2, 4, 5)]
+    for name, m, n, k in shapes:
+        for b_nk in (1, 0) if not few else (1,):
             for out_f16 in (1, 0):
                 a = torch.rand(m, k, device="cuda", dtype=dt) * 2 - 1
                 if b_nk:

@@ -105,7 +105,7 @@ static void check_route(TestEnv *env, const char *name, const char *line, int ex
         fprintf(stderr, "%s: expected %s the wide block, planned: %s\n", name, expect ? "on" : "off", line);
         g_failures++;
     }
-    printf("  %s: %s (ran %s)\n", name, said ? "khr_wide" : "another route", seen);
+    printf("  %s: %s (ran %s)\n", name, said ? line : "another route", seen);
 }
 
 static void run_gemm(TestEnv *env, const Case *c) {

@@ -53,6 +53,16 @@ SKINNY_TILES = ((2, 32), (1, 64))
 # skinny tiles' columns and K steps).
 CM2_TILES = ((128, 128, 32, 128), (128, 256, 64, 256))
 CM2_SKINNY_TILES = ((32, 128, 32, 128), (32, 64, 64, 128))
+# The wide block's shapes other than its default (128 x 128 of 2 x 4
+# subgroups of 64 x 32, K steps of 64): name -> (subgroups along M, along N,
+# fragments per subgroup along N, K per step), the order of wide.rs's
+# WideShape. Each for (N, K) weights only (B_T 1); WGC_GEMM_WIDE_SHAPE picks one.
+WIDE_SHAPES = {
+    "s128": (2, 2, 4, 64),
+    "s128k32": (2, 2, 4, 32),
+    "m256": (4, 2, 4, 32),
+    "n256": (2, 4, 4, 32),
+}
 # Sources whose modules name their entry point (the others: main).
 ENTRY_POINTS = {"gemm_khr_wide.comp": "gemm_khr_wide"}
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -67,6 +77,12 @@ DIGESTS = {
         "gemm_khr_bf16.sha256",
     ),
 }
+
+
+def wide_defines(shape):
+    """The -D switches of a wide block shape (WIDE_SHAPES)."""
+    wm, wn, fn, bk = WIDE_SHAPES[shape]
+    return {"WIDE_WM": wm, "WIDE_WN": wn, "WIDE_FN": fn, "WIDE_BK": bk}
 
 
 def variants(kind):
@@ -108,6 +124,11 @@ def variants(kind):
             store = "direct" if direct else "epilogue"
             name = f"gemm_khr_wide_b{b_t}_{out}_{store}.spv"
             yield name, "gemm_khr_wide.comp", {"B_T": b_t, "OUT_F16": out_f16, "DIRECT": direct}
+        for shape, out_f16, direct in itertools.product(WIDE_SHAPES, (0, 1), (0, 1)):
+            out = "f16" if out_f16 else "f32"
+            store = "direct" if direct else "epilogue"
+            name = f"gemm_khr_wide_{shape}_b1_{out}_{store}.spv"
+            yield name, "gemm_khr_wide.comp", wide_defines(shape) | {"B_T": 1, "OUT_F16": out_f16, "DIRECT": direct}
     elif kind == "bf16":
         for a_t, b_t, direct in itertools.product((0, 1), repeat=3):
             store = "direct" if direct else "epilogue"
@@ -122,6 +143,11 @@ def variants(kind):
             store = "direct" if direct else "epilogue"
             name = f"gemm_khr_wide_bf16_b{b_t}_f32_{store}.spv"
             yield name, "gemm_khr_wide.comp", {"IN_BF16": 1, "B_T": b_t, "OUT_F16": 0, "DIRECT": direct}
+        for shape, direct in itertools.product(WIDE_SHAPES, (0, 1)):
+            store = "direct" if direct else "epilogue"
+            name = f"gemm_khr_wide_bf16_{shape}_b1_f32_{store}.spv"
+            defines = wide_defines(shape) | {"IN_BF16": 1, "B_T": 1, "OUT_F16": 0, "DIRECT": direct}
+            yield name, "gemm_khr_wide.comp", defines
     else:
         for (bm, bn, bk, wg), a_t, b_t, out_f16 in itertools.product(CM2_TILES, (0, 1), (0, 1), (0, 1)):
             tile = f"{bm}x{bn}x{bk}_w{wg}"

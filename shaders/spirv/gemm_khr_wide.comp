@@ -48,16 +48,31 @@
 #define IN_T float16_t
 #endif
 
-#define WM 2u       // subgroups along M
-#define WN 4u       // subgroups along N
-#define FM 4u       // fragments per subgroup along M
-#define FN 2u       // fragments per subgroup along N
-#define GROUP_M 8u  // rows of blocks that sweep N together
-#define THREADS_DEF 256
+// The block shape (-D, the generator's WIDE_SHAPES): subgroups along M
+// and N, fragments per subgroup along N (4 along M) and K per step. The
+// default is 128 x 128 of 2 x 4 subgroups of 64 x 32, K steps of 64.
+#ifndef WIDE_WM
+#define WIDE_WM 2
+#endif
+#ifndef WIDE_WN
+#define WIDE_WN 4
+#endif
+#ifndef WIDE_FN
+#define WIDE_FN 2
+#endif
+#ifndef WIDE_BK
+#define WIDE_BK 64
+#endif
+#define WM uint(WIDE_WM)  // subgroups along M
+#define WN uint(WIDE_WN)  // subgroups along N
+#define FM 4u             // fragments per subgroup along M
+#define FN uint(WIDE_FN)  // fragments per subgroup along N
+#define GROUP_M 8u        // rows of blocks that sweep N together
+#define THREADS_DEF (WIDE_WM * WIDE_WN * 32)
 
 const uint BM = 16u * FM * WM;
 const uint BN = 16u * FN * WN;
-const uint BK = 64u;
+const uint BK = uint(WIDE_BK);
 const uint THREADS = THREADS_DEF;
 // Row strides of the staged tiles in units of 8 halves, padded by 8 halves.
 const uint K_STRIDE8 = (BK + 8u) / 8u;     // a tile staged K-dense (rows of M or N)
@@ -167,8 +182,10 @@ void main() {
     }
 
     // This invocation's share of the next A and B tiles, fetched a step ahead.
-    uvec4 ra[SLOTS_A];
-    uvec4 rb[SLOTS_B];
+    // (Never 2 long: glslang would give them the type of the Params
+    // uniform's uvec4[2], whose ArrayStride spirv-opt refuses on a local.)
+    uvec4 ra[SLOTS_A == 2u ? 3u : SLOTS_A];
+    uvec4 rb[SLOTS_B == 2u ? 3u : SLOTS_B];
     [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
         ra[l] = LOAD_A(l, k0);
     }

@@ -77,6 +77,9 @@ pub struct GemmSettings {
     /// `WGC_GEMM_WIDE`: `0` never, `1` wherever it can run, the wide-block
     /// VK_KHR kernel; unset (or any other value): by the planner's rule.
     pub wide: Option<bool>,
+    /// `WGC_GEMM_WIDE_SHAPE`: the wide block's shape by name (wide.rs's
+    /// `WideShape`); unset (or unknown): its default.
+    pub wide_shape: Option<String>,
     /// `WGC_GEMM_CM2_BLOCK`: the VK_NV_cooperative_matrix2 block to use,
     /// by name (`BMxBNxBK`).
     pub coopmat2_block: Option<String>,
@@ -280,6 +283,7 @@ impl Settings {
                     Some("1") => Some(true),
                     _ => None,
                 },
+                wide_shape: v.get("WGC_GEMM_WIDE_SHAPE"),
                 coopmat2_block: v.get("WGC_GEMM_CM2_BLOCK"),
                 coopmat2_log: v.get("WGC_COOPMAT2_LOG").is_some(),
                 bf16_coop: v.on_unless("WGC_GEMM_BF16_COOP", "0"),

@@ -489,8 +489,10 @@ fn route_into(
     // need guarded stores there; a K that ends inside a step keeps them
     // direct (H200, 4096 x 4096 x 4080 into f16: 0.59 ms against 0.96).
     let khr = api == Api::Khr;
-    let guarded =
-        if khr { !(m.is_multiple_of(TILE.block_m()) && n.is_multiple_of(TILE.block_n())) } else { kernel.edge };
+    // The wide block's shape, whose blocks the grid and the store follow.
+    let shape = wide::shape_for(p, s, kernel);
+    let (bm, bn) = if wide { shape.block() } else { (TILE.block_m(), TILE.block_n()) };
+    let guarded = if khr { !(m.is_multiple_of(bm) && n.is_multiple_of(bn)) } else { kernel.edge };
     let direct = !kernel.skinny && out.direct(guarded, khr);
     let mut groups = [
         n.div_ceil(kernel.block_n(s)) as u32,
@@ -516,7 +518,8 @@ fn route_into(
         }
         _ if kernel.skinny => CoopEngine::SkinnyKhr(skinny::variant(s, kernel, m, out.dtype)),
         Api::Khr if wide => {
-            CoopEngine::Wide(WideVariant { b_t: kernel.b_t, out: out.dtype, direct, bf16: kernel.bf16 })
+            groups = [n.div_ceil(bn) as u32, m.div_ceil(bm) as u32, groups[2]];
+            CoopEngine::Wide(WideVariant { b_t: kernel.b_t, out: out.dtype, direct, bf16: kernel.bf16, shape })
         }
         Api::Khr => CoopEngine::Khr(SpirvVariant {
             double_buffered: s.spirv_double_buffered && !kernel.bf16,

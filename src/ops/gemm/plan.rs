@@ -173,7 +173,7 @@ fn tensor_core_reason(q: &Problem, engine: &CoopEngine, kernel: CoopKernel) -> S
         }
         CoopEngine::Khr(_) if kernel.bf16 => "bf16 runs on VK_KHR_cooperative_matrix only".into(),
         CoopEngine::Khr(_) => format!("the VK_KHR_cooperative_matrix kernel (K {} >= 512, or the route fixed)", q.k),
-        CoopEngine::Wide(_) => wide::reason(q),
+        CoopEngine::Wide(v) => wide::reason(q, v.shape),
         CoopEngine::Coopmat2(_) => "the VK_NV_cooperative_matrix2 kernel (the route fixed to it)".into(),
         CoopEngine::SkinnyKhr(_) => {
             format!("{} rows (3 to 32) with A row-major: the skinny tile on VK_KHR_cooperative_matrix", q.m)

@@ -13,7 +13,7 @@ use super::route::{CoopEngine, Plan, Route, RowsRoute, Staging, TiledEntry, Tile
 use super::settings::{GemmSettings, StageMode};
 use super::skinny::{SkinnyVariant, TILES};
 use super::spirv::SpirvVariant;
-use super::wide::WideVariant;
+use super::wide::{WideShape, WideVariant};
 use crate::ops::tensor::DType::{self, BF16, F16, F32};
 
 fn h100() -> DeviceProfile {
@@ -314,7 +314,7 @@ fn the_h100_profile_plans_as_an_h100_did() {
 }
 
 fn wide(out: DType, direct: bool, b_t: bool) -> CoopEngine {
-    CoopEngine::Wide(WideVariant { b_t, out, direct, bf16: false })
+    CoopEngine::Wide(WideVariant { b_t, out, direct, bf16: false, shape: WideShape::W128 })
 }
 
 fn engine(q: &Problem, p: &DeviceProfile, s: &GemmSettings) -> CoopEngine {
@@ -344,7 +344,7 @@ fn the_wide_block_takes_nk_weights_with_long_k_and_many_blocks() {
     assert_eq!(engine(&qb, &p, &d), wide(F16, true, true));
     // bf16 operands: the bf16 set into f32 (scratch for a bf16 C).
     let qbf = bf16_out(b_nk(Problem::dense(2048, 4096, 4096, BF16)));
-    let bf = CoopEngine::Wide(WideVariant { b_t: true, out: F32, direct: true, bf16: true });
+    let bf = CoopEngine::Wide(WideVariant { b_t: true, out: F32, direct: true, bf16: true, shape: WideShape::W128 });
     assert_eq!(engine(&qbf, &p, &d), bf);
     let no_bf16 = DeviceProfile { coop_bf16: false, ..h100() };
     assert!(matches!(route(&qbf, &no_bf16), Route::Tiled(_)));
@@ -408,6 +408,34 @@ fn the_wide_setting_turns_the_block_off_or_on_wherever_it_runs() {
     assert!(matches!(route(&q, &lavapipe()), Route::Tiled(_)));
     let parsed = |v: &'static str| GemmSettings::parse(&move |n: &str| (n == "WGC_GEMM_WIDE").then(|| v.to_string()));
     assert_eq!((parsed("0").wide, parsed("1").wide, parsed("yes").wide), (Some(false), Some(true), None));
+}
+
+#[test]
+fn the_wide_shape_setting_picks_the_block_of_nk_weights() {
+    let p = h100();
+    let shaped = |shape| WideVariant { b_t: true, out: F16, direct: true, bf16: false, shape };
+    let q = b_nk(Problem::dense(2048, 4096, 4096, F16));
+    for (shape, groups) in
+        [(WideShape::M256, [32, 8, 1]), (WideShape::N256, [16, 16, 1]), (WideShape::S128, [32, 16, 1])]
+    {
+        let s = GemmSettings { wide_shape: shape, ..GemmSettings::default() };
+        let (_, e, splits, _, slab, g) = coop(&plan(&q, &p, &s).unwrap().route);
+        assert_eq!((e, splits, slab, g), (CoopEngine::Wide(shaped(shape)), 1, false, groups));
+    }
+    // Blocks that cross M or N store through the epilogue; (K, N) weights keep the default block (whole here).
+    let on = GemmSettings { wide: Some(true), wide_shape: WideShape::M256, ..GemmSettings::default() };
+    let (_, e, _, _, _, g) = coop(&plan(&b_nk(Problem::dense(384, 256, 512, F16)), &p, &on).unwrap().route);
+    assert_eq!((e, g), (CoopEngine::Wide(WideVariant { direct: false, ..shaped(WideShape::M256) }), [2, 2, 1]));
+    assert_eq!(engine(&Problem::dense(384, 256, 512, F16), &p, &on), wide(F16, true, false));
+    let line = plan(&q, &p, &on).unwrap().to_string();
+    assert!(line.contains("256 blocks of 256 x 128"), "{line}");
+    let parsed = |v: &'static str| {
+        GemmSettings::parse(&move |n: &str| (n == "WGC_GEMM_WIDE_SHAPE").then(|| v.to_string())).wide_shape
+    };
+    assert_eq!(
+        (parsed("n256"), parsed("s128k32"), parsed("other")),
+        (WideShape::N256, WideShape::S128K32, WideShape::W128)
+    );
 }
 
 #[test]

@@ -9,6 +9,7 @@
 use crate::ops::gemm::coopmat2::BLOCKS as CM2_BLOCKS;
 use crate::ops::gemm::gemv::AxpyMode;
 use crate::ops::gemm::skinny::{SkinnyTile, TILES as SKINNY_TILES};
+use crate::ops::gemm::wide::WideShape;
 use crate::runtime::device::Device;
 use crate::runtime::settings::{AxpySetting, Settings, SpirvRoute, StageMode as RuntimeStage};
 
@@ -39,6 +40,8 @@ pub struct GemmSettings {
     /// `WGC_GEMM_WIDE`: the wide-block VK_KHR kernel never (false), wherever
     /// it can run (true), or by the planner's rule (None; wide.rs).
     pub wide: Option<bool>,
+    /// The wide block's shape (`WGC_GEMM_WIDE_SHAPE`, by name; else the default).
+    pub wide_shape: WideShape,
     /// The skinny tensor-core tile may run (`WGC_GEMM_SKINNY` not `0`).
     pub skinny: bool,
     /// A skinny tile named for both weight layouts (`WGC_GEMM_SKINNY_TILE`).
@@ -87,6 +90,7 @@ impl Default for GemmSettings {
             spirv: None,
             spirv_double_buffered: false,
             wide: None,
+            wide_shape: WideShape::default(),
             skinny: true,
             skinny_tile: None,
             skinny_fill: None,
@@ -139,6 +143,7 @@ impl GemmSettings {
             }),
             spirv_double_buffered: g.spirv_two_stages,
             wide: g.wide,
+            wide_shape: g.wide_shape.as_deref().and_then(WideShape::named).unwrap_or_default(),
             skinny: g.skinny,
             skinny_tile: g
                 .skinny_tile

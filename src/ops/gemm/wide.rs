@@ -32,9 +32,6 @@ use crate::runtime::spirv_kernel::{SpirvBinding, SpirvModule};
 pub(crate) const BLOCK: usize = 128;
 /// Invocations per workgroup (8 subgroups of 32).
 pub(crate) const THREADS: u32 = 256;
-/// Workgroup memory: one staging buffer of A and one of B, 128 rows of 64
-/// halves padded by 8 each.
-const WORKGROUP_BYTES: u32 = 2 * 128 * 72 * 2;
 
 /// The shortest K the rule takes: the KHR kernel's own threshold
 /// (spirv.rs); no shorter product was measured.
@@ -47,6 +44,72 @@ pub(crate) const MAX_K: usize = 8192;
 /// blocks of 256 invocations leave SMs idle in the last wave, unmeasured.
 pub(crate) const MIN_BLOCKS_PER_SM: usize = 3;
 
+/// The block's shape (the GLSL's WIDE_* switches, the generator's
+/// WIDE_SHAPES): `W128` is the default and has every module; the others
+/// run (N, K) weights only (B dense along K), other products keep `W128`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WideShape {
+    /// 128 x 128 of 2 x 4 subgroups of 64 x 32, K steps of 64.
+    #[default]
+    W128,
+    /// 128 x 128 of 2 x 2 subgroups of 64 x 64, K steps of 64.
+    S128,
+    /// 128 x 128 of 2 x 2 subgroups of 64 x 64, K steps of 32.
+    S128K32,
+    /// 256 x 128 of 4 x 2 subgroups of 64 x 64, K steps of 32.
+    M256,
+    /// 128 x 256 of 2 x 4 subgroups of 64 x 64, K steps of 32.
+    N256,
+}
+
+/// Every shape with its name (`WGC_GEMM_WIDE_SHAPE`), in `WideShape` order.
+pub(crate) const SHAPES: [(&str, WideShape); 5] = [
+    ("128", WideShape::W128),
+    ("s128", WideShape::S128),
+    ("s128k32", WideShape::S128K32),
+    ("m256", WideShape::M256),
+    ("n256", WideShape::N256),
+];
+
+impl WideShape {
+    /// The shape named `name` (see SHAPES).
+    pub fn named(name: &str) -> Option<WideShape> {
+        SHAPES.iter().find(|(n, _)| *n == name).map(|&(_, s)| s)
+    }
+
+    /// (subgroups along M, along N, fragments of 16 per subgroup along N,
+    /// K per step); every shape has 4 fragments per subgroup along M.
+    const fn layout(self) -> (usize, usize, usize, usize) {
+        match self {
+            WideShape::W128 => (2, 4, 2, 64),
+            WideShape::S128 => (2, 2, 4, 64),
+            WideShape::S128K32 => (2, 2, 4, 32),
+            WideShape::M256 => (4, 2, 4, 32),
+            WideShape::N256 => (2, 4, 4, 32),
+        }
+    }
+
+    /// Rows and columns of C per workgroup.
+    pub fn block(self) -> (usize, usize) {
+        let (wm, wn, fn_, _) = self.layout();
+        (64 * wm, 16 * fn_ * wn)
+    }
+
+    /// Invocations per workgroup (subgroups of 32).
+    pub fn threads(self) -> u32 {
+        let (wm, wn, _, _) = self.layout();
+        (32 * wm * wn) as u32
+    }
+
+    /// Workgroup memory: the A and B staging buffers, rows of K padded by
+    /// 8 halves (B staged along N, and the epilogue, fit in the larger).
+    pub fn workgroup_bytes(self) -> u32 {
+        let (bm, bn) = self.block();
+        let bk = self.layout().3;
+        (2 * (bm + bn) * (bk + 8)) as u32
+    }
+}
+
 /// Which module a launch takes (the GLSL's -D switches).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WideVariant {
@@ -57,6 +120,8 @@ pub struct WideVariant {
     pub direct: bool,
     /// bf16 A and B (the bf16 set: f32 C only), else f16.
     pub bf16: bool,
+    /// The block (not `W128` only with `b_t`).
+    pub shape: WideShape,
 }
 
 const PARAMS_SIZE: u64 = std::mem::size_of::<crate::ops::gemm::coop::CoopParams>() as u64;
@@ -114,9 +179,67 @@ bf16_modules! {
     0 epilogue EPILOGUE_F32, 0 direct DIRECT_F32, 1 epilogue EPILOGUE_F32, 1 direct DIRECT_F32,
 }
 
+macro_rules! shape_modules {
+    ($($name:ident $shape:literal $threads:literal),* $(,)?) => {$(
+        /// A shape's modules for (N, K) weights: f16 into f32 (epilogue,
+        /// direct), into f16 (epilogue, direct), then bf16 into f32
+        /// (epilogue, direct).
+        static $name: [SpirvModule; 6] = [
+            shape_module!($shape, "", "f32", "epilogue", EPILOGUE_F32, $threads),
+            shape_module!($shape, "", "f32", "direct", DIRECT_F32, $threads),
+            shape_module!($shape, "", "f16", "epilogue", EPILOGUE_F16, $threads),
+            shape_module!($shape, "", "f16", "direct", DIRECT_F16, $threads),
+            shape_module!($shape, "bf16_", "f32", "epilogue", EPILOGUE_F32, $threads),
+            shape_module!($shape, "bf16_", "f32", "direct", DIRECT_F32, $threads),
+        ];
+    )*};
+}
+
+macro_rules! shape_module {
+    ($shape:literal, $in:literal, $out:literal, $store:literal, $binds:ident, $threads:literal) => {
+        SpirvModule {
+            file: concat!("gemm_khr_wide_", $in, $shape, "_b1_", $out, "_", $store, ".spv"),
+            bytes: include_bytes!(concat!(
+                "../../../shaders/spirv/generated/gemm_khr_wide_",
+                $in,
+                $shape,
+                "_b1_",
+                $out,
+                "_",
+                $store,
+                ".spv"
+            )),
+            entry: "gemm_khr_wide",
+            workgroup_size: [$threads, 1, 1],
+            bindings: &$binds,
+        }
+    };
+}
+
+shape_modules! {
+    S128_MODULES "s128" 128, S128K32_MODULES "s128k32" 128, M256_MODULES "m256" 256, N256_MODULES "n256" 256,
+}
+
+/// The modules of a shape other than `W128`.
+fn shape_modules(shape: WideShape) -> &'static [SpirvModule; 6] {
+    match shape {
+        WideShape::W128 => unreachable!("W128 has MODULES and BF16_MODULES"),
+        WideShape::S128 => &S128_MODULES,
+        WideShape::S128K32 => &S128K32_MODULES,
+        WideShape::M256 => &M256_MODULES,
+        WideShape::N256 => &N256_MODULES,
+    }
+}
+
 impl WideVariant {
-    /// Its module's position in `MODULES` (`BF16_MODULES` for bf16).
+    /// Its module's position in `MODULES` (`BF16_MODULES` for bf16; for
+    /// another shape, in its six).
     pub fn index(self) -> usize {
+        if self.shape != WideShape::W128 {
+            debug_assert!(self.b_t, "the other shapes take (N, K) weights only");
+            debug_assert!(!self.bf16 || self.out == DType::F32, "the bf16 set stores f32");
+            return (self.bf16 as usize) * 4 + ((self.out == DType::F16) as usize) * 2 + self.direct as usize;
+        }
         if self.bf16 {
             debug_assert!(self.out == DType::F32, "the bf16 set stores f32");
             return (self.b_t as usize) * 2 + self.direct as usize;
@@ -125,7 +248,9 @@ impl WideVariant {
     }
 
     pub fn module(self) -> &'static SpirvModule {
-        if self.bf16 {
+        if self.shape != WideShape::W128 {
+            &shape_modules(self.shape)[self.index()]
+        } else if self.bf16 {
             &BF16_MODULES[self.index()]
         } else {
             &MODULES[self.index()]
@@ -133,11 +258,21 @@ impl WideVariant {
     }
 }
 
-/// True if the device can run the modules: the KHR kernel's needs
-/// (spirv::runnable) and 256 invocations and the staging buffers per
-/// workgroup.
-pub fn runnable(p: &DeviceProfile) -> bool {
-    spirv::runnable(p) && p.max_invocations >= THREADS && p.max_workgroup_storage >= WORKGROUP_BYTES
+/// True if the device can run the modules of `shape`: the KHR kernel's
+/// needs (spirv::runnable) and the shape's invocations and staging buffers
+/// per workgroup.
+pub fn runnable(p: &DeviceProfile, shape: WideShape) -> bool {
+    spirv::runnable(p) && p.max_invocations >= shape.threads() && p.max_workgroup_storage >= shape.workgroup_bytes()
+}
+
+/// The shape a product of `kernel` runs with: the setting's for (N, K)
+/// weights where the device can run it, else `W128`.
+pub fn shape_for(p: &DeviceProfile, s: &GemmSettings, kernel: CoopKernel) -> WideShape {
+    if kernel.b_t && runnable(p, s.wide_shape) {
+        s.wide_shape
+    } else {
+        WideShape::W128
+    }
 }
 
 /// True if `kernel`'s product of `m` x `n` x `k` over `batch` matrices
@@ -155,7 +290,7 @@ pub fn takes(
     on_khr: bool,
 ) -> bool {
     let dtype_ok = !kernel.bf16 || spirv::bf16_allowed(p, s);
-    let can = dtype_ok && !kernel.skinny && !kernel.a_t && runnable(p) && spirv::khr_allowed_for(p, s);
+    let can = dtype_ok && !kernel.skinny && !kernel.a_t && runnable(p, WideShape::W128) && spirv::khr_allowed_for(p, s);
     match s.wide {
         Some(false) => false,
         Some(true) => can,
@@ -164,16 +299,18 @@ pub fn takes(
 }
 
 /// Why a product runs on this kernel, for `explain`.
-pub fn reason(q: &Problem) -> String {
-    let blocks = q.m.div_ceil(BLOCK) * q.n.div_ceil(BLOCK) * q.batch_count;
+pub fn reason(q: &Problem, shape: WideShape) -> String {
+    let (bm, bn) = shape.block();
+    let blocks = q.m.div_ceil(bm) * q.n.div_ceil(bn) * q.batch_count;
     format!(
         "the wide-block VK_KHR_cooperative_matrix kernel (A row-major, B an (N, K) weight, K {} in {MIN_K}..={MAX_K}, \
-         {blocks} blocks of {BLOCK} x {BLOCK} to fill the GPU; or the route fixed)",
+         {blocks} blocks of {bm} x {bn} to fill the GPU; or the route fixed)",
         q.k
     )
 }
 
-/// True if the product has at least MIN_BLOCKS_PER_SM blocks per compute unit.
+/// True if the product has at least MIN_BLOCKS_PER_SM blocks of 128 x 128
+/// per compute unit (the rule's measure whatever the shape).
 fn fills(p: &DeviceProfile, (m, n): (usize, usize), batch: usize) -> bool {
     let blocks = m.div_ceil(BLOCK) * n.div_ceil(BLOCK) * batch;
     blocks >= MIN_BLOCKS_PER_SM * p.sms
@@ -188,7 +325,7 @@ mod tests {
         assert_eq!(MODULES.len(), 8);
         for (i, m) in MODULES.iter().enumerate() {
             let out = [DType::F32, DType::F16][(i >> 1) & 1];
-            let v = WideVariant { b_t: i & 4 != 0, out, direct: i & 1 != 0, bf16: false };
+            let v = WideVariant { b_t: i & 4 != 0, out, direct: i & 1 != 0, bf16: false, shape: WideShape::W128 };
             assert_eq!(v.index(), i);
             assert!(std::ptr::eq(v.module(), m));
             let out = if v.out == DType::F16 { "f16" } else { "f32" };
@@ -204,13 +341,55 @@ mod tests {
     fn every_bf16_variant_names_its_own_module() {
         assert_eq!(BF16_MODULES.len(), 4);
         for (i, m) in BF16_MODULES.iter().enumerate() {
-            let v = WideVariant { b_t: i & 2 != 0, out: DType::F32, direct: i & 1 != 0, bf16: true };
+            let v = WideVariant {
+                b_t: i & 2 != 0,
+                out: DType::F32,
+                direct: i & 1 != 0,
+                bf16: true,
+                shape: WideShape::W128,
+            };
             assert_eq!(v.index(), i);
             assert!(std::ptr::eq(v.module(), m));
             let store = if v.direct { "direct" } else { "epilogue" };
             assert_eq!(m.file, format!("gemm_khr_wide_bf16_b{}_f32_{store}.spv", v.b_t as u8));
             assert_eq!(m.bindings.len(), if v.direct { 4 } else { 7 });
         }
+    }
+
+    #[test]
+    fn every_shape_names_its_own_modules() {
+        for &(name, shape) in &SHAPES[1..] {
+            assert_eq!(WideShape::named(name), Some(shape));
+            for i in 0..6 {
+                let out = if i & 2 != 0 { DType::F16 } else { DType::F32 };
+                let v = WideVariant { b_t: true, out, direct: i & 1 != 0, bf16: i & 4 != 0, shape };
+                assert_eq!(v.index(), i);
+                let m = v.module();
+                let store = if v.direct { "direct" } else { "epilogue" };
+                let dt = if v.out == DType::F16 { "f16" } else { "f32" };
+                let input = if v.bf16 { "bf16_" } else { "" };
+                assert_eq!(m.file, format!("gemm_khr_wide_{input}{name}_b1_{dt}_{store}.spv"));
+                assert_eq!(m.workgroup_size[0], shape.threads());
+                assert_eq!(m.bindings.len(), if v.direct { 4 } else { 7 });
+            }
+        }
+        assert_eq!(WideShape::named("128"), Some(WideShape::W128));
+        assert_eq!(WideShape::named("x"), None);
+    }
+
+    #[test]
+    fn shapes_fit_48_kib_of_workgroup_memory() {
+        let sizes: Vec<_> = SHAPES.iter().map(|&(_, s)| (s.block(), s.threads(), s.workgroup_bytes())).collect();
+        assert_eq!(
+            sizes,
+            [
+                ((128, 128), 256, 36864),
+                ((128, 128), 128, 36864),
+                ((128, 128), 128, 20480),
+                ((256, 128), 256, 30720),
+                ((128, 256), 256, 30720),
+            ]
+        );
     }
 
     #[test]
