@@ -125,6 +125,7 @@ fn modules() -> impl Iterator<Item = &'static SpirvModule> {
         .chain(conv_khr::MODULES)
         .chain(gemm_wide::MODULES)
         .chain(gemm_wide::BF16_MODULES)
+        .chain(gemm_wide::SHAPE_MODULES.iter().flat_map(|set| set.iter()))
 }
 
 #[test]

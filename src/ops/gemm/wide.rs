@@ -220,6 +220,9 @@ shape_modules! {
     S128_MODULES "s128" 128, S128K32_MODULES "s128k32" 128, M256_MODULES "m256" 256, N256_MODULES "n256" 256,
 }
 
+/// The modules of the shapes other than `W128`, in `SHAPES` order.
+pub static SHAPE_MODULES: [&[SpirvModule; 6]; 4] = [&S128_MODULES, &S128K32_MODULES, &M256_MODULES, &N256_MODULES];
+
 /// The modules of a shape other than `W128`.
 fn shape_modules(shape: WideShape) -> &'static [SpirvModule; 6] {
     match shape {
