@@ -2,13 +2,13 @@
 # The wide-block GEMM's shapes (WGC_GEMM_WIDE_SHAPE, src/ops/gemm/wide.rs)
 # on the GPU machine: test_gemm_khr_wide under each (its double-precision
 # checks), then gemm_wide_bench's `shapes` products under each, the KHR
-# kernel (`off`: WGC_GEMM_WIDE=0) and torch.matmul, f16 twice and bf16
+# kernel (`off`: WGC_GEMM_WIDE=0, unless NO_OFF is set) and torch.matmul, f16 twice and bf16
 # once (the second f16 round only while under BUDGET_S seconds, default
 # 75); one table of the best runs. Expects the programs, libwgcompute.so
 # and the Python scripts beside it.
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp}
-SHAPES=${SHAPES:-"128 s128 s128k32 m256 n256"}
+SHAPES=${SHAPES:-"128 k32 n64 n64k32"}
 start=$(date +%s)
 # Each program at most 40 s where `timeout` exists (a hung kernel stops one run only).
 t=""; command -v timeout > /dev/null && t="timeout 40"
@@ -29,7 +29,7 @@ for round in 1 2; do
     [ "$round" = 1 ] && WGC_GEMM_WIDE_SHAPE=$shape $t "$here/gemm_wide_bench" "$shape" shapes bf16 | tee -a "$out/shapes.jsonl"
   done
   if [ "$round" = 1 ]; then
-    WGC_GEMM_WIDE=0 $t "$here/gemm_wide_bench" off shapes f16 | tee -a "$out/shapes.jsonl"
+    [ -z "${NO_OFF:-}" ] && WGC_GEMM_WIDE=0 $t "$here/gemm_wide_bench" off shapes f16 | tee -a "$out/shapes.jsonl"
     python3 "$here/torch_gemm_shapes.py" f16 shapes | tee -a "$out/shapes.jsonl"
     python3 "$here/torch_gemm_shapes.py" bf16 shapes | tee -a "$out/shapes.jsonl"
     python3 "$here/compare_gemm_wide_shapes.py" "$out/shapes.jsonl"

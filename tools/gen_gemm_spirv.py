@@ -58,10 +58,9 @@ CM2_SKINNY_TILES = ((32, 128, 32, 128), (32, 64, 64, 128))
 # fragments per subgroup along N, K per step), the order of wide.rs's
 # WideShape. Each for (N, K) weights only (B_T 1); WGC_GEMM_WIDE_SHAPE picks one.
 WIDE_SHAPES = {
-    "s128": (2, 2, 4, 64),
-    "s128k32": (2, 2, 4, 32),
-    "m256": (4, 2, 4, 32),
-    "n256": (2, 4, 4, 32),
+    "k32": (2, 4, 2, 32),
+    "n64": (2, 2, 2, 64),
+    "n64k32": (2, 2, 2, 32),
 }
 # Sources whose modules name their entry point (the others: main).
 ENTRY_POINTS = {"gemm_khr_wide.comp": "gemm_khr_wide"}

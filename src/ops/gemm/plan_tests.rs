@@ -416,25 +416,25 @@ fn the_wide_shape_setting_picks_the_block_of_nk_weights() {
     let shaped = |shape| WideVariant { b_t: true, out: F16, direct: true, bf16: false, shape };
     let q = b_nk(Problem::dense(2048, 4096, 4096, F16));
     for (shape, groups) in
-        [(WideShape::M256, [32, 8, 1]), (WideShape::N256, [16, 16, 1]), (WideShape::S128, [32, 16, 1])]
+        [(WideShape::K32, [32, 16, 1]), (WideShape::N64, [64, 16, 1]), (WideShape::N64K32, [64, 16, 1])]
     {
         let s = GemmSettings { wide_shape: shape, ..GemmSettings::default() };
         let (_, e, splits, _, slab, g) = coop(&plan(&q, &p, &s).unwrap().route);
         assert_eq!((e, splits, slab, g), (CoopEngine::Wide(shaped(shape)), 1, false, groups));
     }
     // Blocks that cross M or N store through the epilogue; (K, N) weights keep the default block (whole here).
-    let on = GemmSettings { wide: Some(true), wide_shape: WideShape::M256, ..GemmSettings::default() };
-    let (_, e, _, _, _, g) = coop(&plan(&b_nk(Problem::dense(384, 256, 512, F16)), &p, &on).unwrap().route);
-    assert_eq!((e, g), (CoopEngine::Wide(WideVariant { direct: false, ..shaped(WideShape::M256) }), [2, 2, 1]));
+    let on = GemmSettings { wide: Some(true), wide_shape: WideShape::N64, ..GemmSettings::default() };
+    let (_, e, _, _, _, g) = coop(&plan(&b_nk(Problem::dense(300, 256, 512, F16)), &p, &on).unwrap().route);
+    assert_eq!((e, g), (CoopEngine::Wide(WideVariant { direct: false, ..shaped(WideShape::N64) }), [4, 3, 1]));
     assert_eq!(engine(&Problem::dense(384, 256, 512, F16), &p, &on), wide(F16, true, false));
     let line = plan(&q, &p, &on).unwrap().to_string();
-    assert!(line.contains("256 blocks of 256 x 128"), "{line}");
+    assert!(line.contains("1024 blocks of 128 x 64"), "{line}");
     let parsed = |v: &'static str| {
         GemmSettings::parse(&move |n: &str| (n == "WGC_GEMM_WIDE_SHAPE").then(|| v.to_string())).wide_shape
     };
     assert_eq!(
-        (parsed("n256"), parsed("s128k32"), parsed("other")),
-        (WideShape::N256, WideShape::S128K32, WideShape::W128)
+        (parsed("n64"), parsed("n64k32"), parsed("other")),
+        (WideShape::N64, WideShape::N64K32, WideShape::W128)
     );
 }
 

@@ -52,24 +52,17 @@ pub enum WideShape {
     /// 128 x 128 of 2 x 4 subgroups of 64 x 32, K steps of 64.
     #[default]
     W128,
-    /// 128 x 128 of 2 x 2 subgroups of 64 x 64, K steps of 64.
-    S128,
-    /// 128 x 128 of 2 x 2 subgroups of 64 x 64, K steps of 32.
-    S128K32,
-    /// 256 x 128 of 4 x 2 subgroups of 64 x 64, K steps of 32.
-    M256,
-    /// 128 x 256 of 2 x 4 subgroups of 64 x 64, K steps of 32.
-    N256,
+    /// 128 x 128 of 2 x 4 subgroups of 64 x 32, K steps of 32.
+    K32,
+    /// 128 x 64 of 2 x 2 subgroups of 64 x 32, K steps of 64.
+    N64,
+    /// 128 x 64 of 2 x 2 subgroups of 64 x 32, K steps of 32.
+    N64K32,
 }
 
 /// Every shape with its name (`WGC_GEMM_WIDE_SHAPE`), in `WideShape` order.
-pub(crate) const SHAPES: [(&str, WideShape); 5] = [
-    ("128", WideShape::W128),
-    ("s128", WideShape::S128),
-    ("s128k32", WideShape::S128K32),
-    ("m256", WideShape::M256),
-    ("n256", WideShape::N256),
-];
+pub(crate) const SHAPES: [(&str, WideShape); 4] =
+    [("128", WideShape::W128), ("k32", WideShape::K32), ("n64", WideShape::N64), ("n64k32", WideShape::N64K32)];
 
 impl WideShape {
     /// The shape named `name` (see SHAPES).
@@ -82,10 +75,9 @@ impl WideShape {
     const fn layout(self) -> (usize, usize, usize, usize) {
         match self {
             WideShape::W128 => (2, 4, 2, 64),
-            WideShape::S128 => (2, 2, 4, 64),
-            WideShape::S128K32 => (2, 2, 4, 32),
-            WideShape::M256 => (4, 2, 4, 32),
-            WideShape::N256 => (2, 4, 4, 32),
+            WideShape::K32 => (2, 4, 2, 32),
+            WideShape::N64 => (2, 2, 2, 64),
+            WideShape::N64K32 => (2, 2, 2, 32),
         }
     }
 
@@ -217,20 +209,19 @@ macro_rules! shape_module {
 }
 
 shape_modules! {
-    S128_MODULES "s128" 128, S128K32_MODULES "s128k32" 128, M256_MODULES "m256" 256, N256_MODULES "n256" 256,
+    K32_MODULES "k32" 256, N64_MODULES "n64" 128, N64K32_MODULES "n64k32" 128,
 }
 
 /// The modules of the shapes other than `W128`, in `SHAPES` order.
-pub static SHAPE_MODULES: [&[SpirvModule; 6]; 4] = [&S128_MODULES, &S128K32_MODULES, &M256_MODULES, &N256_MODULES];
+pub static SHAPE_MODULES: [&[SpirvModule; 6]; 3] = [&K32_MODULES, &N64_MODULES, &N64K32_MODULES];
 
 /// The modules of a shape other than `W128`.
 fn shape_modules(shape: WideShape) -> &'static [SpirvModule; 6] {
     match shape {
         WideShape::W128 => unreachable!("W128 has MODULES and BF16_MODULES"),
-        WideShape::S128 => &S128_MODULES,
-        WideShape::S128K32 => &S128K32_MODULES,
-        WideShape::M256 => &M256_MODULES,
-        WideShape::N256 => &N256_MODULES,
+        WideShape::K32 => &K32_MODULES,
+        WideShape::N64 => &N64_MODULES,
+        WideShape::N64K32 => &N64K32_MODULES,
     }
 }
 
@@ -385,13 +376,7 @@ mod tests {
         let sizes: Vec<_> = SHAPES.iter().map(|&(_, s)| (s.block(), s.threads(), s.workgroup_bytes())).collect();
         assert_eq!(
             sizes,
-            [
-                ((128, 128), 256, 36864),
-                ((128, 128), 128, 36864),
-                ((128, 128), 128, 20480),
-                ((256, 128), 256, 30720),
-                ((128, 256), 256, 30720),
-            ]
+            [((128, 128), 256, 36864), ((128, 128), 256, 20480), ((128, 64), 128, 27648), ((128, 64), 128, 15360)]
         );
     }
 
