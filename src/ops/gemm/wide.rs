@@ -17,6 +17,14 @@
 //! ran 0.99-1.00x, so longer K stays; B dense along N ran 0.90-0.93x. The
 //! bf16 products (the bf16 set, f32 C) follow the same rule. The `wide`
 //! setting (WGC_GEMM_WIDE) turns it off, or on wherever it can run.
+//!
+//! Other block shapes (`WideShape`, picked by WGC_GEMM_WIDE_SHAPE for (N, K)
+//! weights; bench/run_gemm_wide_shapes.sh compares them): on an H100
+//! (2048 x 4096 x 4096, 2048 x 11008 x 4096, 4096^3 and 8192^3 into f16 and
+//! f32, bf16 4096^3) the default ran 226-262 TFLOP/s and subgroup tiles of
+//! 64 x 64 lost on every product: 128 x 128 of 2 x 2 subgroups 181-204
+//! (K steps of 32: 205-250), 256 x 128 of 4 x 2 204-246, 128 x 256 of
+//! 2 x 4 201-246 (K steps of 32 both, for 48 KiB of workgroup memory).
 
 use crate::ops::gemm::coop::CoopKernel;
 use crate::ops::gemm::problem::Problem;
