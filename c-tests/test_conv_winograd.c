@@ -17,7 +17,7 @@
 
 /* Forced on; forced on with one image per pass; forced off (the implicit
  * GEMM); the planner's own rule. */
-static TestEnv on, chunked, off, rule;
+static TestEnv on, chunked, off, rule, dflt;
 /* Forced on with the transformed matrices' order fixed
  * (WGC_CONV_WINOGRAD_LAYOUT): channels fastest, tiles fastest. */
 static TestEnv by_channels, by_tiles;
@@ -187,6 +187,8 @@ static void layouts_paddings_and_edges(void) {
     check_case(&by_tiles, &nhwc, w);
     Case ruled = mk("32 -> 32, 24x24, 2 images, by the rule", 2, 32, 24, 24, 32, 1, 1, 0, 0);
     check_case(&rule, &ruled, w);
+    /* Unset: opt-in, so the implicit GEMM. */
+    check_case(&dflt, &ruled, "route implicit_gemm");
     Case small = mk("32 -> 32, 12x12, 1 image: under the rule", 1, 32, 12, 12, 32, 1, 1, 0, 0);
     check_case(&rule, &small, "route implicit_gemm");
 }
@@ -286,7 +288,8 @@ int main(void) {
     unsetenv("WGC_CONV_WINOGRAD");
     unsetenv("WGC_CONV_COLS_BYTES");
     unsetenv("WGC_CONV_WINOGRAD_LAYOUT");
-    rule = test_env();
+    dflt = test_env();
+    rule = env_with("rule", NULL, NULL);
     on = env_with("1", NULL, NULL);
     chunked = env_with("1", "1", NULL);
     off = env_with("0", NULL, NULL);
@@ -302,6 +305,6 @@ int main(void) {
     nonfinite_input("-Inf on the edge, NHWC", -INFINITY, 1, 1, 0, 6, 1);
     nan_weight();
     test_env_release(&rule), test_env_release(&on), test_env_release(&chunked), test_env_release(&off);
-    test_env_release(&by_channels), test_env_release(&by_tiles);
+    test_env_release(&by_channels), test_env_release(&by_tiles), test_env_release(&dflt);
     return test_finish("test_conv_winograd");
 }

@@ -91,11 +91,14 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// order with the bias, so results are deterministic. Any size works, on
 /// software drivers that cap shader loops too.
 ///
-/// f32 3x3 stride-1 undilated ungrouped convolutions (any padding, sizes
-/// and strides, bias or none) with at least 32 input and 32 output
-/// channels and 1024 output pixels over all images run Winograd
-/// F(2x2, 3x3) instead (`WGC_CONV_WINOGRAD=1` takes every such
-/// convolution, `0` none): the weight transformed into 16 (C, O) matrices
+/// Winograd F(2x2, 3x3) is opt-in: with `WGC_CONV_WINOGRAD=rule`, f32
+/// 3x3 stride-1 undilated ungrouped convolutions (any padding, sizes and
+/// strides, bias or none) with at least 32 input and 32 output channels
+/// and 1024 output pixels over all images run it instead
+/// (`WGC_CONV_WINOGRAD=1` takes every such convolution; unset or `0`:
+/// none). Its layers ran 1.2-2x faster than the implicit GEMM alone on an
+/// H100, but whole ResNet-50 forwards ran slower with it (its per-call
+/// scratch, over a GiB a forward, is the suspect). The weight transformed into 16 (C, O) matrices
 /// (scratch of 16/9 of the weight, per call), each chunk of images' 4x4
 /// input patches (stride 2) into 16 (tiles, C) matrices, 16 products by
 /// the f32 GEMM (`wgc_op_gemm`'s routes), and the 2x2 output tiles
@@ -116,7 +119,8 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
 /// as above (f32 sums). Ungrouped ones with fewer than 8 input channels
 /// and C*KH*KW up to 512 (a vision net's first layer), where the adapter
-/// runs the SPIR-V tensor-core kernels (below), have the image and weight
+/// runs the SPIR-V tensor-core kernels (below) and the padded image fits
+/// 128 MiB (`WGC_CONV_COLS_BYTES`), have the image and weight
 /// copied with their channels padded to 8 (zeros; scratch of N*H*W*8 and
 /// O*KH*KW*8 elements) for the channel gather, except windows of under 16
 /// taps into a channels-first output; those, and on adapters without
