@@ -201,6 +201,10 @@ static void no_channels(void) {
     double *ref = reference(&k, NULL, NULL, b);
     float *got = run(&on, &k, NULL, NULL, b, "route winograd");
     compare_f32(k.name, got, ref, (size_t)numel4(&k.out), 0, 0);
+    free(got);
+    /* The implicit GEMM likewise (K = 0 once divided by zero there). */
+    got = run(&off, &k, NULL, NULL, b, "route implicit_gemm");
+    compare_f32("0 -> 3 channels on the implicit GEMM", got, ref, (size_t)numel4(&k.out), 0, 0);
     free(ref), free(got);
 }
 

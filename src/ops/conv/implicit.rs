@@ -118,7 +118,8 @@ pub fn supports(p: &Problem, t: &Target) -> Result<Implicit> {
     if splits > 1 && fit == 0 {
         bail!(TooLarge, "conv2d: K must be split and one f32 slab of the output exceeds the adapter's binding size");
     }
-    let k_chunk = k.div_ceil(splits).div_ceil(bk) * bk;
+    // At least one step: K is 0 where the input has no channels (the bias alone).
+    let k_chunk = (k.div_ceil(splits).div_ceil(bk) * bk).max(bk);
     let splits = k.div_ceil(k_chunk).max(1);
     let slabs = if splits > 1 { splits.min(fit) } else { 0 };
     let groups_xy = [g.og.div_ceil(64 * rn), m.div_ceil(64 * rm)];

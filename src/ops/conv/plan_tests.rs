@@ -757,3 +757,11 @@ fn f32_slabs_respect_the_binding_size() {
     let err = plan(&LONG_K.problem(F32), &Target { max_binding: slab - 4, ..H100 }).unwrap_err();
     assert!(matches!(err, Error::TooLarge(_)), "{err}");
 }
+
+#[test]
+fn the_implicit_gemm_plans_a_convolution_without_input_channels() {
+    let c = case("zero channels", [2, 0, 5, 6], [3, 0, 3, 3], 1, 1);
+    for target in [LAVAPIPE, H100] {
+        assert_eq!(c.route(F32, &target), implicit(1, 1, 1, 16, [3, 3]), "{}", c.what);
+    }
+}
