@@ -268,30 +268,7 @@ pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) ->
         let (xa, in_off) = view_arg("x", input);
         let (ya, out_off) = view_arg("y", out);
         let (groups, row) = grid_1d(planes, 256, dev.limits.max_compute_workgroups_per_dimension);
-        let params = PoolParams {
-            total: planes as u32,
-            channels: c as u32,
-            h: h as i32,
-            w: w as i32,
-            oh: 1,
-            ow: 1,
-            kh: h as i32,
-            kw: w as i32,
-            stride_h: 1,
-            stride_w: 1,
-            pad_h: 0,
-            pad_w: 0,
-            in_off,
-            out_off,
-            row,
-            include_pad: 1,
-            in_s: strides4(input),
-            out_s: strides4(out),
-            chunk_len: 0,
-            chunks: 1,
-            _pad0: 0,
-            _pad1: 0,
-        };
+        let params = whole_plane_params(input, out, (in_off, out_off), row, 1);
         let variant = FAMILY.variant("global_avg_pool2d_cl", &[input.dtype], &[1.0]);
         return spec::record(stream, &Launch { variant, params, args: [xa, ya], groups });
     }
@@ -306,8 +283,23 @@ pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) ->
     let flat = h <= 1 || input.strides[2] == w as isize * input.strides[3];
     let (xa, in_off) = view_arg("x", input);
     let (ya, out_off) = view_arg("y", out);
-    let params = PoolParams {
-        total: planes as u32,
+    let params = whole_plane_params(input, out, (in_off, out_off), row, flat as u32);
+    let variant = FAMILY.variant("global_avg_pool2d", &[input.dtype], &[0.0]);
+    spec::record(stream, &Launch { variant, params, args: [xa, ya], groups: grid })
+}
+
+/// The uniform of a pooling kernel whose window is the whole (H, W) plane
+/// of `input` (N, C, H, W), one output per plane.
+fn whole_plane_params(
+    input: &Tensor,
+    out: &Tensor,
+    (in_off, out_off): (u32, u32),
+    row: u32,
+    include_pad: u32,
+) -> PoolParams {
+    let (c, h, w) = (input.shape[1], input.shape[2], input.shape[3]);
+    PoolParams {
+        total: (input.shape[0] * c) as u32,
         channels: c as u32,
         h: h as i32,
         w: w as i32,
@@ -322,14 +314,12 @@ pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) ->
         in_off,
         out_off,
         row,
-        include_pad: flat as u32,
+        include_pad,
         in_s: strides4(input),
         out_s: strides4(out),
         chunk_len: 0,
         chunks: 1,
         _pad0: 0,
         _pad1: 0,
-    };
-    let variant = FAMILY.variant("global_avg_pool2d", &[input.dtype], &[0.0]);
-    spec::record(stream, &Launch { variant, params, args: [xa, ya], groups: grid })
+    }
 }
