@@ -211,7 +211,7 @@ uvec4 gather_b(uint s, ivec2 corner, uint kt, uint k_end, uint base8) {
 #endif
 
 #if CONV == 2
-#define LOAD_A(l, kt) gather_a(lid + (l) * THREADS, corner_a[l], kt, k_end, a_base8)
+#define LOAD_A(l, kt) gather_a(lid + (l) * THREADS, corner_a[l], kt, k_end, uint(int(a_base8) + image_a[l]))
 #else
 #define LOAD_A(l, kt) load_a(lid + (l) * THREADS, row0, kt, k_end, a_base8, a_ld8)
 #endif
@@ -249,9 +249,16 @@ void main() {
         corner_b[l] = conv_corner(col0 + slot_mk(lid + l * THREADS, true, BN).x, p.n);
     }
 #elif CONV == 2
+    // Each slot's pixel, and its image's offset where the images are
+    // folded into M (short images fill whole blocks then).
     ivec2 corner_a[REGS_A];
+    int image_a[REGS_A];
+    uint per_image = p.fold_pixels != 0u ? p.fold_pixels : p.m;
     [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
-        corner_a[l] = conv_corner(row0 + slot_mk(lid + l * THREADS, true, BM).x, p.m);
+        uint gm = row0 + slot_mk(lid + l * THREADS, true, BM).x;
+        uint image = gm < p.m ? gm / per_image : 0u;
+        image_a[l] = int(image) * p.img8;
+        corner_a[l] = conv_corner(gm < p.m ? gm - image * per_image : per_image, per_image);
     }
 #endif
     // This invocation's share of the next A and B tiles, fetched a step ahead.
@@ -353,12 +360,22 @@ void main() {
     // epilogue also staged in tb instead of an array of its own.)
     bool plain = p.alpha == 1.0 && p.beta == 0.0 && p.has_bias == 0u && !epi_any() && p.c_sn == 1 && p.c_sm >= 0 &&
                  p.c_sm % 8 == 0 && c_base % 8 == 0;
-    if (!plain || row0 + BM > p.m || col0 + BN > p.n) {
+    bool whole = row0 + BM <= p.m && col0 + BN <= p.n;
+    int res_base = epi_res_base(bz);
+    if (!plain && whole && epi_registers(c_base, res_base)) {
+        [[unroll]] for (uint i = 0u; i < FM; i++) {
+            [[unroll]] for (uint j = 0u; j < FN; j++) {
+                store_fragment_registers(acc[i * FN + j], c_base, row0 + sub_row + 16u * i,
+                                         col0 + sub_col + 16u * j, res_base);
+            }
+        }
+        return;
+    }
+    if (!plain || !whole) {
         // Every subgroup's last fragment loads are done before the
         // epilogue overwrites tb.
         barrier();
         bool has_beta = p.beta != 0.0;
-        int res_base = epi_res_base(bz);
         [[unroll]] for (uint i = 0u; i < FM; i++) {
             [[unroll]] for (uint j = 0u; j < FN; j++) {
                 store_fragment(acc[i * FN + j], sg, c_base, row0 + sub_row + 16u * i, col0 + sub_col + 16u * j,

@@ -70,6 +70,10 @@ layout(std140, set = 0, binding = 3) uniform Params {
     int dil_w;
     int row8;
     int pix8;
+    // CONV = 2: pixels per image where every image's pixels are rows of M
+    // (the batch folded into M; then images lie img8 words apart), else 0.
+    uint fold_pixels;
+    int img8;
 #endif
 } p;
 
@@ -213,5 +217,101 @@ void store_fragment(coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumul
     }
     // Every lane has read the fragment before the next one is stored.
     subgroupBarrier();
+}
+
+// The epilogue in registers, for whole tiles: each operand is read as a
+// 16 x 16 fragment (the bias and the scale with row or column stride 0,
+// repeating one row or column) and the activation runs on the fragment's
+// elements, which are at the same positions in fragments of one type; C is
+// stored straight from the fragment. store_fragment's arithmetic in its
+// order, without its trip through workgroup memory and its per-element
+// indexing, which made the epilogue most of a short-K product's time.
+// Fragment loads and stores need 16-byte aligned rows: EPI_ALIGN elements.
+const int EPI_ALIGN = OUT_F16 != 0 ? 8 : 4;
+
+bool epi_aligned(int offset, int stride) {
+    return offset >= 0 && offset % EPI_ALIGN == 0 && stride >= 0 && stride % EPI_ALIGN == 0;
+}
+
+// True if store_fragment_registers can write this product's whole tiles:
+// no beta, C, the residual rows, the bias and the scale aligned and dense.
+bool epi_registers(int c_base, int res_base) {
+    bool bias = p.has_bias != 0u || (p.epi_flags & EPI_COL_BIAS) != 0u;
+    bool res = (p.epi_flags & (EPI_RES_BEFORE | EPI_RES_AFTER)) != 0u;
+    // The other activations keep store_fragment's loop: inlined into every
+    // fragment's store here, GELU's erf made a 2048 x 4096 x 4096 product
+    // 1.5x slower on an H100.
+    return p.epi_act <= 2u && p.beta == 0.0 && p.c_sn == 1 && epi_aligned(c_base, p.c_sm) &&
+           (!bias || (p.bias_stride == 1 && epi_aligned(int(p.bias_off), 0))) &&
+           ((p.epi_flags & EPI_SCALE) == 0u || (p.scale_stride == 1 && epi_aligned(int(p.scale_off), 0))) &&
+           (!res || (p.res_sn == 1 && epi_aligned(res_base, p.res_sm)));
+}
+
+#define EPI_FRAG coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
+#define EPI_OUT_FRAG coopmat<OUT, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
+
+// A vector from element `at` repeated over a 16 x 16 fragment (stride 0):
+// along its rows (a value per column of C) or columns (per row).
+EPI_FRAG epi_per_column(uint at, bool scale_buffer) {
+    EPI_OUT_FRAG o;
+    if (scale_buffer) {
+        coopMatLoad(o, scale.v, at, 0u, gl_CooperativeMatrixLayoutRowMajor);
+    } else {
+        coopMatLoad(o, bias.v, at, 0u, gl_CooperativeMatrixLayoutRowMajor);
+    }
+    return EPI_FRAG(o);
+}
+
+EPI_FRAG epi_per_row(uint at) {
+    EPI_OUT_FRAG o;
+    coopMatLoad(o, bias.v, at, 0u, gl_CooperativeMatrixLayoutColumnMajor);
+    return EPI_FRAG(o);
+}
+
+// Writes fragment f (rows gm0.., columns gn0.., inside M and N) as
+// store_fragment does, where epi_registers holds.
+void store_fragment_registers(EPI_FRAG f, int c_base, uint gm0, uint gn0, int res_base) {
+    EPI_FRAG v = f * p.alpha;
+    if ((p.epi_flags & EPI_SCALE) != 0u) {
+        EPI_FRAG s = epi_per_column(p.scale_off + gn0, true);
+        for (int e = 0; e < v.length(); e++) {
+            v[e] *= s[e];
+        }
+    }
+    if ((p.epi_flags & EPI_COL_BIAS) != 0u) {
+        v += epi_per_column(p.bias_off + gn0, false);
+    }
+    if (p.has_bias != 0u) {
+        // Per row; per column where the columns are a convolution's output
+        // channels (CONV = 2).
+        v += CONV == 2 ? epi_per_column(p.bias_off + gn0, false) : epi_per_row(p.bias_off + gm0);
+    }
+    if (epi_any()) {
+        EPI_FRAG r = EPI_FRAG(0.0);
+        if ((p.epi_flags & (EPI_RES_BEFORE | EPI_RES_AFTER)) != 0u) {
+            EPI_OUT_FRAG o;
+            coopMatLoad(o, residual.v, uint(res_base) + gm0 * uint(p.res_sm) + gn0, uint(p.res_sm),
+                        gl_CooperativeMatrixLayoutRowMajor);
+            r = EPI_FRAG(o);
+        }
+        if ((p.epi_flags & EPI_RES_BEFORE) != 0u) {
+            v += r;
+        }
+        // ReLU and ReLU6 (epi_registers), as epi_activate computes them.
+        if (p.epi_act == 1u) {
+            for (int e = 0; e < v.length(); e++) {
+                v[e] = epi_isnan(v[e]) ? v[e] : max(v[e], 0.0);
+            }
+        } else if (p.epi_act == 2u) {
+            for (int e = 0; e < v.length(); e++) {
+                v[e] = epi_isnan(v[e]) ? v[e] : min(max(v[e], 0.0), 6.0);
+            }
+        }
+        if ((p.epi_flags & EPI_RES_AFTER) != 0u) {
+            v += r;
+        }
+    }
+    coopMatStore(EPI_OUT_FRAG(v), c.v, uint(c_base) + gm0 * uint(p.c_sm) + gn0, uint(p.c_sm),
+                 gl_CooperativeMatrixLayoutRowMajor);
 }
 #endif

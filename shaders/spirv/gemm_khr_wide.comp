@@ -222,12 +222,21 @@ void main() {
 
     int c_base = bases.z + int(split * p.split_c);
 #if !DIRECT
+    int res_base = epi_res_base(bz);
+    if (needs_epilogue(row0, col0, c_base) && row0 + BM <= p.m && col0 + BN <= p.n && epi_registers(c_base, res_base)) {
+        [[unroll]] for (uint i = 0u; i < FM; i++) {
+            [[unroll]] for (uint j = 0u; j < FN; j++) {
+                store_fragment_registers(acc[i * FN + j], c_base, row0 + sub_row + 16u * i,
+                                         col0 + sub_col + 16u * j, res_base);
+            }
+        }
+        return;
+    }
     if (needs_epilogue(row0, col0, c_base)) {
         // Every subgroup's last fragment loads are done before the
         // epilogue overwrites tb.
         barrier();
         bool has_beta = p.beta != 0.0;
-        int res_base = epi_res_base(bz);
         [[unroll]] for (uint i = 0u; i < FM; i++) {
             [[unroll]] for (uint j = 0u; j < FN; j++) {
                 store_fragment(acc[i * FN + j], sg, c_base, row0 + sub_row + 16u * i, col0 + sub_col + 16u * j,

@@ -176,9 +176,10 @@ pub struct ConvSettings {
     pub winograd_tiles_fastest: Option<bool>,
     /// `WGC_CONV_STEM`.
     pub stem: ConvStem,
-    /// `WGC_CONV_1X1_NHWC=1`: channels-last 1x1 convolutions may run as
-    /// one GEMM over all images (off by default).
-    pub gemm_1x1_nhwc: bool,
+    /// `WGC_CONV_1X1_NHWC`: channels-last 1x1 convolutions run as one GEMM
+    /// over all images wherever they can (`1`), never (`0`), or by the
+    /// planner's rule (None: gemm1x1_nhwc.rs).
+    pub gemm_1x1_nhwc: Option<bool>,
     /// `WGC_CONV_SPLIT_FILL`: workgroups the f32 implicit GEMM's K splits
     /// aim for (0: K is split only where it is longer than one run may be).
     pub split_fill: Option<usize>,
@@ -364,7 +365,11 @@ impl Settings {
                     Some("columns") => ConvStem::Columns,
                     _ => ConvStem::Auto,
                 },
-                gemm_1x1_nhwc: v.is("WGC_CONV_1X1_NHWC", "1"),
+                gemm_1x1_nhwc: match v.get("WGC_CONV_1X1_NHWC").as_deref() {
+                    Some("1") => Some(true),
+                    Some("0") => Some(false),
+                    _ => None,
+                },
                 split_fill: v.number("WGC_CONV_SPLIT_FILL"),
                 scratch_bytes: v.number("WGC_CONV_SCRATCH_BYTES"),
             },

@@ -35,7 +35,7 @@ fn unset_gives_the_defaults() {
             winograd: Some(false),
             winograd_tiles_fastest: None,
             stem: ConvStem::Auto,
-            gemm_1x1_nhwc: false,
+            gemm_1x1_nhwc: None,
             split_fill: None,
             scratch_bytes: None
         }

@@ -22,7 +22,7 @@ fn target(khr: bool, coop: bool) -> Target<'static> {
         winograd_tiles_fastest: None,
         stem: StemForm::Auto,
         gemm: GemmOn::Profile(if coop { DeviceProfile::h100_like } else { DeviceProfile::lavapipe_like }),
-        gemm_1x1_nhwc: true,
+        gemm_1x1_nhwc: Some(true),
         split_fill: 2112,
         split_scratch: u64::MAX,
     }

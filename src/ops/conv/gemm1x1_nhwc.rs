@@ -8,6 +8,15 @@
 //! W x^T, with the bias as the tiled kernel's row bias, and the caller
 //! applies the activation in place (a scratch pass made MobileNetV2 f32
 //! 4.9x slower on an H100).
+//!
+//! By default (`GEMM_MIN_OUT_CHANNELS`) f16 convolutions of at least 128
+//! output channels take it on the VK_KHR_cooperative_matrix GEMM for every
+//! K. On an H200 at batch 256 (ResNet-50's and MobileNetV2's 1x1 layers)
+//! it ran them 1.1-4.1x faster than the tensor-core gather (most where an
+//! image has few pixels: 7 x 7), while at 24-64 output channels its
+//! 128-column blocks were half empty or worse and the gather's 64-column
+//! block was 1.2-2x faster; the WGSL kernel that the GEMM planner gives K
+//! under 512 ran them 1.1-2.1x slower than the KHR one.
 
 use super::problem::{Operands, Problem, View};
 use super::route::{Fit, Nhwc1x1};
@@ -18,7 +27,8 @@ use crate::ops::conv::bn_act::Activation;
 use crate::ops::gemm::epilogue::{Epilogue, EpilogueViews, Residual};
 use crate::ops::gemm::plan::plan as gemm_plan;
 use crate::ops::gemm::problem::{Matrix, Problem as GemmProblem};
-use crate::ops::gemm::with_epilogue::{gemm_epilogue, GemmEpilogue};
+use crate::ops::gemm::settings::GemmSettings;
+use crate::ops::gemm::with_epilogue::{gemm_epilogue_with, GemmEpilogue};
 use crate::ops::gemm::{gemm_views, RowBias};
 use crate::ops::tensor::{DType, Tensor};
 use crate::runtime::stream::StreamShared;
@@ -141,16 +151,38 @@ fn gemm_problem(p: &Problem, v: &Views) -> GemmProblem {
     }
 }
 
+/// Output channels from which an f16 channels-last 1x1 convolution is one
+/// GEMM by default (the module's measurements): the KHR GEMM's blocks are
+/// 128 columns wide.
+pub(crate) const GEMM_MIN_OUT_CHANNELS: usize = 128;
+
+/// The GEMM settings the route plans and records under: the KHR kernel for
+/// every K where it may run (`khr_every_k`), else the device's.
+fn settings(base: GemmSettings, khr_every_k: bool) -> GemmSettings {
+    match khr_every_k {
+        true => GemmSettings { spirv: base.spirv.or(Some(1)), ..base },
+        false => base,
+    }
+}
+
 pub fn supports(p: &Problem, t: &Target) -> Fit<Nhwc1x1> {
     let g = &p.geo;
     if !(g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.groups == 1) {
         return Err("not a 1x1 stride-1 unpadded ungrouped convolution".into());
     }
-    // Off unless asked for: on an H100 its GEMM (the WGSL tensor-core
-    // kernel for these K) ran ResNet-50's and MobileNetV2's f16 1x1 layers
-    // slower than the gather (ResNet-50 f16 batch 32: 10.2 ms against 8.6).
-    if !t.gemm_1x1_nhwc {
-        return Err("off (WGC_CONV_1X1_NHWC=1 turns it on)".into());
+    let khr_every_k = t.khr && matches!(p.dtype, DType::F16 | DType::BF16);
+    match t.gemm_1x1_nhwc {
+        Some(false) => return Err("off (WGC_CONV_1X1_NHWC=0)".into()),
+        Some(true) => {}
+        None if khr_every_k && g.o >= GEMM_MIN_OUT_CHANNELS => {}
+        None => {
+            return Err(format!(
+                "by default f16 with at least {GEMM_MIN_OUT_CHANNELS} output channels on the KHR GEMM only ({} with \
+                 {} output channels; WGC_CONV_1X1_NHWC=1 turns it on)",
+                p.dtype.wgsl(),
+                g.o
+            ))
+        }
     }
     let unit = |v: &View, c: usize| c == 1 || v.strides[1] == 1;
     let all = |shape, v: &View| matches!(rows(shape, v.strides), Some(Rows::All(_)));
@@ -166,8 +198,9 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Nhwc1x1> {
         _ => (false, false),
     };
     let v = views(p, per_image, residual).expect("packed operands fold");
-    let (profile, settings) = t.gemm();
-    let plan = gemm_plan(&gemm_problem(p, &v), &profile, &settings).map_err(|e| format!("the GEMM declines: {e}"))?;
+    let (profile, base) = t.gemm();
+    let plan = gemm_plan(&gemm_problem(p, &v), &profile, &settings(base, khr_every_k))
+        .map_err(|e| format!("the GEMM declines: {e}"))?;
     let fused = !plan.epilogue_pass;
     // f16 where the tensor-core convolutions run: they store with the
     // activation, so a GEMM off the tensor cores (a matrix-vector kernel
@@ -178,7 +211,7 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Nhwc1x1> {
             plan.route
         ));
     }
-    Ok(Nhwc1x1 { fused, residual: residual && fused, per_image })
+    Ok(Nhwc1x1 { fused, residual: residual && fused, per_image, khr_every_k })
 }
 
 /// The view with its last two dims swapped.
@@ -217,7 +250,7 @@ pub fn record(stream: &StreamShared, p: &Problem, r: Nhwc1x1, ops: &Operands, re
             residual_after: false,
         };
         let call = GemmEpilogue { alpha: 1.0, a: &a, transpose_a: false, b: &b, transpose_b: false, epilogue, c: &c };
-        return gemm_epilogue(stream, &call);
+        return gemm_epilogue_with(stream, &call, &settings(GemmSettings::of(&stream.device), r.khr_every_k));
     }
     // out^T (O, rows) = W (O, C) x^T (C, rows), the bias per row.
     let rb = bias.map(|t| RowBias { tensor: t, stride: t.strides[0] });

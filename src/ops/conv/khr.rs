@@ -54,7 +54,11 @@ uniform! {
         /// Input rows and pixels apart, in 16-byte words.
         pub row8: i32,
         pub pix8: i32,
-        pub _pad0: [u32; 3],
+        /// Pixels per image where the images are folded into the GEMM's
+        /// rows (image-as-A forms), else 0; then images img8 words apart.
+        pub fold_pixels: u32,
+        pub img8: i32,
+        pub _pad0: u32,
     }
 }
 
@@ -217,22 +221,34 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Khr> {
     }
     let (pixels, k) = (g.oh * g.ow, g.kh * g.kw * g.c);
     let outputs = g.outputs();
-    let fill = t.fill_splits((g.o, pixels, k), g.n);
+    // A channels-last output (channels at unit stride) is stored along its
+    // rows with the output channels along N, and where its images are rows
+    // of one stride, the images fold into M: blocks then span images, and
+    // short images (7 x 7 pixels: 49 of a block's 128 rows) no longer leave
+    // most of each block empty. Slabs (their bias per row) and other
+    // outputs take the output channels along M, one product per image.
+    let rows_out = os[1] == 1 || g.o == 1;
+    let foldable = rows_out && g.n > 1 && os[3] >= 0 && os[0] == pixels as isize * os[3] && {
+        let blocks = (g.n * pixels).div_ceil(BLOCK_M);
+        blocks <= t.max_workgroups && g.n * pixels <= u32::MAX as usize
+    };
+    let fill = match foldable {
+        true => t.fill_splits((g.n * pixels, g.o, k), 1),
+        false => t.fill_splits((g.o, pixels, k), g.n),
+    };
     let splits = k.div_ceil(K_CHUNK).max(fill).max(1);
     let k_chunk = k.div_ceil(splits).next_multiple_of(BK);
     let splits = k.div_ceil(k_chunk);
-    // A channels-last output (channels at unit stride) is stored along its
-    // rows with the output channels along N; slabs (their bias per row)
-    // and other outputs take the output channels along M.
     let few = g.o <= 64;
-    let form = match (splits == 1 && (os[1] == 1 || g.o == 1), few) {
+    let form = match (splits == 1 && rows_out, few) {
         (true, false) => Form::ImageA,
         (true, true) => Form::ImageA64,
         (false, false) => Form::ImageB,
         (false, true) => Form::ImageB64,
     };
-    let (m, n) = if form.image_a() { (pixels, g.o) } else { (g.o, pixels) };
-    let grid = [n.div_ceil(form.block_n()), m.div_ceil(form.block_m()), g.n * splits];
+    let fold_images = foldable && form.image_a();
+    let (m, n) = form_mn(form, g.o, pixels, g.n, fold_images);
+    let grid = [n.div_ceil(form.block_n()), m.div_ceil(form.block_m()), images(g.n, fold_images) * splits];
     let slab_bytes = (splits * outputs * 4) as u64;
     // A channels-last copy of the image must fit one binding too (the
     // implicit GEMM needs none).
@@ -261,7 +277,26 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Khr> {
         && c_s.iter().all(|s| *s >= 0 && s % 8 == 0)
         && p.out.bound_offset.is_multiple_of(8);
     let copy_weight = !weight_rows(g.weight_shape(), &p.weight);
-    Ok(Khr { form, splits, k_chunk, copy_input, copy_weight, whole, direct_store })
+    Ok(Khr { form, splits, k_chunk, copy_input, copy_weight, whole, direct_store, fold_images })
+}
+
+/// The GEMM's (M, N) for a form: (pixels, O) with the image as A (all
+/// images' pixels where folded), else (O, pixels).
+fn form_mn(form: Form, o: usize, pixels: usize, images: usize, fold: bool) -> (usize, usize) {
+    match (form.image_a(), fold) {
+        (true, true) => (images * pixels, o),
+        (true, false) => (pixels, o),
+        _ => (o, pixels),
+    }
+}
+
+/// The GEMM's batch: one product where the images are folded into M.
+fn images(n: usize, fold: bool) -> usize {
+    if fold {
+        1
+    } else {
+        n
+    }
 }
 
 /// Record the plan `supports` made.
@@ -270,11 +305,12 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands) -> 
     let g = &p.geo;
     let Operands { input, weight, bias, out } = *ops;
     let os = &p.out.strides;
-    let Khr { form, splits, k_chunk, whole, .. } = plan;
+    let Khr { form, splits, k_chunk, whole, fold_images, .. } = plan;
     let (pixels, k) = (g.oh * g.ow, g.kh * g.kw * g.c);
     let outputs = g.outputs();
-    let (m, n) = if form.image_a() { (pixels, g.o) } else { (g.o, pixels) };
-    let grid = [n.div_ceil(form.block_n()), m.div_ceil(form.block_m()), g.n * splits];
+    let (m, n) = form_mn(form, g.o, pixels, g.n, fold_images);
+    let batch = images(g.n, fold_images);
+    let grid = [n.div_ceil(form.block_n()), m.div_ceil(form.block_m()), batch * splits];
     let slab_bytes = (splits * outputs * 4) as u64;
 
     // The image channels-last, as (N, H, W, C) strides in halves.
@@ -331,10 +367,10 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands) -> 
             splits: splits as u32,
             split_c: split_c as u32,
             _pad0: [0; 3],
-            batch_shape: pack_u32(&[g.n], 1),
-            a_bstride: pack_i32(&[if image_a { x_s[0] } else { 0 }]),
+            batch_shape: pack_u32(&[batch], 1),
+            a_bstride: pack_i32(&[if image_a && !fold_images { x_s[0] } else { 0 }]),
             b_bstride: pack_i32(&[if image_a { 0 } else { x_s[0] }]),
-            c_bstride: pack_i32(&[c_s[0]]),
+            c_bstride: pack_i32(&[if fold_images { 0 } else { c_s[0] }]),
             // The activation where this launch stores the output (the
             // slabs of a split K get it in the sum pass).
             epi_act: if split_c == 0 { p.activation as u32 } else { 0 },
@@ -356,7 +392,9 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands) -> 
             dil_w: g.dw as i32,
             row8: (x_s[1] / 8) as i32,
             pix8: (x_s[2] / 8) as i32,
-            _pad0: [0; 3],
+            fold_pixels: if fold_images { pixels as u32 } else { 0 },
+            img8: if fold_images { (x_s[0] / 8) as i32 } else { 0 },
+            _pad0: 0,
         };
         ConvKhrParams { gemm, conv }
     };

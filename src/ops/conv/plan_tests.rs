@@ -34,7 +34,7 @@ const LAVAPIPE: Target<'static> = Target {
     winograd_tiles_fastest: None,
     stem: StemForm::Auto,
     gemm: GemmOn::Profile(DeviceProfile::lavapipe_like),
-    gemm_1x1_nhwc: false,
+    gemm_1x1_nhwc: None,
     split_fill: 2112,
     split_scratch: u64::MAX,
 };
@@ -205,7 +205,16 @@ fn f32_routes_are_the_same_on_every_device() {
 #[test]
 fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
     let khr = |form, splits, k_chunk, copy_input, copy_weight, whole| {
-        Route::Khr(Khr { form, splits, k_chunk, copy_input, copy_weight, whole, direct_store: false })
+        Route::Khr(Khr {
+            form,
+            splits,
+            k_chunk,
+            copy_input,
+            copy_weight,
+            whole,
+            direct_store: false,
+            fold_images: false,
+        })
     };
     let coop = |splits, k_chunk, w_vec, window| Route::Coop(Coop { splits, k_chunk, w_vec, window });
     let dw_words = |cvw| Route::Depthwise(Depthwise::Words { cvw });
@@ -215,8 +224,16 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
         Route::Stem(Stem { cols: Im2col { pack_weight: true, kp, chunk, flat: true }, rows, pad8: None })
     };
     let padded = |form, k_chunk, rows| {
-        let khr =
-            Khr { form, splits: 1, k_chunk, copy_input: false, copy_weight: false, whole: true, direct_store: false };
+        let khr = Khr {
+            form,
+            splits: 1,
+            k_chunk,
+            copy_input: false,
+            copy_weight: false,
+            whole: true,
+            direct_store: false,
+            fold_images: false,
+        };
         Route::Stem(Stem { cols: Im2col { pack_weight: true, kp: 152, chunk: 1, flat: true }, rows, pad8: Some(khr) })
     };
     // (case, on H100 (KHR and WGSL cooperative matrices), on a device with
@@ -269,12 +286,24 @@ fn f16_channels_last_convolutions_store_along_output_rows() {
         copy_weight: true,
         whole: false,
         direct_store: false,
+        fold_images: false,
     };
     assert_eq!(nhwc.route(F16, &H100), Route::Khr(want));
+    // A batch of channels-last images: folded into the GEMM's rows, where
+    // 256 images of 7 x 7 fill 98 blocks of 128 rows (not 256 blocks of 49).
+    let batch = Case { input: [256, 512, 7, 7], weight: [512, 512, 3, 3], ..R_L1_3X3 }.channels_last();
+    let Route::Khr(k) = batch.route(F16, &H100) else { panic!("not khr_gather") };
+    assert!(k.form == Form::ImageA && k.fold_images, "{k:?}");
+    // Not where the output's images are not one run of rows.
+    let mut p = batch.problem(F16);
+    p.out.strides[0] += 8;
+    let Route::Khr(k) = plan(&p, &H100).unwrap().route else { panic!("not khr_gather") };
+    assert!(!k.fold_images, "{k:?}");
     // A strided 1x1 (a downsample) stays on the gather, read in place.
     let Route::Khr(k) = R_L2_DOWN.channels_last().route(F16, &H100) else { panic!("not khr_gather") };
     assert!(k.form == Form::ImageA && !k.copy_input && !k.copy_weight, "{k:?}");
-    // Stride 1 too by default (one GEMM over all images when asked for).
+    // Stride 1 with 128 or more output channels: one GEMM over all images
+    // by default; the gather where turned off.
     let nhwc = case("1x1 64->256 channels-last", [1, 64, 56, 56], [256, 64, 1, 1], 1, 0).channels_last();
     let want = Khr {
         form: Form::ImageA,
@@ -284,9 +313,11 @@ fn f16_channels_last_convolutions_store_along_output_rows() {
         copy_weight: false,
         whole: false,
         direct_store: false,
+        fold_images: false,
     };
-    assert_eq!(nhwc.route(F16, &H100), Route::Khr(want));
-    let want = Nhwc1x1 { fused: true, residual: false, per_image: false };
+    assert_eq!(nhwc.route(F16, &Target { gemm_1x1_nhwc: Some(false), ..H100 }), Route::Khr(want));
+    let want = Nhwc1x1 { fused: true, residual: false, per_image: false, khr_every_k: true };
+    assert_eq!(nhwc.route(F16, &H100), Route::Gemm1x1Nhwc(want));
     assert_eq!(nhwc.route(F16, &on(H100)), Route::Gemm1x1Nhwc(want));
 }
 
@@ -387,6 +418,7 @@ fn f16_first_layers_pad_to_8_channels_for_the_khr_gather_where_asked() {
         copy_weight: false,
         whole: true,
         direct_store: false,
+        fold_images: true,
     };
     assert_eq!(s.pad8, Some(want));
     let text = plan(&nhwc.problem(F16), &pad8).unwrap().to_string();
@@ -588,7 +620,7 @@ const SPLIT_K: [(&str, usize); 4] = [
 
 /// `t` with the channels-last 1x1 GEMM route on (WGC_CONV_1X1_NHWC=1).
 fn on(t: Target<'static>) -> Target<'static> {
-    Target { gemm_1x1_nhwc: true, ..t }
+    Target { gemm_1x1_nhwc: Some(true), ..t }
 }
 
 fn batched(c: Case, n: usize) -> Case {
@@ -597,7 +629,8 @@ fn batched(c: Case, n: usize) -> Case {
 
 #[test]
 fn channels_last_1x1_convolutions_are_one_gemm_fused_where_its_plan_fuses() {
-    let gemm = |fused| Route::Gemm1x1Nhwc(Nhwc1x1 { fused, residual: false, per_image: false });
+    let gemm =
+        |fused, khr_every_k| Route::Gemm1x1Nhwc(Nhwc1x1 { fused, residual: false, per_image: false, khr_every_k });
     for c in NETS_1X1 {
         for n in [1, 32, 256] {
             let c = batched(c, n).channels_last();
@@ -613,9 +646,9 @@ fn channels_last_1x1_convolutions_are_one_gemm_fused_where_its_plan_fuses() {
                 let r = c.route(F16, &target);
                 if few {
                     let tensor_conv = matches!(r, Route::Khr(_) | Route::Coop(_));
-                    assert!(r == gemm(true) || tensor_conv, "{} batch {n} f16 on {name}: {r}", c.what);
+                    assert!(r == gemm(true, target.khr) || tensor_conv, "{} batch {n} f16 on {name}: {r}", c.what);
                 } else {
-                    assert_eq!(r, gemm(true), "{} batch {n} f16 on {name}", c.what);
+                    assert_eq!(r, gemm(true, target.khr), "{} batch {n} f16 on {name}", c.what);
                 }
                 assert!(r.applies(super::bn_act::Activation::Relu6));
             }
@@ -625,7 +658,7 @@ fn channels_last_1x1_convolutions_are_one_gemm_fused_where_its_plan_fuses() {
                 // The tiled kernel, whose epilogue would go through f32
                 // scratch, but where it splits K.
                 let split = SPLIT_K.contains(&(c.what, n));
-                assert_eq!(c.route(dtype, &target), gemm(split), "{} batch {n} {dtype:?} on {name}", c.what);
+                assert_eq!(c.route(dtype, &target), gemm(split, false), "{} batch {n} {dtype:?} on {name}", c.what);
             }
             // NCHW: flat pixels, a GEMM per image from 256 pixels on.
             let nchw = batched(NETS_1X1.iter().find(|x| x.what == c.what).copied().unwrap(), n);
@@ -636,8 +669,18 @@ fn channels_last_1x1_convolutions_are_one_gemm_fused_where_its_plan_fuses() {
     // Strided 1x1 (the downsample) and a channels-last input with an
     // NCHW output are not this route.
     assert_ne!(R_L2_DOWN.channels_last().route(F16, &on(H100)).name(), "gemm_1x1_nhwc");
-    // Off by default.
-    assert_ne!(NETS_1X1[0].channels_last().route(F16, &H100).name(), "gemm_1x1_nhwc");
+    // By default: f16 with at least 128 output channels where the KHR GEMM
+    // runs; never f32, fewer output channels or without the KHR kernels.
+    for c in NETS_1X1 {
+        let c = batched(c, 32).channels_last();
+        let by_rule = c.weight[0] >= super::gemm1x1_nhwc::GEMM_MIN_OUT_CHANNELS;
+        let name = c.route(F16, &H100).name();
+        assert_eq!(name == "gemm_1x1_nhwc", by_rule, "{} f16 on H100: {name}", c.what);
+        assert_ne!(c.route(F32, &H100).name(), "gemm_1x1_nhwc", "{} f32", c.what);
+        assert_ne!(c.route(F16, &COOP_ONLY).name(), "gemm_1x1_nhwc", "{} f16, WGSL only", c.what);
+        let off = Target { gemm_1x1_nhwc: Some(false), ..H100 };
+        assert_ne!(c.route(F16, &off).name(), "gemm_1x1_nhwc", "{} f16, off", c.what);
+    }
     let mut p = NETS_1X1[0].channels_last().problem(F16);
     p.out = super::problem::View::contiguous(p.geo.out_shape(), F16);
     let text = plan(&p, &on(H100)).unwrap().to_string();
@@ -654,7 +697,7 @@ fn a_residual_joins_the_gemm_epilogue_where_its_pixels_fold_into_rows() {
     };
     let out = c.problem(F16).geo.out_shape();
     let nhwc = View::channels_last(out, F16);
-    let r = |fused, residual, per_image| Route::Gemm1x1Nhwc(Nhwc1x1 { fused, residual, per_image });
+    let r = |fused, residual, per_image| Route::Gemm1x1Nhwc(Nhwc1x1 { fused, residual, per_image, khr_every_k: true });
     assert_eq!(with(nhwc, F16, &H100), r(true, true, false));
     assert!(with(nhwc, F16, &H100).fuses_residual());
     // NCHW: pixels fold per image, one GEMM per image.

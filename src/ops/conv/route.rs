@@ -104,6 +104,9 @@ pub struct Nhwc1x1 {
     /// One GEMM per image (the residual's pixels do not fold across
     /// images); else one over all images.
     pub per_image: bool,
+    /// The GEMM runs on the VK_KHR_cooperative_matrix kernel for every K
+    /// (f16 and bf16 where it may run), not only K >= 512.
+    pub khr_every_k: bool,
 }
 
 /// How the depthwise kernel covers a window.
@@ -187,6 +190,9 @@ pub struct Khr {
     /// One run stored straight into an aligned, bias-free output (no
     /// epilogue).
     pub direct_store: bool,
+    /// The images folded into the GEMM's rows (image-as-A forms over a
+    /// channels-last batch): one product instead of one per image.
+    pub fold_images: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -311,13 +317,14 @@ impl fmt::Display for Route {
             }
             Route::Khr(k) => write!(
                 f,
-                " ({:?}, K in {} run(s) of {}, input {}, weight {}{})",
+                " ({:?}, K in {} run(s) of {}, input {}, weight {}{}{})",
                 k.form,
                 k.splits,
                 k.k_chunk,
                 if k.copy_input { "copied channels-last" } else { "read in place" },
                 if k.copy_weight { "copied as (O, KH, KW, C)" } else { "read in place" },
-                if k.direct_store { ", stored directly" } else { "" }
+                if k.direct_store { ", stored directly" } else { "" },
+                if k.fold_images { ", images folded into rows" } else { "" }
             ),
             Route::Coop(c) => write!(
                 f,

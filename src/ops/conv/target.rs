@@ -62,8 +62,9 @@ pub struct Target<'d> {
     /// How first layers run: WGC_CONV_STEM.
     pub stem: StemForm,
     pub gemm: GemmOn<'d>,
-    /// Channels-last 1x1 convolutions may be one GEMM (`WGC_CONV_1X1_NHWC`).
-    pub gemm_1x1_nhwc: bool,
+    /// Channels-last 1x1 convolutions as one GEMM: always, never, or by
+    /// rule (None; `WGC_CONV_1X1_NHWC`).
+    pub gemm_1x1_nhwc: Option<bool>,
     /// Workgroups the f32 implicit GEMM's K splits aim for (0: none beyond
     /// the longest run): SPLIT_FILL_PER_UNIT per compute unit, or the
     /// device's WGC_CONV_SPLIT_FILL.

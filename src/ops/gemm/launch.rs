@@ -32,8 +32,14 @@ pub struct Operands<'x, 'a, 'b> {
 /// Plan `q` (made from `ops`) and record it; with the device's tuner on,
 /// the plan is the fastest candidate measured for its shape class.
 pub fn run(stream: &StreamShared, q: &Problem, ops: Operands) -> Result<()> {
+    run_with(stream, q, ops, &GemmSettings::of(&stream.device))
+}
+
+/// `run` under `settings` instead of the device's (a caller that fixes a
+/// route, as the 1x1 convolutions fix the KHR kernel for every K).
+pub fn run_with(stream: &StreamShared, q: &Problem, ops: Operands, settings: &GemmSettings) -> Result<()> {
     let dev = &stream.device;
-    let (profile, settings) = (DeviceProfile::of(dev), GemmSettings::of(dev));
+    let (profile, settings) = (DeviceProfile::of(dev), *settings);
     let heuristic = plan::plan(q, &profile, &settings)?;
     // A bf16 C: into contiguous f32 scratch (holding C's values where beta
     // reads them), rounded once into C.

@@ -49,12 +49,17 @@ fn problem(stream: &StreamShared, g: &GemmEpilogue, a: &Tensor, b: &Tensor) -> R
 
 /// Record `g` (nothing where C is empty).
 pub fn gemm_epilogue(stream: &StreamShared, g: &GemmEpilogue) -> Result<()> {
+    gemm_epilogue_with(stream, g, &GemmSettings::of(&stream.device))
+}
+
+/// `gemm_epilogue` planned under `settings` (launch::run_with).
+pub fn gemm_epilogue_with(stream: &StreamShared, g: &GemmEpilogue, settings: &GemmSettings) -> Result<()> {
     let (a, b) = gemm_operands(stream, (g.a, g.transpose_a), (g.b, g.transpose_b), g.c)?;
     let Some(q) = problem(stream, g, &a, &b)? else {
         return Ok(());
     };
     let ops = launch::Operands { a: &a, b: &b, c: g.c, bias: None, epi: Some(&g.epilogue) };
-    launch::run(stream, &q, ops)
+    launch::run_with(stream, &q, ops, settings)
 }
 
 /// One line: the route `gemm_epilogue` would take for `g` and where it
