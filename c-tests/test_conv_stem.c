@@ -205,6 +205,15 @@ int main(void) {
     check(&one, cases[4]);
     check(&one, cases[6]);
     test_env_release(&one);
+    /* The padded form in chunks of one image (where the KHR gather runs;
+     * the columns elsewhere). */
+    setenv("WGC_CONV_STEM", "pad8", 1);
+    TestEnv chunks = test_env_setting("WGC_CONV_COLS_BYTES", "1");
+    unsetenv("WGC_CONV_STEM");
+    check(&chunks, cases[0]);
+    check(&chunks, cases[1]);
+    check(&chunks, cases[6]);
+    test_env_release(&chunks);
     test_env_release(&env);
     return test_finish("test_conv_stem");
 }

@@ -97,30 +97,41 @@ static int readers(const Net *net, int v) {
     return n;
 }
 
-/* The library runs channels-last 1x1 convolutions as one GEMM that takes
- * the residual in its epilogue (WGC_CONV_1X1_NHWC=1; off by default). */
-static int gemm_1x1_nhwc(void) {
-    const char *v = getenv("WGC_CONV_1X1_NHWC");
-    return v && !strcmp(v, "1");
+/* True if the library adds a residual laid out as convolution l's output
+ * in the convolution's epilogue, before the activation
+ * (wgc_op_conv2d_explain says where it would add one). */
+static int residual_in_epilogue(GpuNet *g, const Layer *l, GpuLayer *gl) {
+    WgcConv2dParams p = {0};
+    p.struct_size = sizeof p;
+    p.stride_h = p.stride_w = (uint32_t)l->stride;
+    p.pad_h = p.pad_w = (uint32_t)l->pad;
+    p.dilation_h = p.dilation_w = 1;
+    p.groups = (uint32_t)l->groups;
+    char text[8192];
+    size_t len;
+    if (wgc_op_conv2d_explain(g->stream, &p, &g->values[l->in].t, &gl->w.t, NULL, &g->values[l->out].t, text,
+                              sizeof text, &len) != WGC_OK)
+        return 0;
+    return strstr(text, "; residual: in the route's epilogue") != NULL;
 }
 
 /* Each add whose operand is a convolution's output read by nothing else,
  * where the library's call costs no more than the add's own pass: an add
- * without activation (the call adds it in place), or with the 1x1 GEMM
- * route on, channels-last f16, where its epilogue adds it with the ReLU
- * (elsewhere the call adds in place and applies the ReLU in a second pass,
- * one more than relu(a + b) into the add's own output). */
+ * without activation (the call adds it in place), or one whose
+ * convolution's epilogue adds it with the ReLU (elsewhere the call adds in
+ * place and applies the ReLU in a second pass, one more than relu(a + b)
+ * into the add's own output). */
 static void plan_fusion(GpuNet *g) {
     const Net *net = g->net;
     for (int j = 0; j < net->count; j++) {
         g->fused_conv[j] = -1;
         const Layer *a = &net->layers[j];
         if (a->kind != LAYER_ADD) continue;
-        if (a->act != WGC_ACTIVATION_NONE && !(gemm_1x1_nhwc() && g->nhwc && g->net->dtype == WGC_DTYPE_F16)) continue;
         for (int i = j - 1; i >= 0; i--) {
             const Layer *c = &net->layers[i];
             if (c->kind != LAYER_CONV || (c->out != a->in && c->out != a->in2) || a->in == a->in2) continue;
             if (readers(net, c->out) != 1 || c->act != WGC_ACTIVATION_NONE) break;
+            if (a->act != WGC_ACTIVATION_NONE && !residual_in_epilogue(g, c, &g->layers[i])) break;
             g->fused_conv[j] = i, g->deferred[i] = 1;
             break;
         }
@@ -136,9 +147,7 @@ WgcStatus gpu_net_create(GpuNet *g, const Net *net, WgcDevice *dev, WgcStream *s
     g->call_layer = calloc((size_t)net->count * 3, sizeof *g->call_layer);
     g->fused_conv = calloc((size_t)net->count, sizeof *g->fused_conv);
     g->deferred = calloc((size_t)net->count, sizeof *g->deferred);
-    if (fuse) plan_fusion(g);
-    else
-        for (int j = 0; j < net->count; j++) g->fused_conv[j] = -1;
+    for (int j = 0; j < net->count; j++) g->fused_conv[j] = -1;
     for (int v = 0; v < net->nvalues; v++) {
         ValueShape s = net->values[v];
         TRY(make_image(&g->values[v], dev, net->dtype, batch, s.c, s.h, s.w, nhwc));
@@ -146,6 +155,7 @@ WgcStatus gpu_net_create(GpuNet *g, const Net *net, WgcDevice *dev, WgcStream *s
     int64_t ls[2] = {batch, net->layers[net->count - 1].cout};
     TRY(make_dense(&g->logits, dev, net->dtype, 2, ls));
     for (int i = 0; i < net->count; i++) TRY(create_layer(g, &net->layers[i], &g->layers[i]));
+    if (fuse) plan_fusion(g);
     uint32_t a, b, sum, y;
     TRY(wgc_expr_create(&g->add_relu));
     TRY(wgc_expr_input(g->add_relu, net->dtype, &a));

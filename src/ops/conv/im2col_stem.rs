@@ -66,19 +66,16 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Stem> {
     // against the implicit GEMM: conv1 0.40/0.35 ms (NCHW/NHWC) against
     // 0.91/0.93 at batch 32, 2.92/2.85 against 7.33/7.41 at 256;
     // MobileNetV2 1.32/2.38 against 2.65/2.68 at 256.
-    // In whole networks at batch 256 (205 MB of padded image a forward) the
-    // padded form's gain vanished (ResNet-50 f16 47.5 ms either way) or
-    // turned into a loss (MobileNetV2 f16 21.1 against 18.8 ms), so by
-    // shape it is taken only while the padded image fits the columns'
-    // budget (batch 32: 26 MB, 2-5% faster networks).
-    let padded_bytes = (g.n * g.h * g.w * PADDED_CHANNELS * 2) as u64;
+    // In whole networks at batch 256 (205 MB of padded image a forward in
+    // one piece) the padded form's gain vanished (ResNet-50 f16 47.5 ms
+    // either way) or turned into a loss (MobileNetV2 f16 21.1 against 18.8
+    // ms); the padded images now go in chunks of the columns' budget
+    // (stem_pad.rs).
     let small_channels_first = !rows && PADDED_CHANNELS * g.kh * g.kw < SMALL_PADDED_K;
     match (t.stem, pad8) {
         (StemForm::Columns, _) => Ok(columns),
         (StemForm::Pad8, Some(k)) => Ok(Stem { pad8: Some(k), ..columns }),
-        (StemForm::Auto, Some(k)) if !small_channels_first && padded_bytes <= t.cols_budget => {
-            Ok(Stem { pad8: Some(k), ..columns })
-        }
+        (StemForm::Auto, Some(k)) if !small_channels_first => Ok(Stem { pad8: Some(k), ..columns }),
         _ if small_channels_first || !t.coop => Ok(columns),
         _ => Err(format!(
             "a {}x{} window into a {} output runs faster on the WGSL implicit GEMM than through columns",

@@ -381,13 +381,19 @@ fn f16_first_layers_take_the_stem_route() {
         (b32(R_CONV1), "padded", "coop_implicit"),
         (b32(R_CONV1).channels_last(), "padded", "coop_implicit"),
         (b256(M_STEM), "columns", "columns"),
-        // 205 MB of padded image at batch 256: past the columns' budget.
-        (b256(M_STEM).channels_last(), "coop_implicit", "coop_implicit"),
-        (b256(R_CONV1).channels_last(), "coop_implicit", "coop_implicit"),
+        // 205 MB of padded image at batch 256: in chunks of the columns'
+        // budget (167 images of 0.8 MB in 128 MiB).
+        (b256(M_STEM).channels_last(), "padded", "coop_implicit"),
+        (b256(R_CONV1).channels_last(), "padded", "coop_implicit"),
         (b32(M_STEM).channels_last(), "padded", "coop_implicit"),
     ] {
         assert_eq!((form(case, &H100), form(case, &COOP_ONLY)), (h100, coop_only), "{}", case.what);
     }
+    let pad = |c: Case| c.problem(F16).geo;
+    assert_eq!(super::stem_pad::images_per_chunk(&pad(b256(R_CONV1)), &H100), 167);
+    assert_eq!(super::stem_pad::images_per_chunk(&pad(b32(R_CONV1)), &H100), 32);
+    let one = Target { cols_budget: 1, ..H100 };
+    assert_eq!(super::stem_pad::images_per_chunk(&pad(b32(R_CONV1)), &one), 1);
     // Eight channels are the KHR gather's; f32 keeps the implicit GEMM;
     // groups and K past 512 the other f16 routes.
     let eight = case("8 channels 7x7/2", [1, 8, 64, 64], [64, 8, 7, 7], 2, 3);

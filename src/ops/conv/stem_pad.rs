@@ -2,11 +2,14 @@
 //! and the weight's few channels padded with zeros to 8 in channels-last
 //! scratch, so that the KHR gather takes the convolution with K = 8*KH*KW
 //! (more products than the columns' K, but no columns written and read).
+//! The padded images go in chunks of at most the columns' budget (batch
+//! 256 at 224 x 224 pads 205 MB), each convolved on its own.
 
 use super::khr;
-use super::problem::{Operands, Problem, View};
+use super::problem::{Geometry, Operands, Problem, View};
 use super::route::{Fit, Khr};
 use super::target::Target;
+use crate::bail;
 use crate::error::Result;
 use crate::ops::fill::fill_words;
 use crate::ops::movement;
@@ -31,10 +34,24 @@ fn padded_problem(p: &Problem) -> Problem {
     }
 }
 
-/// The KHR gather's plan for the padded problem (the input's channels
-/// under 8, ungrouped, checked by the caller).
+/// Images per chunk: as many padded images as the columns' budget (and a
+/// binding) holds, at least one.
+pub fn images_per_chunk(g: &Geometry, t: &Target) -> usize {
+    let per_image = (g.h * g.w * PADDED * 2).max(1) as u64;
+    ((t.cols_budget.min(t.max_binding) / per_image) as usize).clamp(1, g.n.max(1))
+}
+
+/// `p` for images n0..n0 + nb (views moved along the batch).
+fn images(p: &Problem, n0: usize, nb: usize) -> Problem {
+    let at = |v: View| View { offset: (v.offset as isize + n0 as isize * v.strides[0]) as usize, ..v };
+    Problem { geo: Geometry { n: nb, ..p.geo }, input: at(p.input), out: at(p.out), ..*p }
+}
+
+/// The KHR gather's plan for the padded problem of one chunk of images
+/// (the input's channels under 8, ungrouped, checked by the caller).
 pub fn supports(p: &Problem, t: &Target) -> Fit<Khr> {
-    khr::supports(&padded_problem(p), t).map_err(|why| format!("padded to 8 channels: {why}"))
+    let chunk = images(p, 0, images_per_chunk(&p.geo, t));
+    khr::supports(&padded_problem(&chunk), t).map_err(|why| format!("padded to 8 channels: {why}"))
 }
 
 /// `t` (N, C, H, W), C < 8, into zeroed (N, H, W, 8) f16 scratch.
@@ -68,11 +85,34 @@ fn padded_view(buffer: &Buffer, shape: [usize; 4]) -> Tensor<'_> {
     }
 }
 
-/// Record the plan `supports` made.
+/// `t` (N, ...) for images n0..n0 + nb.
+fn narrowed<'a>(t: &Tensor<'a>, n0: usize, nb: usize) -> Tensor<'a> {
+    let mut t = t.clone();
+    t.shape[0] = nb;
+    t.offset = (t.offset as isize + n0 as isize * t.strides[0]) as usize;
+    t
+}
+
+/// Record the plan `supports` made: chunk by chunk of images, the last
+/// (shorter) one planned for its own size.
 pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands) -> Result<()> {
-    let q = padded_problem(p);
-    let x = padded_copy(stream, ops.input)?;
     let w = padded_copy(stream, ops.weight)?;
-    let (input, weight) = (padded_view(&x, q.geo.input_shape()), padded_view(&w, q.geo.weight_shape()));
-    khr::record(stream, &q, plan, &Operands { input: &input, weight: &weight, ..*ops })
+    let target = Target::of(&stream.device);
+    let chunk = images_per_chunk(&p.geo, &target);
+    for n0 in (0..p.geo.n).step_by(chunk) {
+        let nb = chunk.min(p.geo.n - n0);
+        let q = padded_problem(&images(p, n0, nb));
+        let plan = match nb == chunk {
+            true => plan,
+            false => match khr::supports(&q, &target) {
+                Ok(k) => k,
+                Err(why) => bail!(Internal, "conv2d: the padded first layer's last {nb} images: {why}"),
+            },
+        };
+        let (input, out) = (narrowed(ops.input, n0, nb), narrowed(ops.out, n0, nb));
+        let x = padded_copy(stream, &input)?;
+        let (input, weight) = (padded_view(&x, q.geo.input_shape()), padded_view(&w, q.geo.weight_shape()));
+        khr::record(stream, &q, plan, &Operands { input: &input, weight: &weight, out: &out, bias: ops.bias })?;
+    }
+    Ok(())
 }
