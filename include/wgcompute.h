@@ -3531,12 +3531,17 @@ WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
  * direct sum gives +-Inf).
  *
  * f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
- * as above (f32 sums). Ungrouped ones with fewer than 8 input channels
- * and C*KH*KW up to 512 (a vision net's first layer), where the adapter
- * runs the SPIR-V tensor-core kernels (below) and the padded image fits
- * 128 MiB (`WGC_CONV_COLS_BYTES`), have the image and weight
- * copied with their channels padded to 8 (zeros; scratch of N*H*W*8 and
- * O*KH*KW*8 elements) for the channel gather, except windows of under 16
+ * as above (f32 sums). Where the adapter runs the SPIR-V tensor-core
+ * kernels (below), 1x1 stride-1 unpadded ungrouped convolutions with at
+ * least 128 output channels whose input and output are channels-last
+ * with packed pixels run as one GEMM over all images on the
+ * VK_KHR_cooperative_matrix kernel, the bias and activation in its
+ * epilogue (`WGC_CONV_1X1_NHWC`). Ungrouped ones with fewer than 8 input
+ * channels and C*KH*KW up to 512 (a vision net's first layer), where the
+ * adapter runs the SPIR-V tensor-core kernels, have the image and weight
+ * copied with their channels padded to 8 (zeros; scratch of at most
+ * 128 MiB of images at a time (`WGC_CONV_COLS_BYTES`), one image at
+ * least, and O*KH*KW*8 elements) for the channel gather, except windows of under 16
  * taps into a channels-first output; those, and on adapters without
  * cooperative matrices all of them, write the columns of a chunk of
  * images (pixels x C*KH*KW padded to whole 8s; at most 128 MiB of f16
@@ -3551,7 +3556,9 @@ WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
  * one tap per 16-byte load from a channels-last image: the input is read
  * in place where it is channels-last (channels at unit stride, the other
  * strides and the offset multiples of 8 elements), else copied so into
- * scratch of its size; likewise the weight as (O, KH, KW, C/groups). The
+ * scratch of its size; likewise the weight as (O, KH, KW, C/groups); a
+ * channels-last output whose images are one run of rows is one product
+ * over all images. The
  * others run an implicit GEMM that gathers the input's columns into
  * workgroup memory (no scratch). Either way a K past 16,384, or a long K
  * on few output tiles, is split into runs whose f32 sums (scratch of the
@@ -3663,7 +3670,8 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
  * residual laid out as `out` (the activation then comes with it). The
  * routes are `empty`, `gemm_1x1` (a GEMM per image over NCHW's flat
  * pixels, whose own route `wgc_op_gemm` then chooses), `gemm_1x1_nhwc`
- * (with `WGC_CONV_1X1_NHWC=1`: one GEMM over all images' channels-last
+ * (f16 with 128 or more output channels on the VK_KHR_cooperative_matrix
+ * GEMM, or any with `WGC_CONV_1X1_NHWC=1`: one GEMM over all images' channels-last
  * packed pixels; in the parentheses, whether the GEMM's plan applies the
  * bias, activation and residual in its kernel or split-K pass, else the
  * product transposed with a row bias and the activation a pass of its
@@ -3874,10 +3882,12 @@ WgcStatus wgc_op_conv2d_bn_act(const struct WgcStream *stream,
  * (not even as exactly `out`'s view), nor with the folded tensors when
  * folding (`WGC_ERROR_INVALID_ARGUMENT`); it may share the input's memory.
  *
- * Where it is added: with `WGC_CONV_1X1_NHWC=1` (docs/TUNING.md; off by
- * default), a 1x1 stride-1 unpadded convolution over channels-last packed
- * pixels whose GEMM applies an epilogue in its kernel or split-K pass
- * adds it there, with the bias and the
+ * Where it is added: a 1x1 stride-1 unpadded convolution over
+ * channels-last packed pixels that runs as one GEMM (`wgc_op_conv2d`: by
+ * default f16 with at least 128 output channels where the SPIR-V
+ * tensor-core kernels run; `WGC_CONV_1X1_NHWC`, docs/TUNING.md) whose GEMM
+ * applies an epilogue in its kernel or split-K pass adds it there, with
+ * the bias and the
  * activation, as it stores (each output rounded once to the dtype); every
  * other route writes the convolution into `out`, then one elementwise
  * pass adds the residual in place and, for an activation other than

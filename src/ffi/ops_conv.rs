@@ -117,12 +117,17 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// direct sum gives +-Inf).
 ///
 /// f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
-/// as above (f32 sums). Ungrouped ones with fewer than 8 input channels
-/// and C*KH*KW up to 512 (a vision net's first layer), where the adapter
-/// runs the SPIR-V tensor-core kernels (below) and the padded image fits
-/// 128 MiB (`WGC_CONV_COLS_BYTES`), have the image and weight
-/// copied with their channels padded to 8 (zeros; scratch of N*H*W*8 and
-/// O*KH*KW*8 elements) for the channel gather, except windows of under 16
+/// as above (f32 sums). Where the adapter runs the SPIR-V tensor-core
+/// kernels (below), 1x1 stride-1 unpadded ungrouped convolutions with at
+/// least 128 output channels whose input and output are channels-last
+/// with packed pixels run as one GEMM over all images on the
+/// VK_KHR_cooperative_matrix kernel, the bias and activation in its
+/// epilogue (`WGC_CONV_1X1_NHWC`). Ungrouped ones with fewer than 8 input
+/// channels and C*KH*KW up to 512 (a vision net's first layer), where the
+/// adapter runs the SPIR-V tensor-core kernels, have the image and weight
+/// copied with their channels padded to 8 (zeros; scratch of at most
+/// 128 MiB of images at a time (`WGC_CONV_COLS_BYTES`), one image at
+/// least, and O*KH*KW*8 elements) for the channel gather, except windows of under 16
 /// taps into a channels-first output; those, and on adapters without
 /// cooperative matrices all of them, write the columns of a chunk of
 /// images (pixels x C*KH*KW padded to whole 8s; at most 128 MiB of f16
@@ -137,7 +142,9 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// one tap per 16-byte load from a channels-last image: the input is read
 /// in place where it is channels-last (channels at unit stride, the other
 /// strides and the offset multiples of 8 elements), else copied so into
-/// scratch of its size; likewise the weight as (O, KH, KW, C/groups). The
+/// scratch of its size; likewise the weight as (O, KH, KW, C/groups); a
+/// channels-last output whose images are one run of rows is one product
+/// over all images. The
 /// others run an implicit GEMM that gathers the input's columns into
 /// workgroup memory (no scratch). Either way a K past 16,384, or a long K
 /// on few output tiles, is split into runs whose f32 sums (scratch of the

@@ -19,10 +19,12 @@ use crate::ffi::boundary::run;
 /// (not even as exactly `out`'s view), nor with the folded tensors when
 /// folding (`WGC_ERROR_INVALID_ARGUMENT`); it may share the input's memory.
 ///
-/// Where it is added: with `WGC_CONV_1X1_NHWC=1` (docs/TUNING.md; off by
-/// default), a 1x1 stride-1 unpadded convolution over channels-last packed
-/// pixels whose GEMM applies an epilogue in its kernel or split-K pass
-/// adds it there, with the bias and the
+/// Where it is added: a 1x1 stride-1 unpadded convolution over
+/// channels-last packed pixels that runs as one GEMM (`wgc_op_conv2d`: by
+/// default f16 with at least 128 output channels where the SPIR-V
+/// tensor-core kernels run; `WGC_CONV_1X1_NHWC`, docs/TUNING.md) whose GEMM
+/// applies an epilogue in its kernel or split-K pass adds it there, with
+/// the bias and the
 /// activation, as it stores (each output rounded once to the dtype); every
 /// other route writes the convolution into `out`, then one elementwise
 /// pass adds the residual in place and, for an activation other than

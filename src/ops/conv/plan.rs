@@ -7,8 +7,9 @@
 //! 2. a 1x1 stride-1 unpadded ungrouped convolution over flat pixels of at
 //!    least 256 per image is a GEMM per image; one over channels-last
 //!    packed pixels is one GEMM over all images (the GEMM's plan says
-//!    whether it applies the bias, activation and residual), where
-//!    WGC_CONV_1X1_NHWC=1 asks for it;
+//!    whether it applies the bias, activation and residual): by default
+//!    f16 with 128 or more output channels on the KHR GEMM
+//!    (WGC_CONV_1X1_NHWC turns it on or off for all);
 //! 3. a depthwise one of multiplier 1 (one input and one output channel per
 //!    group) runs the bandwidth kernel, other depthwise ones (or windows
 //!    too large for its tiles) the direct kernel;
