@@ -132,7 +132,7 @@ static void test_routes(void) {
     /* Channels-last packed pixels: with WGC_CONV_1X1_NHWC=1 (CTest's
      * test_conv_explain_gemm_1x1_nhwc), one GEMM over both images, whatever
      * their size; the tiled kernel here, so no GEMM epilogue. By default
-     * only for f16 on the KHR GEMM (128 or more output channels). */
+     * only for f16 on the KHR GEMM (128 or more input and output channels). */
     v = make(WGC_DTYPE_F32, 2, 8, 5, 4, 1, 0, 1);
     int64_t xs[4] = {5 * 5 * 8, 1, 5 * 8, 8}, ys[4] = {5 * 5 * 4, 1, 5 * 4, 4};
     memcpy(v.in.strides, xs, sizeof xs);
@@ -145,8 +145,8 @@ static void test_routes(void) {
         EXPECT(ran(&v, "!conv"));
     } else {
         EXPECT(strstr(text, "declined: gemm_1x1: the input's or output's pixels are not one unit-stride dim; "
-                            "gemm_1x1_nhwc: by default f16 with at least 128 output channels on the KHR GEMM only "
-                            "(f32 with 4 output channels; WGC_CONV_1X1_NHWC=1 turns it on)") != NULL);
+                            "gemm_1x1_nhwc: by default f16 with at least 128 input and 128 output channels on "
+                            "the KHR GEMM only (f32 with 8 and 4; WGC_CONV_1X1_NHWC=1 turns it on)") != NULL);
     }
     EXPECT(strstr(text, "; residual: added in place by a pass of its own") != NULL);
     free(text);

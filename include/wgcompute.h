@@ -3533,7 +3533,7 @@ WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
  * f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
  * as above (f32 sums). Where the adapter runs the SPIR-V tensor-core
  * kernels (below), 1x1 stride-1 unpadded ungrouped convolutions with at
- * least 128 output channels whose input and output are channels-last
+ * least 128 input and 128 output channels whose input and output are channels-last
  * with packed pixels run as one GEMM over all images on the
  * VK_KHR_cooperative_matrix kernel, the bias and activation in its
  * epilogue (`WGC_CONV_1X1_NHWC`). Ungrouped ones with fewer than 8 input
@@ -3557,8 +3557,9 @@ WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
  * in place where it is channels-last (channels at unit stride, the other
  * strides and the offset multiples of 8 elements), else copied so into
  * scratch of its size; likewise the weight as (O, KH, KW, C/groups); a
- * channels-last output whose images are one run of rows is one product
- * over all images. The
+ * channels-last output is computed in blocks of 64 pixels x 64 output
+ * channels (`WGC_CONV_KHR_SMALL`), one product over all images where its
+ * images are one run of rows. The
  * others run an implicit GEMM that gathers the input's columns into
  * workgroup memory (no scratch). Either way a K past 16,384, or a long K
  * on few output tiles, is split into runs whose f32 sums (scratch of the
@@ -3670,7 +3671,7 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
  * residual laid out as `out` (the activation then comes with it). The
  * routes are `empty`, `gemm_1x1` (a GEMM per image over NCHW's flat
  * pixels, whose own route `wgc_op_gemm` then chooses), `gemm_1x1_nhwc`
- * (f16 with 128 or more output channels on the VK_KHR_cooperative_matrix
+ * (f16 with 128 or more input and output channels on the VK_KHR_cooperative_matrix
  * GEMM, or any with `WGC_CONV_1X1_NHWC=1`: one GEMM over all images' channels-last
  * packed pixels; in the parentheses, whether the GEMM's plan applies the
  * bias, activation and residual in its kernel or split-K pass, else the
@@ -3884,7 +3885,7 @@ WgcStatus wgc_op_conv2d_bn_act(const struct WgcStream *stream,
  *
  * Where it is added: a 1x1 stride-1 unpadded convolution over
  * channels-last packed pixels that runs as one GEMM (`wgc_op_conv2d`: by
- * default f16 with at least 128 output channels where the SPIR-V
+ * default f16 with at least 128 input and output channels where the SPIR-V
  * tensor-core kernels run; `WGC_CONV_1X1_NHWC`, docs/TUNING.md) whose GEMM
  * applies an epilogue in its kernel or split-K pass adds it there, with
  * the bias and the

@@ -85,15 +85,19 @@ def variants(kind):
         # output channels. f32 C is for K split into slabs, which only c1
         # forms write (a channels-last output's bias is per column, which
         # the slabs' second pass cannot add).
-        for (conv, form, sgm, sgn), out_f16, direct in itertools.product(
-            ((1, "c1", 2, 2), (2, "c2", 2, 2), (1, "c1m64", 1, 2), (2, "c2n64", 2, 1)), (0, 1), (0, 1)
-        ):
+        # c2s: a 64 x 64 block of 4 subgroups of 2 x 2 fragments (a quarter
+        # of the accumulators per invocation: more workgroups resident for
+        # short K).
+        forms = ((1, "c1", 2, 2, 4), (2, "c2", 2, 2, 4), (1, "c1m64", 1, 2, 4), (2, "c2n64", 2, 1, 4), (2, "c2s", 2, 2, 2))
+        for (conv, form, sgm, sgn, frags), out_f16, direct in itertools.product(forms, (0, 1), (0, 1)):
             if conv == 2 and not out_f16:
                 continue
             out = "f16" if out_f16 else "f32"
             store = "direct" if direct else "epilogue"
             name = f"gemm_conv_khr_{form}_{out}_{store}.spv"
             defines = {"CONV": conv, "TILE_SGM": sgm, "TILE_SGN": sgn, "STAGES": 1, "A_T": 0, "B_T": 1}
+            if frags != 4:
+                defines |= {"TILE_FM": frags, "TILE_FN": frags}
             defines |= {"OUT_F16": out_f16, "DIRECT": direct}
             yield name, "gemm_coop_khr.comp", defines
         for (fn, bk), fm, b_t, out_f16 in itertools.product(SKINNY_TILES, (1, 2), (0, 1), (0, 1)):

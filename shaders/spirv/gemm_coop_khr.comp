@@ -19,7 +19,8 @@
 //
 // A workgroup computes a BM x BN block of C; each of its SGM x SGN
 // subgroups (32 invocations each; the host requires a subgroup size of 32)
-// a 64 x 64 part as 4 x 4 fragments of 16 x 16. K advances BK at a time.
+// a 64 x 64 part as 4 x 4 fragments of 16 x 16 (TILE_FM x TILE_FN). K
+// advances BK at a time.
 //
 // Variants (-D; STAGES 1 or 2, TILE_SGM and TILE_SGN 1 or 2, the others 0
 // or 1):
@@ -76,12 +77,20 @@
 #ifndef TILE_SGN
 #define TILE_SGN 2
 #endif
+// Fragments per subgroup along M and N (4 x 4: 64 x 64 per subgroup; 2 x 2
+// for the convolutions' small block, c2s).
+#ifndef TILE_FM
+#define TILE_FM 4
+#endif
+#ifndef TILE_FN
+#define TILE_FN 4
+#endif
 #define THREADS_DEF (32 * TILE_SGM * TILE_SGN)
 
 const uint SGM = TILE_SGM;  // subgroups along M
 const uint SGN = TILE_SGN;  // subgroups along N
-const uint FM = 4u;         // fragments per subgroup along M
-const uint FN = 4u;         // fragments per subgroup along N
+const uint FM = TILE_FM;    // fragments per subgroup along M
+const uint FN = TILE_FN;    // fragments per subgroup along N
 const uint BM = 16u * FM * SGM;
 const uint BN = 16u * FN * SGN;
 const uint BK = 32u;

@@ -119,7 +119,7 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// f16: 1x1 convolutions as for f32 through the f16 GEMM, depthwise ones
 /// as above (f32 sums). Where the adapter runs the SPIR-V tensor-core
 /// kernels (below), 1x1 stride-1 unpadded ungrouped convolutions with at
-/// least 128 output channels whose input and output are channels-last
+/// least 128 input and 128 output channels whose input and output are channels-last
 /// with packed pixels run as one GEMM over all images on the
 /// VK_KHR_cooperative_matrix kernel, the bias and activation in its
 /// epilogue (`WGC_CONV_1X1_NHWC`). Ungrouped ones with fewer than 8 input
@@ -143,8 +143,9 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// in place where it is channels-last (channels at unit stride, the other
 /// strides and the offset multiples of 8 elements), else copied so into
 /// scratch of its size; likewise the weight as (O, KH, KW, C/groups); a
-/// channels-last output whose images are one run of rows is one product
-/// over all images. The
+/// channels-last output is computed in blocks of 64 pixels x 64 output
+/// channels (`WGC_CONV_KHR_SMALL`), one product over all images where its
+/// images are one run of rows. The
 /// others run an implicit GEMM that gathers the input's columns into
 /// workgroup memory (no scratch). Either way a K past 16,384, or a long K
 /// on few output tiles, is split into runs whose f32 sums (scratch of the

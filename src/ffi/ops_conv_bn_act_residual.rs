@@ -21,7 +21,7 @@ use crate::ffi::boundary::run;
 ///
 /// Where it is added: a 1x1 stride-1 unpadded convolution over
 /// channels-last packed pixels that runs as one GEMM (`wgc_op_conv2d`: by
-/// default f16 with at least 128 output channels where the SPIR-V
+/// default f16 with at least 128 input and output channels where the SPIR-V
 /// tensor-core kernels run; `WGC_CONV_1X1_NHWC`, docs/TUNING.md) whose GEMM
 /// applies an epilogue in its kernel or split-K pass adds it there, with
 /// the bias and the

@@ -36,7 +36,7 @@ impl From<&WgcConv2dParams> for Conv2dParams {
 /// residual laid out as `out` (the activation then comes with it). The
 /// routes are `empty`, `gemm_1x1` (a GEMM per image over NCHW's flat
 /// pixels, whose own route `wgc_op_gemm` then chooses), `gemm_1x1_nhwc`
-/// (f16 with 128 or more output channels on the VK_KHR_cooperative_matrix
+/// (f16 with 128 or more input and output channels on the VK_KHR_cooperative_matrix
 /// GEMM, or any with `WGC_CONV_1X1_NHWC=1`: one GEMM over all images' channels-last
 /// packed pixels; in the parentheses, whether the GEMM's plan applies the
 /// bias, activation and residual in its kernel or split-K pass, else the

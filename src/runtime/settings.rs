@@ -180,6 +180,9 @@ pub struct ConvSettings {
     /// over all images wherever they can (`1`), never (`0`), or by the
     /// planner's rule (None: gemm1x1_nhwc.rs).
     pub gemm_1x1_nhwc: Option<bool>,
+    /// `WGC_CONV_KHR_SMALL`: channels-last outputs on the KHR gather take
+    /// its 64 x 64 block of 4 subgroups (`1`), never (`0`), or by rule.
+    pub khr_small: Option<bool>,
     /// `WGC_CONV_SPLIT_FILL`: workgroups the f32 implicit GEMM's K splits
     /// aim for (0: K is split only where it is longer than one run may be).
     pub split_fill: Option<usize>,
@@ -366,6 +369,11 @@ impl Settings {
                     _ => ConvStem::Auto,
                 },
                 gemm_1x1_nhwc: match v.get("WGC_CONV_1X1_NHWC").as_deref() {
+                    Some("1") => Some(true),
+                    Some("0") => Some(false),
+                    _ => None,
+                },
+                khr_small: match v.get("WGC_CONV_KHR_SMALL").as_deref() {
                     Some("1") => Some(true),
                     Some("0") => Some(false),
                     _ => None,

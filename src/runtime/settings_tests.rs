@@ -36,6 +36,7 @@ fn unset_gives_the_defaults() {
             winograd_tiles_fastest: None,
             stem: ConvStem::Auto,
             gemm_1x1_nhwc: None,
+            khr_small: None,
             split_fill: None,
             scratch_bytes: None
         }

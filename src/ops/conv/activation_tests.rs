@@ -23,6 +23,7 @@ fn target(khr: bool, coop: bool) -> Target<'static> {
         stem: StemForm::Auto,
         gemm: GemmOn::Profile(if coop { DeviceProfile::h100_like } else { DeviceProfile::lavapipe_like }),
         gemm_1x1_nhwc: Some(true),
+        khr_small: None,
         split_fill: 2112,
         split_scratch: u64::MAX,
     }

@@ -9,9 +9,9 @@
 //! applies the activation in place (a scratch pass made MobileNetV2 f32
 //! 4.9x slower on an H100).
 //!
-//! By default (`GEMM_MIN_OUT_CHANNELS`) f16 convolutions of at least 128
-//! output channels take it on the VK_KHR_cooperative_matrix GEMM for every
-//! K. On an H200 at batch 256 (ResNet-50's and MobileNetV2's 1x1 layers)
+//! By default (`GEMM_MIN_OUT_CHANNELS`, `GEMM_MIN_IN_CHANNELS`) f16
+//! convolutions of at least 128 input and 128 output channels take it on
+//! the VK_KHR_cooperative_matrix GEMM for every K. On an H200 at batch 256 (ResNet-50's and MobileNetV2's 1x1 layers)
 //! it ran them 1.1-4.1x faster than the tensor-core gather (most where an
 //! image has few pixels: 7 x 7), while at 24-64 output channels its
 //! 128-column blocks were half empty or worse and the gather's 64-column
@@ -155,6 +155,10 @@ fn gemm_problem(p: &Problem, v: &Views) -> GemmProblem {
 /// GEMM by default (the module's measurements): the KHR GEMM's blocks are
 /// 128 columns wide.
 pub(crate) const GEMM_MIN_OUT_CHANNELS: usize = 128;
+/// Input channels (K) from which it is: below, the gather's small block
+/// ran faster on an H100 (24, 32, 64 -> 144, 192, 256 at batch 256: 0.46,
+/// 0.16, 0.71 ms against 0.69, 0.32, 0.86), at 128 they tied.
+pub(crate) const GEMM_MIN_IN_CHANNELS: usize = 128;
 
 /// The GEMM settings the route plans and records under: the KHR kernel for
 /// every K where it may run (`khr_every_k`), else the device's.
@@ -174,12 +178,13 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Nhwc1x1> {
     match t.gemm_1x1_nhwc {
         Some(false) => return Err("off (WGC_CONV_1X1_NHWC=0)".into()),
         Some(true) => {}
-        None if khr_every_k && g.o >= GEMM_MIN_OUT_CHANNELS => {}
+        None if khr_every_k && g.o >= GEMM_MIN_OUT_CHANNELS && g.c >= GEMM_MIN_IN_CHANNELS => {}
         None => {
             return Err(format!(
-                "by default f16 with at least {GEMM_MIN_OUT_CHANNELS} output channels on the KHR GEMM only ({} with \
-                 {} output channels; WGC_CONV_1X1_NHWC=1 turns it on)",
+                "by default f16 with at least {GEMM_MIN_IN_CHANNELS} input and {GEMM_MIN_OUT_CHANNELS} output \
+                 channels on the KHR GEMM only ({} with {} and {}; WGC_CONV_1X1_NHWC=1 turns it on)",
                 p.dtype.wgsl(),
+                g.c,
                 g.o
             ))
         }

@@ -35,6 +35,7 @@ const LAVAPIPE: Target<'static> = Target {
     stem: StemForm::Auto,
     gemm: GemmOn::Profile(DeviceProfile::lavapipe_like),
     gemm_1x1_nhwc: None,
+    khr_small: None,
     split_fill: 2112,
     split_scratch: u64::MAX,
 };
@@ -277,23 +278,34 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
 fn f16_channels_last_convolutions_store_along_output_rows() {
     // Channels-last input and output: the image is read in place and the
     // output's channels lie along N (ImageA forms).
+    // By default on the 64 x 64 block of 4 subgroups; the 64-column block
+    // of 2 where the small block is turned off.
     let nhwc = R_L1_3X3.channels_last();
     let want = Khr {
-        form: Form::ImageA64,
+        form: Form::ImageASmall,
         splits: 1,
         k_chunk: 576,
         copy_input: false,
         copy_weight: true,
-        whole: false,
+        whole: true,
         direct_store: false,
         fold_images: false,
     };
     assert_eq!(nhwc.route(F16, &H100), Route::Khr(want));
+    let large = Target { khr_small: Some(false), ..H100 };
+    let want = Khr { form: Form::ImageA64, whole: false, ..want };
+    assert_eq!(nhwc.route(F16, &large), Route::Khr(want));
     // A batch of channels-last images: folded into the GEMM's rows, where
     // 256 images of 7 x 7 fill 98 blocks of 128 rows (not 256 blocks of 49).
     let batch = Case { input: [256, 512, 7, 7], weight: [512, 512, 3, 3], ..R_L1_3X3 }.channels_last();
-    let Route::Khr(k) = batch.route(F16, &H100) else { panic!("not khr_gather") };
+    let Route::Khr(k) = batch.route(F16, &large) else { panic!("not khr_gather") };
     assert!(k.form == Form::ImageA && k.fold_images, "{k:?}");
+    // The small block (channels-last outputs only).
+    let small = H100;
+    let Route::Khr(k) = batch.route(F16, &small) else { panic!("not khr_gather") };
+    assert!(k.form == Form::ImageASmall && k.fold_images, "{k:?}");
+    let Route::Khr(k) = R_L1_3X3.route(F16, &small) else { panic!("not khr_gather") };
+    assert_eq!(k.form, Form::ImageB64);
     // Not where the output's images are not one run of rows.
     let mut p = batch.problem(F16);
     p.out.strides[0] += 8;
@@ -301,21 +313,15 @@ fn f16_channels_last_convolutions_store_along_output_rows() {
     assert!(!k.fold_images, "{k:?}");
     // A strided 1x1 (a downsample) stays on the gather, read in place.
     let Route::Khr(k) = R_L2_DOWN.channels_last().route(F16, &H100) else { panic!("not khr_gather") };
-    assert!(k.form == Form::ImageA && !k.copy_input && !k.copy_weight, "{k:?}");
-    // Stride 1 with 128 or more output channels: one GEMM over all images
-    // by default; the gather where turned off.
-    let nhwc = case("1x1 64->256 channels-last", [1, 64, 56, 56], [256, 64, 1, 1], 1, 0).channels_last();
-    let want = Khr {
-        form: Form::ImageA,
-        splits: 1,
-        k_chunk: 64,
-        copy_input: false,
-        copy_weight: false,
-        whole: false,
-        direct_store: false,
-        fold_images: false,
-    };
-    assert_eq!(nhwc.route(F16, &Target { gemm_1x1_nhwc: Some(false), ..H100 }), Route::Khr(want));
+    assert!(k.form == Form::ImageASmall && !k.copy_input && !k.copy_weight, "{k:?}");
+    // Stride 1 with 128 or more input and output channels: one GEMM over
+    // all images by default; the gather where turned off.
+    let nhwc = case("1x1 128->256 channels-last", [1, 128, 56, 56], [256, 128, 1, 1], 1, 0).channels_last();
+    let Route::Khr(k) = nhwc.route(F16, &Target { gemm_1x1_nhwc: Some(false), ..H100 }) else { panic!("not khr") };
+    assert!(k.form == Form::ImageASmall && k.k_chunk == 128 && !k.copy_input && !k.copy_weight, "{k:?}");
+    // Under 128 input channels, the gather.
+    let narrow = case("1x1 64->256 channels-last", [1, 64, 56, 56], [256, 64, 1, 1], 1, 0).channels_last();
+    assert_eq!(narrow.route(F16, &H100).name(), "khr_gather");
     let want = Nhwc1x1 { fused: true, residual: false, per_image: false, khr_every_k: true };
     assert_eq!(nhwc.route(F16, &H100), Route::Gemm1x1Nhwc(want));
     assert_eq!(nhwc.route(F16, &on(H100)), Route::Gemm1x1Nhwc(want));
@@ -417,7 +423,7 @@ fn f16_first_layers_pad_to_8_channels_for_the_khr_gather_where_asked() {
     let Route::Stem(s) = nhwc.route(F16, &pad8) else { panic!("not the stem route") };
     // 64 output channels along N of a channels-last output; K = 8 * 49.
     let want = Khr {
-        form: Form::ImageA64,
+        form: Form::ImageASmall,
         splits: 1,
         k_chunk: 416,
         copy_input: false,
@@ -428,7 +434,7 @@ fn f16_first_layers_pad_to_8_channels_for_the_khr_gather_where_asked() {
     };
     assert_eq!(s.pad8, Some(want));
     let text = plan(&nhwc.problem(F16), &pad8).unwrap().to_string();
-    assert!(text.starts_with("route im2col_stem (channels padded to 8 for the KHR gather: ImageA64"), "{text}");
+    assert!(text.starts_with("route im2col_stem (channels padded to 8 for the KHR gather: ImageASmall"), "{text}");
     // Without the KHR kernels: the columns.
     let Route::Stem(s) = nhwc.route(F16, &Target { stem: StemForm::Pad8, ..LAVAPIPE }) else { panic!("not the stem") };
     assert_eq!(s.pad8, None);
@@ -679,7 +685,8 @@ fn channels_last_1x1_convolutions_are_one_gemm_fused_where_its_plan_fuses() {
     // runs; never f32, fewer output channels or without the KHR kernels.
     for c in NETS_1X1 {
         let c = batched(c, 32).channels_last();
-        let by_rule = c.weight[0] >= super::gemm1x1_nhwc::GEMM_MIN_OUT_CHANNELS;
+        let by_rule = c.weight[0] >= super::gemm1x1_nhwc::GEMM_MIN_OUT_CHANNELS
+            && c.weight[1] >= super::gemm1x1_nhwc::GEMM_MIN_IN_CHANNELS;
         let name = c.route(F16, &H100).name();
         assert_eq!(name == "gemm_1x1_nhwc", by_rule, "{} f16 on H100: {name}", c.what);
         assert_ne!(c.route(F32, &H100).name(), "gemm_1x1_nhwc", "{} f32", c.what);

@@ -173,6 +173,10 @@ pub enum Form {
     ImageB64,
     /// ImageA with a 64-column block (64 invocations), likewise.
     ImageA64,
+    /// ImageA with a 64 x 64 block of 4 subgroups of 32 x 32 (128
+    /// invocations, a quarter of the accumulators each): more workgroups
+    /// resident, for products too short in K to hide their loads otherwise.
+    ImageASmall,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

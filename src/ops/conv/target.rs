@@ -65,6 +65,9 @@ pub struct Target<'d> {
     /// Channels-last 1x1 convolutions as one GEMM: always, never, or by
     /// rule (None; `WGC_CONV_1X1_NHWC`).
     pub gemm_1x1_nhwc: Option<bool>,
+    /// Channels-last outputs on the KHR gather's 64 x 64 block of 4
+    /// subgroups: always, never, or by rule (None; `WGC_CONV_KHR_SMALL`).
+    pub khr_small: Option<bool>,
     /// Workgroups the f32 implicit GEMM's K splits aim for (0: none beyond
     /// the longest run): SPLIT_FILL_PER_UNIT per compute unit, or the
     /// device's WGC_CONV_SPLIT_FILL.
@@ -94,6 +97,7 @@ impl<'d> Target<'d> {
             stem: conv.stem,
             gemm: GemmOn::Device(dev),
             gemm_1x1_nhwc: conv.gemm_1x1_nhwc,
+            khr_small: conv.khr_small,
             split_fill: conv.split_fill.unwrap_or(SPLIT_FILL_PER_UNIT * dev.profile().compute_units),
             split_scratch: conv.scratch_bytes.unwrap_or(u64::MAX),
         }
