@@ -12,9 +12,8 @@
  * calls of GPU event time, after a 0.3 s warm-up. One JSON line per layer
  * and configuration, with the route wgc_op_conv2d_explain names. */
 #include <math.h>
-#include <time.h>
 
-#include "bench_util.h"
+#include "bench_timing.h"
 
 typedef struct {
     int64_t c, o, hw, k;
@@ -36,49 +35,9 @@ typedef struct {
     WgcTensor x, w, b, y;
 } Conv;
 
-static void run(const Conv *c) {
+static void run(void *c_) {
+    const Conv *c = c_;
     CHECK(wgc_op_conv2d_bn_act(st, &c->p, &c->x, NULL, NULL, NULL, NULL, NULL, NULL, &c->w, &c->b, &c->y));
-}
-
-static double wall_ms(void) {
-    struct timespec t;
-    timespec_get(&t, TIME_UTC);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static double median_ms(const Conv *c, int iters) {
-    double *ms = malloc((size_t)iters * sizeof *ms);
-    double t0 = wall_ms();
-    for (int w = 0; wall_ms() - t0 < 300.0 || w < 3; w++) {
-        run(c);
-        if (w % 8 == 7) CHECK(wgc_stream_synchronize(st));
-    }
-    CHECK(wgc_stream_synchronize(st));
-    for (int r = 0; r < iters; r++) {
-        WgcEvent *e0, *e1;
-        CHECK(wgc_stream_record_event(st, &e0));
-        for (int k = 0; k < 5; k++) run(c);
-        CHECK(wgc_stream_record_event(st, &e1));
-        CHECK(wgc_event_elapsed_ms(e0, e1, &ms[r]));
-        ms[r] /= 5;
-        wgc_event_release(e0);
-        wgc_event_release(e1);
-    }
-    qsort(ms, (size_t)iters, sizeof ms[0], cmp_double);
-    double m = ms[iters / 2];
-    free(ms);
-    return m;
-}
-
-static float *read_back(WgcBuffer *b, WgcDtype dt, size_t n) {
-    size_t size = (n * (dt == WGC_DTYPE_F16 ? 2 : 4) + 3) & ~(size_t)3;
-    void *bytes = malloc(size);
-    CHECK(wgc_buffer_read(b, 0, bytes, size));
-    float *out = malloc(n * 4);
-    for (size_t i = 0; i < n; i++)
-        out[i] = dt == WGC_DTYPE_F16 ? from_half(((uint16_t *)bytes)[i]) : ((float *)bytes)[i];
-    free(bytes);
-    return out;
 }
 
 /* n values in [-scale, scale) of dtype dt, as stored (rounded) in *host. */
@@ -161,7 +120,7 @@ static int layer(const Layer *l, WgcDtype dt, int64_t n, int check, int iters) {
         }
         free(y);
     } else {
-        double ms = median_ms(&c, iters);
+        double ms = median_gpu_ms(st, run, &c, iters, 300.0);
         double flop = 2.0 * (double)ny * (double)(l->c * k * k);
         double bytes = (double)(nx + ny) * (dt == WGC_DTYPE_F16 ? 2 : 4);
         char line[2048] = "";

@@ -12,43 +12,14 @@
 #include <math.h>
 #include <time.h>
 
-#include "bench_util.h"
+#include "bench_timing.h"
 
 static WgcDevice *dev;
 static WgcStream *st;
 static int failures;
 
-static double wall_ms(void) {
-    struct timespec t;
-    timespec_get(&t, TIME_UTC);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-/* The median of 15 runs of 5 calls, after a warm-up of at least 1 s with
- * work kept queued (a GPU left idle lowers its clocks: BENCHMARKS.md,
- * "Run to run"). */
-static double median_ms(void (*op)(void *), void *arg) {
-    enum { RUNS = 15, CALLS = 5 };
-    double ms[RUNS];
-    double t0 = wall_ms();
-    for (int w = 0; wall_ms() - t0 < 1000.0 || w < 3; w++) {
-        op(arg);
-        if (w % 8 == 7) CHECK(wgc_stream_synchronize(st));
-    }
-    CHECK(wgc_stream_synchronize(st));
-    for (int r = 0; r < RUNS; r++) {
-        WgcEvent *e0, *e1;
-        CHECK(wgc_stream_record_event(st, &e0));
-        for (int c = 0; c < CALLS; c++) op(arg);
-        CHECK(wgc_stream_record_event(st, &e1));
-        CHECK(wgc_event_elapsed_ms(e0, e1, &ms[r]));
-        ms[r] /= CALLS;
-        wgc_event_release(e0);
-        wgc_event_release(e1);
-    }
-    qsort(ms, RUNS, sizeof ms[0], cmp_double);
-    return ms[RUNS / 2];
-}
+/* The median GPU time of op over 15 runs, after a warm-up of 1 s. */
+static double median_ms(void (*op)(void *), void *arg) { return median_gpu_ms(st, op, arg, 15, 1000.0); }
 
 static uint64_t rng = 88172645463325252ull;
 static float uniform(void) {
@@ -80,17 +51,6 @@ static WgcBuffer *random_buffer(WgcDtype dt, size_t n, float scale, float **host
     if (host) *host = h;
     else free(h);
     return b;
-}
-
-static float *read_back(WgcBuffer *b, WgcDtype dt, size_t n) {
-    size_t size = (n * (dt == WGC_DTYPE_F16 ? 2 : 4) + 3) & ~(size_t)3;
-    void *bytes = malloc(size);
-    CHECK(wgc_buffer_read(b, 0, bytes, size));
-    float *out = malloc(n * 4);
-    for (size_t i = 0; i < n; i++)
-        out[i] = dt == WGC_DTYPE_F16 ? from_half(((uint16_t *)bytes)[i]) : ((float *)bytes)[i];
-    free(bytes);
-    return out;
 }
 
 static WgcTensor tensor(WgcBuffer *b, WgcDtype dt, uint32_t rank, const int64_t *shape) {

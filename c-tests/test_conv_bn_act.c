@@ -14,23 +14,10 @@
  * activation's rounding; non-finite references exactly (NaN as NaN). */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
+#include "test_activation.h"
 #include "test_vals.h"
 
 static TestEnv env;
-
-static double activate(uint32_t act, double v) {
-    if (isnan(v)) return v;
-    switch (act) {
-    case WGC_ACTIVATION_RELU: return v > 0 ? v : 0;
-    case WGC_ACTIVATION_RELU6: return v < 0 ? 0 : v > 6 ? 6 : v;
-    case WGC_ACTIVATION_HARDSWISH: return v >= 3 ? v : v * (v + 3 < 0 ? 0 : v + 3) / 6; /* -inf: NaN */
-    case WGC_ACTIVATION_GELU: return 0.5 * v * (1 + erf(v / sqrt(2.0)));             /* -inf: NaN */
-    case WGC_ACTIVATION_GELU_TANH: return 0.5 * v * (1 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
-    case WGC_ACTIVATION_SILU: return v / (1 + exp(-v)); /* -inf: NaN */
-    case WGC_ACTIVATION_TANH: return tanh(v);
-    default: return v;
-    }
-}
 
 /* Strides of (N, C, H, W) in NCHW or NHWC memory. */
 static void image_strides(int64_t C, int64_t H, int64_t W, int nhwc, int64_t *s) {

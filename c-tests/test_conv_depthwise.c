@@ -13,19 +13,10 @@
  * Non-finite references exactly (NaN as NaN). */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
+#include "test_activation.h"
 #include "test_vals.h"
 
 static TestEnv env;
-
-static double activate(uint32_t act, double v) {
-    if (isnan(v)) return v;
-    switch (act) {
-    case WGC_ACTIVATION_RELU: return v > 0 ? v : 0;
-    case WGC_ACTIVATION_RELU6: return v < 0 ? 0 : v > 6 ? 6 : v;
-    case WGC_ACTIVATION_HARDSWISH: return v >= 3 ? v : v * (v + 3 < 0 ? 0 : v + 3) / 6;
-    default: return v;
-    }
-}
 
 enum { BIAS = 1, NHWC = 2, NONFINITE = 4, PAD_PIXELS = 8, OFFSET = 16, VIA_CONV = 32 };
 

@@ -13,19 +13,10 @@
  * (the activations' largest slope); non-finite references exactly. */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
+#include "test_activation.h"
 #include "test_vals.h"
 
 static TestEnv env;
-
-static double activate(uint32_t act, double v) {
-    if (isnan(v)) return v;
-    switch (act) {
-    case WGC_ACTIVATION_RELU: return v > 0 ? v : 0;
-    case WGC_ACTIVATION_RELU6: return v < 0 ? 0 : v > 6 ? 6 : v;
-    case WGC_ACTIVATION_SILU: return v / (1 + exp(-v)); /* -inf: NaN */
-    default: return v;
-    }
-}
 
 enum { RES_NHWC, RES_NCHW, RES_PADDED, RES_SLICE, RES_BCAST };
 enum { NHWC = 1, NONFINITE = 2, FOLD = 4 };

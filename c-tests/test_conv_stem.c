@@ -17,19 +17,10 @@
  * references exactly (NaN as NaN). */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
+#include "test_activation.h"
 #include "test_vals.h"
 
 static TestEnv env;
-
-static double activate(uint32_t act, double v) {
-    if (isnan(v)) return v;
-    switch (act) {
-    case WGC_ACTIVATION_RELU: return v > 0 ? v : 0;
-    case WGC_ACTIVATION_RELU6: return v < 0 ? 0 : v > 6 ? 6 : v;
-    case WGC_ACTIVATION_HARDSWISH: return v >= 3 ? v : v * (v + 3 < 0 ? 0 : v + 3) / 6; /* -inf: NaN */
-    default: return v;
-    }
-}
 
 /* Strides of (N, C, H, W) in NCHW or NHWC memory. */
 static void image_strides(int64_t C, int64_t H, int64_t W, int nhwc, int64_t *s) {
@@ -166,6 +157,16 @@ static void check(TestEnv *e, Case t) {
     wgc_buffer_release(bx), wgc_buffer_release(bw), wgc_buffer_release(bb), wgc_buffer_release(by);
 }
 
+/* Three cases on a device opened with WGC_CONV_STEM=stem and a 1-byte
+ * budget for columns and padded images: one image per chunk. */
+static void check_one_image_chunks(const char *stem, const Case cs[3]) {
+    setenv("WGC_CONV_STEM", stem, 1);
+    TestEnv one = test_env_setting("WGC_CONV_COLS_BYTES", "1");
+    unsetenv("WGC_CONV_STEM");
+    for (int i = 0; i < 3; i++) check(&one, cs[i]);
+    test_env_release(&one);
+}
+
 int main(void) {
     env = test_env();
     if (!env.info.has_f16) {
@@ -198,22 +199,10 @@ int main(void) {
      * route is fixed to the columns: under a 1-byte budget the planner
      * leaves them only windows of under 16 taps into channels-first
      * outputs (the others take the WGSL implicit GEMM). */
-    setenv("WGC_CONV_STEM", "columns", 1);
-    TestEnv one = test_env_setting("WGC_CONV_COLS_BYTES", "1");
-    unsetenv("WGC_CONV_STEM");
-    check(&one, cases[1]);
-    check(&one, cases[4]);
-    check(&one, cases[6]);
-    test_env_release(&one);
+    check_one_image_chunks("columns", (Case[]){cases[1], cases[4], cases[6]});
     /* The padded form in chunks of one image (where the KHR gather runs;
      * the columns elsewhere). */
-    setenv("WGC_CONV_STEM", "pad8", 1);
-    TestEnv chunks = test_env_setting("WGC_CONV_COLS_BYTES", "1");
-    unsetenv("WGC_CONV_STEM");
-    check(&chunks, cases[0]);
-    check(&chunks, cases[1]);
-    check(&chunks, cases[6]);
-    test_env_release(&chunks);
+    check_one_image_chunks("pad8", (Case[]){cases[0], cases[1], cases[6]});
     test_env_release(&env);
     return test_finish("test_conv_stem");
 }

@@ -14,6 +14,7 @@
  * the largest error within 4 times the implicit GEMM's (run on the same
  * data) plus 1e-6; both are printed. */
 #include "test_util.h"
+#include "test_activation.h"
 
 /* Forced on; forced on with one image per pass; forced off (the implicit
  * GEMM); the planner's own rule. */
@@ -66,13 +67,6 @@ static Case mk(const char *name, int64_t n, int64_t c, int64_t h, int64_t w, int
     k.in = in_last ? nhwc(n, c, h, w) : nchw(n, c, h, w);
     k.out = out_last ? nhwc(n, o, oh, ow) : nchw(n, o, oh, ow);
     return k;
-}
-
-static double activate(WgcActivation act, double v) {
-    if (act == WGC_ACTIVATION_RELU) return v > 0 ? v : 0;
-    if (act == WGC_ACTIVATION_RELU6) return v < 0 ? 0 : v > 6 ? 6 : v;
-    if (act == WGC_ACTIVATION_SILU) return v / (1 + exp(-v));
-    return v;
 }
 
 /* The exact result, NaN where the double sum is (no Inf in these tests'

@@ -10,22 +10,9 @@
  * product's, wgc_op_gemm's; the activations add at most 3e-7); f16 and
  * bf16 outputs also half an ulp of their own rounding (2e-3, 8e-3). */
 #include "gemm_check.h"
+#include "test_activation.h"
 
 enum { ACTS = 8 };
-
-static double activate(uint32_t act, double x) {
-    if (isnan(x)) return x;
-    switch (act) {
-    case WGC_ACTIVATION_RELU: return x > 0 ? x : 0.0;
-    case WGC_ACTIVATION_RELU6: return x < 0 ? 0.0 : (x > 6 ? 6.0 : x);
-    case WGC_ACTIVATION_HARDSWISH: return x >= 3 ? x : x * fmax(x + 3, 0.0) / 6;
-    case WGC_ACTIVATION_GELU: return 0.5 * x * (1 + erf(x / sqrt(2.0)));
-    case WGC_ACTIVATION_GELU_TANH: return 0.5 * x * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (x + 0.044715 * x * x * x)));
-    case WGC_ACTIVATION_SILU: return x / (1 + exp(-x));
-    case WGC_ACTIVATION_TANH: return tanh(x);
-    default: return x;
-    }
-}
 
 /* One case: C = epilogue(alpha * op(A) op(B)). */
 typedef struct {

@@ -228,10 +228,8 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Khr> {
     // most of each block empty. Slabs (their bias per row) and other
     // outputs take the output channels along M, one product per image.
     let rows_out = os[1] == 1 || g.o == 1;
-    let foldable = rows_out && g.n > 1 && os[3] >= 0 && os[0] == pixels as isize * os[3] && {
-        let blocks = (g.n * pixels).div_ceil(BLOCK_M);
-        blocks <= t.max_workgroups && g.n * pixels <= u32::MAX as usize
-    };
+    let foldable =
+        rows_out && g.n > 1 && os[3] >= 0 && os[0] == pixels as isize * os[3] && g.n * pixels <= u32::MAX as usize;
     let fill = match foldable {
         true => t.fill_splits((g.n * pixels, g.o, k), 1),
         false => t.fill_splits((g.o, pixels, k), g.n),
@@ -247,7 +245,9 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Khr> {
         (false, false) => Form::ImageB,
         (false, true) => Form::ImageB64,
     };
-    let fold_images = foldable && form.image_a();
+    // Folded, the rows' blocks must fit the grid's dimension (else one
+    // product per image).
+    let fold_images = foldable && form.image_a() && (g.n * pixels).div_ceil(form.block_m()) <= t.max_workgroups;
     let (m, n) = form_mn(form, g.o, pixels, g.n, fold_images);
     let grid = [n.div_ceil(form.block_n()), m.div_ceil(form.block_m()), images(g.n, fold_images) * splits];
     let slab_bytes = (splits * outputs * 4) as u64;

@@ -306,6 +306,15 @@ fn f16_channels_last_convolutions_store_along_output_rows() {
     assert!(k.form == Form::ImageASmall && k.fold_images, "{k:?}");
     let Route::Khr(k) = R_L1_3X3.route(F16, &small) else { panic!("not khr_gather") };
     assert_eq!(k.form, Form::ImageB64);
+    // Not where the folded rows' blocks would exceed the grid: one product
+    // per image instead.
+    let wide = case("1x1 64->64 channels-last", [4, 64, 56, 56], [64, 64, 1, 1], 1, 0).channels_last();
+    let Route::Khr(k) = wide.route(F16, &H100) else { panic!("not khr_gather") };
+    assert!(k.form == Form::ImageASmall && k.fold_images, "{k:?}");
+    // 196 blocks of 64 rows folded, 49 per image.
+    let tight = Target { max_workgroups: 100, ..H100 };
+    let Route::Khr(k) = wide.route(F16, &tight) else { panic!("not khr_gather") };
+    assert!(k.form == Form::ImageASmall && !k.fold_images, "{k:?}");
     // Not where the output's images are not one run of rows.
     let mut p = batch.problem(F16);
     p.out.strides[0] += 8;
