@@ -212,6 +212,12 @@ int main(void) {
         check((Case){dt, 2, 24, 4, 16, 1, 1, S, RES_SLICE, NHWC | NONFINITE});
         check((Case){dt, 3, 8, 3, 8, 1, 1, R, RES_BCAST, NHWC});
         check((Case){dt, 2, 5, 7, 7, 1, 1, R, RES_NHWC, NHWC | NONFINITE}); /* odd channels */
+        /* Tensor-core gathers (f16, 8k channels) add it in their
+         * epilogue: blocks across M's and N's edges (24 and 40 channels,
+         * 243 pixels), inner fragments of edge blocks (96 channels). */
+        check((Case){dt, 3, 16, 9, 24, 3, 1, R, RES_NHWC, NHWC});
+        check((Case){dt, 2, 32, 12, 96, 1, 1, R6, RES_NHWC, NHWC | NONFINITE});
+        check((Case){dt, 2, 16, 9, 40, 3, 2, NONE, RES_SLICE, NHWC});
         /* NCHW and 3x3 convolutions: the residual in a pass of its own. */
         check((Case){dt, 2, 5, 9, 7, 1, 1, R, RES_NCHW, NONFINITE});
         check((Case){dt, 2, 8, 7, 8, 3, 1, R, RES_NHWC, NHWC | FOLD});

@@ -120,21 +120,25 @@ static int residual_in_epilogue(GpuNet *g, const Layer *l, GpuLayer *gl) {
  * without activation (the call adds it in place), or one whose
  * convolution's epilogue adds it with the ReLU (elsewhere the call adds in
  * place and applies the ReLU in a second pass, one more than relu(a + b)
- * into the add's own output). */
+ * into the add's own output). Of the add's two convolutions (a ResNet
+ * block's last one and its downsample), the nearest one whose epilogue
+ * adds it, else, for an add without activation, the nearest. */
 static void plan_fusion(GpuNet *g) {
     const Net *net = g->net;
     for (int j = 0; j < net->count; j++) {
         g->fused_conv[j] = -1;
         const Layer *a = &net->layers[j];
-        if (a->kind != LAYER_ADD) continue;
-        for (int i = j - 1; i >= 0; i--) {
+        if (a->kind != LAYER_ADD || a->in == a->in2) continue;
+        int nearest = -1, chosen = -1;
+        for (int i = j - 1; i >= 0 && chosen < 0; i--) {
             const Layer *c = &net->layers[i];
-            if (c->kind != LAYER_CONV || (c->out != a->in && c->out != a->in2) || a->in == a->in2) continue;
-            if (readers(net, c->out) != 1 || c->act != WGC_ACTIVATION_NONE) break;
-            if (a->act != WGC_ACTIVATION_NONE && !residual_in_epilogue(g, c, &g->layers[i])) break;
-            g->fused_conv[j] = i, g->deferred[i] = 1;
-            break;
+            if (c->kind != LAYER_CONV || (c->out != a->in && c->out != a->in2)) continue;
+            if (readers(net, c->out) != 1 || c->act != WGC_ACTIVATION_NONE) continue;
+            if (nearest < 0) nearest = i;
+            if (residual_in_epilogue(g, c, &g->layers[i])) chosen = i;
         }
+        if (chosen < 0 && a->act == WGC_ACTIVATION_NONE) chosen = nearest;
+        if (chosen >= 0) g->fused_conv[j] = chosen, g->deferred[chosen] = 1;
     }
 }
 

@@ -8,8 +8,7 @@ use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
 use super::text_out::write_text;
 use crate::ops::conv::bn_act::Activation;
-use crate::ops::conv::route::Route;
-use crate::ops::conv::{conv2d_plan, Conv2dParams};
+use crate::ops::conv::{conv2d_fuses_residual, conv2d_plan, Conv2dParams};
 use std::ffi::c_char;
 
 impl From<&WgcConv2dParams> for Conv2dParams {
@@ -94,10 +93,10 @@ pub unsafe extern "C" fn wgc_op_conv2d_explain(
         } else {
             "a pass of its own"
         };
-        // A residual laid out as `out` folds wherever `out` does.
-        let residual = match plan.route {
-            Route::Gemm1x1Nhwc(g) if g.fused => "in the route's epilogue, before the activation",
-            _ => "added in place by a pass of its own, then the activation by another",
+        let params = Conv2dParams::from(&p);
+        let residual = match conv2d_fuses_residual(s, &params, &input, &weight, bias.as_ref(), &out)? {
+            true => "in the route's epilogue, before the activation",
+            false => "added in place by a pass of its own, then the activation by another",
         };
         let text = format!("{plan}; activation: {activation}; residual: {residual}");
         unsafe { write_text(&text, buf, buf_len, out_len) }

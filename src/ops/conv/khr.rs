@@ -17,7 +17,7 @@ use super::target::Target;
 use crate::error::Result;
 use crate::ops::conv::bn_act::Activation;
 use crate::ops::gemm::coop::CoopParams;
-use crate::ops::gemm::epilogue::Epilogue;
+use crate::ops::gemm::epilogue::{Epilogue, RESIDUAL_BEFORE as EPI_RESIDUAL_BEFORE};
 use crate::ops::gemm::spirv::{EPILOGUE_F16, EPILOGUE_F32};
 use crate::ops::gemm::sum_slabs_epilogue;
 use crate::ops::movement;
@@ -270,15 +270,30 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Khr> {
     // the output.
     let y_s = [os[0], os[1], os[3]];
     let c_s = if form.image_a() { [y_s[0], y_s[2], y_s[1]] } else { y_s };
+    let residual = p.residual.is_some_and(|r| residual_fits(p, &r, fold_images, splits));
     let direct_store = splits == 1
         && whole
         && p.bias.is_none()
         && p.activation == Activation::None
+        && p.residual.is_none()
         && c_s[2] == 1
         && c_s.iter().all(|s| *s >= 0 && s % 8 == 0)
         && p.out.bound_offset.is_multiple_of(8);
     let copy_weight = !weight_rows(g.weight_shape(), &p.weight);
-    Ok(Khr { form, splits, k_chunk, copy_input, copy_weight, whole, direct_store, fold_images })
+    Ok(Khr { form, splits, k_chunk, copy_input, copy_weight, whole, direct_store, fold_images, residual })
+}
+
+/// True if the epilogue can add residual `r` (the output's shape) as it
+/// stores: one K run (slabs are summed by a pass without one), its pixels
+/// one strided dim as the output's, folded with the images where the
+/// output's are, and no negative stride. Elsewhere the caller adds it in a
+/// pass of its own.
+fn residual_fits(p: &Problem, r: &View, fold_images: bool, splits: usize) -> bool {
+    let g = &p.geo;
+    let s = &r.strides;
+    let pixels_one_dim = g.oh == 1 || s[2] == g.ow as isize * s[3];
+    let images_fold = !fold_images || s[0] == (g.oh * g.ow) as isize * s[3];
+    splits == 1 && pixels_one_dim && images_fold && s.iter().all(|&d| d >= 0)
 }
 
 /// True if a channels-last output takes the small block (ImageASmall):
@@ -310,13 +325,15 @@ fn images(n: usize, fold: bool) -> usize {
     }
 }
 
-/// Record the plan `supports` made.
-pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands) -> Result<()> {
+/// Record the plan `supports` made; `residual` (the problem's) is added in
+/// the epilogue where the plan says so, else never read.
+pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands, residual: Option<&Tensor>) -> Result<()> {
     let dev = &stream.device;
     let g = &p.geo;
     let Operands { input, weight, bias, out } = *ops;
     let os = &p.out.strides;
     let Khr { form, splits, k_chunk, whole, fold_images, .. } = plan;
+    let residual = residual.filter(|_| plan.residual);
     let (pixels, k) = (g.oh * g.ow, g.kh * g.kw * g.c);
     let outputs = g.outputs();
     let (m, n) = form_mn(form, g.o, pixels, g.n, fold_images);
@@ -351,6 +368,13 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands) -> 
         None => (Arg { name: "bias", ..w_arg }, 0, 0),
     };
 
+    // The residual as C (image, m, n), read where the output is stored.
+    let residual_arg = residual.map(|r| {
+        let (arg, off) = view_arg("residual", r);
+        let r_s = [r.strides[0], r.strides[1], r.strides[3]];
+        let r_s = if form.image_a() { [r_s[0], r_s[2], r_s[1]] } else { r_s };
+        (arg, off, r_s)
+    });
     // C (n, m, n) at `c_s`; the image's operand gathered, the weight's read
     // K-dense (A row-major, or B as (N, K)).
     let params = |c_off: u32, c_s: [isize; 3], split_c: usize, with_bias: bool| {
@@ -385,6 +409,11 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands) -> 
             // The activation where this launch stores the output (the
             // slabs of a split K get it in the sum pass).
             epi_act: if split_c == 0 { p.activation as u32 } else { 0 },
+            epi_flags: if residual_arg.is_some() { EPI_RESIDUAL_BEFORE } else { 0 },
+            res_off: residual_arg.as_ref().map_or(0, |r| r.1),
+            res_sm: residual_arg.as_ref().map_or(0, |r| r.2[1] as i32),
+            res_sn: residual_arg.as_ref().map_or(0, |r| r.2[2] as i32),
+            res_bstride: pack_i32(&[residual_arg.as_ref().map_or(0, |r| if fold_images { 0 } else { r.2[0] })]),
             nan: f32::NAN.to_bits(),
             inf: f32::INFINITY.to_bits(),
             ..bytemuck::Zeroable::zeroed()
@@ -422,8 +451,10 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands) -> 
         if direct {
             spec::record_kernel(stream, &kernel, &params, &[a, b, c], groups)
         } else {
-            // The epilogue's scale and residual: unread (its flags are 0).
-            let (scale, residual) = (Arg { name: "scale", ..a }, Arg { name: "residual", ..a });
+            // The epilogue's scale: unread (its flag is 0); the residual
+            // too where there is none.
+            let scale = Arg { name: "scale", ..a };
+            let residual = residual_arg.as_ref().map_or(Arg { name: "residual", ..a }, |r| r.0);
             let args = [a, b, c, Arg { name: "bias", ..bias }, scale, residual];
             spec::record_kernel(stream, &kernel, &params, &args, groups)
         }

@@ -61,6 +61,23 @@ pub fn conv2d_plan(
     plan::plan(&problem, &Target::of(&stream.device))
 }
 
+/// Whether the route `conv2d_plan` chooses for these operands adds a
+/// residual laid out as `out` in its epilogue, before the activation (else
+/// `conv2d_fused` adds it in a pass of its own).
+pub fn conv2d_fuses_residual(
+    stream: &StreamShared,
+    params: &Conv2dParams,
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    out: &Tensor,
+) -> Result<bool> {
+    let ops = Operands { input, weight, bias, out };
+    let base = Problem::new(&stream.device, params, &ops)?;
+    let problem = Problem { residual: Some(base.out), ..base };
+    Ok(plan::plan(&problem, &Target::of(&stream.device))?.route.fuses_residual())
+}
+
 pub fn conv2d(
     stream: &StreamShared,
     params: &Conv2dParams,
@@ -134,7 +151,7 @@ fn launch(stream: &StreamShared, p: &Problem, route: Route, ops: &Operands, resi
         Route::Direct(d) => direct::record(stream, p, d, ops),
         Route::Depthwise(d) => depthwise::record(stream, p, d, ops),
         Route::Implicit(i) => implicit::record(stream, p, i, ops),
-        Route::Khr(k) => khr::record(stream, p, k, ops),
+        Route::Khr(k) => khr::record(stream, p, k, ops, residual),
         Route::Coop(c) => coop::record(stream, p, c, ops),
         Route::Im2col(i) => im2col::record(stream, p, i, ops),
         Route::Winograd(w) => winograd::record(stream, p, w, ops),

@@ -215,6 +215,7 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
             whole,
             direct_store: false,
             fold_images: false,
+            residual: false,
         })
     };
     let coop = |splits, k_chunk, w_vec, window| Route::Coop(Coop { splits, k_chunk, w_vec, window });
@@ -234,6 +235,7 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
             whole: true,
             direct_store: false,
             fold_images: false,
+            residual: false,
         };
         Route::Stem(Stem { cols: Im2col { pack_weight: true, kp: 152, chunk: 1, flat: true }, rows, pad8: Some(khr) })
     };
@@ -290,6 +292,7 @@ fn f16_channels_last_convolutions_store_along_output_rows() {
         whole: true,
         direct_store: false,
         fold_images: false,
+        residual: false,
     };
     assert_eq!(nhwc.route(F16, &H100), Route::Khr(want));
     let large = Target { khr_small: Some(false), ..H100 };
@@ -440,6 +443,7 @@ fn f16_first_layers_pad_to_8_channels_for_the_khr_gather_where_asked() {
         whole: true,
         direct_store: false,
         fold_images: true,
+        residual: false,
     };
     assert_eq!(s.pad8, Some(want));
     let text = plan(&nhwc.problem(F16), &pad8).unwrap().to_string();
@@ -733,6 +737,37 @@ fn a_residual_joins_the_gemm_epilogue_where_its_pixels_fold_into_rows() {
     // Not fused at all where the GEMM is the tiled kernel.
     assert!(!with(nhwc, F32, &H100).fuses_residual());
     assert!(!with(nhwc, F16, &LAVAPIPE).fuses_residual());
+}
+
+#[test]
+fn the_khr_gather_adds_a_residual_laid_out_as_its_output_in_its_epilogue() {
+    use super::problem::View;
+    let c = batched(R_L1_3X3, 4).channels_last();
+    let with = |residual: View, target: &Target<'static>| {
+        let p = Problem { residual: Some(residual), ..c.problem(F16) };
+        plan(&p, &on(*target)).unwrap().route
+    };
+    let out = c.problem(F16).geo.out_shape();
+    let nhwc = View::channels_last(out, F16);
+    let Route::Khr(k) = with(nhwc, &H100) else { panic!("not khr_gather") };
+    assert!(k.residual && k.fold_images && k.splits == 1 && !k.direct_store, "{k:?}");
+    // NCHW residual under a folded channels-last output: its images are
+    // not rows of one stride there, so a pass of its own.
+    assert!(!with(View::contiguous(out, F16), &H100).fuses_residual());
+    // Padded residual rows: its pixels are not one strided dim.
+    let mut padded = nhwc;
+    padded.strides[2] += 8;
+    padded.strides[0] = padded.strides[2] * out[2] as isize;
+    assert!(!with(padded, &H100).fuses_residual());
+    // K split into slabs (one image of 512 channels at 7 x 7): summed by a
+    // pass without one.
+    let deep = batched(R_L4_3X3, 1).channels_last();
+    let p =
+        Problem { residual: Some(View::channels_last(deep.problem(F16).geo.out_shape(), F16)), ..deep.problem(F16) };
+    match plan(&p, &on(H100)).unwrap().route {
+        Route::Khr(k) => assert_eq!(k.residual, k.splits == 1, "{k:?}"),
+        other => assert!(!other.fuses_residual(), "{other}"),
+    }
 }
 
 #[test]

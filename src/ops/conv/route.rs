@@ -63,7 +63,11 @@ impl Route {
     /// where it stores the output (else the caller runs one pass of
     /// `act(out + residual)` after a convolution without activation).
     pub fn fuses_residual(&self) -> bool {
-        matches!(self, Route::Gemm1x1Nhwc(g) if g.fused && g.residual)
+        match self {
+            Route::Gemm1x1Nhwc(g) => g.fused && g.residual,
+            Route::Khr(k) => k.residual,
+            _ => false,
+        }
     }
 
     /// Whether the route applies every activation in its store.
@@ -197,6 +201,9 @@ pub struct Khr {
     /// The images folded into the GEMM's rows (image-as-A forms over a
     /// channels-last batch): one product instead of one per image.
     pub fold_images: bool,
+    /// The problem's residual added in the epilogue, before the activation
+    /// (one K run, the residual's pixels laid out as the output's).
+    pub residual: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -321,14 +328,15 @@ impl fmt::Display for Route {
             }
             Route::Khr(k) => write!(
                 f,
-                " ({:?}, K in {} run(s) of {}, input {}, weight {}{}{})",
+                " ({:?}, K in {} run(s) of {}, input {}, weight {}{}{}{})",
                 k.form,
                 k.splits,
                 k.k_chunk,
                 if k.copy_input { "copied channels-last" } else { "read in place" },
                 if k.copy_weight { "copied as (O, KH, KW, C)" } else { "read in place" },
                 if k.direct_store { ", stored directly" } else { "" },
-                if k.fold_images { ", images folded into rows" } else { "" }
+                if k.fold_images { ", images folded into rows" } else { "" },
+                if k.residual { ", residual in the epilogue" } else { "" }
             ),
             Route::Coop(c) => write!(
                 f,

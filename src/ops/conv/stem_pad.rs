@@ -51,7 +51,9 @@ fn images(p: &Problem, n0: usize, nb: usize) -> Problem {
 /// (the input's channels under 8, ungrouped, checked by the caller).
 pub fn supports(p: &Problem, t: &Target) -> Fit<Khr> {
     let chunk = images(p, 0, images_per_chunk(&p.geo, t));
-    khr::supports(&padded_problem(&chunk), t).map_err(|why| format!("padded to 8 channels: {why}"))
+    // The route adds a residual in a pass of its own (fuses_residual).
+    let unfused = Problem { residual: None, ..padded_problem(&chunk) };
+    khr::supports(&unfused, t).map_err(|why| format!("padded to 8 channels: {why}"))
 }
 
 /// `t` (N, C, H, W), C < 8, into zeroed (N, H, W, 8) f16 scratch.
@@ -112,7 +114,7 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands) -> 
         let (input, out) = (narrowed(ops.input, n0, nb), narrowed(ops.out, n0, nb));
         let x = padded_copy(stream, &input)?;
         let (input, weight) = (padded_view(&x, q.geo.input_shape()), padded_view(&w, q.geo.weight_shape()));
-        khr::record(stream, &q, plan, &Operands { input: &input, weight: &weight, out: &out, bias: ops.bias })?;
+        khr::record(stream, &q, plan, &Operands { input: &input, weight: &weight, out: &out, bias: ops.bias }, None)?;
     }
     Ok(())
 }

@@ -47,7 +47,7 @@ pub struct Epilogue {
 /// The bits of `EpilogueUniform::flags` (and gemm_epilogue.wgsl's EPI_*).
 const COL_BIAS: u32 = 1;
 const SCALE: u32 = 2;
-const RESIDUAL_BEFORE: u32 = 4;
+pub(crate) const RESIDUAL_BEFORE: u32 = 4;
 const RESIDUAL_AFTER: u32 = 8;
 
 impl Epilogue {
