@@ -108,9 +108,10 @@ static void check(TestEnv *e, Case t) {
         fprintf(stderr, "%s: explained as %s\n", what, text);
         g_failures++;
     }
-    /* Padded to 8 channels (where the KHR gather runs): zeroed scratch,
-     * no columns. */
-    const char *kernel = strstr(text, "channels padded to 8") ? "fill_words" : "conv_im2col.wgsl:conv_im2col8";
+    /* Padded to 8 channels (where the KHR gather runs): the padding
+     * kernel, no columns. */
+    const char *kernel =
+        strstr(text, "channels padded to 8") ? "conv_pad_channels.wgsl:pad_channels" : "conv_im2col.wgsl:conv_im2col8";
     free(text);
     if (t.act == WGC_ACTIVATION_NONE) {
         CHECK(wgc_op_conv2d(e->stream, &cp, &tx, &tw, has_b ? &tb : NULL, &ty));

@@ -48,6 +48,7 @@ pub static FAMILIES: &[&spec::Family] = &[
     &conv::depthwise::FAMILY,
     &conv::coop::FAMILY,
     &conv::im2col::FAMILY,
+    &conv::pad_channels::FAMILY,
     &conv::winograd::FAMILY,
     &reduce::cumsum::FAMILY,
     &elementwise::map::FAMILY,

@@ -20,6 +20,7 @@ pub mod im2col;
 pub mod im2col_stem;
 pub mod implicit;
 pub mod khr;
+pub mod pad_channels;
 pub mod plan;
 pub mod problem;
 pub mod residual;
@@ -30,6 +31,8 @@ pub mod winograd;
 
 #[cfg(test)]
 mod activation_tests;
+#[cfg(test)]
+mod pad_channels_test;
 #[cfg(test)]
 mod plan_tests;
 

@@ -1,26 +1,23 @@
 //! The first-layer route's other form (WGC_CONV_STEM=pad8): the image's
 //! and the weight's few channels padded with zeros to 8 in channels-last
-//! scratch, so that the KHR gather takes the convolution with K = 8*KH*KW
-//! (more products than the columns' K, but no columns written and read).
+//! scratch (one pass each, pad_channels.rs), so that the KHR gather takes
+//! the convolution with K = 8*KH*KW (more products than the columns' K,
+//! but no columns written and read).
 //! The padded images go in chunks of at most the columns' budget (batch
 //! 256 at 224 x 224 pads 205 MB), each convolved on its own.
 
 use super::khr;
+use super::pad_channels::{pad_channels, PADDED};
 use super::problem::{Geometry, Operands, Problem, View};
 use super::route::{Fit, Khr};
 use super::target::Target;
 use crate::bail;
 use crate::error::Result;
-use crate::ops::fill::fill_words;
-use crate::ops::movement;
 use crate::ops::split::scratch;
 use crate::ops::tensor::{DType, Tensor};
 use crate::runtime::buffer::Buffer;
 use crate::runtime::stream::StreamShared;
 use std::sync::Arc;
-
-/// Channels after padding: one 16-byte word of f16.
-const PADDED: usize = 8;
 
 /// `p` with 8 input channels, image and weight contiguous channels-last.
 fn padded_problem(p: &Problem) -> Problem {
@@ -56,21 +53,11 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Khr> {
     khr::supports(&unfused, t).map_err(|why| format!("padded to 8 channels: {why}"))
 }
 
-/// `t` (N, C, H, W), C < 8, into zeroed (N, H, W, 8) f16 scratch.
+/// `t` (N, C, H, W), C < 8, padded into (N, H, W, 8) f16 scratch.
 fn padded_copy(stream: &StreamShared, t: &Tensor) -> Result<Arc<Buffer>> {
     let [n, _, h, w] = [t.shape[0], t.shape[1], t.shape[2], t.shape[3]];
-    let bytes = (n * h * w * PADDED * 2) as u64;
-    let buffer = scratch(&stream.device, bytes)?;
-    fill_words(stream, &buffer, 0, bytes, 0)?;
-    let p = PADDED as isize;
-    let into = Tensor {
-        buffer: &buffer,
-        dtype: DType::F16,
-        shape: vec![n, h, w, t.shape[1]],
-        strides: vec![(h * w) as isize * p, w as isize * p, p, 1],
-        offset: 0,
-    };
-    movement::copy(stream, &t.permuted(&[0, 2, 3, 1]), &into)?;
+    let buffer = scratch(&stream.device, (n * h * w * PADDED * 2) as u64)?;
+    pad_channels(stream, t, &buffer)?;
     Ok(buffer)
 }
 
