@@ -2,7 +2,8 @@
  * (the batch norm already folded: `folded` set, then one call that folds)
  * against double: f32 and f16, 1x1 convolutions over channels-last packed
  * pixels (the GEMM route, whose epilogue adds the residual where its plan
- * fuses one) and 3x3 ones (the residual in a pass of its own), odd channel
+ * fuses one), 3x3 and 5x5 ones (the tensor-core gather's epilogue and the
+ * f32 implicit GEMM's store add it; other routes a pass), odd channel
  * counts, strides, NCHW and NHWC images, residuals channels-last, NCHW,
  * with padded rows (no fold into GEMM rows), a channel slice of a wider
  * tensor and broadcast over the batch, NaN and infinities in the input and
@@ -218,7 +219,12 @@ int main(void) {
         check((Case){dt, 3, 16, 9, 24, 3, 1, R, RES_NHWC, NHWC});
         check((Case){dt, 2, 32, 12, 96, 1, 1, R6, RES_NHWC, NHWC | NONFINITE});
         check((Case){dt, 2, 16, 9, 40, 3, 2, NONE, RES_SLICE, NHWC});
-        /* NCHW and 3x3 convolutions: the residual in a pass of its own. */
+        /* f32 3x3 and 5x5 on the implicit GEMM: the residual (any
+         * strides) and the ReLU family in its store; the others' passes. */
+        check((Case){dt, 2, 6, 9, 12, 5, 1, R6, RES_PADDED, NONFINITE});
+        check((Case){dt, 3, 5, 11, 7, 3, 2, R, RES_SLICE, NHWC});
+        check((Case){dt, 2, 4, 8, 9, 3, 2, S, RES_NCHW, NONFINITE});
+        /* More NCHW and 3x3 convolutions. */
         check((Case){dt, 2, 5, 9, 7, 1, 1, R, RES_NCHW, NONFINITE});
         check((Case){dt, 2, 8, 7, 8, 3, 1, R, RES_NHWC, NHWC | FOLD});
         check((Case){dt, 1, 6, 9, 5, 3, 2, NONE, RES_NCHW, 0});
