@@ -7,14 +7,14 @@ use crate::ops::tensor::DType;
 
 /// Windows of more elements than this take a workgroup each instead of one
 /// invocation (whose loop would be long: see split.rs).
-pub const WINDOW_MAX: usize = 4096;
+pub(crate) const WINDOW_MAX: usize = 4096;
 
 /// Window sizes the vec4 kernels have written out (the `KH` and `KW`
 /// overrides; 0 reads the size from the uniform).
-pub const SPECIALIZED_SIZES: &[f64] = &[0.0, 2.0, 3.0];
+pub(crate) const SPECIALIZED_SIZES: &[f64] = &[0.0, 2.0, 3.0];
 
 /// Channels per invocation of the vec4 kernels.
-pub const LANES: usize = 4;
+pub(crate) const LANES: usize = 4;
 
 /// A rank-4 (N, C, H, W) view as a kernel addresses it: strides in
 /// elements, the offset counted from where the view is bound.
