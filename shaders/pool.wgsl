@@ -387,11 +387,11 @@ struct Span {
     hi: i32,
 };
 
+// Selects rather than a branch: with the override set, the count folds
+// to a constant.
 fn span(start: i32, lo: i32, hi: i32, written_out: u32) -> Span {
-    if (written_out != 0u) {
-        return Span(start, i32(written_out), lo, hi);
-    }
-    return Span(lo, hi - lo, lo, hi);
+    let fixed = written_out != 0u;
+    return Span(select(lo, start, fixed), select(hi - lo, i32(written_out), fixed), lo, hi);
 }
 
 fn at(s: Span, k: i32) -> i32 {
