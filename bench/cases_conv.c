@@ -235,4 +235,9 @@ void cases_conv(void) {
         pool_case_cl(h ? "global_avg_pool_nhwc_2048_7_n256_f16" : "global_avg_pool_nhwc_2048_7_n256", "pool/global-nhwc",
                      P_GLOBAL, dt, SZ(256, 3), SZ(2048, 5), 7, 0, 0, 0, 1);
     }
+    /* ResNet-50's stem pool at batch 256, channels-last (the four-channel
+     * kernels; 8 channels in the small run so that it takes them too). */
+    for (int h = 0; h < 2; h++)
+        pool_case_cl(h ? "max_pool_nhwc_3x3_s2_64_112_n256_f16" : "max_pool_nhwc_3x3_s2_64_112_n256", "pool/max-nhwc",
+                     P_MAX, h ? WGC_DTYPE_F16 : WGC_DTYPE_F32, SZ(256, 2), SZ(64, 8), SZ(112, 13), 3, 2, 1, 1);
 }

@@ -462,6 +462,8 @@ def convs():
             pool(lambda x: F.avg_pool2d(x, 3, 1, 1), 64, 192, 28, dtype, True))
         run("global_avg_pool_nhwc_2048_7_n256" + tag, "pool/global-nhwc", "N=256 C=2048 7x7 k7 s1 p0 channels-last",
             pool(lambda x: F.adaptive_avg_pool2d(x, 1), 256, 2048, 7, dtype, True))
+        run("max_pool_nhwc_3x3_s2_64_112_n256" + tag, "pool/max-nhwc", "N=256 C=64 112x112 k3 s2 p1 channels-last",
+            pool(lambda x: F.max_pool2d(x, 3, 2, 1), 256, 64, 112, dtype, True))
 
 
 # ---- batch norm (inference) ----

@@ -1,5 +1,9 @@
 // 2-D pooling over NCHW tensors with any strides.
 // max_pool2d / avg_pool2d: one invocation per output element.
+// {max,avg}_pool2d_vec4: channels-last views whose channels, strides and
+//   offsets come in whole vec4s (pool/plan.rs): one invocation per four
+//   neighbouring channels of an output pixel, through x4 and y4, with the
+//   uniform's channels, offsets and strides counted in vec4s.
 // global_avg_pool2d: one 64-wide workgroup per (n, c) plane, reduced in
 // workgroup memory; global_avg_pool2d_cl: channels-last planes, one
 // invocation per (n, c).
@@ -41,6 +45,9 @@ struct Params {
 @group(0) @binding(2) var<uniform> p: Params;
 // Partial max or sum of chunk c of output i's window at i * chunks + c.
 @group(0) @binding(3) var<storage, read_write> parts: array<f32>;
+// x and y as vec4s of four channels (the vec4 entries).
+@group(0) @binding(4) var<storage, read> x4: array<vec4<T>>;
+@group(0) @binding(5) var<storage, read_write> y4: array<vec4<T>>;
 
 struct Window {
     base: i32,
@@ -56,6 +63,10 @@ var<private> neg_inf_bits: u32 = 0xff800000u;
 // By bits, so that no fast-math assumption folds it away.
 fn is_nan(v: f32) -> bool {
     return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+fn is_nan4(v: vec4<f32>) -> vec4<bool> {
+    return (bitcast<vec4<u32>>(v) & vec4<u32>(0x7fffffffu)) > vec4<u32>(0x7f800000u);
 }
 
 // Output element i in (n, oh, ow, c) order, channel fastest, where input
@@ -359,4 +370,92 @@ fn max_pool2d_finish(@builtin(global_invocation_id) gid: vec3<u32>) {
 @compute @workgroup_size(256)
 fn avg_pool2d_finish(@builtin(global_invocation_id) gid: vec3<u32>) {
     pool_finish(false, gid);
+}
+
+// The vec4 entries' window (KH x KW where written out, else the uniform's):
+// constant loop counts unroll, so a window's loads are in flight together.
+override KH: u32 = 0u;
+override KW: u32 = 0u;
+
+// A written-out window visits every row (column) of the window, clamped
+// into its part inside the input, so that the loop count is constant and
+// every load in bounds; otherwise only the rows inside.
+struct Span {
+    first: i32, // the first row visited, before clamping
+    count: i32,
+    lo: i32,    // rows inside the input: [lo, hi)
+    hi: i32,
+};
+
+// Selects rather than a branch: with the override set, the count folds
+// to a constant.
+fn span(start: i32, lo: i32, hi: i32, written_out: u32) -> Span {
+    let fixed = written_out != 0u;
+    return Span(select(lo, start, fixed), select(hi - lo, i32(written_out), fixed), lo, hi);
+}
+
+fn at(s: Span, k: i32) -> i32 {
+    return clamp(s.first + k, s.lo, s.hi - 1);
+}
+
+fn inside(s: Span, k: i32) -> bool {
+    return s.first + k == at(s, k);
+}
+
+@compute @workgroup_size(256)
+fn max_pool2d_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.y * p.row + gid.x;
+    if (i >= p.total) {
+        return;
+    }
+    let win = window(i);
+    let c = clipped(win);
+    // Padding never wins: start from -inf. NaN propagates per channel.
+    var best = vec4<f32>(bitcast<f32>(neg_inf_bits));
+    // Windows always hold an input element (plan.rs); checked all the same.
+    if (all(c.lo < c.hi)) {
+        let rows = span(win.h0, c.lo.x, c.hi.x, KH);
+        let cols = span(win.w0, c.lo.y, c.hi.y, KW);
+        // A clamped row or column repeats one of the window's own
+        // elements, which changes no max.
+        for (var a = 0; a < rows.count; a++) {
+            let row = win.base + at(rows, a) * p.in_s.z;
+            for (var b = 0; b < cols.count; b++) {
+                let v = vec4<f32>(x4[row + at(cols, b) * p.in_s.w]);
+                best = select(best, v, (v > best) | is_nan4(v));
+            }
+        }
+    }
+    y4[win.out_index] = vec4<T>(best);
+}
+
+@compute @workgroup_size(256)
+fn avg_pool2d_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.y * p.row + gid.x;
+    if (i >= p.total) {
+        return;
+    }
+    let win = window(i);
+    let c = clipped(win);
+    // Row sums added as avg_pool2d adds them; clamped (repeated) elements
+    // count as zeros, which leaves the sums as they were.
+    var sum = vec4<f32>(0.0);
+    if (all(c.lo < c.hi)) {
+        let rows = span(win.h0, c.lo.x, c.hi.x, KH);
+        let cols = span(win.w0, c.lo.y, c.hi.y, KW);
+        for (var a = 0; a < rows.count; a++) {
+            let row = win.base + at(rows, a) * p.in_s.z;
+            var row_sum = vec4<f32>(0.0);
+            for (var b = 0; b < cols.count; b++) {
+                let v = vec4<f32>(x4[row + at(cols, b) * p.in_s.w]);
+                row_sum += select(vec4<f32>(0.0), v, inside(cols, b));
+            }
+            sum += select(vec4<f32>(0.0), row_sum, inside(rows, a));
+        }
+    }
+    var count = p.kh * p.kw;
+    if (p.include_pad == 0u) {
+        count = i32(clipped_count(c));
+    }
+    y4[win.out_index] = vec4<T>(sum / f32(max(count, 1)));
 }

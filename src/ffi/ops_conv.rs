@@ -239,7 +239,9 @@ unsafe fn pool(
 /// or both f16, with `OH = (H + 2*pad_h - kernel_h) / stride_h + 1` (floor;
 /// OW alike). NaN in a window gives NaN. Exact. Where `input` and `out`
 /// are both channels-last (the C stride 1), neighbouring invocations take
-/// neighbouring channels. Windows of over 4096
+/// neighbouring channels, four at a time (16- or 8-byte loads) where C, the
+/// other strides and both views' offsets are multiples of 4 (windows up to
+/// 4096 elements; the same for average pooling). Windows of over 4096
 /// elements take a workgroup per output (beyond 262,144 elements, several,
 /// folded by a second pass), so any window works, on software drivers that
 /// cap shader loops too. Records work on `stream` without blocking.

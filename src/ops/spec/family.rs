@@ -130,6 +130,8 @@ pub const SAMPLED_OVERRIDES: &[(&str, &str)] = &[
     ("norm.wgsl+subgroups", "LANES"),
     ("conv_direct.wgsl", "KH"),
     ("conv_direct.wgsl", "KW"),
+    ("pool.wgsl", "KH"),
+    ("pool.wgsl", "KW"),
 ];
 
 impl Variant {

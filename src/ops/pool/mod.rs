@@ -1,6 +1,11 @@
 //! 2-D max, average and global average pooling over NCHW f32 or f16
 //! tensors (f16 summed in f32). Small windows take one invocation per
-//! output, large ones a workgroup per output (chunked when very large).
+//! output (per four channels where channels-last views allow vec4s), large
+//! ones a workgroup per output (chunked when very large); plan.rs chooses.
+
+mod plan;
+#[cfg(test)]
+mod plan_tests;
 
 use super::grid::grid_1d;
 use super::reduce::common::Layout;
@@ -14,10 +19,11 @@ use super::tensor::{check_kernel_counts, coalesce, expect_shape, numel, same_dev
 use crate::bail;
 use crate::error::Result;
 use crate::runtime::stream::StreamShared;
+use plan::{plan, Problem, Route, View, LANES, SPECIALIZED_SIZES};
 
 pub static FAMILY: Family = Family {
     file: "pool.wgsl",
-    source: include_str!("../../shaders/pool.wgsl"),
+    source: include_str!("../../../shaders/pool.wgsl"),
     entries: &[
         "max_pool2d",
         "avg_pool2d",
@@ -29,9 +35,15 @@ pub static FAMILY: Family = Family {
         "avg_pool2d_chunks",
         "max_pool2d_finish",
         "avg_pool2d_finish",
+        "max_pool2d_vec4",
+        "avg_pool2d_vec4",
     ],
     types: &[TypeSlot { alias: "T", dtypes: &[DType::F32, DType::F16] }],
-    overrides: &[OverrideSlot { name: "CHANNELS_LAST", values: &[0.0, 1.0] }],
+    overrides: &[
+        OverrideSlot { name: "CHANNELS_LAST", values: &[0.0, 1.0] },
+        OverrideSlot { name: "KH", values: SPECIALIZED_SIZES },
+        OverrideSlot { name: "KW", values: SPECIALIZED_SIZES },
+    ],
     uniform: <PoolParams as spec::Uniform>::layout,
 };
 
@@ -68,10 +80,6 @@ uniform! {
 fn strides4(t: &Tensor) -> [i32; 4] {
     std::array::from_fn(|d| t.strides[d] as i32)
 }
-
-/// Windows of more elements than this take a workgroup each instead of one
-/// invocation (whose loop would be long: see split.rs).
-const WINDOW_MAX: usize = 4096;
 
 /// Window, strides (0 means the window size, as in PyTorch) and padding.
 #[derive(Clone, Copy, Debug, Default)]
@@ -147,6 +155,13 @@ pub fn pool2d(
     }
     let (xa, in_off) = view_arg("x", input);
     let (ya, out_off) = view_arg("y", out);
+    let view = |t: &Tensor, offset: u32| View {
+        shape: std::array::from_fn(|d| t.shape[d]),
+        strides: std::array::from_fn(|d| t.strides[d]),
+        offset,
+    };
+    let planned =
+        plan(&Problem { dtype: input.dtype, window: [kh, kw], input: view(input, in_off), out: view(out, out_off) });
     let params = |row: u32, chunks: usize| PoolParams {
         total: total as u32,
         channels: input.shape[1] as u32,
@@ -173,20 +188,51 @@ pub fn pool2d(
     };
     let max = kind == PoolKind::Max;
     let types = [input.dtype];
-    // Channels at unit stride in both: invocations walk the channels first.
-    let channels_last = c > 1 && input.strides[1] == 1 && out.strides[1] == 1;
-    let overrides = [if channels_last { 1.0 } else { 0.0 }];
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
-    if kh * kw > WINDOW_MAX {
-        return pool_windows(stream, max, [xa, ya], total, kh * kw, (&types, &overrides), &params);
+    match planned.route {
+        Route::Vec4 { window: [skh, skw] } => {
+            // The same walk over vec4s: channels, offsets and strides in vec4s.
+            let lanes = LANES as u32;
+            let (groups, row) = grid_1d(total / LANES as u64, 256, max_dim);
+            let p = params(row, 1);
+            let p = PoolParams {
+                total: p.total / lanes,
+                channels: p.channels / lanes,
+                in_off: in_off / lanes,
+                out_off: out_off / lanes,
+                in_s: strides_in_vec4s(&view(input, in_off)),
+                out_s: strides_in_vec4s(&view(out, out_off)),
+                ..p
+            };
+            let entry = if max { "max_pool2d_vec4" } else { "avg_pool2d_vec4" };
+            let variant = FAMILY.variant(entry, &types, &[1.0, skh as f64, skw as f64]);
+            let args = [Arg { name: "x4", ..xa }, Arg { name: "y4", ..ya }];
+            spec::record(stream, &Launch { variant, params: p, args, groups })
+        }
+        Route::Scalar => {
+            let overrides = [if planned.channels_last { 1.0 } else { 0.0 }, 0.0, 0.0];
+            let (groups, row) = grid_1d(total, 256, max_dim);
+            let entry = if max { "max_pool2d" } else { "avg_pool2d" };
+            let variant = FAMILY.variant(entry, &types, &overrides);
+            spec::record(stream, &Launch { variant, params: params(row, 1), args: [xa, ya], groups })
+        }
+        Route::Window | Route::Chunks { .. } => {
+            let chunks = if let Route::Chunks { chunks } = planned.route { chunks } else { 1 };
+            let overrides = [if planned.channels_last { 1.0 } else { 0.0 }, 0.0, 0.0];
+            pool_windows(stream, max, [xa, ya], total, (kh * kw, chunks), (&types, &overrides), &params)
+        }
     }
-    let (groups, row) = grid_1d(total, 256, max_dim);
-    let entry = if max { "max_pool2d" } else { "avg_pool2d" };
-    let variant = FAMILY.variant(entry, &types, &overrides);
-    spec::record(stream, &Launch { variant, params: params(row, 1), args: [xa, ya], groups })
 }
 
-/// Windows of more than WINDOW_MAX elements: a workgroup per output element,
+/// A view's strides counted in vec4s of LANES channels (the plan checked
+/// that they divide): the channel stride is one vec4.
+fn strides_in_vec4s(v: &View) -> [i32; 4] {
+    let s = v.used_strides();
+    let lanes = LANES as isize;
+    [(s[0] / lanes) as i32, 1, (s[2] / lanes) as i32, (s[3] / lanes) as i32]
+}
+
+/// Windows of more than plan::WINDOW_MAX elements: a workgroup per output element,
 /// or beyond CHUNK_LEN elements per (chunk of the window, output element)
 /// and a pass that folds the chunks.
 fn pool_windows(
@@ -194,13 +240,12 @@ fn pool_windows(
     max: bool,
     [xa, ya]: [Arg; 2],
     total: u64,
-    window_len: usize,
+    (window_len, chunks): (usize, usize),
     (types, overrides): (&[DType], &[f64]),
     params: &dyn Fn(u32, usize) -> PoolParams,
 ) -> Result<()> {
     let dev = &stream.device;
     let max_dim = dev.limits.max_compute_workgroups_per_dimension;
-    let chunks = window_len.div_ceil(CHUNK_LEN);
     let (groups, per_y) = row_grid(chunks as u32, total as usize, max_dim);
     let name = if max { "max_pool2d" } else { "avg_pool2d" };
     // Entry names as constants: kernel lookups on this path allocate nothing.
@@ -269,7 +314,7 @@ pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) ->
         let (ya, out_off) = view_arg("y", out);
         let (groups, row) = grid_1d(planes, 256, dev.limits.max_compute_workgroups_per_dimension);
         let params = whole_plane_params(input, out, (in_off, out_off), row, 1);
-        let variant = FAMILY.variant("global_avg_pool2d_cl", &[input.dtype], &[1.0]);
+        let variant = FAMILY.variant("global_avg_pool2d_cl", &[input.dtype], &[1.0, 0.0, 0.0]);
         return spec::record(stream, &Launch { variant, params, args: [xa, ya], groups });
     }
     // Planes that would take each of the 64 invocations more than MAX_ITERS
@@ -284,7 +329,7 @@ pub fn global_avg_pool2d(stream: &StreamShared, input: &Tensor, out: &Tensor) ->
     let (xa, in_off) = view_arg("x", input);
     let (ya, out_off) = view_arg("y", out);
     let params = whole_plane_params(input, out, (in_off, out_off), row, flat as u32);
-    let variant = FAMILY.variant("global_avg_pool2d", &[input.dtype], &[0.0]);
+    let variant = FAMILY.variant("global_avg_pool2d", &[input.dtype], &[0.0, 0.0, 0.0]);
     spec::record(stream, &Launch { variant, params, args: [xa, ya], groups: grid })
 }
 
