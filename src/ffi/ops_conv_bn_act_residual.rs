@@ -19,14 +19,20 @@ use crate::ffi::boundary::run;
 /// (not even as exactly `out`'s view), nor with the folded tensors when
 /// folding (`WGC_ERROR_INVALID_ARGUMENT`); it may share the input's memory.
 ///
-/// Where it is added: a 1x1 stride-1 unpadded convolution over
-/// channels-last packed pixels that runs as one GEMM (`wgc_op_conv2d`: by
-/// default f16 with at least 128 input and output channels where the SPIR-V
-/// tensor-core kernels run; `WGC_CONV_1X1_NHWC`, docs/TUNING.md) whose GEMM
-/// applies an epilogue in its kernel or split-K pass adds it there, with
-/// the bias and the
-/// activation, as it stores (each output rounded once to the dtype); every
-/// other route writes the convolution into `out`, then one elementwise
+/// Where it is added, with the bias and the activation, as the output is
+/// stored (each output rounded once to the dtype):
+/// - a 1x1 stride-1 unpadded convolution over channels-last packed pixels
+///   that runs as one GEMM (`wgc_op_conv2d`: by default f16 with at least
+///   128 input and output channels where the SPIR-V tensor-core kernels
+///   run; `WGC_CONV_1X1_NHWC`, docs/TUNING.md) whose GEMM applies an
+///   epilogue in its kernel or split-K pass;
+/// - the f16 tensor-core gather (channels-last output) in one K run, where
+///   the residual's pixels are laid out as `out`'s (one strided dim, and
+///   its images rows of one stride where `out`'s are);
+/// - the f32 implicit GEMM in one K run (any residual strides); there the
+///   store applies the ReLU family, and another activation is a pass.
+///
+/// Every other route writes the convolution into `out`, then one elementwise
 /// pass adds the residual in place and, for an activation other than
 /// `WGC_ACTIVATION_NONE`, one more applies it in place (the sum rounded to
 /// the dtype first). `wgc_op_conv2d_explain` names the route; its

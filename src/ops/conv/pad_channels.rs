@@ -17,7 +17,7 @@ use crate::runtime::buffer::Buffer;
 use crate::runtime::stream::StreamShared;
 
 /// Channels after padding: one 16-byte word of f16.
-pub const PADDED: usize = 8;
+pub(crate) const PADDED: usize = 8;
 /// Invocations per workgroup (the shader's WG).
 const WG: u32 = 256;
 
