@@ -2,8 +2,8 @@
  * (the batch norm already folded: `folded` set, then one call that folds)
  * against double: f32 and f16, 1x1 convolutions over channels-last packed
  * pixels (the GEMM route, whose epilogue adds the residual where its plan
- * fuses one), 3x3 and 5x5 ones (the tensor-core gather's epilogue and the
- * f32 implicit GEMM's store add it; other routes a pass), odd channel
+ * fuses one), 3x3 and 5x5 ones (the tensor-core gather's epilogue adds it;
+ * other routes a pass), odd channel
  * counts, strides, NCHW and NHWC images, residuals channels-last, NCHW,
  * with padded rows (no fold into GEMM rows), a channel slice of a wider
  * tensor and broadcast over the batch, NaN and infinities in the input and
@@ -219,8 +219,8 @@ int main(void) {
         check((Case){dt, 3, 16, 9, 24, 3, 1, R, RES_NHWC, NHWC});
         check((Case){dt, 2, 32, 12, 96, 1, 1, R6, RES_NHWC, NHWC | NONFINITE});
         check((Case){dt, 2, 16, 9, 40, 3, 2, NONE, RES_SLICE, NHWC});
-        /* f32 3x3 and 5x5 on the implicit GEMM: the residual (any
-         * strides) and the ReLU family in its store; the others' passes. */
+        /* f32 3x3 and 5x5 on the implicit GEMM, residuals of other
+         * strides than the output's. */
         check((Case){dt, 2, 6, 9, 12, 5, 1, R6, RES_PADDED, NONFINITE});
         check((Case){dt, 3, 5, 11, 7, 3, 2, R, RES_SLICE, NHWC});
         check((Case){dt, 2, 4, 8, 9, 3, 2, S, RES_NCHW, NONFINITE});

@@ -3894,9 +3894,7 @@ WgcStatus wgc_op_conv2d_bn_act(const struct WgcStream *stream,
  *   epilogue in its kernel or split-K pass;
  * - the f16 tensor-core gather (channels-last output) in one K run, where
  *   the residual's pixels are laid out as `out`'s (one strided dim, and
- *   its images rows of one stride where `out`'s are);
- * - the f32 implicit GEMM in one K run (any residual strides); there the
- *   store applies the ReLU family, and another activation is a pass.
+ *   its images rows of one stride where `out`'s are).
  *
  * Every other route writes the convolution into `out`, then one elementwise
  * pass adds the residual in place and, for an activation other than

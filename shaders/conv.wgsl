@@ -10,11 +10,7 @@
 // storing its partial sums into its own f32 slab of scratch bound as `y`
 // (SPLIT true, BIAS false): (M, O) row-major, the output channels of every
 // group along a row. gemm_split_sum.wgsl then adds the slabs with the bias
-// and activation into the output. Unsplit, the store adds the residual
-// (has_res) and applies the ReLU family (act): runtime flags, a select or
-// two per element, where compiled-in variants would multiply the family's
-// and the generic activations (erf, exp) made the 64-fold unrolled store
-// spill.
+// and activation into the output.
 
 struct Params {
     m: u32,          // batch * oh * ow
@@ -46,10 +42,6 @@ struct Params {
     split_base: u32,   // the first K run of this launch
     slab_len: u32,     // elements of one slab (M * output channels)
     channels: u32,     // output channels of all groups (a slab's row)
-    act: u32,          // unsplit: WgcActivation 0 none, 1 relu, 2 relu6, 3 hardswish
-    res_off: u32,      // unsplit, has_res: the residual's first element
-    res_s: vec4<i32>,  // and its strides (n, o, oh, ow)
-    has_res: u32,      // unsplit: add res (the output's shape) before act
 };
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -58,8 +50,6 @@ struct Params {
 // The output, or under SPLIT the slabs.
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
 @group(0) @binding(4) var<uniform> p: Params;
-// Read where has_res (any buffer otherwise).
-@group(0) @binding(5) var<storage, read> res: array<f32>;
 
 // The kernel's height and width where the library compiles them in (so the
 // k decode divides by constants), 0 for any other size (read from p).
@@ -69,21 +59,6 @@ override KW: u32 = 0u;
 override BIAS: bool = false;
 // Store partial sums into the slab of the run rather than the output.
 override SPLIT: bool = false;
-
-fn is_nan(v: f32) -> bool {
-    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
-}
-
-// The activation as wgc_op_unary computes it (NaN kept; hardswish is x
-// itself from 3 on).
-fn activate(a: f32) -> f32 {
-    switch p.act {
-        case 1u: { return select(max(a, 0.0), a, is_nan(a)); }
-        case 2u: { return select(min(max(a, 0.0), 6.0), a, is_nan(a)); }
-        case 3u: { return select(a * max(a + 3.0, 0.0) / 6.0, a, a >= 3.0 || is_nan(a)); }
-        default: { return a; }
-    }
-}
 
 fn kw() -> u32 { return select(p.kw, KW, KW != 0u); }
 fn taps() -> u32 { return select(p.taps, KH * KW, KH != 0u && KW != 0u); }
@@ -179,10 +154,7 @@ fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
             }
             let n = gm / ohw;
             let pix = gm % ohw;
-            let oy = i32(pix / p.ow);
-            let ox = i32(pix % p.ow);
-            var row = i32(p.out_off) + i32(n) * p.out_s.x + oy * p.out_s.z + ox * p.out_s.w;
-            let res_row = i32(p.res_off) + i32(n) * p.res_s.x + oy * p.res_s.z + ox * p.res_s.w;
+            var row = i32(p.out_off) + i32(n) * p.out_s.x + i32(pix / p.ow) * p.out_s.z + i32(pix % p.ow) * p.out_s.w;
             if (SPLIT) {
                 row = i32(split * p.slab_len + gm * p.channels);
             }
@@ -198,10 +170,7 @@ fn conv_gemm(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
                         if (SPLIT) {
                             y[row + i32(o)] = v;
                         } else {
-                            if (p.has_res != 0u) {
-                                v += res[res_row + i32(o) * p.res_s.y];
-                            }
-                            y[row + i32(o) * p.out_s.y] = activate(v);
+                            y[row + i32(o) * p.out_s.y] = v;
                         }
                     }
                 }

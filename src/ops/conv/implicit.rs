@@ -9,7 +9,7 @@
 
 use super::direct::{BIAS, SPECIALIZED_SIZES};
 use super::problem::{compiled_window, ivec4, Operands, Problem};
-use super::route::{Implicit, Route};
+use super::route::Implicit;
 use super::target::Target;
 use crate::bail;
 use crate::error::Result;
@@ -19,7 +19,6 @@ use crate::ops::gemm::sum_slabs_epilogue;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, OverrideSlot};
 use crate::ops::split::{runs_to_fill, scratch, K_CHUNK};
-use crate::ops::tensor::Tensor;
 use crate::runtime::stream::StreamShared;
 
 /// The implicit GEMM.
@@ -71,11 +70,7 @@ uniform! {
         pub split_base: u32,
         pub slab_len: u32,
         pub channels: u32,
-        pub act: u32,
-        pub res_off: u32,
-        pub res_s: [i32; 4],
-        pub has_res: u32,
-        pub _pad0: [u32; 3],
+        pub _pad0: [u32; 2],
     }
 }
 
@@ -135,18 +130,10 @@ pub fn supports(p: &Problem, t: &Target) -> Result<Implicit> {
     Ok(Implicit { rm, rn, splits, k_chunk, window, slabs })
 }
 
-/// Record the plan `supports` made: one launch into the output (with
-/// `residual`, where given, and the ReLU family: `Route::applies`), or
-/// passes of K runs into slabs, each summed into the output (the bias with
-/// the first, the activation with the last, the output added in between;
-/// a residual is the caller's there: `Route::fuses_residual`).
-pub fn record(
-    stream: &StreamShared,
-    p: &Problem,
-    plan: Implicit,
-    ops: &Operands,
-    residual: Option<&Tensor>,
-) -> Result<()> {
+/// Record the plan `supports` made: one launch into the output, or passes
+/// of K runs into slabs, each summed into the output (the bias with the
+/// first, the activation with the last, the output added in between).
+pub fn record(stream: &StreamShared, p: &Problem, plan: Implicit, ops: &Operands) -> Result<()> {
     let g = &p.geo;
     let (x_arg, in_off) = view_arg("x", ops.input);
     let (w_arg, w_off) = view_arg("wt", ops.weight);
@@ -158,16 +145,6 @@ pub fn record(
     let bias_stride = p.bias.unwrap_or(0) as i32;
     let has_bias = if p.bias.is_some() { 1.0 } else { 0.0 };
     let Implicit { rm, rn, splits, k_chunk, window, slabs } = plan;
-    let unsplit = splits == 1;
-    let act = if unsplit && Route::Implicit(plan).applies(p.activation) { p.activation as u32 } else { 0 };
-    // The residual's binding (the weight's where there is none: unread).
-    let (res_arg, res_off, res_s) = match residual.filter(|_| unsplit) {
-        Some(r) => {
-            let (arg, off) = view_arg("res", r);
-            (arg, off, Some(ivec4(&r.strides)))
-        }
-        None => (Arg { name: "res", ..w_arg }, 0, None),
-    };
     let m = g.n * g.oh * g.ow;
     let outputs = g.outputs();
     let params = |out_off: u32, out_s: [isize; 4], split_base: usize, runs: usize| ConvParams {
@@ -200,11 +177,7 @@ pub fn record(
         split_base: split_base as u32,
         slab_len: if splits > 1 { outputs as u32 } else { 0 },
         channels: g.o as u32,
-        act,
-        res_off,
-        res_s: res_s.unwrap_or_default(),
-        has_res: res_s.is_some() as u32,
-        _pad0: [0; 3],
+        _pad0: [0; 2],
     };
     // Runs store raw sums into slabs (the bias comes with the sum pass).
     let launch = |y: Arg, params: ConvParams, runs: usize| {
@@ -219,7 +192,7 @@ pub fn record(
         ];
         let variant = FAMILY.variant("conv_gemm", &[], &overrides);
         let grid = [g.og.div_ceil(64 * rn) as u32, m.div_ceil(64 * rm) as u32, (g.groups * runs) as u32];
-        spec::record(stream, &Launch { variant, params, args: [x_arg, w_arg, bias_arg, y, res_arg], groups: grid })
+        spec::record(stream, &Launch { variant, params, args: [x_arg, w_arg, bias_arg, y], groups: grid })
     };
     if splits == 1 {
         let (y_arg, out_off) = view_arg("y", ops.out);

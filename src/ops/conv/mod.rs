@@ -153,7 +153,7 @@ fn launch(stream: &StreamShared, p: &Problem, route: Route, ops: &Operands, resi
         Route::Gemm1x1Nhwc(r) => gemm1x1_nhwc::record(stream, p, r, ops, residual),
         Route::Direct(d) => direct::record(stream, p, d, ops),
         Route::Depthwise(d) => depthwise::record(stream, p, d, ops),
-        Route::Implicit(i) => implicit::record(stream, p, i, ops, residual),
+        Route::Implicit(i) => implicit::record(stream, p, i, ops),
         Route::Khr(k) => khr::record(stream, p, k, ops, residual),
         Route::Coop(c) => coop::record(stream, p, c, ops),
         Route::Im2col(i) => im2col::record(stream, p, i, ops),

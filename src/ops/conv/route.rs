@@ -52,9 +52,7 @@ impl Route {
         match self {
             // The depthwise store and the Winograd output transform know
             // the ReLU family (conv_depthwise.wgsl, conv_winograd.wgsl).
-            // So does the implicit GEMM's own store (unsplit: split, the sum
-            // pass applies every one).
-            Route::Depthwise(_) | Route::Winograd(_) | Route::Implicit(Implicit { splits: 1, .. }) => {
+            Route::Depthwise(_) | Route::Winograd(_) => {
                 matches!(act, Activation::None | Activation::Relu | Activation::Relu6 | Activation::Hardswish)
             }
             _ => act == Activation::None || self.applies_activation(),
@@ -68,8 +66,6 @@ impl Route {
         match self {
             Route::Gemm1x1Nhwc(g) => g.fused && g.residual,
             Route::Khr(k) => k.residual,
-            // Any strides: its store indexes the output by (n, o, oh, ow).
-            Route::Implicit(i) => i.splits == 1,
             _ => false,
         }
     }
@@ -82,16 +78,19 @@ impl Route {
             // kernels, its split-K pass); not through the tiled kernel's
             // f32 scratch.
             Route::Gemm1x1Nhwc(g) => g.fused,
-            // K split: the pass that sums the slabs applies it. Unsplit,
-            // its own store, unrolled 64 times, applies the ReLU family
-            // alone (`applies`): the other activations' code spilled there
-            // (H100: 3.8 ms against 0.30 for ReLU over a ResNet 3x3 layer).
+            // K split: the pass that sums the slabs applies it.
             Route::Implicit(i) => i.splits > 1,
             // 1x1 and im2col convolutions are GEMMs whose tiled route leaves
             // an epilogue to one pass over f32 scratch (with it compiled
             // into the tiled kernel, MobileNetV2 f32 ran 1.8x slower on an
             // H100; through scratch its wall time 4.9x at batch 256), so
             // they keep the convolution's own in-place pass.
+            // The implicit GEMM's own store is unrolled 64 times: the
+            // activations' code there spilled (H100: 3.8 ms against 0.30
+            // for ReLU over a ResNet 3x3 layer), and so did the ReLU family
+            // alone and a residual behind runtime flags (ResNet-50 f32 at
+            // batch 32: 42.5 against 12.2 ms), so unsplit it keeps its
+            // passes.
             _ => false,
         }
     }
