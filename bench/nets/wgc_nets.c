@@ -5,7 +5,7 @@
  *
  *   wgc_nets --net resnet50|mobilenetv2 [--batch 1,32] [--dtype f32,f16]
  *            [--layout nchw,nhwc] [--size 224] [--iters 20] [--ref]
- *            [--check FILE] [--profile] [--max-gb 60] [--fuse 1]
+ *            [--check FILE] [--profile] [--max-gb 60] [--fuse 1] [--sync 0]
  *
  * --ref compares the first forward with a double-precision CPU forward
  * (net_ref.c; use small sizes); --check writes the weights, input and
@@ -13,7 +13,8 @@
  * configuration prints one JSON line; --profile adds the per-layer table
  * (lines starting with '#'). --fuse 0 runs each residual add as its own
  * pass instead of in the convolution that feeds it
- * (wgc_op_conv2d_bn_act_residual). */
+ * (wgc_op_conv2d_bn_act_residual). --sync 1 waits for each forward before
+ * recording the next (by default the host records ahead of the GPU). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@
 typedef struct {
     const char *net, *check;
     int64_t batches[8], size;
-    int nbatch, ndtype, nlayout, iters, ref, profile, fuse;
+    int nbatch, ndtype, nlayout, iters, ref, profile, fuse, sync;
     WgcDtype dtypes[2];
     int layouts[2];
     double max_gb;
@@ -41,7 +42,7 @@ static double now_s(void) {
 static void usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s --net resnet50|mobilenetv2 [--batch 1,32] [--dtype f32,f16] [--layout nchw,nhwc]\n"
-            "          [--size 224] [--iters 20] [--ref] [--check FILE] [--profile] [--max-gb 60] [--fuse 1]\n",
+            "          [--size 224] [--iters 20] [--ref] [--check FILE] [--profile] [--max-gb 60] [--fuse 1] [--sync 0]\n",
             argv0);
     exit(2);
 }
@@ -61,6 +62,7 @@ static void parse(int argc, char **argv, Options *o) {
         else if (!strcmp(a, "--check")) o->check = v, i++;
         else if (!strcmp(a, "--size")) o->size = atoll(v), i++;
         else if (!strcmp(a, "--fuse")) o->fuse = atoi(v), i++;
+        else if (!strcmp(a, "--sync")) o->sync = atoi(v), i++;
         else if (!strcmp(a, "--iters")) o->iters = atoi(v), i++;
         else if (!strcmp(a, "--max-gb")) o->max_gb = atof(v), i++;
         else if (!strcmp(a, "--batch")) {
@@ -213,7 +215,10 @@ static int run_config(const Options *o, const Net *net, WgcDevice *dev, WgcStrea
             CHECK(wgc_stream_synchronize(stream));
         }
         t0 = now_s();
-        for (int i = 0; i < o->iters; i++) CHECK(gpu_net_forward(&g));
+        for (int i = 0; i < o->iters; i++) {
+            CHECK(gpu_net_forward(&g));
+            if (o->sync) CHECK(wgc_stream_synchronize(stream));
+        }
         CHECK(wgc_stream_synchronize(stream));
         ms = (now_s() - t0) * 1e3 / o->iters;
     }
