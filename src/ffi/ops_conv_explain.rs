@@ -8,7 +8,7 @@ use super::stream::WgcStream;
 use super::tensor::{tensor, WgcTensor};
 use super::text_out::write_text;
 use crate::ops::conv::bn_act::Activation;
-use crate::ops::conv::{conv2d_fuses_residual, conv2d_plan, Conv2dParams};
+use crate::ops::conv::{conv2d_plan, Conv2dParams};
 use std::ffi::c_char;
 
 impl From<&WgcConv2dParams> for Conv2dParams {
@@ -85,7 +85,7 @@ pub unsafe extern "C" fn wgc_op_conv2d_explain(
         let weight = unsafe { tensor(weight, "weight") }?;
         let bias = if bias.is_null() { None } else { Some(unsafe { tensor(bias, "bias") }?) };
         let out = unsafe { tensor(out, "out") }?;
-        let plan = conv2d_plan(s, &Conv2dParams::from(&p), &input, &weight, bias.as_ref(), &out)?;
+        let (plan, fuses_residual) = conv2d_plan(s, &Conv2dParams::from(&p), &input, &weight, bias.as_ref(), &out)?;
         let activation = if plan.route.applies_activation() {
             "in the route's epilogue"
         } else if plan.route.applies(Activation::Relu) {
@@ -93,8 +93,7 @@ pub unsafe extern "C" fn wgc_op_conv2d_explain(
         } else {
             "a pass of its own"
         };
-        let params = Conv2dParams::from(&p);
-        let residual = match conv2d_fuses_residual(s, &params, &input, &weight, bias.as_ref(), &out)? {
+        let residual = match fuses_residual {
             true => "in the route's epilogue, before the activation",
             false => "added in place by a pass of its own, then the activation by another",
         };

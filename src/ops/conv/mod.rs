@@ -50,7 +50,9 @@ use problem::{Operands, Problem};
 use route::Route;
 use target::Target;
 
-/// Validate and plan a convolution without recording it.
+/// Validate and plan a convolution without recording it; with it, whether
+/// that route adds a residual laid out as `out` in its epilogue, before the
+/// activation (else `conv2d_fused` adds it in a pass of its own).
 pub fn conv2d_plan(
     stream: &StreamShared,
     params: &Conv2dParams,
@@ -58,27 +60,13 @@ pub fn conv2d_plan(
     weight: &Tensor,
     bias: Option<&Tensor>,
     out: &Tensor,
-) -> Result<Plan> {
+) -> Result<(Plan, bool)> {
     let ops = Operands { input, weight, bias, out };
     let problem = Problem::new(&stream.device, params, &ops)?;
-    plan::plan(&problem, &Target::of(&stream.device))
-}
-
-/// Whether the route `conv2d_plan` chooses for these operands adds a
-/// residual laid out as `out` in its epilogue, before the activation (else
-/// `conv2d_fused` adds it in a pass of its own).
-pub fn conv2d_fuses_residual(
-    stream: &StreamShared,
-    params: &Conv2dParams,
-    input: &Tensor,
-    weight: &Tensor,
-    bias: Option<&Tensor>,
-    out: &Tensor,
-) -> Result<bool> {
-    let ops = Operands { input, weight, bias, out };
-    let base = Problem::new(&stream.device, params, &ops)?;
-    let problem = Problem { residual: Some(base.out), ..base };
-    Ok(plan::plan(&problem, &Target::of(&stream.device))?.route.fuses_residual())
+    let target = Target::of(&stream.device);
+    let with_residual = Problem { residual: Some(problem.out), ..problem };
+    let fuses_residual = plan::plan(&with_residual, &target)?.route.fuses_residual();
+    Ok((plan::plan(&problem, &target)?, fuses_residual))
 }
 
 pub fn conv2d(

@@ -19,7 +19,9 @@ use crate::runtime::buffer::Buffer;
 use crate::runtime::stream::StreamShared;
 use std::sync::Arc;
 
-/// `p` with 8 input channels, image and weight contiguous channels-last.
+/// `p` with 8 input channels, image and weight contiguous channels-last,
+/// and no residual: this route adds one in a pass of its own
+/// (`Route::fuses_residual`).
 fn padded_problem(p: &Problem) -> Problem {
     let g = p.geo;
     let geo = super::problem::Geometry { c: PADDED, cg: PADDED, ..g };
@@ -27,6 +29,7 @@ fn padded_problem(p: &Problem) -> Problem {
         geo,
         input: View::channels_last(geo.input_shape(), DType::F16),
         weight: View::channels_last(geo.weight_shape(), DType::F16),
+        residual: None,
         ..*p
     }
 }
@@ -48,9 +51,7 @@ fn images(p: &Problem, n0: usize, nb: usize) -> Problem {
 /// (the input's channels under 8, ungrouped, checked by the caller).
 pub fn supports(p: &Problem, t: &Target) -> Fit<Khr> {
     let chunk = images(p, 0, images_per_chunk(&p.geo, t));
-    // The route adds a residual in a pass of its own (fuses_residual).
-    let unfused = Problem { residual: None, ..padded_problem(&chunk) };
-    khr::supports(&unfused, t).map_err(|why| format!("padded to 8 channels: {why}"))
+    khr::supports(&padded_problem(&chunk), t).map_err(|why| format!("padded to 8 channels: {why}"))
 }
 
 /// `t` (N, C, H, W), C < 8, padded into (N, H, W, 8) f16 scratch.
