@@ -46,6 +46,7 @@ pub mod reflect;
 pub mod settings;
 pub mod spirv_kernel;
 pub mod stream;
+pub mod stream_scratch;
 pub mod user_kernels;
 pub mod wgsl_nesting;
 pub mod wgsl_size;

@@ -21,6 +21,7 @@ use super::graph_capture::CaptureLog;
 use super::indirect_counts::{self, COUNTS_PARAMS};
 use super::kernel::Kernel;
 use super::profiler::{OpCall, Profile, Profiler};
+use super::stream_scratch::ScratchCache;
 use crate::bail;
 use crate::error::{Error, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -79,6 +80,8 @@ pub struct StreamShared {
     /// Whether the stream is capturing (read without the lock by operators
     /// that declare replay scalars: one branch when not).
     capturing: AtomicBool,
+    /// Scratch reused in stream order (stream_scratch.rs).
+    scratch: Mutex<ScratchCache>,
 }
 
 /// An operator call being recorded on a profiled stream; ends when dropped.
@@ -111,9 +114,14 @@ impl StreamShared {
             }),
             profiling: AtomicBool::new(false),
             capturing: AtomicBool::new(false),
+            scratch: Mutex::new(ScratchCache::default()),
         });
         device.register_stream(&s);
         Ok(s)
+    }
+
+    pub(super) fn scratch_cache(&self) -> &Mutex<ScratchCache> {
+        &self.scratch
     }
 
     fn check_device(&self, other: &Device, what: &str) -> Result<()> {

@@ -23,7 +23,7 @@ use crate::ops::gemm::sum_slabs_epilogue;
 use crate::ops::movement;
 use crate::ops::spec::uniform::{uniform, Uniform, UniformLayout};
 use crate::ops::spec::{self, pack_i32, pack_u32, view_arg, Arg};
-use crate::ops::split::{scratch, K_CHUNK};
+use crate::ops::split::K_CHUNK;
 use crate::ops::tensor::{contiguous_strides, DType, Tensor};
 use crate::runtime::buffer::Buffer;
 use crate::runtime::kernel::BindingKind;
@@ -188,7 +188,7 @@ fn weight_rows(shape: [usize; 4], w: &View) -> bool {
 /// per 16-byte word.
 fn channels_last_copy(stream: &StreamShared, t: &Tensor) -> Result<Arc<Buffer>> {
     let [n, c, h, w] = [t.shape[0], t.shape[1], t.shape[2], t.shape[3]];
-    let buffer = scratch(&stream.device, (n * h * w * c * 2) as u64)?;
+    let buffer = stream.ordered_scratch((n * h * w * c * 2) as u64)?;
     let nhwc = [n, h, w, c];
     let into = Tensor {
         buffer: &buffer,
@@ -468,7 +468,8 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, ops: &Operands, res
         return launch(true, plan.direct_store, params(y_off, c_s, 0, bias.is_some()), y_arg, bias_arg);
     }
     // K runs into f32 slabs (N, O, OH*OW), summed with the bias into out.
-    let parts = scratch(dev, slab_bytes)?;
+    // Each K run writes its whole slab: reusable in stream order.
+    let parts = stream.ordered_scratch(slab_bytes)?;
     let slab_s = [(m * n) as isize, n as isize, 1];
     launch(false, whole, params(0, slab_s, outputs, false), Arg::whole("c", &parts), w_arg)?;
     let out_as_c = Tensor { shape: vec![g.n, m, n], strides: y_s.to_vec(), ..out.clone() };

@@ -13,7 +13,6 @@ use super::route::{Fit, Khr};
 use super::target::Target;
 use crate::bail;
 use crate::error::Result;
-use crate::ops::split::scratch;
 use crate::ops::tensor::{DType, Tensor};
 use crate::runtime::buffer::Buffer;
 use crate::runtime::stream::StreamShared;
@@ -57,7 +56,8 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Khr> {
 /// `t` (N, C, H, W), C < 8, padded into (N, H, W, 8) f16 scratch.
 fn padded_copy(stream: &StreamShared, t: &Tensor) -> Result<Arc<Buffer>> {
     let [n, _, h, w] = [t.shape[0], t.shape[1], t.shape[2], t.shape[3]];
-    let buffer = scratch(&stream.device, (n * h * w * PADDED * 2) as u64)?;
+    // Every word written by the padding kernel: reusable in stream order.
+    let buffer = stream.ordered_scratch((n * h * w * PADDED * 2) as u64)?;
     pad_channels(stream, t, &buffer)?;
     Ok(buffer)
 }
