@@ -89,30 +89,42 @@ static void conv_case(const char *name, V4 in, int64_t O, int64_t KH, int64_t KW
     CHECK(wgc_tensor_contiguous(bb, g_dtype, 1, (int64_t[]){O}, &tb));
     p.struct_size = sizeof p;
     CHECK(wgc_op_conv2d(env.stream, &p, &ti, &tw, with_bias ? &tb : NULL, &to));
-    float *raw = read_back(bo, no);
-    size_t total = (size_t)(N * O * OH * OW), i = 0;
-    double *ref = malloc(total * 8 + 8);
-    float *got = malloc(total * 4 + 4);
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t o = 0; o < O; o++)
-            for (int64_t y = 0; y < OH; y++)
-                for (int64_t x = 0; x < OW; x++, i++) {
-                    double s = with_bias ? hb[o] : 0;
-                    int64_t g = o / Og;
-                    for (int64_t c = 0; c < Cg; c++)
-                        for (int64_t a = 0; a < KH; a++)
-                            for (int64_t b = 0; b < KW; b++) {
-                                int64_t iy = y * sh - p.pad_h + a * dh, ix = x * sw - p.pad_w + b * dw;
-                                if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
-                                s += (double)hi[at(&in, n, g * Cg + c, iy, ix)] * hw[at(&wv, o, c, a, b)];
-                            }
-                    ref[i] = s;
-                    got[i] = raw[at(&ov, n, o, y, x)];
-                }
-    double rtol = g_dtype == WGC_DTYPE_F16 ? 1.0 / 1024 : 1e-5;
-    compare_f32(name, got, ref, total, 1e-5 * (1 + sqrt((double)(Cg * KH * KW))), rtol);
-    free(hi), free(hw), free(hb), free(ho), free(raw), free(ref), free(got);
-    wgc_buffer_release(bi), wgc_buffer_release(bw), wgc_buffer_release(bb), wgc_buffer_release(bo);
+    /* The same convolution of other values into a second output, recorded
+     * right behind the first: where its K is split, it reuses the first's
+     * slabs in stream order (runtime/stream_scratch.rs). */
+    float *hi2 = rand_buf(ni), *ho2 = rand_buf(no);
+    WgcBuffer *bi2 = upload_as(hi2, ni), *bo2 = upload_as(ho2, no);
+    WgcTensor ti2 = gview(bi2, &in), to2 = gview(bo2, &ov);
+    CHECK(wgc_op_conv2d(env.stream, &p, &ti2, &tw, with_bias ? &tb : NULL, &to2));
+    float *raw = read_back(bo, no), *raw2 = read_back(bo2, no);
+    for (int pass = 0; pass < 2; pass++) {
+        const float *src = pass ? hi2 : hi, *dst = pass ? raw2 : raw;
+        size_t total = (size_t)(N * O * OH * OW), i = 0;
+        double *ref = malloc(total * 8 + 8);
+        float *got = malloc(total * 4 + 4);
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t o = 0; o < O; o++)
+                for (int64_t y = 0; y < OH; y++)
+                    for (int64_t x = 0; x < OW; x++, i++) {
+                        double s = with_bias ? hb[o] : 0;
+                        int64_t g = o / Og;
+                        for (int64_t c = 0; c < Cg; c++)
+                            for (int64_t a = 0; a < KH; a++)
+                                for (int64_t b = 0; b < KW; b++) {
+                                    int64_t iy = y * sh - p.pad_h + a * dh, ix = x * sw - p.pad_w + b * dw;
+                                    if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+                                    s += (double)src[at(&in, n, g * Cg + c, iy, ix)] * hw[at(&wv, o, c, a, b)];
+                                }
+                        ref[i] = s;
+                        got[i] = dst[at(&ov, n, o, y, x)];
+                    }
+        double rtol = g_dtype == WGC_DTYPE_F16 ? 1.0 / 1024 : 1e-5;
+        compare_f32(name, got, ref, total, 1e-5 * (1 + sqrt((double)(Cg * KH * KW))), rtol);
+        free(ref), free(got);
+    }
+    free(hi), free(hi2), free(hw), free(hb), free(ho), free(ho2), free(raw), free(raw2);
+    wgc_buffer_release(bi), wgc_buffer_release(bi2), wgc_buffer_release(bw), wgc_buffer_release(bb);
+    wgc_buffer_release(bo), wgc_buffer_release(bo2);
 }
 
 static WgcConv2dParams cp(uint32_t sh, uint32_t sw, uint32_t ph, uint32_t pw, uint32_t dh, uint32_t dw, uint32_t g) {

@@ -18,7 +18,7 @@ use crate::ops::gemm::epilogue::Epilogue;
 use crate::ops::gemm::sum_slabs_epilogue;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, OverrideSlot};
-use crate::ops::split::{runs_to_fill, scratch, K_CHUNK};
+use crate::ops::split::{runs_to_fill, K_CHUNK};
 use crate::runtime::stream::StreamShared;
 
 /// The implicit GEMM.
@@ -198,7 +198,8 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Implicit, ops: &Operands
         let (y_arg, out_off) = view_arg("y", ops.out);
         return launch(y_arg, params(out_off, p.out.strides, 0, 1), 1);
     }
-    let parts = scratch(&stream.device, (slabs * outputs * 4) as u64)?;
+    // Each K run writes its whole slab: reusable in stream order.
+    let parts = stream.ordered_scratch((slabs * outputs * 4) as u64)?;
     // A slab is (N, OH, OW, O) row-major: the output seen in that order is
     // the sum pass's C (batch dims N and OH, M = OW, N = O), in its own
     // strides, the bias per column.
