@@ -12,7 +12,10 @@
 //! submissions), so they need not wait for them. Only for scratch that GPU
 //! commands write before they read it (a host write would land at the
 //! start of the next submission, before earlier recorded uses), never
-//! while capturing a graph (its replays keep their own scratch).
+//! while capturing a graph (its replays keep their own scratch). Every
+//! operator's GPU-written temporaries come from here: split-K slabs,
+//! staged operand copies, im2col columns, Winograd transforms, attention
+//! partials and the split row statistics of the norms.
 
 use super::buffer::{Buffer, Usage};
 use super::stream::StreamShared;

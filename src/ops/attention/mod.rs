@@ -552,7 +552,7 @@ fn record(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<(
                 }
             };
         }
-        let part = scratch(dev, (bh * rows * chunks * (d + 2) * 4) as u64)?;
+        let part = stream.ordered_scratch((bh * rows * chunks * (d + 2) * 4) as u64)?;
         let pa = Arg::whole("part", &part);
         let variant = family.variant(partial, &t, overrides);
         match mask_arg {
@@ -571,7 +571,7 @@ fn record(stream: &StreamShared, a: &AttentionArgs, cfg: &Attention) -> Result<(
             }
         };
     }
-    let part = scratch(dev, (bh * rows * chunks * (d + 2) * 4) as u64)?;
+    let part = stream.ordered_scratch((bh * rows * chunks * (d + 2) * 4) as u64)?;
     let pa = Arg::whole("part", &part);
     let variant = family.variant("attention_partial", &t, &[]);
     match mask_arg {

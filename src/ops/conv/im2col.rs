@@ -15,7 +15,6 @@ use crate::ops::gemm::{gemm_views_act, RowBias};
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, TypeSlot};
-use crate::ops::split::scratch;
 use crate::ops::tensor::{DType, Tensor};
 use crate::runtime::buffer::Buffer;
 use crate::runtime::stream::StreamShared;
@@ -125,7 +124,7 @@ fn base_params(p: &Problem, kp: usize, input: &Tensor, weight: &Tensor) -> Im2co
 pub(super) fn pack_weight(stream: &StreamShared, p: &Problem, kp: usize, weight: &Tensor) -> Result<Arc<Buffer>> {
     let dev = &stream.device;
     let elements = p.geo.o * kp;
-    let packed = scratch(dev, bytes_of(elements))?;
+    let packed = stream.ordered_scratch(bytes_of(elements))?;
     let (w_arg, w_off) = view_arg("wt", weight);
     let (groups, row) = grid_1d(elements as u64, 256, dev.limits.max_compute_workgroups_per_dimension);
     let params = Im2colParams { total: elements as u32, row, w_off, ..base_params(p, kp, weight, weight) };
@@ -160,7 +159,7 @@ pub(super) fn write_columns(
 
 /// f16 scratch for `elements` columns.
 pub(super) fn columns_scratch(stream: &StreamShared, elements: usize) -> Result<Arc<Buffer>> {
-    scratch(&stream.device, bytes_of(elements))
+    stream.ordered_scratch(bytes_of(elements))
 }
 
 /// Record the plan `supports` made.

@@ -17,7 +17,6 @@ use crate::ops::gemm::gemm_views;
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, OverrideSlot};
-use crate::ops::split::scratch;
 use crate::ops::tensor::{DType, Tensor};
 use crate::runtime::stream::StreamShared;
 
@@ -150,11 +149,11 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Winograd, ops: &Operands
     let act = if Route::Winograd(plan).applies(p.activation) { p.activation as u32 } else { 0 };
     let (tw, tiles) = tiling(p);
     let f32s = |n: usize| (n * 4) as u64;
-    let u_buf = scratch(dev, f32s(ELEMENTS * g.c * g.o))?;
+    let u_buf = stream.ordered_scratch(f32s(ELEMENTS * g.c * g.o))?;
     // Channels-first rows of tiles padded to whole 16 bytes for the GEMM.
     let row_len = |ptiles: usize| if plan.channels_first { ptiles.next_multiple_of(4) } else { ptiles };
-    let v_buf = scratch(dev, f32s(ELEMENTS * row_len(plan.chunk * tiles) * g.c))?;
-    let m_buf = scratch(dev, f32s(ELEMENTS * row_len(plan.chunk * tiles) * g.o))?;
+    let v_buf = stream.ordered_scratch(f32s(ELEMENTS * row_len(plan.chunk * tiles) * g.c))?;
+    let m_buf = stream.ordered_scratch(f32s(ELEMENTS * row_len(plan.chunk * tiles) * g.o))?;
     let (x_arg, in_off) = view_arg("x", ops.input);
     let (w_arg, w_off) = view_arg("wt", ops.weight);
     let (y_arg, out_off) = view_arg("y", ops.out);

@@ -21,7 +21,7 @@ use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::grid::grid_1d;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, TypeSlot};
-use crate::ops::split::{runs_to_fill, scaled, scratch, K_CHUNK};
+use crate::ops::split::{runs_to_fill, scaled, K_CHUNK};
 use crate::ops::tensor::{coalesce, numel, DType, Tensor};
 use crate::runtime::stream::StreamShared;
 
@@ -492,7 +492,7 @@ pub fn record(
     if params.splits == 1 {
         return spec::record(stream, &Launch { variant, params, args: [a_arg, w_arg, c_arg], groups: route.groups });
     }
-    let parts = scratch(dev, (params.splits as usize * route.outputs * 4) as u64)?;
+    let parts = stream.ordered_scratch((params.splits as usize * route.outputs * 4) as u64)?;
     let parts_arg = Arg::whole("parts", &parts);
     spec::record(stream, &Launch { variant, params, args: [a_arg, w_arg, parts_arg], groups: route.groups })?;
     let (groups, row) = grid_1d(route.outputs as u64, SUM_WG, dev.limits.max_compute_workgroups_per_dimension);

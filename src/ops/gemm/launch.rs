@@ -13,7 +13,6 @@ use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::gemm::tuned::{self, Candidate, Choice};
 use crate::ops::gemm::{coop, gemv, rows, staged, sum_slabs_epilogue, tiled, RowBias};
 use crate::ops::spec::{view_arg, Arg};
-use crate::ops::split::scratch;
 use crate::ops::tensor::Tensor;
 use crate::runtime::autotune::TuneMode;
 use crate::runtime::stream::StreamShared;
@@ -135,7 +134,7 @@ fn record_route(stream: &StreamShared, q: &Problem, route: &Route, ops: Operands
             // All runs at once into f32 slabs, then the second pass applies
             // the epilogue.
             let splits = r.store.splits;
-            let parts = scratch(&stream.device, (splits * q.outputs() * 4) as u64)?;
+            let parts = stream.ordered_scratch((splits * q.outputs() * 4) as u64)?;
             coop::record(stream, q, r, (ops.a, ops.b), Arg::whole("c", &parts), None, None)?;
             let (unread, _) = view_arg("a", ops.a);
             let slab_bias = bias.map(|(arg, offset, stride)| (arg, offset, stride as i32));

@@ -21,7 +21,7 @@ use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::gemm::sum_slabs_into;
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, view_arg, Arg, Family, Launch, OverrideSlot};
-use crate::ops::split::{runs_to_fill, scratch};
+use crate::ops::split::runs_to_fill;
 use crate::ops::tensor::{DType, Tensor};
 use crate::runtime::stream::StreamShared;
 
@@ -149,7 +149,7 @@ pub fn record(
         (matrix(a, false), matrix(b, false), matrix(c, false))
     };
     let (rows, n) = (act.shape[0], wt.shape[1]);
-    let parts = scratch(&stream.device, (route.splits * rows * n * 4) as u64)?;
+    let parts = stream.ordered_scratch((route.splits * rows * n * 4) as u64)?;
     let (a_arg, a_off) = view_arg("a", &act);
     let (w_arg, w_off) = view_arg("w", &wt);
     let params = RowsParams {

@@ -21,7 +21,6 @@ use crate::ops::gemm::problem::{broadcast_own, Matrix, Problem};
 use crate::ops::gemm::profile::DeviceProfile;
 use crate::ops::gemm::route::Staging;
 use crate::ops::gemm::settings::{GemmSettings, StageMode};
-use crate::ops::split::scratch;
 use crate::ops::tensor::{contiguous_strides, numel, DType, Tensor};
 use crate::ops::{elementwise::bf16, movement};
 use crate::runtime::buffer::Buffer;
@@ -163,12 +162,12 @@ pub fn stage(stream: &StreamShared, staging: &Staging, a: &Tensor, b: &Tensor) -
     let bytes = |x: &Tensor| (numel(&padded(&x.shape, kp)) * x.dtype.size()) as u64;
     // Both allocations before anything is recorded.
     let a_copy = OperandCopy {
-        buffer: scratch(&stream.device, bytes(a))?,
+        buffer: stream.ordered_scratch(bytes(a))?,
         shape: a.shape.clone(),
         rows_dense: staging.a_rows_dense,
     };
     let bt_copy = OperandCopy {
-        buffer: scratch(&stream.device, bytes(&bt))?,
+        buffer: stream.ordered_scratch(bytes(&bt))?,
         shape: bt.shape.clone(),
         rows_dense: staging.bt_rows_dense,
     };

@@ -15,7 +15,7 @@ use crate::ops::gemm::settings::GemmSettings;
 use crate::ops::gemm::{sum_slabs_epilogue, FLOATS};
 use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{self, pack_i32, pack_u32, Arg, Family, Launch, OverrideSlot, TypeSlot};
-use crate::ops::split::{runs_to_fill, scratch};
+use crate::ops::split::runs_to_fill;
 use crate::ops::tensor::{DType, Tensor};
 use crate::runtime::stream::StreamShared;
 
@@ -345,7 +345,7 @@ pub fn record(
         TiledEntry::Split => {
             // Waves of `parts` splits, each adding into its slab, then a
             // pass that sums the slabs into C.
-            let parts = scratch(&stream.device, (split.parts * q.outputs() * 4) as u64)?;
+            let parts = stream.ordered_scratch((split.parts * q.outputs() * 4) as u64)?;
             let variant = family.variant("gemm_split", &types, &overrides);
             for split0 in (0..split.splits).step_by(split.parts) {
                 let args = [a_arg, b_arg, Arg::whole("parts", &parts)];

@@ -11,7 +11,7 @@ use crate::ops::spec::uniform::uniform;
 use crate::ops::spec::{
     self, check_output, pack_i32, pack_u32, view_arg, Arg, Family, Launch, OverrideSlot, Sharing, TypeSlot,
 };
-use crate::ops::split::{scratch, CHUNK_LEN, MAX_ITERS, SPLIT_WG};
+use crate::ops::split::{CHUNK_LEN, MAX_ITERS, SPLIT_WG};
 use crate::ops::tensor::{coalesce, contiguous_strides, DType, Tensor};
 use crate::runtime::device::Device;
 use crate::runtime::stream::StreamShared;
@@ -200,7 +200,7 @@ pub fn norm(
     };
     let types = [input.dtype];
     if chunks > 1 {
-        let stats = scratch(dev, (rows * chunks * 8) as u64)?;
+        let stats = stream.ordered_scratch((rows * chunks * 8) as u64)?;
         let sa = Arg::whole("stats", &stats);
         let variant = family.variant(entry, &types, &overrides);
         spec::record(stream, &Launch { variant, params, args: [xa, sa], groups })?;

@@ -40,8 +40,10 @@
 //! so that only the (T, ACC, OUT) combinations the library uses are
 //! declared and compiled.
 //!
-//! Temporaries come from `ops::split::scratch` (dropping one after recording
-//! is safe: recorded work holds a lease on what it uses).
+//! Temporaries that GPU commands write before they read come from
+//! `StreamShared::ordered_scratch` (reused by the stream's later calls);
+//! others from `ops::split::scratch` (dropping one after recording is
+//! safe: recorded work holds a lease on what it uses).
 //!
 //! CONTRIBUTING.md walks through adding an operator and a family.
 
