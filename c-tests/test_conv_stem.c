@@ -7,8 +7,9 @@
  * convolution, its bias and the activation), NaN and infinite inputs, and
  * a batch cut into one image per columns pass (WGC_CONV_COLS_BYTES).
  * Where the KHR gather runs, the 7x7 windows and channels-last outputs
- * run padded to 8 channels for it (WGC_CONV_STEM=pad8: every case;
- * =columns: none).
+ * run padded for it: in pixel pairs of 4 channels where the stride along
+ * a row is 2 (by default), else padded to 8 channels (WGC_CONV_STEM=pad8:
+ * every case; =columns: none).
  * The explanation names the route and says the activation is applied in
  * its epilogue, and the profiler sees the route's kernels.
  *
@@ -111,7 +112,8 @@ static void check(TestEnv *e, Case t) {
     /* Padded to 8 channels (where the KHR gather runs): the padding
      * kernel, no columns. */
     const char *kernel =
-        strstr(text, "channels padded to 8") ? "conv_pad_channels.wgsl:pad_channels" : "conv_im2col.wgsl:conv_im2col8";
+        strstr(text, "channels padded to 8") || strstr(text, "pixel pairs") ? "conv_pad_channels.wgsl:pad_channels"
+                                                                            : "conv_im2col.wgsl:conv_im2col8";
     free(text);
     if (t.act == WGC_ACTIVATION_NONE) {
         CHECK(wgc_op_conv2d(e->stream, &cp, &tx, &tw, has_b ? &tb : NULL, &ty));
@@ -204,6 +206,11 @@ int main(void) {
     /* The padded form in chunks of one image (where the KHR gather runs;
      * the columns elsewhere). */
     check_one_image_chunks("pad8", (Case[]){cases[0], cases[1], cases[6]});
+    check_one_image_chunks("pairs", (Case[]){cases[0], cases[5], cases[9]});
+    /* Every case padded to 8 channels, not in pairs. */
+    TestEnv pad8 = test_env_setting("WGC_CONV_STEM", "pad8");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check(&pad8, cases[i]);
+    test_env_release(&pad8);
     test_env_release(&env);
     return test_finish("test_conv_stem");
 }

@@ -155,6 +155,9 @@ pub enum ConvStem {
     Auto,
     /// `pad8`: channels padded to 8 for the SPIR-V gather where it runs.
     Pad8,
+    /// `pairs`: the same, in pixel pairs where they apply
+    /// (conv/stem_pad.rs), else channels padded to 8.
+    Pairs,
     /// `columns`: im2col columns and the f16 GEMM.
     Columns,
 }
@@ -365,6 +368,7 @@ impl Settings {
                 },
                 stem: match v.get("WGC_CONV_STEM").as_deref() {
                     Some("pad8") => ConvStem::Pad8,
+                    Some("pairs") => ConvStem::Pairs,
                     Some("columns") => ConvStem::Columns,
                     _ => ConvStem::Auto,
                 },

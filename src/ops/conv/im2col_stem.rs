@@ -51,10 +51,11 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Stem> {
     let cols = im2col::supports(p, t).map_err(|e| e.to_string())?;
     let os = &p.out.strides;
     let rows = (os[1] == 1 || g.o == 1) && (g.oh == 1 || os[2] == g.ow as isize * os[3]);
-    let columns = Stem { cols, rows, pad8: None };
-    let pad8 = match t.stem {
+    let columns = Stem { cols, rows, padded: None, pairs: false };
+    let pairs = t.stem != StemForm::Pad8 && stem_pad::pairs_apply(g);
+    let padded = match t.stem {
         StemForm::Columns => None,
-        _ => stem_pad::supports(p, t).ok(),
+        _ => stem_pad::supports(p, t, pairs).ok(),
     };
     // By shape, from an H100 (ResNet-50 conv1 and MobileNetV2 features.0,
     // batch 32 and 256, f16): the padded KHR gather ran 2.3-2.7x faster
@@ -72,10 +73,10 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Stem> {
     // ms); the padded images now go in chunks of the columns' budget
     // (stem_pad.rs).
     let small_channels_first = !rows && PADDED_CHANNELS * g.kh * g.kw < SMALL_PADDED_K;
-    match (t.stem, pad8) {
+    match (t.stem, padded) {
         (StemForm::Columns, _) => Ok(columns),
-        (StemForm::Pad8, Some(k)) => Ok(Stem { pad8: Some(k), ..columns }),
-        (StemForm::Auto, Some(k)) if !small_channels_first => Ok(Stem { pad8: Some(k), ..columns }),
+        (StemForm::Pad8 | StemForm::Pairs, Some(k)) => Ok(Stem { padded: Some(k), pairs, ..columns }),
+        (StemForm::Auto, Some(k)) if !small_channels_first => Ok(Stem { padded: Some(k), pairs, ..columns }),
         _ if small_channels_first || !t.coop => Ok(columns),
         _ => Err(format!(
             "a {}x{} window into a {} output runs faster on the WGSL implicit GEMM than through columns",
@@ -88,8 +89,8 @@ pub fn supports(p: &Problem, t: &Target) -> Fit<Stem> {
 
 /// Record the plan `supports` made.
 pub fn record(stream: &StreamShared, p: &Problem, plan: Stem, ops: &Operands) -> Result<()> {
-    if let Some(khr) = plan.pad8 {
-        return stem_pad::record(stream, p, khr, ops);
+    if let Some(khr) = plan.padded {
+        return stem_pad::record(stream, p, khr, plan.pairs, ops);
     }
     if !plan.rows {
         return im2col::record_with(stream, p, plan.cols, ops, p.activation);

@@ -4,10 +4,11 @@
 //! other channels are +0.0, nothing past the padded pixels is written;
 //! odd sizes, 1 to 7 channels, channels-first and channels-last views with
 //! gaps, offsets and a reversed dim, and a batch padded chunk by chunk as
-//! stem_pad.rs does. The padded form's convolution itself needs the KHR
+//! stem_pad.rs does. The same for pixel pairs (1 to 4 channels, zero
+//! pixels before and after each row). The padded form's convolution itself needs the KHR
 //! gather, which lavapipe lacks.
 
-use super::pad_channels::{pad_channels, PADDED};
+use super::pad_channels::{pad_channels, Padding, PADDED};
 use crate::ops::tensor::{DType, Tensor};
 use crate::runtime::buffer::{Buffer, Usage};
 use crate::runtime::device::{Device, DeviceOptions};
@@ -70,14 +71,26 @@ impl Case {
         (self.offset as isize + at) as usize
     }
 
-    /// The padded (N, H, W, 8) bits, then `spare` untouched halves.
-    fn expected(&self, bits: &[u16], spare: usize) -> Vec<u16> {
+    /// The padded (N, H, WQ, 8) bits, then `spare` untouched halves.
+    fn expected(&self, bits: &[u16], padding: Padding, spare: usize) -> Vec<u16> {
         let [n, c, h, w] = self.shape;
-        let mut out = Vec::with_capacity(n * h * w * PADDED + spare);
+        let wq = padding.words(w);
+        let mut out = Vec::with_capacity(n * h * wq * PADDED + spare);
+        // Channel k of pixel x (zero outside the row and past C).
+        let at = |i, k, y, x: isize| match k < c && (0..w as isize).contains(&x) {
+            true => bits[self.element([i, k, y, x as usize])],
+            false => 0,
+        };
         for i in 0..n {
             for y in 0..h {
-                for x in 0..w {
-                    out.extend((0..PADDED).map(|k| if k < c { bits[self.element([i, k, y, x])] } else { 0 }));
+                for q in 0..wq {
+                    match padding {
+                        Padding::Channels8 => out.extend((0..PADDED).map(|k| at(i, k, y, q as isize))),
+                        Padding::Pairs { lpad, .. } => {
+                            let x = 2 * q as isize - lpad as isize;
+                            out.extend((0..PADDED).map(|k| at(i, k % 4, y, x + (k / 4) as isize)));
+                        }
+                    }
                 }
             }
         }
@@ -104,20 +117,33 @@ impl Case {
     }
 }
 
-/// Pad `case` on the device and compare every half of the output buffer
-/// (with 24 halves to spare past the padded pixels) bit for bit.
-fn check(dev: &Arc<Device>, stream: &StreamShared, src: &Buffer, bits: &[u16], case: &Case, what: &str) {
+/// Pad `case` as `padding` on the device and compare every half of the
+/// output buffer (with 24 halves to spare past the padded words) bit for
+/// bit.
+fn check_as(
+    dev: &Arc<Device>,
+    stream: &StreamShared,
+    src: &Buffer,
+    bits: &[u16],
+    case: &Case,
+    padding: Padding,
+    what: &str,
+) {
     let [n, _, h, w] = case.shape;
     let spare = 24;
-    let out = buffer_of(dev, &vec![UNTOUCHED; n * h * w * PADDED + spare]);
-    pad_channels(stream, &case.view(src), &out).unwrap();
+    let out = buffer_of(dev, &vec![UNTOUCHED; n * h * padding.words(w) * PADDED + spare]);
+    pad_channels(stream, &case.view(src), padding, &out).unwrap();
     stream.synchronize().unwrap();
     let got = read_bits(&out);
-    let want = case.expected(bits, spare);
+    let want = case.expected(bits, padding, spare);
     if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
-        let (pixel, k) = (i / PADDED, i % PADDED);
-        panic!("{what} {:?}: pixel {pixel} channel {k}: {:#06x}, expected {:#06x}", case.shape, got[i], want[i]);
+        let (word, k) = (i / PADDED, i % PADDED);
+        panic!("{what} {:?} {padding:?}: word {word} half {k}: {:#06x}, expected {:#06x}", case.shape, got[i], want[i]);
     }
+}
+
+fn check(dev: &Arc<Device>, stream: &StreamShared, src: &Buffer, bits: &[u16], case: &Case, what: &str) {
+    check_as(dev, stream, src, bits, case, Padding::Channels8, what);
 }
 
 /// Strides of (N, C, H, W) in NCHW memory with `gap` unused elements after
@@ -177,5 +203,34 @@ fn a_batch_pads_chunk_by_chunk() {
         for n0 in (0..5).step_by(2) {
             check(&dev, &stream, &src, &bits, &whole.images(n0, 2.min(5 - n0)), what);
         }
+    }
+}
+
+#[test]
+fn pairs_of_pixels_land_bit_for_bit_with_zeros_around_rows() {
+    let dev = device();
+    let stream = StreamShared::create(&dev).unwrap();
+    let bits = source_bits(40_000);
+    let src = buffer_of(&dev, &bits);
+    let (h, w) = (5, 7);
+    for c in 1..=4 {
+        let cases = [
+            ("contiguous NCHW at an odd offset", Case { shape: [3, c, h, w], strides: nchw(c, h, w, 0), offset: 3 }),
+            ("NCHW with gaps", Case { shape: [2, c, h, w], strides: nchw(c, h, w, 3), offset: 1 }),
+            ("NHWC", Case { shape: [2, c, h, w], strides: nhwc(h, w, c), offset: 0 }),
+            ("NCHW with rows reversed", Case { shape: [2, c, h, w], strides: [130, 40, -7, 1], offset: 4 * 7 + 1 }),
+            ("over workgroups", Case { shape: [3, c, 17, 19], strides: nchw(c, 17, 19, 0), offset: 2 }),
+        ];
+        for (what, case) in &cases {
+            let w = case.shape[3];
+            // A 7-wide stride-2 window with 3 pixels of padding: the words
+            // run from pixel -3 past the row's end; a 3-wide one with 1.
+            for (lpad, words) in [(3, (w + 6).div_ceil(2) + 1), (1, w.div_ceil(2) + 1), (0, w.div_ceil(2))] {
+                check_as(&dev, &stream, &src, &bits, case, Padding::Pairs { lpad, words }, what);
+            }
+        }
+        // A weight (O, C, 7, 7) as ResNet-50's first layer pairs it: 4 words a row.
+        let weight = Case { shape: [16, c, 7, 7], strides: nchw(c, 7, 7, 0), offset: 0 };
+        check_as(&dev, &stream, &src, &bits, &weight, Padding::Pairs { lpad: 0, words: 4 }, "weight");
     }
 }

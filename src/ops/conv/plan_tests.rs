@@ -223,7 +223,12 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
     let dw_rows = |cvw| Route::Depthwise(Depthwise::Rows { cvw });
     let dw3 = Route::Depthwise(Depthwise::Strips);
     let stem = |kp, chunk, rows| {
-        Route::Stem(Stem { cols: Im2col { pack_weight: true, kp, chunk, flat: true }, rows, pad8: None })
+        Route::Stem(Stem {
+            cols: Im2col { pack_weight: true, kp, chunk, flat: true },
+            rows,
+            padded: None,
+            pairs: false,
+        })
     };
     let padded = |form, k_chunk, rows| {
         let khr = Khr {
@@ -237,14 +242,19 @@ fn f16_routes_take_the_tensor_cores_where_the_device_has_them() {
             fold_images: false,
             residual: false,
         };
-        Route::Stem(Stem { cols: Im2col { pack_weight: true, kp: 152, chunk: 1, flat: true }, rows, pad8: Some(khr) })
+        Route::Stem(Stem {
+            cols: Im2col { pack_weight: true, kp: 152, chunk: 1, flat: true },
+            rows,
+            padded: Some(khr),
+            pairs: true,
+        })
     };
     // (case, on H100 (KHR and WGSL cooperative matrices), on a device with
     // WGSL cooperative matrices only)
     let table = [
-        // 3 channels: padded to 8 for the KHR gather; without it the WGSL
-        // implicit GEMM (faster than the columns for 7x7).
-        (R_CONV1, padded(Form::ImageB64, 416, false), coop(1, 160, false, [7, 7])),
+        // 3 channels: in pixel pairs for the KHR gather (K = 8 * 7 * 4);
+        // without it the WGSL implicit GEMM (faster than the columns for 7x7).
+        (R_CONV1, padded(Form::ImageB64, 224, false), coop(1, 160, false, [7, 7])),
         (R_L1_REDUCE, Route::Gemm1x1, Route::Gemm1x1),
         // At most 64 output channels: the 64-row block.
         (R_L1_3X3, khr(Form::ImageB64, 1, 576, true, true, false), coop(1, 576, true, [3, 3])),
@@ -343,7 +353,12 @@ fn f16_channels_last_convolutions_store_along_output_rows() {
 fn f16_without_cooperative_matrices_takes_im2col() {
     let im2col = |pack_weight, kp, chunk| Route::Im2col(Im2col { pack_weight, kp, chunk, flat: true });
     let stem = |kp, chunk, rows| {
-        Route::Stem(Stem { cols: Im2col { pack_weight: true, kp, chunk, flat: true }, rows, pad8: None })
+        Route::Stem(Stem {
+            cols: Im2col { pack_weight: true, kp, chunk, flat: true },
+            rows,
+            padded: None,
+            pairs: false,
+        })
     };
     let table = [
         // K = 147 is not whole 8s: the weight is packed to 152.
@@ -368,7 +383,12 @@ fn f16_without_cooperative_matrices_takes_im2col() {
 #[test]
 fn f16_first_layers_take_the_stem_route() {
     let stem = |kp, chunk, rows| {
-        Route::Stem(Stem { cols: Im2col { pack_weight: true, kp, chunk, flat: true }, rows, pad8: None })
+        Route::Stem(Stem {
+            cols: Im2col { pack_weight: true, kp, chunk, flat: true },
+            rows,
+            padded: None,
+            pairs: false,
+        })
     };
     let b32 = |c: Case| Case { input: [32, c.input[1], c.input[2], c.input[3]], ..c };
     let b256 = |c: Case| Case { input: [256, c.input[1], c.input[2], c.input[3]], ..c };
@@ -391,7 +411,7 @@ fn f16_first_layers_take_the_stem_route() {
     // outputs padded for the KHR gather (else the WGSL implicit GEMM), a
     // 3x3 window into a channels-first output through columns.
     let form = |c: Case, t: &Target| match c.route(F16, t) {
-        Route::Stem(Stem { pad8: Some(_), .. }) => "padded",
+        Route::Stem(Stem { padded: Some(_), .. }) => "padded",
         Route::Stem(_) => "columns",
         r => r.name(),
     };
@@ -408,10 +428,12 @@ fn f16_first_layers_take_the_stem_route() {
         assert_eq!((form(case, &H100), form(case, &COOP_ONLY)), (h100, coop_only), "{}", case.what);
     }
     let pad = |c: Case| c.problem(F16).geo;
-    assert_eq!(super::stem_pad::images_per_chunk(&pad(b256(R_CONV1)), &H100), 167);
-    assert_eq!(super::stem_pad::images_per_chunk(&pad(b32(R_CONV1)), &H100), 32);
+    assert_eq!(super::stem_pad::images_per_chunk(&pad(b256(R_CONV1)), &H100, false), 167);
+    // In pixel pairs, 115 words a row: all 256 images in the budget.
+    assert_eq!(super::stem_pad::images_per_chunk(&pad(b256(R_CONV1)), &H100, true), 256);
+    assert_eq!(super::stem_pad::images_per_chunk(&pad(b32(R_CONV1)), &H100, false), 32);
     let one = Target { cols_budget: 1, ..H100 };
-    assert_eq!(super::stem_pad::images_per_chunk(&pad(b32(R_CONV1)), &one), 1);
+    assert_eq!(super::stem_pad::images_per_chunk(&pad(b32(R_CONV1)), &one, true), 1);
     // Eight channels are the KHR gather's; f32 keeps the implicit GEMM;
     // groups and K past 512 the other f16 routes.
     let eight = case("8 channels 7x7/2", [1, 8, 64, 64], [64, 8, 7, 7], 2, 3);
@@ -445,15 +467,41 @@ fn f16_first_layers_pad_to_8_channels_for_the_khr_gather_where_asked() {
         fold_images: true,
         residual: false,
     };
-    assert_eq!(s.pad8, Some(want));
+    assert_eq!(s.padded, Some(want));
     let text = plan(&nhwc.problem(F16), &pad8).unwrap().to_string();
     assert!(text.starts_with("route im2col_stem (channels padded to 8 for the KHR gather: ImageASmall"), "{text}");
     // Without the KHR kernels: the columns.
     let Route::Stem(s) = nhwc.route(F16, &Target { stem: StemForm::Pad8, ..LAVAPIPE }) else { panic!("not the stem") };
-    assert_eq!(s.pad8, None);
+    assert_eq!(s.padded, None);
     // Asked for, a small window into a channels-first output is padded too.
     let Route::Stem(s) = M_STEM.route(F16, &pad8) else { panic!("not the stem route") };
-    assert!(s.pad8.is_some());
+    assert!(s.padded.is_some());
+    assert!(!s.pairs, "pad8 keeps 8 channels per pixel");
+}
+
+#[test]
+fn f16_first_layers_of_stride_2_go_in_pixel_pairs_by_default() {
+    let nhwc = Case { input: [32, 3, 224, 224], ..R_CONV1 }.channels_last();
+    for t in [H100, Target { stem: StemForm::Pairs, ..H100 }] {
+        let Route::Stem(s) = nhwc.route(F16, &t) else { panic!("not the stem route") };
+        assert!(s.pairs);
+        // K = 8 channels * 7 rows * 4 pairs.
+        assert_eq!(s.padded.map(|k| (k.form, k.k_chunk)), Some((Form::ImageASmall, 224)));
+        let text = plan(&nhwc.problem(F16), &t).unwrap().to_string();
+        assert!(text.starts_with("route im2col_stem (pixel pairs of 4 channels as 8 for the KHR gather"), "{text}");
+    }
+    let m_stem = Case { input: [32, 3, 224, 224], ..M_STEM }.channels_last();
+    let Route::Stem(s) = m_stem.route(F16, &H100) else { panic!("not the stem route") };
+    assert!(s.pairs && s.padded.is_some());
+    // Pairs need a horizontal stride of 2, at most 4 channels, no dilation.
+    let geo = |c: Case| c.problem(F16).geo;
+    assert!(super::stem_pad::pairs_apply(&geo(R_CONV1)));
+    let stride1 = case("3 channels 7x7/1", [1, 3, 64, 64], [64, 3, 7, 7], 1, 3);
+    let five = case("5 channels 7x7/2", [1, 5, 64, 64], [64, 5, 7, 7], 2, 3);
+    let dilated = case("3 channels 3x3/2 dilated", [1, 3, 64, 64], [64, 3, 3, 3], 2, 2).dilation(2);
+    for c in [stride1, five, dilated] {
+        assert!(!super::stem_pad::pairs_apply(&geo(c)), "{}", c.what);
+    }
 }
 
 #[test]
@@ -504,7 +552,10 @@ fn an_empty_output_plans_nothing() {
 #[test]
 fn the_explanation_names_the_route_and_why_the_others_declined() {
     let text = plan(&R_CONV1.problem(F16), &H100).unwrap().to_string();
-    assert!(text.starts_with("route im2col_stem (channels padded to 8 for the KHR gather: ImageB64"), "{text}");
+    assert!(
+        text.starts_with("route im2col_stem (pixel pairs of 4 channels as 8 for the KHR gather: ImageB64"),
+        "{text}"
+    );
     assert!(text.contains("because f16"), "{text}");
     assert!(text.contains("khr_gather: 3 input channels, not a multiple of 8"), "{text}");
     assert!(text.contains("gemm_1x1: not a 1x1"), "{text}");

@@ -251,7 +251,9 @@ pub struct Stem {
     pub rows: bool,
     /// Instead of columns: the image's and weight's channels padded to 8
     /// with zeros, then the KHR gather's plan for that problem.
-    pub pad8: Option<Khr>,
+    pub padded: Option<Khr>,
+    /// The padded form in pixel pairs (stem_pad.rs).
+    pub pairs: bool,
 }
 
 impl Route {
@@ -360,10 +362,13 @@ impl fmt::Display for Route {
                 let order = if w.channels_first { "tiles" } else { "channels" };
                 write!(f, " (F(2x2, 3x3), 16 GEMMs over the tiles of {} image(s) per pass, {order} fastest)", w.chunk)
             }
-            Route::Stem(Stem { pad8: Some(k), .. }) => write!(
+            Route::Stem(Stem { padded: Some(k), pairs, .. }) => write!(
                 f,
-                " (channels padded to 8 for the KHR gather: {:?}, K in {} run(s) of {})",
-                k.form, k.splits, k.k_chunk
+                " ({} for the KHR gather: {:?}, K in {} run(s) of {})",
+                if *pairs { "pixel pairs of 4 channels as 8" } else { "channels padded to 8" },
+                k.form,
+                k.splits,
+                k.k_chunk
             ),
             Route::Stem(Stem { cols, rows, .. }) => write!(
                 f,
