@@ -1,6 +1,6 @@
 /* f32 3x3 stride-1 convolutions on the Winograd F(2x2, 3x3) route
- * (WGC_CONV_WINOGRAD=1 forces it; the planner's rule takes it for
- * 32 x 32 channels over 1024 output pixels) against double-precision
+ * (WGC_CONV_WINOGRAD=1 forces it, =0 turns it off; by default the
+ * planner's rule takes it for 32 x 32 channels over 1024 output pixels) against double-precision
  * references: odd heights and widths (edge tiles of one row or column),
  * padding 0, 1 and 2, channel counts that are multiples of nothing,
  * several images, images chunked one per pass, NCHW and channels-last
@@ -181,8 +181,9 @@ static void layouts_paddings_and_edges(void) {
     check_case(&by_tiles, &nhwc, w);
     Case ruled = mk("32 -> 32, 24x24, 2 images, by the rule", 2, 32, 24, 24, 32, 1, 1, 0, 0);
     check_case(&rule, &ruled, w);
-    /* Unset: opt-in, so the implicit GEMM. */
-    check_case(&dflt, &ruled, "route implicit_gemm");
+    /* Unset: the rule; 0: the implicit GEMM. */
+    check_case(&dflt, &ruled, w);
+    check_case(&off, &ruled, "route implicit_gemm");
     Case small = mk("32 -> 32, 12x12, 1 image: under the rule", 1, 32, 12, 12, 32, 1, 1, 0, 0);
     check_case(&rule, &small, "route implicit_gemm");
 }

@@ -170,8 +170,8 @@ pub struct ConvSettings {
     /// `WGC_CONV_COLS_BYTES`: most bytes of im2col columns per chunk.
     pub cols_bytes: Option<u64>,
     /// `WGC_CONV_WINOGRAD`: `1` Winograd for every f32 3x3 stride-1
-    /// convolution it takes, `rule` where the planner's rule says (None);
-    /// unset, `0` (or other): never (whole networks ran slower with it).
+    /// convolution it takes, `0` never; unset (`rule`, or other): where
+    /// the planner's rule says (None).
     pub winograd: Option<bool>,
     /// `WGC_CONV_WINOGRAD_LAYOUT`: `tiles` (transformed matrices with the
     /// tiles fastest) or `channels` (channels fastest) for every image,
@@ -358,8 +358,8 @@ impl Settings {
                 cols_bytes: v.number("WGC_CONV_COLS_BYTES"),
                 winograd: match v.get("WGC_CONV_WINOGRAD").as_deref() {
                     Some("1") => Some(true),
-                    Some("rule") => None,
-                    _ => Some(false),
+                    Some("0") => Some(false),
+                    _ => None,
                 },
                 winograd_tiles_fastest: match v.get("WGC_CONV_WINOGRAD_LAYOUT").as_deref() {
                     Some("tiles") => Some(true),

@@ -32,7 +32,7 @@ fn unset_gives_the_defaults() {
         ConvSettings {
             f16_start: ConvF16Start::Gather,
             cols_bytes: None,
-            winograd: Some(false),
+            winograd: None,
             winograd_tiles_fastest: None,
             stem: ConvStem::Auto,
             gemm_1x1_nhwc: None,
@@ -126,10 +126,7 @@ fn routes_and_modes() {
         (ConvF16Start::Implicit, ConvF16Start::Im2col, ConvF16Start::Gather)
     );
     let winograd = |v| with(&[("WGC_CONV_WINOGRAD", v)]).conv.winograd;
-    assert_eq!(
-        (winograd("0"), winograd("1"), winograd("rule"), winograd("on")),
-        (Some(false), Some(true), None, Some(false))
-    );
+    assert_eq!((winograd("0"), winograd("1"), winograd("rule"), winograd("on")), (Some(false), Some(true), None, None));
     let layout = |v| with(&[("WGC_CONV_WINOGRAD_LAYOUT", v)]).conv.winograd_tiles_fastest;
     assert_eq!((layout("tiles"), layout("channels"), layout("1")), (Some(true), Some(false), None));
     assert_eq!(with(&[("WGC_GEMV_NARROW_TILE", "1")]).gemv.narrow_tile_rows, 1);

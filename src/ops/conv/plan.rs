@@ -18,8 +18,8 @@
 //!    epilogue, then the WGSL cooperative-matrix implicit GEMM, then
 //!    im2col + GEMM (WGC_CONV_F16 may start later in that list);
 //! 5. f32: Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions where its
-//!    rule (`winograd::wins`) or WGC_CONV_WINOGRAD says so, else the WGSL
-//!    implicit GEMM.
+//!    rule (`winograd::wins`, the default) or WGC_CONV_WINOGRAD says so,
+//!    else the WGSL implicit GEMM.
 
 use super::problem::Problem;
 use super::route::Route;

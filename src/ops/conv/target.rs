@@ -52,8 +52,8 @@ pub struct Target<'d> {
     /// 128 MiB, or the device's WGC_CONV_COLS_BYTES.
     pub cols_budget: u64,
     /// WGC_CONV_WINOGRAD: Some(true) forces Winograd on every f32 3x3
-    /// stride-1 convolution it can take, Some(false) off (the device
-    /// default); None: its rule (WGC_CONV_WINOGRAD=rule).
+    /// stride-1 convolution it can take, Some(false) off; None: its rule
+    /// (the device default).
     /// Its scratch (transformed input and products) shares `cols_budget`.
     pub winograd: Option<bool>,
     /// WGC_CONV_WINOGRAD_LAYOUT: Some(true) tiles fastest in the transformed
