@@ -382,6 +382,13 @@ impl Cuda {
         self.check(r, "cuMemcpyDtoDAsync")
     }
 
+    /// Waits for this stream's work only.
+    pub fn sync_stream(&self) -> Result<(), String> {
+        // SAFETY: the stream is live.
+        self.check(unsafe { (self.api.stream_synchronize)(self.stream) }, "cuStreamSynchronize")
+    }
+
+    /// Waits for all work in the context, also the legacy stream's synchronous copies.
     pub fn synchronize(&self) -> Result<(), String> {
         // SAFETY: the stream is live.
         self.check(unsafe { (self.api.stream_synchronize)(self.stream) }, "cuStreamSynchronize")?;
@@ -482,7 +489,7 @@ impl Event<'_> {
                 return self.cuda.check(r, "cuEventQuery");
             }
             if start.elapsed() > timeout {
-                return Err(format!("CUDA stream did not finish within {} s", timeout.as_secs()));
+                crate::json::fatal(&format!("CUDA stream did not finish within {} s", timeout.as_secs()));
             }
             std::thread::yield_now();
         }

@@ -86,3 +86,13 @@ fn round_sig(value: f64) -> f64 {
 pub fn skip(stage: &str, reason: &str) {
     Line::new("skip").str("stage", stage).str("reason", reason).print();
 }
+
+/// A GPU wait that never ends: report it and leave at once, without the destructors,
+/// which would wait on the same queue or stream forever.
+pub fn fatal(message: &str) -> ! {
+    use std::io::Write;
+    Line::new("error").str("message", message).print();
+    let _ = std::io::stdout().flush();
+    // SAFETY: _exit ends the process without running anything else; stdout is flushed.
+    unsafe { libc::_exit(3) }
+}

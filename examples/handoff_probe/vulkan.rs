@@ -408,8 +408,14 @@ impl Vk {
         let values = [value];
         let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
         // SAFETY: the semaphore is a timeline semaphore of this device.
-        unsafe { self.device.wait_semaphores(&info, timeout_ns) }
-            .map_err(|e| format!("vkWaitSemaphores(value {value}): {e:?}"))
+        match unsafe { self.device.wait_semaphores(&info, timeout_ns) } {
+            Ok(()) => Ok(()),
+            Err(vk::Result::TIMEOUT) => crate::json::fatal(&format!(
+                "vkWaitSemaphores(value {value}) timed out after {} s",
+                timeout_ns / 1_000_000_000
+            )),
+            Err(e) => Err(format!("vkWaitSemaphores(value {value}): {e:?}")),
+        }
     }
 
     pub fn counter(&self, timeline: &Timeline) -> Result<u64, String> {
