@@ -53,7 +53,12 @@ pub fn vulkan_export(vk: &Vk, staging: &mut Staging) -> Result<bool, String> {
 }
 
 pub fn shared_memory(vk: &Vk, cuda: &Cuda, staging: &mut Staging) -> Result<bool, String> {
+    let start = std::time::Instant::now();
     let shared = share(vk, cuda, SHARED_BYTES as u64)?;
+    Line::new("share")
+        .int("bytes", SHARED_BYTES as i64)
+        .num("allocate_export_import_map_ms", start.elapsed().as_secs_f64() * 1e3)
+        .print();
     let mut ok = true;
 
     let written = pattern_bytes(SHARED_BYTES / 4, 1);
