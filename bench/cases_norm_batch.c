@@ -1,8 +1,13 @@
 /* Batch norm in inference form (running statistics, weight and bias) on the
  * activations of ResNet-50 and MobileNetV2 blocks, NCHW and channels-last,
- * f32 and f16: a memory-bound op (read x, write y), reported in GB/s. Every
- * element is checked against a double-precision reference before timing.
- * Then ResNet-50 convolutions with their batch norm folded in. */
+ * f32 and f16, batch 32 and 256: a memory-bound op (read x, write y),
+ * reported in GB/s. Every element is checked against a double-precision
+ * reference before timing. Beside each, "copy_<case>": the library's copy
+ * (wgc_op_copy) of the same bytes, same dtype, timed in the same run, the
+ * ceiling the batch norm is measured against at that size (at batch 32 a
+ * launch's ramp and tail are a visible part of the time; bn_copy_table.py
+ * prints the fractions). Then ResNet-50 convolutions with their batch norm
+ * folded in. */
 #include <math.h>
 
 #include "cases.h"
@@ -16,6 +21,36 @@ static WgcStatus run_batch_norm(void *p) {
     return wgc_op_batch_norm(g_stream, &q->x.t, &q->mean.t, &q->var.t, &q->w.t, &q->b.t, 1e-5f, &q->out.t);
 }
 
+/* The same bytes as one dense run: x's buffer copied into out's. */
+typedef struct {
+    WgcTensor from, to;
+} FlatCopy;
+
+static WgcStatus run_flat_copy(void *p) {
+    FlatCopy *q = p;
+    return OP(wgc_op_copy, g_stream, &q->from, &q->to);
+}
+
+static WgcTensor flat_view(const HT *h, int64_t count) {
+    WgcTensor t = h->t;
+    t.rank = 1, t.offset = 0, t.shape[0] = count, t.strides[0] = 1;
+    return t;
+}
+
+/* Times the copy case `c` of x's bytes into out (checked: out equals x,
+ * a sample for large tensors). */
+static void time_flat_copy(const Case *c, BatchNorm *q, int64_t count) {
+    FlatCopy f = {flat_view(&q->x, count), flat_view(&q->out, count)};
+    if (!case_first_run(c, run_flat_copy, &f)) return;
+    float *got = ht_read(&q->out);
+    int64_t step = count > (1 << 24) ? 4099 : 1, bad = 0;
+    for (int64_t i = 0; i < count; i += step) bad += got[i] != q->x.host[i];
+    bad += got[count - 1] != q->x.host[count - 1];
+    if (bad) fprintf(stderr, "%s: %lld elements differ from the source\n", c->name, (long long)bad);
+    free(got);
+    case_time(c, run_flat_copy, &f, !bad, 20);
+}
+
 /* (N, C, H, H); cl: input and output channels-last (stored (N, H, H, C)). */
 static void batch_norm_case(const char *name, WgcDtype dt, int64_t N, int64_t C, int64_t H, int cl) {
     int f16 = dt == WGC_DTYPE_F16;
@@ -25,7 +60,13 @@ static void batch_norm_case(const char *name, WgcDtype dt, int64_t N, int64_t C,
     int64_t count = N * C * H * H;
     c.in_bytes = (double)count * (double)dtype_size(dt);
     c.amount = 2.0 * c.in_bytes;
-    if (!case_begin(&c)) return;
+    char copy_name[96];
+    snprintf(copy_name, sizeof copy_name, "copy_%s", name);
+    Case cc = c;
+    cc.name = copy_name;
+    snprintf(cc.size, sizeof cc.size, "%lld elements (the bytes of %s)", (long long)count, name);
+    int want = case_begin(&c), want_copy = case_begin(&cc);
+    if (!want && !want_copy) return;
     BatchNorm q;
     int64_t shape[4] = {N, C, H, H}, stored[4] = {N, H, H, C}, cs[1] = {C};
     q.x = ht_random(dt, 4, cl ? stored : shape);
@@ -45,7 +86,7 @@ static void batch_norm_case(const char *name, WgcDtype dt, int64_t N, int64_t C,
     for (int64_t k = 0; k < C; k++) v[k] = 0.75f + 0.5f * q.mean.host[(k * 7 + 3) % C];
     q.var = ht_values(dt, 1, cs, v);
     free(v);
-    if (case_first_run(&c, run_batch_norm, &q)) {
+    if (want && case_first_run(&c, run_batch_norm, &q)) {
         float *got = ht_read(&q.out);
         int64_t bad = 0;
         for (int64_t n = 0; n < N; n++)
@@ -61,6 +102,7 @@ static void batch_norm_case(const char *name, WgcDtype dt, int64_t N, int64_t C,
         free(got);
         case_time(&c, run_batch_norm, &q, !bad, 20);
     }
+    if (want_copy) time_flat_copy(&cc, &q, count);
     ht_free(&q.x), ht_free(&q.mean), ht_free(&q.var), ht_free(&q.w), ht_free(&q.b), ht_free(&q.out);
 }
 
@@ -148,6 +190,17 @@ void cases_norm_batch(void) {
                 snprintf(name, sizeof name, "batch_norm%s%s_%s_56", f16 ? "_f16" : "", cl ? "_nhwc" : "", shapes[s].tag);
                 batch_norm_case(name, f16 ? WGC_DTYPE_F16 : WGC_DTYPE_F32, SZ(32, 2),
                                 SZ(shapes[s].c, shapes[s].c_small), SZ(56, 9), cl);
+            }
+    /* Batch 256, where a launch's ramp and tail no longer count: 0.1-0.8 GB
+     * a tensor (x, y and nothing else on the GPU). */
+    for (int cl = 0; cl < 2; cl++)
+        for (int f16 = 0; f16 < 2; f16++)
+            for (size_t s = 0; s < 2; s++) {
+                char name[64];
+                snprintf(name, sizeof name, "batch_norm%s%s_%s_56_n256", f16 ? "_f16" : "", cl ? "_nhwc" : "",
+                         shapes[s].tag);
+                batch_norm_case(name, f16 ? WGC_DTYPE_F16 : WGC_DTYPE_F32, SZ(256, 3),
+                                SZ(shapes[s].c, shapes[s].c_small), SZ(56, 7), cl);
             }
     /* ResNet-50's 1x1 256 -> 64 and 3x3 64 -> 64 at 56x56 with their batch
      * norms folded: against PyTorch's conv then batch_norm. */
