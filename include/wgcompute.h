@@ -1317,7 +1317,9 @@ typedef struct WgcMemoryStats {
   uint32_t struct_size;
   /**
    * Bytes in buffers that are alive now, including released buffers and
-   * operators' scratch that recorded or running work still uses.
+   * operators' scratch that recorded or running work still uses, and
+   * the scratch streams keep for their next calls (`wgc_device_trim_pool`
+   * lets go of it).
    */
   uint64_t live_bytes;
   /**
@@ -1929,6 +1931,9 @@ WgcStatus wgc_device_memory_stats(const struct WgcDevice *device, struct WgcMemo
 
 /**
  * Return pooled memory to the driver until at most `keep_bytes` stay pooled.
+ * First the scratch each stream keeps for its next operator calls (up to
+ * 1 GiB a stream, handed out again in stream order) goes back to the pool,
+ * except what recorded or running work still uses.
  */
 WgcStatus wgc_device_trim_pool(const struct WgcDevice *device, uint64_t keep_bytes);
 

@@ -197,7 +197,9 @@ sized_struct!(WgcTuningStats { mode, entries, loaded, timed, reused });
 pub struct WgcMemoryStats {
     pub struct_size: u32,
     /// Bytes in buffers that are alive now, including released buffers and
-    /// operators' scratch that recorded or running work still uses.
+    /// operators' scratch that recorded or running work still uses, and
+    /// the scratch streams keep for their next calls (`wgc_device_trim_pool`
+    /// lets go of it).
     pub live_bytes: u64,
     /// Highest `live_bytes` so far.
     pub peak_bytes: u64,
@@ -346,10 +348,15 @@ pub unsafe extern "C" fn wgc_device_memory_stats(device: *const WgcDevice, stats
 }
 
 /// Return pooled memory to the driver until at most `keep_bytes` stay pooled.
+/// First the scratch each stream keeps for its next operator calls (up to
+/// 1 GiB a stream, handed out again in stream order) goes back to the pool,
+/// except what recorded or running work still uses.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_device_trim_pool(device: *const WgcDevice, keep_bytes: u64) -> WgcStatus {
     run(|| {
         let dev = unsafe { borrow(device) }?;
+        dev.release_streams_scratch();
+        dev.in_flight.release_finished();
         dev.pool.trim(keep_bytes, &dev.bind_groups);
         Ok(())
     })

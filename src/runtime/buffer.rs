@@ -87,7 +87,10 @@ impl Buffer {
         let raw = match device.scoped(|| device.wgpu.create_buffer(&desc)) {
             Ok(raw) => raw,
             Err(Error::OutOfMemory(m)) => {
-                // Give the pooled memory back to the driver and try once more.
+                // Give the streams' unused scratch and the pooled memory back
+                // to the driver and try once more.
+                device.release_streams_scratch();
+                device.in_flight.release_finished();
                 device.pool.trim(0, &device.bind_groups);
                 device
                     .scoped(|| device.wgpu.create_buffer(&desc))

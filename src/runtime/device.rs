@@ -369,6 +369,14 @@ impl Device {
         self.streams.lock().unwrap().iter().filter_map(|w| w.upgrade()).collect()
     }
 
+    /// Every stream's kept scratch that no call holds goes back to the pool
+    /// (before the pool is trimmed: out of memory, `wgc_device_trim_pool`).
+    pub(crate) fn release_streams_scratch(&self) {
+        for s in self.live_streams() {
+            s.release_kept_scratch();
+        }
+    }
+
     /// Fails when a capturing stream of this device uses the allocation: a
     /// host read or write of it cannot be part of a graph, and would not see
     /// (or be seen by) the captured work, which has not run.

@@ -62,13 +62,21 @@ impl StreamShared {
         if self.is_capturing() {
             return Ok(Buffer::create_uninit(&self.device, bytes, usage)?.buffer);
         }
-        let mut cache = self.scratch_cache().lock().unwrap();
-        if let Some(b) = cache.take(bytes) {
+        if let Some(b) = self.scratch_cache().lock().unwrap().take(bytes) {
             return Ok(b);
         }
+        // Not under the lock: an allocation that runs out of memory lets go
+        // of every stream's unused scratch (this one's too) and tries again.
         let b = Buffer::create_uninit(&self.device, bytes, usage)?.buffer;
-        cache.keep(&b);
+        self.scratch_cache().lock().unwrap().keep(&b);
         Ok(b)
+    }
+
+    /// Let go of the scratch this stream keeps that no call holds: it goes
+    /// back to the device's pool (or, where work still uses it, when that
+    /// work has run).
+    pub fn release_kept_scratch(&self) {
+        self.scratch_cache().lock().unwrap().kept.retain(|b| Arc::strong_count(b) > 1);
     }
 }
 
@@ -95,5 +103,23 @@ mod tests {
         let other = StreamShared::create(&dev).unwrap();
         drop(c);
         assert_ne!(Arc::as_ptr(&other.ordered_scratch(4096).unwrap()), a_ptr, "never across streams");
+    }
+
+    #[test]
+    fn the_device_lets_go_of_the_scratch_streams_keep() {
+        let adapters = instance().adapters().unwrap();
+        let adapter = choose(&adapters, None, Preference::Default).unwrap();
+        let dev = Device::create(&adapter, DeviceOptions::default()).unwrap();
+        let s = StreamShared::create(&dev).unwrap();
+        let held = s.ordered_scratch(1 << 20).unwrap();
+        drop(s.ordered_scratch(2 << 20).unwrap());
+        let before = dev.pool.stats();
+        dev.release_streams_scratch();
+        let after = dev.pool.stats();
+        assert_eq!(after.live_bytes, before.live_bytes - (2 << 20), "the unused one goes back");
+        assert_eq!(after.pooled_bytes, before.pooled_bytes + (2 << 20), "to the pool");
+        let held_ptr = Arc::as_ptr(&held);
+        drop(held);
+        assert_eq!(Arc::as_ptr(&s.ordered_scratch(1 << 20).unwrap()), held_ptr, "a held one stays kept");
     }
 }
