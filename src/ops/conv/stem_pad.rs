@@ -137,51 +137,5 @@ pub fn record(stream: &StreamShared, p: &Problem, plan: Khr, pairs: bool, ops: &
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn geometry(c: usize, hw: usize, k: usize, stride: usize, pad: usize) -> Geometry {
-        let out = (hw + 2 * pad - k) / stride + 1;
-        Geometry {
-            n: 2,
-            c,
-            h: hw,
-            w: hw,
-            o: 64,
-            cg: c,
-            og: 64,
-            kh: k,
-            kw: k,
-            oh: out,
-            ow: out,
-            sh: stride,
-            sw: stride,
-            ph: pad,
-            pw: pad,
-            dh: 1,
-            dw: 1,
-            groups: 1,
-        }
-    }
-
-    #[test]
-    fn pairs_turn_a_stride_2_window_into_a_stride_1_window_over_pairs() {
-        // ResNet-50's first layer: output column x reads pixels 2x - 3 to
-        // 2x + 3, i.e. pairs x to x + 3 of pixels from -3; 115 pairs cover
-        // the 112 columns.
-        let g = geometry(3, 224, 7, 2, 3);
-        let (q, image, weight) = layout(&g, true);
-        assert_eq!((q.c, q.cg, q.w, q.kw, q.sw, q.pw), (8, 8, 115, 4, 1, 0));
-        assert_eq!((q.h, q.kh, q.sh, q.ph, q.oh, q.ow), (224, 7, 2, 3, 112, 112));
-        assert_eq!((q.w + 2 * q.pw - q.kw) / q.sw + 1, q.ow, "the output is the same size");
-        assert_eq!(image, Padding::Pairs { lpad: 3, words: 115 });
-        assert_eq!(weight, Padding::Pairs { lpad: 0, words: 4 });
-        // MobileNetV2's 3x3 stride-2 first layer, padding 1.
-        let (q, image, weight) = layout(&geometry(3, 224, 3, 2, 1), true);
-        assert_eq!((q.w, q.kw, q.ow), (113, 2, 112));
-        assert_eq!((image, weight), (Padding::Pairs { lpad: 1, words: 113 }, Padding::Pairs { lpad: 0, words: 2 }));
-        // Without pairs only the channels change.
-        let (q, image, _) = layout(&g, false);
-        assert_eq!((q.c, q.w, q.kw, q.sw, q.pw, image), (8, 224, 7, 2, 3, Padding::Channels8));
-    }
-}
+#[path = "stem_pad_tests.rs"]
+mod tests;
