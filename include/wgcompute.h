@@ -3545,8 +3545,12 @@ WgcStatus wgc_op_gemm_explain(const struct WgcStream *stream,
  * adapter runs the SPIR-V tensor-core kernels, have the image and weight
  * copied with their channels padded to 8 (zeros; scratch of at most
  * 128 MiB of images at a time (`WGC_CONV_COLS_BYTES`), one image at
- * least, and O*KH*KW*8 elements) for the channel gather, except windows of under 16
- * taps into a channels-first output; those, and on adapters without
+ * least, and O*KH*KW*8 elements) for the channel gather; with at most 4
+ * channels and a stride of 2 along rows, two adjacent pixels of 4
+ * channels make one padded pixel and the window moves one pair at a time
+ * (K = 8*KH*ceil(KW/2), half the scratch; `WGC_CONV_STEM=pad8` keeps 8
+ * channels per pixel). Windows of under 16 taps into a channels-first
+ * output are not padded; those, and on adapters without
  * cooperative matrices all of them, write the columns of a chunk of
  * images (pixels x C*KH*KW padded to whole 8s; at most 128 MiB of f16
  * scratch, one image at least) and multiply them by the f16 GEMM
@@ -3685,8 +3689,8 @@ WgcStatus wgc_op_global_avg_pool2d(const struct WgcStream *stream,
  * own), `depthwise` (multiplier 1, at the memory bandwidth), `direct`
  * (other depthwise ones), `winograd` (f32 3x3 stride 1, F(2x2, 3x3)),
  * `implicit_gemm` (other f32), `khr_gather`, `im2col_stem` (f16 under 8
- * input channels, a vision net's first layer: padded to 8 channels for
- * the KHR gather, or im2col columns and the GEMM with the bias and
+ * input channels, a vision net's first layer: padded to 8 channels, or
+ * in pixel pairs of 4 channels, for the KHR gather, or im2col columns and the GEMM with the bias and
  * activation in its epilogue), `coop_implicit` (f16 on tensor cores) and
  * `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
  * wording may change between versions; do not parse it.

@@ -126,8 +126,12 @@ sized_struct!(WgcPool2dParams { kernel_h, kernel_w, stride_h, stride_w, pad_h, p
 /// adapter runs the SPIR-V tensor-core kernels, have the image and weight
 /// copied with their channels padded to 8 (zeros; scratch of at most
 /// 128 MiB of images at a time (`WGC_CONV_COLS_BYTES`), one image at
-/// least, and O*KH*KW*8 elements) for the channel gather, except windows of under 16
-/// taps into a channels-first output; those, and on adapters without
+/// least, and O*KH*KW*8 elements) for the channel gather; with at most 4
+/// channels and a stride of 2 along rows, two adjacent pixels of 4
+/// channels make one padded pixel and the window moves one pair at a time
+/// (K = 8*KH*ceil(KW/2), half the scratch; `WGC_CONV_STEM=pad8` keeps 8
+/// channels per pixel). Windows of under 16 taps into a channels-first
+/// output are not padded; those, and on adapters without
 /// cooperative matrices all of them, write the columns of a chunk of
 /// images (pixels x C*KH*KW padded to whole 8s; at most 128 MiB of f16
 /// scratch, one image at least) and multiply them by the f16 GEMM

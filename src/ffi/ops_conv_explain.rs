@@ -43,8 +43,8 @@ impl From<&WgcConv2dParams> for Conv2dParams {
 /// own), `depthwise` (multiplier 1, at the memory bandwidth), `direct`
 /// (other depthwise ones), `winograd` (f32 3x3 stride 1, F(2x2, 3x3)),
 /// `implicit_gemm` (other f32), `khr_gather`, `im2col_stem` (f16 under 8
-/// input channels, a vision net's first layer: padded to 8 channels for
-/// the KHR gather, or im2col columns and the GEMM with the bias and
+/// input channels, a vision net's first layer: padded to 8 channels, or
+/// in pixel pairs of 4 channels, for the KHR gather, or im2col columns and the GEMM with the bias and
 /// activation in its epilogue), `coop_implicit` (f16 on tensor cores) and
 /// `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
 /// wording may change between versions; do not parse it.
