@@ -1203,7 +1203,8 @@ typedef struct WgcDeviceOptions {
   /**
    * Most bytes kept in the buffer pool for reuse (0: 1 GiB). When a freed
    * buffer would exceed it, the pooled memory freed longest ago goes back
-   * to the driver first.
+   * to the driver first. Each stream also keeps up to this many bytes of
+   * operators' scratch for its next calls.
    */
   uint64_t pool_limit_bytes;
   /**
@@ -1932,8 +1933,8 @@ WgcStatus wgc_device_memory_stats(const struct WgcDevice *device, struct WgcMemo
 /**
  * Return pooled memory to the driver until at most `keep_bytes` stay pooled.
  * First the scratch each stream keeps for its next operator calls (up to
- * 1 GiB a stream, handed out again in stream order) goes back to the pool,
- * except what recorded or running work still uses.
+ * `pool_limit_bytes` a stream, handed out again in stream order) goes back
+ * to the pool, except what recorded or running work still uses.
  */
 WgcStatus wgc_device_trim_pool(const struct WgcDevice *device, uint64_t keep_bytes);
 

@@ -111,7 +111,8 @@ pub struct WgcDeviceOptions {
     pub pipeline_cache_path: *const c_char,
     /// Most bytes kept in the buffer pool for reuse (0: 1 GiB). When a freed
     /// buffer would exceed it, the pooled memory freed longest ago goes back
-    /// to the driver first.
+    /// to the driver first. Each stream also keeps up to this many bytes of
+    /// operators' scratch for its next calls.
     pub pool_limit_bytes: u64,
     /// Longest, in milliseconds, that a call blocks waiting for the GPU (0:
     /// no limit): `wgc_buffer_read`, `wgc_stream_synchronize`,
@@ -349,8 +350,8 @@ pub unsafe extern "C" fn wgc_device_memory_stats(device: *const WgcDevice, stats
 
 /// Return pooled memory to the driver until at most `keep_bytes` stay pooled.
 /// First the scratch each stream keeps for its next operator calls (up to
-/// 1 GiB a stream, handed out again in stream order) goes back to the pool,
-/// except what recorded or running work still uses.
+/// `pool_limit_bytes` a stream, handed out again in stream order) goes back
+/// to the pool, except what recorded or running work still uses.
 #[no_mangle]
 pub unsafe extern "C" fn wgc_device_trim_pool(device: *const WgcDevice, keep_bytes: u64) -> WgcStatus {
     run(|| {

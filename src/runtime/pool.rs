@@ -175,6 +175,11 @@ impl BufferPool {
         self.trim(0, bind_groups);
     }
 
+    /// Most bytes the pool keeps (`DeviceOptions::pool_limit`).
+    pub fn limit(&self) -> u64 {
+        self.limit.load(Ordering::Relaxed)
+    }
+
     pub fn set_limit(&self, limit: u64, bind_groups: &BindGroupCache) {
         self.limit.store(limit, Ordering::Relaxed);
         self.trim(limit, bind_groups);

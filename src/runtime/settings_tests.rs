@@ -127,6 +127,11 @@ fn routes_and_modes() {
     );
     let winograd = |v| with(&[("WGC_CONV_WINOGRAD", v)]).conv.winograd;
     assert_eq!((winograd("0"), winograd("1"), winograd("rule"), winograd("on")), (Some(false), Some(true), None, None));
+    let stem = |v| with(&[("WGC_CONV_STEM", v)]).conv.stem;
+    assert_eq!(
+        (stem("pad8"), stem("pairs"), stem("columns"), stem("other")),
+        (ConvStem::Pad8, ConvStem::Pairs, ConvStem::Columns, ConvStem::Auto)
+    );
     let layout = |v| with(&[("WGC_CONV_WINOGRAD_LAYOUT", v)]).conv.winograd_tiles_fastest;
     assert_eq!((layout("tiles"), layout("channels"), layout("1")), (Some(true), Some(false), None));
     assert_eq!(with(&[("WGC_GEMV_NARROW_TILE", "1")]).gemv.narrow_tile_rows, 1);

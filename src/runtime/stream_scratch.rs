@@ -15,16 +15,14 @@
 //! while capturing a graph (its replays keep their own scratch). Every
 //! operator's GPU-written temporaries come from here: split-K slabs,
 //! staged operand copies, im2col columns, Winograd transforms, attention
-//! partials and the split row statistics of the norms.
+//! partials and the split row statistics of the norms. A stream keeps at
+//! most the device's pool limit of it (`WgcDeviceOptions.pool_limit_bytes`),
+//! and gives what no call holds back when memory runs short.
 
 use super::buffer::{Buffer, Usage};
 use super::stream::StreamShared;
 use crate::error::Result;
 use std::sync::Arc;
-
-/// Bytes of scratch a stream keeps for reuse; beyond, the oldest unused
-/// ones go back to the device's pool.
-const KEEP_BYTES: u64 = 1 << 30;
 
 #[derive(Default)]
 pub struct ScratchCache {
@@ -38,12 +36,12 @@ impl ScratchCache {
         self.kept.iter().find(|b| b.size == bytes && Arc::strong_count(b) == 1).cloned()
     }
 
-    /// Keep `b`, letting go of the oldest unused buffers past KEEP_BYTES.
-    fn keep(&mut self, b: &Arc<Buffer>) {
+    /// Keep `b`, letting go of the oldest unused buffers past `limit` bytes.
+    fn keep(&mut self, b: &Arc<Buffer>, limit: u64) {
         self.kept.push(b.clone());
         let mut total: u64 = self.kept.iter().map(|k| k.size).sum();
         let mut i = 0;
-        while total > KEEP_BYTES && i < self.kept.len() {
+        while total > limit && i < self.kept.len() {
             if Arc::strong_count(&self.kept[i]) == 1 {
                 total -= self.kept.remove(i).size;
             } else {
@@ -68,7 +66,9 @@ impl StreamShared {
         // Not under the lock: an allocation that runs out of memory lets go
         // of every stream's unused scratch (this one's too) and tries again.
         let b = Buffer::create_uninit(&self.device, bytes, usage)?.buffer;
-        self.scratch_cache().lock().unwrap().keep(&b);
+        // As much as the device's pool may keep (its limit, 1 GiB unless
+        // the device was created with another).
+        self.scratch_cache().lock().unwrap().keep(&b, self.device.pool.limit());
         Ok(b)
     }
 
@@ -86,11 +86,15 @@ mod tests {
     use crate::runtime::device::{Device, DeviceOptions};
     use crate::runtime::instance::{choose, instance, Preference};
 
-    #[test]
-    fn a_stream_hands_its_scratch_out_again_once_no_call_holds_it() {
+    fn device(options: DeviceOptions) -> Arc<Device> {
         let adapters = instance().adapters().unwrap();
         let adapter = choose(&adapters, None, Preference::Default).unwrap();
-        let dev = Device::create(&adapter, DeviceOptions::default()).unwrap();
+        Device::create(&adapter, options).unwrap()
+    }
+
+    #[test]
+    fn a_stream_hands_its_scratch_out_again_once_no_call_holds_it() {
+        let dev = device(DeviceOptions::default());
         let s = StreamShared::create(&dev).unwrap();
         let a = s.ordered_scratch(4096).unwrap();
         let b = s.ordered_scratch(4096).unwrap();
@@ -106,10 +110,21 @@ mod tests {
     }
 
     #[test]
+    fn a_stream_keeps_no_more_than_the_device_pools() {
+        let dev = device(DeviceOptions { pool_limit: 2 << 20, ..DeviceOptions::default() });
+        let s = StreamShared::create(&dev).unwrap();
+        drop(s.ordered_scratch(2 << 20).unwrap());
+        // A second, held while the first is unused: 2 + 1 MiB is past the
+        // limit of 2, so the first goes back to the pool.
+        let second = s.ordered_scratch(1 << 20).unwrap();
+        let kept = s.scratch_cache().lock().unwrap().kept.iter().map(|b| b.size).collect::<Vec<_>>();
+        assert_eq!(kept, vec![1 << 20], "only the held one stays kept");
+        assert!(Arc::ptr_eq(&second, &s.scratch_cache().lock().unwrap().kept[0]));
+    }
+
+    #[test]
     fn the_device_lets_go_of_the_scratch_streams_keep() {
-        let adapters = instance().adapters().unwrap();
-        let adapter = choose(&adapters, None, Preference::Default).unwrap();
-        let dev = Device::create(&adapter, DeviceOptions::default()).unwrap();
+        let dev = device(DeviceOptions::default());
         let s = StreamShared::create(&dev).unwrap();
         let held = s.ordered_scratch(1 << 20).unwrap();
         drop(s.ordered_scratch(2 << 20).unwrap());
