@@ -2,13 +2,15 @@
  * (src/ops/gemm/wide.rs, shaders/spirv/gemm_khr_wide.comp), through the
  * public API. Most cases run on a device created with WGC_GEMM_WIDE=1
  * (the kernel wherever it can run, so that small products reach it);
- * the last ones on a default device check the planner's rule: an (N, K)
- * weight with K >= 512 and enough blocks takes it, a (K, N) one does not.
+ * the last ones on a default device check the planner's rule: A read
+ * along K with K >= 512 and enough blocks takes it, with B either way.
  *
  * Every case compares every entry of the rows and columns at and around
  * the 128-wide block edges, and about 1 in 2000 of the others, with a
  * double-precision reference of the same f16 inputs: odd M, N and K
- * (through the aligned copies), partial blocks with aligned dims, B as
+ * (through the aligned copies), partial blocks with aligned dims, whole
+ * blocks and K runs of whole steps (loaded without bounds checks) beside
+ * partial ones in the same product, B as
  * (K, N) and as an (N, K) weight, f16 and f32 C, a batch, alpha and beta,
  * bf16 operands (into f32, or bf16 through f32 scratch; the wide block
  * where the device was opened with bf16 cooperative matrices),
@@ -278,6 +280,10 @@ int main(void) {
         {"edges 300x264x520 B(N,K) f16", 1, 300, 264, 520, 1, H, H, 1, 0, 0, 0, 0, 0, 0, 1},
         {"edges 300x264x520 B(K,N) f32", 1, 300, 264, 520, 0, H, F, 1, 0, 0, 0, 0, 0, 0, 1},
         {"whole 256x256x136 B(N,K) f16 (direct)", 1, 256, 256, 136, 1, H, H, 1, 0, 0, 0, 0, 0, 0, 1},
+        {"whole 256x384x192 B(N,K) f16 (unchecked loads)", 1, 256, 384, 192, 1, H, H, 1, 0, 0, 0, 0, 0, 0, 1},
+        {"whole 384x256x128 B(K,N) f32 (unchecked loads)", 1, 384, 256, 128, 0, H, F, 1, 0, 0, 0, 0, 0, 0, 1},
+        {"edges 300x264x512 B(N,K) f16 (inner blocks unchecked)", 1, 300, 264, 512, 1, H, H, 1, 0, 0, 0, 0, 0, 0, 1},
+        {"edges 300x264x512 B(K,N) f32 beta 1 (inner blocks unchecked)", 1, 300, 264, 512, 0, H, F, 1, 1.0f, 0, 0, 0, 0, 0, 1},
         {"batch 3x136x264x200 B(N,K) f16", 3, 136, 264, 200, 1, H, H, 1, 0, 0, 0, 0, 0, 0, 1},
         {"alpha 0.5 beta 2 300x264x520 B(N,K) f32", 1, 300, 264, 520, 1, H, F, 0.5f, 2.0f, 0, 0, 0, 0, 0, 1},
         {"beta 1 300x264x520 B(K,N) f16", 1, 300, 264, 520, 0, H, H, 1, 1.0f, 0, 0, 0, 0, 0, 1},
@@ -290,7 +296,8 @@ int main(void) {
     };
     const Case rule[] = {
         {"rule: 2048x4096x1024 B(N,K) f16 takes it", 1, 2048, 4096, 1024, 1, H, H, 1, 0, 0, 0, 0, 0, 1, 1},
-        {"rule: 2048x4096x1024 B(K,N) f16 does not", 1, 2048, 4096, 1024, 0, H, H, 1, 0, 0, 0, 0, 0, 1, 0},
+        {"rule: 2048x4096x1024 B(K,N) f16 takes it", 1, 2048, 4096, 1024, 0, H, H, 1, 0, 0, 0, 0, 0, 1, 1},
+        {"rule: 2048x4096x11008 B(N,K) f32 (long K) takes it", 1, 2048, 4096, 11008, 1, H, F, 1, 0, 0, 0, 0, 0, 1, 1},
         {"rule: 2048x4096x256 B(N,K) f16 (short K) does not", 1, 2048, 4096, 256, 1, H, H, 1, 0, 0, 0, 0, 0, 1, 0},
         {"rule: 2048x4096x1024 B(N,K) bf16 into f32", 1, 2048, 4096, 1024, 1, B, F, 1, 0, 0, 0, 0, 0, 1, -1},
         {"rule: 256x4096x1024 B(N,K) f32 (few blocks) does not", 1, 256, 4096, 1024, 1, H, F, 1, 0, 0, 0, 0, 0, 1, 0},

@@ -131,8 +131,10 @@ fn square_f16_products_take_khr_from_k_512_and_wgsl_below() {
     let q = Problem::dense(4096, 4096, 4096, F16);
     assert_eq!(
         coop(&route(&q, &h100())),
-        (kernel(false, false, false), khr(F16, true, false), 1, 4096, false, [32, 32, 1])
+        (kernel(false, false, false), wide(F16, true, false), 1, 4096, false, [32, 32, 1])
     );
+    let off = GemmSettings { wide: Some(false), ..GemmSettings::default() };
+    assert_eq!(engine(&q, &h100(), &off), khr(F16, true, false));
     let q = Problem::dense(4096, 4096, 128, F16);
     let wgsl = CoopEngine::Wgsl { entry: "gemm_coop_f16_epilogue_h2", direct: false };
     assert_eq!(coop(&route(&q, &h100())), (kernel(false, false, false), wgsl, 1, 128, false, [32, 32, 1]));
@@ -185,7 +187,9 @@ fn bf16_products_run_on_khr_into_f32_scratch() {
     (q.c_bf16, q.out) = (true, F32);
     let p = planned(&q, &h100());
     assert!(p.c_bf16);
-    assert_eq!(coop(&p.route).1, khr(F32, true, true));
+    assert_eq!(coop(&p.route).1, CoopEngine::Wide(WideVariant { b_t: false, out: F32, direct: true, bf16: true }));
+    let off = GemmSettings { wide: Some(false), ..GemmSettings::default() };
+    assert_eq!(engine(&q, &h100(), &off), khr(F32, true, true));
     let no_bf16 = DeviceProfile { coop_bf16: false, ..h100() };
     assert!(matches!(route(&q, &no_bf16), Route::Tiled(_)));
 }
@@ -210,7 +214,7 @@ fn a_weight_shared_by_the_batch_is_read_once_for_all_rows() {
 #[test]
 fn the_explanation_names_the_route_and_the_reason() {
     let line = planned(&Problem::dense(4096, 4096, 4096, F16), &h100()).to_string();
-    assert!(line.starts_with("route coop khr direct f16"), "{line}");
+    assert!(line.starts_with("route coop khr_wide direct f16"), "{line}");
     assert!(line.contains(" because f16 operands readable with 16-byte loads"), "{line}");
     let line = planned(&Problem::dense(1000, 1000, 1000, F32), &lavapipe()).to_string();
     assert!(line.starts_with("route tiled gemm_c4") && line.contains("because f32 operands"), "{line}");
@@ -254,8 +258,8 @@ fn bf16_out(mut q: Problem) -> Problem {
 
 /// The H100-like profile plans the benchmark's shapes as an H100 did
 /// (`bench/gemm_routes.c` there, through wgc_op_gemm_explain), with the
-/// wide-block kernel's rule (wide.rs) since: products with an (N, K)
-/// weight, the staged copies' included, and enough blocks take it.
+/// wide-block kernel's rule (wide.rs) since: products with A read along
+/// K, the staged copies' included, K from 512 and enough blocks take it.
 #[test]
 fn the_h100_profile_plans_as_an_h100_did() {
     let p = h100();
@@ -297,9 +301,12 @@ fn the_h100_profile_plans_as_an_h100_did() {
     );
     starts(
         Problem::dense(4000, 4000, 4000, F16),
-        "route coop khr epilogue f16 a_t=0 b_t=0 edge=1 splits=1 k_chunk=4000",
+        "route coop khr_wide epilogue f16 a_t=0 b_t=0 edge=1 splits=1 k_chunk=4000",
     );
-    starts(Problem::dense(4096, 4096, 4080, F16), "route coop khr direct f16 a_t=0 b_t=0 edge=1 splits=1 k_chunk=4080");
+    starts(
+        Problem::dense(4096, 4096, 4080, F16),
+        "route coop khr_wide direct f16 a_t=0 b_t=0 edge=1 splits=1 k_chunk=4080",
+    );
     starts(
         Problem::dense(1024, 1024, 4096, F16),
         "route coop khr direct f16 a_t=0 b_t=0 edge=0 splits=4 k_chunk=1024 via_slab",
@@ -322,7 +329,7 @@ fn engine(q: &Problem, p: &DeviceProfile, s: &GemmSettings) -> CoopEngine {
 }
 
 #[test]
-fn the_wide_block_takes_nk_weights_with_long_k_and_many_blocks() {
+fn the_wide_block_takes_products_with_long_k_and_many_blocks() {
     let (p, d) = (h100(), GemmSettings::default());
     // LLaMA-7B prefill projections and squares with an (N, K) weight.
     let q = b_nk(Problem::dense(2048, 4096, 4096, F16));
@@ -350,22 +357,24 @@ fn the_wide_block_takes_nk_weights_with_long_k_and_many_blocks() {
     assert!(matches!(route(&qbf, &no_bf16), Route::Tiled(_)));
     // Without VK_NV_cooperative_matrix2 the same.
     assert_eq!(engine(&q, &DeviceProfile::h100_khr_only(), &d), wide(F16, true, true));
+    // (K, N) weights, K past 8192 (the MLP down projection), bf16 (K, N).
+    assert_eq!(engine(&Problem::dense(2048, 4096, 4096, F16), &p, &d), wide(F16, true, false));
+    assert_eq!(engine(&b_nk(Problem::dense(2048, 4096, 11008, F16)), &p, &d), wide(F16, true, true));
+    let qbf = bf16_out(Problem::dense(2048, 4096, 4096, BF16));
+    let bf = CoopEngine::Wide(WideVariant { b_t: false, out: F32, direct: true, bf16: true });
+    assert_eq!(engine(&qbf, &p, &d), bf);
 }
 
 #[test]
-fn the_wide_block_declines_kn_weights_few_blocks_short_k_and_other_dtypes() {
+fn the_wide_block_declines_few_blocks_short_k_and_other_dtypes() {
     let (p, d) = (h100(), GemmSettings::default());
     let khr_nk = |out, direct| CoopEngine::Khr(SpirvVariant { b_t: true, ..khr_variant(out, direct) });
-    // (K, N) weight: measured 0.90-0.93x the KHR kernel.
-    assert_eq!(engine(&Problem::dense(2048, 4096, 4096, F16), &p, &d), khr(F16, true, false));
     // Too few blocks to fill 132 SMs three times: 512 x 4096 has 128 (K
     // split into f32 slabs), 2048 x 2048 256.
     let q = b_nk(Problem::dense(512, 4096, 4096, F16));
     assert_eq!(coop(&route(&q, &p)).1, khr_nk(F32, true));
     assert!(coop(&route(&q, &p)).4);
     assert_eq!(engine(&b_nk(Problem::dense(2048, 2048, 4096, F16)), &p, &d), khr_nk(F16, true));
-    // K past 8192 (the MLP down projection, K 11008: 0.99x).
-    assert_eq!(engine(&b_nk(Problem::dense(2048, 4096, 11008, F16)), &p, &d), khr_nk(F16, true));
     // K below 512: the WGSL kernel, as before.
     assert!(matches!(engine(&b_nk(Problem::dense(2048, 4096, 256, F16)), &p, &d), CoopEngine::Wgsl { .. }));
     // A read along M (a transposed view).
@@ -375,8 +384,6 @@ fn the_wide_block_declines_kn_weights_few_blocks_short_k_and_other_dtypes() {
     // f32 operands: the tiled kernel.
     assert!(matches!(route(&b_nk(Problem::dense(2048, 4096, 4096, F32)), &p), Route::Tiled(_)));
     // bf16 (which the KHR kernel takes at any K) declines as f16 does.
-    let qbf = bf16_out(Problem::dense(2048, 4096, 4096, BF16));
-    assert!(matches!(engine(&qbf, &p, &d), CoopEngine::Khr(v) if v.bf16));
     let qbf = bf16_out(b_nk(Problem::dense(2048, 4096, 256, BF16)));
     assert!(matches!(engine(&qbf, &p, &d), CoopEngine::Khr(v) if v.bf16));
     // Few rows: the skinny tile.
@@ -415,7 +422,7 @@ fn the_explanation_names_the_wide_block_and_why() {
     let line = planned(&b_nk(Problem::dense(2048, 4096, 4096, F16)), &h100()).to_string();
     assert!(line.starts_with("route coop khr_wide direct f16 a_t=0 b_t=1 edge=0 splits=1 k_chunk=4096"), "{line}");
     assert!(line.contains("the wide-block VK_KHR_cooperative_matrix kernel"), "{line}");
-    assert!(line.contains("K 4096 in 512..=8192, 512 blocks of 128 x 128"), "{line}");
+    assert!(line.contains("K 4096 from 512, 512 blocks of 128 x 128"), "{line}");
 }
 
 fn khr_variant(out: DType, direct: bool) -> SpirvVariant {
