@@ -193,6 +193,7 @@ fn every_spirv_file_is_embedded() {
         "gemm_coop_khr.comp",
         "gemm_coopmat2.comp",
         "gemm_khr_common.glsl",
+        "gemm_khr_k_loop.glsl",
         "gemm_khr_wide.comp",
         "gemm_skinny_khr.comp",
     ];
@@ -291,7 +292,13 @@ fn the_coopmat2_modules_were_compiled_from_this_source() {
 
 #[test]
 fn the_bf16_modules_were_compiled_from_these_sources() {
-    let sources = ["gemm_coop_khr.comp", "gemm_skinny_khr.comp", "gemm_khr_common.glsl", "gemm_khr_wide.comp"];
+    let sources = [
+        "gemm_coop_khr.comp",
+        "gemm_skinny_khr.comp",
+        "gemm_khr_common.glsl",
+        "gemm_khr_wide.comp",
+        "gemm_khr_k_loop.glsl",
+    ];
     check_digest(&sources, "gemm_khr_bf16.sha256", "bf16");
 }
 

