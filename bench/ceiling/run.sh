@@ -2,7 +2,7 @@
 # The tensor-core ceiling through Vulkan against CUDA on the same GPU (see
 # BENCHMARKS.md, "GEMM ceiling"). On the GPU machine, from a folder holding
 # coop_ceiling (built here against libwgcompute.so), coop_loop.wgsl,
-# mma_loop.cu and torch_peak.py: bash run.sh
+# mma_loop.cu, staged_gemm.cu and torch_peak.py: bash run.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export LD_LIBRARY_PATH="$here${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -14,3 +14,6 @@ sms=$(head -1 /tmp/mma_loop.jsonl | sed 's/.*"sms":\([0-9]*\).*/\1/')
 cuobjdump -sass /tmp/mma_loop | grep -c HMMA | sed 's/^/HMMA instructions in the CUDA probe: /'
 "$here/coop_ceiling" "$here/coop_loop.wgsl" "$sms"
 python3 "$here/torch_peak.py"
+# The library's GEMM algorithm written in CUDA (register staging as the
+# SPIR-V kernels do, and cp.async), at 8192^3 and prefill shapes.
+nvcc -O3 -arch=sm_90 -o /tmp/staged_gemm "$here/staged_gemm.cu" && /tmp/staged_gemm
