@@ -14,21 +14,26 @@
 // - global loads of 16 bytes (8 halves) into registers a step ahead, stored
 //   into one staging buffer as uvec4 (row strides padded by 8 halves so the
 //   8 rows a fragment load reads fall in distinct banks), two barriers per
-//   step (two buffers measured 0.6x one on an H100);
+//   step (two buffers need 74 KB of workgroup memory, past the 48 KB
+//   NVIDIA's Vulkan driver allows);
 // - workgroups numbered so that 8 rows of blocks sweep N together (their A
 //   rows and B columns stay in L2).
+// - blocks inside M and N whose K run is whole steps load unchecked (the K
+//   loop, gemm_khr_k_loop.glsl, is compiled twice).
 // Measured on an H100 (BENCHMARKS.md), this ran (N, K) weights 1.04-1.15x
-// the 128 x 128 x 32 tile of gemm_coop_khr.comp and (K, N) ones 0.90-0.93x.
+// the 128 x 128 x 32 tile of gemm_coop_khr.comp; with unchecked loads (on
+// both), (K, N) weights 1.07-1.09x on an H200.
 //
 // Variants (-D, 0 or 1): IN_BF16 (bf16 A and B on VK_KHR_shader_bfloat16,
 // the generator's bf16 set: f32 C only; the tiles are staged as raw 16-byte
-// words either way, so it switches the fragments' type only), B_T (B dense along K: (N, K) weights, else along
-// N), OUT_F16 (f16 C and bias, else f32), DIRECT (fragments stored straight
+// words either way, so it switches the fragments' type only), B_T (B dense
+// along K: (N, K) weights, else along N), OUT_F16 (f16 C and bias, else f32), DIRECT (fragments stored straight
 // to C: the host checks that every block is whole and C plain; else the
 // epilogue, which writes the edge blocks and products that are not plain
 // through workgroup memory). A is read along K (row-major A only). Loads
-// are guarded at M, N and the split's K end (the host requires 16-byte
-// aligned dense dims, strides and offsets).
+// in blocks that cross M or N, or whose K run ends inside a step, are
+// guarded at M, N and the split's K end (the host requires 16-byte aligned
+// dense dims, strides and offsets).
 
 #version 450
 #extension GL_KHR_cooperative_matrix : require
