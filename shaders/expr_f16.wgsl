@@ -4,7 +4,7 @@
 // integer arithmetic: drivers may fold f32(f16(x)) into x (NVIDIA's does),
 // which would skip the rounding that makes a fused f16 expression compute
 // as the separate f16 operators do. Measured on an H100 against the
-// builtins (bench/results/2026-11-27-f16-rounding): NVIDIA's compiler folds
+// builtins (raw output in git history, 2026-11-27): NVIDIA's compiler folds
 // unpack2x16float(pack2x16float(x)) away too (wrong results), and
 // quantizeToF16, exact there once subnormals (which it may flush, as
 // Mesa's does) and overflow are guarded, was 10% slower on SwiGLU, 4% on
