@@ -356,9 +356,7 @@ pub unsafe extern "C" fn wgc_device_memory_stats(device: *const WgcDevice, stats
 pub unsafe extern "C" fn wgc_device_trim_pool(device: *const WgcDevice, keep_bytes: u64) -> WgcStatus {
     run(|| {
         let dev = unsafe { borrow(device) }?;
-        dev.release_streams_scratch();
-        dev.in_flight.release_finished();
-        dev.pool.trim(keep_bytes, &dev.bind_groups);
+        dev.give_back_memory(keep_bytes);
         Ok(())
     })
 }

@@ -44,10 +44,11 @@ impl From<&WgcConv2dParams> for Conv2dParams {
 /// (other depthwise ones), `winograd` (f32 3x3 stride 1, F(2x2, 3x3)),
 /// `implicit_gemm` (other f32), `khr_gather`, `im2col_stem` (f16 under 8
 /// input channels, a vision net's first layer: padded to 8 channels, or
-/// in pixel pairs of 4 channels, for the KHR gather, or im2col columns and the GEMM with the bias and
-/// activation in its epilogue), `coop_implicit` (f16 on tensor cores) and
-/// `im2col_gemm` (f16 elsewhere). The text is for people and logs: its
-/// wording may change between versions; do not parse it.
+/// in pixel pairs of 4 channels, for the KHR gather, or im2col columns and
+/// the GEMM with the bias and activation in its epilogue), `coop_implicit`
+/// (f16 on tensor cores) and `im2col_gemm` (f16 elsewhere). The text is
+/// for people and logs: its wording may change between versions; do not
+/// parse it.
 ///
 /// Writes the text, NUL-terminated, into `buf` if it fits in `buf_len`
 /// bytes, and its length without the NUL into `*out_len` either way

@@ -89,9 +89,7 @@ impl Buffer {
             Err(Error::OutOfMemory(m)) => {
                 // Give the streams' unused scratch and the pooled memory back
                 // to the driver and try once more.
-                device.release_streams_scratch();
-                device.in_flight.release_finished();
-                device.pool.trim(0, &device.bind_groups);
+                device.give_back_memory(0);
                 device
                     .scoped(|| device.wgpu.create_buffer(&desc))
                     .map_err(|_| Error::OutOfMemory(format!("{size} bytes: {m}")))?

@@ -369,12 +369,16 @@ impl Device {
         self.streams.lock().unwrap().iter().filter_map(|w| w.upgrade()).collect()
     }
 
-    /// Every stream's kept scratch that no call holds goes back to the pool
-    /// (before the pool is trimmed: out of memory, `wgc_device_trim_pool`).
-    pub(crate) fn release_streams_scratch(&self) {
+    /// Give memory back to the driver until at most `keep_bytes` stay
+    /// pooled: first every stream's kept scratch that no call holds and the
+    /// buffers finished work released go to the pool, then the pool is
+    /// trimmed (out of memory, `wgc_device_trim_pool`).
+    pub(crate) fn give_back_memory(&self, keep_bytes: u64) {
         for s in self.live_streams() {
             s.release_kept_scratch();
         }
+        self.in_flight.release_finished();
+        self.pool.trim(keep_bytes, &self.bind_groups);
     }
 
     /// Fails when a capturing stream of this device uses the allocation: a
